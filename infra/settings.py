@@ -1,0 +1,97 @@
+"""The one settings object of the service (prefix ``VAEO_``).
+
+Nothing else in the code base reads ``os.environ``: processes build a ``Settings`` at start and
+pass it down.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="VAEO_", extra="ignore")
+
+    # PostgreSQL DSN; empty means "the local stack's server" (see stack_* below).
+    database_url: str = ""
+    # Kafka bootstrap servers; empty means "the local stack's broker".
+    kafka_bootstrap: str = ""
+
+    # Local stack: instance name (separates the dev stack from the test stack), ports, state dir.
+    stack_instance: str = "dev"
+    # Directory holding PostgreSQL data, Kafka storage, pid files and logs of the local stack.
+    stack_dir: Path = Path("/var/tmp/vaeo")
+    # Port of the private PostgreSQL server of the local stack.
+    stack_pg_port: int = 55432
+    # Client port of the local Kafka broker (the controller listens on the next port).
+    stack_kafka_port: int = 19092
+    # Heap of the local Kafka broker in MB (the issue caps it at 512).
+    stack_kafka_heap_mb: int = 512
+    # Where the Kafka jars resolved by Maven are cached between runs.
+    kafka_jar_cache: Path = Path.home() / ".cache" / "vaeo" / "kafka"
+
+    # Topic carrying every domain event (public contract, see docs/events.md).
+    events_topic: str = "vaeo.events.v1"
+    # Topic carrying API call telemetry (not domain events).
+    telemetry_topic: str = "vaeo.telemetry.v1"
+    # Partition count used when the events topic is created.
+    events_partitions: int = 6
+    # Prefix of the consumer groups of the projections (group = prefix + projection name).
+    consumer_group_prefix: str = "vaeo.projection."
+
+    # Relay: events read from the table per batch.
+    relay_batch_size: int = 2000
+    # Relay: polling interval when no NOTIFY arrives (fallback), seconds.
+    relay_poll_interval_s: float = 1.0
+    # Event store: send NOTIFY after the append commits (outside the append transaction).
+    notify_on_append: bool = True
+
+    # Projector: maximum records fetched per poll.
+    projector_max_records: int = 2000
+    # Projector: attempts of a failing batch before the projection stops and reports.
+    projector_max_attempts: int = 5
+    # Projector: first backoff between attempts of a failing batch, seconds (doubles).
+    projector_retry_backoff_s: float = 0.2
+    # Read-your-writes: longest wait for a projection to reach a position, seconds.
+    read_your_writes_timeout_s: float = 2.0
+
+    # Workers: lease length of a claimed job, seconds; heartbeats renew it at a third of this.
+    worker_lease_s: float = 30.0
+    # Workers: idle polling interval when no job is claimable, seconds.
+    worker_poll_interval_s: float = 0.5
+    # Workers: attempts before a job fails for good.
+    job_max_attempts: int = 3
+    # Workers: first retry delay after a transient failure or lost lease, seconds (doubles).
+    job_retry_backoff_s: float = 2.0
+    # Workers: concurrent jobs per worker process.
+    worker_concurrency: int = 2
+
+    # Key for AES-GCM encryption of recoverable secrets: 64 hex chars (32 bytes). Empty in dev
+    # means a key is generated once into the stack dir; production must set it.
+    secret_key: str = ""
+    # HTTP API bind address and port.
+    api_host: str = "127.0.0.1"
+    api_port: int = 8080
+    # Run mode: "development" or "production".
+    mode: str = Field(default="development", pattern="^(development|production)$")
+
+    @property
+    def instance_dir(self) -> Path:
+        return self.stack_dir / self.stack_instance
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"postgresql://postgres@127.0.0.1:{self.stack_pg_port}/vaeo"
+
+    def resolved_kafka_bootstrap(self) -> str:
+        if self.kafka_bootstrap:
+            return self.kafka_bootstrap
+        return f"127.0.0.1:{self.stack_kafka_port}"
+
+    @property
+    def uses_local_stack(self) -> bool:
+        return not (self.database_url and self.kafka_bootstrap)
