@@ -1,0 +1,104 @@
+"""ApiKey: a credential bound to one workspace, a set of scopes and an environment.
+
+The key itself never enters an event: only its SHA-256 digest and a short display prefix do.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.base import DomainError, InvalidTransition, aggregate
+
+SCOPES = frozenset({
+    "articles:read", "articles:create", "exports:read", "videos:read", "analyses:read", "analyses:create",
+    "clips:create", "jobs:read", "jobs:write", "webhooks:admin", "usage:read", "credits:read", "keys:admin",
+    "agent:use", "production:read", "revival:read", "revival:create", "*",
+})
+ENVIRONMENTS = ("production", "sandbox")
+
+
+@aggregate("ApiKey")
+class ApiKey(Aggregate):
+    class Issued(Aggregate.Created):
+        published_as = "ApiKeyIssued"
+        key_id: UUID
+        workspace_id: UUID
+        name: str
+        scopes: list[str]
+        environment: str
+        key_prefix: str
+        key_digest: str
+        expires_at: datetime | None
+        issued_by: UUID | None
+
+    class Revoked(Aggregate.Event):
+        published_as = "ApiKeyRevoked"
+        reason: str
+
+    @staticmethod
+    def create_id(key_id: UUID) -> UUID:
+        return key_id
+
+    @event(Issued)
+    def __init__(self, key_id: UUID, workspace_id: UUID, name: str, scopes: list[str], environment: str,
+                 key_prefix: str, key_digest: str, expires_at: datetime | None, issued_by: UUID | None):
+        self.workspace_id = workspace_id
+        self.name = name
+        self.scopes = list(scopes)
+        self.environment = environment
+        self.key_prefix = key_prefix
+        self.key_digest = key_digest
+        self.expires_at = expires_at
+        self.issued_by = issued_by
+        self.active = True
+
+    @classmethod
+    def issue(cls, *, key_id: UUID, workspace_id: UUID, name: str, scopes: list[str], environment: str,
+              key_prefix: str, key_digest: str, expires_at: datetime | None,
+              issuer_scopes: list[str] | None, issued_by: UUID | None) -> ApiKey:
+        """Issue a key. ``issuer_scopes`` None means an operator (the CLI), bound by nothing."""
+        if not name.strip():
+            raise DomainError("name must not be empty", field="name")
+        if not scopes:
+            raise DomainError("at least one scope is required", field="scopes")
+        if len(set(scopes)) != len(scopes):
+            raise DomainError("scopes must be unique", field="scopes")
+        unknown = sorted(set(scopes) - SCOPES)
+        if unknown:
+            raise DomainError(f"unknown scopes: {', '.join(unknown)}", field="scopes", unknown=unknown)
+        if environment not in ENVIRONMENTS:
+            raise DomainError("environment must be production or sandbox", field="environment")
+        if issuer_scopes is not None:
+            check_scopes_subset(scopes, issuer_scopes)
+        return cls(key_id=key_id, workspace_id=workspace_id, name=name, scopes=list(scopes),
+                   environment=environment, key_prefix=key_prefix, key_digest=key_digest,
+                   expires_at=expires_at, issued_by=issued_by)
+
+    def revoke(self, reason: str = "revoked by API") -> None:
+        if not self.active:
+            raise InvalidTransition("the key is already revoked", key_id=str(self.id))
+        self._revoked(reason=reason)
+
+    @event(Revoked)
+    def _revoked(self, reason: str) -> None:
+        self.active = False
+
+
+class ScopeNotGranted(DomainError):
+    code = "insufficient_scope"
+    status = 403
+
+
+def check_scopes_subset(requested: list[str], issuer: list[str]) -> None:
+    """A new key's scopes must be a subset of its issuer's; only a wildcard key grants ``*``."""
+    if "*" in requested and "*" not in issuer:
+        raise ScopeNotGranted("only a wildcard key can create a wildcard key", field="scopes")
+    if "*" in issuer:
+        return
+    extra = sorted(set(requested) - set(issuer))
+    if extra:
+        raise ScopeNotGranted(f"scopes not held by the creating key: {', '.join(extra)}",
+                              field="scopes", not_granted=extra)

@@ -1,0 +1,170 @@
+"""Job: one unit of asynchronous work (analysis, translation, clip rendering, ...).
+
+States: ``pending`` (queued, or waiting for a retry) -> ``running`` -> ``completed`` | ``failed``;
+``pending`` or ``running`` -> ``cancelled``. A finished job (completed, failed, cancelled) refuses
+every further transition, cancellation included, with ``InvalidTransition`` (HTTP 409).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.base import DomainError, InvalidTransition, aggregate
+
+PENDING, RUNNING, COMPLETED, FAILED, CANCELLED = "pending", "running", "completed", "failed", "cancelled"
+FINISHED = frozenset({COMPLETED, FAILED, CANCELLED})
+
+
+@aggregate("Job")
+class Job(Aggregate):
+    class Queued(Aggregate.Created):
+        published_as = "JobQueued"
+        job_id: UUID
+        workspace_id: UUID
+        environment: str
+        job_type: str
+        params: dict
+        max_attempts: int
+        webhook_url: str | None
+
+    class Started(Aggregate.Event):
+        published_as = "JobStarted"
+        attempt: int
+        worker: str
+
+    class Progressed(Aggregate.Event):
+        published_as = "JobProgressed"
+        progress: int
+        step: str
+
+    class AttemptFailed(Aggregate.Event):
+        published_as = "JobAttemptFailed"
+        attempt: int
+        error_message: str
+        retry_at: datetime
+
+    class Completed(Aggregate.Event):
+        published_as = "JobCompleted"
+        result: dict
+        article_id: int | None
+
+    class Failed(Aggregate.Event):
+        published_as = "JobFailed"
+        error_message: str
+        attempts: int
+
+    class Cancelled(Aggregate.Event):
+        published_as = "JobCancelled"
+        reason: str
+
+    @staticmethod
+    def create_id(job_id: UUID) -> UUID:
+        return job_id
+
+    @event(Queued)
+    def __init__(self, job_id: UUID, workspace_id: UUID, environment: str, job_type: str, params: dict,
+                 max_attempts: int, webhook_url: str | None):
+        self.workspace_id = workspace_id
+        self.environment = environment
+        self.job_type = job_type
+        self.params = params
+        self.max_attempts = max_attempts
+        self.webhook_url = webhook_url
+        self.status = PENDING
+        self.progress = 0
+        self.step = "queued"
+        self.attempts = 0
+        self.article_id: int | None = None
+        self.error_message: str | None = None
+
+    @classmethod
+    def queue(cls, *, job_id: UUID, workspace_id: UUID, job_type: str, params: dict | None = None,
+              environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None) -> Job:
+        if not job_type:
+            raise DomainError("job type must not be empty", field="job_type")
+        if max_attempts < 1:
+            raise DomainError("max_attempts must be at least 1", field="max_attempts")
+        return cls(job_id=job_id, workspace_id=workspace_id, environment=environment, job_type=job_type,
+                   params=params or {}, max_attempts=max_attempts, webhook_url=webhook_url)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    def check_not_finished(self, action: str) -> None:
+        if self.finished:
+            raise InvalidTransition(
+                f"job is already {self.status}; a finished job cannot be {action}",
+                job_id=str(self.id), status=self.status,
+            )
+
+    def start(self, attempt: int, worker: str) -> None:
+        self.check_not_finished("started")
+        if self.status == RUNNING and attempt <= self.attempts:
+            raise InvalidTransition("job is already running this attempt", attempt=attempt)
+        self._started(attempt=attempt, worker=worker)
+
+    @event(Started)
+    def _started(self, attempt: int, worker: str) -> None:
+        self.status = RUNNING
+        self.attempts = attempt
+        self.step = "started"
+
+    def report_progress(self, progress: int, step: str) -> None:
+        self.check_not_finished("updated")
+        if self.status != RUNNING:
+            raise InvalidTransition("only a running job reports progress", status=self.status)
+        if not 0 <= progress <= 100:
+            raise DomainError("progress must be between 0 and 100", field="progress")
+        self._progressed(progress=progress, step=step)
+
+    @event(Progressed)
+    def _progressed(self, progress: int, step: str) -> None:
+        self.progress = progress
+        self.step = step
+
+    def fail_attempt(self, error_message: str, retry_at: datetime) -> None:
+        self.check_not_finished("retried")
+        self._attempt_failed(attempt=self.attempts, error_message=error_message, retry_at=retry_at)
+
+    @event(AttemptFailed)
+    def _attempt_failed(self, attempt: int, error_message: str, retry_at: datetime) -> None:
+        self.status = PENDING
+        self.step = f"retrying after attempt {attempt} failed"
+        self.error_message = error_message
+
+    def complete(self, result: dict | None = None, article_id: int | None = None) -> None:
+        self.check_not_finished("completed")
+        if self.status != RUNNING:
+            raise InvalidTransition("only a running job completes", status=self.status)
+        self._completed(result=result or {}, article_id=article_id)
+
+    @event(Completed)
+    def _completed(self, result: dict, article_id: int | None) -> None:
+        self.status = COMPLETED
+        self.progress = 100
+        self.step = "completed"
+        self.article_id = article_id
+        self.error_message = None
+
+    def fail(self, error_message: str) -> None:
+        self.check_not_finished("failed")
+        self._failed(error_message=error_message or "job failed", attempts=self.attempts)
+
+    @event(Failed)
+    def _failed(self, error_message: str, attempts: int) -> None:
+        self.status = FAILED
+        self.step = "failed"
+        self.error_message = error_message
+
+    def cancel(self, reason: str = "cancelled by API") -> None:
+        self.check_not_finished("cancelled")
+        self._cancelled(reason=reason)
+
+    @event(Cancelled)
+    def _cancelled(self, reason: str) -> None:
+        self.status = CANCELLED
+        self.step = "cancelled"

@@ -1,0 +1,49 @@
+"""Media: a named container that articles and videos attach to. Ids are integers (spec)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.base import DomainError, aggregate, deterministic_id
+
+
+def media_stream_id(media_id: int) -> UUID:
+    return deterministic_id("media", media_id)
+
+
+@aggregate("Media")
+class Media(Aggregate):
+    class Created(Aggregate.Created):
+        published_as = "MediaCreated"
+        media_id: int
+        workspace_id: UUID
+        environment: str
+        name: str
+        description: str | None
+        category: str | None
+        language: str
+
+    @staticmethod
+    def create_id(media_id: int) -> UUID:
+        return media_stream_id(media_id)
+
+    @event(Created)
+    def __init__(self, media_id: int, workspace_id: UUID, environment: str, name: str, description: str | None,
+                 category: str | None, language: str):
+        self.media_id = media_id
+        self.workspace_id = workspace_id
+        self.environment = environment
+        self.name = name
+        self.description = description
+        self.category = category
+        self.language = language
+
+    @classmethod
+    def create(cls, *, media_id: int, workspace_id: UUID, environment: str, name: str,
+               description: str | None = None, category: str | None = None, language: str = "fr") -> Media:
+        if not name.strip():
+            raise DomainError("name must not be empty", field="name")
+        return cls(media_id=media_id, workspace_id=workspace_id, environment=environment, name=name.strip(),
+                   description=description, category=category, language=language)

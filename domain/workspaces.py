@@ -1,0 +1,98 @@
+"""Workspace: the tenant. Owns the plan, the credit balance and the per-minute rate limit."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.base import DomainError, InsufficientCredits, aggregate
+
+
+@aggregate("Workspace")
+class Workspace(Aggregate):
+    class Created(Aggregate.Created):
+        published_as = "WorkspaceCreated"
+        workspace_id: UUID
+        name: str
+        plan: str
+        credits_total: int
+        rate_limit_per_min: int
+
+    class CreditsCharged(Aggregate.Event):
+        published_as = "CreditsCharged"
+        amount: int
+        reason: str
+        job_id: UUID | None
+
+    class CreditsRefunded(Aggregate.Event):
+        published_as = "CreditsRefunded"
+        amount: int
+        reason: str
+        job_id: UUID | None
+
+    class CreditsAdded(Aggregate.Event):
+        published_as = "CreditsAdded"
+        amount: int
+
+    @staticmethod
+    def create_id(workspace_id: UUID) -> UUID:
+        return workspace_id
+
+    @event(Created)
+    def __init__(self, workspace_id: UUID, name: str, plan: str, credits_total: int, rate_limit_per_min: int):
+        self.name = name
+        self.plan = plan
+        self.credits_total = credits_total
+        self.credits_used = 0
+        self.rate_limit_per_min = rate_limit_per_min
+
+    @classmethod
+    def open(cls, workspace_id: UUID, name: str, plan: str, credits_total: int, rate_limit_per_min: int) -> Workspace:
+        if not name.strip():
+            raise DomainError("workspace name must not be empty", field="name")
+        if credits_total < 0:
+            raise DomainError("credits must be zero or more", field="credits_total")
+        if rate_limit_per_min < 1:
+            raise DomainError("rate limit must be at least 1 request per minute", field="rate_limit_per_min")
+        return cls(workspace_id=workspace_id, name=name, plan=plan, credits_total=credits_total,
+                   rate_limit_per_min=rate_limit_per_min)
+
+    @property
+    def credits_balance(self) -> int:
+        return self.credits_total - self.credits_used
+
+    def check_can_charge(self, amount: int) -> None:
+        if amount > self.credits_balance:
+            raise InsufficientCredits(
+                f"this operation costs {amount} credits and the balance is {self.credits_balance}",
+                required=amount, balance=self.credits_balance,
+            )
+
+    def charge(self, amount: int, reason: str, job_id: UUID | None = None) -> None:
+        if amount <= 0:
+            raise DomainError("a charge must be positive", field="amount")
+        self.check_can_charge(amount)
+        self._charged(amount=amount, reason=reason, job_id=job_id)
+
+    @event(CreditsCharged)
+    def _charged(self, amount: int, reason: str, job_id: UUID | None) -> None:
+        self.credits_used += amount
+
+    def refund(self, amount: int, reason: str, job_id: UUID | None = None) -> None:
+        if amount <= 0:
+            raise DomainError("a refund must be positive", field="amount")
+        self._refunded(amount=min(amount, self.credits_used), reason=reason, job_id=job_id)
+
+    @event(CreditsRefunded)
+    def _refunded(self, amount: int, reason: str, job_id: UUID | None) -> None:
+        self.credits_used -= amount
+
+    def add_credits(self, amount: int) -> None:
+        if amount <= 0:
+            raise DomainError("a top-up must be positive", field="amount")
+        self._added(amount=amount)
+
+    @event(CreditsAdded)
+    def _added(self, amount: int) -> None:
+        self.credits_total += amount

@@ -1,0 +1,230 @@
+"""The event codec: stable names, JSON Schemas, orjson encoding and upcasting.
+
+A stored event (and the Kafka value) is the envelope of DESIGN.md::
+
+    {position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at}
+
+``data`` holds the event's own fields (the eventsourcing bookkeeping fields ``originator_id``,
+``originator_version``, ``timestamp`` and ``originator_topic`` live in the envelope or are
+derived). Old schemas are upcast when read, never rewritten: an upcaster is registered for
+``(type, schema)`` and turns that schema's ``data`` into schema + 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from functools import cache
+from typing import Any
+from uuid import UUID
+
+import orjson
+from eventsourcing.domain import Aggregate
+from eventsourcing.utils import get_topic
+from pydantic import TypeAdapter
+
+import domain  # noqa: F401  (registers every published event)
+from domain.base import AGGREGATES, PUBLISHED
+
+ENVELOPE_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "originator_topic"})
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event about to be appended."""
+
+    stream_id: UUID
+    stream_type: str
+    version: int
+    workspace_id: UUID | None
+    type: str
+    schema: int
+    data: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as committed: what the events table holds and Kafka carries."""
+
+    position: int
+    stream_id: UUID
+    stream_type: str
+    version: int
+    workspace_id: UUID | None
+    type: str
+    schema: int
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    recorded_at: datetime
+
+    def envelope(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "stream_id": self.stream_id,
+            "stream_type": self.stream_type,
+            "version": self.version,
+            "workspace_id": self.workspace_id,
+            "type": self.type,
+            "schema": self.schema,
+            "data": self.data,
+            "meta": self.meta,
+            "recorded_at": self.recorded_at,
+        }
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(self.envelope())
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> StoredEvent:
+        d = orjson.loads(raw)
+        return cls(
+            position=d["position"],
+            stream_id=UUID(d["stream_id"]),
+            stream_type=d["stream_type"],
+            version=d["version"],
+            workspace_id=UUID(d["workspace_id"]) if d.get("workspace_id") else None,
+            type=d["type"],
+            schema=d["schema"],
+            data=d["data"],
+            meta=d.get("meta") or {},
+            recorded_at=datetime.fromisoformat(d["recorded_at"]),
+        )
+
+
+class UnknownEventType(LookupError):
+    pass
+
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class EventRegistry:
+    """Stable name <-> event class, current schema number, JSON Schema and upcasters."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, tuple[type, int, str]] = dict(PUBLISHED)
+        self._by_class: dict[type, str] = {cls: name for name, (cls, _, _) in self._by_name.items()}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+
+    # ---- names and schemas
+
+    def names(self) -> list[str]:
+        return sorted(self._by_name)
+
+    def name_of(self, event_cls: type) -> str:
+        try:
+            return self._by_class[event_cls]
+        except KeyError:
+            raise UnknownEventType(f"{event_cls.__qualname__} is not a published event") from None
+
+    def current_schema(self, name: str) -> int:
+        return self._lookup(name)[1]
+
+    def stream_type_of(self, name: str) -> str:
+        return self._lookup(name)[2]
+
+    def _lookup(self, name: str) -> tuple[type, int, str]:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownEventType(name) from None
+
+    def json_schema(self, name: str) -> dict[str, Any]:
+        cls, schema, stream_type = self._lookup(name)
+        return _data_schema(cls, name, schema, stream_type)
+
+    # ---- upcasting
+
+    def register_upcaster(self, name: str, from_schema: int, fn: Upcaster) -> None:
+        self._upcasters[(name, from_schema)] = fn
+
+    def upcast(self, name: str, schema: int, data: dict[str, Any]) -> dict[str, Any]:
+        current = self.current_schema(name)
+        while schema < current:
+            try:
+                data = self._upcasters[(name, schema)](data)
+            except KeyError:
+                raise UnknownEventType(f"no upcaster for {name} schema {schema}") from None
+            schema += 1
+        return data
+
+    # ---- domain events <-> stored form
+
+    def to_new_events(self, pending: Iterable[Aggregate.Event], *, workspace_id: UUID | None,
+                      meta: dict[str, Any] | None = None) -> list[NewEvent]:
+        out = []
+        for ev in pending:
+            name = self.name_of(type(ev))
+            _, schema, stream_type = self._by_name[name]
+            data = {f.name: getattr(ev, f.name) for f in fields(ev) if f.name not in ENVELOPE_FIELDS}
+            # Round-trip through JSON so that what is stored is exactly what readers will see.
+            out.append(NewEvent(
+                stream_id=ev.originator_id, stream_type=stream_type, version=ev.originator_version,
+                workspace_id=workspace_id, type=name, schema=schema, data=orjson.loads(orjson.dumps(data)),
+                meta=dict(meta or {}),
+            ))
+        return out
+
+    def to_domain_event(self, stored: StoredEvent) -> Aggregate.Event:
+        cls, _, stream_type = self._lookup(stored.type)
+        data = self.upcast(stored.type, stored.schema, stored.data)
+        values = dict(data, originator_id=stored.stream_id, originator_version=stored.version,
+                      timestamp=stored.recorded_at)
+        if issubclass(cls, Aggregate.Created):
+            values["originator_topic"] = get_topic(AGGREGATES[stream_type])
+        return _adapter(cls).validate_python(values)
+
+    def reconstruct(self, stored: Iterable[StoredEvent]) -> Aggregate | None:
+        aggregate = None
+        for ev in stored:
+            aggregate = self.to_domain_event(ev).mutate(aggregate)
+        return aggregate
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter:
+    return TypeAdapter(cls)
+
+
+def _data_schema(cls: type, name: str, schema: int, stream_type: str) -> dict[str, Any]:
+    full = _adapter(cls).json_schema()
+    props = {k: v for k, v in full.get("properties", {}).items() if k not in ENVELOPE_FIELDS}
+    for v in props.values():
+        v.pop("title", None)
+    required = [k for k in full.get("required", []) if k not in ENVELOPE_FIELDS]
+    out: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": name,
+        "description": f"data of {name} (stream type {stream_type}), schema {schema}",
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+    if "$defs" in full:
+        out["$defs"] = full["$defs"]
+    return out
+
+
+ENVELOPE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "vaeo event envelope (Kafka value of vaeo.events.v1)",
+    "type": "object",
+    "properties": {
+        "position": {"type": "integer", "minimum": 1, "description": "global, gap-free, commit order"},
+        "stream_id": {"type": "string", "format": "uuid"},
+        "stream_type": {"type": "string"},
+        "version": {"type": "integer", "minimum": 1},
+        "workspace_id": {"type": ["string", "null"], "format": "uuid"},
+        "type": {"type": "string"},
+        "schema": {"type": "integer", "minimum": 1},
+        "data": {"type": "object"},
+        "meta": {"type": "object"},
+        "recorded_at": {"type": "string", "format": "date-time"},
+    },
+    "required": ["position", "stream_id", "stream_type", "version", "workspace_id", "type", "schema", "data",
+                 "meta", "recorded_at"],
+    "additionalProperties": False,
+}

@@ -1,0 +1,44 @@
+"""What a read model declares: its name, its tables, its teardown and a pure ``apply``.
+
+``apply(event) -> statements`` is pure (event in, SQL out); the shared runner in
+``services/projector.py`` executes the statements and the tracking update in one transaction.
+Events a projection does not handle produce no statement and only advance tracking. Every
+statement must be replay-safe: ``INSERT ... ON CONFLICT`` for creations, ``UPDATE`` guarded by
+the stream version for changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.codec import StoredEvent
+
+Statement = tuple[str, tuple[Any, ...]]
+Handler = Callable[[StoredEvent], list[Statement]]
+
+
+@dataclass
+class Projection:
+    name: str
+    ddl: list[str]
+    tables: list[str]
+    handlers: dict[str, Handler] = field(default_factory=dict)
+
+    def handles(self, *event_types: str) -> Callable[[Handler], Handler]:
+        def register(fn: Handler) -> Handler:
+            for t in event_types:
+                self.handlers[t] = fn
+            return fn
+
+        return register
+
+    def apply(self, event: StoredEvent) -> list[Statement]:
+        handler = self.handlers.get(event.type)
+        return handler(event) if handler else []
+
+    @property
+    def teardown(self) -> list[str]:
+        """Statements that empty the read model before a rebuild."""
+        return [f"TRUNCATE {', '.join(self.tables)}"] if self.tables else []

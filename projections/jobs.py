@@ -1,0 +1,96 @@
+"""The jobs read model: GET /jobs and GET /jobs/{id}."""
+
+from __future__ import annotations
+
+from projections.base import Projection, Statement
+
+projection = Projection(
+    name="jobs",
+    ddl=[
+        """CREATE TABLE IF NOT EXISTS jobs (
+            id            uuid PRIMARY KEY,
+            workspace_id  uuid NOT NULL,
+            environment   text NOT NULL,
+            type          text NOT NULL,
+            status        text NOT NULL,
+            progress      integer NOT NULL,
+            step          text NOT NULL,
+            article_id    integer,
+            error_message text,
+            attempts      integer NOT NULL DEFAULT 0,
+            max_attempts  integer NOT NULL,
+            params        jsonb NOT NULL,
+            result        jsonb,
+            webhook_url   text,
+            created_at    timestamptz NOT NULL,
+            updated_at    timestamptz NOT NULL,
+            started_at    timestamptz,
+            finished_at   timestamptz,
+            version       integer NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS jobs_by_workspace ON jobs (workspace_id, environment, created_at DESC, id)",
+    ],
+    tables=["jobs"],
+)
+
+# One UPDATE shape for every change, so that runs of changes go to the server as one executemany.
+# A NULL argument leaves the column as it is; the version guard makes a replayed event a no-op.
+_UPDATE = """UPDATE jobs SET
+    status = coalesce($3, status), progress = coalesce($4, progress), step = coalesce($5, step),
+    article_id = coalesce($6, article_id), error_message = CASE WHEN $7::bool THEN $8 ELSE error_message END,
+    attempts = greatest(attempts, coalesce($9, attempts)), result = coalesce($10, result),
+    started_at = coalesce(started_at, $11), finished_at = coalesce($12, finished_at),
+    updated_at = $13, version = $2
+  WHERE id = $1 AND version < $2"""
+
+
+def _update(ev, *, status=None, progress=None, step=None, article_id=None, set_error=False, error=None,
+            attempts=None, result=None, started=False, finished=False) -> list[Statement]:
+    at = ev.recorded_at
+    return [(_UPDATE, (ev.stream_id, ev.version, status, progress, step, article_id, set_error, error, attempts,
+                       result, at if started else None, at if finished else None, at))]
+
+
+@projection.handles("JobQueued")
+def _queued(ev) -> list[Statement]:
+    d = ev.data
+    return [("""INSERT INTO jobs (id, workspace_id, environment, type, status, progress, step, max_attempts, params,
+                                  webhook_url, created_at, updated_at, version)
+                VALUES ($1, $2, $3, $4, 'pending', 0, 'queued', $5, $6, $7, $8, $8, $9)
+                ON CONFLICT (id) DO NOTHING""",
+             (ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d["max_attempts"], d["params"],
+              d.get("webhook_url"), ev.recorded_at, ev.version))]
+
+
+@projection.handles("JobStarted")
+def _started(ev) -> list[Statement]:
+    return _update(ev, status="running", step="started", attempts=ev.data["attempt"], started=True)
+
+
+@projection.handles("JobProgressed")
+def _progressed(ev) -> list[Statement]:
+    return _update(ev, progress=ev.data["progress"], step=ev.data["step"])
+
+
+@projection.handles("JobAttemptFailed")
+def _attempt_failed(ev) -> list[Statement]:
+    d = ev.data
+    return _update(ev, status="pending", step=f"retrying after attempt {d['attempt']} failed", set_error=True,
+                   error=d["error_message"])
+
+
+@projection.handles("JobCompleted")
+def _completed(ev) -> list[Statement]:
+    return _update(ev, status="completed", progress=100, step="completed", article_id=ev.data.get("article_id"),
+                   set_error=True, error=None, result=ev.data.get("result") or {}, finished=True)
+
+
+@projection.handles("JobFailed")
+def _failed(ev) -> list[Statement]:
+    return _update(ev, status="failed", step="failed", set_error=True, error=ev.data["error_message"],
+                   finished=True)
+
+
+@projection.handles("JobCancelled")
+def _cancelled(ev) -> list[Statement]:
+    return _update(ev, status="cancelled", step="cancelled", finished=True)

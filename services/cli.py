@@ -1,0 +1,331 @@
+"""``vaeo``: the command line of the service. ``vaeo --help`` lists the commands."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from uuid import UUID
+
+from infra import stack
+from infra.settings import Settings
+
+PROCESSES = ("api", "relay", "projector", "worker")
+
+
+def _settings(args: argparse.Namespace | None = None) -> Settings:
+    settings = Settings()
+    if args is not None and getattr(args, "port", None):
+        settings = settings.model_copy(update={"api_port": args.port})
+    return settings
+
+
+def ensure_secret_key(settings: Settings) -> Settings:
+    """Development convenience: a service key generated once into the stack dir.
+
+    Production must set ``VAEO_SECRET_KEY``; the mode check refuses to start without it.
+    """
+    if settings.secret_key:
+        return settings
+    if settings.mode == "production":
+        sys.exit("VAEO_SECRET_KEY must be set in production mode (64 hex characters)")
+    from infra.crypto import SecretBox
+
+    path = settings.instance_dir / "secret.key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(SecretBox.generate_key_hex())
+        path.chmod(0o600)
+    return settings.model_copy(update={"secret_key": path.read_text().strip()})
+
+
+async def prepare(settings: Settings) -> None:
+    """Migrate the database and create the topics (idempotent)."""
+    from infra.db import migrate
+    from infra.eventlog import ensure_topics
+    from projections import all_ddl
+
+    await migrate(settings.resolved_database_url(), all_ddl())
+    await ensure_topics(settings)
+
+
+# ------------------------------------------------------------------------------------ commands
+
+
+def cmd_stack(args: argparse.Namespace) -> int:
+    settings = _settings()
+    if args.action == "up":
+        print(json.dumps(stack.up(settings), indent=2, default=str))
+    elif args.action == "down":
+        stack.down(settings)
+        print("stack stopped")
+    else:
+        print(json.dumps(stack.status(settings), indent=2, default=str))
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    asyncio.run(prepare(_settings()))
+    print("migrated; topics ready")
+    return 0
+
+
+def cmd_relay(args: argparse.Namespace) -> int:
+    from services import relay
+    from services.common import setup_logging
+
+    setup_logging()
+    relay.main(_settings())
+    return 0
+
+
+def cmd_projector(args: argparse.Namespace) -> int:
+    from services.common import run_until_signalled, setup_logging
+    from services.projector import run_projector
+
+    setup_logging()
+    settings = _settings()
+    run_until_signalled(lambda stop: run_projector(settings, stop, args.only or None))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from services.common import run_until_signalled, setup_logging
+    from services.job_types import default_handlers
+    from services.worker import Worker
+
+    setup_logging()
+    settings = ensure_secret_key(_settings())
+    worker = Worker(settings, default_handlers(settings))
+    run_until_signalled(worker.run)
+    return 0
+
+
+def cmd_api(args: argparse.Namespace) -> int:
+    from services.api.app import serve
+    from services.common import setup_logging
+
+    setup_logging()
+    serve(ensure_secret_key(_settings(args)))
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    """Provision the stack, migrate, start every process, stop them all on Ctrl-C or SIGTERM."""
+    settings = ensure_secret_key(_settings(args))
+    print("provisioning PostgreSQL and Kafka ...", flush=True)
+    stack.up(settings)
+    asyncio.run(prepare(settings))
+    env = dict(os.environ, VAEO_SECRET_KEY=settings.secret_key, VAEO_API_PORT=str(settings.api_port),
+               VAEO_DATABASE_URL=settings.resolved_database_url(),
+               VAEO_KAFKA_BOOTSTRAP=settings.resolved_kafka_bootstrap())
+    logs = settings.instance_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    children: dict[str, subprocess.Popen] = {}
+
+    def spawn(name: str) -> None:
+        out = (logs / f"{name}.log").open("ab")
+        children[name] = subprocess.Popen([sys.executable, "-m", "services.cli", name], env=env, stdout=out,
+                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    for name in PROCESSES:
+        spawn(name)
+    stopping = False
+
+    def stop(*_):
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    base = f"http://{settings.api_host}:{settings.api_port}/v1"
+    bootstrap = asyncio.run(_bootstrap_key(settings))
+    print(f"vaeo is up: {base}")
+    print(f"processes: {', '.join(f'{n} (pid {p.pid})' for n, p in children.items())}; logs in {logs}")
+    if bootstrap:
+        print(f"bootstrap workspace key (shown once): {bootstrap}")
+        print(f"try: curl -s -H 'Authorization: Bearer {bootstrap}' {base}/me")
+    else:
+        print("create a workspace and key: vaeo workspace create --name NAME --json")
+    print("Ctrl-C stops everything (the stack keeps running; `vaeo stack down` stops it).", flush=True)
+    restarts: dict[str, list[float]] = {n: [] for n in PROCESSES}
+    while not stopping:
+        time.sleep(0.5)
+        for name, proc in list(children.items()):
+            if proc.poll() is not None and not stopping:
+                recent = [t for t in restarts[name] if time.monotonic() - t < 60]
+                if len(recent) >= 5:
+                    print(f"{name} keeps exiting (code {proc.returncode}); see {logs / (name + '.log')}", flush=True)
+                    stopping = True
+                    break
+                restarts[name] = [*recent, time.monotonic()]
+                print(f"{name} exited with {proc.returncode}; restarting", flush=True)
+                spawn(name)
+    for proc in children.values():
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 20
+    for proc in children.values():
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print("stopped", flush=True)
+    return 0
+
+
+async def _bootstrap_key(settings: Settings) -> str | None:
+    """A first workspace and key when the store has no workspace yet (first `vaeo up`)."""
+    from infra.codec import EventRegistry
+    from infra.db import create_pool
+    from infra.eventstore import EventStore
+    from services import commands
+
+    pool = await create_pool(settings.resolved_database_url(), max_size=2)
+    try:
+        async with pool.acquire() as conn:
+            if await conn.fetchval("SELECT EXISTS (SELECT 1 FROM events WHERE type = 'WorkspaceCreated')"):
+                return None
+        store = EventStore(pool, EventRegistry())
+        _, issued = await commands.create_workspace(store, name="default", plan="free", credits=1000, rate_limit=600)
+        return issued.key
+    finally:
+        await pool.close()
+
+
+def cmd_workspace(args: argparse.Namespace) -> int:
+    from services import commands
+
+    settings = _settings()
+
+    async def run() -> dict:
+        store, pool = await _store(settings)
+        try:
+            if args.action == "create":
+                ws, issued = await commands.create_workspace(store, name=args.name, plan=args.plan,
+                                                             credits=args.credits, rate_limit=args.rate_limit)
+                return {"workspace_id": str(ws), "key": issued.key}
+            position = await commands.add_credits(store, UUID(args.workspace), args.add)
+            return {"workspace_id": args.workspace, "added": args.add, "position": position}
+        finally:
+            await pool.close()
+
+    out = asyncio.run(run())
+    if getattr(args, "json", False) or args.action != "create":
+        print(json.dumps(out))
+    else:
+        print(f"workspace {out['workspace_id']}\nkey (shown once): {out['key']}")
+    return 0
+
+
+async def _store(settings: Settings):
+    from infra.codec import EventRegistry
+    from infra.db import create_pool
+    from infra.eventstore import EventStore
+
+    pool = await create_pool(settings.resolved_database_url(), max_size=2)
+    return EventStore(pool, EventRegistry(), notify=settings.notify_on_append), pool
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    from services.tail import tail
+
+    settings = _settings()
+    try:
+        asyncio.run(tail(settings, sys.stdout, from_position=args.from_position, types=set(args.type or []),
+                         workspace=args.workspace, follow=args.follow))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_projections(args: argparse.Namespace) -> int:
+    from services.projector import list_projections, progress_bar, rebuild
+
+    settings = _settings()
+    if args.action == "list":
+        rows = asyncio.run(list_projections(settings))
+        if args.json:
+            print(json.dumps(rows))
+        else:
+            print(f"{'NAME':<14}{'STATUS':<12}{'POSITION':>10}{'LAG':>10}  ERROR")
+            for r in rows:
+                err = f"at {r['error_position']}: {r['error']}" if r["error"] else ""
+                print(f"{r['name']:<14}{r['status']:<12}{r['position']:>10}{r['lag']:>10}  {err}")
+        return 0
+    result = asyncio.run(rebuild(settings, args.name, progress=progress_bar()))
+    sys.stderr.write("\n")
+    print(json.dumps(result))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vaeo", description="vaeo: videos into AEO/GEO content, event-sourced.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    up = sub.add_parser("up", help="provision the stack and run every process until Ctrl-C")
+    up.add_argument("--port", type=int, help="HTTP port of the API (default VAEO_API_PORT or 8080)")
+    up.set_defaults(fn=cmd_up)
+
+    st = sub.add_parser("stack", help="the local PostgreSQL and Kafka")
+    st.add_argument("action", choices=["up", "down", "status"])
+    st.set_defaults(fn=cmd_stack)
+
+    sub.add_parser("migrate", help="apply migrations and create topics").set_defaults(fn=cmd_migrate)
+    api = sub.add_parser("api", help="run the HTTP API")
+    api.add_argument("--port", type=int)
+    api.set_defaults(fn=cmd_api)
+    sub.add_parser("relay", help="run the relay (events table to Kafka)").set_defaults(fn=cmd_relay)
+    pr = sub.add_parser("projector", help="run the projections")
+    pr.add_argument("--only", nargs="*", help="projection names (default: all)")
+    pr.set_defaults(fn=cmd_projector)
+    sub.add_parser("worker", help="run a job worker").set_defaults(fn=cmd_worker)
+
+    ws = sub.add_parser("workspace", help="create a workspace, add credits")
+    ws_sub = ws.add_subparsers(dest="action", required=True)
+    wc = ws_sub.add_parser("create", help="a new workspace with a wildcard production key (shown once)")
+    wc.add_argument("--name", required=True)
+    wc.add_argument("--plan", default="free")
+    wc.add_argument("--credits", type=int, default=1000)
+    wc.add_argument("--rate-limit", type=int, default=600, help="requests per minute")
+    wc.add_argument("--json", action="store_true")
+    wcr = ws_sub.add_parser("credits", help="top up a workspace's credits")
+    wcr.add_argument("workspace")
+    wcr.add_argument("--add", type=int, required=True)
+    ws.set_defaults(fn=cmd_workspace)
+
+    ev = sub.add_parser("events", help="read the event log from Kafka")
+    ev_sub = ev.add_subparsers(dest="action", required=True)
+    tl = ev_sub.add_parser("tail", help="print events as JSON lines")
+    tl.add_argument("--from", dest="from_position", type=int, default=1, help="first position to print")
+    tl.add_argument("--type", action="append", help="only this event type (repeatable)")
+    tl.add_argument("--workspace", help="only this workspace id")
+    tl.add_argument("--follow", action="store_true", help="keep printing new events until Ctrl-C")
+    ev.set_defaults(fn=cmd_events)
+
+    pj = sub.add_parser("projections", help="list or rebuild read models")
+    pj_sub = pj.add_subparsers(dest="action", required=True)
+    pl = pj_sub.add_parser("list")
+    pl.add_argument("--json", action="store_true")
+    rb = pj_sub.add_parser("rebuild")
+    rb.add_argument("name")
+    pj.set_defaults(fn=cmd_projections)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args) or 0
+    except stack.StackError as exc:
+        print(f"vaeo: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

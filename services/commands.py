@@ -1,0 +1,146 @@
+"""Command handlers: load, decide through the aggregate, append the collected events.
+
+Each takes its ports (the event store, a clock where needed) as parameters. A conflict on
+append (another command moved the stream) is retried a bounded number of times by
+``with_retries``; the caller turns the final ``ConcurrencyError`` into a 409.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from domain.api_keys import ApiKey
+from domain.base import NotFound
+from domain.jobs import Job
+from domain.media import Media
+from domain.workspaces import Workspace
+from infra import crypto
+from infra.eventstore import ConcurrencyError, EventStore
+
+T = TypeVar("T")
+CONFLICT_RETRIES = 5
+
+
+async def with_retries(command: Callable[[], Awaitable[T]], attempts: int = CONFLICT_RETRIES) -> T:
+    for attempt in range(attempts):
+        try:
+            return await command()
+        except ConcurrencyError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key_id: UUID
+    key: str  # shown once, never stored
+    position: int
+
+
+def _index_key_digest(digest: str, key_id: UUID, workspace_id: UUID):
+    async def effect(conn: asyncpg.Connection) -> None:
+        await conn.execute("INSERT INTO api_key_digests (digest, key_id, workspace_id) VALUES ($1, $2, $3)",
+                           digest, key_id, workspace_id)
+
+    return effect
+
+
+def _new_key(workspace_id: UUID, *, name: str, scopes: list[str], environment: str, expires_at: datetime | None,
+             issuer_scopes: list[str] | None, issued_by: UUID | None) -> tuple[ApiKey, str]:
+    key = crypto.new_api_key(environment)
+    api_key = ApiKey.issue(
+        key_id=uuid4(), workspace_id=workspace_id, name=name, scopes=scopes, environment=environment,
+        key_prefix=crypto.key_display_prefix(key), key_digest=crypto.key_digest(key), expires_at=expires_at,
+        issuer_scopes=issuer_scopes, issued_by=issued_by)
+    return api_key, key
+
+
+async def create_workspace(store: EventStore, *, name: str, plan: str, credits: int, rate_limit: int,
+                           key_name: str = "bootstrap") -> tuple[UUID, IssuedKey]:
+    """A new workspace and its first key: wildcard scope, production."""
+    workspace = Workspace.open(uuid4(), name, plan, credits, rate_limit)
+    api_key, key = _new_key(workspace.id, name=key_name, scopes=["*"], environment="production", expires_at=None,
+                            issuer_scopes=None, issued_by=None)
+    events = store.registry.to_new_events([*workspace.collect_events(), *api_key.collect_events()],
+                                          workspace_id=workspace.id)
+    position = await store.append(events, before=[_index_key_digest(api_key.key_digest, api_key.id, workspace.id)])
+    return workspace.id, IssuedKey(api_key.id, key, position)
+
+
+async def issue_key(store: EventStore, workspace_id: UUID, *, name: str, scopes: list[str], environment: str,
+                    expires_at: datetime | None, issuer_scopes: list[str] | None,
+                    issued_by: UUID | None, meta: dict | None = None) -> IssuedKey:
+    api_key, key = _new_key(workspace_id, name=name, scopes=scopes, environment=environment, expires_at=expires_at,
+                            issuer_scopes=issuer_scopes, issued_by=issued_by)
+    events = store.registry.to_new_events(api_key.collect_events(), workspace_id=workspace_id, meta=meta)
+    position = await store.append(events, before=[_index_key_digest(api_key.key_digest, api_key.id, workspace_id)])
+    return IssuedKey(api_key.id, key, position)
+
+
+async def _load(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, what: str):
+    """The aggregate if it exists in this workspace; another workspace's answers exactly like none."""
+    agg = await store.load_aggregate(stream_id)
+    if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
+        raise NotFound(f"{what} not found", id=str(stream_id))
+    return agg
+
+
+async def revoke_key(store: EventStore, workspace_id: UUID, key_id: UUID, meta: dict | None = None) -> int:
+    async def attempt() -> int:
+        api_key = await _load(store, key_id, ApiKey, workspace_id, "key")
+        api_key.revoke()
+        return await store.append(store.registry.to_new_events(api_key.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+
+    return await with_retries(attempt)
+
+
+async def add_credits(store: EventStore, workspace_id: UUID, amount: int) -> int:
+    async def attempt() -> int:
+        workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
+        workspace.add_credits(amount)
+        return await store.append(store.registry.to_new_events(workspace.collect_events(), workspace_id=workspace_id))
+
+    return await with_retries(attempt)
+
+
+async def create_media(store: EventStore, workspace_id: UUID, *, environment: str, name: str,
+                       description: str | None = None, category: str | None = None, language: str = "fr",
+                       meta: dict | None = None) -> tuple[Media, int]:
+    async with store.pool.acquire() as conn:
+        media_id = await conn.fetchval("SELECT nextval('media_id_seq')")
+    media = Media.create(media_id=media_id, workspace_id=workspace_id, environment=environment, name=name,
+                         description=description, category=category, language=language)
+    position = await store.append(store.registry.to_new_events(media.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+    return media, position
+
+
+async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
+                    environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
+                    job_id: UUID | None = None, meta: dict | None = None) -> tuple[Job, int]:
+    job = Job.queue(job_id=job_id or uuid4(), workspace_id=workspace_id, job_type=job_type, params=params,
+                    environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
+    position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+    return job, position
+
+
+async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: dict | None = None) -> tuple[Job, int]:
+    """Cancel a pending or running job; a finished one raises InvalidTransition (409)."""
+
+    async def attempt() -> tuple[Job, int]:
+        job = await _load(store, job_id, Job, workspace_id, "job")
+        job.cancel()
+        position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
+                                                                   meta=meta))
+        return job, position
+
+    return await with_retries(attempt)

@@ -1,0 +1,79 @@
+"""What every process shares: signal handling, backoff, the transient-error test, JSON logs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+
+import asyncpg
+import orjson
+from aiokafka.errors import KafkaError
+
+log = logging.getLogger("vaeo")
+
+
+def backoff_delays(first: float = 0.2, cap: float = 10.0) -> Iterator[float]:
+    """Exponential backoff with full jitter, capped: 0.2, 0.4, 0.8 ... 10 s."""
+    delay = first
+    while True:
+        yield random.uniform(delay / 2, delay)
+        delay = min(cap, delay * 2)
+
+
+_TRANSIENT_SQLSTATE_CLASSES = ("08", "57", "53")  # connection, operator intervention, resources
+
+
+def is_transient(exc: BaseException) -> bool:
+    """An outage of PostgreSQL or Kafka (retry forever), as opposed to a failing event or bug."""
+    if isinstance(exc, (OSError, ConnectionError, TimeoutError, asyncpg.InterfaceError,
+                        asyncpg.PostgresConnectionError)):
+        return True
+    if isinstance(exc, asyncpg.PostgresError):
+        return (exc.sqlstate or "")[:2] in _TRANSIENT_SQLSTATE_CLASSES
+    if isinstance(exc, KafkaError):
+        return True  # the broker is the only party; a bad request is a bug that will repeat loudly
+    return False
+
+
+def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+    """Run ``main(stop)`` on a fresh loop; SIGINT/SIGTERM set ``stop`` for a clean exit."""
+
+    async def runner() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await main(stop)
+
+    asyncio.run(runner())
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key in ("request_id", "process_name", "projection", "job_id"):
+            if hasattr(record, key):
+                out[key] = getattr(record, key)
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return orjson.dumps(out).decode()
+
+
+def setup_logging(level: str = "INFO", json_logs: bool = True) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    plain = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    handler.setFormatter(JsonFormatter() if json_logs else plain)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)

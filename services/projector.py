@@ -1,0 +1,402 @@
+"""The projection runner (``vaeo projector``) and rebuilds (``vaeo projections rebuild NAME``).
+
+Each projection is its own Kafka consumer group, auto-commit off, never starting at "latest".
+A batch of one partition is applied in one PostgreSQL transaction together with the offsets
+and the highest position it reached (``projection_offsets``), so a crash at any moment neither
+loses nor repeats an effect; on start the consumer seeks to what PostgreSQL stored, and Kafka's
+own committed offsets are only a hint for external tools. Duplicates from the at-least-once
+relay are skipped by position.
+
+Failing event policy: a batch that fails for a reason other than an outage is retried
+``projector_max_attempts`` times with doubling backoff; then the projection narrows the failure
+to one event, records it in ``projection_state`` (status ``stopped``, error, position) and stops
+consuming. It never skips an event. Restarting the projector retries a stopped projection.
+Outages of PostgreSQL or Kafka are retried forever with backoff and are not event failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+
+import asyncpg
+import orjson
+from aiokafka import ConsumerRebalanceListener, TopicPartition
+from aiokafka.structs import ConsumerRecord
+
+from infra.codec import EventRegistry, StoredEvent, UnknownEventType
+from infra.db import connect, create_pool
+from infra.eventlog import make_consumer
+from infra.settings import Settings
+from projections import ALL
+from projections.base import Projection, Statement
+from services.common import backoff_delays, is_transient
+
+log = logging.getLogger("vaeo.projector")
+
+PROGRESS_CHANNEL = "vaeo_projection"
+
+
+class ProjectionStopped(Exception):
+    pass
+
+
+class NotMyTurn(Exception):
+    """The projection's status changed under the runner (a rebuild started or ended)."""
+
+
+@dataclass
+class RunnerStats:
+    applied: int = 0
+    duplicates: int = 0
+    batches: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.applied / elapsed if elapsed > 0 else 0.0
+
+
+def decode(registry: EventRegistry, value: bytes) -> StoredEvent:
+    ev = StoredEvent.from_json(value)
+    try:
+        data = registry.upcast(ev.type, ev.schema, ev.data)
+    except UnknownEventType:
+        return ev  # a type this build does not know: no projection handles it, tracking still moves
+    if data is ev.data:
+        return ev
+    return StoredEvent(ev.position, ev.stream_id, ev.stream_type, ev.version, ev.workspace_id, ev.type,
+                       registry.current_schema(ev.type), data, ev.meta, ev.recorded_at)
+
+
+def position_of(msg: ConsumerRecord) -> int:
+    for key, value in msg.headers:
+        if key == "position":
+            return int(value)
+    return orjson.loads(msg.value)["position"]
+
+
+async def execute_statements(conn: asyncpg.Connection, statements: list[Statement]) -> None:
+    """Run statements in order; consecutive runs of the same SQL go as one pipelined executemany."""
+    i, n = 0, len(statements)
+    while i < n:
+        sql = statements[i][0]
+        j = i + 1
+        while j < n and statements[j][0] == sql:
+            j += 1
+        if j - i == 1:
+            await conn.execute(sql, *statements[i][1])
+        else:
+            await conn.executemany(sql, [args for _, args in statements[i:j]])
+        i = j
+
+
+async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection, partition: int,
+                      msgs: list[ConsumerRecord], *, expect_status: str = "live",
+                      generation: int | None = None) -> tuple[int, int, int]:
+    """Apply one partition's messages in one transaction; return (applied, duplicates, max position)."""
+    async with conn.transaction():
+        state = await conn.fetchrow(
+            "SELECT status, generation FROM projection_state WHERE projection = $1 FOR SHARE", projection.name)
+        if state is None or state["status"] != expect_status or (
+                generation is not None and state["generation"] != generation):
+            raise NotMyTurn(projection.name)
+        row = await conn.fetchrow(
+            "SELECT next_offset, max_position FROM projection_offsets WHERE projection = $1 AND partition = $2 "
+            "FOR UPDATE", projection.name, partition)
+        next_offset, max_position = (row["next_offset"], row["max_position"]) if row else (0, 0)
+        statements: list[Statement] = []
+        applied = duplicates = 0
+        last_offset = None
+        for msg in msgs:
+            if msg.offset < next_offset:
+                continue  # applied already, by this runner before a restart or by another owner
+            last_offset = msg.offset
+            position = position_of(msg)
+            if position <= max_position:
+                duplicates += 1  # the relay sent it again after a crash
+                continue
+            statements.extend(projection.apply(decode(registry, msg.value)))
+            max_position = position
+            applied += 1
+        if last_offset is None:
+            return 0, 0, max_position
+        await execute_statements(conn, statements)
+        await conn.execute(
+            "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
+            "SET next_offset = excluded.next_offset, max_position = excluded.max_position",
+            projection.name, partition, last_offset + 1, max_position)
+        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL,
+                           f"{projection.name}:{partition}:{max_position}")
+    return applied, duplicates, max_position
+
+
+async def find_failing_event(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
+                             msgs: list[ConsumerRecord]) -> tuple[int, str]:
+    """Apply the batch's events one at a time, rolled back, to name the one that fails."""
+    for msg in msgs:
+        try:
+            async with conn.transaction():
+                await execute_statements(conn, projection.apply(decode(registry, msg.value)))
+                raise _Rollback
+        except _Rollback:
+            continue
+        except Exception as exc:
+            if is_transient(exc):
+                raise
+            return position_of(msg), f"{type(exc).__name__}: {exc}"
+    return position_of(msgs[0]), "the batch failed but no single event did (conflict inside the batch)"
+
+
+class _Rollback(Exception):
+    pass
+
+
+async def ensure_state_rows(conn: asyncpg.Connection, names) -> None:
+    await conn.executemany(
+        "INSERT INTO projection_state (projection) VALUES ($1) ON CONFLICT DO NOTHING", [(n,) for n in names])
+
+
+async def stored_offsets(conn: asyncpg.Connection, name: str) -> dict[int, int]:
+    rows = await conn.fetch("SELECT partition, next_offset FROM projection_offsets WHERE projection = $1", name)
+    return {r["partition"]: r["next_offset"] for r in rows}
+
+
+class ProjectionRunner:
+    def __init__(self, settings: Settings, projection: Projection, pool: asyncpg.Pool,
+                 registry: EventRegistry) -> None:
+        self.settings = settings
+        self.projection = projection
+        self.pool = pool
+        self.registry = registry
+        self.stats = RunnerStats()
+        self.status = "starting"
+
+    async def run(self, stop: asyncio.Event) -> None:
+        delays = backoff_delays()
+        while not stop.is_set():
+            try:
+                await self._consume(stop)
+                return
+            except ProjectionStopped:
+                self.status = "stopped"
+                return
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                delay = next(delays)
+                self.status = "reconnecting"
+                log.warning("projection %s: %s: %s; retrying in %.1fs", self.projection.name,
+                            type(exc).__name__, exc, delay)
+                try:
+                    await asyncio.wait_for(stop.wait(), delay)
+                except TimeoutError:
+                    pass
+
+    async def _seek_to_stored(self, consumer, partitions) -> None:
+        async with self.pool.acquire() as conn:
+            offsets = await stored_offsets(conn, self.projection.name)
+        for tp in partitions:
+            if tp.partition in offsets:
+                consumer.seek(tp, offsets[tp.partition])
+            else:
+                await consumer.seek_to_beginning(tp)
+
+    async def _consume(self, stop: asyncio.Event) -> None:
+        runner = self
+        name = self.projection.name
+
+        class SeekToStored(ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                pass
+
+            async def on_partitions_assigned(self, assigned):
+                await runner._seek_to_stored(consumer, assigned)
+
+        consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name)
+        consumer.subscribe([self.settings.events_topic], listener=SeekToStored())
+        await consumer.start()
+        try:
+            self.status = "live"
+            while not stop.is_set():
+                batches = await consumer.getmany(timeout_ms=500, max_records=self.settings.projector_max_records)
+                for tp, msgs in batches.items():
+                    try:
+                        await self._apply_with_policy(tp.partition, msgs)
+                    except NotMyTurn:
+                        await self._wait_until_live(stop)
+                        await self._seek_to_stored(consumer, consumer.assignment())
+                        break
+                    # A hint for Kafka tooling only; PostgreSQL holds the truth.
+                    consumer_commit = {tp: msgs[-1].offset + 1}
+                    try:
+                        await consumer.commit(consumer_commit)
+                    except Exception as exc:  # rebalancing: the next batch commits again
+                        log.debug("projection %s: offset hint not committed: %s", name, exc)
+        finally:
+            await consumer.stop()
+
+    async def _wait_until_live(self, stop: asyncio.Event) -> None:
+        self.status = "paused"
+        log.info("projection %s: paused while it is rebuilt", self.projection.name)
+        while not stop.is_set():
+            async with self.pool.acquire() as conn:
+                status = await conn.fetchval("SELECT status FROM projection_state WHERE projection = $1",
+                                             self.projection.name)
+            if status == "live":
+                self.status = "live"
+                log.info("projection %s: resumed", self.projection.name)
+                return
+            if status == "stopped":
+                raise ProjectionStopped(self.projection.name)
+            try:
+                await asyncio.wait_for(stop.wait(), 0.5)
+            except TimeoutError:
+                pass
+
+    async def _apply_with_policy(self, partition: int, msgs: list[ConsumerRecord]) -> None:
+        delay = self.settings.projector_retry_backoff_s
+        for attempt in range(1, self.settings.projector_max_attempts + 1):
+            try:
+                async with self.pool.acquire() as conn:
+                    applied, dups, _ = await apply_batch(conn, self.registry, self.projection, partition, msgs)
+                self.stats.applied += applied
+                self.stats.duplicates += dups
+                self.stats.batches += 1
+                return
+            except NotMyTurn:
+                raise
+            except Exception as exc:
+                if is_transient(exc):
+                    raise
+                log.warning("projection %s: batch failed (attempt %d/%d): %s: %s", self.projection.name, attempt,
+                            self.settings.projector_max_attempts, type(exc).__name__, exc)
+                if attempt < self.settings.projector_max_attempts:
+                    await asyncio.sleep(delay)
+                    delay *= 2
+        async with self.pool.acquire() as conn:
+            position, error = await find_failing_event(conn, self.registry, self.projection, msgs)
+            await conn.execute(
+                "UPDATE projection_state SET status = 'stopped', error = $2, error_position = $3, updated_at = now() "
+                "WHERE projection = $1", self.projection.name, error, position)
+        log.error("projection %s: stopped at position %d: %s", self.projection.name, position, error)
+        raise ProjectionStopped(self.projection.name)
+
+
+async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str] | None = None) -> None:
+    registry = EventRegistry()
+    pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL))
+    try:
+        selected = [ALL[n] for n in (names or list(ALL))]
+        async with pool.acquire() as conn:
+            await ensure_state_rows(conn, [p.name for p in selected])
+            # A projection stopped on a failing event is retried when the projector restarts.
+            await conn.execute("UPDATE projection_state SET status = 'live', error = NULL, error_position = NULL "
+                               "WHERE status = 'stopped' AND projection = ANY($1)", [p.name for p in selected])
+        runners = [ProjectionRunner(settings, p, pool, registry) for p in selected]
+        await asyncio.gather(*(r.run(stop) for r in runners))
+    finally:
+        await pool.close()
+
+
+# -------------------------------------------------------------------------------------- rebuild
+
+
+async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
+    """Empty the read model and replay the whole topic into it; the live runner pauses meanwhile.
+
+    Returns counts and the rate. ``progress(done, remaining, rate)`` is called as it goes.
+    """
+    projection = ALL[name]
+    registry = EventRegistry()
+    conn = await connect(settings.resolved_database_url())
+    consumer = make_consumer(settings, group_id=None)
+    try:
+        await ensure_state_rows(conn, [name])
+        async with conn.transaction():
+            generation = await conn.fetchval(
+                "UPDATE projection_state SET status = 'rebuilding', generation = generation + 1, error = NULL, "
+                "error_position = NULL, updated_at = now() WHERE projection = $1 RETURNING generation", name)
+            for stmt in projection.teardown:
+                await conn.execute(stmt)
+            await conn.execute("DELETE FROM projection_offsets WHERE projection = $1", name)
+        await consumer.start()
+        partitions = consumer.partitions_for_topic(settings.events_topic) or set()
+        tps = [TopicPartition(settings.events_topic, p) for p in sorted(partitions)]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        end = await consumer.end_offsets(tps)
+        begin = await consumer.beginning_offsets(tps)
+        total = sum(end[tp] - begin[tp] for tp in tps)
+        reached = {tp: begin[tp] for tp in tps}
+        applied = 0
+        started = time.monotonic()
+        remaining = {tp for tp in tps if reached[tp] < end[tp]}
+        while remaining:
+            batches = await consumer.getmany(*remaining, timeout_ms=1000, max_records=settings.projector_max_records)
+            for tp, msgs in batches.items():
+                msgs = [m for m in msgs if m.offset < end[tp]]
+                if not msgs:
+                    continue
+                n, _, _ = await apply_batch(conn, registry, projection, tp.partition, msgs, expect_status="rebuilding",
+                                            generation=generation)
+                applied += n
+                reached[tp] = msgs[-1].offset + 1
+                if reached[tp] >= end[tp]:
+                    remaining.discard(tp)
+            if progress:
+                done = sum(reached[tp] - begin[tp] for tp in tps)
+                elapsed = time.monotonic() - started
+                progress(done, total - done, done / elapsed if elapsed else 0.0)
+        elapsed = time.monotonic() - started
+        await conn.execute("UPDATE projection_state SET status = 'live', updated_at = now() "
+                           "WHERE projection = $1 AND generation = $2", name, generation)
+        return {"projection": name, "messages": total, "applied": applied, "seconds": elapsed,
+                "events_per_s": total / elapsed if elapsed > 0 else 0.0}
+    finally:
+        await consumer.stop()
+        await conn.close()
+
+
+def progress_bar(stream=sys.stderr):
+    def show(done: int, remaining: int, rate: float) -> None:
+        total = done + remaining
+        width = 30
+        filled = int(width * done / total) if total else width
+        stream.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done:,}/{total:,} events  "
+                     f"{rate:,.0f} ev/s  lag {remaining:,}   ")
+        stream.flush()
+
+    return show
+
+
+async def list_projections(settings: Settings) -> list[dict]:
+    """Name, status, position reached and lag (messages not yet applied) of every projection."""
+    conn = await connect(settings.resolved_database_url())
+    consumer = make_consumer(settings, group_id=None)
+    try:
+        await ensure_state_rows(conn, list(ALL))
+        await consumer.start()
+        partitions = consumer.partitions_for_topic(settings.events_topic) or set()
+        tps = [TopicPartition(settings.events_topic, p) for p in sorted(partitions)]
+        end = await consumer.end_offsets(tps) if tps else {}
+        out = []
+        for name in ALL:
+            state = await conn.fetchrow("SELECT status, error, error_position FROM projection_state "
+                                        "WHERE projection = $1", name)
+            rows = await conn.fetch("SELECT partition, next_offset, max_position FROM projection_offsets "
+                                    "WHERE projection = $1", name)
+            stored = {r["partition"]: r for r in rows}
+            lag = sum(end[tp] - (stored[tp.partition]["next_offset"] if tp.partition in stored else 0) for tp in tps)
+            position = max((r["max_position"] for r in rows), default=0)
+            out.append({"name": name, "status": state["status"], "position": position, "lag": lag,
+                        "error": state["error"], "error_position": state["error_position"]})
+        return out
+    finally:
+        await consumer.stop()
+        await conn.close()

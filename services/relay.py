@@ -1,0 +1,140 @@
+"""The relay: the events table to Kafka, in position order, checkpointing only what Kafka acked.
+
+At least once: after a crash the relay resends from its checkpoint, and readers skip what they
+have already applied by position. One relay is active at a time (a session advisory lock);
+a second one waits as a standby. Woken by NOTIFY, with a polling fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import asyncpg
+import orjson
+
+from infra.db import connect
+from infra.eventlog import key_of, make_producer
+from infra.eventstore import NOTIFY_CHANNEL
+from infra.settings import Settings
+from services.common import backoff_delays, is_transient
+
+log = logging.getLogger("vaeo.relay")
+
+RELAY_LOCK = 0x72656C61  # "rela"
+_FETCH = (
+    "SELECT position, stream_id, stream_type, version, workspace_id, type, schema, data::text AS data, "
+    "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT $2"
+)
+
+
+def encode(row: asyncpg.Record) -> bytes:
+    """The Kafka value: the stored envelope, with data and meta spliced in as they are stored."""
+    return orjson.dumps({
+        "position": row["position"], "stream_id": row["stream_id"], "stream_type": row["stream_type"],
+        "version": row["version"], "workspace_id": row["workspace_id"], "type": row["type"],
+        "schema": row["schema"], "data": orjson.Fragment(row["data"]), "meta": orjson.Fragment(row["meta"]),
+        "recorded_at": row["recorded_at"],
+    })
+
+
+class Relay:
+    def __init__(self, settings: Settings, name: str = "main") -> None:
+        self.settings = settings
+        self.name = name
+        self.checkpoint = 0
+        self.relayed = 0
+        self._wake = asyncio.Event()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Run until ``stop`` is set, reconnecting to PostgreSQL and Kafka with backoff."""
+        delays = backoff_delays()
+        while not stop.is_set():
+            try:
+                await self._run_connected(stop)
+                return
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                delay = next(delays)
+                log.warning("relay: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
+                await _sleep_or_stop(stop, delay)
+
+    async def _run_connected(self, stop: asyncio.Event) -> None:
+        dsn = self.settings.resolved_database_url()
+        lock_conn = await connect(dsn)
+        try:
+            while not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
+                log.info("relay: another relay holds the lock; standing by")
+                if await _sleep_or_stop(stop, 2.0):
+                    return
+            await lock_conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
+            conn = await connect(dsn)
+            producer = make_producer(self.settings)
+            await producer.start()
+            try:
+                await conn.execute(
+                    "INSERT INTO relay_checkpoint (name, position) VALUES ($1, 0) ON CONFLICT DO NOTHING", self.name)
+                self.checkpoint = await conn.fetchval(
+                    "SELECT position FROM relay_checkpoint WHERE name = $1", self.name)
+                log.info("relay: started at checkpoint %d", self.checkpoint)
+                while not stop.is_set():
+                    moved = await self._relay_batch(conn, producer)
+                    if not moved:
+                        self._wake.clear()
+                        waiter = asyncio.ensure_future(self._wake.wait())
+                        stopper = asyncio.ensure_future(stop.wait())
+                        await asyncio.wait({waiter, stopper}, timeout=self.settings.relay_poll_interval_s,
+                                           return_when=asyncio.FIRST_COMPLETED)
+                        waiter.cancel()
+                        stopper.cancel()
+            finally:
+                await producer.stop()
+                await conn.close()
+        finally:
+            await lock_conn.close()
+
+    async def _relay_batch(self, conn: asyncpg.Connection, producer) -> int:
+        rows = await conn.fetch(_FETCH, self.checkpoint, self.settings.relay_batch_size)
+        if not rows:
+            return 0
+        topic = self.settings.events_topic
+        futures = []
+        for row in rows:
+            futures.append(await producer.send(
+                topic, encode(row), key=key_of(row["workspace_id"]),
+                headers=[("type", row["type"].encode()), ("position", str(row["position"]).encode())],
+            ))
+        # Every send must be acknowledged (acks=all) before the checkpoint moves past it.
+        await asyncio.gather(*futures)
+        last = rows[-1]["position"]
+        await conn.execute("UPDATE relay_checkpoint SET position = $2, updated_at = now() WHERE name = $1",
+                           self.name, last)
+        self.checkpoint = last
+        self.relayed += len(rows)
+        return len(rows)
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> bool:
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+        return True
+    except TimeoutError:
+        return False
+
+
+async def relay_lag(conn: asyncpg.Connection, name: str = "main") -> tuple[int, int]:
+    """(head position, relay checkpoint)."""
+    head = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
+    cp = await conn.fetchval("SELECT position FROM relay_checkpoint WHERE name = $1", name) or 0
+    return head, cp
+
+
+def main(settings: Settings) -> None:
+    from services.common import run_until_signalled
+
+    relay = Relay(settings)
+    started = time.monotonic()
+    run_until_signalled(relay.run)
+    log.info("relay: stopped after %.0fs, %d events relayed", time.monotonic() - started, relay.relayed)

@@ -1,0 +1,308 @@
+"""Workers (``vaeo worker``): claim jobs from ``job_queue``, run their handler, report as events.
+
+Claiming uses ``FOR UPDATE SKIP LOCKED`` and a lease; a heartbeat renews the lease at a third of
+its length, and a worker that cannot renew it stops working on the job (another may have taken
+it over). Progress, retries and outcomes are events on the job's stream, appended with expected
+versions, so a cancellation (``JobCancelled``) that lands between two steps makes the worker's
+next append see a finished job and stop. Retries: any failure but ``PermanentJobError`` is
+retried after ``job_retry_backoff_s * 2**(attempt-1)`` until ``max_attempts``; a lease that
+expired counts as an attempt. The last failure appends ``JobFailed`` with a readable message.
+CPU-heavy steps go through ``JobContext.run_blocking`` (a thread or process pool), never the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from domain.jobs import Job
+from infra.codec import EventRegistry
+from infra.db import create_pool
+from infra.eventstore import ConcurrencyError, EventStore
+from infra.settings import Settings
+from services.common import backoff_delays, is_transient
+
+log = logging.getLogger("vaeo.worker")
+
+
+class PermanentJobError(Exception):
+    """A failure that another attempt cannot fix (bad input, missing provider): fail at once."""
+
+
+class JobCancelledError(Exception):
+    """The job was cancelled (or finished elsewhere) while it ran."""
+
+
+class LeaseLost(Exception):
+    pass
+
+
+Handler = Callable[["JobContext"], Awaitable[dict | None]]
+
+
+class JobHandlers:
+    """Job type -> handler. A handler returns the result dict (``article_id`` is lifted out)."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, Handler] = {}
+
+    def register(self, job_type: str) -> Callable[[Handler], Handler]:
+        def add(fn: Handler) -> Handler:
+            self._handlers[job_type] = fn
+            return fn
+
+        return add
+
+    def get(self, job_type: str) -> Handler | None:
+        return self._handlers.get(job_type)
+
+    @property
+    def types(self) -> list[str]:
+        return sorted(self._handlers)
+
+
+_CLAIM = """
+UPDATE job_queue q SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+       attempts = q.attempts + 1, updated_at = now()
+ WHERE q.job_id = (
+       SELECT job_id FROM job_queue
+        WHERE job_type = ANY($3)
+          AND ((state = 'queued' AND next_attempt_at <= now())
+               OR (state = 'running' AND lease_expires_at < now()))
+        ORDER BY next_attempt_at
+        FOR UPDATE SKIP LOCKED
+        LIMIT 1)
+RETURNING q.job_id, q.workspace_id, q.job_type, q.params, q.attempts, q.max_attempts
+"""
+
+
+class JobContext:
+    """What a handler sees: its params, progress reporting, cancellation checks, off-loop work."""
+
+    def __init__(self, worker: Worker, job: Job, params: dict, attempt: int) -> None:
+        self._worker = worker
+        self._job = job
+        self.job_id: uuid.UUID = job.id
+        self.workspace_id: uuid.UUID = job.workspace_id
+        self.params = params
+        self.attempt = attempt
+
+    async def progress(self, progress: int, step: str) -> None:
+        """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
+        self._job = await self._worker.append_to_job(self._job, lambda j: j.report_progress(progress, step))
+
+    async def checkpoint(self) -> None:
+        """Between steps: stop here if the job was cancelled meanwhile."""
+        fresh = await self._worker.store.load_aggregate(self.job_id)
+        if fresh.finished:
+            raise JobCancelledError(f"job is {fresh.status}")
+        self._job = fresh
+
+    async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run CPU-heavy or blocking work off the event loop (the worker's executor)."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker.executor, fn, *args)
+
+
+class Worker:
+    def __init__(self, settings: Settings, handlers: JobHandlers, *, pool: asyncpg.Pool | None = None,
+                 executor: Executor | None = None, worker_id: str | None = None) -> None:
+        self.settings = settings
+        self.handlers = handlers
+        self.pool = pool
+        self.executor = executor
+        self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.registry = EventRegistry()
+        self.store: EventStore | None = None
+        self.completed = 0
+        self.failed = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        own_pool = self.pool is None
+        if own_pool:
+            self.pool = await create_pool(self.settings.resolved_database_url(),
+                                          max_size=4 + self.settings.worker_concurrency)
+        self.store = EventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
+        running: set[asyncio.Task] = set()
+        slots = asyncio.Semaphore(self.settings.worker_concurrency)
+        delays = backoff_delays()
+        try:
+            while not stop.is_set():
+                await slots.acquire()
+                try:
+                    claimed = await self._claim()
+                except Exception as exc:
+                    slots.release()
+                    if not is_transient(exc):
+                        raise
+                    delay = next(delays)
+                    log.warning("worker: claim failed (%s); retrying in %.1fs", exc, delay)
+                    await _sleep_or_stop(stop, delay)
+                    continue
+                delays = backoff_delays()
+                if claimed is None:
+                    slots.release()
+                    await _sleep_or_stop(stop, self.settings.worker_poll_interval_s)
+                    continue
+                task = asyncio.create_task(self._run_claimed(claimed))
+                running.add(task)
+                task.add_done_callback(lambda t: (running.discard(t), slots.release()))
+        finally:
+            # Shutdown: stop running jobs; their leases expire and another worker retries them.
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            if own_pool:
+                await self.pool.close()
+
+    async def _claim(self) -> asyncpg.Record | None:
+        if not self.handlers.types:
+            return None
+        async with self.pool.acquire() as conn:
+            return await conn.fetchrow(_CLAIM, self.worker_id, self.settings.worker_lease_s, self.handlers.types)
+
+    async def append_to_job(self, job: Job, decide: Callable[[Job], None]) -> Job:
+        """Apply ``decide`` to the job and append; on a conflict reload and decide again."""
+        for _ in range(10):
+            if job.finished:
+                raise JobCancelledError(f"job is {job.status}")
+            decide(job)
+            try:
+                await self.store.append(self.registry.to_new_events(
+                    job.collect_events(), workspace_id=job.workspace_id, meta={"worker": self.worker_id}))
+                return job
+            except ConcurrencyError:
+                job = await self.store.load_aggregate(job.id)
+        raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
+
+    async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
+        async with self.pool.acquire() as conn:
+            await conn.execute(sql, job_id, self.worker_id, attempt, *args)
+
+    async def _run_claimed(self, row: asyncpg.Record) -> None:
+        job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
+        try:
+            await self._run_job(row)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug or an outage in the bookkeeping itself: the lease will expire
+            log.exception("worker: job %s attempt %d/%d: bookkeeping failed: %s", job_id, attempt, max_attempts, exc)
+
+    async def _run_job(self, row: asyncpg.Record) -> None:
+        job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
+        job: Job | None = await self.store.load_aggregate(job_id)
+        if job is None:
+            return
+        if job.finished:
+            await self._set_queue_state(job_id, attempt, _FINAL, job.status)
+            return
+        if attempt > max_attempts:
+            # The previous attempt's lease expired (a worker died mid-job) and no attempt is left.
+            await self._finish_failed(job, attempt, f"the job was interrupted {max_attempts} times "
+                                                    f"(worker lost its lease); giving up")
+            return
+        handler = self.handlers.get(row["job_type"])
+        job = await self.append_to_job(job, lambda j: j.start(attempt, self.worker_id))
+        ctx = JobContext(self, job, row["params"], attempt)
+        work = asyncio.create_task(handler(ctx))
+        beat = asyncio.create_task(self._heartbeat(job_id, attempt, work))
+        started = time.monotonic()
+        try:
+            result = await work
+        except JobCancelledError:
+            fresh = await self.store.load_aggregate(job_id)
+            await self._set_queue_state(job_id, attempt, _FINAL, fresh.status if fresh.finished else "cancelled")
+            log.info("worker: job %s stopped: %s", job_id, fresh.status)
+            return
+        except asyncio.CancelledError:
+            if beat.done() and isinstance(beat.exception(), LeaseLost):
+                log.warning("worker: job %s: lease lost; another worker owns it now", job_id)
+                return
+            raise
+        except Exception as exc:
+            await self._after_failure(ctx._job, attempt, max_attempts, exc)
+            return
+        finally:
+            beat.cancel()
+        result = dict(result or {})
+        article_id = result.pop("article_id", None)
+        try:
+            await self.append_to_job(ctx._job, lambda j: j.complete(result, article_id))
+        except JobCancelledError:
+            await self._set_queue_state(job_id, attempt, _FINAL, "cancelled")
+            return
+        await self._set_queue_state(job_id, attempt, _FINAL, "completed")
+        self.completed += 1
+        log.info("worker: job %s completed in %.2fs", job_id, time.monotonic() - started)
+
+    async def _after_failure(self, job: Job, attempt: int, max_attempts: int, exc: Exception) -> None:
+        message = _readable(exc)
+        if isinstance(exc, PermanentJobError) or attempt >= max_attempts:
+            await self._finish_failed(job, attempt, message)
+            return
+        retry_at = datetime.now(UTC) + timedelta(seconds=self.settings.job_retry_backoff_s * 2 ** (attempt - 1))
+        try:
+            await self.append_to_job(job, lambda j: j.fail_attempt(message, retry_at))
+        except JobCancelledError:
+            await self._set_queue_state(job.id, attempt, _FINAL, "cancelled")
+            return
+        await self._set_queue_state(job.id, attempt, _RETRY, retry_at, message)
+        log.info("worker: job %s attempt %d/%d failed (%s); retry at %s", job.id, attempt, max_attempts, message,
+                 retry_at.isoformat())
+
+    async def _finish_failed(self, job: Job, attempt: int, message: str) -> None:
+        try:
+            await self.append_to_job(job, lambda j: j.fail(message))
+            state = "failed"
+        except JobCancelledError:
+            state = "cancelled"
+        await self._set_queue_state(job.id, attempt, _FINAL, state)
+        self.failed += 1
+        log.info("worker: job %s failed after %d attempt(s): %s", job.id, attempt, message)
+
+    async def _heartbeat(self, job_id: uuid.UUID, attempt: int, work: asyncio.Task) -> None:
+        interval = self.settings.worker_lease_s / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                async with self.pool.acquire() as conn:
+                    renewed = await conn.fetchval(
+                        "UPDATE job_queue SET lease_expires_at = now() + make_interval(secs => $4) "
+                        "WHERE job_id = $1 AND lease_owner = $2 AND attempts = $3 AND state = 'running' "
+                        "RETURNING 1", job_id, self.worker_id, attempt, self.settings.worker_lease_s)
+            except Exception as exc:
+                if is_transient(exc):
+                    continue  # the lease may still hold; try again at the next beat
+                raise
+            if not renewed:
+                work.cancel()
+                raise LeaseLost(str(job_id))
+
+
+# Queue updates by the lease holder of this attempt only: a worker that lost its lease cannot
+# disturb the one that took over.
+_GUARD = "WHERE job_id = $1 AND lease_owner = $2 AND attempts = $3"
+_FINAL = f"UPDATE job_queue SET state = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = now() {_GUARD}"
+_RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $4, last_error = $5, lease_owner = NULL, "
+          f"lease_expires_at = NULL, updated_at = now() {_GUARD}")
+
+
+def _readable(exc: Exception) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except TimeoutError:
+        pass
