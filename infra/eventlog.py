@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 from aiokafka.partitioner import DefaultPartitioner
@@ -72,3 +72,9 @@ def partition_for(key: bytes, partitions: int) -> int:
 
 def key_of(workspace_id) -> bytes:
     return str(workspace_id).encode() if workspace_id else b"-"
+
+
+async def topic_partitions(consumer: AIOKafkaConsumer, topic: str) -> list[TopicPartition]:
+    """The topic's partitions, fetching metadata first (a consumer without subscription has none)."""
+    await consumer.topics()
+    return [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]

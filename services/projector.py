@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 
 import asyncpg
 import orjson
-from aiokafka import ConsumerRebalanceListener, TopicPartition
+from aiokafka import ConsumerRebalanceListener
 from aiokafka.structs import ConsumerRecord
 
 from infra.codec import EventRegistry, StoredEvent, UnknownEventType
 from infra.db import connect, create_pool
-from infra.eventlog import make_consumer
+from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
 from projections.base import Projection, Statement
@@ -326,8 +326,7 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
                 await conn.execute(stmt)
             await conn.execute("DELETE FROM projection_offsets WHERE projection = $1", name)
         await consumer.start()
-        partitions = consumer.partitions_for_topic(settings.events_topic) or set()
-        tps = [TopicPartition(settings.events_topic, p) for p in sorted(partitions)]
+        tps = await topic_partitions(consumer, settings.events_topic)
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         end = await consumer.end_offsets(tps)
@@ -382,8 +381,7 @@ async def list_projections(settings: Settings) -> list[dict]:
     try:
         await ensure_state_rows(conn, list(ALL))
         await consumer.start()
-        partitions = consumer.partitions_for_topic(settings.events_topic) or set()
-        tps = [TopicPartition(settings.events_topic, p) for p in sorted(partitions)]
+        tps = await topic_partitions(consumer, settings.events_topic)
         end = await consumer.end_offsets(tps) if tps else {}
         out = []
         for name in ALL:

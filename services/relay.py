@@ -32,9 +32,10 @@ _FETCH = (
 def encode(row: asyncpg.Record) -> bytes:
     """The Kafka value: the stored envelope, with data and meta spliced in as they are stored."""
     return orjson.dumps({
-        "position": row["position"], "stream_id": row["stream_id"], "stream_type": row["stream_type"],
-        "version": row["version"], "workspace_id": row["workspace_id"], "type": row["type"],
-        "schema": row["schema"], "data": orjson.Fragment(row["data"]), "meta": orjson.Fragment(row["meta"]),
+        "position": row["position"], "stream_id": str(row["stream_id"]), "stream_type": row["stream_type"],
+        "version": row["version"], "workspace_id": str(ws) if (ws := row["workspace_id"]) else None,
+        "type": row["type"], "schema": row["schema"],
+        "data": orjson.Fragment(row["data"]), "meta": orjson.Fragment(row["meta"]),
         "recorded_at": row["recorded_at"],
     })
 

@@ -13,7 +13,7 @@ from typing import TextIO
 from aiokafka import TopicPartition
 
 from infra.codec import StoredEvent
-from infra.eventlog import make_consumer
+from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from services.projector import position_of
 
@@ -24,8 +24,7 @@ async def tail(settings: Settings, out: TextIO, *, from_position: int = 1, types
     await consumer.start()
     printed = 0
     try:
-        partitions = sorted(consumer.partitions_for_topic(settings.events_topic) or ())
-        tps = [TopicPartition(settings.events_topic, p) for p in partitions]
+        tps = await topic_partitions(consumer, settings.events_topic)
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         end = await consumer.end_offsets(tps)

@@ -1,0 +1,59 @@
+"""Waiting on positions, never on sleep: helpers shared by the integration and e2e tests."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import asyncpg
+
+from infra.eventlog import make_consumer, topic_partitions
+from infra.settings import Settings
+
+
+async def end_offsets(settings: Settings) -> dict[int, int]:
+    consumer = make_consumer(settings, group_id=None)
+    await consumer.start()
+    try:
+        tps = await topic_partitions(consumer, settings.events_topic)
+        return {tp.partition: off for tp, off in (await consumer.end_offsets(tps)).items()}
+    finally:
+        await consumer.stop()
+
+
+async def wait_relayed(pool: asyncpg.Pool, timeout: float = 60) -> int:
+    """Until the relay checkpoint equals the head of the events table; returns the head."""
+    deadline = time.monotonic() + timeout
+    while True:
+        async with pool.acquire() as conn:
+            head = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
+            cp = await conn.fetchval("SELECT coalesce(max(position), 0) FROM relay_checkpoint")
+        if cp >= head:
+            return head
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"relay at {cp}, head at {head}")
+        await asyncio.sleep(0.05)
+
+
+async def wait_projected(settings: Settings, pool: asyncpg.Pool, names: list[str], timeout: float = 60) -> None:
+    """Until every named projection has consumed each partition to its end offset (after the relay)."""
+    await wait_relayed(pool, timeout)
+    ends = await end_offsets(settings)
+    deadline = time.monotonic() + timeout
+    while True:
+        async with pool.acquire() as conn:
+            rows = await conn.fetch("SELECT projection, partition, next_offset FROM projection_offsets "
+                                    "WHERE projection = ANY($1)", names)
+        got = {(r["projection"], r["partition"]): r["next_offset"] for r in rows}
+        behind = [(n, p) for n in names for p, end in ends.items() if end > 0 and got.get((n, p), 0) < end]
+        if not behind:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"projections behind on {behind[:5]}")
+        await asyncio.sleep(0.05)
+
+
+async def snapshot(pool: asyncpg.Pool, table: str, order_by: str, exclude: tuple[str, ...] = ()) -> list[dict]:
+    async with pool.acquire() as conn:
+        rows = await conn.fetch(f"SELECT * FROM {table} ORDER BY {order_by}")
+    return [{k: v for k, v in dict(r).items() if k not in exclude} for r in rows]

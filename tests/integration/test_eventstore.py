@@ -1,0 +1,108 @@
+"""The event store on a real PostgreSQL: optimistic concurrency, gap-free positions, loading."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from domain.jobs import Job
+from infra.codec import NewEvent
+from infra.eventstore import ConcurrencyError, EventStore
+
+
+def _job_events(store: EventStore, ws: uuid.UUID) -> tuple[Job, list[NewEvent]]:
+    job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="test")
+    return job, store.registry.to_new_events(job.collect_events(), workspace_id=ws)
+
+
+async def test_fifty_concurrent_appends_at_one_version_exactly_one_wins(store: EventStore, pool):
+    ws = uuid.uuid4()
+    job, events = _job_events(store, ws)
+    await store.append(events)
+    loaded = [await store.load_aggregate(job.id) for _ in range(50)]  # all at version 1
+
+    async def attempt(i: int, agg: Job) -> bool:
+        agg.start(1, f"worker-{i}")
+        try:
+            await store.append(store.registry.to_new_events(agg.collect_events(), workspace_id=ws))
+            return True
+        except ConcurrencyError:
+            return False
+
+    results = await asyncio.gather(*(attempt(i, a) for i, a in enumerate(loaded)))
+    assert results.count(True) == 1
+    assert results.count(False) == 49
+    async with pool.acquire() as conn:
+        positions = [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
+        versions = [r["version"] for r in await conn.fetch(
+            "SELECT version FROM events WHERE stream_id = $1 ORDER BY version", job.id)]
+    assert positions == list(range(1, len(positions) + 1)) == [1, 2]
+    assert versions == [1, 2]
+
+
+async def test_positions_are_gap_free_under_concurrent_appends_to_many_streams(store: EventStore, pool):
+    ws = uuid.uuid4()
+
+    async def writer() -> list[int]:
+        out = []
+        for _ in range(20):
+            _, events = _job_events(store, ws)
+            out.append(await store.append(events))
+        return out
+
+    returned = [p for ps in await asyncio.gather(*(writer() for _ in range(10))) for p in ps]
+    async with pool.acquire() as conn:
+        positions = [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
+    assert positions == list(range(1, 201))
+    assert sorted(returned) == positions
+
+
+async def test_an_append_expecting_a_future_version_is_refused(store: EventStore):
+    ws = uuid.uuid4()
+    job, events = _job_events(store, ws)
+    await store.append(events)
+    job.start(1, "w")
+    (started,) = store.registry.to_new_events(job.collect_events(), workspace_id=ws)
+    skipped = NewEvent(started.stream_id, started.stream_type, 5, ws, started.type, started.schema, started.data)
+    with pytest.raises(ConcurrencyError):
+        await store.append([skipped])
+
+
+async def test_a_conflict_writes_nothing_not_even_the_side_effects(store: EventStore, pool):
+    ws = uuid.uuid4()
+    job, events = _job_events(store, ws)
+    await store.append(events)
+    stale_a = await store.load_aggregate(job.id)
+    stale_b = await store.load_aggregate(job.id)
+    stale_a.start(1, "a")
+    await store.append(store.registry.to_new_events(stale_a.collect_events(), workspace_id=ws))
+
+    async def side(conn):
+        await conn.execute("CREATE TABLE IF NOT EXISTS side_marks (id int)")
+        await conn.execute("INSERT INTO side_marks VALUES (1)")
+
+    stale_b.start(1, "b")
+    with pytest.raises(ConcurrencyError):
+        await store.append(store.registry.to_new_events(stale_b.collect_events(), workspace_id=ws), before=[side])
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT to_regclass('side_marks')") is None
+        assert await conn.fetchval("SELECT count(*) FROM events") == 2
+
+
+async def test_load_rebuilds_the_aggregate_with_its_state(store: EventStore):
+    ws = uuid.uuid4()
+    job, events = _job_events(store, ws)
+    await store.append(events)
+    job.start(1, "w")
+    job.report_progress(40, "transcribing")
+    job.complete({"words": 12}, article_id=7)
+    await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=ws, meta={"request_id": "r1"}))
+    loaded = await store.load_aggregate(job.id)
+    assert (loaded.status, loaded.progress, loaded.article_id, loaded.version) == ("completed", 100, 7, 4)
+    assert loaded.workspace_id == ws
+    stored = await store.load(job.id)
+    assert [e.type for e in stored] == ["JobQueued", "JobStarted", "JobProgressed", "JobCompleted"]
+    assert stored[-1].meta == {"request_id": "r1"}
+    assert await store.load_aggregate(uuid.uuid4()) is None
