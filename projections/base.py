@@ -25,6 +25,9 @@ class Projection:
     ddl: list[str]
     tables: list[str]
     handlers: dict[str, Handler] = field(default_factory=dict)
+    # "events": domain events (StoredEvent, handlers keyed by event type, deduplicated by position).
+    # "telemetry": API call records (dicts, handlers keyed by their "kind", deduplicated by offset).
+    source: str = "events"
 
     def handles(self, *event_types: str) -> Callable[[Handler], Handler]:
         def register(fn: Handler) -> Handler:
@@ -34,8 +37,9 @@ class Projection:
 
         return register
 
-    def apply(self, event: StoredEvent) -> list[Statement]:
-        handler = self.handlers.get(event.type)
+    def apply(self, event: StoredEvent | dict) -> list[Statement]:
+        kind = event.type if isinstance(event, StoredEvent) else event.get("kind", "")
+        handler = self.handlers.get(kind)
         return handler(event) if handler else []
 
     @property

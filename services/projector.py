@@ -73,6 +73,19 @@ def decode(registry: EventRegistry, value: bytes) -> StoredEvent:
                        registry.current_schema(ev.type), data, ev.meta, ev.recorded_at)
 
 
+def topic_of(settings: Settings, projection: Projection) -> str:
+    return settings.telemetry_topic if projection.source == "telemetry" else settings.events_topic
+
+
+def message_position(projection: Projection, msg: ConsumerRecord) -> int:
+    """Events carry their global position; telemetry records are ordered by offset alone."""
+    return msg.offset + 1 if projection.source == "telemetry" else position_of(msg)
+
+
+def message_payload(projection: Projection, registry: EventRegistry, msg: ConsumerRecord) -> StoredEvent | dict:
+    return orjson.loads(msg.value) if projection.source == "telemetry" else decode(registry, msg.value)
+
+
 def position_of(msg: ConsumerRecord) -> int:
     for key, value in msg.headers:
         if key == "position":
@@ -116,11 +129,11 @@ async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, project
             if msg.offset < next_offset:
                 continue  # applied already, by this runner before a restart or by another owner
             last_offset = msg.offset
-            position = position_of(msg)
+            position = message_position(projection, msg)
             if position <= max_position:
                 duplicates += 1  # the relay sent it again after a crash
                 continue
-            statements.extend(projection.apply(decode(registry, msg.value)))
+            statements.extend(projection.apply(message_payload(projection, registry, msg)))
             max_position = position
             applied += 1
         if last_offset is None:
@@ -142,15 +155,15 @@ async def find_failing_event(conn: asyncpg.Connection, registry: EventRegistry, 
     for msg in msgs:
         try:
             async with conn.transaction():
-                await execute_statements(conn, projection.apply(decode(registry, msg.value)))
+                await execute_statements(conn, projection.apply(message_payload(projection, registry, msg)))
                 raise _Rollback
         except _Rollback:
             continue
         except Exception as exc:
             if is_transient(exc):
                 raise
-            return position_of(msg), f"{type(exc).__name__}: {exc}"
-    return position_of(msgs[0]), "the batch failed but no single event did (conflict inside the batch)"
+            return message_position(projection, msg), f"{type(exc).__name__}: {exc}"
+    return message_position(projection, msgs[0]), "the batch failed but no single event did (conflict inside the batch)"
 
 
 class _Rollback(Exception):
@@ -219,7 +232,7 @@ class ProjectionRunner:
                 await runner._seek_to_stored(consumer, assigned)
 
         consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name)
-        consumer.subscribe([self.settings.events_topic], listener=SeekToStored())
+        consumer.subscribe([topic_of(self.settings, self.projection)], listener=SeekToStored())
         await consumer.start()
         try:
             self.status = "live"
@@ -326,7 +339,7 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
                 await conn.execute(stmt)
             await conn.execute("DELETE FROM projection_offsets WHERE projection = $1", name)
         await consumer.start()
-        tps = await topic_partitions(consumer, settings.events_topic)
+        tps = await topic_partitions(consumer, topic_of(settings, projection))
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         end = await consumer.end_offsets(tps)
@@ -381,10 +394,14 @@ async def list_projections(settings: Settings) -> list[dict]:
     try:
         await ensure_state_rows(conn, list(ALL))
         await consumer.start()
-        tps = await topic_partitions(consumer, settings.events_topic)
-        end = await consumer.end_offsets(tps) if tps else {}
+        ends = {}
+        for source in {p.source for p in ALL.values()}:
+            topic = settings.telemetry_topic if source == "telemetry" else settings.events_topic
+            tps = await topic_partitions(consumer, topic)
+            ends[source] = (tps, await consumer.end_offsets(tps) if tps else {})
         out = []
-        for name in ALL:
+        for name, projection in ALL.items():
+            tps, end = ends[projection.source]
             state = await conn.fetchrow("SELECT status, error, error_position FROM projection_state "
                                         "WHERE projection = $1", name)
             rows = await conn.fetch("SELECT partition, next_offset, max_position FROM projection_offsets "
