@@ -276,7 +276,9 @@ def kafka_up(settings: Settings) -> float:
     java = ["java", "-cp", f"{libs}/*", f"-Dlog4j2.configurationFile={LOG4J}"]
     if not (kdir / "data" / "meta.properties").exists():
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        _run([*java, "kafka.tools.StorageTool", "format", "--standalone", "-t", cluster_id, "-c", str(props)])
+        # --cluster-id=... form: a random id may start with "-", which argparse takes for an option.
+        _run([*java, "kafka.tools.StorageTool", "format", "--standalone", f"--cluster-id={cluster_id}",
+              "-c", str(props)])
     if _kafka_pid(settings) is None:
         log = settings.instance_dir / "logs" / "kafka.log"
         heap = settings.stack_kafka_heap_mb

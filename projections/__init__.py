@@ -1,9 +1,13 @@
 """Read models, one module each. ``ALL`` is what the projector runs."""
 
-from projections import jobs, medias, scheduler
+from projections import api_keys, event_counts, jobs, medias, scheduler, usage, workspaces
 from projections.base import Projection
 
-ALL: dict[str, Projection] = {p.name: p for p in (jobs.projection, medias.projection, scheduler.projection)}
+ALL: dict[str, Projection] = {
+    p.name: p for p in (jobs.projection, medias.projection, scheduler.projection, event_counts.projection)
+}
+# The HTTP API's read models (issue 3).
+ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usage.projection)})
 
 
 def all_ddl() -> list[str]:

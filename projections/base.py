@@ -28,6 +28,8 @@ class Projection:
     # "events": domain events (StoredEvent, handlers keyed by event type, deduplicated by position).
     # "telemetry": API call records (dicts, handlers keyed by their "kind", deduplicated by offset).
     source: str = "events"
+    # Handler for every event without a handler of its own (a catch-all read model).
+    default: Handler | None = None
 
     def handles(self, *event_types: str) -> Callable[[Handler], Handler]:
         def register(fn: Handler) -> Handler:
@@ -39,7 +41,7 @@ class Projection:
 
     def apply(self, event: StoredEvent | dict) -> list[Statement]:
         kind = event.type if isinstance(event, StoredEvent) else event.get("kind", "")
-        handler = self.handlers.get(kind)
+        handler = self.handlers.get(kind, self.default)
         return handler(event) if handler else []
 
     @property

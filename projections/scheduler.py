@@ -41,8 +41,8 @@ projection = Projection(
 def _queued(ev) -> list[Statement]:
     d = ev.data
     return [("""INSERT INTO job_queue (job_id, workspace_id, environment, job_type, params, state, max_attempts,
-                                       next_attempt_at, queued_at)
-                VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7) ON CONFLICT (job_id) DO NOTHING""",
+                                       next_attempt_at, queued_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7, $7) ON CONFLICT (job_id) DO NOTHING""",
              (ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d["params"], d["max_attempts"],
               ev.recorded_at))]
 

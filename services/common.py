@@ -31,7 +31,8 @@ _TRANSIENT_SQLSTATE_CLASSES = ("08", "57", "53")  # connection, operator interve
 def is_transient(exc: BaseException) -> bool:
     """An outage of PostgreSQL or Kafka (retry forever), as opposed to a failing event or bug."""
     if isinstance(exc, (OSError, ConnectionError, TimeoutError, asyncpg.InterfaceError,
-                        asyncpg.PostgresConnectionError)):
+                        asyncpg.PostgresConnectionError, asyncpg.InternalClientError)):
+        # InternalClientError: asyncpg's protocol state after a connection dropped mid-operation.
         return True
     if isinstance(exc, asyncpg.PostgresError):
         return (exc.sqlstate or "")[:2] in _TRANSIENT_SQLSTATE_CLASSES
