@@ -143,10 +143,10 @@ class EventRegistry:
     def upcast(self, name: str, schema: int, data: dict[str, Any]) -> dict[str, Any]:
         current = self.current_schema(name)
         while schema < current:
-            try:
-                data = self._upcasters[(name, schema)](data)
-            except KeyError:
-                raise UnknownEventType(f"no upcaster for {name} schema {schema}") from None
+            upcaster = self._upcasters.get((name, schema))
+            if upcaster is None:
+                raise UnknownEventType(f"no upcaster for {name} schema {schema}")
+            data = upcaster(data)
             schema += 1
         return data
 
