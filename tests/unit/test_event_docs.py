@@ -1,0 +1,98 @@
+"""docs/events.md is generated: it must equal what the code renders, and cover every published event."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from domain.base import PUBLISHED
+from infra import eventdocs
+from infra.codec import ENVELOPE_FIELDS, ENVELOPE_SCHEMA, EventRegistry
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "events.md"
+
+
+@pytest.fixture(scope="module")
+def rendered() -> str:
+    return eventdocs.render()
+
+
+def sections(text: str) -> dict[str, str]:
+    """``### Name`` heading -> the section's text, up to the next heading."""
+    parts = re.split(r"^### (\w+)\n", text, flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def json_blocks(text: str) -> list[dict]:
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, flags=re.DOTALL)]
+
+
+def test_committed_catalogue_is_what_the_code_renders(rendered: str) -> None:
+    assert DOC.read_text(encoding="utf-8") == rendered, (
+        "docs/events.md is out of date: run `python -m infra.eventdocs --write`")
+
+
+def test_render_is_deterministic(rendered: str) -> None:
+    assert eventdocs.render() == rendered
+
+
+def test_intro_states_the_kafka_contract(rendered: str) -> None:
+    intro = rendered.split("## Events", 1)[0]
+    prose = " ".join(intro.split())
+
+    for phrase in ("`vaeo.events.v1`", "workspace id", "`type`", "`position`", "at least once",
+                   "deduplicates by `position` per partition", "upcast when read, never rewritten"):
+        assert phrase in prose, phrase
+    assert json_blocks(intro) == [ENVELOPE_SCHEMA]
+
+
+def test_every_published_event_has_a_section_with_its_schema(rendered: str) -> None:
+    registry = EventRegistry()
+    by_name = sections(rendered)
+
+    assert sorted(by_name) == sorted(PUBLISHED) == registry.names()
+    for name, (event_cls, schema_number, stream_type) in PUBLISHED.items():
+        section = by_name[name]
+        assert f"- stream type: `{stream_type}`\n" in section, name
+        assert f"- schema: {schema_number}\n" in section, name
+        assert re.search(r"^- purpose: \S", section, flags=re.MULTILINE), name
+        [schema] = json_blocks(section)
+        assert schema == registry.json_schema(name)
+        data_fields = {f.name for f in fields(event_cls)} - ENVELOPE_FIELDS
+        assert data_fields, name
+        assert set(schema["properties"]) == data_fields, name
+        assert set(schema["required"]) == data_fields, name
+
+
+def test_event_index_lists_every_event_in_order(rendered: str) -> None:
+    index = re.findall(r"^\| \[`(\w+)`\]\(#(\w+)\) \| `(\w+)` \| (\d+) \|$", rendered, flags=re.MULTILINE)
+
+    assert [row[0] for row in index] == sorted(PUBLISHED)
+    for name, anchor, stream_type, schema_number in index:
+        assert anchor == name.lower()
+        assert (stream_type, int(schema_number)) == (PUBLISHED[name][2], PUBLISHED[name][1])
+
+
+def test_schemas_are_printed_with_sorted_keys(rendered: str) -> None:
+    [block] = re.findall(r"^### JobQueued\n.*?```json\n(.*?)\n```", rendered, flags=re.MULTILINE | re.DOTALL)
+
+    assert block == json.dumps(json.loads(block), indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def test_main_prints_the_catalogue(rendered: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert eventdocs.main([]) == 0
+
+    assert capsys.readouterr().out == rendered
+
+
+def test_main_write_writes_the_catalogue(rendered: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "docs" / "events.md"
+    monkeypatch.setattr(eventdocs, "DOC_PATH", target)
+
+    assert eventdocs.main(["--write"]) == 0
+
+    assert target.read_text(encoding="utf-8") == rendered

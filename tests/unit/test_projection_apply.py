@@ -1,0 +1,242 @@
+"""Projections are pure: a stored event in, replay-safe SQL statements out."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from eventsourcing.domain import Aggregate
+
+from domain.base import PUBLISHED
+from domain.jobs import Job
+from domain.media import Media, media_stream_id
+from domain.workspaces import Workspace
+from infra.codec import EventRegistry, StoredEvent
+from projections import jobs, medias, scheduler
+
+WORKSPACE = uuid.UUID("55555555-5555-4555-8555-555555555555")
+T0 = datetime(2026, 4, 1, 8, 0, tzinfo=UTC)
+REGISTRY = EventRegistry()
+
+# Argument order of the jobs projection's UPDATE (see projections/jobs.py).
+UPDATE_ARGS = ("id", "version", "status", "progress", "step", "article_id", "set_error", "error", "attempts",
+               "result", "started_at", "finished_at", "updated_at")
+
+
+def stored(agg: Aggregate, first_position: int = 100) -> list[StoredEvent]:
+    """The aggregate's pending events as Kafka delivers them (through their JSON form)."""
+    new = REGISTRY.to_new_events(agg.collect_events(), workspace_id=WORKSPACE)
+    return [
+        StoredEvent.from_json(StoredEvent(
+            position=first_position + i, stream_id=e.stream_id, stream_type=e.stream_type, version=e.version,
+            workspace_id=e.workspace_id, type=e.type, schema=e.schema, data=e.data, meta=e.meta,
+            recorded_at=T0 + timedelta(minutes=e.version),
+        ).to_json())
+        for i, e in enumerate(new)
+    ]
+
+
+def job_events(*commands) -> tuple[Job, list[StoredEvent]]:
+    job = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="analysis", params={"video": 1},
+                    environment="sandbox", max_attempts=4, webhook_url="https://example.com/h")
+    for command in commands:
+        command(job)
+    return job, stored(job)
+
+
+def last_event(*commands) -> tuple[Job, StoredEvent]:
+    job, events = job_events(*commands)
+    return job, events[-1]
+
+
+def only_update(statements: list) -> dict:
+    [(sql, args)] = statements
+    assert sql.lstrip().startswith("UPDATE jobs")
+    return dict(zip(UPDATE_ARGS, args, strict=True))
+
+
+def start(j: Job) -> None:
+    j.start(1, "w1")
+
+
+# ---- jobs
+
+
+def test_jobs_queued_inserts_the_job() -> None:
+    job, ev = last_event()
+
+    [(sql, args)] = jobs.projection.apply(ev)
+
+    assert "INSERT INTO jobs" in sql and "ON CONFLICT (id) DO NOTHING" in sql
+    assert args == (job.id, WORKSPACE, "sandbox", "analysis", 4, {"video": 1}, "https://example.com/h",
+                    ev.recorded_at, 1)
+
+
+def test_jobs_started() -> None:
+    job, ev = last_event(start)
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["id"], row["version"]) == (job.id, 2)
+    assert (row["status"], row["step"], row["attempts"]) == ("running", "started", 1)
+    assert (row["started_at"], row["finished_at"], row["updated_at"]) == (ev.recorded_at, None, ev.recorded_at)
+    assert row["progress"] is None and row["set_error"] is False
+
+
+def test_jobs_progressed() -> None:
+    _, ev = last_event(start, lambda j: j.report_progress(35, "transcript"))
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["version"], row["progress"], row["step"]) == (3, 35, "transcript")
+    assert row["status"] is None  # unchanged
+    assert (row["started_at"], row["finished_at"]) == (None, None)
+
+
+def test_jobs_attempt_failed_records_the_error_and_returns_to_pending() -> None:
+    retry_at = T0 + timedelta(hours=1)
+    _, ev = last_event(lambda j: j.start(2, "w1"), lambda j: j.fail_attempt("ffprobe timed out", retry_at))
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["status"], row["step"]) == ("pending", "retrying after attempt 2 failed")
+    assert (row["set_error"], row["error"]) == (True, "ffprobe timed out")
+    assert row["finished_at"] is None
+
+
+def test_jobs_completed_sets_result_progress_and_clears_the_error() -> None:
+    _, ev = last_event(start, lambda j: j.complete({"chapters": 3}, article_id=21))
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["status"], row["progress"], row["step"]) == ("completed", 100, "completed")
+    assert (row["article_id"], row["result"]) == (21, {"chapters": 3})
+    assert (row["set_error"], row["error"]) == (True, None)
+    assert row["finished_at"] == ev.recorded_at
+
+
+def test_jobs_failed_records_the_message_and_finish_time() -> None:
+    _, ev = last_event(start, lambda j: j.fail("no captions"))
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["status"], row["step"]) == ("failed", "failed")
+    assert (row["set_error"], row["error"]) == (True, "no captions")
+    assert row["finished_at"] == ev.recorded_at
+
+
+def test_jobs_cancelled_keeps_the_error_and_records_the_finish_time() -> None:
+    _, ev = last_event(lambda j: j.cancel("user"))
+
+    row = only_update(jobs.projection.apply(ev))
+
+    assert (row["status"], row["step"], row["version"]) == ("cancelled", "cancelled", 2)
+    assert row["set_error"] is False
+    assert row["finished_at"] == ev.recorded_at
+
+
+def test_jobs_read_model_follows_every_job_event() -> None:
+    job_event_names = {name for name, (_, _, stream) in PUBLISHED.items() if stream == "Job"}
+
+    assert job_event_names <= set(jobs.projection.handlers)
+
+
+def test_jobs_changes_are_guarded_by_the_stream_version() -> None:
+    """Replaying an event (or an older one after a newer) must be a no-op."""
+    _, events = job_events(start, lambda j: j.report_progress(10, "a"), lambda j: j.complete({}))
+
+    for ev in events[1:]:
+        [(sql, args)] = jobs.projection.apply(ev)
+        assert "WHERE id = $1 AND version < $2" in sql
+        assert args[:2] == (ev.stream_id, ev.version)
+
+
+# ---- medias
+
+
+def test_medias_created_inserts_the_media() -> None:
+    media = Media.create(media_id=31, workspace_id=WORKSPACE, environment="production", name="Talks",
+                         description="d", category=None, language="en")
+    [ev] = stored(media)
+
+    [(sql, args)] = medias.projection.apply(ev)
+
+    assert "INSERT INTO medias" in sql and "ON CONFLICT (id) DO NOTHING" in sql
+    assert args == (31, media_stream_id(31), WORKSPACE, "production", "Talks", "d", None, "en", ev.recorded_at, 1)
+
+
+# ---- scheduler
+
+
+def test_scheduler_queued_creates_a_claimable_row() -> None:
+    job, ev = last_event()
+
+    [(sql, args)] = scheduler.projection.apply(ev)
+
+    assert "INSERT INTO job_queue" in sql and "'queued'" in sql and "ON CONFLICT (job_id) DO NOTHING" in sql
+    assert args == (job.id, WORKSPACE, "sandbox", "analysis", {"video": 1}, 4, ev.recorded_at)
+
+
+def test_scheduler_started_raises_attempts_monotonically() -> None:
+    job, ev = last_event(lambda j: j.start(3, "w1"))
+
+    [(sql, args)] = scheduler.projection.apply(ev)
+
+    assert "greatest(attempts, $2)" in sql
+    assert args == (job.id, 3)
+
+
+@pytest.mark.parametrize(("finish", "state"), [
+    (lambda j: (j.start(1, "w"), j.complete({})), "completed"),
+    (lambda j: (j.start(1, "w"), j.fail("x")), "failed"),
+    (lambda j: j.cancel(), "cancelled"),
+])
+def test_scheduler_final_events_move_the_row_to_a_final_state(finish, state: str) -> None:
+    job, ev = last_event(finish)
+
+    [(sql, args)] = scheduler.projection.apply(ev)
+
+    assert f"state = '{state}'" in sql
+    assert "lease_owner = NULL" in sql
+    assert "state IN ('queued', 'running')" in sql  # a final state is absorbing
+    assert args == (job.id,)
+
+
+def test_scheduler_leaves_progress_and_retries_to_the_workers() -> None:
+    _, events = job_events(start, lambda j: j.report_progress(5, "a"),
+                           lambda j: j.fail_attempt("x", T0 + timedelta(minutes=5)))
+    progressed, attempt_failed = events[-2:]
+
+    assert (progressed.type, attempt_failed.type) == ("JobProgressed", "JobAttemptFailed")
+    assert scheduler.projection.apply(progressed) == []
+    assert scheduler.projection.apply(attempt_failed) == []
+
+
+# ---- events a projection does not handle
+
+
+def workspace_event() -> StoredEvent:
+    ws = Workspace.open(WORKSPACE, "Acme", "pro", 10, 60)
+    return stored(ws)[0]
+
+
+@pytest.mark.parametrize("projection", [jobs.projection, medias.projection, scheduler.projection],
+                         ids=lambda p: p.name)
+def test_unhandled_events_give_no_statements(projection) -> None:
+    media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")
+    _, job_stream = job_events(start)
+    candidates = [workspace_event(), *stored(media), *job_stream]
+    unhandled = [ev for ev in candidates if ev.type not in projection.handlers]
+
+    assert unhandled  # the test would prove nothing otherwise
+    for ev in unhandled:
+        assert projection.apply(ev) == []
+
+
+def test_unknown_event_types_give_no_statements() -> None:
+    ev = StoredEvent(position=1, stream_id=uuid.uuid4(), stream_type="Future", version=1, workspace_id=WORKSPACE,
+                     type="SomethingNew", schema=1, data={}, meta={}, recorded_at=T0)
+
+    for projection in (jobs.projection, medias.projection, scheduler.projection):
+        assert projection.apply(ev) == []
