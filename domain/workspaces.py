@@ -82,7 +82,9 @@ class Workspace(Aggregate):
     def refund(self, amount: int, reason: str, job_id: UUID | None = None) -> None:
         if amount <= 0:
             raise DomainError("a refund must be positive", field="amount")
-        self._refunded(amount=min(amount, self.credits_used), reason=reason, job_id=job_id)
+        refundable = min(amount, self.credits_used)
+        if refundable:
+            self._refunded(amount=refundable, reason=reason, job_id=job_id)
 
     @event(CreditsRefunded)
     def _refunded(self, amount: int, reason: str, job_id: UUID | None) -> None:

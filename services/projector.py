@@ -64,9 +64,11 @@ class RunnerStats:
 def decode(registry: EventRegistry, value: bytes) -> StoredEvent:
     ev = StoredEvent.from_json(value)
     try:
-        data = registry.upcast(ev.type, ev.schema, ev.data)
+        registry.current_schema(ev.type)
     except UnknownEventType:
         return ev  # a type this build does not know: no projection handles it, tracking still moves
+    # A known type whose old schema cannot be upcast raises: the failing-event policy applies.
+    data = registry.upcast(ev.type, ev.schema, ev.data)
     if data is ev.data:
         return ev
     return StoredEvent(ev.position, ev.stream_id, ev.stream_type, ev.version, ev.workspace_id, ev.type,
