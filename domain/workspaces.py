@@ -41,6 +41,7 @@ class Workspace(Aggregate):
 
     @event(Created)
     def __init__(self, workspace_id: UUID, name: str, plan: str, credits_total: int, rate_limit_per_min: int):
+        self.workspace_id = workspace_id
         self.name = name
         self.plan = plan
         self.credits_total = credits_total

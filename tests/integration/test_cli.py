@@ -1,0 +1,131 @@
+"""The `vaeo` command line against the real servers, run as a user runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import subprocess
+import sys
+
+import aiohttp
+import orjson
+
+from infra.crypto import key_digest
+from services.projector import run_projector
+from services.relay import Relay
+from tests.conftest import ROOT, env_for
+from tests.helpers import wait_projected, wait_relayed
+
+
+async def vaeo(settings, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", *args, env=env_for(settings), cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_workspace_create_prints_the_id_and_a_key_that_is_stored_only_as_a_digest(settings, pool):
+    code, out, err = await vaeo(settings, "workspace", "create", "--name", "Acme", "--plan", "pro",
+                                "--credits", "500", "--rate-limit", "120", "--json")
+    assert code == 0, err
+    created = json.loads(out)
+    assert created["key"].startswith("service_live_")
+    async with pool.acquire() as conn:
+        indexed = await conn.fetchrow("SELECT * FROM api_key_digests WHERE digest = $1", key_digest(created["key"]))
+        dump = await conn.fetchval("SELECT string_agg(data::text || meta::text, '') FROM events")
+        ws = await conn.fetchrow("SELECT data FROM events WHERE type = 'WorkspaceCreated'")
+    assert str(indexed["workspace_id"]) == created["workspace_id"]
+    assert created["key"] not in dump
+    assert ws["data"] == {"workspace_id": created["workspace_id"], "name": "Acme", "plan": "pro",
+                          "credits_total": 500, "rate_limit_per_min": 120}
+
+
+async def test_workspace_credits_top_up(settings, pool):
+    _, out, _ = await vaeo(settings, "workspace", "create", "--name", "T", "--json")
+    ws = json.loads(out)["workspace_id"]
+    code, out, err = await vaeo(settings, "workspace", "credits", ws, "--add", "250")
+    assert code == 0, err
+    async with pool.acquire() as conn:
+        added = await conn.fetchval("SELECT data FROM events WHERE type = 'CreditsAdded'")
+    assert added == {"amount": 250}
+
+
+async def test_events_tail_prints_the_log_from_kafka_in_position_order_with_filters(settings, pool, background):
+    for name in ("A", "B"):
+        assert (await vaeo(settings, "workspace", "create", "--name", name, "--json"))[0] == 0
+    background.start(Relay(settings).run)
+    head = await wait_relayed(pool)
+    code, out, err = await vaeo(settings, "events", "tail")
+    assert code == 0, err
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert [e["position"] for e in lines] == list(range(1, head + 1))
+    assert {e["type"] for e in lines} == {"WorkspaceCreated", "ApiKeyIssued"}
+    _, out, _ = await vaeo(settings, "events", "tail", "--type", "ApiKeyIssued", "--from", "3")
+    filtered = [orjson.loads(line) for line in out.splitlines()]
+    assert [e["position"] for e in filtered] == [4]
+    ws = lines[0]["workspace_id"]
+    _, out, _ = await vaeo(settings, "events", "tail", "--workspace", ws)
+    assert {orjson.loads(line)["workspace_id"] for line in out.splitlines()} == {ws}
+
+
+async def test_projections_list_and_rebuild(settings, pool, background):
+    assert (await vaeo(settings, "workspace", "create", "--name", "A", "--json"))[0] == 0
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_projector(settings, stop))
+    await wait_projected(settings, pool, ["event_counts", "jobs"])
+    code, out, err = await vaeo(settings, "projections", "list", "--json")
+    assert code == 0, err
+    listed = {p["name"]: p for p in json.loads(out)}
+    assert listed["event_counts"] == {"name": "event_counts", "status": "live", "position": 2, "lag": 0,
+                                      "error": None, "error_position": None}
+    code, out, err = await vaeo(settings, "projections", "rebuild", "event_counts")
+    assert code == 0, err
+    assert json.loads(out)["messages"] == 2
+    assert "ev/s" in err and "lag 0" in err  # the progress bar
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT sum(count) FROM event_counts") == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_vaeo_up_starts_every_process_and_stops_them_on_sigterm(settings):
+    port = _free_port()
+    env = env_for(settings)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", "up", "--port", str(port), env=env, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines: list[str] = []
+    try:
+        while True:
+            line = (await asyncio.wait_for(proc.stdout.readline(), 120)).decode()
+            assert line, "vaeo up exited early:\n" + "".join(lines)
+            lines.append(line)
+            if line.startswith("Ctrl-C"):
+                break
+        text = "".join(lines)
+        assert f"vaeo is up: http://127.0.0.1:{port}/v1" in text
+        assert "curl -s -H 'Authorization: Bearer service_live_" in text
+        assert all(name in text for name in ("api (pid", "relay (pid", "projector (pid", "worker (pid"))
+        async with aiohttp.ClientSession() as http:
+            for _ in range(100):
+                try:
+                    async with http.get(f"http://127.0.0.1:{port}/healthz") as resp:
+                        if resp.status == 200:
+                            break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("the API never answered")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest = (await asyncio.wait_for(proc.stdout.read(), 60)).decode()
+        code = await asyncio.wait_for(proc.wait(), 60)
+    assert code == 0
+    assert rest.strip().endswith("stopped")
