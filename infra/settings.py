@@ -75,6 +75,14 @@ class Settings(BaseSettings):
     # HTTP API bind address and port.
     api_host: str = "127.0.0.1"
     api_port: int = 8080
+    # HTTP API: largest request body accepted, bytes; a larger one is answered 413.
+    api_max_body_bytes: int = 1_048_576
+    # HTTP API: how often each API process checks that Kafka answers (writes get 503 when not), seconds.
+    api_kafka_check_interval_s: float = 2.0
+    # HTTP API: telemetry records buffered per process while Kafka is slow; beyond this they are dropped.
+    api_telemetry_buffer: int = 10_000
+    # HTTP API: connections of each API process's PostgreSQL pool.
+    api_pool_size: int = 20
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
 

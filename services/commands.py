@@ -144,3 +144,43 @@ async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: 
         return job, position
 
     return await with_retries(attempt)
+
+
+# ---- the HTTP API's commands: a key acts inside its workspace and its environment's data space
+
+
+async def _load_in(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, environment: str | None,
+                   what: str):
+    """Like ``_load``, and another environment's aggregate (sandbox vs production) is missing too."""
+    agg = await _load(store, stream_id, cls, workspace_id, what)
+    if environment is not None and agg.environment != environment:
+        raise NotFound(f"{what} not found", id=str(stream_id))
+    return agg
+
+
+async def revoke_key_in(store: EventStore, workspace_id: UUID, key_id: UUID, *, environment: str | None,
+                        meta: dict | None = None) -> tuple[ApiKey, int]:
+    """Revoke a key of the workspace; ``environment`` limits it to that environment's keys (None: any)."""
+
+    async def attempt() -> tuple[ApiKey, int]:
+        api_key = await _load_in(store, key_id, ApiKey, workspace_id, environment, "key")
+        api_key.revoke()
+        position = await store.append(store.registry.to_new_events(api_key.collect_events(),
+                                                                   workspace_id=workspace_id, meta=meta))
+        return api_key, position
+
+    return await with_retries(attempt)
+
+
+async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, environment: str,
+                        meta: dict | None = None) -> tuple[Job, int]:
+    """Cancel a pending or running job of this workspace and environment; finished: InvalidTransition."""
+
+    async def attempt() -> tuple[Job, int]:
+        job = await _load_in(store, job_id, Job, workspace_id, environment, "job")
+        job.cancel()
+        position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
+                                                                   meta=meta))
+        return job, position
+
+    return await with_retries(attempt)

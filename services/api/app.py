@@ -1,20 +1,192 @@
-"""The HTTP API (aiohttp). The foundation endpoints arrive with the API issue; the core serves
-health and readiness so that ``vaeo up`` has every process in place."""
+"""The HTTP API (aiohttp) under ``/v1``, built from the route table.
+
+A call goes through, in order:
+
+1. ``outer`` (every request): a request id, the error envelope for anything raised, the
+   ``X-Request-Id`` and rate-limit headers, and one telemetry record once the answer is known;
+2. ``guard`` (every ``/v1`` request but the public ones, unknown routes included): the key
+   (401), then the workspace's rate-limit window (429), in one PostgreSQL round trip each;
+3. the route's endpoint: scope (403), query and body validation (400, 413, 415), a 503 for a
+   command while Kafka is unreachable, then the resource module's handler.
+
+Resources live in ``cleanup_ctx`` under typed keys; nothing is wired at import time.
+"""
 
 from __future__ import annotations
 
-import asyncpg
+import asyncio
+import contextlib
+import logging
+import re
+import time
+import uuid
+
 import orjson
 from aiohttp import web
+from pydantic import BaseModel, ValidationError
 
+from infra.codec import EventRegistry
 from infra.db import create_pool
+from infra.eventstore import EventStore
 from infra.settings import Settings
+from services.api.auth import authenticate, bearer_token
+from services.api.base import (
+    KAFKA,
+    LIMITER,
+    POOL,
+    PRINCIPAL,
+    READ_YOUR_WRITES,
+    REQUEST_ID,
+    SETTINGS,
+    STORE,
+    WAITER,
+    Call,
+    Route,
+    json_body,
+)
+from services.api.errors import MAX_BODY, ApiError, to_api_error, too_large, unavailable, validation_error
+from services.api.kafka import KafkaLink
+from services.api.ratelimit import RateLimiter, Window
+from services.api.routes import ROUTES
+from services.api.waits import ProgressWaiter
 
-POOL = web.AppKey("pool", asyncpg.Pool)
+log = logging.getLogger("vaeo.api")
+
+PREFIX = "/v1"
+REGISTRY = web.AppKey("registry", EventRegistry)
+WINDOW = web.RequestKey("rate_window", Window)
+_REQUEST_ID_OK = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+_JSON_TYPES = ("application/json",)
 
 
 def json_response(payload: dict, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(payload), status=status, content_type="application/json")
+    return json_body(payload, status)
+
+
+def _route_of(request: web.Request) -> Route | None:
+    return getattr(request.match_info.handler, "vaeo_route", None)
+
+
+# ------------------------------------------------------------------------------- middlewares
+
+
+@web.middleware
+async def outer(request: web.Request, handler) -> web.StreamResponse:
+    incoming = request.headers.get("X-Request-Id", "")
+    request_id = incoming if _REQUEST_ID_OK.match(incoming) else uuid.uuid4().hex
+    request[REQUEST_ID] = request_id
+    started = time.perf_counter()
+    try:
+        response = await handler(request)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        err = to_api_error(exc, request, request_id)
+        response = json_body(err.envelope(), err.status, err.headers)
+    response.headers["X-Request-Id"] = request_id
+    window = request.get(WINDOW)
+    if window is not None:
+        response.headers.update(window.headers())
+    if READ_YOUR_WRITES in request:
+        response.headers["X-Read-Your-Writes"] = request[READ_YOUR_WRITES]
+    principal = request.get(PRINCIPAL)
+    if principal is not None:
+        route = request.match_info.route.resource
+        request.app[KAFKA].record(str(principal.workspace_id), {
+            "kind": "api_call", "workspace_id": str(principal.workspace_id), "environment": principal.environment,
+            "key_id": str(principal.key_id), "method": request.method,
+            "route": route.canonical if route is not None else "unmatched", "status": response.status,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3), "ts": int(time.time() * 1000),
+            "request_id": request_id,
+        })
+    return response
+
+
+@web.middleware
+async def guard(request: web.Request, handler) -> web.StreamResponse:
+    route = _route_of(request)
+    needs_key = (request.path == PREFIX or request.path.startswith(PREFIX + "/")) and (
+        route is None or route.scope is not None)
+    if needs_key:
+        token = bearer_token(request.headers.get("Authorization"))
+        async with request.app[POOL].acquire() as conn:
+            principal = await authenticate(conn, request.app[REGISTRY], token)
+            request[PRINCIPAL] = principal
+            window = await request.app[LIMITER].hit(conn, principal.workspace_id)
+        request[WINDOW] = window
+        if window.exceeded:
+            raise ApiError(429, "rate_limited",
+                           f"rate limit of {window.limit} requests per minute reached; retry in {window.reset_in} s",
+                           {"limit": window.limit, "retry_after_s": window.reset_in},
+                           headers={"Retry-After": str(window.reset_in)})
+    return await handler(request)
+
+
+# ------------------------------------------------------------------------------ the endpoints
+
+
+def _parse_query(route: Route, request: web.Request) -> BaseModel | None:
+    names = list(request.query.keys())
+    repeated = sorted({n for n in names if len(request.query.getall(n)) > 1})
+    if repeated:
+        raise ApiError(400, "validation_error", f"repeated query parameters: {', '.join(repeated)}",
+                       {"fields": [{"field": f"query.{n}", "rule": "repeated", "message": "given more than once"}
+                                   for n in repeated]})
+    if route.query is None:
+        if names:
+            raise ApiError(400, "validation_error", f"unknown query parameters: {', '.join(sorted(names))}",
+                           {"fields": [{"field": f"query.{n}", "rule": "extra_forbidden",
+                                        "message": "this operation takes no query parameter"} for n in sorted(names)]})
+        return None
+    try:
+        return route.query.model_validate(dict(request.query))
+    except ValidationError as exc:
+        raise validation_error(exc, "query") from None
+
+
+async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
+    if route.body is None:
+        return None
+    limit = request.app[MAX_BODY]
+    if request.content_length is not None and request.content_length > limit:
+        raise too_large(limit)
+    raw = await request.read()  # aiohttp refuses more than client_max_size (chunked bodies too): 413
+    if raw.strip():
+        ctype = request.content_type
+        if ctype not in _JSON_TYPES and not ctype.endswith("+json"):
+            raise ApiError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)",
+                           {"content_type": ctype})
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}", {}) from None
+    else:
+        data = {}
+    if not isinstance(data, dict):
+        raise ApiError(400, "validation_error", "the body must be a JSON object",
+                       {"fields": [{"field": "body", "rule": "object_type", "message": "must be an object"}]})
+    try:
+        return route.body.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, "body") from None
+
+
+def endpoint(route: Route):
+    async def handle(request: web.Request) -> web.StreamResponse:
+        principal = request.get(PRINCIPAL)
+        if route.scope is not None and (principal is None or not principal.has(route.scope)):
+            raise ApiError(403, "insufficient_scope", f"this operation needs the scope {route.scope}",
+                           {"required": route.scope, "granted": sorted(principal.scopes) if principal else []})
+        query = _parse_query(route, request)
+        body = await _parse_body(route, request)
+        if route.writes and not request.app[KAFKA].available:
+            raise unavailable("Kafka")
+        result = await route.handler(Call(request, principal, query, body))
+        return json_body(result, route.status)
+
+    handle.vaeo_route = route  # type: ignore[attr-defined]
+    handle.__name__ = route.operation_id
+    return handle
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -23,21 +195,64 @@ async def healthz(request: web.Request) -> web.Response:
             await conn.fetchval("SELECT 1")
     except Exception as exc:
         return json_response({"error": {"code": "unavailable", "message": str(exc), "details": {}}}, 503)
-    return json_response({"data": {"status": "ok"}})
+    return json_response({"data": {"status": "ok", "kafka": request.app[KAFKA].available}})
+
+
+# ------------------------------------------------------------------------------- the app
 
 
 def build_app(settings: Settings) -> web.Application:
-    app = web.Application()
+    app = web.Application(middlewares=[outer, guard], client_max_size=settings.api_max_body_bytes)
+    app[SETTINGS] = settings
+    app[MAX_BODY] = settings.api_max_body_bytes
+    app[REGISTRY] = EventRegistry()
+    app[LIMITER] = RateLimiter()
 
-    async def pool_ctx(app: web.Application):
-        app[POOL] = await create_pool(settings.resolved_database_url(), max_size=10)
+    async def database(app: web.Application):
+        # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
+        app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
+        app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append)
         yield
         await app[POOL].close()
 
-    app.cleanup_ctx.append(pool_ctx)
+    async def background(app: web.Application):
+        stop = asyncio.Event()
+        link = KafkaLink(settings)
+        await link.start(timeout_s=5.0)
+        app[KAFKA] = link
+        app[WAITER] = ProgressWaiter(settings.resolved_database_url(), app[POOL], link.partitions,
+                                     settings.read_your_writes_timeout_s)
+        tasks = [asyncio.create_task(link.run(stop)), asyncio.create_task(app[WAITER].run(stop)),
+                 asyncio.create_task(_forget_windows(app, stop))]
+        yield
+        stop.set()
+        done, pending = await asyncio.wait(tasks, timeout=10)
+        for task in pending:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    app.cleanup_ctx.append(database)
+    app.cleanup_ctx.append(background)
     app.router.add_get("/healthz", healthz)
+    for route in ROUTES:
+        app.router.add_route(route.method, PREFIX + route.path, endpoint(route))
     return app
 
 
+async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), 60)
+            return
+        except TimeoutError:
+            pass
+        try:
+            await RateLimiter.forget_old_windows(app[POOL])
+        except Exception as exc:
+            log.debug("old rate windows not forgotten: %s", exc)
+
+
 def serve(settings: Settings) -> None:
-    web.run_app(build_app(settings), host=settings.api_host, port=settings.api_port, print=None)
+    web.run_app(build_app(settings), host=settings.api_host, port=settings.api_port, print=None, access_log=None)

@@ -1,0 +1,121 @@
+"""What every resource module of the API shares: the route declaration, the call context, errors.
+
+A resource module declares its routes next to its handlers as a ``ROUTES`` list of ``Route``;
+``services/api/routes.py`` gathers them into the one table that the app, the OpenAPI document
+and the scope-matrix test read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import orjson
+from aiohttp import web
+from pydantic import BaseModel
+
+from infra.eventlog import key_of, partition_for
+from infra.eventstore import EventStore
+from infra.settings import Settings
+from services.api.auth import Principal
+from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported for the resource modules)
+from services.api.kafka import KafkaLink
+from services.api.ratelimit import RateLimiter
+from services.api.waits import ProgressWaiter
+
+SETTINGS = web.AppKey("settings", Settings)
+POOL = web.AppKey("pool", asyncpg.Pool)
+STORE = web.AppKey("store", EventStore)
+KAFKA = web.AppKey("kafka", KafkaLink)
+WAITER = web.AppKey("waiter", ProgressWaiter)
+LIMITER = web.AppKey("limiter", RateLimiter)
+REQUEST_ID = web.RequestKey("request_id", str)
+PRINCIPAL = web.RequestKey("principal", Principal)
+READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, UUID) or type(obj).__name__ == "UUID":  # asyncpg returns its own UUID type
+        return str(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def json_body(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(body=orjson.dumps(payload, default=_default), status=status, content_type="application/json",
+                        headers=headers)
+
+
+@dataclass
+class Call:
+    """One authorised call: the request, the caller, and the validated query and body."""
+
+    request: web.Request
+    principal: Principal
+    query: Any = None
+    body: Any = None
+
+    @property
+    def app(self) -> web.Application:
+        return self.request.app
+
+    @property
+    def workspace_id(self) -> UUID:
+        return self.principal.workspace_id
+
+    @property
+    def environment(self) -> str:
+        return self.principal.environment
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self.app[POOL]
+
+    @property
+    def store(self) -> EventStore:
+        return self.app[STORE]
+
+    def path(self, name: str) -> str:
+        return self.request.match_info[name]
+
+    def meta(self) -> dict[str, str]:
+        """What the events of this call carry in ``meta``: who, and which request to quote."""
+        return {"request_id": self.request[REQUEST_ID], "key_id": str(self.principal.key_id)}
+
+    async def read_your_writes(self, projection: str, position: int) -> bool:
+        """Wait (bounded) until ``projection`` has applied ``position`` on this workspace's partition."""
+        partition = partition_for(key_of(self.workspace_id), self.app[KAFKA].partitions)
+        reached = await self.app[WAITER].wait(projection, partition, position)
+        self.request[READ_YOUR_WRITES] = "applied" if reached else "timeout"
+        return reached
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation: where, who may call it, what it takes and what it answers.
+
+    ``scope`` None means a public route (no key). ``writes`` marks commands: they are refused with
+    503 while Kafka is unreachable, since what they write could not become readable.
+    """
+
+    method: str
+    path: str  # below /v1, e.g. "/jobs/{id}"
+    handler: Handler = field(compare=False)
+    scope: str | None
+    summary: str
+    tag: str
+    status: int = 200
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    writes: bool = False
+    errors: tuple[int, ...] = ()  # statuses this operation answers beyond the common ones
+
+    @property
+    def operation_id(self) -> str:
+        return self.handler.__name__.lstrip("_")

@@ -1,0 +1,110 @@
+"""Every non-2xx answer is ``{"error": {"code", "message", "details"}}``: this module maps to it.
+
+One function, ``to_api_error``, turns whatever a call raised into an ``ApiError``: our own
+errors, the domain error family (code and status declared on the class), aiohttp's HTTP
+exceptions (unknown route, method, body size), pydantic validation errors, an append conflict
+that survived its retries, outages of PostgreSQL or Kafka (503), and anything else (500, no
+traceback, the request id to quote).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import asyncpg
+from aiohttp import web
+from aiokafka.errors import KafkaError
+from pydantic import ValidationError
+
+from domain.base import DomainError
+from infra.eventstore import ConcurrencyError
+
+log = logging.getLogger("vaeo.api")
+
+MAX_BODY = web.AppKey("max_body_bytes", int)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details or {}
+        self.headers = headers or {}
+
+    def envelope(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+def not_found(what: str, ident: object) -> ApiError:
+    return ApiError(404, "not_found", f"{what} not found", {"id": str(ident)})
+
+
+def unavailable(what: str) -> ApiError:
+    return ApiError(503, "unavailable", f"{what} is unreachable; nothing was written, retry later",
+                    {"dependency": what})
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(413, "payload_too_large", f"the request body is larger than {limit} bytes",
+                    {"limit_bytes": limit})
+
+
+def validation_error(exc: ValidationError, where: str) -> ApiError:
+    """400 naming each field (dotted path inside ``where``: body or query) and the rule it broke."""
+    fields = []
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
+        loc = ".".join(str(p) for p in err["loc"])
+        fields.append({"field": f"{where}.{loc}" if loc else where, "rule": err["type"], "message": err["msg"]})
+    names = ", ".join(f["field"] for f in fields)
+    return ApiError(400, "validation_error", f"invalid request: {names}", {"fields": fields})
+
+
+def _http_status_error(exc: web.HTTPException, request: web.Request) -> ApiError:
+    if exc.status == 404:
+        return ApiError(404, "not_found", f"no route {request.path}", {"path": request.path})
+    if exc.status == 405:
+        allowed = sorted(getattr(exc, "allowed_methods", ()) or ())
+        return ApiError(405, "method_not_allowed", f"{request.method} is not allowed on {request.path}",
+                        {"method": request.method, "allowed": allowed},
+                        headers={"Allow": ", ".join(allowed)})
+    if exc.status == 413:
+        return too_large(request.app[MAX_BODY])
+    return ApiError(exc.status, exc.reason.lower().replace(" ", "_") or "http_error", exc.reason, {})
+
+
+def is_outage(exc: BaseException) -> str | None:
+    """The dependency an exception says is unreachable, or None."""
+    if isinstance(exc, (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
+                        TimeoutError)):
+        return "PostgreSQL"
+    if isinstance(exc, asyncpg.PostgresError) and (exc.sqlstate or "")[:2] in ("08", "57", "53"):
+        return "PostgreSQL"
+    if isinstance(exc, KafkaError):
+        return "Kafka"
+    return None
+
+
+def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> ApiError:
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, DomainError):
+        details = {k: v for k, v in exc.details.items()}
+        return ApiError(exc.status, exc.code, exc.message, details)
+    if isinstance(exc, ValidationError):
+        return validation_error(exc, "body")
+    if isinstance(exc, ConcurrencyError):
+        return ApiError(409, "conflict", "the resource kept changing under this request; retry it", {})
+    if isinstance(exc, web.HTTPException):
+        return _http_status_error(exc, request)
+    dependency = is_outage(exc)
+    if dependency:
+        log.warning("request %s: %s unreachable: %s: %s", request_id, dependency, type(exc).__name__, exc,
+                    extra={"request_id": request_id})
+        return unavailable(dependency)
+    log.error("request %s failed", request_id, exc_info=exc, extra={"request_id": request_id})
+    return ApiError(500, "internal_error", f"internal error; quote request id {request_id}",
+                    {"request_id": request_id})

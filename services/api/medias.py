@@ -1,0 +1,69 @@
+"""GET /medias and POST /medias: the caller's environment's medias (sandbox has its own)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from services import commands
+from services.api.base import Call, Route
+
+_LIST = """SELECT id, name, description, category, language, created_at FROM medias
+            WHERE workspace_id = $1 AND environment = $2 ORDER BY id"""
+
+
+class CreateMedia(BaseModel):
+    name: str = Field(min_length=1, max_length=500, pattern=r"\S")
+    description: str | None = Field(default=None, max_length=5000)
+    category: str | None = Field(default=None, max_length=200)
+    language: str = Field(default="fr", min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+class MediaItem(BaseModel):
+    id: int
+    name: str
+    description: str | None
+    category: str | None
+    language: str
+    createdAt: datetime
+
+
+class MediaList(BaseModel):
+    data: list[MediaItem]
+
+
+class CreatedMedia(BaseModel):
+    id: int
+    name: str
+
+
+class CreatedMediaResponse(BaseModel):
+    data: CreatedMedia
+
+
+async def list_medias(call: Call) -> dict:
+    async with call.pool.acquire() as conn:
+        rows = await conn.fetch(_LIST, call.workspace_id, call.environment)
+    return {"data": [
+        {"id": r["id"], "name": r["name"], "description": r["description"], "category": r["category"],
+         "language": r["language"], "createdAt": r["created_at"]}
+        for r in rows
+    ]}
+
+
+async def create_media(call: Call) -> dict:
+    body: CreateMedia = call.body
+    media, position = await commands.create_media(
+        call.store, call.workspace_id, environment=call.environment, name=body.name, description=body.description,
+        category=body.category, language=body.language, meta=call.meta())
+    await call.read_your_writes("medias", position)
+    return {"data": {"id": media.media_id, "name": media.name}}
+
+
+ROUTES = [
+    Route("GET", "/medias", list_medias, scope="articles:read", tag="Media", response=MediaList,
+          summary="The medias of the caller's environment, oldest first"),
+    Route("POST", "/medias", create_media, scope="articles:create", tag="Media", body=CreateMedia,
+          response=CreatedMediaResponse, writes=True, summary="Create a media (400 when name is missing)"),
+]

@@ -1,0 +1,128 @@
+"""GET /v1/openapi.json: the OpenAPI 3.1 document, generated from the route table and the models.
+
+Never written by hand: every operation of ``ROUTES`` appears with its scope as a security
+requirement (``bearerAuth: [scope]``), its query and body schemas from the pydantic models, its
+success schema, and the error envelope on every error status it can answer.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from services.api.base import Route
+from services.api.models import ErrorEnvelope
+
+SPEC_VERSION = "1.1.0"
+_PATH_PARAM = re.compile(r"{(\w+)}")
+
+_ERROR_MEANING = {
+    400: "Invalid request: `details.fields` names each field and the rule it broke",
+    401: "Missing key (`missing_key`) or invalid, unknown, expired or revoked key (`invalid_key`)",
+    403: "Insufficient scope (`insufficient_scope`, `details.required` names the scope)",
+    404: "Not found (another workspace's resource answers exactly like a missing one)",
+    409: "Conflict: the resource's state forbids it (`invalid_state`) or it kept changing (`conflict`)",
+    413: "Body over the limit (`payload_too_large`, `details.limit_bytes`)",
+    415: "Body that is not JSON (`unsupported_media_type`)",
+    429: "Rate limit of the workspace reached (`rate_limited`); see Retry-After",
+    500: "Internal error (`internal_error`): no traceback, `details.request_id` to quote",
+    503: "PostgreSQL or Kafka unreachable (`unavailable`); nothing was written",
+}
+
+_HEADERS = {
+    "X-Request-Id": {"description": "id of this request (quote it in support requests)",
+                     "schema": {"type": "string"}},
+    "X-RateLimit-Limit": {"description": "requests per minute allowed to the workspace",
+                          "schema": {"type": "integer"}},
+    "X-RateLimit-Remaining": {"description": "requests left in the current one-minute window",
+                              "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "seconds until the current window ends",
+                          "schema": {"type": "integer"}},
+}
+
+
+def _error_statuses(route: Route) -> list[int]:
+    statuses = {500, 503}
+    if route.scope is not None:
+        statuses |= {401, 403, 429}
+    if route.body is not None:
+        statuses |= {400, 413, 415}
+    if route.query is not None:
+        statuses.add(400)
+    statuses |= set(route.errors)
+    return sorted(statuses)
+
+
+def _header_refs(route: Route) -> dict[str, Any]:
+    names = ["X-Request-Id"] + (["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+                                if route.scope is not None else [])
+    return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
+
+
+def build_document(routes: list[Route]) -> dict[str, Any]:
+    models: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
+    for r in routes:
+        if r.body is not None:
+            models.append((r.body, "validation"))
+        if r.response is not None:
+            models.append((r.response, "serialization"))
+    refs, defs = models_json_schema(list(dict.fromkeys(models)), by_alias=True,
+                                    ref_template="#/components/schemas/{model}")
+    schemas = defs.get("$defs", {})
+    error_ref = refs[(ErrorEnvelope, "serialization")]
+
+    paths: dict[str, dict[str, Any]] = {}
+    for r in routes:
+        op: dict[str, Any] = {"operationId": r.operation_id, "summary": r.summary, "tags": [r.tag]}
+        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                  for name in _PATH_PARAM.findall(r.path)]
+        if r.query is not None:
+            qs = r.query.model_json_schema()
+            required = set(qs.get("required", []))
+            for name, prop in qs.get("properties", {}).items():
+                prop = {k: v for k, v in prop.items() if k not in ("title", "description")}
+                params.append({"name": name, "in": "query", "required": name in required, "schema": prop,
+                               "description": qs["properties"][name].get("description", "")})
+        if params:
+            op["parameters"] = params
+        if r.body is not None:
+            op["requestBody"] = {"required": True,
+                                 "content": {"application/json": {"schema": refs[(r.body, "validation")]}}}
+        ok: dict[str, Any] = {"description": "success", "headers": _header_refs(r)}
+        if r.response is not None:
+            ok["content"] = {"application/json": {"schema": refs[(r.response, "serialization")]}}
+        responses: dict[str, Any] = {str(r.status): ok}
+        for status in _error_statuses(r):
+            responses[str(status)] = {"description": _ERROR_MEANING.get(status, "error"),
+                                      "headers": _header_refs(r),
+                                      "content": {"application/json": {"schema": error_ref}}}
+        op["responses"] = responses
+        op["security"] = [{"bearerAuth": [r.scope]}] if r.scope is not None else []
+        paths.setdefault(r.path, {})[r.method.lower()] = op
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "vaeo: video AEO/GEO service", "version": SPEC_VERSION,
+                 "description": "Generated from the route table; see docs/api.md. Every non-2xx answer is "
+                                "the error envelope."},
+        "servers": [{"url": "/v1"}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "headers": _HEADERS,
+            "securitySchemes": {"bearerAuth": {
+                "type": "http", "scheme": "bearer",
+                "description": "service_live_... (production) or service_test_... (sandbox). The array of each "
+                               "operation's requirement names the scope it needs; `*` grants every scope."}},
+        },
+        "security": [{"bearerAuth": []}],
+    }
+
+
+@cache
+def document_for(routes: tuple[Route, ...]) -> dict[str, Any]:
+    return build_document(list(routes))

@@ -1,0 +1,26 @@
+"""The route table: every operation of the API, gathered from the resource modules.
+
+The app registers it, the OpenAPI document is generated from it and the scope-matrix test
+iterates it: one declaration per operation, next to its handler.
+"""
+
+from __future__ import annotations
+
+from services.api import jobs, keys, me, medias, usage
+from services.api.base import Call, Route
+from services.api.openapi import document_for
+
+
+async def get_openapi(call: Call) -> dict:
+    return document_for(tuple(ROUTES))
+
+
+ROUTES: list[Route] = [
+    *me.ROUTES,
+    *usage.ROUTES,
+    *keys.ROUTES,
+    *medias.ROUTES,
+    *jobs.ROUTES,
+    Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
+          summary="This document (OpenAPI 3.1), generated from the route table"),
+]

@@ -1,0 +1,115 @@
+"""Read-your-writes: wait until a projection has applied a position on one Kafka partition.
+
+The projector NOTIFYs ``vaeo_projection`` with ``name:partition:max_position`` after each batch
+it commits. One LISTEN connection per API process keeps the highest position seen per
+(projection, partition) and wakes the requests waiting for it. A notification can be missed (the
+LISTEN connection dropped, or the batch committed before the wait began), so a waiter also reads
+``projection_offsets`` when it starts and every ``POLL_S`` while it waits. The wait is bounded
+(``read_your_writes_timeout_s``): the write is durable either way, so on timeout the call answers
+anyway and says so in the ``X-Read-Your-Writes`` header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import defaultdict
+
+import asyncpg
+
+from infra.db import connect
+from services.common import backoff_delays
+from services.projector import PROGRESS_CHANNEL
+
+log = logging.getLogger("vaeo.api.waits")
+
+POLL_S = 0.25  # fallback re-read of projection_offsets while waiting (a lost NOTIFY costs at most this)
+_OFFSET = "SELECT max_position FROM projection_offsets WHERE projection = $1 AND partition = $2"
+
+
+class ProgressWaiter:
+    def __init__(self, dsn: str, pool: asyncpg.Pool, partitions: int, timeout_s: float) -> None:
+        self.dsn = dsn
+        self.pool = pool
+        self.partitions = partitions
+        self.timeout_s = timeout_s
+        self._reached: dict[tuple[str, int], int] = defaultdict(int)
+        self._waiting: dict[tuple[str, int], list[tuple[int, asyncio.Future]]] = defaultdict(list)
+
+    def _advance(self, key: tuple[str, int], position: int) -> None:
+        if position <= self._reached[key]:
+            return
+        self._reached[key] = position
+        waiting = self._waiting.get(key)
+        if not waiting:
+            return
+        still = []
+        for wanted, fut in waiting:
+            if wanted <= position:
+                if not fut.done():
+                    fut.set_result(True)
+            else:
+                still.append((wanted, fut))
+        self._waiting[key] = still
+
+    def _on_notify(self, _conn, _pid, _channel, payload: str) -> None:
+        try:
+            name, partition, position = payload.rsplit(":", 2)
+            self._advance((name, int(partition)), int(position))
+        except ValueError:
+            log.warning("unexpected progress notification %r", payload)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Keep one LISTEN connection open until ``stop``; reconnect with backoff."""
+        delays = backoff_delays()
+        while not stop.is_set():
+            conn = None
+            try:
+                conn = await connect(self.dsn)
+                await conn.add_listener(PROGRESS_CHANNEL, self._on_notify)
+                delays = backoff_delays()
+                while not stop.is_set() and not conn.is_closed():
+                    try:
+                        await asyncio.wait_for(stop.wait(), 5.0)
+                    except TimeoutError:
+                        await conn.fetchval("SELECT 1")  # notice a dead connection
+            except Exception as exc:  # an outage: waiters fall back to polling meanwhile
+                log.warning("progress listener: %s: %s", type(exc).__name__, exc)
+                try:
+                    await asyncio.wait_for(stop.wait(), next(delays))
+                except TimeoutError:
+                    pass
+            finally:
+                if conn is not None and not conn.is_closed():
+                    await conn.close()
+
+    async def _read_stored(self, key: tuple[str, int]) -> None:
+        async with self.pool.acquire() as conn:
+            stored = await conn.fetchval(_OFFSET, *key)
+        if stored:
+            self._advance(key, stored)
+
+    async def wait(self, projection: str, partition: int, position: int, timeout_s: float | None = None) -> bool:
+        """True once ``projection`` has applied ``position`` on ``partition``; False on timeout."""
+        key = (projection, partition)
+        if self._reached[key] >= position:
+            return True
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._waiting[key].append((position, fut))
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
+        try:
+            await self._read_stored(key)
+            while not fut.done():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                try:
+                    await asyncio.wait_for(asyncio.shield(fut), min(POLL_S, remaining))
+                except TimeoutError:
+                    await self._read_stored(key)
+            return True
+        finally:
+            if not fut.done():
+                fut.cancel()
+            self._waiting[key] = [(p, f) for p, f in self._waiting.get(key, []) if f is not fut]
