@@ -76,5 +76,6 @@ async def authenticate(conn: asyncpg.Connection, registry: EventRegistry, token:
     expires_at = issued.get("expires_at")
     if expires_at and datetime.fromisoformat(expires_at) <= (now or datetime.now(UTC)):
         raise invalid_key("the key has expired")
-    return Principal(key_id=rows[0]["key_id"], workspace_id=rows[0]["workspace_id"],
+    # asyncpg's own UUID type is not one orjson (the event codec) serialises: plain uuid.UUID.
+    return Principal(key_id=UUID(bytes=rows[0]["key_id"].bytes), workspace_id=UUID(bytes=rows[0]["workspace_id"].bytes),
                      scopes=frozenset(issued["scopes"]), environment=issued["environment"])
