@@ -74,23 +74,29 @@ class StoredEvent:
         }
 
     def to_json(self) -> bytes:
-        return orjson.dumps(self.envelope())
+        return orjson.dumps(self.envelope(), default=str)  # default: asyncpg's UUID subclass
 
     @classmethod
     def from_json(cls, raw: bytes) -> StoredEvent:
         d = orjson.loads(raw)
         return cls(
             position=d["position"],
-            stream_id=UUID(d["stream_id"]),
+            stream_id=_fast_uuid(d["stream_id"]),
             stream_type=d["stream_type"],
             version=d["version"],
-            workspace_id=UUID(d["workspace_id"]) if d.get("workspace_id") else None,
+            workspace_id=_fast_uuid(d["workspace_id"]) if d.get("workspace_id") else None,
             type=d["type"],
             schema=d["schema"],
             data=d["data"],
             meta=d.get("meta") or {},
             recorded_at=datetime.fromisoformat(d["recorded_at"]),
         )
+
+
+try:  # asyncpg's C implementation: a uuid.UUID subclass, ten times faster to parse (rebuilds)
+    from asyncpg.pgproto.pgproto import UUID as _fast_uuid
+except ImportError:  # pragma: no cover
+    _fast_uuid = UUID
 
 
 class UnknownEventType(LookupError):
@@ -122,6 +128,9 @@ class EventRegistry:
     def current_schema(self, name: str) -> int:
         return self._lookup(name)[1]
 
+    def knows(self, name: str) -> bool:
+        return name in self._by_name
+
     def stream_type_of(self, name: str) -> str:
         return self._lookup(name)[2]
 
@@ -142,6 +151,8 @@ class EventRegistry:
 
     def upcast(self, name: str, schema: int, data: dict[str, Any]) -> dict[str, Any]:
         current = self.current_schema(name)
+        if schema == current:
+            return data
         while schema < current:
             upcaster = self._upcasters.get((name, schema))
             if upcaster is None:

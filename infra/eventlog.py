@@ -53,8 +53,8 @@ def make_consumer(settings: Settings, *topics: str, group_id: str | None, **over
         group_id=group_id,
         enable_auto_commit=False,
         auto_offset_reset="earliest",
-        max_partition_fetch_bytes=4 * 1024 * 1024,
-        fetch_max_bytes=16 * 1024 * 1024,
+        max_partition_fetch_bytes=1024 * 1024,
+        fetch_max_bytes=8 * 1024 * 1024,
         isolation_level="read_uncommitted",
     )
     opts.update(overrides)

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
 
     # Projector: maximum records fetched per poll.
     projector_max_records: int = 2000
+    # Rebuild: events applied per transaction (bigger is faster, up to memory).
+    rebuild_batch_records: int = 10000
     # Projector: attempts of a failing batch before the projection stops and reports.
     projector_max_attempts: int = 5
     # Projector: first backoff between attempts of a failing batch, seconds (doubles).

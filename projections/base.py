@@ -30,6 +30,10 @@ class Projection:
     source: str = "events"
     # Handler for every event without a handler of its own (a catch-all read model).
     default: Handler | None = None
+    # How the runner may order a batch's statements (see services.projector.execution_plan):
+    # "strict": as produced; "per_stream": every statement of an event touches only rows owned by
+    # the event's stream, so streams may interleave; "commutative": any order gives the same state.
+    ordering: str = "strict"
 
     def handles(self, *event_types: str) -> Callable[[Handler], Handler]:
         def register(fn: Handler) -> Handler:
@@ -43,6 +47,9 @@ class Projection:
         kind = event.type if isinstance(event, StoredEvent) else event.get("kind", "")
         handler = self.handlers.get(kind, self.default)
         return handler(event) if handler else []
+
+    def handles_type(self, kind: str) -> bool:
+        return self.default is not None or kind in self.handlers
 
     @property
     def teardown(self) -> list[str]:

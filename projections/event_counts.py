@@ -26,6 +26,7 @@ projection = Projection(
         )""",
     ],
     tables=["event_counts"],
+    ordering="commutative",  # increments
 )
 
 _UPSERT = """INSERT INTO event_counts (workspace_id, type, count, last_position) VALUES ($1, $2, 1, $3)

@@ -31,6 +31,7 @@ projection = Projection(
         "CREATE INDEX IF NOT EXISTS jobs_by_workspace ON jobs (workspace_id, environment, created_at DESC, id)",
     ],
     tables=["jobs"],
+    ordering="per_stream",
 )
 
 # One UPDATE shape for every change, so that runs of changes go to the server as one executemany.

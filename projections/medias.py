@@ -22,6 +22,7 @@ projection = Projection(
         "CREATE INDEX IF NOT EXISTS medias_by_workspace ON medias (workspace_id, environment, id)",
     ],
     tables=["medias"],
+    ordering="per_stream",
 )
 
 

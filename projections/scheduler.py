@@ -34,6 +34,7 @@ projection = Projection(
              WHERE state IN ('queued', 'running')""",
     ],
     tables=["job_queue"],
+    ordering="per_stream",
 )
 
 

@@ -20,6 +20,8 @@ import asyncio
 import logging
 import sys
 import time
+from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -27,7 +29,7 @@ import orjson
 from aiokafka import ConsumerRebalanceListener
 from aiokafka.structs import ConsumerRecord
 
-from infra.codec import EventRegistry, StoredEvent, UnknownEventType
+from infra.codec import EventRegistry, StoredEvent
 from infra.db import connect, create_pool
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
@@ -63,9 +65,7 @@ class RunnerStats:
 
 def decode(registry: EventRegistry, value: bytes) -> StoredEvent:
     ev = StoredEvent.from_json(value)
-    try:
-        registry.current_schema(ev.type)
-    except UnknownEventType:
+    if not registry.knows(ev.type):
         return ev  # a type this build does not know: no projection handles it, tracking still moves
     # A known type whose old schema cannot be upcast raises: the failing-event policy applies.
     data = registry.upcast(ev.type, ev.schema, ev.data)
@@ -95,60 +95,146 @@ def position_of(msg: ConsumerRecord) -> int:
     return orjson.loads(msg.value)["position"]
 
 
+def type_of(msg: ConsumerRecord) -> str:
+    for key, value in msg.headers:
+        if key == "type":
+            return value.decode()
+    return ""
+
+
+def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str) -> list[tuple[str, list[tuple]]]:
+    """Order a batch's statements into (sql, [args, ...]) groups, each sent as one executemany.
+
+    ``strict`` keeps the produced order and only merges consecutive runs of the same SQL.
+    ``per_stream`` puts the k-th statement of each stream in layer k: within a layer every
+    statement touches another stream's rows, so a layer may be grouped by SQL freely while each
+    stream keeps its order. ``commutative`` groups the whole batch by SQL.
+    """
+    if ordering == "strict":
+        groups: list[tuple[str, list[tuple]]] = []
+        for _, (sql, args) in keyed:
+            if groups and groups[-1][0] == sql:
+                groups[-1][1].append(args)
+            else:
+                groups.append((sql, [args]))
+        return groups
+    if ordering == "commutative":
+        layers = [keyed]
+    elif ordering == "per_stream":
+        depth: dict[Hashable, int] = defaultdict(int)
+        layers = []
+        for key, statement in keyed:
+            d = depth[key]
+            depth[key] = d + 1
+            if d == len(layers):
+                layers.append([])
+            layers[d].append((key, statement))
+    else:
+        raise ValueError(f"unknown ordering {ordering!r}")
+    plan: list[tuple[str, list[tuple]]] = []
+    for layer in layers:
+        by_sql: dict[str, list[tuple]] = {}
+        for _, (sql, args) in layer:
+            by_sql.setdefault(sql, []).append(args)
+        plan.extend(by_sql.items())
+    return plan
+
+
+async def execute_plan(conn: asyncpg.Connection, plan: list[tuple[str, list[tuple]]]) -> None:
+    for sql, many in plan:
+        if len(many) == 1:
+            await conn.execute(sql, *many[0])
+        else:
+            await conn.executemany(sql, many)
+
+
 async def execute_statements(conn: asyncpg.Connection, statements: list[Statement]) -> None:
     """Run statements in order; consecutive runs of the same SQL go as one pipelined executemany."""
-    i, n = 0, len(statements)
-    while i < n:
-        sql = statements[i][0]
-        j = i + 1
-        while j < n and statements[j][0] == sql:
-            j += 1
-        if j - i == 1:
-            await conn.execute(sql, *statements[i][1])
-        else:
-            await conn.executemany(sql, [args for _, args in statements[i:j]])
-        i = j
+    await execute_plan(conn, execution_plan([(None, st) for st in statements], "strict"))
 
 
-async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection, partition: int,
-                      msgs: list[ConsumerRecord], *, expect_status: str = "live",
-                      generation: int | None = None) -> tuple[int, int, int]:
-    """Apply one partition's messages in one transaction; return (applied, duplicates, max position)."""
-    async with conn.transaction():
-        state = await conn.fetchrow(
-            "SELECT status, generation FROM projection_state WHERE projection = $1 FOR SHARE", projection.name)
-        if state is None or state["status"] != expect_status or (
-                generation is not None and state["generation"] != generation):
-            raise NotMyTurn(projection.name)
-        row = await conn.fetchrow(
-            "SELECT next_offset, max_position FROM projection_offsets WHERE projection = $1 AND partition = $2 "
-            "FOR UPDATE", projection.name, partition)
-        next_offset, max_position = (row["next_offset"], row["max_position"]) if row else (0, 0)
-        statements: list[Statement] = []
-        applied = duplicates = 0
+@dataclass
+class Prepared:
+    """A batch turned into SQL: the plan, the tracking rows to store, and its counts."""
+
+    plan: list[tuple[str, list[tuple]]]
+    tracking: list[tuple[str, int, int, int]]  # (projection, partition, next_offset, max_position)
+    applied: int
+    duplicates: int
+
+
+def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[int, list[ConsumerRecord]],
+            stored: dict[int, tuple[int, int]]) -> Prepared:
+    """Pure: decode, deduplicate against ``stored`` (partition -> (next_offset, max_position)), plan.
+
+    Messages below the stored offset were applied already (this runner before a restart, or
+    another owner of the partition); positions at or below the stored maximum are duplicates
+    the relay sent again after a crash. Both only advance tracking. ``stored`` is updated.
+    """
+    keyed: list[tuple[Hashable, Statement]] = []
+    tracking: list[tuple[str, int, int, int]] = []
+    applied = duplicates = 0
+    events = projection.source == "events"
+    for partition, msgs in batches.items():
+        next_offset, max_position = stored.get(partition, (0, 0))
         last_offset = None
         for msg in msgs:
             if msg.offset < next_offset:
-                continue  # applied already, by this runner before a restart or by another owner
+                continue
             last_offset = msg.offset
             position = message_position(projection, msg)
             if position <= max_position:
-                duplicates += 1  # the relay sent it again after a crash
+                duplicates += 1
                 continue
-            statements.extend(projection.apply(message_payload(projection, registry, msg)))
             max_position = position
             applied += 1
-        if last_offset is None:
-            return 0, 0, max_position
-        await execute_statements(conn, statements)
-        await conn.execute(
-            "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
-            "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
-            "SET next_offset = excluded.next_offset, max_position = excluded.max_position",
-            projection.name, partition, last_offset + 1, max_position)
-        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL,
-                           f"{projection.name}:{partition}:{max_position}")
-    return applied, duplicates, max_position
+            if events and not projection.handles_type(type_of(msg)):
+                continue  # not this read model's concern: tracking only, no decoding
+            payload = message_payload(projection, registry, msg)
+            key = payload.stream_id if events else None
+            keyed.extend((key, st) for st in projection.apply(payload))
+        if last_offset is not None:
+            tracking.append((projection.name, partition, last_offset + 1, max_position))
+            stored[partition] = (last_offset + 1, max_position)
+    return Prepared(execution_plan(keyed, projection.ordering), tracking, applied, duplicates)
+
+
+async def _check_turn(conn: asyncpg.Connection, projection: Projection, expect_status: str,
+                      generation: int | None) -> None:
+    state = await conn.fetchrow(
+        "SELECT status, generation FROM projection_state WHERE projection = $1 FOR SHARE", projection.name)
+    if state is None or state["status"] != expect_status or (
+            generation is not None and state["generation"] != generation):
+        raise NotMyTurn(projection.name)
+
+
+async def _commit_prepared(conn: asyncpg.Connection, prepared: Prepared) -> None:
+    await execute_plan(conn, prepared.plan)
+    await conn.executemany(
+        "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
+        "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
+        "SET next_offset = excluded.next_offset, max_position = excluded.max_position", prepared.tracking)
+    for name, partition, _, max_position in prepared.tracking:
+        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL, f"{name}:{partition}:{max_position}")
+
+
+async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
+                      batches: Mapping[int, list[ConsumerRecord]], *, expect_status: str = "live",
+                      generation: int | None = None) -> tuple[int, int]:
+    """Apply the messages of several partitions in one transaction; return (applied, duplicates).
+
+    The read-model change and every partition's new offset and highest position commit together.
+    """
+    async with conn.transaction():
+        await _check_turn(conn, projection, expect_status, generation)
+        rows = await conn.fetch(
+            "SELECT partition, next_offset, max_position FROM projection_offsets WHERE projection = $1 "
+            "AND partition = ANY($2::int[]) FOR UPDATE", projection.name, list(batches))
+        stored = {r["partition"]: (r["next_offset"], r["max_position"]) for r in rows}
+        prepared = prepare(registry, projection, batches, stored)
+        if prepared.tracking:
+            await _commit_prepared(conn, prepared)
+    return prepared.applied, prepared.duplicates
 
 
 async def find_failing_event(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
@@ -180,6 +266,23 @@ async def ensure_state_rows(conn: asyncpg.Connection, names) -> None:
 async def stored_offsets(conn: asyncpg.Connection, name: str) -> dict[int, int]:
     rows = await conn.fetch("SELECT partition, next_offset FROM projection_offsets WHERE projection = $1", name)
     return {r["partition"]: r["next_offset"] for r in rows}
+
+
+async def fill_batch(consumer, partitions, max_records: int) -> dict:
+    """Fetch up to ``max_records`` across partitions, waiting briefly for more: big transactions
+    make a rebuild fast; the live runner does not wait, for read-your-writes latency."""
+    out: dict = {}
+    count = 0
+    timeout = 1000
+    while count < max_records:
+        got = await consumer.getmany(*partitions, timeout_ms=timeout, max_records=max_records - count)
+        if not got:
+            break
+        for tp, msgs in got.items():
+            out.setdefault(tp, []).extend(msgs)
+            count += len(msgs)
+        timeout = 20
+    return out
 
 
 class ProjectionRunner:
@@ -240,19 +343,19 @@ class ProjectionRunner:
             self.status = "live"
             while not stop.is_set():
                 batches = await consumer.getmany(timeout_ms=500, max_records=self.settings.projector_max_records)
-                for tp, msgs in batches.items():
-                    try:
-                        await self._apply_with_policy(tp.partition, msgs)
-                    except NotMyTurn:
-                        await self._wait_until_live(stop)
-                        await self._seek_to_stored(consumer, consumer.assignment())
-                        break
-                    # A hint for Kafka tooling only; PostgreSQL holds the truth.
-                    consumer_commit = {tp: msgs[-1].offset + 1}
-                    try:
-                        await consumer.commit(consumer_commit)
-                    except Exception as exc:  # rebalancing: the next batch commits again
-                        log.debug("projection %s: offset hint not committed: %s", name, exc)
+                if not batches:
+                    continue
+                try:
+                    await self._apply_with_policy({tp.partition: msgs for tp, msgs in batches.items()})
+                except NotMyTurn:
+                    await self._wait_until_live(stop)
+                    await self._seek_to_stored(consumer, consumer.assignment())
+                    continue
+                # A hint for Kafka tooling only; PostgreSQL holds the truth.
+                try:
+                    await consumer.commit({tp: msgs[-1].offset + 1 for tp, msgs in batches.items()})
+                except Exception as exc:  # rebalancing: the next batch commits again
+                    log.debug("projection %s: offset hint not committed: %s", name, exc)
         finally:
             await consumer.stop()
 
@@ -274,12 +377,12 @@ class ProjectionRunner:
             except TimeoutError:
                 pass
 
-    async def _apply_with_policy(self, partition: int, msgs: list[ConsumerRecord]) -> None:
+    async def _apply_with_policy(self, batches: dict[int, list[ConsumerRecord]]) -> None:
         delay = self.settings.projector_retry_backoff_s
         for attempt in range(1, self.settings.projector_max_attempts + 1):
             try:
                 async with self.pool.acquire() as conn:
-                    applied, dups, _ = await apply_batch(conn, self.registry, self.projection, partition, msgs)
+                    applied, dups = await apply_batch(conn, self.registry, self.projection, batches)
                 self.stats.applied += applied
                 self.stats.duplicates += dups
                 self.stats.batches += 1
@@ -295,6 +398,7 @@ class ProjectionRunner:
                     await asyncio.sleep(delay)
                     delay *= 2
         async with self.pool.acquire() as conn:
+            msgs = [m for part in batches.values() for m in part]
             position, error = await find_failing_event(conn, self.registry, self.projection, msgs)
             await conn.execute(
                 "UPDATE projection_state SET status = 'stopped', error = $2, error_position = $3, updated_at = now() "
@@ -351,22 +455,40 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
         applied = 0
         started = time.monotonic()
         remaining = {tp for tp in tps if reached[tp] < end[tp]}
-        while remaining:
-            batches = await consumer.getmany(*remaining, timeout_ms=1000, max_records=settings.projector_max_records)
-            for tp, msgs in batches.items():
-                msgs = [m for m in msgs if m.offset < end[tp]]
-                if not msgs:
-                    continue
-                n, _, _ = await apply_batch(conn, registry, projection, tp.partition, msgs, expect_status="rebuilding",
-                                            generation=generation)
-                applied += n
-                reached[tp] = msgs[-1].offset + 1
-                if reached[tp] >= end[tp]:
-                    remaining.discard(tp)
-            if progress:
-                done = sum(reached[tp] - begin[tp] for tp in tps)
-                elapsed = time.monotonic() - started
-                progress(done, total - done, done / elapsed if elapsed else 0.0)
+        # Two-stage pipeline: while PostgreSQL applies batch N, batch N+1 is fetched and decoded.
+        # The rebuild is the only writer of this projection meanwhile, so tracking is known here.
+        stored: dict[int, tuple[int, int]] = {}
+        ready: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=2)
+
+        async def fetch_and_prepare() -> None:
+            while remaining:
+                batches = await fill_batch(consumer, remaining, settings.rebuild_batch_records)
+                todo = {}
+                for tp, msgs in batches.items():
+                    msgs = [m for m in msgs if m.offset < end[tp]]
+                    if msgs:
+                        todo[tp.partition] = msgs
+                        reached[tp] = msgs[-1].offset + 1
+                    if reached[tp] >= end[tp]:
+                        remaining.discard(tp)
+                if todo:
+                    await ready.put(prepare(registry, projection, todo, stored))
+            await ready.put(None)
+
+        feeder = asyncio.create_task(fetch_and_prepare())
+        try:
+            while (prepared := await ready.get()) is not None:
+                async with conn.transaction():
+                    await _check_turn(conn, projection, "rebuilding", generation)
+                    await _commit_prepared(conn, prepared)
+                applied += prepared.applied
+                if progress:
+                    done = sum(reached[tp] - begin[tp] for tp in tps)
+                    elapsed = time.monotonic() - started
+                    progress(done, total - done, done / elapsed if elapsed else 0.0)
+            await feeder
+        finally:
+            feeder.cancel()
         elapsed = time.monotonic() - started
         await conn.execute("UPDATE projection_state SET status = 'live', updated_at = now() "
                            "WHERE projection = $1 AND generation = $2", name, generation)

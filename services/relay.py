@@ -47,6 +47,8 @@ class Relay:
         self.checkpoint = 0
         self.relayed = 0
         self._wake = asyncio.Event()
+        # Called with (first, last position) once Kafka acknowledged them: metrics and benchmarks.
+        self.on_acked = None
 
     async def run(self, stop: asyncio.Event) -> None:
         """Run until ``stop`` is set, reconnecting to PostgreSQL and Kafka with backoff."""
@@ -114,6 +116,8 @@ class Relay:
                            self.name, last)
         self.checkpoint = last
         self.relayed += len(rows)
+        if self.on_acked:
+            self.on_acked(rows[0]["position"], last)
         return len(rows)
 
 

@@ -36,7 +36,10 @@ async def wait_relayed(pool: asyncpg.Pool, timeout: float = 60) -> int:
 
 
 async def wait_projected(settings: Settings, pool: asyncpg.Pool, names: list[str], timeout: float = 60) -> None:
-    """Until every named projection has consumed each partition to its end offset (after the relay)."""
+    """Until every named projection of domain events has consumed each partition to its end offset."""
+    from projections import ALL
+
+    names = [n for n in names if ALL[n].source == "events"]
     await wait_relayed(pool, timeout)
     ends = await end_offsets(settings)
     deadline = time.monotonic() + timeout
