@@ -121,3 +121,23 @@ async def test_a_poison_event_stops_the_projection_at_that_event_and_is_never_sk
     assert state["error_position"] == bad_position
     assert "missing_table" in state["error"]
     assert seen == 0  # the batch holding the bad event was not half-applied, nor was anything after it
+
+
+async def test_a_second_relay_stands_by_and_takes_over_when_the_active_one_dies(settings, store, pool, background):
+    import asyncio
+
+    first, second = Relay(settings, name="main"), Relay(settings, name="main")
+    first_stop = asyncio.Event()
+    first_task = asyncio.create_task(first.run(first_stop))
+    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await wait_relayed(pool)
+    background.start(second.run)
+    await asyncio.sleep(0.5)
+    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await wait_relayed(pool)
+    assert (first.relayed, second.relayed) == (2, 0)  # one active relay: order is never split
+    first_task.cancel()  # the active relay dies; its session lock goes with its connection
+    await asyncio.gather(first_task, return_exceptions=True)
+    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await wait_relayed(pool, timeout=30)
+    assert second.relayed == 1
