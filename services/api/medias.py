@@ -8,15 +8,16 @@ from pydantic import BaseModel, Field
 
 from services import commands
 from services.api.base import Call, Route
+from services.api.models import NAME_PATTERN, TEXT_PATTERN
 
 _LIST = """SELECT id, name, description, category, language, created_at FROM medias
             WHERE workspace_id = $1 AND environment = $2 ORDER BY id"""
 
 
 class CreateMedia(BaseModel):
-    name: str = Field(min_length=1, max_length=500, pattern=r"\S")
-    description: str | None = Field(default=None, max_length=5000)
-    category: str | None = Field(default=None, max_length=200)
+    name: str = Field(min_length=1, max_length=500, pattern=NAME_PATTERN)
+    description: str | None = Field(default=None, max_length=5000, pattern=TEXT_PATTERN)
+    category: str | None = Field(default=None, max_length=200, pattern=TEXT_PATTERN)
     language: str = Field(default="fr", min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
