@@ -5,6 +5,7 @@ Only the write side (commands, workers) loads streams here; every reader reads K
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from uuid import UUID
 
@@ -22,11 +23,39 @@ class ConcurrencyError(Exception):
     """The stream moved since it was loaded: reload, decide again, retry."""
 
 
+def _args(events: Sequence[NewEvent]) -> tuple:
+    return (
+        [e.stream_id for e in events], [e.stream_type for e in events], [e.version for e in events],
+        [e.workspace_id for e in events], [e.type for e in events], [e.schema for e in events],
+        [e.data for e in events], [e.meta for e in events],
+    )
+
+
+def _as_conflict(exc: asyncpg.PostgresError) -> Exception:
+    if exc.sqlstate == CONFLICT_SQLSTATE or (isinstance(exc, asyncpg.UniqueViolationError) and
+                                             getattr(exc, "constraint_name", "") == "events_stream_id_version_key"):
+        return ConcurrencyError(str(exc))
+    return exc
+
+
 class EventStore:
-    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *, notify: bool = True) -> None:
+    """Appends and loads. With ``group_commit``, concurrent appends of one process share commits.
+
+    Group commit: appends queue up; one committer task takes up to ``max_group`` of them and runs
+    each in its own savepoint of a single transaction, so a conflict or a failing side effect
+    refuses that append alone, and one commit (one WAL flush, one hold of the append lock)
+    makes the whole group durable. No caller hears back before that commit has succeeded.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *, notify: bool = True,
+                 group_commit: bool = False, max_group: int = 64) -> None:
         self.pool = pool
         self.registry = registry
         self.notify = notify
+        self.group_commit = group_commit
+        self.max_group = max_group
+        self._queue: list[tuple[Sequence[NewEvent], Sequence[SideEffect], asyncio.Future]] = []
+        self._committer: asyncio.Task | None = None
 
     async def append(self, events: Sequence[NewEvent], *, before: Sequence[SideEffect] = ()) -> int:
         """Append events atomically; return the position of the last one.
@@ -38,30 +67,71 @@ class EventStore:
         """
         if not events:
             raise ValueError("nothing to append")
-        args = (
-            [e.stream_id for e in events], [e.stream_type for e in events], [e.version for e in events],
-            [e.workspace_id for e in events], [e.type for e in events], [e.schema for e in events],
-            [e.data for e in events], [e.meta for e in events],
-        )
+        if self.group_commit:
+            future = asyncio.get_running_loop().create_future()
+            self._queue.append((events, before, future))
+            if self._committer is None or self._committer.done():
+                self._committer = asyncio.create_task(self._commit_groups())
+            return await future
         async with self.pool.acquire() as conn:
             try:
                 if before:
                     async with conn.transaction():
                         for effect in before:
                             await effect(conn)
-                        last = await conn.fetchval(_APPEND, *args)
+                        last = await conn.fetchval(_APPEND, *_args(events))
                 else:
-                    last = await conn.fetchval(_APPEND, *args)  # one statement, its own transaction
+                    last = await conn.fetchval(_APPEND, *_args(events))  # one statement, its own transaction
             except asyncpg.PostgresError as exc:
-                if exc.sqlstate == CONFLICT_SQLSTATE or isinstance(exc, asyncpg.UniqueViolationError) and \
-                        getattr(exc, "constraint_name", "") == "events_stream_id_version_key":
-                    raise ConcurrencyError(str(exc)) from exc
-                raise
-            if self.notify:
-                # Outside the append transaction: NOTIFY inside it would add a second global
-                # serialisation point at commit. A lost notification costs one polling interval.
-                await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, str(last))
+                raise _as_conflict(exc) from exc
+            await self._notify(conn, last)
         return last
+
+    async def _notify(self, conn: asyncpg.Connection, last: int) -> None:
+        if self.notify:
+            # Outside the append transaction: NOTIFY inside it would add a second global
+            # serialisation point at commit. A lost notification costs one polling interval.
+            await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, str(last))
+
+    async def _commit_groups(self) -> None:
+        while self._queue:
+            group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
+            outcomes: list[tuple[asyncio.Future, int | None, BaseException | None]] = []
+            try:
+                async with self.pool.acquire() as conn:
+                    async with conn.transaction():
+                        for events, before, future in group:
+                            try:
+                                async with conn.transaction():  # a savepoint per append
+                                    for effect in before:
+                                        await effect(conn)
+                                    last = await conn.fetchval(_APPEND, *_args(events))
+                                outcomes.append((future, last, None))
+                            except asyncpg.PostgresError as exc:
+                                if (exc.sqlstate or "")[:2] in ("08", "57"):
+                                    raise  # the connection is gone: the whole group fails
+                                outcomes.append((future, None, _as_conflict(exc)))
+                    # committed: only now may anyone hear "durable"
+                    lasts = [last for _, last, _ in outcomes if last is not None]
+                    if lasts:
+                        try:
+                            await self._notify(conn, max(lasts))
+                        except Exception:  # noqa: BLE001  the group is durable; polling covers it
+                            pass
+            except BaseException as exc:
+                for _, _, future in group:
+                    if not future.done():
+                        future.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for future, last, error in outcomes:
+                if future.done():
+                    continue
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(last)
 
     async def load(self, stream_id: UUID) -> list[StoredEvent]:
         async with self.pool.acquire() as conn:

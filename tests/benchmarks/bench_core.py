@@ -277,13 +277,14 @@ async def bench_rebuild(base: Settings, settings: Settings, results: dict) -> No
 
 
 async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writers: int = 16) -> None:
-    """Single-event appends/s: no NOTIFY, NOTIFY after commit (the default), NOTIFY inside."""
+    """Single-event appends/s from 16 writers: no NOTIFY, NOTIFY after commit (the default), NOTIFY
+    inside the transaction, and group commit (NOTIFY after)."""
     settings = await fresh(base)
     pool = await create_pool(settings.resolved_database_url(), max_size=writers + 2)
     registry = EventRegistry()
 
     async def run(mode: str) -> float:
-        store = EventStore(pool, registry, notify=(mode == "after"))
+        store = EventStore(pool, registry, notify=(mode in ("after", "group")), group_commit=(mode == "group"))
         count = 0
         deadline = time.monotonic() + seconds
 
@@ -310,7 +311,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
         await asyncio.gather(*(writer() for _ in range(writers)))
         return count / seconds
 
-    for mode in ("none", "after", "inside"):
+    for mode in ("none", "after", "inside", "group"):
         results[f"appends_per_s_notify_{mode}"] = await run(mode)
     await pool.close()
     await drop_isolated(base, settings)

@@ -106,3 +106,40 @@ async def test_load_rebuilds_the_aggregate_with_its_state(store: EventStore):
     assert [e.type for e in stored] == ["JobQueued", "JobStarted", "JobProgressed", "JobCompleted"]
     assert stored[-1].meta == {"request_id": "r1"}
     assert await store.load_aggregate(uuid.uuid4()) is None
+
+
+async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool, registry):
+    grouped = EventStore(pool, registry, group_commit=True)
+    ws = uuid.uuid4()
+    job, events = _job_events(grouped, ws)
+    await grouped.append(events)
+    loaded = [await grouped.load_aggregate(job.id) for _ in range(20)]
+    fresh_jobs = [_job_events(grouped, ws) for _ in range(20)]
+
+    async def start(i, agg):
+        agg.start(1, f"w{i}")
+        try:
+            return await grouped.append(grouped.registry.to_new_events(agg.collect_events(), workspace_id=ws))
+        except ConcurrencyError:
+            return None
+
+    async def failing_side_effect(conn):
+        await conn.execute("INSERT INTO api_key_digests (digest, key_id, workspace_id) VALUES ('d', $1, $2)",
+                           uuid.uuid4(), ws)
+
+    results = await asyncio.gather(
+        *(start(i, a) for i, a in enumerate(loaded)),
+        *(grouped.append(evs) for _, evs in fresh_jobs),
+        grouped.append(_job_events(grouped, ws)[1], before=[failing_side_effect]),
+        grouped.append(_job_events(grouped, ws)[1], before=[failing_side_effect]),  # same digest: refused
+        return_exceptions=True)
+    starts, creations, sides = results[:20], results[20:40], results[40:]
+    assert sum(r is not None for r in starts) == 1
+    assert all(isinstance(p, int) for p in creations)
+    assert sum(isinstance(r, int) for r in sides) == 1
+    assert sum(isinstance(r, Exception) and not isinstance(r, ConcurrencyError) for r in sides) == 1
+    async with pool.acquire() as conn:
+        positions = [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
+        digests = await conn.fetchval("SELECT count(*) FROM api_key_digests")
+    assert positions == list(range(1, 1 + 1 + 1 + 20 + 1))  # created, started once, 20 jobs, one side job
+    assert digests == 1
