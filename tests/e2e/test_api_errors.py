@@ -169,3 +169,12 @@ async def test_openapi_document_is_generated_from_the_route_table(service):
     create_key = doc["components"]["schemas"]["CreateKey"]
     assert create_key["additionalProperties"] is False
     assert create_key["properties"]["scopes"]["uniqueItems"] is True
+
+
+def test_docs_api_md_lists_every_route_with_its_scope():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    for route in ROUTES:
+        scope = f"`{route.scope}`" if route.scope else "none"
+        assert f"| {route.method} | /v1{route.path} | {scope} | {route.status} |" in doc, route
