@@ -195,6 +195,7 @@ async def test_post_medias_then_get_medias_reads_the_write(service):
     created = await ws.client.post("/medias", {"name": "Launch video"})
     assert created.status == 200, created.body
     assert set(created.data) == {"id", "name"} and created.data["name"] == "Launch video"
+    assert created.headers["X-Read-Your-Writes"] == "applied"  # the medias read model has it already
     assert isinstance(created.data["id"], int)
     listed = await service.client(ws.key, api=1).get("/medias")
     assert listed.status == 200
