@@ -41,10 +41,11 @@ def _as_conflict(exc: asyncpg.PostgresError) -> Exception:
 class EventStore:
     """Appends and loads. With ``group_commit``, concurrent appends of one process share commits.
 
-    Group commit: appends queue up; one committer task takes up to ``max_group`` of them and runs
-    each in its own savepoint of a single transaction, so a conflict or a failing side effect
-    refuses that append alone, and one commit (one WAL flush, one hold of the append lock)
-    makes the whole group durable. No caller hears back before that commit has succeeded.
+    Group commit: appends queue up; one committer task takes up to ``max_group`` of them and
+    appends them all in one transaction with one ``vaeo_append`` call (one WAL flush, one hold
+    of the append lock). If any part fails (a conflict, a refused side effect), the group is
+    redone append by append, each in its own savepoint, so only that append is refused. No
+    caller hears back before the commit has succeeded.
     """
 
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *, notify: bool = True,
@@ -93,25 +94,37 @@ class EventStore:
             # serialisation point at commit. A lost notification costs one polling interval.
             await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, str(last))
 
+    async def _commit_together(self, conn: asyncpg.Connection, group) -> list | None:
+        """Fast path: every append of the group in one vaeo_append call. None if any part fails
+        (a conflict, a side effect refused): then the group goes append by append."""
+        every = [e for events, _, _ in group for e in events]
+        try:
+            async with conn.transaction():
+                for _, before, _ in group:
+                    for effect in before:
+                        await effect(conn)
+                last = await conn.fetchval(_APPEND, *_args(every))
+        except asyncpg.PostgresError as exc:
+            if (exc.sqlstate or "")[:2] in ("08", "57"):
+                raise
+            return None
+        outcomes, end = [], last - len(every)
+        for events, _, future in group:
+            end += len(events)
+            outcomes.append((future, end, None))
+        return outcomes
+
     async def _commit_groups(self) -> None:
         while self._queue:
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
             outcomes: list[tuple[asyncio.Future, int | None, BaseException | None]] = []
             try:
                 async with self.pool.acquire() as conn:
-                    async with conn.transaction():
-                        for events, before, future in group:
-                            try:
-                                async with conn.transaction():  # a savepoint per append
-                                    for effect in before:
-                                        await effect(conn)
-                                    last = await conn.fetchval(_APPEND, *_args(events))
-                                outcomes.append((future, last, None))
-                            except asyncpg.PostgresError as exc:
-                                if (exc.sqlstate or "")[:2] in ("08", "57"):
-                                    raise  # the connection is gone: the whole group fails
-                                outcomes.append((future, None, _as_conflict(exc)))
-                    # committed: only now may anyone hear "durable"
+                    together = await self._commit_together(conn, group) if len(group) > 1 else None
+                    if together is not None:
+                        outcomes = together
+                    else:
+                        await self._commit_one_by_one(conn, group, outcomes)
                     lasts = [last for _, last, _ in outcomes if last is not None]
                     if lasts:
                         try:
@@ -132,6 +145,20 @@ class EventStore:
                     future.set_exception(error)
                 else:
                     future.set_result(last)
+
+    async def _commit_one_by_one(self, conn: asyncpg.Connection, group, outcomes: list) -> None:
+        async with conn.transaction():
+            for events, before, future in group:
+                try:
+                    async with conn.transaction():  # a savepoint per append
+                        for effect in before:
+                            await effect(conn)
+                        last = await conn.fetchval(_APPEND, *_args(events))
+                    outcomes.append((future, last, None))
+                except asyncpg.PostgresError as exc:
+                    if (exc.sqlstate or "")[:2] in ("08", "57"):
+                        raise  # the connection is gone: the whole group fails
+                    outcomes.append((future, None, _as_conflict(exc)))
 
     async def load(self, stream_id: UUID) -> list[StoredEvent]:
         async with self.pool.acquire() as conn:

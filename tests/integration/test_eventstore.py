@@ -143,3 +143,18 @@ async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool,
         digests = await conn.fetchval("SELECT count(*) FROM api_key_digests")
     assert positions == list(range(1, 1 + 1 + 1 + 20 + 1))  # created, started once, 20 jobs, one side job
     assert digests == 1
+
+
+async def test_group_commit_returns_each_appends_own_last_position(pool, registry):
+    grouped = EventStore(pool, registry, group_commit=True)
+    ws = uuid.uuid4()
+    batches = []
+    for i in range(30):
+        jobs = [Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="t") for _ in range(1 + i % 3)]
+        batches.append(registry.to_new_events([e for j in jobs for e in j.collect_events()], workspace_id=ws))
+    returned = await asyncio.gather(*(grouped.append(b) for b in batches))
+    async with pool.acquire() as conn:
+        where = {r["stream_id"]: r["position"] for r in await conn.fetch("SELECT stream_id, position FROM events")}
+    for events, last in zip(batches, returned, strict=True):
+        assert max(where[e.stream_id] for e in events) == last
+    assert sorted(where.values()) == list(range(1, sum(len(b) for b in batches) + 1))
