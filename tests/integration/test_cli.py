@@ -129,3 +129,20 @@ async def test_vaeo_up_starts_every_process_and_stops_them_on_sigterm(settings):
         code = await asyncio.wait_for(proc.wait(), 60)
     assert code == 0
     assert rest.strip().endswith("stopped")
+
+
+async def test_stack_up_on_a_running_stack_is_idempotent_and_status_reports_it(stack_settings):
+    env = {k: v for k, v in env_for(stack_settings).items() if k not in ("VAEO_DATABASE_URL", "VAEO_KAFKA_BOOTSTRAP")}
+    env.update({"VAEO_STACK_INSTANCE": "test", "VAEO_STACK_PG_PORT": "55433", "VAEO_STACK_KAFKA_PORT": "29092"})
+    if stack_settings.database_url or stack_settings.kafka_bootstrap:
+        return  # the suite runs against external servers: there is no local stack to check
+    for action in ("up", "status"):
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "services.cli", "stack", action, env=env,
+                                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 120)
+        assert proc.returncode == 0, err.decode()
+        status = json.loads(out)
+        assert status["postgres"]["running"] is True and status["kafka"]["ready"] is True
+        assert status["kafka"]["rss_mb"] < 1024
+        assert status["kafka"]["log"].endswith("/test/logs/kafka.log")
+    assert status.get("kafka_ready_seconds") is None  # status does not start anything
