@@ -60,3 +60,23 @@ async def snapshot(pool: asyncpg.Pool, table: str, order_by: str, exclude: tuple
     async with pool.acquire() as conn:
         rows = await conn.fetch(f"SELECT * FROM {table} ORDER BY {order_by}")
     return [{k: v for k, v in dict(r).items() if k not in exclude} for r in rows]
+
+
+async def kafka_messages(settings: Settings, topic: str | None = None) -> dict[int, list]:
+    """Every message of the topic as it is now, per partition, in offset order."""
+    consumer = make_consumer(settings, group_id=None)
+    await consumer.start()
+    try:
+        tps = await topic_partitions(consumer, topic or settings.events_topic)
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        end = await consumer.end_offsets(tps)
+        reached = {tp: 0 for tp in tps}
+        out: dict[int, list] = {tp.partition: [] for tp in tps}
+        while any(reached[tp] < end[tp] for tp in tps):
+            for tp, msgs in (await consumer.getmany(timeout_ms=1000, max_records=20000)).items():
+                out[tp.partition].extend(msgs)
+                reached[tp] = msgs[-1].offset + 1
+        return out
+    finally:
+        await consumer.stop()

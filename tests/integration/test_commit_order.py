@@ -17,11 +17,10 @@ import uuid
 import pytest
 
 from domain.jobs import Job
-from infra.eventlog import make_consumer, topic_partitions
 from infra.eventstore import _APPEND
 from services.projector import position_of
 from services.relay import Relay
-from tests.helpers import wait_relayed
+from tests.helpers import kafka_messages, wait_relayed
 
 pytestmark = pytest.mark.slow
 
@@ -96,21 +95,7 @@ async def test_relay_misses_nothing_when_commits_come_out_of_order(settings, sto
 
     head = await wait_relayed(pool, timeout=120)
     assert head == EVENTS
-    consumer = make_consumer(settings, group_id=None)
-    await consumer.start()
-    try:
-        tps = await topic_partitions(consumer, settings.events_topic)
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        end = await consumer.end_offsets(tps)
-        reached = {tp: 0 for tp in tps}
-        per_partition: dict[int, list[int]] = {tp.partition: [] for tp in tps}
-        while any(reached[tp] < end[tp] for tp in tps):
-            for tp, msgs in (await consumer.getmany(timeout_ms=1000, max_records=20000)).items():
-                per_partition[tp.partition].extend(position_of(m) for m in msgs)
-                reached[tp] = msgs[-1].offset + 1
-    finally:
-        await consumer.stop()
+    per_partition = {p: [position_of(m) for m in msgs] for p, msgs in (await kafka_messages(settings)).items()}
     everything = sorted(p for ps in per_partition.values() for p in ps)
     assert everything == list(range(1, EVENTS + 1)), "the relay skipped or repeated events"
     for positions in per_partition.values():

@@ -28,7 +28,7 @@ from projections import ALL, all_ddl
 from services.common import is_transient
 from services.projector import position_of, rebuild
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
-from tests.helpers import snapshot, wait_projected, wait_relayed
+from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 
 pytestmark = pytest.mark.slow
 
@@ -153,24 +153,8 @@ class Load:
 
 
 async def _kafka_positions(settings: Settings) -> tuple[list[int], int]:
-    from infra.eventlog import make_consumer, topic_partitions
-
-    consumer = make_consumer(settings, group_id=None)
-    await consumer.start()
-    try:
-        tps = await topic_partitions(consumer, settings.events_topic)
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        end = await consumer.end_offsets(tps)
-        reached = {tp: 0 for tp in tps}
-        positions = []
-        while any(reached[tp] < end[tp] for tp in tps):
-            for tp, msgs in (await consumer.getmany(timeout_ms=1000, max_records=10000)).items():
-                positions.extend(position_of(m) for m in msgs)
-                reached[tp] = msgs[-1].offset + 1
-        return positions, len(positions)
-    finally:
-        await consumer.stop()
+    positions = [position_of(m) for msgs in (await kafka_messages(settings)).values() for m in msgs]
+    return positions, len(positions)
 
 
 async def _assert_read_models_exact(settings: Settings, pool: asyncpg.Pool, load: Load) -> None:

@@ -6,13 +6,12 @@ import uuid
 
 import orjson
 
-from infra.eventlog import make_consumer, topic_partitions
 from projections import ALL
 from projections.base import Projection
 from services import commands
 from services.projector import ProjectionRunner, ensure_state_rows, list_projections, rebuild, run_projector
 from services.relay import Relay
-from tests.helpers import snapshot, wait_projected, wait_relayed
+from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 
 
 async def _drive_jobs(store, workspaces: int = 3, per_workspace: int = 10) -> list[uuid.UUID]:
@@ -29,22 +28,7 @@ async def _drive_jobs(store, workspaces: int = 3, per_workspace: int = 10) -> li
 
 
 async def _kafka_messages(settings) -> list:
-    consumer = make_consumer(settings, group_id=None)
-    await consumer.start()
-    try:
-        tps = await topic_partitions(consumer, settings.events_topic)
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        end = await consumer.end_offsets(tps)
-        out = []
-        reached = {tp: 0 for tp in tps}
-        while any(reached[tp] < end[tp] for tp in tps):
-            for tp, msgs in (await consumer.getmany(timeout_ms=500)).items():
-                out.extend(msgs)
-                reached[tp] = msgs[-1].offset + 1
-        return out
-    finally:
-        await consumer.stop()
+    return [m for msgs in (await kafka_messages(settings)).values() for m in msgs]
 
 
 async def test_relay_publishes_every_event_keyed_by_workspace_with_type_and_position_headers(
