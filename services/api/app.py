@@ -220,8 +220,7 @@ def build_app(settings: Settings) -> web.Application:
         link = KafkaLink(settings)
         await link.start(timeout_s=5.0)
         app[KAFKA] = link
-        app[WAITER] = ProgressWaiter(settings.resolved_database_url(), app[POOL], link.partitions,
-                                     settings.read_your_writes_timeout_s)
+        app[WAITER] = ProgressWaiter(settings.resolved_database_url(), app[POOL], settings.read_your_writes_timeout_s)
         tasks = [asyncio.create_task(link.run(stop)), asyncio.create_task(app[WAITER].run(stop)),
                  asyncio.create_task(_forget_windows(app, stop))]
         yield

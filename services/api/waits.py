@@ -29,10 +29,9 @@ _OFFSET = "SELECT max_position FROM projection_offsets WHERE projection = $1 AND
 
 
 class ProgressWaiter:
-    def __init__(self, dsn: str, pool: asyncpg.Pool, partitions: int, timeout_s: float) -> None:
+    def __init__(self, dsn: str, pool: asyncpg.Pool, timeout_s: float) -> None:
         self.dsn = dsn
         self.pool = pool
-        self.partitions = partitions
         self.timeout_s = timeout_s
         self._reached: dict[tuple[str, int], int] = defaultdict(int)
         self._waiting: dict[tuple[str, int], list[tuple[int, asyncio.Future]]] = defaultdict(list)
