@@ -60,25 +60,25 @@ class ProgressWaiter:
             log.warning("unexpected progress notification %r", payload)
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Keep one LISTEN connection open until ``stop``; reconnect with backoff."""
+        """Keep one LISTEN connection open until ``stop``; reconnect with backoff when it drops."""
         delays = backoff_delays()
         while not stop.is_set():
             conn = None
+            lost = asyncio.Event()
             try:
                 conn = await connect(self.dsn)
+                conn.add_termination_listener(lambda _conn, lost=lost: lost.set())
                 await conn.add_listener(PROGRESS_CHANNEL, self._on_notify)
                 delays = backoff_delays()
-                while not stop.is_set() and not conn.is_closed():
-                    try:
-                        await asyncio.wait_for(stop.wait(), 5.0)
-                    except TimeoutError:
-                        await conn.fetchval("SELECT 1")  # notice a dead connection
+                while not stop.is_set() and not lost.is_set():
+                    await _first_of(stop, lost, timeout_s=5.0)
+                    if not stop.is_set() and not lost.is_set():
+                        await conn.fetchval("SELECT 1")  # notice a connection that died silently
+                if lost.is_set() and not stop.is_set():
+                    log.warning("progress listener: connection lost; reconnecting")
             except Exception as exc:  # an outage: waiters fall back to polling meanwhile
                 log.warning("progress listener: %s: %s", type(exc).__name__, exc)
-                try:
-                    await asyncio.wait_for(stop.wait(), next(delays))
-                except TimeoutError:
-                    pass
+                await _first_of(stop, timeout_s=next(delays))
             finally:
                 if conn is not None and not conn.is_closed():
                     await conn.close()
@@ -112,3 +112,13 @@ class ProgressWaiter:
             if not fut.done():
                 fut.cancel()
             self._waiting[key] = [(p, f) for p, f in self._waiting.get(key, []) if f is not fut]
+
+
+async def _first_of(*events: asyncio.Event, timeout_s: float) -> None:
+    """Until one of ``events`` is set or ``timeout_s`` passes."""
+    waits = [asyncio.create_task(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()

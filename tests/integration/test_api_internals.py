@@ -1,0 +1,101 @@
+"""The API's adapters on the real servers: rate-limit counter, read-your-writes waiter, Kafka link."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+from infra.db import create_pool
+from services import commands
+from services.api.kafka import KafkaLink
+from services.api.ratelimit import RateLimiter
+from services.api.waits import ProgressWaiter
+from services.projector import PROGRESS_CHANNEL
+from tests.e2e.conftest import free_port
+
+
+async def test_rate_limit_counter_is_exact_under_concurrency_from_many_connections(settings, store, pool):
+    ws, _ = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    limiters = [RateLimiter() for _ in range(4)]  # four "API processes"
+
+    async def hit(i: int):
+        async with pool.acquire() as conn:
+            return await limiters[i % 4].hit(conn, ws)
+
+    windows = await asyncio.gather(*(hit(i) for i in range(120)))
+    counts = sorted(w.count for w in windows)
+    admitted = sum(not w.exceeded for w in windows)
+    if counts == list(range(1, 121)):  # one window: exact
+        assert admitted == 50
+    else:  # a minute boundary split the burst into two windows, each counting from 1 and exact
+        assert counts.count(1) == 2
+        assert admitted == min(counts[-1], 50) + min(120 - counts[-1], 50)
+    assert all(w.limit == 50 for w in windows)
+
+
+async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out(settings, pool, background):
+    waiter = ProgressWaiter(settings.resolved_database_url(), pool, timeout_s=1.0)
+    background.start(waiter.run)
+    await asyncio.sleep(0.3)  # the LISTEN connection is up (a missed NOTIFY would only cost POLL_S)
+
+    task = asyncio.create_task(waiter.wait("jobs", 2, 10, timeout_s=5))
+    await asyncio.sleep(0.05)
+    async with pool.acquire() as conn:
+        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL, "jobs:2:9")
+        await asyncio.sleep(0.1)
+        assert not task.done()
+        started = time.monotonic()
+        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL, "jobs:2:12")
+    assert await task is True
+    assert time.monotonic() - started < 0.2  # woken by the notification, not by polling
+
+    async with pool.acquire() as conn:  # applied with no notification at all: the stored offsets tell
+        await conn.execute("INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
+                           "VALUES ('medias', 1, 5, 40)")
+    assert await waiter.wait("medias", 1, 40, timeout_s=2) is True
+    started = time.monotonic()
+    assert await waiter.wait("medias", 1, 41, timeout_s=0.3) is False
+    assert 0.25 < time.monotonic() - started < 1.0
+
+
+async def test_kafka_link_reports_partitions_when_up_and_unavailable_when_down(settings):
+    link = KafkaLink(settings)
+    await link.start(timeout_s=10)
+    try:
+        assert link.available is True
+        assert link.partitions == settings.events_partitions
+        link.record(str(uuid.uuid4()), {"kind": "api_call"})
+    finally:
+        stop = asyncio.Event()
+        stop.set()
+        await link.run(stop)  # flushes what is queued, then stops the producer
+    assert link.sent + link.dropped <= 1
+
+    down = KafkaLink(settings.model_copy(update={"kafka_bootstrap": f"127.0.0.1:{free_port()}"}))
+    await down.start(timeout_s=3)
+    assert down.available is False
+    for _ in range(down.settings.api_telemetry_buffer + 5):
+        down.record(None, {"kind": "api_call"})  # never blocks; beyond the buffer, dropped and counted
+    assert down.dropped == 5
+
+
+async def test_progress_waiter_survives_a_listener_reconnect(settings, pool, background):
+    waiter = ProgressWaiter(settings.resolved_database_url(), pool, timeout_s=1.0)
+    background.start(waiter.run)
+    await asyncio.sleep(0.3)
+    admin = await create_pool(settings.resolved_database_url(), max_size=1)
+    try:
+        async with admin.acquire() as conn:  # cut the LISTEN connection from the server side
+            await conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()")
+    finally:
+        await admin.close()
+    await asyncio.sleep(0.5)  # reconnected after the first backoff delay (at most 0.2 s)
+    task = asyncio.create_task(waiter.wait("jobs", 0, 3, timeout_s=5))
+    await asyncio.sleep(0.05)
+    async with pool.acquire() as conn:
+        started = time.monotonic()
+        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL, "jobs:0:3")
+    assert await task is True
+    assert time.monotonic() - started < 0.2  # woken by the notification: the listener is back
