@@ -85,6 +85,8 @@ class Settings(BaseSettings):
     api_telemetry_buffer: int = 10_000
     # HTTP API: connections of each API process's PostgreSQL pool.
     api_pool_size: int = 20
+    # HTTP API: concurrent commands of one API process share commits (EventStore group commit).
+    api_group_commit: bool = True
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
 

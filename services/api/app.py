@@ -211,7 +211,8 @@ def build_app(settings: Settings) -> web.Application:
     async def database(app: web.Application):
         # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
-        app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append)
+        app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
+                                group_commit=settings.api_group_commit)
         yield
         await app[POOL].close()
 
