@@ -1,0 +1,342 @@
+"""The offline article engine: a structured article from the Content Graph, with no provider.
+
+Every sentence of the body (introduction, sections, key facts, FAQ answers, conclusion) is a
+sentence of the transcript, cleaned only at its start (fillers such as "euh, alors," dropped,
+first letter capitalised) and given a final full stop when the caption had none. Nothing is
+paraphrased, so nothing is invented; the title and headings are built from the transcript's own
+phrases (topics, chapter titles) and the FAQ questions are the questions asked in the video or a
+query formed from a topic (``qu'est-ce que ...``), always answered by a transcript sentence.
+
+One section per chapter. ``writing_style`` changes the structure and the choice of sentences, the
+same way every time:
+
+- journalistic: the lead (the two strongest claims) opens; in each section the strongest sentence
+  comes first; short paragraphs; key facts right after the introduction.
+- narrative: chronological, longer paragraphs, the hook opens, key facts at the end.
+- analytical: figures, causes and comparisons preferred; a "facts and figures" block first.
+- tutorial: sections are numbered steps; instructions ("il faut", "make sure", "ensuite") preferred;
+  one sentence per paragraph.
+- conversational: questions from the video kept, each sentence attributed to its speaker.
+- documentary: chronological, each heading carries the chapter's timestamp.
+- interview: question and answer pairs, by speaker.
+- auto: interview for two or more named speakers exchanging questions; tutorial when instructions
+  are frequent; analytical when most claims are figures; journalistic otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
+from domain.analysis.graph import ContentGraph
+from domain.analysis.model import Sentence
+from domain.analysis.structure import format_timestamp
+from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
+
+WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
+                  "interview")
+INSTRUCTION_RE = re.compile(
+    r"\bil faut\b|\bvous devez\b|\bvous pouvez\b|\bcommencez\b|\bvérifiez\b|\bensuite\b|\bétape\b|\bpensez à\b|"
+    r"\bn['’]oubliez pas\b|\bmake sure\b|\byou (?:need|should|can|must)\b|\bfirst,|\bthen\b|\bnext\b|\bstep\b|"
+    r"\bdon['’]t forget\b|\bstart by\b|\bcheck\b", re.IGNORECASE)
+
+# sentences per section, sentences per paragraph
+SHAPES = {
+    "journalistic": (3, 2), "narrative": (6, 3), "analytical": (5, 2), "tutorial": (5, 1),
+    "conversational": (5, 2), "documentary": (5, 3), "interview": (6, 2),
+}
+
+
+@dataclass(slots=True)
+class Paragraph:
+    sentences: list[str]
+    speaker: str | None = None
+    role: str = "text"  # text, question, answer
+
+    def to_dict(self) -> dict:
+        return {"text": " ".join(self.sentences), "sentences": list(self.sentences), "speaker": self.speaker,
+                "role": self.role}
+
+
+@dataclass(slots=True)
+class Section:
+    heading: str
+    start_ms: int
+    end_ms: int
+    paragraphs: list[Paragraph] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"heading": self.heading, "startMs": self.start_ms, "endMs": self.end_ms,
+                "paragraphs": [p.to_dict() for p in self.paragraphs]}
+
+
+@dataclass(slots=True)
+class Article:
+    title: str
+    language: str
+    writing_style: str
+    requested_style: str
+    introduction: list[str]
+    sections: list[Section]
+    key_facts: list[dict]
+    faq: list[dict]
+    conclusion: list[str]
+    keywords_primary: list[str]
+    labels: dict[str, str]
+
+    def body_sentences(self) -> list[str]:
+        """Every sentence that must be grounded in the transcript."""
+        out = list(self.introduction)
+        for section in self.sections:
+            for paragraph in section.paragraphs:
+                out.extend(paragraph.sentences)
+        out.extend(f["text"] for f in self.key_facts)
+        for entry in self.faq:
+            out.extend(entry["answer"])
+        out.extend(self.conclusion)
+        return out
+
+    @property
+    def word_count(self) -> int:
+        return sum(len(words(s)) for s in self.body_sentences())
+
+    def to_dict(self) -> dict:
+        return {"title": self.title, "language": self.language, "writing_style": self.writing_style,
+                "requested_style": self.requested_style, "introduction": " ".join(self.introduction),
+                "sections": [s.to_dict() for s in self.sections], "key_facts": self.key_facts,
+                "faq": [{"question": f["question"], "answer": " ".join(f["answer"]), "startMs": f["startMs"],
+                         "source": f["source"]} for f in self.faq],
+                "conclusion": " ".join(self.conclusion), "keywords_primary": self.keywords_primary,
+                "word_count": self.word_count}
+
+    def to_markdown(self) -> str:
+        label = self.labels
+        lines = [f"# {self.title}", "", f"## {label['introduction']}", "", " ".join(self.introduction), ""]
+        facts_block = [f"## {label['figures'] if self.writing_style == 'analytical' else label['key_facts']}", ""]
+        facts_block += [f"- {f['text']} ({format_timestamp(f['startMs'])})" for f in self.key_facts] + [""]
+        if self.writing_style in ("journalistic", "analytical"):
+            lines += facts_block
+        for section in self.sections:
+            lines += [f"## {section.heading}", ""]
+            for paragraph in section.paragraphs:
+                text = " ".join(paragraph.sentences)
+                if self.writing_style == "tutorial":
+                    lines.append(f"- {text}")
+                    continue
+                if paragraph.speaker and self.writing_style in ("conversational", "interview"):
+                    prefix = f"**{paragraph.speaker}**" + (" (Q)" if paragraph.role == "question" else "")
+                    text = f"{prefix} : {text}" if lang_key(self.language) == "fr" else f"{prefix}: {text}"
+                lines += [text, ""]
+            if self.writing_style == "tutorial":
+                lines.append("")
+        if self.writing_style not in ("journalistic", "analytical"):
+            lines += facts_block
+        if self.faq:
+            lines += [f"## {label['faq']}", ""]
+            for entry in self.faq:
+                lines += [f"### {entry['question']}", "", " ".join(entry["answer"]), ""]
+        if self.conclusion:
+            lines += [f"## {label['conclusion']}", "", " ".join(self.conclusion), ""]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+def quote(sentence: Sentence) -> str:
+    """The transcript sentence as printed: start cleaned, final punctuation ensured."""
+    text = strip_leading_fillers(sentence.text)
+    return text if text[-1:] in ".!?…»\"" else text + "."
+
+
+def resolve_style(graph: ContentGraph, style: str) -> str:
+    if style not in WRITING_STYLES:
+        raise ValueError(f"writing_style must be one of {', '.join(WRITING_STYLES)}")
+    if style != "auto":
+        return style
+    sentences = graph.sentences
+    named = [s for s in graph.diarisation.speakers if s.name != "unknown"]
+    questions = [s for s in sentences if s.is_question]
+    exchanges = sum(1 for a, b in zip(sentences, sentences[1:], strict=False)
+                    if a.is_question and b.speaker and b.speaker != a.speaker)
+    if len(named) >= 2 and exchanges >= 3 and len(questions) >= 3:
+        return "interview"
+    if sentences and sum(1 for s in sentences if INSTRUCTION_RE.search(s.text)) >= 0.1 * len(sentences):
+        return "tutorial"
+    if graph.claims and sum(1 for c in graph.claims if "statistic" in c.kinds) >= 0.4 * len(graph.claims):
+        return "analytical"
+    return "journalistic"
+
+
+class _Writer:
+    def __init__(self, graph: ContentGraph, style: str, language: str) -> None:
+        self.graph = graph
+        self.style = style
+        self.language = language
+        self.claims = {c.sentence: c for c in graph.claims}
+        self.top_words = {w for t in graph.topics[:10] for w in t.words}
+        self.used: set[int] = set()
+
+    def quality(self, sentence: Sentence) -> float:
+        count = len(words(sentence.text))
+        if count < 5 or SOCIAL_RE.search(sentence.text):
+            return -1.0
+        if sentence.is_question and self.style not in ("conversational", "interview"):
+            return -1.0
+        claim: Claim | None = self.claims.get(sentence.index)
+        value = 2.0 * claim.confidence if claim else 0.0
+        value += len(self.top_words.intersection(sentence.tokens)) / max(3, len(sentence.tokens))
+        value += 0.3 if 8 <= count <= 40 else 0.0
+        if HEDGE_RE.search(sentence.text):
+            value -= 0.3
+        if self.style == "analytical" and claim and {"statistic", "causal", "comparison"} & set(claim.kinds):
+            value += 0.6
+        if self.style == "tutorial" and INSTRUCTION_RE.search(sentence.text):
+            value += 0.8
+        return value
+
+    def pick(self, pool: Sequence[Sentence], k: int, chronological: bool = True) -> list[Sentence]:
+        ranked = sorted((s for s in pool if s.index not in self.used and self.quality(s) >= 0),
+                        key=lambda s: (-self.quality(s), s.index))[:k]
+        self.used.update(s.index for s in ranked)
+        return sorted(ranked, key=lambda s: s.index) if chronological else ranked
+
+    def paragraphs(self, chosen: Sequence[Sentence], size: int) -> list[Paragraph]:
+        out: list[Paragraph] = []
+        by_speaker = self.style == "conversational"
+        for s in chosen:
+            last = out[-1] if out else None
+            same = last is not None and len(last.sentences) < size and (not by_speaker or last.speaker == s.speaker)
+            if same:
+                last.sentences.append(quote(s))
+            else:
+                out.append(Paragraph([quote(s)], s.speaker, "question" if s.is_question else "text"))
+        return out
+
+    def interview_section(self, pool: Sequence[Sentence], k: int) -> list[Paragraph]:
+        out: list[Paragraph] = []
+        for i, s in enumerate(pool):
+            if len(out) >= 2 * (k // 2) or not s.is_question or s.index in self.used or len(words(s.text)) < 4:
+                continue
+            answers = [a for a in pool[i + 1:i + 4] if a.speaker != s.speaker and not a.is_question
+                       and a.index not in self.used and self.quality(a) >= 0]
+            if not answers:
+                continue
+            self.used.add(s.index)
+            self.used.update(a.index for a in answers[:2])
+            out.append(Paragraph([quote(s)], s.speaker, "question"))
+            out.append(Paragraph([quote(a) for a in answers[:2]], answers[0].speaker, "answer"))
+        return out
+
+
+def write_article(graph: ContentGraph, writing_style: str = "auto", language: str | None = None) -> Article:
+    """An article from the graph. ``language`` (default: the graph's) sets labels and question forms."""
+    language = language or graph.language or "fr"
+    label = labels(language)
+    style = resolve_style(graph, writing_style)
+    per_section, per_paragraph = SHAPES[style]
+    writer = _Writer(graph, style, language)
+    sentences = graph.sentences
+    fr = lang_key(language) == "fr"
+
+    # introduction
+    if style == "journalistic":
+        lead = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:2]
+        intro = [sentences[c.sentence] for c in sorted(lead, key=lambda c: c.start_ms)]
+        writer.used.update(s.index for s in intro)
+    else:
+        opening = [p for p in graph.narrative if p.part in ("hook", "context")]
+        end = opening[-1].end_ms if opening else (sentences[-1].end_ms if sentences else 0)
+        pool = [s for s in sentences if s.start_ms < end] or list(sentences[:10])
+        intro = writer.pick(pool, 3 if style in ("narrative", "documentary") else 2)
+    introduction = [quote(s) for s in intro]
+
+    # sections, one per chapter (the whole transcript as one section when there are no chapters)
+    chapters = graph.chapters or []
+    spans = [(c.title, c.start_ms, c.end_ms) for c in chapters] or [
+        (graph.topics[0].name.capitalize() if graph.topics else label["in_short"], 0, graph.duration_ms)]
+    conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
+    sections: list[Section] = []
+    for number, (title, start, end) in enumerate(spans, start=1):
+        pool = [s for s in sentences if start <= s.start_ms // 1000 * 1000 < end]
+        if style == "tutorial":
+            heading = f"{label['step']} {number} : {title}" if fr else f"{label['step']} {number}: {title}"
+        elif style == "documentary":
+            heading = f"[{format_timestamp(start)}] {title}"
+        else:
+            heading = title
+        if style == "interview":
+            paragraphs = writer.interview_section(pool, per_section)
+            if not paragraphs:
+                paragraphs = writer.paragraphs(writer.pick(pool, per_section), per_paragraph)
+        else:
+            chosen = writer.pick(pool, per_section, chronological=style != "journalistic")
+            paragraphs = writer.paragraphs(chosen, per_paragraph)
+        if not paragraphs:
+            fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3][:1]
+            writer.used.update(s.index for s in fallback)
+            paragraphs = writer.paragraphs(fallback, per_paragraph)
+        sections.append(Section(heading, start, end, paragraphs))
+
+    # key facts: the strongest claims, in video order
+    strongest = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:7 if style == "analytical" else 5]
+    key_facts = [{"text": quote(sentences[c.sentence]), "startMs": c.start_ms, "claimId": c.id}
+                 for c in sorted(strongest, key=lambda c: c.start_ms)]
+
+    faq = _faq(graph, writer, language)
+
+    conclusion: list[str] = []
+    if conclusion_part is not None:
+        pool = [s for s in sentences if conclusion_part.start_ms <= s.start_ms < conclusion_part.end_ms]
+        conclusion = [quote(s) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
+
+    title = _title(graph, language)
+    return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
+                   introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
+                   conclusion=conclusion, keywords_primary=[t.name for t in graph.topics[:5]], labels=label)
+
+
+def _title(graph: ContentGraph, language: str) -> str:
+    names = [t.name for t in graph.topics[:3]]
+    if not names:
+        first = graph.sentences[0].text if graph.sentences else ""
+        return capitalise(" ".join(words(strip_leading_fillers(first))[:8]))
+    head, rest = capitalise(names[0]), names[1:]
+    if not rest:
+        return head
+    joined = rest[0] if len(rest) == 1 else f"{rest[0]} {labels(language)['and']} {rest[1]}"
+    return f"{head} : {joined}" if lang_key(language) == "fr" else f"{head}: {joined}"
+
+
+def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) -> list[dict]:
+    sentences = graph.sentences
+    by_start = {s.start_ms: s for s in sentences if s.is_question}
+    entries: list[dict] = []
+    seen: set[str] = set()
+    answered: set[int] = set()
+    for intent in graph.intents:
+        if len(entries) >= limit:
+            break
+        answer: list[Sentence] = []
+        if intent.source == "question" and intent.start_ms in by_start:
+            asked = by_start[intent.start_ms]
+            following = [s for s in sentences[asked.index + 1:asked.index + 6]
+                         if not s.is_question and len(words(s.text)) >= 5 and not SOCIAL_RE.search(s.text)]
+            answer = following[:2]
+            question = quote(asked)
+        else:
+            key = fold(intent.query)
+            topic = next((t for t in graph.topics if t.key and t.key in key), None)
+            if topic is None:
+                continue
+            related = [c for c in graph.claims if topic.key in fold(c.text)]
+            related.sort(key=lambda c: (not fold(c.text).startswith(topic.key), "definition" not in c.kinds,
+                                        -c.confidence, c.start_ms))
+            answer = [sentences[c.sentence] for c in related[:1] if c.sentence not in answered]
+            question = capitalise(intent.query) + (" ?" if lang_key(language) == "fr" else "?")
+        if not answer or fold(question) in seen:
+            continue
+        seen.add(fold(question))
+        answered.update(s.index for s in answer)
+        entries.append({"question": question, "answer": [quote(s) for s in answer], "startMs": answer[0].start_ms,
+                        "source": intent.source})
+    return entries

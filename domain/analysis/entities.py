@@ -1,0 +1,255 @@
+"""Named entities without a model: capitalised spans, dates, numbers, and cues that type them.
+
+Typing rules, first match wins: a speaker's name or a title (Dr, Mme, President...) or a known
+first name -> person; an organisation word (Université, Inc, Agency...) or an acronym ->
+organization; a gazetteer hit or a locative cue (``in``, ``à``, ``en``) -> place; letters mixed
+with digits or inner capitals (iPhone, GPT-4) or a product cue -> product. Mentions of a person's
+surname alone are counted under the full name. Ids are a hash of type and folded name, so the same
+transcript always gives the same ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from domain.analysis.model import Sentence
+from domain.analysis.text import STOP_ALL, fold
+
+MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
+          "january february march april may june july august september october november december").split()
+MONTHS_SET = frozenset(MONTHS)
+MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
+
+UNITS = (r"%|pour\s?cent|percent|per\s?cent|€|\$|£|euros?|dollars?|livres?|milliards?|millions?|billions?|"
+         r"trillions?|mille|thousand|km/h|km|kilomètres?|kilometers?|kilometres?|miles?|mètres?|meters?|metres?|"
+         r"kg|kilos?|tonnes?|tons?|degrés?|degrees?|°C|°|watts?|kW|MW|GW|TWh|kWh|MWh|GWh|heures?|hours?|minutes?|"
+         r"secondes?|seconds?|ans|années?|years?|jours?|days?|mois|months?|semaines?|weeks?|fois|times|habitants|"
+         r"people|personnes|employés|employees|users|utilisateurs")
+DATE_RES = [
+    re.compile(rf"\b(?:\d{{1,2}}(?:er)?\s+)?(?:{MONTH_ALT})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?(?:\s+\d{{4}})?\b",
+               re.IGNORECASE),
+    re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
+    re.compile(rf"\b(?:1[5-9]|20)\d{{2}}s?\b(?![\s\u202f]?(?:{UNITS})(?!\w))(?![.,]\d)", re.IGNORECASE),
+    re.compile(r"\b[XVI]{1,5}(?:e|ème|eme)\s+siècle\b"),
+    re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE),
+]
+
+NUMBER_RE = re.compile(rf"(?<![\w.])[$€£]?\d+(?:[ .,\u202f]\d{{3}})*(?:[.,]\d+)?\s?(?:{UNITS})?(?![\w])",
+                       re.IGNORECASE)
+
+PERSON_TITLES = frozenset("""
+m. m mme mme. mlle dr dr. docteur docteure mr mr. mrs mrs. ms ms. prof prof. professeur professeure président
+présidente president ministre minister sénateur senator maire mayor général general sir madame monsieur saint
+sainte pape pope roi king reine queen prince princesse princess capitaine captain chef ceo fondateur founder
+""".split())
+
+FIRST_NAMES = frozenset("""
+jean marie pierre paul jacques michel anne sophie claire julie louis marc luc emma léa chloé camille lucas hugo
+thomas nicolas julien antoine alexandre nathalie isabelle catherine françoise françois philippe alain bernard
+patrick laurent stéphane sylvie christine valérie céline aurélie sarah laura manon inès jules arthur gabriel
+raphaël louise alice elise élise hélène martin david daniel john james robert michael william richard joseph
+charles mary patricia jennifer linda elizabeth barbara susan jessica karen nancy lisa emily olivia sophia
+isabella ava mia grace albert isaac ada alan elon steve bill mark jeff tim satya sundar marie-curie simone
+emmanuel nelson martin-luther barack donald joe angela greta rosalind niels werner enrico lise max
+""".split())
+
+ORG_WORDS = frozenset("""
+inc inc. corp corp. corporation ltd ltd. llc sa sas sarl gmbh ag plc group groupe company compagnie société
+societe university université universite institute institut agency agence bank banque foundation fondation
+association ministry ministère ministere commission council conseil parliament parlement assemblée assemblee
+school école ecole college lycée hôpital hopital hospital laboratory laboratoire lab labs center centre museum
+musée musee club federation fédération federation union organisation organization office committee comité
+department département team équipe airlines airways motors technologies systems labs studios records press
+journal times news media médias cnrs cnes esa nasa oms who onu un ue eu unesco iter cern inserm ifop
+""".split())
+
+PLACES = frozenset("""
+france paris lyon marseille toulouse bordeaux lille nantes strasbourg nice rennes montpellier grenoble cadarache
+provence bretagne normandie alsace europe afrique asie amérique amerique océanie oceanie antarctique arctique
+allemagne germany berlin munich espagne spain madrid barcelone barcelona italie italy rome milan portugal
+lisbonne lisbon belgique belgium bruxelles brussels suisse switzerland genève geneva zurich pays-bas netherlands
+amsterdam royaume-uni uk england angleterre londres london écosse scotland irlande ireland dublin états-unis
+usa america new york washington californie california texas floride florida chicago boston seattle canada
+québec quebec montréal montreal toronto mexique mexico brésil brazil argentine argentina chili chile pérou peru
+chine china pékin beijing shanghai japon japan tokyo corée korea séoul seoul inde india delhi mumbai russie
+russia moscou moscow ukraine kiev kyiv pologne poland varsovie suède sweden norvège norway danemark denmark
+finlande finland grèce greece athènes athens turquie turkey istanbul égypte egypt maroc morocco algérie algeria
+tunisie tunisia sénégal senegal nigeria kenya afrique-du-sud australie australia sydney
+""".split())
+
+PRODUCT_CUES = frozenset("""
+app application logiciel software modèle model version appareil device smartphone téléphone phone voiture car
+console plateforme platform outil tool
+""".split())
+
+LOCATIVE_CUES = frozenset("in à au aux en from near de depuis vers at".split())
+
+CONNECTORS = frozenset("de du des la le of the and & von van der da di y".split())
+
+CAP_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’\-\.]*"
+SPAN_RE = re.compile(rf"{CAP_WORD}(?:\s+(?:(?:de|du|des|la|le|of|the|&|von|van|der|da|di|y)\s+)?{CAP_WORD})*")
+ACRONYM_RE = re.compile(r"^[A-Z]{2,6}s?$")
+MIXED_RE = re.compile(r"[a-z][A-Z]|[A-Za-z]-?\d|\d[A-Za-z]")
+
+TYPES = ("person", "organization", "place", "product", "date", "number", "other")
+
+
+@dataclass(slots=True)
+class Entity:
+    id: str
+    name: str
+    type: str
+    mentions: int
+    first_ms: int
+    sentences: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "type": self.type, "mentions": self.mentions,
+                "firstMs": self.first_ms}
+
+
+@dataclass(slots=True)
+class SentenceEntities:
+    """What the claim scorer needs to know about one sentence."""
+
+    names: list[str] = field(default_factory=list)
+    dates: int = 0
+    numbers: int = 0
+
+
+def entity_id(kind: str, name: str) -> str:
+    return "ent_" + hashlib.sha1(f"{kind}|{fold(name)}".encode()).hexdigest()[:12]
+
+
+def _strip_span(words: list[str]) -> list[str]:
+    while words and words[-1].lower() in CONNECTORS:
+        words = words[:-1]
+    return words
+
+
+def _type_of(name: str, prev_word: str, next_word: str, speakers: set[str]) -> str:
+    tokens = name.split()
+    low = [t.lower().strip(".,") for t in tokens]
+    folded = fold(name)
+    if folded in speakers:
+        return "person"
+    if prev_word in PERSON_TITLES or low[0] in PERSON_TITLES:
+        return "person"
+    if any(t in ORG_WORDS for t in low) or (len(tokens) == 1 and ACRONYM_RE.match(tokens[0])):
+        return "organization"
+    if folded in PLACES or " ".join(low) in PLACES or (len(tokens) == 1 and low[0] in PLACES):
+        return "place"
+    if MIXED_RE.search(name) or next_word in PRODUCT_CUES or prev_word in PRODUCT_CUES:
+        return "product"
+    if low[0] in FIRST_NAMES and len(tokens) >= 2:
+        return "person"
+    if prev_word in LOCATIVE_CUES and len(tokens) == 1:
+        return "place"
+    return "other"
+
+
+def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()) -> tuple[
+        list[Entity], list[SentenceEntities]]:
+    """Entities of the transcript, most mentioned first, and per-sentence entity facts."""
+    speaker_folds = {fold(s) for s in speakers if s}
+    found: dict[tuple[str, str], Entity] = {}
+    surface: dict[tuple[str, str], Counter] = {}
+    per_sentence: list[SentenceEntities] = []
+
+    def add(kind: str, name: str, sentence: Sentence) -> tuple[str, str]:
+        key = (kind, fold(name))
+        entity = found.get(key)
+        if entity is None:
+            entity = found[key] = Entity(entity_id(kind, name), name, kind, 0, sentence.start_ms)
+            surface[key] = Counter()
+        entity.mentions += 1
+        if not entity.sentences or entity.sentences[-1] != sentence.index:
+            entity.sentences.append(sentence.index)
+        surface[key][name] += 1
+        return key
+
+    for sentence in sentences:
+        text = sentence.text
+        facts = SentenceEntities()
+        taken: list[tuple[int, int]] = []
+        for date_re in DATE_RES:
+            for match in date_re.finditer(text):
+                if any(a < match.end() and match.start() < b for a, b in taken):
+                    continue
+                value = match.group(0).strip(" ,")
+                if value.lower() in MONTHS_SET and value.lower() in ("mai", "may", "march", "mars"):
+                    continue  # "mai"/"may"/"march" alone are far more often words than dates
+                taken.append((match.start(), match.end()))
+                add("date", value, sentence)
+                facts.dates += 1
+        for match in NUMBER_RE.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            value = match.group(0).strip()
+            if len(value) == 1 and not match.group(0).strip().isdigit():
+                continue
+            taken.append((match.start(), match.end()))
+            add("number", value, sentence)
+            facts.numbers += 1
+        for match in SPAN_RE.finditer(text):
+            raw = match.group(0).rstrip(".")
+            tokens = _strip_span(raw.split())
+            if not tokens:
+                continue
+            start = match.start()
+            at_sentence_start = not text[:start].strip(" «\"'(-—–")
+            if at_sentence_start:
+                # The first word is capitalised anyway: keep the span only when what follows is
+                # itself a name, or the word is never a common word.
+                if tokens[0].lower() in STOP_ALL or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
+                                                     and tokens[0].lower() not in PLACES):
+                    tokens = tokens[1:]
+                    tokens = _strip_span(tokens)
+                    while tokens and tokens[0].lower() in CONNECTORS:
+                        tokens = tokens[1:]
+                    if not tokens:
+                        continue
+            name = " ".join(tokens)
+            if len(name) < 2 or name.lower() in STOP_ALL or name.lower() in MONTHS_SET:
+                continue
+            prev = text[:start].split()
+            prev_word = prev[-1].lower().strip(",;:«\"'(") if prev else ""
+            after = text[match.end():].split()
+            next_word = after[0].lower().strip(",;:.!?»\"')") if after else ""
+            kind = _type_of(name, prev_word, next_word, speaker_folds)
+            if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
+                name = " ".join(tokens[1:])
+            add(kind, name, sentence)
+            facts.names.append(name)
+        per_sentence.append(facts)
+
+    _fold_surnames(found)
+    for key, entity in found.items():
+        entity.name = surface[key].most_common(1)[0][0] if surface.get(key) else entity.name
+    entities = [e for e in found.values() if e.mentions > 0]
+    entities.sort(key=lambda e: (-e.mentions, e.first_ms, e.name))
+    return entities, per_sentence
+
+
+def _fold_surnames(found: dict[tuple[str, str], Entity]) -> None:
+    """"Curie" after "Marie Curie": count the lone surname (typed anything but date/number) as the person."""
+    people = [(key, e) for key, e in found.items() if e.type == "person" and " " in key[1]]
+    by_last: dict[str, tuple[str, str]] = {}
+    for key, _ in people:
+        last = key[1].split()[-1]
+        by_last.setdefault(last, key)
+    for key, entity in list(found.items()):
+        if key[0] in ("date", "number") or " " in key[1]:
+            continue
+        target = by_last.get(key[1])
+        if target and target != key:
+            person = found[target]
+            person.mentions += entity.mentions
+            person.sentences = sorted(set(person.sentences) | set(entity.sentences))
+            person.first_ms = min(person.first_ms, entity.first_ms)
+            entity.mentions = 0

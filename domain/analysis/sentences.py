@@ -1,0 +1,94 @@
+"""Captions to sentences.
+
+Caption cues cut sentences wherever the line was full, so sentences are rebuilt: a sentence runs
+across cues of the same speaker until terminal punctuation. It is closed early at a speaker change,
+at a pause longer than ``MAX_GAP_MS`` (a new thought) and, for unpunctuated captions (automatic
+ones), at the end of a cue once it holds ``MAX_WORDS`` words. Times inside a cue are interpolated
+by character position, so a sentence that starts mid-cue starts inside that cue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from domain.analysis.model import Segment, Sentence
+from domain.analysis.text import clean_spaces, content_tokens, looks_like_question
+
+MAX_GAP_MS = 2500
+MAX_WORDS = 45
+
+ABBREVIATIONS = frozenset("""
+m mme mmes mlle mm dr mr mrs ms st ste prof pr etc ex cf vs no nº p pp av env fig vol ch art éd ed jr sr inc ltd
+co corp dept approx min max tel tél
+""".split())
+
+BOUNDARY_RE = re.compile(r"([.!?…]+)([\"”»)\]]*)(?=\s|$)")
+
+
+def _split_points(text: str) -> list[int]:
+    """Character offsets just after each sentence end in ``text``."""
+    points = []
+    for match in BOUNDARY_RE.finditer(text):
+        punct = match.group(1)
+        if punct == ".":
+            before = text[:match.start()]
+            last = re.search(r"([\w.\-]+)$", before)
+            token = last.group(1) if last else ""
+            bare = token.rstrip(".").lower()
+            if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()) or re.fullmatch(r"(?:\w\.)+\w", token):
+                continue
+        points.append(match.end())
+    return points
+
+
+def split_sentences(segments: Sequence[Segment], language: str | None = "fr") -> list[Sentence]:
+    sentences: list[Sentence] = []
+    parts: list[str] = []
+    state: dict = {}
+
+    def flush() -> None:
+        if not parts:
+            return
+        text = clean_spaces(" ".join(parts))
+        parts.clear()
+        if text and any(ch.isalnum() for ch in text):
+            index = len(sentences)
+            sentences.append(Sentence(
+                index=index, text=text, start_ms=state["start"], end_ms=max(state["end"], state["start"]),
+                speaker=state["speaker"], first_segment=state["first"], last_segment=state["last"],
+                tokens=content_tokens(text), is_question=looks_like_question(text, language)))
+        state.clear()
+
+    for seg_index, seg in enumerate(segments):
+        text = clean_spaces(seg.text)
+        if not text:
+            continue
+        start, end = seg.start_ms, max(seg.end_ms, seg.start_ms)
+        if parts and (seg.speaker != state["speaker"] or start - state["end"] > MAX_GAP_MS
+                      or state["words"] >= MAX_WORDS):
+            flush()
+        length = len(text)
+        span = end - start
+        cuts = _split_points(text)
+        bounds = [0, *cuts]
+        if not cuts or cuts[-1] < length:
+            bounds.append(length)
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            fragment = text[a:b].strip()
+            if not fragment:
+                continue
+            frag_start = start + span * a // length
+            if span > 0:
+                frag_start = min(frag_start, end - 1)
+            frag_end = start + span * b // length
+            if not parts:
+                state.update(start=frag_start, speaker=seg.speaker, first=seg_index, words=0)
+            parts.append(fragment)
+            state["end"] = frag_end
+            state["last"] = seg_index
+            state["words"] += fragment.count(" ") + 1
+            if b in cuts:
+                flush()
+    flush()
+    return sentences
