@@ -87,6 +87,31 @@ class Settings(BaseSettings):
     api_pool_size: int = 20
     # HTTP API: concurrent commands of one API process share commits (EventStore group commit).
     api_group_commit: bool = True
+    # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.
+    webhook_retry_schedule_s: list[float] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000]
+    # Webhooks: jitter of each retry delay, as a fraction of it (+-).
+    webhook_retry_jitter: float = 0.1
+    # Webhooks: least delay after a timeout or a 429, seconds.
+    webhook_retry_floor_s: float = 1.0
+    # Webhooks: longest Retry-After honoured (a longer one is clamped to this), seconds.
+    webhook_retry_after_max_s: float = 3600.0
+    # Webhooks: total time of one attempt (connect, send, answer), seconds; the interface's bound is 10.
+    webhook_timeout_s: float = 10.0
+    # Webhooks: bytes of a receiver's answer read at most.
+    webhook_max_response_bytes: int = 65536
+    # Webhooks: names and CIDRs allowed despite the destination guard, comma-separated (tests only; off by
+    # default, ignored for production keys in production mode).
+    webhook_test_allow: str = ""
+    # Webhooks: an extra CA file (PEM) the dispatcher trusts besides the system store (test receivers).
+    webhook_extra_ca_file: str = ""
+    # Dispatcher: lease of a claimed delivery attempt, seconds (an expired lease is claimed again).
+    dispatcher_lease_s: float = 30.0
+    # Dispatcher: concurrent attempts per dispatcher process.
+    dispatcher_concurrency: int = 200
+    # Dispatcher: polling interval of the sender when no NOTIFY arrives, seconds.
+    dispatcher_poll_interval_s: float = 0.5
+    # Dispatcher: Kafka consumer group of the dispatchers' intake (offsets are kept in PostgreSQL).
+    dispatcher_group: str = "vaeo.dispatcher"
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
 

@@ -1,6 +1,6 @@
 """Read models, one module each. ``ALL`` is what the projector runs."""
 
-from projections import api_keys, event_counts, jobs, medias, scheduler, usage, workspaces
+from projections import api_keys, event_counts, jobs, medias, scheduler, usage, webhooks, workspaces
 from projections.base import Projection
 
 ALL: dict[str, Projection] = {
@@ -8,6 +8,8 @@ ALL: dict[str, Projection] = {
 }
 # The HTTP API's read models (issue 3).
 ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usage.projection)})
+# Webhook subscriptions and delivery history (issue 4); the dispatcher's own state is not here.
+ALL[webhooks.projection.name] = webhooks.projection
 
 
 def all_ddl() -> list[str]:

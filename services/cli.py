@@ -15,7 +15,7 @@ from uuid import UUID
 from infra import stack
 from infra.settings import Settings
 
-PROCESSES = ("api", "relay", "projector", "worker")
+PROCESSES = ("api", "relay", "projector", "worker", "dispatcher")
 
 
 def _settings(args: argparse.Namespace | None = None) -> Settings:
@@ -103,6 +103,16 @@ def cmd_worker(args: argparse.Namespace) -> int:
     settings = ensure_secret_key(_settings())
     worker = Worker(settings, default_handlers(settings))
     run_until_signalled(worker.run)
+    return 0
+
+
+def cmd_dispatcher(args: argparse.Namespace) -> int:
+    from services.common import run_until_signalled, setup_logging
+    from services.dispatcher import run_dispatcher
+
+    setup_logging()
+    settings = ensure_secret_key(_settings())
+    run_until_signalled(lambda stop: run_dispatcher(settings, stop))
     return 0
 
 
@@ -285,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--only", nargs="*", help="projection names (default: all)")
     pr.set_defaults(fn=cmd_projector)
     sub.add_parser("worker", help="run a job worker").set_defaults(fn=cmd_worker)
+    sub.add_parser("dispatcher", help="run the webhook dispatcher (signed deliveries from the log)").set_defaults(
+        fn=cmd_dispatcher)
 
     ws = sub.add_parser("workspace", help="create a workspace, add credits")
     ws_sub = ws.add_subparsers(dest="action", required=True)

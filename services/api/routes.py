@@ -6,7 +6,7 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import jobs, keys, me, medias, usage
+from services.api import jobs, keys, me, medias, usage, webhooks
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
@@ -21,6 +21,7 @@ ROUTES: list[Route] = [
     *keys.ROUTES,
     *medias.ROUTES,
     *jobs.ROUTES,
+    *webhooks.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

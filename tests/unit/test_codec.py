@@ -14,6 +14,7 @@ from domain.api_keys import ApiKey
 from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.media import Media
+from domain.webhooks import Webhook, WebhookDelivery
 from domain.workspaces import Workspace
 from infra.codec import ENVELOPE_FIELDS, EventRegistry, NewEvent, StoredEvent, UnknownEventType
 
@@ -224,6 +225,8 @@ def conforms(value: Any, schema: dict[str, Any]) -> bool:
     checks = {
         "string": lambda v: isinstance(v, str),
         "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
         "object": lambda v: isinstance(v, dict),
         "array": lambda v: isinstance(v, list) and all(conforms(i, schema.get("items", {})) for i in v),
         "null": lambda v: v is None,
@@ -254,7 +257,18 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     job2.fail("no")
     job3 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job3.cancel()
-    pending = [e for agg in (job, key, ws, media, job2, job3) for e in agg.collect_events()]
+    hook = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",
+                            url="https://h.example", events=None, secret_encrypted="v1.x")
+    hook.disable("410")
+    hook.delete()
+    delivery = WebhookDelivery(delivery_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",
+                               webhook_id=hook.id, url="https://h.example", event_name="job.failed", source_position=1)
+    delivery.record_attempt(1, 1_700_000_000)
+    delivery.record_failed(1, 500, "HTTP 500", 1.5, None, True)
+    delivery.resend("k")
+    delivery.record_attempt(2, 1_700_000_001)
+    delivery.record_delivered(2, 200, 1.5)
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery) for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
 

@@ -1,0 +1,267 @@
+"""Webhooks: subscriptions (``Webhook``), deliveries (``WebhookDelivery``) and their pure policies.
+
+A webhook is a stream per subscription; its secret is stored encrypted (the command encrypts it
+with the service key and the webhook id as associated data: the plaintext never enters an
+event). A delivery is a stream per (target, source event position, webhook event name), named
+by ``delivery_id`` (uuid5), so retries, replays and a second dispatcher all name the same
+delivery. Its history (every attempt and its outcome) is events, hence auditable.
+
+The pure policies here: which domain event emits which webhook event (``EVENT_FOR``), the
+delivery payload, the retry schedule with jitter and ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
+
+# The nine webhook event names of the interface (section 6), each with the domain event that
+# emits it. Those whose domain event belongs to a later issue are mapped by name now: they
+# are delivered as soon as that event exists on the log.
+EVENT_FOR: dict[str, str] = {
+    "JobCompleted": "job.completed",
+    "JobFailed": "job.failed",
+    "CreditsLow": "credits.low",
+    "VideoUploaded": "video.uploaded",
+    "VideoAnalyzed": "video.analyzed",
+    "ArticleGenerated": "article.generated",
+    "ArticleTranslated": "article.translated",
+    "ClipRendered": "clip.generated",
+    "ExportReady": "export.ready",
+}
+EVENT_NAMES: tuple[str, ...] = (
+    "video.uploaded", "video.analyzed", "article.generated", "article.translated", "clip.generated",
+    "export.ready", "job.completed", "job.failed", "credits.low",
+)
+# What a job's per-request ``webhook_url`` receives when the job ends.
+JOB_END_EVENTS = frozenset({"JobCompleted", "JobFailed"})
+TEST_EVENT = "webhook.test"
+
+ACTIVE, DELETED, DISABLED = "active", "deleted", "disabled"
+
+
+class WebhookError(DomainError):
+    code = "invalid_webhook"
+
+
+def delivery_id(target: str | UUID, source_position: int, event_name: str) -> UUID:
+    """Stable across retries, replays and processes: the same target, event and name, one id."""
+    return deterministic_id("webhook-delivery", target, source_position, event_name)
+
+
+def check_events(events: Sequence[str] | None) -> list[str]:
+    """None means every event; otherwise unique names among the nine, kept in the caller's order."""
+    if events is None:
+        return list(EVENT_NAMES)
+    unknown = [e for e in events if e not in EVENT_NAMES]
+    if unknown:
+        raise WebhookError(f"unknown webhook events: {', '.join(unknown)}", field="events", allowed=list(EVENT_NAMES))
+    if len(set(events)) != len(events):
+        raise WebhookError("webhook events must be unique", field="events")
+    return list(events)
+
+
+def payload(delivery: UUID, event_name: str, created_at: str, workspace_id: UUID | str,
+            data: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body of a delivery: the same for every attempt (the signature is not)."""
+    return {"id": str(delivery), "type": event_name, "created_at": created_at, "workspace_id": str(workspace_id),
+            "data": data}
+
+
+def event_data(stream_type: str, stream_id: UUID | str, data: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` of a delivery: the domain event's own fields and the id of what it is about
+    (``job_id`` for a Job stream, ``video_id`` for a Video stream, ...)."""
+    out = dict(data)
+    out.setdefault(f"{_snake(stream_type)}_id", str(stream_id))
+    return out
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def next_delay(schedule: Sequence[float], attempts_done: int, *, jitter: float = 0.1,
+               retry_after: float | None = None, floor: float = 1.0, retry_after_max: float = 3600.0,
+               timed_out: bool = False, rng: random.Random | None = None) -> float | None:
+    """Seconds until the next attempt after ``attempts_done`` attempts, or None when exhausted.
+
+    ``schedule[k]`` is the delay before attempt ``k + 1`` (``schedule[0]`` is the first attempt,
+    normally 0). Jitter spreads retries of many deliveries (+-``jitter`` of the delay). A 429's
+    ``Retry-After`` and a timeout get at least ``floor`` (a receiver that is struggling is not
+    hammered); ``Retry-After`` is clamped to ``retry_after_max`` so one header cannot park a
+    delivery for a week, and never shortens the schedule.
+    """
+    if attempts_done >= len(schedule):
+        return None
+    delay = schedule[attempts_done]
+    delay *= 1 + (rng or random).uniform(-jitter, jitter)
+    if retry_after is not None:
+        delay = max(delay, min(max(retry_after, floor), retry_after_max))
+    if timed_out or retry_after is not None:
+        delay = max(delay, floor)
+    return max(delay, 0.0)
+
+
+@aggregate("Webhook")
+class Webhook(Aggregate):
+    class Registered(Aggregate.Created):
+        published_as = "WebhookRegistered"
+        webhook_id: UUID
+        workspace_id: UUID
+        environment: str
+        url: str
+        events: list[str]
+        secret_encrypted: str  # AES-GCM under the service key, associated data = webhook id
+
+    class Deleted(Aggregate.Event):
+        published_as = "WebhookDeleted"
+        reason: str
+
+    class Disabled(Aggregate.Event):
+        published_as = "WebhookDisabled"
+        reason: str
+
+    @staticmethod
+    def create_id(webhook_id: UUID) -> UUID:
+        return webhook_id
+
+    @event(Registered)
+    def __init__(self, webhook_id: UUID, workspace_id: UUID, environment: str, url: str, events: list[str],
+                 secret_encrypted: str):
+        self.workspace_id = workspace_id
+        self.environment = environment
+        self.url = url
+        self.events = events
+        self.secret_encrypted = secret_encrypted
+        self.status = ACTIVE
+        self.reason: str | None = None
+
+    @classmethod
+    def register(cls, *, webhook_id: UUID, workspace_id: UUID, environment: str, url: str,
+                 events: Sequence[str] | None, secret_encrypted: str) -> Webhook:
+        if not url.startswith("https://"):
+            raise WebhookError("a webhook url must start with https://", field="url")
+        return cls(webhook_id=webhook_id, workspace_id=workspace_id, environment=environment, url=url,
+                   events=check_events(events), secret_encrypted=secret_encrypted)
+
+    def check_active(self, action: str) -> None:
+        if self.status != ACTIVE:
+            raise InvalidTransition(f"webhook is {self.status}; it cannot be {action}", status=self.status)
+
+    def delete(self, reason: str = "deleted by API") -> None:
+        if self.status == DELETED:
+            raise InvalidTransition("webhook is already deleted", status=self.status)
+        self._deleted(reason=reason)
+
+    @event(Deleted)
+    def _deleted(self, reason: str) -> None:
+        self.status = DELETED
+        self.reason = reason
+
+    def disable(self, reason: str) -> None:
+        """The receiver asked to stop (410 Gone): no further delivery until a new webhook."""
+        if self.status != ACTIVE:
+            return
+        self._disabled(reason=reason)
+
+    @event(Disabled)
+    def _disabled(self, reason: str) -> None:
+        self.status = DISABLED
+        self.reason = reason
+
+
+@aggregate("WebhookDelivery")
+class WebhookDelivery(Aggregate):
+    """One notification to one target, with every attempt; its id is ``delivery_id(...)``."""
+
+    class Scheduled(Aggregate.Created):
+        published_as = "WebhookDeliveryScheduled"
+        delivery_id: UUID
+        workspace_id: UUID
+        environment: str
+        webhook_id: UUID | None  # None: a job's per-request webhook_url
+        url: str
+        event_name: str
+        source_position: int
+
+    class Attempted(Aggregate.Event):
+        published_as = "WebhookDeliveryAttempted"
+        attempt: int
+        signed_at: int  # the webhook-timestamp of this attempt (seconds)
+
+    class Delivered(Aggregate.Event):
+        published_as = "WebhookDelivered"
+        attempt: int
+        status_code: int
+        latency_ms: int  # whole milliseconds
+
+    class Failed(Aggregate.Event):
+        published_as = "WebhookDeliveryFailed"
+        attempt: int
+        status_code: int | None
+        error: str
+        latency_ms: int  # whole milliseconds
+        next_attempt_at: datetime | None
+        exhausted: bool  # the schedule is used up: no further attempt unless resent
+
+    class Resent(Aggregate.Event):
+        published_as = "WebhookDeliveryResent"
+        requested_by: str
+
+    @staticmethod
+    def create_id(delivery_id: UUID) -> UUID:
+        return delivery_id
+
+    @event(Scheduled)
+    def __init__(self, delivery_id: UUID, workspace_id: UUID, environment: str, webhook_id: UUID | None, url: str,
+                 event_name: str, source_position: int):
+        self.workspace_id = workspace_id
+        self.environment = environment
+        self.webhook_id = webhook_id
+        self.url = url
+        self.event_name = event_name
+        self.source_position = source_position
+        self.status = "pending"
+        self.attempts = 0
+
+    def record_attempt(self, attempt: int, signed_at: int) -> None:
+        self._attempted(attempt=attempt, signed_at=signed_at)
+
+    @event(Attempted)
+    def _attempted(self, attempt: int, signed_at: int) -> None:
+        self.attempts = max(self.attempts, attempt)
+        self.status = "sending"
+
+    def record_delivered(self, attempt: int, status_code: int, latency_ms: float) -> None:
+        self._delivered(attempt=attempt, status_code=status_code, latency_ms=round(latency_ms))
+
+    @event(Delivered)
+    def _delivered(self, attempt: int, status_code: int, latency_ms: int) -> None:
+        self.status = "succeeded"
+
+    def record_failed(self, attempt: int, status_code: int | None, error: str, latency_ms: float,
+                      next_attempt_at: datetime | None, exhausted: bool) -> None:
+        self._failed(attempt=attempt, status_code=status_code, error=error[:500], latency_ms=round(latency_ms),
+                     next_attempt_at=next_attempt_at, exhausted=exhausted)
+
+    @event(Failed)
+    def _failed(self, attempt: int, status_code: int | None, error: str, latency_ms: int,
+                next_attempt_at: datetime | None, exhausted: bool) -> None:
+        self.status = "pending" if next_attempt_at is not None else ("exhausted" if exhausted else "failed")
+
+    def resend(self, requested_by: str) -> None:
+        if self.status not in ("failed", "exhausted"):
+            raise InvalidTransition(f"only a failed or exhausted delivery can be resent; this one is {self.status}",
+                                    status=self.status)
+        self._resent(requested_by=requested_by)
+
+    @event(Resent)
+    def _resent(self, requested_by: str) -> None:
+        self.status = "pending"

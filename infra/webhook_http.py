@@ -1,0 +1,191 @@
+"""Signing and sending webhook deliveries: HTTPS to the vetted address, nothing else.
+
+Signing (each attempt afresh, with its own timestamp):
+
+- ``X-Service-Signature: sha256=<hex HMAC-SHA256(key, raw body)>`` (the interface's header), the
+  key being the secret exactly as shown at registration (``whsec_...``, as UTF-8 bytes);
+- Standard Webhooks: ``webhook-id`` (the delivery id, stable across retries),
+  ``webhook-timestamp`` (seconds) and ``webhook-signature: v1,<base64 HMAC-SHA256(key,
+  "{id}.{timestamp}.{body}")>``, the key being the base64-decoded part after ``whsec_``, as the
+  ``standardwebhooks`` libraries expect.
+
+Sending: ``WebhookClient.post`` takes a ``netguard.Vetted`` destination and connects to its
+vetted address only: the connector's resolver answers the vetted address for the vetted host
+and refuses anything else, so no second lookup happens (DNS rebinding); the URL keeps its host,
+so the Host header and the TLS server name (SNI, certificate check) are the original ones. No
+redirect is followed (a 3xx is a failed attempt), the whole exchange has a total timeout, the
+response body is read up to a cap, and no proxy from the environment is used.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import email.utils
+import hashlib
+import hmac
+import secrets
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import aiohttp
+from aiohttp.abc import AbstractResolver
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from yarl import URL
+
+from infra.netguard import Vetted
+
+SECRET_PREFIX = "whsec_"
+USER_AGENT = "vaeo-webhooks/1"
+
+
+def new_webhook_secret() -> str:
+    """``whsec_`` and 32 random bytes in standard base64 (the Standard Webhooks secret format)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def job_notification_secret(service_key_hex: str, workspace_id: UUID | str) -> str:
+    """The secret that signs deliveries to jobs' per-request ``webhook_url`` of one workspace.
+
+    Derived (HKDF-SHA256) from the service key and the workspace id, so it is never stored and
+    every process computes the same one; a workspace reads it through GET /webhooks/job-secret.
+    """
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"vaeo job webhook secret v1",
+               info=str(workspace_id).encode()).derive(bytes.fromhex(service_key_hex))
+    return SECRET_PREFIX + base64.b64encode(key).decode()
+
+
+def _standard_key(secret: str) -> bytes:
+    raw = secret[len(SECRET_PREFIX):] if secret.startswith(SECRET_PREFIX) else secret
+    return base64.b64decode(raw + "==")
+
+
+def signature_headers(secret: str, message_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+    ts = int(time.time()) if timestamp is None else timestamp
+    spec = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    standard = hmac.new(_standard_key(secret), f"{message_id}.{ts}.".encode() + body, hashlib.sha256).digest()
+    return {
+        "X-Service-Signature": f"sha256={spec}",
+        "webhook-id": message_id,
+        "webhook-timestamp": str(ts),
+        "webhook-signature": "v1," + base64.b64encode(standard).decode(),
+    }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status_code: int | None
+    latency_ms: float
+    error: str | None = None
+    retry_after_s: float | None = None
+    timed_out: bool = False
+    body_excerpt: str = ""
+
+    @property
+    def delivered(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+_PINNED: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("vaeo_pinned", default=None)
+
+
+class PinnedResolver(AbstractResolver):
+    """Answers the one vetted address for the vetted host of the current request, else refuses."""
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
+        pinned = _PINNED.get()
+        if pinned is None or pinned[0] != host:
+            raise OSError(f"no vetted address for {host}")
+        address = pinned[1]
+        fam = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [{"hostname": host, "host": address, "port": port, "family": fam, "proto": 0,
+                 "flags": socket.AI_NUMERICHOST}]
+
+    async def close(self) -> None:
+        return None
+
+
+def ssl_context(extra_ca_file: str = "") -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    if extra_ca_file:
+        ctx.load_verify_locations(cafile=extra_ca_file)
+    return ctx
+
+
+class WebhookClient:
+    """One connection pool for many destinations; every request pinned to its vetted address."""
+
+    def __init__(self, *, timeout_s: float = 10.0, max_response_bytes: int = 65536, extra_ca_file: str = "",
+                 limit: int = 100) -> None:
+        self.timeout_s = timeout_s
+        self.max_response_bytes = max_response_bytes
+        self.extra_ca_file = extra_ca_file
+        self.limit = limit
+        self._session: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> WebhookClient:
+        connector = aiohttp.TCPConnector(resolver=PinnedResolver(), use_dns_cache=False,
+                                         ssl=ssl_context(self.extra_ca_file), limit=self.limit, limit_per_host=0)
+        self._session = aiohttp.ClientSession(connector=connector, trust_env=False, auto_decompress=False,
+                                              timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def post(self, vetted: Vetted, body: bytes, headers: dict[str, str],
+                   timeout_s: float | None = None) -> Outcome:
+        assert self._session is not None, "use WebhookClient as an async context manager"
+        dest = vetted.destination
+        url = dest.url
+        if dest.literal is not None:
+            # Any numeric form becomes the canonical address that was checked.
+            host = f"[{dest.literal}]" if dest.literal.version == 6 else str(dest.literal)
+            url = str(URL(url).with_host(host.strip("[]")))
+        hdrs = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+        token = _PINNED.set((dest.host, vetted.address))
+        started = time.perf_counter()
+        timeout = aiohttp.ClientTimeout(total=timeout_s or self.timeout_s)
+        try:
+            async with self._session.post(url, data=body, headers=hdrs, allow_redirects=False,
+                                          timeout=timeout) as resp:
+                excerpt = await resp.content.read(self.max_response_bytes)
+                if not resp.content.at_eof():
+                    resp.close()  # more than the cap: drop the connection rather than read on
+                latency = (time.perf_counter() - started) * 1000
+                status = resp.status
+                error = None
+                if 300 <= status < 400:
+                    error = f"redirect ({status}) not followed"
+                elif not 200 <= status < 300:
+                    error = f"HTTP {status}"
+                return Outcome(status, latency, error, parse_retry_after(resp.headers.get("Retry-After")),
+                               body_excerpt=excerpt[:200].decode(errors="replace"))
+        except TimeoutError:
+            latency = (time.perf_counter() - started) * 1000
+            return Outcome(None, latency, f"timed out after {timeout.total:g} s", timed_out=True)
+        except (aiohttp.ClientError, OSError, ssl.SSLError, ValueError) as exc:
+            latency = (time.perf_counter() - started) * 1000
+            return Outcome(None, latency, f"{type(exc).__name__}: {exc}"[:300])
+        finally:
+            _PINNED.reset(token)

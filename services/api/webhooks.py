@@ -1,0 +1,352 @@
+"""POST /webhooks, GET /webhooks, DELETE /webhooks/{id}, POST /webhooks/{id}/test, and the
+extensions GET /webhooks/{id}/deliveries, POST /webhooks/{id}/deliveries/{delivery_id}/resend,
+GET /webhooks/job-secret.
+
+The secret is returned once, by POST /webhooks: the event holds it encrypted (AES-GCM under the
+service key, the webhook id as associated data), the read model not at all. The destination is
+checked by ``infra.netguard`` at registration, by the test endpoint just before it sends, and by
+the dispatcher before every attempt. A webhook belongs to its key's workspace and environment;
+another workspace's (or environment's) webhook answers 404 exactly like a missing one.
+See docs/webhooks.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Literal
+from uuid import UUID, uuid4
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from domain.base import NotFound
+from domain.webhooks import EVENT_NAMES, TEST_EVENT, Webhook, WebhookDelivery, payload
+from infra.crypto import SecretBox
+from infra.eventstore import EventStore
+from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
+from infra.settings import Settings
+from infra.webhook_http import WebhookClient, job_notification_secret, new_webhook_secret, signature_headers
+from services.api.base import SETTINGS, ApiError, Call, Route, not_found
+from services.commands import with_retries
+
+WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
+WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
+TEST_TIMEOUT_S = 10.0  # the interface's bound for POST /webhooks/{id}/test
+RESOLVE_TIMEOUT_S = 5.0
+
+
+# ------------------------------------------------------------------------------- commands
+
+
+async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID, *, environment: str, url: str,
+                           events: list[str] | None, meta: dict | None = None) -> tuple[Webhook, str, int]:
+    """A new webhook; returns it, its secret (never stored in clear) and the position."""
+    webhook_id = uuid4()
+    secret = new_webhook_secret()
+    webhook = Webhook.register(webhook_id=webhook_id, workspace_id=workspace_id, environment=environment, url=url,
+                               events=events, secret_encrypted=box.encrypt(secret, str(webhook_id)))
+    position = await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+    return webhook, secret, position
+
+
+async def _load_webhook(store: EventStore, workspace_id: UUID, environment: str, webhook_id: UUID) -> Webhook:
+    webhook = await store.load_aggregate(webhook_id)
+    if (not isinstance(webhook, Webhook) or webhook.workspace_id != workspace_id
+            or webhook.environment != environment or webhook.status == "deleted"):
+        raise NotFound("webhook not found", id=str(webhook_id))
+    return webhook
+
+
+async def delete_webhook(store: EventStore, workspace_id: UUID, webhook_id: UUID, *, environment: str,
+                         meta: dict | None = None) -> int:
+    async def attempt() -> int:
+        webhook = await _load_webhook(store, workspace_id, environment, webhook_id)
+        webhook.delete()
+        return await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+
+    return await with_retries(attempt)
+
+
+async def resend_delivery(store: EventStore, workspace_id: UUID, webhook_id: UUID, delivery_id: UUID, *,
+                          environment: str, requested_by: str, meta: dict | None = None) -> int:
+    async def attempt() -> int:
+        await _load_webhook(store, workspace_id, environment, webhook_id)
+        delivery = await store.load_aggregate(delivery_id)
+        if not isinstance(delivery, WebhookDelivery) or delivery.webhook_id != webhook_id:
+            raise NotFound("delivery not found", id=str(delivery_id))
+        delivery.resend(requested_by)
+        return await store.append(store.registry.to_new_events(delivery.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+
+    return await with_retries(attempt)
+
+
+class _BoundedResolver(SystemResolver):
+    """The system resolver with a bound: a name that does not answer is refused, not waited on."""
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        try:
+            return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
+        except TimeoutError:
+            raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
+
+
+def _refused(exc: DestinationRefused) -> ApiError:
+    return ApiError(400, "destination_refused", f"the webhook url is not a public HTTPS destination: {exc.reason}",
+                    {"field": "url", "reason": exc.reason})
+
+
+# ------------------------------------------------------------------------------- models
+
+
+class CreateWebhook(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=9, max_length=2048, pattern=r"^https://[^\u0000]*$",
+                     json_schema_extra={"format": "uri"},
+                     description="a public HTTPS destination (checked after DNS resolution)")
+    events: list[WebhookEvent] | None = Field(default=None, min_length=1, max_length=len(EVENT_NAMES),
+                                              json_schema_extra={"uniqueItems": True},
+                                              description="the events to receive; all nine when omitted")
+
+    @field_validator("events")
+    @classmethod
+    def _unique(cls, events: list[str] | None) -> list[str] | None:
+        if events is not None and len(set(events)) != len(events):
+            raise PydanticCustomError("unique_items", "events must be unique")
+        return events
+
+
+class CreatedWebhook(BaseModel):
+    id: UUID
+    url: str
+    secret: str = Field(description="whsec_<base64>; shown only in this response")
+    events: list[str]
+
+
+class CreatedWebhookResponse(BaseModel):
+    data: CreatedWebhook
+    warning: str = Field(alias="_warning")
+
+
+class WebhookItem(BaseModel):
+    id: UUID
+    url: str
+    events: list[str]
+    status: str = Field(description="active, or disabled (the receiver answered 410 Gone)")
+    active: bool
+    reason: str | None
+    createdAt: datetime
+
+
+class WebhookList(BaseModel):
+    data: list[WebhookItem]
+
+
+class DeletedWebhook(BaseModel):
+    id: UUID
+    deleted: bool
+
+
+class DeletedWebhookResponse(BaseModel):
+    data: DeletedWebhook
+
+
+class TestResult(BaseModel):
+    id: str = Field(description="the test message's webhook-id")
+    type: str
+    delivered: bool
+    status_code: int | None
+    latency_ms: float
+    error: str | None
+
+
+class TestResponse(BaseModel):
+    data: TestResult
+
+
+class Attempt(BaseModel):
+    attempt: int
+    attempted_at: datetime
+    outcome: str | None
+    status_code: int | None
+    error: str | None
+    latency_ms: float | None
+
+
+class DeliveryItem(BaseModel):
+    id: UUID
+    event: str
+    status: str = Field(description="pending, succeeded, failed or exhausted")
+    attempts: list[Attempt]
+    next_attempt_at: datetime | None
+    source_position: int
+    created_at: datetime
+
+
+class DeliveryList(BaseModel):
+    data: list[DeliveryItem]
+
+
+class DeliveriesQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(default=50, ge=1, le=200)
+
+
+class ResentDelivery(BaseModel):
+    id: UUID
+    status: str
+
+
+class ResentResponse(BaseModel):
+    data: ResentDelivery
+
+
+class JobSecret(BaseModel):
+    secret: str = Field(description="signs deliveries to jobs' per-request webhook_url (same scheme as a webhook)")
+
+
+class JobSecretResponse(BaseModel):
+    data: JobSecret
+
+
+# ------------------------------------------------------------------------------- handlers
+
+
+def _settings(call: Call) -> Settings:
+    return call.app[SETTINGS]
+
+
+def _uuid(call: Call, name: str, what: str) -> UUID:
+    try:
+        return UUID(call.path(name))
+    except ValueError:
+        raise not_found(what, call.path(name)) from None
+
+
+async def create_webhook(call: Call) -> dict:
+    body: CreateWebhook = call.body
+    settings = _settings(call)
+    try:
+        await vet(body.url, _BoundedResolver(), allowance_for(settings.webhook_test_allow, settings.mode,
+                                                              call.environment))
+    except DestinationRefused as exc:
+        raise _refused(exc) from None
+    webhook, secret, position = await register_webhook(
+        call.store, SecretBox(settings.secret_key), call.workspace_id, environment=call.environment, url=body.url,
+        events=list(body.events) if body.events is not None else None, meta=call.meta())
+    await call.read_your_writes("webhooks", position)
+    return {"data": {"id": webhook.id, "url": webhook.url, "secret": secret, "events": webhook.events},
+            "_warning": WARNING}
+
+
+async def list_webhooks(call: Call) -> dict:
+    async with call.pool.acquire() as conn:
+        rows = await conn.fetch("SELECT id, url, events, status, reason, created_at FROM webhooks "
+                                "WHERE workspace_id = $1 AND environment = $2 AND status <> 'deleted' "
+                                "ORDER BY created_at, id", call.workspace_id, call.environment)
+    return {"data": [{"id": r["id"], "url": r["url"], "events": list(r["events"]), "status": r["status"],
+                      "active": r["status"] == "active", "reason": r["reason"], "createdAt": r["created_at"]}
+                     for r in rows]}
+
+
+async def remove_webhook(call: Call) -> dict:
+    webhook_id = _uuid(call, "id", "webhook")
+    position = await delete_webhook(call.store, call.workspace_id, webhook_id, environment=call.environment,
+                                    meta=call.meta())
+    await call.read_your_writes("webhooks", position)
+    return {"data": {"id": webhook_id, "deleted": True}}
+
+
+async def test_webhook(call: Call) -> dict:
+    """Sign and send a ``webhook.test`` event now, within 10 s, to a destination checked again now."""
+    webhook_id = _uuid(call, "id", "webhook")
+    settings = _settings(call)
+    webhook = await _load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
+    message_id = str(uuid4())
+    body = orjson.dumps(payload(message_id, TEST_EVENT, datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                                call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
+    result = {"id": message_id, "type": TEST_EVENT, "delivered": False, "status_code": None, "latency_ms": 0.0,
+              "error": None}
+    started = time.perf_counter()
+    try:
+        vetted = await vet(webhook.url, _BoundedResolver(),
+                           allowance_for(settings.webhook_test_allow, settings.mode, call.environment))
+    except DestinationRefused as exc:
+        result["error"] = f"destination refused: {exc.reason}"
+        return {"data": result}
+    secret = SecretBox(settings.secret_key).decrypt(webhook.secret_encrypted, str(webhook_id))
+    remaining = max(0.5, min(settings.webhook_timeout_s, TEST_TIMEOUT_S) - (time.perf_counter() - started))
+    async with WebhookClient(timeout_s=remaining, max_response_bytes=settings.webhook_max_response_bytes,
+                             extra_ca_file=settings.webhook_extra_ca_file, limit=1) as client:
+        outcome = await client.post(vetted, body, signature_headers(secret, message_id, body))
+    result.update(delivered=outcome.delivered, status_code=outcome.status_code,
+                  latency_ms=round(outcome.latency_ms, 1), error=outcome.error)
+    return {"data": result}
+
+
+async def list_deliveries(call: Call) -> dict:
+    webhook_id = _uuid(call, "id", "webhook")
+    q: DeliveriesQuery = call.query
+    async with call.pool.acquire() as conn:
+        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3 "
+                                    "AND status <> 'deleted'", webhook_id, call.workspace_id, call.environment)
+        if not owner:
+            raise not_found("webhook", webhook_id)
+        rows = await conn.fetch("SELECT id, event, status, next_attempt_at, source_position, created_at "
+                                "FROM webhook_delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2",
+                                webhook_id, q.limit)
+        attempts = await conn.fetch("SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) "
+                                    "ORDER BY delivery_id, attempt", [r["id"] for r in rows])
+    by_delivery: dict = {}
+    for a in attempts:
+        by_delivery.setdefault(a["delivery_id"], []).append(
+            {"attempt": a["attempt"], "attempted_at": a["attempted_at"], "outcome": a["outcome"],
+             "status_code": a["status_code"], "error": a["error"], "latency_ms": a["latency_ms"]})
+    return {"data": [{"id": r["id"], "event": r["event"], "status": r["status"],
+                      "attempts": by_delivery.get(r["id"], []), "next_attempt_at": r["next_attempt_at"],
+                      "source_position": r["source_position"], "created_at": r["created_at"]} for r in rows]}
+
+
+async def resend(call: Call) -> dict:
+    webhook_id = _uuid(call, "id", "webhook")
+    delivery = _uuid(call, "delivery_id", "delivery")
+    position = await resend_delivery(call.store, call.workspace_id, webhook_id, delivery,
+                                     environment=call.environment, requested_by=str(call.principal.key_id),
+                                     meta=call.meta())
+    await call.read_your_writes("webhooks", position)
+    return {"data": {"id": delivery, "status": "pending"}}
+
+
+async def job_secret(call: Call) -> dict:
+    return {"data": {"secret": job_notification_secret(_settings(call).secret_key, call.workspace_id)}}
+
+
+ROUTES = [
+    Route("POST", "/webhooks", create_webhook, scope="webhooks:admin", tag="Webhooks", status=201,
+          body=CreateWebhook, response=CreatedWebhookResponse, writes=True,
+          summary="Register a webhook; the secret is in this response only (see _warning)"),
+    Route("GET", "/webhooks", list_webhooks, scope="webhooks:admin", tag="Webhooks", response=WebhookList,
+          summary="The workspace's webhooks (never the secret)"),
+    Route("GET", "/webhooks/job-secret", job_secret, scope="webhooks:admin", tag="Webhooks",
+          response=JobSecretResponse,
+          summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url"),
+    Route("DELETE", "/webhooks/{id}", remove_webhook, scope="webhooks:admin", tag="Webhooks",
+          response=DeletedWebhookResponse, writes=True, errors=(404,),
+          summary="Delete a webhook; events after this get no delivery"),
+    Route("POST", "/webhooks/{id}/test", test_webhook, scope="webhooks:admin", tag="Webhooks",
+          response=TestResponse, errors=(404,),
+          summary="Send a signed webhook.test event now (at most 10 s; destination checked again)"),
+    Route("GET", "/webhooks/{id}/deliveries", list_deliveries, scope="webhooks:admin", tag="Webhooks",
+          query=DeliveriesQuery, response=DeliveryList, errors=(404,),
+          summary="Extension: the webhook's deliveries, newest first, with every attempt"),
+    Route("POST", "/webhooks/{id}/deliveries/{delivery_id}/resend", resend, scope="webhooks:admin",
+          tag="Webhooks", status=202, response=ResentResponse, writes=True, errors=(404, 409),
+          summary="Extension: send a failed or exhausted delivery again (the schedule starts over)"),
+]

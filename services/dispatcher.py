@@ -1,0 +1,562 @@
+"""The dispatcher (``vaeo dispatcher``): domain events on Kafka -> signed HTTPS deliveries.
+
+Two loops in one process, sharing nothing but PostgreSQL:
+
+- **Intake** (a Kafka consumer, group ``dispatcher_group``; it never reads the events table).
+  Each fetched batch is applied in one PostgreSQL transaction together with its offsets
+  (``projection_offsets`` under the name ``dispatcher``; duplicates from the at-least-once
+  relay are skipped by position, as the projector does): subscriptions (``webhook_targets``)
+  and jobs (``webhook_jobs``) are updated, and every mapped event becomes one
+  ``webhook_deliveries`` row per active subscription of its workspace and environment (and
+  one for a job's ``webhook_url`` when the job ends), inserted ``ON CONFLICT DO NOTHING`` on
+  the delivery's uuid5. A subscription registered before an event is ordered before it on the
+  workspace's partition, so it is seen first. The intake has no side effect but rows.
+- **Sender**: claims due deliveries with ``FOR UPDATE SKIP LOCKED`` and a lease (so two
+  dispatchers never send the same attempt), checks the destination again, signs the attempt
+  afresh, sends it to the vetted address, appends the attempt and its outcome as events on the
+  delivery's stream, and sets the row's next attempt from the schedule (or succeeded,
+  exhausted, failed). A 410 disables the webhook (``WebhookDisabled``).
+
+Neither the tables above nor the offsets are rebuilt by ``vaeo projections rebuild``; the
+deterministic ids make a second intake of the same event a no-op. An attempt whose process died
+after sending and before recording is made again when its lease expires: delivery is at least
+once, and receivers deduplicate by ``webhook-id``.
+
+Failing batch policy (intake): retried with doubling backoff ``projector_max_attempts`` times,
+then the intake stops with the error logged and the process exits non-zero (``vaeo up``
+restarts it); it never skips an event. Outages are retried forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import orjson
+from aiokafka import ConsumerRebalanceListener
+from aiokafka.structs import ConsumerRecord
+
+from domain.webhooks import (
+    ACTIVE,
+    EVENT_FOR,
+    JOB_END_EVENTS,
+    Webhook,
+    WebhookDelivery,
+    delivery_id,
+    event_data,
+    next_delay,
+    payload,
+)
+from infra.codec import EventRegistry, StoredEvent
+from infra.crypto import SecretBox
+from infra.db import create_pool
+from infra.eventlog import make_consumer
+from infra.eventstore import ConcurrencyError, EventStore
+from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
+from infra.settings import Settings
+from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
+from services.common import backoff_delays, is_transient
+from services.projector import decode, position_of, stored_offsets, type_of
+
+log = logging.getLogger("vaeo.dispatcher")
+
+NAME = "dispatcher"
+WAKE_CHANNEL = "vaeo_webhooks"
+INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
+                          "WebhookDeliveryResent"})
+
+
+# ----------------------------------------------------------------------------------- intake
+
+
+@dataclass
+class Target:
+    webhook_id: UUID
+    workspace_id: UUID
+    environment: str
+    url: str
+    events: frozenset[str]
+    status: str
+
+
+@dataclass
+class JobInfo:
+    workspace_id: UUID
+    environment: str
+    job_type: str
+    webhook_url: str | None
+
+
+@dataclass
+class IntakePlan:
+    targets: dict[UUID, tuple] = field(default_factory=dict)  # webhook id -> row (upsert, last wins)
+    jobs: list[tuple] = field(default_factory=list)
+    deliveries: list[tuple] = field(default_factory=list)
+    resends: list[UUID] = field(default_factory=list)
+
+
+def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Target]],
+                jobs: dict[UUID, JobInfo]) -> IntakePlan:
+    """Pure: events in order -> rows. ``targets`` (workspace -> webhook -> Target) and ``jobs``
+    hold what the intake knew before the batch and are updated as the batch goes."""
+    plan = IntakePlan()
+    for ev in events:
+        d = ev.data
+        if ev.type == "WebhookRegistered":
+            t = Target(ev.stream_id, ev.workspace_id, d["environment"], d["url"], frozenset(d["events"]), ACTIVE)
+            targets.setdefault(ev.workspace_id, {})[ev.stream_id] = t
+            plan.targets[ev.stream_id] = (ev.stream_id, ev.workspace_id, d["environment"], d["url"], d["events"],
+                                          d["secret_encrypted"], ACTIVE, ev.version)
+        elif ev.type in ("WebhookDeleted", "WebhookDisabled"):
+            status = "deleted" if ev.type == "WebhookDeleted" else "disabled"
+            t = targets.get(ev.workspace_id, {}).get(ev.stream_id)
+            if t is not None:
+                t.status = status
+            row = plan.targets.get(ev.stream_id)
+            if row is not None:
+                plan.targets[ev.stream_id] = (*row[:6], status, ev.version)
+            else:
+                plan.targets[ev.stream_id] = (ev.stream_id, None, None, None, None, None, status, ev.version)
+        elif ev.type == "JobQueued":
+            info = JobInfo(ev.workspace_id, d["environment"], d["job_type"], d.get("webhook_url"))
+            jobs[ev.stream_id] = info
+            plan.jobs.append((ev.stream_id, ev.workspace_id, info.environment, info.job_type, info.webhook_url))
+        elif ev.type == "WebhookDeliveryResent":
+            plan.resends.append(ev.stream_id)
+        elif ev.type in EVENT_FOR:
+            _fan_out(ev, targets, jobs, plan)
+    return plan
+
+
+def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dict[UUID, JobInfo],
+             plan: IntakePlan) -> None:
+    name = EVENT_FOR[ev.type]
+    job = jobs.get(ev.stream_id) if ev.stream_type == "Job" else None
+    environment = job.environment if job else ev.data.get("environment")
+    data = event_data(ev.stream_type, ev.stream_id, ev.data)
+    if job is not None:
+        data.setdefault("job_type", job.job_type)
+    created_at = ev.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    for t in targets.get(ev.workspace_id, {}).values():
+        if t.status != ACTIVE or name not in t.events or (environment is not None and t.environment != environment):
+            continue
+        did = delivery_id(t.webhook_id, ev.position, name)
+        plan.deliveries.append((did, ev.workspace_id, t.environment, t.webhook_id, t.url, name, ev.position,
+                                payload(did, name, created_at, ev.workspace_id, data)))
+    if job is not None and job.webhook_url and ev.type in JOB_END_EVENTS:
+        did = delivery_id(job.webhook_url, ev.position, name)
+        plan.deliveries.append((did, ev.workspace_id, job.environment, None, job.webhook_url, name, ev.position,
+                                payload(did, name, created_at, ev.workspace_id, data)))
+
+
+_UPSERT_TARGET = """
+INSERT INTO webhook_targets (webhook_id, workspace_id, environment, url, events, secret_encrypted, status, version)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (webhook_id) DO UPDATE SET status = excluded.status, version = excluded.version
+ WHERE webhook_targets.version < excluded.version"""
+_TARGET_STATUS = "UPDATE webhook_targets SET status = $2, version = $3 WHERE webhook_id = $1 AND version < $3"
+_INSERT_JOB = """INSERT INTO webhook_jobs (job_id, workspace_id, environment, job_type, webhook_url)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (job_id) DO NOTHING"""
+_INSERT_DELIVERY = """
+INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, payload,
+                                status, next_attempt_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
+_RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
+                    updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
+
+
+async def _known(conn: asyncpg.Connection, events: list[StoredEvent]) -> tuple[dict, dict]:
+    workspaces = list({ev.workspace_id for ev in events if ev.type in EVENT_FOR and ev.workspace_id})
+    job_ids = list({ev.stream_id for ev in events if ev.type in EVENT_FOR and ev.stream_type == "Job"})
+    targets: dict[UUID, dict[UUID, Target]] = defaultdict(dict)
+    if workspaces:
+        for r in await conn.fetch("SELECT * FROM webhook_targets WHERE workspace_id = ANY($1::uuid[])", workspaces):
+            targets[r["workspace_id"]][r["webhook_id"]] = Target(r["webhook_id"], r["workspace_id"], r["environment"],
+                                                                 r["url"], frozenset(r["events"]), r["status"])
+    jobs: dict[UUID, JobInfo] = {}
+    if job_ids:
+        for r in await conn.fetch("SELECT * FROM webhook_jobs WHERE job_id = ANY($1::uuid[])", job_ids):
+            jobs[r["job_id"]] = JobInfo(r["workspace_id"], r["environment"], r["job_type"], r["webhook_url"])
+    return targets, jobs
+
+
+async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
+                       batches: dict[int, list[ConsumerRecord]]) -> tuple[int, int]:
+    """Apply several partitions' messages and their offsets in one transaction: (applied, deliveries)."""
+    async with conn.transaction():
+        rows = await conn.fetch("SELECT partition, next_offset, max_position FROM projection_offsets "
+                                "WHERE projection = $1 AND partition = ANY($2::int[]) FOR UPDATE", NAME, list(batches))
+        stored = {r["partition"]: (r["next_offset"], r["max_position"]) for r in rows}
+        events: list[StoredEvent] = []
+        tracking = []
+        applied = 0
+        for partition, msgs in batches.items():
+            next_offset, max_position = stored.get(partition, (0, 0))
+            last_offset = None
+            for msg in msgs:
+                if msg.offset < next_offset:
+                    continue
+                last_offset = msg.offset
+                position = position_of(msg)
+                if position <= max_position:
+                    continue  # the relay sent it again
+                max_position = position
+                applied += 1
+                if type_of(msg) in INTAKE_TYPES:
+                    events.append(decode(registry, msg.value))
+            if last_offset is not None:
+                tracking.append((NAME, partition, last_offset + 1, max_position))
+        if not tracking:
+            return 0, 0
+        targets, jobs = await _known(conn, events)
+        plan = plan_intake(events, targets, jobs)
+        creations = [r for r in plan.targets.values() if r[1] is not None]
+        changes = [(r[0], r[6], r[7]) for r in plan.targets.values() if r[1] is None]
+        if creations:
+            await conn.executemany(_UPSERT_TARGET, creations)
+        if changes:
+            await conn.executemany(_TARGET_STATUS, changes)
+        if plan.jobs:
+            await conn.executemany(_INSERT_JOB, plan.jobs)
+        if plan.deliveries:
+            await conn.executemany(_INSERT_DELIVERY, plan.deliveries)
+        if plan.resends:
+            await conn.executemany(_RESEND, [(r,) for r in plan.resends])
+        await conn.executemany(
+            "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
+            "SET next_offset = excluded.next_offset, max_position = excluded.max_position", tracking)
+        if plan.deliveries or plan.resends:
+            await conn.execute("SELECT pg_notify($1, '')", WAKE_CHANNEL)
+    return applied, len(plan.deliveries)
+
+
+class Intake:
+    def __init__(self, settings: Settings, pool: asyncpg.Pool, registry: EventRegistry) -> None:
+        self.settings = settings
+        self.pool = pool
+        self.registry = registry
+        self.applied = 0
+        self.deliveries = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        delays = backoff_delays()
+        while not stop.is_set():
+            try:
+                await self._consume(stop)
+                return
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                delay = next(delays)
+                log.warning("dispatcher intake: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
+                await _sleep_or_stop(stop, delay)
+
+    async def _seek_to_stored(self, consumer, partitions) -> None:
+        async with self.pool.acquire() as conn:
+            offsets = await stored_offsets(conn, NAME)
+        for tp in partitions:
+            if tp.partition in offsets:
+                consumer.seek(tp, offsets[tp.partition])
+            else:
+                await consumer.seek_to_beginning(tp)
+
+    async def _consume(self, stop: asyncio.Event) -> None:
+        intake = self
+
+        class SeekToStored(ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                pass
+
+            async def on_partitions_assigned(self, assigned):
+                await intake._seek_to_stored(consumer, assigned)
+
+        consumer = make_consumer(self.settings, group_id=self.settings.dispatcher_group)
+        consumer.subscribe([self.settings.events_topic], listener=SeekToStored())
+        await consumer.start()
+        try:
+            while not stop.is_set():
+                got = await consumer.getmany(timeout_ms=500, max_records=self.settings.projector_max_records)
+                if not got:
+                    continue
+                await self._apply_with_policy({tp.partition: msgs for tp, msgs in got.items()})
+                try:  # a hint for Kafka tooling; PostgreSQL holds the truth
+                    await consumer.commit({tp: msgs[-1].offset + 1 for tp, msgs in got.items()})
+                except Exception as exc:
+                    log.debug("dispatcher intake: offset hint not committed: %s", exc)
+        finally:
+            await consumer.stop()
+
+    async def _apply_with_policy(self, batches: dict[int, list[ConsumerRecord]]) -> None:
+        delay = self.settings.projector_retry_backoff_s
+        for attempt in range(1, self.settings.projector_max_attempts + 1):
+            try:
+                async with self.pool.acquire() as conn:
+                    applied, deliveries = await intake_batch(conn, self.registry, batches)
+                self.applied += applied
+                self.deliveries += deliveries
+                return
+            except Exception as exc:
+                if is_transient(exc) or attempt == self.settings.projector_max_attempts:
+                    raise
+                log.warning("dispatcher intake: batch failed (attempt %d): %s: %s", attempt, type(exc).__name__, exc)
+                await asyncio.sleep(delay)
+                delay *= 2
+
+
+# ----------------------------------------------------------------------------------- sender
+
+_CLAIM = """
+UPDATE webhook_deliveries d SET status = 'sending', lease_owner = $1, attempts = d.attempts + 1,
+       next_attempt_at = now() + make_interval(secs => $2), updated_at = now()
+ WHERE d.id IN (SELECT id FROM webhook_deliveries
+                 WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
+                 ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
+RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.source_position, d.payload,
+          d.attempts, d.schedule_base, d.stream_version"""
+
+_FINISH = """
+UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5, next_attempt_at), lease_owner = NULL,
+       last_status_code = $6, last_error = $7, stream_version = $8, updated_at = now()
+ WHERE id = $1 AND lease_owner = $2 AND attempts = $3"""
+
+
+@dataclass
+class Claimed:
+    id: UUID
+    workspace_id: UUID
+    environment: str
+    webhook_id: UUID | None
+    url: str
+    event: str
+    source_position: int
+    payload: dict[str, Any]
+    attempts: int
+    schedule_base: int
+    stream_version: int
+
+
+@dataclass
+class SenderStats:
+    attempts: int = 0
+    delivered: int = 0
+    failed: int = 0
+
+
+class Sender:
+    def __init__(self, settings: Settings, pool: asyncpg.Pool, store: EventStore, *,
+                 resolver: Resolver | None = None, owner: str | None = None) -> None:
+        self.settings = settings
+        self.pool = pool
+        self.store = store
+        self.resolver = resolver or SystemResolver()
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.box = SecretBox(settings.secret_key)
+        self.stats = SenderStats()
+        self._secrets: dict[UUID, str] = {}
+        self._wake = asyncio.Event()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        delays = backoff_delays()
+        while not stop.is_set():
+            try:
+                await self._run(stop)
+                return
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                delay = next(delays)
+                log.warning("dispatcher sender: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
+                await _sleep_or_stop(stop, delay)
+
+    def _on_notify(self, *_: object) -> None:
+        self._wake.set()
+
+    async def _run(self, stop: asyncio.Event) -> None:
+        listener = await self.pool.acquire()
+        await listener.add_listener(WAKE_CHANNEL, self._on_notify)
+        inflight: set[asyncio.Task] = set()
+        limit = self.settings.dispatcher_concurrency
+        try:
+            async with WebhookClient(timeout_s=self.settings.webhook_timeout_s,
+                                     max_response_bytes=self.settings.webhook_max_response_bytes,
+                                     extra_ca_file=self.settings.webhook_extra_ca_file, limit=limit) as client:
+                while not stop.is_set():
+                    self._wake.clear()
+                    free = limit - len(inflight)
+                    claimed = await self._claim(min(free, 500)) if free > 0 else []
+                    for row in claimed:
+                        task = asyncio.create_task(self._attempt(client, row))
+                        inflight.add(task)
+                        task.add_done_callback(inflight.discard)
+                    if claimed and len(claimed) == min(free, 500):
+                        continue  # more may be due
+                    waiters = [asyncio.create_task(self._wake.wait()), asyncio.create_task(stop.wait())]
+                    if inflight and len(inflight) >= limit:
+                        waiters.append(asyncio.ensure_future(asyncio.wait(set(inflight),
+                                                                          return_when=asyncio.FIRST_COMPLETED)))
+                    _, pending = await asyncio.wait(waiters, timeout=self.settings.dispatcher_poll_interval_s,
+                                                    return_when=asyncio.FIRST_COMPLETED)
+                    for w in pending:
+                        w.cancel()
+                if inflight:
+                    await asyncio.wait(inflight, timeout=self.settings.webhook_timeout_s + 5)
+        finally:
+            for task in inflight:
+                task.cancel()
+            try:
+                await listener.remove_listener(WAKE_CHANNEL, self._on_notify)
+            finally:
+                await self.pool.release(listener)
+
+    async def _claim(self, n: int) -> list[Claimed]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(_CLAIM, self.owner, self.settings.dispatcher_lease_s, n)
+        return [Claimed(**dict(r)) for r in rows]
+
+    async def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
+        """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""
+        if row.webhook_id is None:
+            return job_notification_secret(self.settings.secret_key, row.workspace_id), None
+        async with self.pool.acquire() as conn:
+            t = await conn.fetchrow("SELECT status, secret_encrypted FROM webhook_targets WHERE webhook_id = $1",
+                                    row.webhook_id)
+        if t is None or t["status"] != ACTIVE:
+            return None, f"webhook {t['status'] if t else 'unknown'}"
+        secret = self._secrets.get(row.webhook_id)
+        if secret is None:
+            secret = self.box.decrypt(t["secret_encrypted"], str(row.webhook_id))
+            self._secrets[row.webhook_id] = secret
+        return secret, None
+
+    async def _attempt(self, client: WebhookClient, row: Claimed) -> None:
+        try:
+            await self._attempt_once(client, row)
+        except Exception as exc:  # the lease expires and the attempt is claimed again
+            log.warning("dispatcher: attempt %d of delivery %s not recorded: %s: %s", row.attempts, row.id,
+                        type(exc).__name__, exc)
+
+    async def _attempt_once(self, client: WebhookClient, row: Claimed) -> None:
+        secret, why_not = await self._secret_for(row)
+        if secret is None:
+            await self._finish(row, "failed", None, None, f"not sent: {why_not}", row.stream_version)
+            return
+        signed_at = int(datetime.now(UTC).timestamp())
+        allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
+        try:
+            vetted = await vet(row.url, self.resolver, allowance)
+        except DestinationRefused as exc:
+            outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
+        else:
+            body = orjson.dumps(row.payload)
+            outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at))
+        self.stats.attempts += 1
+        now = datetime.now(UTC)
+        next_at = None
+        if outcome.delivered:
+            status = "succeeded"
+            self.stats.delivered += 1
+        elif outcome.status_code == 410 and row.webhook_id is not None:
+            status = "failed"
+            self.stats.failed += 1
+        else:
+            self.stats.failed += 1
+            s = self.settings
+            delay = next_delay(s.webhook_retry_schedule_s, row.attempts - row.schedule_base,
+                               jitter=s.webhook_retry_jitter,
+                               retry_after=outcome.retry_after_s if outcome.status_code == 429 else None,
+                               floor=s.webhook_retry_floor_s, retry_after_max=s.webhook_retry_after_max_s,
+                               timed_out=outcome.timed_out)
+            if delay is None:
+                status = "exhausted"
+            else:
+                status, next_at = "pending", now + timedelta(seconds=delay)
+        version = await self._record(row, outcome, signed_at, next_at, status == "exhausted")
+        await self._finish(row, status, next_at, outcome.status_code, outcome.error, version)
+        if outcome.status_code == 410 and row.webhook_id is not None:
+            await self._disable(row)
+
+    async def _record(self, row: Claimed, outcome: Outcome, signed_at: int, next_at: datetime | None,
+                      exhausted: bool) -> int:
+        """Append the attempt and its outcome to the delivery's stream; the stream's new version."""
+        for _ in range(3):
+            if row.stream_version == 0:
+                delivery = WebhookDelivery(delivery_id=row.id, workspace_id=row.workspace_id,
+                                           environment=row.environment, webhook_id=row.webhook_id, url=row.url,
+                                           event_name=row.event, source_position=row.source_position)
+            else:
+                delivery = await self.store.load_aggregate(row.id)
+            delivery.record_attempt(row.attempts, signed_at)
+            if outcome.delivered:
+                delivery.record_delivered(row.attempts, outcome.status_code, round(outcome.latency_ms, 3))
+            else:
+                delivery.record_failed(row.attempts, outcome.status_code, outcome.error or "failed",
+                                       round(outcome.latency_ms, 3), next_at, exhausted)
+            try:
+                await self.store.append(self.store.registry.to_new_events(delivery.collect_events(),
+                                                                          workspace_id=row.workspace_id))
+                return delivery.version
+            except ConcurrencyError:
+                # The stream moved (an attempt recorded by a process that died before updating the row).
+                stored = await self.store.load(row.id)
+                row.stream_version = stored[-1].version if stored else 0
+        raise ConcurrencyError(f"delivery {row.id}: stream kept moving")
+
+    async def _finish(self, row: Claimed, status: str, next_at: datetime | None, status_code: int | None,
+                      error: str | None, version: int) -> None:
+        async with self.pool.acquire() as conn:
+            await conn.execute(_FINISH, row.id, self.owner, row.attempts, status, next_at, status_code,
+                               (error or None) and error[:500], version)
+
+    async def _disable(self, row: Claimed) -> None:
+        for _ in range(5):
+            webhook = await self.store.load_aggregate(row.webhook_id)
+            if not isinstance(webhook, Webhook) or webhook.status != ACTIVE:
+                return
+            webhook.disable("the receiver answered 410 Gone")
+            try:
+                await self.store.append(self.store.registry.to_new_events(webhook.collect_events(),
+                                                                          workspace_id=row.workspace_id))
+                self._secrets.pop(row.webhook_id, None)
+                return
+            except ConcurrencyError:
+                continue
+
+
+# ----------------------------------------------------------------------------------- process
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except TimeoutError:
+        pass
+
+
+async def run_dispatcher(settings: Settings, stop: asyncio.Event, *, resolver: Resolver | None = None,
+                         intake: bool = True, sender: bool = True) -> None:
+    if not settings.secret_key:
+        raise RuntimeError("the dispatcher needs VAEO_SECRET_KEY to decrypt webhook secrets")
+    registry = EventRegistry()
+    pool = await create_pool(settings.resolved_database_url(), min_size=1,
+                             max_size=8 + min(settings.dispatcher_concurrency, 40))
+    try:
+        store = EventStore(pool, registry, notify=settings.notify_on_append, group_commit=True)
+        loops = []
+        if intake:
+            loops.append(Intake(settings, pool, registry).run(stop))
+        if sender:
+            loops.append(Sender(settings, pool, store, resolver=resolver).run(stop))
+        await asyncio.gather(*loops)
+    finally:
+        await pool.close()

@@ -1,0 +1,177 @@
+"""Webhooks, pure: signatures (checked by the independent ``standardwebhooks`` verifier), ids,
+the event mapping, the intake plan, the retry schedule, the aggregates."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import uuid
+from datetime import UTC, datetime
+
+import orjson
+import pytest
+from standardwebhooks.webhooks import Webhook as StandardVerifier
+from standardwebhooks.webhooks import WebhookVerificationError
+
+from domain.base import InvalidTransition
+from domain.webhooks import EVENT_FOR, EVENT_NAMES, Webhook, WebhookDelivery, WebhookError, delivery_id, next_delay
+from infra.codec import StoredEvent
+from infra.crypto import SecretBox
+from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
+from services.dispatcher import plan_intake
+
+
+def _verify_service_signature(secret: str, body: bytes, header: str) -> bool:
+    """What the docs tell receivers to do for X-Service-Signature."""
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
+
+
+def test_both_signatures_verify_and_a_one_byte_change_fails_both():
+    secret = new_webhook_secret()
+    assert secret.startswith("whsec_")
+    body = orjson.dumps({"id": "d1", "type": "job.completed", "data": {"job_id": "x"}})
+    headers = signature_headers(secret, "d1", body)
+    assert StandardVerifier(secret).verify(body, headers) == orjson.loads(body)
+    assert _verify_service_signature(secret, body, headers["X-Service-Signature"])
+    tampered = body.replace(b"x", b"y", 1)
+    assert len(tampered) == len(body) and tampered != body
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(secret).verify(tampered, headers)
+    assert not _verify_service_signature(secret, tampered, headers["X-Service-Signature"])
+    with pytest.raises(WebhookVerificationError):  # another secret
+        StandardVerifier(new_webhook_secret()).verify(body, headers)
+
+
+def test_each_attempt_is_signed_afresh_with_its_own_timestamp_and_the_same_id():
+    secret = new_webhook_secret()
+    body = b'{"a":1}'
+    first = signature_headers(secret, "d1", body, timestamp=1_700_000_000)
+    second = signature_headers(secret, "d1", body, timestamp=1_700_000_005)
+    assert first["webhook-id"] == second["webhook-id"] == "d1"
+    assert first["webhook-signature"] != second["webhook-signature"]
+    # A replayed old message is refused by the verifier (timestamp tolerance).
+    with pytest.raises(WebhookVerificationError, match="too old"):
+        StandardVerifier(secret).verify(body, first)
+
+
+def test_job_notification_secret_is_per_workspace_derived_and_verifiable():
+    key = SecretBox.generate_key_hex()
+    ws1, ws2 = uuid.uuid4(), uuid.uuid4()
+    s1 = job_notification_secret(key, ws1)
+    assert s1 == job_notification_secret(key, ws1) != job_notification_secret(key, ws2)
+    assert s1 != job_notification_secret(SecretBox.generate_key_hex(), ws1)
+    body = b'{"type":"job.completed"}'
+    StandardVerifier(s1).verify(body, signature_headers(s1, "d", body))
+
+
+def test_delivery_ids_are_stable_and_distinct_per_target_position_and_name():
+    w = uuid.uuid4()
+    assert delivery_id(w, 7, "job.completed") == delivery_id(w, 7, "job.completed")
+    assert delivery_id(w, 7, "job.completed") != delivery_id(w, 8, "job.completed")
+    assert delivery_id(w, 7, "job.completed") != delivery_id(uuid.uuid4(), 7, "job.completed")
+    assert delivery_id("https://a.example/x", 7, "job.failed") != delivery_id("https://a.example/x", 7, "job.completed")
+
+
+def test_mapping_covers_the_nine_names():
+    assert sorted(EVENT_FOR.values()) == sorted(EVENT_NAMES) and len(EVENT_NAMES) == 9
+    assert EVENT_FOR["ClipRendered"] == "clip.generated"
+
+
+def test_schedule_jitter_retry_after_and_exhaustion():
+    schedule = [0, 5, 300]
+    rng = random.Random(1)
+    assert next_delay(schedule, 0, rng=rng) == 0
+    d = next_delay(schedule, 1, jitter=0.1, rng=rng)
+    assert 4.5 <= d <= 5.5
+    assert next_delay(schedule, 3) is None
+    # 429 Retry-After: honoured, clamped, never shorter than the schedule or the floor
+    assert next_delay(schedule, 1, jitter=0, retry_after=120, retry_after_max=60) == 60
+    assert next_delay(schedule, 2, jitter=0, retry_after=10) == 300
+    assert next_delay(schedule, 1, jitter=0, retry_after=0, floor=2) == 5
+    assert next_delay([0, 0.1], 1, jitter=0, timed_out=True, floor=1) == 1
+    assert parse_retry_after("30") == 30
+    assert parse_retry_after("soon") is None
+
+
+def test_register_checks_events_and_https():
+    with pytest.raises(WebhookError):
+        Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="https://a.example", events=["job.done"], secret_encrypted="v1.x")
+    with pytest.raises(WebhookError):
+        Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="https://a.example", events=["job.failed", "job.failed"], secret_encrypted="v1.x")
+    with pytest.raises(WebhookError):
+        Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="http://a.example", events=None, secret_encrypted="v1.x")
+    w = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="https://a.example", events=None, secret_encrypted="v1.x")
+    assert w.events == list(EVENT_NAMES)
+    w.delete()
+    with pytest.raises(InvalidTransition):
+        w.delete()
+
+
+def test_delivery_resend_only_after_giving_up():
+    d = WebhookDelivery(delivery_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                        webhook_id=uuid.uuid4(), url="https://a.example", event_name="job.failed", source_position=3)
+    d.record_attempt(1, 0)
+    d.record_failed(1, 500, "HTTP 500", 3.0, datetime.now(UTC), False)
+    with pytest.raises(InvalidTransition):
+        d.resend("k")
+    d.record_attempt(2, 0)
+    d.record_failed(2, 500, "HTTP 500", 3.0, None, True)
+    assert d.status == "exhausted"
+    d.resend("k")
+    assert d.status == "pending"
+
+
+def _ev(position: int, ws: uuid.UUID, type_: str, stream: uuid.UUID, data: dict, stream_type: str = "Job",
+        version: int = 1) -> StoredEvent:
+    return StoredEvent(position, stream, stream_type, version, ws, type_, 1, data, {}, datetime.now(UTC))
+
+
+def test_intake_fans_out_to_active_subscribed_targets_of_the_workspace_and_environment():
+    ws, other = uuid.uuid4(), uuid.uuid4()
+    hook_all, hook_failed, hook_sandbox, hook_other = (uuid.uuid4() for _ in range(4))
+    job = uuid.uuid4()
+
+    def reg(pos, hook, events, env="production", w=ws):
+        return _ev(pos, w, "WebhookRegistered", hook, {"webhook_id": str(hook), "workspace_id": str(w),
+                                                       "environment": env, "url": f"https://h/{pos}",
+                                                       "events": events, "secret_encrypted": "v1.x"}, "Webhook")
+
+    events = [
+        reg(1, hook_all, list(EVENT_NAMES)),
+        reg(2, hook_failed, ["job.failed"]),
+        reg(3, hook_sandbox, list(EVENT_NAMES), env="sandbox"),
+        reg(4, hook_other, list(EVENT_NAMES), w=other),
+        _ev(5, ws, "JobQueued", job, {"job_id": str(job), "workspace_id": str(ws), "environment": "production",
+                                      "job_type": "analyze", "params": {}, "max_attempts": 3,
+                                      "webhook_url": "https://per-request.example/cb"}),
+        _ev(6, ws, "JobCompleted", job, {"result": {}, "article_id": 4}, version=2),
+    ]
+    plan = plan_intake(events, {}, {})
+    got = {(row[3], row[5]) for row in plan.deliveries}
+    assert got == {(hook_all, "job.completed"), (None, "job.completed")}
+    job_row = next(r for r in plan.deliveries if r[3] is None)
+    assert job_row[4] == "https://per-request.example/cb"
+    body = job_row[7]
+    assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
+    assert body["data"]["job_type"] == "analyze" and body["id"] == str(job_row[0])
+    # The same events again (a replay) name the same deliveries.
+    again = plan_intake(events, {}, {})
+    assert [r[0] for r in again.deliveries] == [r[0] for r in plan.deliveries]
+
+
+def test_intake_a_deleted_webhook_gets_nothing_after_its_deletion():
+    ws, hook, job = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    events = [
+        _ev(1, ws, "WebhookRegistered", hook, {"webhook_id": str(hook), "workspace_id": str(ws),
+                                               "environment": "production", "url": "https://h",
+                                               "events": ["job.failed"], "secret_encrypted": "v1.x"}, "Webhook"),
+        _ev(2, ws, "WebhookDeleted", hook, {"reason": "x"}, "Webhook", version=2),
+        _ev(3, ws, "JobFailed", job, {"error_message": "boom", "attempts": 1}),
+    ]
+    assert plan_intake(events, {}, {}).deliveries == []
