@@ -1,0 +1,390 @@
+"""ffprobe and ffmpeg: media metadata, embedded subtitles, scene changes, silences, loudness, and
+speech-like / music-like audio segments.
+
+Every call is a subprocess with an argument list (never a shell) and a timeout; any failure is a
+``MediaError`` whose message names the tool and ends with ffmpeg's own last lines. All functions
+block: the worker calls them through ``JobContext.run_blocking``.
+
+Speech or music without a model: the audio is cut into 50 ms frames (RMS level and zero-crossing
+rate from ``astats``) and judged per second with the two classic cues of Scheirer & Slaney and
+Saunders: the share of low-energy frames (speech pauses between syllables, music rarely does) and
+the variation of the zero-crossing rate (speech alternates voiced and unvoiced sounds). Seconds
+quieter than the silence threshold are silence. Runs shorter than ``MIN_AUDIO_SEGMENT_MS`` merge
+into their neighbours. It tells a voice from a steady tone or a dense mix; it is not a classifier
+of genres and says so with a confidence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, TimeRange
+
+PROBE_TIMEOUT_S = 30.0
+SCENE_THRESHOLD = 0.3
+SCENE_SCALE_WIDTH = 320
+SILENCE_DB = -35.0
+SILENCE_MIN_S = 0.5
+FRAME_SAMPLES = 800  # 50 ms at 16 kHz
+FRAME_MS = 50
+MIN_AUDIO_SEGMENT_MS = 2000
+BITMAP_SUBTITLES = frozenset({"dvd_subtitle", "hdmv_pgs_subtitle", "dvb_subtitle", "xsub", "dvb_teletext"})
+
+
+class MediaError(Exception):
+    """A media file could not be read or analysed; the message is fit for a job's error_message."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    index: int
+    kind: str  # video, audio, subtitle, data, attachment
+    codec: str
+    language: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubtitleTrack:
+    index: int  # absolute stream index
+    position: int  # index among the subtitle streams (ffmpeg's 0:s:N)
+    codec: str
+    language: str | None
+    title: str | None
+    text_based: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MediaInfo:
+    duration_ms: int
+    format_name: str
+    size_bytes: int | None
+    bit_rate: int | None
+    streams: tuple[StreamInfo, ...]
+    width: int | None
+    height: int | None
+    frame_rate: float | None
+    video_codec: str | None
+    audio_codec: str | None
+    subtitle_tracks: tuple[SubtitleTrack, ...] = ()
+
+    @property
+    def has_audio(self) -> bool:
+        return any(s.kind == "audio" for s in self.streams)
+
+    @property
+    def has_video(self) -> bool:
+        return any(s.kind == "video" for s in self.streams)
+
+    def to_dict(self) -> dict:
+        return {"duration_ms": self.duration_ms, "format": self.format_name, "size_bytes": self.size_bytes,
+                "bit_rate": self.bit_rate, "width": self.width, "height": self.height, "frame_rate": self.frame_rate,
+                "video_codec": self.video_codec, "audio_codec": self.audio_codec, "has_audio": self.has_audio,
+                "has_video": self.has_video,
+                "subtitle_tracks": [{"position": t.position, "codec": t.codec, "language": t.language,
+                                     "title": t.title, "text_based": t.text_based} for t in self.subtitle_tracks]}
+
+
+@dataclass(frozen=True, slots=True)
+class AudioAnalysis:
+    silences: tuple[TimeRange, ...]
+    loudness: Loudness | None
+    segments: tuple[AudioSegment, ...]
+    frames: int = 0
+
+
+@dataclass(slots=True)
+class _Frames:
+    times: list[int] = field(default_factory=list)
+    rms_db: list[float] = field(default_factory=list)
+    zcr: list[float] = field(default_factory=list)
+
+
+def _tail(text: str, lines: int = 4) -> str:
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " / ".join(kept)
+
+
+def _run(args: list[str], timeout: float, what: str) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+    except FileNotFoundError as exc:
+        raise MediaError(f"{what}: {args[0]} is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise MediaError(f"{what}: {args[0]} took longer than {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace")
+        raise MediaError(f"{what}: {args[0]} exited {done.returncode}: {_tail(stderr)}")
+    return done
+
+
+def _ratio(value: str | None) -> float | None:
+    if not value or value in ("0/0", "0"):
+        return None
+    num, _, den = value.partition("/")
+    try:
+        result = float(num) / float(den or 1)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return round(result, 3) if result > 0 else None
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def probe(path: str | Path, timeout: float = PROBE_TIMEOUT_S) -> MediaInfo:
+    """Duration, streams, resolution, frame rate and subtitle tracks; MediaError when not media."""
+    if not Path(path).is_file():
+        raise MediaError(f"ffprobe: {path} does not exist")
+    done = _run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
+                timeout, "reading media metadata")
+    try:
+        data = json.loads(done.stdout or b"{}")
+    except json.JSONDecodeError as exc:
+        raise MediaError("reading media metadata: ffprobe printed no JSON") from exc
+    fmt = data.get("format") or {}
+    raw_streams = data.get("streams") or []
+    streams = []
+    subtitles = []
+    video = next((s for s in raw_streams if s.get("codec_type") == "video"
+                  and not (s.get("disposition") or {}).get("attached_pic")), None)
+    audio = next((s for s in raw_streams if s.get("codec_type") == "audio"), None)
+    for s in raw_streams:
+        tags = s.get("tags") or {}
+        info = StreamInfo(int(s.get("index", len(streams))), s.get("codec_type", "data"), s.get("codec_name", ""),
+                          tags.get("language"), tags.get("title"))
+        streams.append(info)
+        if info.kind == "subtitle":
+            subtitles.append(SubtitleTrack(info.index, len(subtitles), info.codec, info.language, info.title,
+                                           info.codec not in BITMAP_SUBTITLES))
+    if not video and not audio:
+        raise MediaError("reading media metadata: no audio or video stream (not a media file)")
+    duration = fmt.get("duration")
+    if duration is None:
+        durations = [float(s["duration"]) for s in raw_streams if s.get("duration")]
+        duration = max(durations) if durations else 0.0
+    duration_ms = int(round(float(duration) * 1000))
+    if duration_ms <= 0:
+        raise MediaError("reading media metadata: the media has no duration")
+    return MediaInfo(
+        duration_ms=duration_ms, format_name=fmt.get("format_name", ""), size_bytes=_int(fmt.get("size")),
+        bit_rate=_int(fmt.get("bit_rate")), streams=tuple(streams),
+        width=_int(video.get("width")) if video else None, height=_int(video.get("height")) if video else None,
+        frame_rate=_ratio(video.get("avg_frame_rate") or video.get("r_frame_rate")) if video else None,
+        video_codec=video.get("codec_name") if video else None, audio_codec=audio.get("codec_name") if audio else None,
+        subtitle_tracks=tuple(subtitles))
+
+
+def extract_subtitles(path: str | Path, position: int = 0, timeout: float = 60.0,
+                      info: MediaInfo | None = None) -> str:
+    """The embedded subtitle track ``position`` (among subtitle streams) as WebVTT text."""
+    info = info or probe(path)
+    tracks = info.subtitle_tracks
+    if position >= len(tracks):
+        raise MediaError(f"extracting subtitles: the media has {len(tracks)} subtitle track(s), no track {position}")
+    if not tracks[position].text_based:
+        raise MediaError(f"extracting subtitles: track {position} is a bitmap format ({tracks[position].codec}), "
+                         "which needs OCR")
+    # A WebVTT track is copied as it is: decoding it would drop its <v Name> voice spans.
+    codec = ["-c:s", "copy"] if tracks[position].codec == "webvtt" else []
+    done = _run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-i", str(path),
+                 "-map", f"0:s:{position}", *codec, "-f", "webvtt", "-"], timeout, "extracting subtitles")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def pick_subtitle_track(info: MediaInfo, language: str | None) -> int | None:
+    """The text track in the wanted language, else the first text track."""
+    text_tracks = [t for t in info.subtitle_tracks if t.text_based]
+    if not text_tracks:
+        return None
+    wanted = (language or "").lower()[:2]
+    for track in text_tracks:
+        if wanted and (track.language or "").lower()[:2] == wanted:
+            return track.position
+    return text_tracks[0].position
+
+
+SCENE_LINE_RE = re.compile(r"pts_time:([\d.]+)")
+SCORE_LINE_RE = re.compile(r"lavfi\.scene_score=([\d.]+)")
+
+
+def detect_scenes(path: str | Path, *, threshold: float = SCENE_THRESHOLD, timeout: float = 600.0,
+                  scale_width: int = SCENE_SCALE_WIDTH) -> list[SceneChange]:
+    """Hard cuts: frames whose scene score passes ``threshold``.
+
+    Frames are scaled to ``scale_width`` before scoring: the score is a mean absolute difference,
+    which a thumbnail measures as well as the full frame, at a fraction of the cost.
+    """
+    graph = (f"scale={scale_width}:-2:flags=fast_bilinear,select='gt(scene\\,{threshold})',"
+             f"metadata=mode=print:file=-")
+    done = _run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-i", str(path), "-map", "0:v:0",
+                 "-an", "-sn", "-dn", "-vf", graph, "-f", "null", "-"], timeout, "detecting scene changes")
+    changes: list[SceneChange] = []
+    time_ms: int | None = None
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        match = SCENE_LINE_RE.search(line)
+        if match:
+            time_ms = int(round(float(match.group(1)) * 1000))
+            continue
+        match = SCORE_LINE_RE.search(line)
+        if match and time_ms is not None:
+            changes.append(SceneChange(time_ms, round(float(match.group(1)), 4)))
+            time_ms = None
+    return changes
+
+
+SILENCE_START_RE = re.compile(r"silence_start:\s*(-?[\d.]+)")
+SILENCE_END_RE = re.compile(r"silence_end:\s*([\d.]+)")
+LOUDNESS_RE = {
+    "integrated": re.compile(r"I:\s+(-?[\d.]+|-inf)\s+LUFS"),
+    "range": re.compile(r"LRA:\s+(-?[\d.]+)\s+LU\b"),
+    "peak": re.compile(r"Peak:\s+(-?[\d.]+|-inf)\s+dBFS"),
+}
+FRAME_TIME_RE = re.compile(r"pts_time:([\d.]+)")
+RMS_RE = re.compile(r"lavfi\.astats\.(?:1|Overall)\.RMS_level=(-?[\w.]+)")
+ZCR_RE = re.compile(r"lavfi\.astats\.(?:1|Overall)\.Zero_crossings_rate=([\d.]+)")
+
+
+def _float(value: str) -> float | None:
+    try:
+        result = float(value)
+    except ValueError:
+        return None
+    return None if math.isinf(result) or math.isnan(result) else result
+
+
+def analyse_audio(path: str | Path, duration_ms: int, *, silence_db: float = SILENCE_DB,
+                  silence_min_s: float = SILENCE_MIN_S, timeout: float = 600.0) -> AudioAnalysis:
+    """Silences, EBU R128 loudness and speech/music-like segments in one decoding pass."""
+    graph = (
+        "[0:a:0]asplit=2[full][low];"
+        "[full]ebur128=peak=true:framelog=verbose[loud];"
+        f"[low]aresample=16000,aformat=channel_layouts=mono,silencedetect=noise={silence_db}dB:d={silence_min_s},"
+        f"asetnsamples=n={FRAME_SAMPLES}:p=0,astats=metadata=1:reset=1:measure_overall=none:"
+        "measure_perchannel=RMS_level+Zero_crossings_rate,ametadata=mode=print:file=-[frames]")
+    done = _run(["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "info", "-i", str(path),
+                 "-filter_complex", graph, "-map", "[loud]", "-f", "null", "-", "-map", "[frames]", "-f", "null",
+                 "-"], timeout, "analysing audio")
+    stderr = done.stderr.decode("utf-8", "replace")
+    silences: list[TimeRange] = []
+    open_start: int | None = None
+    for line in stderr.splitlines():
+        match = SILENCE_START_RE.search(line)
+        if match:
+            open_start = max(0, int(round(float(match.group(1)) * 1000)))
+            continue
+        match = SILENCE_END_RE.search(line)
+        if match and open_start is not None:
+            silences.append(TimeRange(open_start, int(round(float(match.group(1)) * 1000))))
+            open_start = None
+    if open_start is not None and duration_ms > open_start:
+        silences.append(TimeRange(open_start, duration_ms))
+
+    summary = stderr[stderr.rfind("Summary:"):] if "Summary:" in stderr else ""
+    values = {}
+    for key, pattern in LOUDNESS_RE.items():
+        match = pattern.search(summary)
+        values[key] = _float(match.group(1)) if match else None
+    loudness = Loudness(values["integrated"], values["range"], values["peak"]) if summary else None
+
+    frames = _Frames()
+    current_time: int | None = None
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        match = FRAME_TIME_RE.search(line)
+        if match:
+            current_time = int(round(float(match.group(1)) * 1000))
+            continue
+        match = RMS_RE.search(line)
+        if match and current_time is not None:
+            level = _float(match.group(1))
+            frames.times.append(current_time)
+            frames.rms_db.append(level if level is not None else -120.0)
+            continue
+        match = ZCR_RE.search(line)
+        if match and len(frames.zcr) < len(frames.times):
+            frames.zcr.append(float(match.group(1)))
+    while len(frames.zcr) < len(frames.times):
+        frames.zcr.append(0.0)
+    segments = classify_frames(frames.times, frames.rms_db, frames.zcr, duration_ms, silence_db)
+    return AudioAnalysis(tuple(silences), loudness, tuple(segments), len(frames.times))
+
+
+def classify_frames(times: list[int], rms_db: list[float], zcr: list[float], duration_ms: int,
+                    silence_db: float = SILENCE_DB) -> list[AudioSegment]:
+    """Per-second speech / music / silence judgement from 50 ms frames, merged into segments."""
+    if not times:
+        return []
+    seconds: dict[int, list[int]] = {}
+    for k, t in enumerate(times):
+        seconds.setdefault(t // 1000, []).append(k)
+    labels: list[tuple[int, str, float]] = []
+    for second in sorted(seconds):
+        idx = seconds[second]
+        levels = [rms_db[k] for k in idx]
+        linear = [10 ** (level / 20) for level in levels]
+        mean_linear = sum(linear) / len(linear)
+        mean_db = 20 * math.log10(mean_linear) if mean_linear > 0 else -120.0
+        if mean_db < silence_db:
+            labels.append((second, "silence", 1.0))
+            continue
+        low_energy = sum(1 for v in linear if v < 0.5 * mean_linear) / len(linear)
+        rates = [zcr[k] for k in idx]
+        mean_rate = statistics.mean(rates)
+        rate_cv = statistics.pstdev(rates) / mean_rate if mean_rate > 0 else 0.0
+        speechness = 0.6 * min(1.0, low_energy / 0.3) + 0.4 * min(1.0, rate_cv / 0.5)
+        kind = "speech" if speechness >= 0.5 else "music"
+        labels.append((second, kind, round(min(1.0, abs(speechness - 0.5) * 2), 3)))
+    # smooth isolated seconds: a second unlike both neighbours takes their label
+    for k in range(1, len(labels) - 1):
+        before, here, after = labels[k - 1][1], labels[k][1], labels[k + 1][1]
+        if before == after != here:
+            labels[k] = (labels[k][0], before, labels[k][2])
+    runs: list[list] = []
+    for second, kind, confidence in labels:
+        start, end = second * 1000, min(duration_ms, (second + 1) * 1000)
+        if runs and runs[-1][2] == kind and runs[-1][1] >= start:
+            runs[-1][1] = end
+            runs[-1][3].append(confidence)
+        else:
+            runs.append([start, end, kind, [confidence]])
+    merged: list[list] = []
+    for run in runs:
+        if merged and run[1] - run[0] < MIN_AUDIO_SEGMENT_MS and run[2] != "silence":
+            merged[-1][1] = run[1]
+            continue
+        if merged and merged[-1][2] == run[2]:
+            merged[-1][1] = run[1]
+            merged[-1][3].extend(run[3])
+        else:
+            merged.append(run)
+    return [AudioSegment(start, end, kind, round(statistics.mean(conf), 3))
+            for start, end, kind, conf in merged if end > start]
+
+
+def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_threshold: float = SCENE_THRESHOLD,
+                silence_db: float = SILENCE_DB, silence_min_s: float = SILENCE_MIN_S,
+                timeout: float = 1800.0) -> MediaFacts:
+    """Scene and audio analysis for the content graph; the two ffmpeg passes run side by side."""
+    info = info or probe(path)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        scenes = pool.submit(detect_scenes, path, threshold=scene_threshold, timeout=timeout) \
+            if info.has_video else None
+        audio = pool.submit(analyse_audio, path, info.duration_ms, silence_db=silence_db,
+                            silence_min_s=silence_min_s, timeout=timeout) if info.has_audio else None
+        scene_changes = scenes.result() if scenes else []
+        sound = audio.result() if audio else None
+    return MediaFacts(
+        duration_ms=info.duration_ms, scene_changes=tuple(scene_changes),
+        silences=sound.silences if sound else (), audio_segments=sound.segments if sound else (),
+        loudness=sound.loudness if sound else None, has_audio=info.has_audio, has_video=info.has_video)

@@ -1,0 +1,216 @@
+"""infra.media and infra.captions on media the tests make with ffmpeg and espeak-ng.
+
+The video: red until 4.0 s then blue (a hard cut); the audio: a 440 Hz tone until 3.0 s, silence
+until 5.0 s, then two voices (two espeak-ng voices) reading the lines of a two-speaker WebVTT file
+whose cue times are the real lengths of the synthesised lines. An mkv carries the same captions as
+an embedded SRT track with ``NAME:`` prefixes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+
+from domain.analysis import MediaFacts, analyse, validate_chapters
+from infra.captions import parse_captions, read_captions, to_webvtt
+from infra.media import MediaError, analyse_audio, detect_scenes, extract_subtitles, media_facts, probe
+from infra.tools import ensure_tools
+
+CUT_S = 4.0
+TONE_END_S = 3.0
+SPEECH_START_S = 5.0
+WIDTH, HEIGHT, FPS = 320, 240, 25
+
+LINES = [
+    ("Alice", "fr", "Bonjour, aujourd'hui nous parlons de la fusion nucléaire."),
+    ("Bob", "fr+m3", "La fusion nucléaire est une réaction qui libère une énergie considérable."),
+    ("Alice", "fr", "Pourquoi le projet ITER est-il si important ?"),
+    ("Bob", "fr+m3", "ITER est construit à Cadarache, en France, depuis 2010."),
+    ("Bob", "fr+m3", "Le projet réunit trente-cinq pays et coûte plus de 20 milliards d'euros."),
+    ("Alice", "fr", "Et quand produira-t-il son premier plasma ?"),
+    ("Bob", "fr+m3", "Le premier plasma est prévu en 2035, selon l'organisation ITER."),
+    ("Alice", "fr", "Merci Bob, c'était passionnant."),
+]
+
+
+def _run(args: list[str]) -> None:
+    subprocess.run(args, check=True, capture_output=True, timeout=60)
+
+
+def _wav_ms(path: Path) -> int:
+    with wave.open(str(path)) as w:
+        return w.getnframes() * 1000 // w.getframerate()
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    ensure_tools()
+    root = tmp_path_factory.mktemp("media")
+    cues = []
+    parts = []
+    t = int(SPEECH_START_S * 1000)
+    for k, (speaker, voice, text) in enumerate(LINES):
+        wav = root / f"line{k}.wav"
+        _run(["espeak-ng", "-v", voice, "-s", "165", "-w", str(wav), text])
+        length = _wav_ms(wav)
+        cues.append((t, t + length, text, speaker))
+        parts.append(wav)
+        t += length + 300
+    speech_end = t
+    duration_s = (speech_end + 2000) / 1000
+    list_file = root / "lines.txt"
+    gap = root / "gap.wav"
+    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", "0.3", str(gap)])
+    list_file.write_text("".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
+    speech = root / "speech.wav"
+    _run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(list_file), "-ar", "22050", "-ac", "1",
+          str(speech)])
+
+    vtt = root / "captions.vtt"
+    from domain.analysis import Segment
+    segments = [Segment(a, b, text, speaker) for a, b, text, speaker in cues]
+    vtt.write_text(to_webvtt(segments))
+    srt = root / "captions.srt"
+    srt.write_text("".join(
+        f"{k + 1}\n{_srt_time(a)} --> {_srt_time(b)}\n{speaker.upper()}: {text}\n\n"
+        for k, (a, b, text, speaker) in enumerate(cues)))
+
+    video = root / "test.mp4"
+    _run(["ffmpeg", "-nostdin", "-y",
+          "-f", "lavfi", "-i", f"color=c=red:s={WIDTH}x{HEIGHT}:r={FPS}:d={CUT_S}",
+          "-f", "lavfi", "-i", f"color=c=blue:s={WIDTH}x{HEIGHT}:r={FPS}:d={duration_s - CUT_S}",
+          "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=22050:duration={TONE_END_S}",
+          "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono",
+          "-i", str(speech),
+          "-filter_complex",
+          "[0:v][1:v]concat=n=2:v=1:a=0[v];"
+          f"[3:a]atrim=duration={SPEECH_START_S - TONE_END_S}[z];"
+          "[2:a][z][4:a]concat=n=3:v=0:a=1,apad[a]",
+          "-map", "[v]", "-map", "[a]", "-t", str(duration_s), "-c:v", "libx264", "-preset", "ultrafast",
+          "-pix_fmt", "yuv420p", "-c:a", "aac", str(video)])
+    mkv = root / "test.mkv"
+    _run(["ffmpeg", "-nostdin", "-y", "-i", str(video), "-i", str(srt), "-map", "0", "-map", "1", "-c", "copy",
+          "-c:s", "srt", "-metadata:s:s:0", "language=fra", str(mkv)])
+    not_media = root / "notes.mp4"
+    not_media.write_text("this is not a video\n" * 50)
+    return {"video": video, "mkv": mkv, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000),
+            "not_media": not_media}
+
+
+def _srt_time(ms: int) -> str:
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, milli = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d},{milli:03d}"
+
+
+def test_probe_reads_duration_streams_resolution_and_frame_rate(media: dict) -> None:
+    info = probe(media["video"])
+    assert abs(info.duration_ms - media["duration_ms"]) <= 150
+    assert (info.width, info.height) == (WIDTH, HEIGHT)
+    assert info.frame_rate == FPS
+    assert info.has_video and info.has_audio
+    assert info.video_codec == "h264" and info.audio_codec == "aac"
+    assert info.subtitle_tracks == ()
+
+
+def test_probe_lists_the_embedded_subtitle_track(media: dict) -> None:
+    info = probe(media["mkv"])
+    assert len(info.subtitle_tracks) == 1
+    track = info.subtitle_tracks[0]
+    assert (track.position, track.codec, track.language, track.text_based) == (0, "subrip", "fra", True)
+
+
+def test_probe_refuses_what_is_not_media(media: dict, tmp_path: Path) -> None:
+    with pytest.raises(MediaError, match="reading media metadata"):
+        probe(media["not_media"])
+    with pytest.raises(MediaError, match="does not exist"):
+        probe(tmp_path / "absent.mp4")
+
+
+def test_scene_change_found_within_half_a_second(media: dict) -> None:
+    changes = detect_scenes(media["video"])
+    assert len(changes) == 1
+    assert abs(changes[0].time_ms - CUT_S * 1000) <= 500
+    assert changes[0].score >= 0.3
+
+
+def test_silence_found_and_loudness_measured(media: dict) -> None:
+    audio = analyse_audio(media["video"], media["duration_ms"])
+    found = [r for r in audio.silences if abs(r.start_ms - TONE_END_S * 1000) <= 300]
+    assert found, audio.silences
+    assert abs(found[0].end_ms - SPEECH_START_S * 1000) <= 300
+    assert audio.loudness is not None and audio.loudness.integrated_lufs is not None
+    assert -40 < audio.loudness.integrated_lufs < 0
+    assert audio.loudness.true_peak_dbtp is not None and audio.loudness.true_peak_dbtp <= 0.5
+
+
+def test_tone_is_music_like_and_voices_are_speech_like(media: dict) -> None:
+    audio = analyse_audio(media["video"], media["duration_ms"])
+    kinds_at = {}
+    for second in (1, 4, 7, 10):
+        covering = [s for s in audio.segments if s.start_ms <= second * 1000 < s.end_ms]
+        kinds_at[second] = covering[0].kind if covering else None
+    assert kinds_at == {1: "music", 4: "silence", 7: "speech", 10: "speech"}, audio.segments
+
+
+def test_embedded_subtitle_track_extracted_with_speakers(media: dict) -> None:
+    text = extract_subtitles(media["mkv"], 0)
+    assert text.startswith("WEBVTT")
+    segments = parse_captions(text)
+    assert [s.text for s in segments] == [c[2] for c in media["cues"]]
+    assert [s.speaker for s in segments] == [c[3] for c in media["cues"]]
+    for segment, (start, _, _, _) in zip(segments, media["cues"], strict=True):
+        assert abs(segment.start_ms - start) <= 100  # the container may shift by an audio priming delay
+
+
+def test_extracting_a_missing_track_is_a_clear_error(media: dict) -> None:
+    with pytest.raises(MediaError, match="no track 0"):
+        extract_subtitles(media["video"], 0)
+
+
+def test_media_facts_and_two_speaker_captions_give_the_content_graph(media: dict) -> None:
+    facts = media_facts(media["video"])
+    assert isinstance(facts, MediaFacts)
+    segments = read_captions(media["vtt"])
+    graph = analyse(segments, facts, language="fr")
+    data = graph.to_dict()
+
+    # speakers and their talk times match the captions
+    expected: dict[str, int] = {}
+    for start, end, _, speaker in media["cues"]:
+        expected[speaker] = expected.get(speaker, 0) + end - start
+    assert {s["name"]: s["talkTimeMs"] for s in data["speakers"]["speakers"]} == expected
+    assert data["speakers"]["diarised"] is True
+
+    # every claim's startMs lies inside the caption it came from
+    assert graph.claims
+    for claim in graph.claims:
+        sentence = graph.sentences[claim.sentence]
+        cue = graph.segments[sentence.first_segment]
+        assert cue.start_ms <= claim.start_ms < cue.end_ms
+        assert claim.text.rstrip(".") in " ".join(s.text for s in graph.segments)
+
+    # chapters obey the rules; moments inside the video, on sentence boundaries
+    assert validate_chapters(graph.chapters, graph.duration_ms) == []
+    starts = {s.start_ms for s in graph.sentences}
+    ends = {min(s.end_ms, graph.duration_ms) for s in graph.sentences}
+    for moment in graph.moments:
+        assert 0 <= moment.start_ms < moment.end_ms <= graph.duration_ms
+        assert moment.start_ms in starts and moment.end_ms in ends
+
+    # visual elements: two shots split at the cut; audio elements: the silence, tone and speech
+    shots = [e for e in data["visualElements"] if e["type"] == "shot"]
+    assert len(shots) == 2 and abs(shots[1]["startMs"] - CUT_S * 1000) <= 500
+    kinds = {e["type"] for e in data["audioElements"]}
+    assert {"silence", "music", "speech", "loudness"} <= kinds
+    silence = next(e for e in data["audioElements"] if e["type"] == "silence")
+    assert abs(silence["startMs"] - TONE_END_S * 1000) <= 300
+
+    names = {e["name"] for e in data["entities"]}
+    assert {"ITER", "Cadarache", "France"} <= names
+    assert any(i["source"] == "question" for i in data["searchIntents"])
+    assert 0 <= data["summary"]["geoReadinessScore"] <= 100
