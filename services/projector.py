@@ -35,7 +35,7 @@ from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
 from projections.base import Projection, Statement
-from services.common import backoff_delays, is_transient
+from services.common import backoff_delays, is_transient, until_connected
 
 log = logging.getLogger("vaeo.projector")
 
@@ -334,7 +334,10 @@ class ProjectionRunner:
                 pass
 
             async def on_partitions_assigned(self, assigned):
-                await runner._seek_to_stored(consumer, assigned)
+                # aiokafka logs and swallows a listener's error: retry here until the seek is
+                # done, so that consumption always starts from what PostgreSQL stored.
+                await until_connected(lambda: runner._seek_to_stored(consumer, assigned), stop,
+                                      f"projection {name}: seek to stored offsets")
 
         consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name)
         consumer.subscribe([topic_of(self.settings, self.projection)], listener=SeekToStored())
@@ -409,14 +412,26 @@ class ProjectionRunner:
 
 async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str] | None = None) -> None:
     registry = EventRegistry()
-    pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL))
+    selected = [ALL[n] for n in (names or list(ALL))]
+
+    async def start() -> asyncpg.Pool:
+        pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL))
+        try:
+            async with pool.acquire() as conn:
+                await ensure_state_rows(conn, [p.name for p in selected])
+                # A projection stopped on a failing event is retried when the projector restarts.
+                await conn.execute("UPDATE projection_state SET status = 'live', error = NULL, "
+                                   "error_position = NULL WHERE status = 'stopped' AND projection = ANY($1)",
+                                   [p.name for p in selected])
+        except BaseException:
+            await pool.close()
+            raise
+        return pool
+
+    pool = await until_connected(start, stop, "projector")
+    if pool is None:
+        return
     try:
-        selected = [ALL[n] for n in (names or list(ALL))]
-        async with pool.acquire() as conn:
-            await ensure_state_rows(conn, [p.name for p in selected])
-            # A projection stopped on a failing event is retried when the projector restarts.
-            await conn.execute("UPDATE projection_state SET status = 'live', error = NULL, error_position = NULL "
-                               "WHERE status = 'stopped' AND projection = ANY($1)", [p.name for p in selected])
         runners = [ProjectionRunner(settings, p, pool, registry) for p in selected]
         await asyncio.gather(*(r.run(stop) for r in runners))
     finally:

@@ -30,7 +30,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.common import backoff_delays, is_transient
+from services.common import backoff_delays, is_transient, until_connected
 
 log = logging.getLogger("vaeo.worker")
 
@@ -129,8 +129,11 @@ class Worker:
     async def run(self, stop: asyncio.Event) -> None:
         own_pool = self.pool is None
         if own_pool:
-            self.pool = await create_pool(self.settings.resolved_database_url(),
-                                          max_size=4 + self.settings.worker_concurrency)
+            size = 4 + self.settings.worker_concurrency
+            self.pool = await until_connected(
+                lambda: create_pool(self.settings.resolved_database_url(), max_size=size), stop, "worker")
+            if self.pool is None:
+                return
         self.store = EventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
         running: set[asyncio.Task] = set()
         slots = asyncio.Semaphore(self.settings.worker_concurrency)

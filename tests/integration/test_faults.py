@@ -269,3 +269,26 @@ async def test_postgres_restarted_during_load_processes_reconnect_and_nothing_is
         projector.stop()
         await pool.close()
 
+
+
+async def test_processes_started_while_postgres_is_down_wait_for_it(fault_stack, fsettings, tmp_path):
+    relay, projector = Proc("relay", fsettings, tmp_path), Proc("projector", fsettings, tmp_path)
+    await asyncio.to_thread(stack.pg_down, fault_stack, "fast")
+    try:
+        relay.start()
+        projector.start()
+        await asyncio.sleep(4)  # long enough for both to have tried and failed to connect
+        assert relay.alive() and projector.alive(), "a process exited instead of waiting for the database"
+    finally:
+        await asyncio.to_thread(stack.pg_up, fault_stack)
+    pool = await create_pool(fsettings.resolved_database_url(), max_size=5)
+    try:
+        load = Load(EventStore(pool, EventRegistry()), workspaces=2)
+        await load.run(jobs=20)
+        await wait_projected(fsettings, pool, list(ALL), timeout=60)
+        async with pool.acquire() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM jobs WHERE status = 'completed'") == 20
+    finally:
+        relay.stop()
+        projector.stop()
+        await pool.close()
