@@ -132,15 +132,23 @@ def _strip_span(words: list[str]) -> list[str]:
     return words
 
 
+ORG_CUES = frozenset("l'agence agence organisation organization société company groupe group chez at".split())
+
+
+def _speaker_parts(speakers: set[str]) -> set[str]:
+    return {part for name in speakers for part in name.split() if len(part) >= 3}
+
+
 def _type_of(name: str, prev_word: str, next_word: str, speakers: set[str]) -> str:
     tokens = name.split()
     low = [t.lower().strip(".,") for t in tokens]
     folded = fold(name)
-    if folded in speakers:
+    if folded in speakers or (len(tokens) == 1 and folded in _speaker_parts(speakers)):
         return "person"
     if prev_word in PERSON_TITLES or low[0] in PERSON_TITLES:
         return "person"
-    if any(t in ORG_WORDS for t in low) or (len(tokens) == 1 and ACRONYM_RE.match(tokens[0])):
+    if any(t in ORG_WORDS for t in low) or (len(tokens) == 1 and ACRONYM_RE.match(tokens[0])
+                                            and prev_word in ORG_CUES):
         return "organization"
     if folded in PLACES or " ".join(low) in PLACES or (len(tokens) == 1 and low[0] in PLACES):
         return "place"
@@ -191,8 +199,8 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue
             value = match.group(0).strip()
-            if len(value) == 1 and not match.group(0).strip().isdigit():
-                continue
+            if value.replace(" ", "").replace("\u202f", "").isdigit() and len(value) < 3:
+                continue  # a bare "3" or "20" says little; with a unit, or "560 000", it is a figure
             taken.append((match.start(), match.end()))
             add("number", value, sentence)
             facts.numbers += 1

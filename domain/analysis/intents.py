@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from domain.analysis.claims import CAUSAL_RE, DEFINITION_RE, Claim
 from domain.analysis.entities import Entity
 from domain.analysis.model import Sentence
-from domain.analysis.text import fold, labels, strip_leading_fillers, words
+from domain.analysis.text import fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
 
 ANSWER_WINDOW_MS = 60_000
@@ -80,10 +80,31 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             template = label["how"]
         else:
             template = label["what"]
-        query = template.format(t=topic.name)
+        query = template.format(t=_with_article(topic, folded_sentences, language))
         key = fold(query)
         if key not in intents:
             intents[key] = SearchIntent(query, round(0.8 * topic.relevance, 3), "topic", topic.first_ms,
                                         bool(evidence))
     ranked = sorted(intents.values(), key=lambda i: (-i.relevance, i.start_ms or 0, i.query))
     return ranked[:limit]
+
+
+ARTICLE_RE = {"fr": r"\b(le|la|les|l)\s{}\b", "en": r"\b(the)\s{}\b"}
+
+
+def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> str:
+    """The topic with the determiner the speakers use before it ("la rénovation"), when they use one."""
+    key = lang_key(language)
+    if key not in ARTICLE_RE or topic.name[:1].isupper():
+        return topic.name
+    pattern = re.compile(ARTICLE_RE[key].format(re.escape(topic.key)))
+    seen: dict[str, int] = {}
+    for _, text in folded_sentences:
+        for match in pattern.finditer(text):
+            seen[match.group(1)] = seen.get(match.group(1), 0) + 1
+    if not seen:
+        return topic.name
+    article = max(seen, key=lambda a: (seen[a], a))
+    if key == "en":
+        return topic.name
+    return f"l'{topic.name}" if article == "l" else f"{article} {topic.name}"

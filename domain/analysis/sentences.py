@@ -26,6 +26,15 @@ co corp dept approx min max tel tél
 BOUNDARY_RE = re.compile(r"([.!?…]+)([\"”»)\]]*)(?=\s|$)")
 
 
+def _is_initial(before: str, after: str) -> bool:
+    """"J. K. Rowling", "Marie S. Curie": a capital letter and a dot inside a name, not "classés F ou G. Ces"."""
+    previous = before.split()[-1] if before.split() else ""
+    following = after.split()[0] if after.split() else ""
+    if re.fullmatch(r"[A-Z]\.", following):
+        return True
+    return bool(previous[:1].isupper() and not previous.endswith((".", "!", "?")) and following[:1].isupper())
+
+
 def _split_points(text: str) -> list[int]:
     """Character offsets just after each sentence end in ``text``."""
     points = []
@@ -36,7 +45,9 @@ def _split_points(text: str) -> list[int]:
             last = re.search(r"([\w.\-]+)$", before)
             token = last.group(1) if last else ""
             bare = token.rstrip(".").lower()
-            if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()) or re.fullmatch(r"(?:\w\.)+\w", token):
+            if bare in ABBREVIATIONS or re.fullmatch(r"(?:\w\.)+\w", token):
+                continue
+            if len(bare) == 1 and bare.isalpha() and _is_initial(before[:-1], text[match.end():]):
                 continue
         points.append(match.end())
     return points

@@ -6,8 +6,9 @@ lasts at least ten seconds, starts strictly ascend. ``validate_chapters`` states
 Boundaries are chosen at sentence starts where the vocabulary changes most: for each sentence,
 the cosine distance between the content words of a window before and a window after it, plus
 cues that a new part starts (a discourse marker such as "passons à" / "let's move on", a question,
-a pause, a scene change, the end of a silence). The best-scored candidates are taken greedily,
-each at least ``min_gap`` away from the others and from both ends. The count aims at one chapter
+a pause, a scene change, the end of a silence). The longest chapter is split at its best-scored
+candidate until the count is reached, each cut at least ``min_gap`` away from the others and from
+both ends. The count aims at one chapter
 per ``CHAPTER_TARGET_MS`` (between 3 and ``MAX_CHAPTERS``). Times are floored to whole seconds, as
 in a video description; the minimum gap is kept above 10 s so that flooring never breaks a rule.
 
@@ -166,16 +167,25 @@ def build_chapters(sentences: Sequence[Sentence], duration_ms: int, facts: Media
     def fits(t: int, chosen: list[int]) -> bool:
         return t >= min_gap and duration_ms - t >= min_gap and all(abs(t - c) >= min_gap for c in chosen)
 
-    order = sorted(range(1, len(sentences)), key=lambda i: (-scores[i], i))
+    # Divisive: split the longest chapter at its best-scored sentence, until the target count.
+    # Greedy picks over the whole video leave one chapter holding half of it; splitting the
+    # longest keeps chapters comparable while the cut itself still follows the vocabulary.
+    candidates_at = [(sentences[i].start_ms // 1000 * 1000, i) for i in range(1, len(sentences))]
     chosen_times: list[int] = []
-    chosen_index: dict[int, int] = {}
-    for i in order:
-        if len(chosen_times) >= target - 1:
+    blocked: set[int] = set()
+    while len(chosen_times) < target - 1:
+        bounds = sorted([0, *chosen_times, duration_ms])
+        spans = sorted(((b - a, a, b) for a, b in zip(bounds, bounds[1:], strict=False)
+                        if (a, b) not in blocked and b - a >= 2 * min_gap), reverse=True)
+        if not spans:
             break
-        t = sentences[i].start_ms // 1000 * 1000
-        if fits(t, chosen_times):
-            chosen_times.append(t)
-            chosen_index[t] = i
+        _, a, b = spans[0]
+        inside = [(scores[i], -i, t) for t, i in candidates_at if a + min_gap <= t <= b - min_gap
+                  and fits(t, chosen_times)]
+        if not inside:
+            blocked.add((a, b))
+            continue
+        chosen_times.append(max(inside)[2])
     if len(chosen_times) < 2:
         # too few sentences to cut on: evenly spaced cuts, at a sentence start when one is near
         starts = [s.start_ms // 1000 * 1000 for s in sentences]
@@ -216,7 +226,7 @@ def _title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], lang
     joiner = labels(language)["and"]
     used: set[str] = set()
     for chapter, counts in zip(chapters, per_chapter, strict=True):
-        ranked = sorted(counts, key=lambda k: (-(counts[k] * (1.0 if len(k) == 1 else 1.8)
+        ranked = sorted(counts, key=lambda k: (-(counts[k] * (1.0 if len(k) == 1 else 2.5)
                                                  * math.log(1 + n / df[k])), k))
         picked: list[tuple[str, ...]] = []
         for key in ranked:

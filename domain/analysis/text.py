@@ -24,7 +24,11 @@ penser appelle appelé appelée dû fallait avait ont eu été fait faits faite 
 nouvelle vrai vraie certain certaine autre autres simplement justement effectivement exactement surtout
 assez vais va vont allez allons aller dit dire disait dis etc cas fin peu parce
 voici veut veux voulez voir vu parler parle fois exemple truc trucs gens genre quoi donc ok okay merci bonjour
-bienvenue aujourd'hui ceux celle d'accord tant lorsque lors leurs avons aurons serait seraient sommes êtes
+bienvenue aujourd'hui environ souvent presque notamment également d'ailleurs bientôt plusieurs certains
+zéro un deux trois quatre cinq six sept huit neuf dix onze douze vingt trente quarante cinquante cent cents mille
+est-ce qu'est-ce c'est-à-dire peut-être pendant depuis selon sauf entre près contre malgré parmi durant
+moitié tiers quart premier première second seconde dernier dernière ceux
+celle d'accord tant lorsque lors leurs avons aurons serait seraient sommes êtes
 """.split())
 
 STOP_EN = frozenset("""
@@ -38,7 +42,9 @@ we well were weren what when where which while who whom why will with won would 
 yourself yourselves okay ok oh um uh hmm actually basically lot lots kind sort going gonna want wanna know mean
 maybe thanks thank hello hi welcome today one two way many even still back go see look make made take come
 use used uses using work need needs start started give gives given find found put call called tell told try tried
-keep let's lets getting got new good great big little long really pretty quite every another something
+zero three four five six seven eight nine ten twenty hundred thousand half first second last around
+almost often usually keep let's lets
+getting got new good great big little long really pretty quite every another something
 anything everything nothing someone people part according produces produce produced built build show shows
 """.split())
 

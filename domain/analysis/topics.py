@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from domain.analysis.model import Sentence
-from domain.analysis.text import NUMBER_RE, STOP_ALL, WORD_RE, fold, norm_token
+from domain.analysis.text import ELISION_RE, NUMBER_RE, STOP_ALL, WORD_RE, fold, norm_token
 
 PHRASE_CONNECTORS = frozenset("de du des d of for à".split())
 SLICES = 10
@@ -47,7 +47,8 @@ def candidates(text: str) -> Iterable[tuple[tuple[str, ...], str]]:
     for i in range(n):
         if not _is_content(toks[i]):
             continue
-        yield (toks[i],), raw[i]
+        head = ELISION_RE.sub("", raw[i]) or raw[i]
+        yield (toks[i],), head
         for length in (2, 3):
             j = i + length
             if j > n or not _is_content(toks[j - 1]):
@@ -57,7 +58,7 @@ def candidates(text: str) -> Iterable[tuple[tuple[str, ...], str]]:
                 continue
             if length == 2 and not _is_content(toks[i + 1]):
                 continue
-            yield tuple(toks[i:j]), " ".join(raw[i:j])
+            yield tuple(toks[i:j]), " ".join([head, *raw[i + 1:j]])
 
 
 def _singular(counts: Counter) -> dict[str, str]:
