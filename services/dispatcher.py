@@ -422,7 +422,14 @@ class Sender:
     async def _claim(self, n: int) -> list[Claimed]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(_CLAIM, self.owner, self.settings.dispatcher_lease_s, n)
-        return [Claimed(**dict(r)) for r in rows]
+        out = []
+        for r in rows:
+            values = dict(r)
+            for key in ("id", "workspace_id", "webhook_id"):  # asyncpg's UUID type is not one orjson encodes
+                if values[key] is not None:
+                    values[key] = UUID(bytes=values[key].bytes)
+            out.append(Claimed(**values))
+        return out
 
     async def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
         """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""

@@ -1,0 +1,474 @@
+"""The dispatcher on the real servers: relay -> Kafka -> intake -> sender -> a real HTTPS receiver.
+
+Receivers are aiohttp servers on 127.0.0.x with a certificate from a test CA that the dispatcher
+trusts through ``webhook_extra_ca_file``; 127.0.0.x is reachable only through the test
+allowance. The retry schedule is compressed through settings. Helpers here (``TestCA``,
+``Receiver``, ``Canary``) are shared with tests/e2e/test_webhooks.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import ipaddress
+import socket
+import ssl
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import pytest
+from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from standardwebhooks.webhooks import Webhook as StandardVerifier
+from standardwebhooks.webhooks import WebhookVerificationError
+
+from infra.crypto import SecretBox
+from infra.eventstore import EventStore
+from infra.settings import Settings
+from infra.webhook_http import job_notification_secret
+from services import commands
+from services.api.webhooks import delete_webhook, register_webhook
+from services.dispatcher import NAME, run_dispatcher
+from services.relay import Relay
+from tests.helpers import end_offsets, wait_relayed
+
+# ------------------------------------------------------------------------------ test helpers
+
+
+class TestCA:
+    """A CA and server certificates for names and addresses (cryptography, EC P-256)."""
+
+    __test__ = False
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "vaeo test CA")])
+        now = dt.datetime.now(dt.UTC)
+        self.cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+                     .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
+                     .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=2))
+                     .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                     .sign(self.key, hashes.SHA256()))
+        self.ca_file = directory / "ca.pem"
+        self.ca_file.write_bytes(self.cert.public_bytes(serialization.Encoding.PEM))
+
+    def server_context(self, names: list[str], addresses: list[str]) -> ssl.SSLContext:
+        key = ec.generate_private_key(ec.SECP256R1())
+        now = dt.datetime.now(dt.UTC)
+        sans = [x509.DNSName(n) for n in names] + [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
+        cert = (x509.CertificateBuilder()
+                .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, (names or addresses)[0])]))
+                .issuer_name(self.cert.subject).public_key(key.public_key())
+                .serial_number(x509.random_serial_number())
+                .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=2))
+                .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+                .sign(self.key, hashes.SHA256()))
+        tag = uuid.uuid4().hex[:8]
+        cert_file, key_file = self.dir / f"srv-{tag}.pem", self.dir / f"srv-{tag}.key"
+        cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(cert_file, key_file)
+        return ctx
+
+
+@dataclass
+class Hit:
+    headers: dict[str, str]
+    body: bytes
+    at: float
+    host: str
+
+
+@dataclass
+class Receiver:
+    """An HTTPS receiver; ``answer(n)`` gives the status (and headers) of the n-th request (0-based)."""
+
+    ca: TestCA
+    address: str = "127.0.0.2"
+    names: list[str] = field(default_factory=list)
+    port: int = 0
+    answer: Callable[[int], int | tuple[int, dict]] = lambda n: 200
+    delay_s: float = 0.0
+    hits: list[Hit] = field(default_factory=list)
+
+    async def start(self) -> Receiver:
+        app = web.Application()
+        app.router.add_post("/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.address, self.port,
+                           ssl_context=self.ca.server_context(self.names, [self.address]))
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        await self._runner.cleanup()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        n = len(self.hits)
+        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host))
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        answer = self.answer(n)
+        status, headers = answer if isinstance(answer, tuple) else (answer, {})
+        return web.Response(status=status, text="ok", headers=headers)
+
+    def url(self, path: str = "/hook", host: str | None = None) -> str:
+        return f"https://{host or self.address}:{self.port}{path}"
+
+    def bodies(self) -> list[dict]:
+        return [orjson.loads(h.body) for h in self.hits]
+
+
+class Canary:
+    """A TCP listener on an address that must never be contacted; counts connections."""
+
+    def __init__(self, address: str, port: int = 0) -> None:
+        self.address, self.port, self.connections = address, port, 0
+
+    async def start(self) -> Canary:
+        async def seen(reader, writer):
+            self.connections += 1
+            writer.close()
+
+        self._server = await asyncio.start_server(seen, self.address, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        self._server.close()
+        await self._server.wait_closed()
+
+
+class ControlledResolver:
+    """DNS the test controls: each name answers from its list of answers, one per lookup (the last repeats)."""
+
+    def __init__(self, answers: dict[str, list[list[str]]]) -> None:
+        self.answers = answers
+        self.lookups: dict[str, int] = {}
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        if host not in self.answers:
+            raise OSError("NXDOMAIN")
+        n = self.lookups.get(host, 0)
+        self.lookups[host] = n + 1
+        seq = self.answers[host]
+        return seq[min(n, len(seq) - 1)]
+
+
+def verify(secret: str, hit: Hit) -> dict:
+    """Both schemes, as a receiver would check them; raises on a mismatch."""
+    expected = "sha256=" + hmac.new(secret.encode(), hit.body, hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(expected, hit.headers["X-Service-Signature"])
+    return StandardVerifier(secret).verify(hit.body, hit.headers)
+
+
+def assert_one_byte_change_fails(secret: str, hit: Hit) -> None:
+    tampered = bytearray(hit.body)
+    tampered[len(tampered) // 2] ^= 0x01
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(secret).verify(bytes(tampered), hit.headers)
+    expected = "sha256=" + hmac.new(secret.encode(), bytes(tampered), hashlib.sha256).hexdigest()
+    assert expected != hit.headers["X-Service-Signature"]
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        await asyncio.sleep(0.05)
+
+
+async def wait_dispatched(settings: Settings, pool, timeout: float = 60) -> None:
+    """Until the intake has read every partition to its end and no delivery is due or in flight."""
+    await wait_relayed(pool, timeout)
+    ends = await end_offsets(settings)
+    deadline = time.monotonic() + timeout
+    while True:
+        async with pool.acquire() as conn:
+            rows = await conn.fetch("SELECT partition, next_offset FROM projection_offsets WHERE projection = $1",
+                                    NAME)
+            busy = await conn.fetchval("SELECT count(*) FROM webhook_deliveries WHERE status = 'sending' OR "
+                                       "(status = 'pending' AND next_attempt_at <= now() + interval '2 seconds')")
+        got = {r["partition"]: r["next_offset"] for r in rows}
+        if all(got.get(p, 0) >= end for p, end in ends.items() if end > 0) and busy == 0:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"dispatcher behind: offsets {got} of {ends}, {busy} deliveries busy")
+        await asyncio.sleep(0.05)
+
+
+def webhook_settings(settings: Settings, ca: TestCA, **overrides) -> Settings:
+    values = dict(webhook_test_allow="127.0.0.0/8", webhook_extra_ca_file=str(ca.ca_file),
+                  webhook_retry_schedule_s=[0, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3], webhook_retry_jitter=0.1,
+                  webhook_retry_floor_s=0.2, dispatcher_poll_interval_s=0.05,
+                  dispatcher_group=settings.consumer_group_prefix + "dispatcher")
+    values.update(overrides)
+    return settings.model_copy(update=values)
+
+
+async def end_job(store: EventStore, workspace_id, *, fail: bool = False, webhook_url: str | None = None,
+                  environment: str = "production") -> uuid.UUID:
+    job, _ = await commands.queue_job(store, workspace_id, job_type="analyze", environment=environment,
+                                      webhook_url=webhook_url)
+    job.start(1, "test")
+    job.fail("boom") if fail else job.complete({"ok": True}, article_id=3)
+    await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id))
+    return job.id
+
+
+@pytest.fixture
+def ca(tmp_path) -> TestCA:
+    return TestCA(tmp_path)
+
+
+async def _register(store, settings, ws, url, events=None, environment="production"):
+    webhook, secret, _ = await register_webhook(store, SecretBox(settings.secret_key), ws, environment=environment,
+                                                url=url, events=events)
+    return webhook.id, secret
+
+
+async def _delivery_events(pool, delivery_id) -> list[str]:
+    async with pool.acquire() as conn:
+        return [r["type"] for r in await conn.fetch("SELECT type FROM events WHERE stream_id = $1 ORDER BY version",
+                                                    delivery_id)]
+
+
+# ------------------------------------------------------------------------------------ tests
+
+
+async def test_subscribed_events_arrive_once_signed_both_ways_unsubscribed_and_deleted_get_nothing(
+        settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca)
+    everything, failures_only, deleted = (await Receiver(ca, "127.0.0.2").start(),
+                                          await Receiver(ca, "127.0.0.3").start(),
+                                          await Receiver(ca, "127.0.0.4").start())
+    other_ws_receiver = await Receiver(ca, "127.0.0.5").start()
+    ws, other = uuid.uuid4(), uuid.uuid4()
+    hook_all, secret_all = await _register(store, settings, ws, everything.url(), ["job.completed", "job.failed"])
+    _, secret_failed = await _register(store, settings, ws, failures_only.url(), ["job.failed"])
+    hook_deleted, _ = await _register(store, settings, ws, deleted.url())
+    await delete_webhook(store, ws, hook_deleted, environment="production")
+    await _register(store, settings, other, other_ws_receiver.url())
+    sandbox_hook, _ = await _register(store, settings, ws, deleted.url(), environment="sandbox")
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    completed = [await end_job(store, ws) for _ in range(3)]
+    failed = [await end_job(store, ws, fail=True) for _ in range(2)]
+    await wait_dispatched(settings, pool)
+
+    assert len(everything.hits) == 5 and len(failures_only.hits) == 2
+    assert deleted.hits == [] and other_ws_receiver.hits == []
+    ids = [h.headers["webhook-id"] for h in everything.hits]
+    assert len(set(ids)) == 5  # once per delivery id
+    for hit in everything.hits:
+        body = verify(secret_all, hit)
+        assert body["id"] == hit.headers["webhook-id"] and body["workspace_id"] == str(ws)
+        assert set(body) == {"id", "type", "created_at", "workspace_id", "data"}
+        assert_one_byte_change_fails(secret_all, hit)
+    by_type = {}
+    for b in everything.bodies():
+        by_type.setdefault(b["type"], set()).add(b["data"]["job_id"])
+    assert by_type == {"job.completed": {str(j) for j in completed}, "job.failed": {str(j) for j in failed}}
+    for hit in failures_only.hits:
+        assert verify(secret_failed, hit)["type"] == "job.failed"
+        with pytest.raises(WebhookVerificationError):
+            StandardVerifier(secret_all).verify(hit.body, hit.headers)
+    assert sandbox_hook  # a sandbox webhook never receives production jobs' events (checked by `deleted`)
+    # Every attempt is on the delivery's own stream.
+    assert await _delivery_events(pool, uuid.UUID(ids[0])) == [
+        "WebhookDeliveryScheduled", "WebhookDeliveryAttempted", "WebhookDelivered"]
+    for r in (everything, failures_only, deleted, other_ws_receiver):
+        await r.stop()
+
+
+async def test_a_job_webhook_url_gets_its_end_signed_with_the_workspace_job_secret(settings, store, pool, background,
+                                                                                   ca):
+    settings = webhook_settings(settings, ca)
+    receiver = await Receiver(ca, "127.0.0.6").start()
+    ws = uuid.uuid4()
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    job = await end_job(store, ws, webhook_url=receiver.url("/job-callback"))
+    await end_job(store, ws)  # no webhook_url: nothing
+    await wait_dispatched(settings, pool)
+    assert len(receiver.hits) == 1
+    body = verify(job_notification_secret(settings.secret_key, ws), receiver.hits[0])
+    assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
+    await receiver.stop()
+
+
+async def test_500_five_times_then_200_keeps_the_schedule_and_the_delivery_id(settings, store, pool, background, ca):
+    schedule = [0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    settings = webhook_settings(settings, ca, webhook_retry_schedule_s=schedule, webhook_retry_jitter=0.1)
+    receiver = await Receiver(ca, "127.0.0.7", answer=lambda n: 500 if n < 5 else 200).start()
+    ws = uuid.uuid4()
+    _, secret = await _register(store, settings, ws, receiver.url(), ["job.failed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    await end_job(store, ws, fail=True)
+    await wait_until(lambda: len(receiver.hits) >= 6, what="six attempts")
+    await wait_dispatched(settings, pool)
+    assert len(receiver.hits) == 6
+    assert len({h.headers["webhook-id"] for h in receiver.hits}) == 1
+    assert len({h.headers["webhook-signature"] for h in receiver.hits}) >= 2  # signed afresh (timestamps move)
+    for k in range(1, 6):
+        gap = receiver.hits[k].at - receiver.hits[k - 1].at
+        assert schedule[k] * 0.9 - 0.02 <= gap <= schedule[k] * 1.1 + 0.4, (k, gap)
+        verify(secret, receiver.hits[k])
+    delivery = uuid.UUID(receiver.hits[0].headers["webhook-id"])
+    types = await _delivery_events(pool, delivery)
+    assert types.count("WebhookDeliveryAttempted") == 6 and types.count("WebhookDeliveryFailed") == 5
+    assert types[-1] == "WebhookDelivered"
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow("SELECT status, attempts FROM webhook_deliveries WHERE id = $1", delivery)
+    assert dict(row) == {"status": "succeeded", "attempts": 6}
+    await receiver.stop()
+
+
+async def test_429_retry_after_is_honoured_and_410_disables_the_webhook(settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca, webhook_retry_schedule_s=[0, 0.1, 0.1, 0.1],
+                                webhook_retry_after_max_s=1.5)
+    answers = {0: (429, {"Retry-After": "60"}), 1: (410, {})}
+    receiver = await Receiver(ca, "127.0.0.8", answer=lambda n: answers.get(n, 200)).start()
+    ws = uuid.uuid4()
+    hook, _ = await _register(store, settings, ws, receiver.url(), ["job.failed", "job.completed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    await end_job(store, ws, fail=True)
+    await wait_until(lambda: len(receiver.hits) >= 2, what="two attempts")
+    gap = receiver.hits[1].at - receiver.hits[0].at
+    assert 1.4 <= gap <= 2.2, gap  # Retry-After 60 clamped to 1.5 s
+    await wait_dispatched(settings, pool)
+    async with pool.acquire() as conn:
+        types = [r["type"] for r in await conn.fetch("SELECT type FROM events WHERE stream_id = $1 ORDER BY version",
+                                                     hook)]
+        status = await conn.fetchval("SELECT status FROM webhook_deliveries WHERE webhook_id = $1", hook)
+    assert types == ["WebhookRegistered", "WebhookDisabled"] and status == "failed"
+    await end_job(store, ws)  # after the 410: nothing more
+    await wait_dispatched(settings, pool)
+    assert len(receiver.hits) == 2
+    await receiver.stop()
+
+
+async def test_receiver_down_for_a_while_then_up_gets_everything(settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca, webhook_retry_schedule_s=[0, 0.3, 0.5, 0.8, 1, 1, 1, 1, 1, 1])
+    with socket.socket() as s:
+        s.bind(("127.0.0.9", 0))
+        port = s.getsockname()[1]
+    ws = uuid.uuid4()
+    await _register(store, settings, ws, f"https://127.0.0.9:{port}/hook", ["job.completed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    jobs = [await end_job(store, ws) for _ in range(20)]
+
+    async def failed_attempts() -> int:
+        async with pool.acquire() as conn:
+            return await conn.fetchval("SELECT count(*) FROM webhook_deliveries WHERE attempts >= 2")
+
+    deadline = time.monotonic() + 30
+    while await failed_attempts() < 20:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    receiver = await Receiver(ca, "127.0.0.9", port=port).start()
+    await wait_until(lambda: len({h.headers["webhook-id"] for h in receiver.hits}) >= 20, what="all 20")
+    await wait_dispatched(settings, pool)
+    assert {b["data"]["job_id"] for b in receiver.bodies()} == {str(j) for j in jobs}
+    await receiver.stop()
+
+
+async def test_send_time_guard_refuses_every_form_and_pins_the_vetted_address_against_rebinding(
+        settings, store, pool, background, ca):
+    receiver = await Receiver(ca, "127.0.0.10", names=["rebind.test", "late.test"]).start()
+    canary4 = await Canary("127.0.0.11").start()
+    port = canary4.port
+    canary6 = await Canary("::1", port).start()
+    settings = webhook_settings(settings, ca, webhook_test_allow="127.0.0.10/32",
+                                webhook_retry_schedule_s=[0, 0.3])
+    resolver = ControlledResolver({
+        # rebinding: checked answer (the receiver), then the canary: the send must use the checked one
+        "rebind.test": [["127.0.0.10"], ["127.0.0.11"]],
+        # the other way round: first answer refused (no connection), the retry's check passes
+        "late.test": [["127.0.0.11"], ["127.0.0.10"]],
+        "canary.test": [["127.0.0.11"]],
+        "canary6.test": [["::1"]],
+        "mapped.test": [["::ffff:127.0.0.11"]],
+        "mixed.test": [["127.0.0.10", "127.0.0.11"]],
+        "metadata.test": [["169.254.169.254"]],
+        "private.test": [["10.0.0.7"]],
+        "localhost": [["127.0.0.11"]],
+        "metadata.google.internal": [["127.0.0.11"]],
+    })
+    refused = [f"https://{h}:{port}/x" for h in (
+        "127.0.0.11", "2130706443", "0x7f00000b", "0177.0.0.013", "127.0.11", "[::1]", "[::ffff:127.0.0.11]",
+        "[::ffff:7f00:b]", "[::127.0.0.11]", "[2002:7f00:b::]", "[64:ff9b::7f00:b]", "[::ffff:0:7f00:b]",
+        "canary.test", "canary6.test", "mapped.test", "mixed.test", "metadata.test", "private.test", "localhost",
+        "metadata.google.internal", "nxdomain.test", "[::]", "0.0.0.0", "169.254.169.254", "[fd00:ec2::254]",
+        "100.100.100.200", "10.0.0.7", "192.168.1.1", "172.16.0.1", "100.64.0.1", "198.18.0.1", "240.0.0.1",
+        "224.0.0.1", "255.255.255.255", "[fe80::1]", "[fc00::1]", "192.0.0.8",
+        "[2001:0:4136:e378:8000:63bf:80ff:fff4]", "instance-data", "api.localhost",
+    )]
+    assert len(refused) >= 40
+    ws = uuid.uuid4()
+    for url in refused:  # registered as if they had passed once (the registration guard is bypassed)
+        await _register(store, settings, ws, url, ["job.failed"])
+    await _register(store, settings, ws, receiver.url(host="rebind.test"), ["job.failed"])
+    await _register(store, settings, ws, receiver.url(host="late.test"), ["job.failed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop, resolver=resolver))
+    await end_job(store, ws, fail=True)
+    await wait_until(lambda: len(receiver.hits) >= 2, what="rebind.test and late.test delivered")
+    await wait_dispatched(settings, pool)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT url, status, attempts, last_error FROM webhook_deliveries")
+    by_url = {r["url"]: r for r in rows}
+    for url in refused:
+        r = by_url[url]
+        assert r["status"] == "exhausted" and r["last_error"].startswith("destination refused"), dict(r)
+    assert by_url[receiver.url(host="rebind.test")]["status"] == "succeeded"
+    assert by_url[receiver.url(host="late.test")]["attempts"] == 2
+    assert resolver.lookups["rebind.test"] == 1  # one lookup per attempt: none at connection time
+    assert sorted(h.host.split(":")[0] for h in receiver.hits) == ["late.test", "rebind.test"]  # Host kept
+    assert canary4.connections == 0 and canary6.connections == 0
+    for r in (receiver, canary4, canary6):
+        await r.stop()
+
+
+async def test_a_replay_of_the_log_sends_nothing_again(settings, store, pool, background, ca):
+    """Deliveries are the dispatcher's own state, named by uuid5: reading the log again (a second
+    dispatcher group starting from the beginning, like a rebuild) creates no second delivery."""
+    settings = webhook_settings(settings, ca)
+    receiver = await Receiver(ca, "127.0.0.12").start()
+    ws = uuid.uuid4()
+    await _register(store, settings, ws, receiver.url())
+    background.start(Relay(settings).run)
+    first = asyncio.Event()
+    task = asyncio.create_task(run_dispatcher(settings, first))
+    for _ in range(5):
+        await end_job(store, ws)
+    await wait_dispatched(settings, pool)
+    first.set()
+    await task
+    assert len(receiver.hits) == 5
+    async with pool.acquire() as conn:  # forget the intake's offsets: it reads the whole log again
+        await conn.execute("DELETE FROM projection_offsets WHERE projection = $1", NAME)
+    replay = settings.model_copy(update={"dispatcher_group": settings.dispatcher_group + ".replay"})
+    background.start(lambda stop: run_dispatcher(replay, stop))
+    await wait_dispatched(settings, pool)
+    assert len(receiver.hits) == 5
+    await receiver.stop()
