@@ -35,7 +35,7 @@ def _said(sentences: Sequence[Sentence], start: int, end: int) -> tuple[str, str
 def visual_elements(facts: MediaFacts | None, duration_ms: int, sentences: Sequence[Sentence] = ()) -> list[dict]:
     if facts is None or facts.has_video is False:
         return []
-    cuts = sorted(c for c in facts.scene_changes if 0 < c.time_ms < duration_ms)
+    cuts = sorted((c for c in facts.scene_changes if 0 < c.time_ms < duration_ms), key=lambda c: c.time_ms)
     bounds = [0, *[c.time_ms for c in cuts], duration_ms]
     cut_score = {c.time_ms: c.score for c in cuts}
     out: list[dict] = []

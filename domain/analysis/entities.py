@@ -181,6 +181,16 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
         surface[key][name] += 1
         return key
 
+    # words seen capitalised inside sentences: a name, even when it opens a sentence elsewhere
+    inner_names: set[str] = set()
+    for sentence in sentences:
+        for match in SPAN_RE.finditer(sentence.text):
+            found_words = match.group(0).split()
+            if sentence.text[:match.start()].strip(" «\"'(-—–"):
+                inner_names.update(fold(w) for w in found_words)
+            else:
+                inner_names.update(fold(w) for w in found_words[1:])
+
     for sentence in sentences:
         text = sentence.text
         facts = SentenceEntities()
@@ -215,7 +225,8 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
                 # The first word is capitalised anyway: keep the span only when what follows is
                 # itself a name, or the word is never a common word.
                 if tokens[0].lower() in STOP_ALL or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
-                                                     and tokens[0].lower() not in PLACES):
+                                                     and tokens[0].lower() not in PLACES
+                                                     and fold(tokens[0]) not in inner_names):
                     tokens = tokens[1:]
                     tokens = _strip_span(tokens)
                     while tokens and tokens[0].lower() in CONNECTORS:

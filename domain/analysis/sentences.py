@@ -30,7 +30,7 @@ def _is_initial(before: str, after: str) -> bool:
     """"J. K. Rowling", "Marie S. Curie": a capital letter and a dot inside a name, not "classés F ou G. Ces"."""
     previous = before.split()[-1] if before.split() else ""
     following = after.split()[0] if after.split() else ""
-    if re.fullmatch(r"[A-Z]\.", following):
+    if re.fullmatch(r"[A-Z]\.", following) or re.fullmatch(r"[A-Z]\.", previous):
         return True
     return bool(previous[:1].isupper() and not previous.endswith((".", "!", "?")) and following[:1].isupper())
 
