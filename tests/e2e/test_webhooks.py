@@ -1,0 +1,207 @@
+"""Webhooks end to end: the real api, relay, projector and dispatcher processes, a real HTTPS receiver.
+
+The processes run with the test allowance limited to the receivers' addresses (127.0.0.20/30),
+so every other loopback spelling is refused like any private address; they trust the test CA
+through VAEO_WEBHOOK_EXTRA_CA_FILE and retry on a compressed schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from infra.codec import EventRegistry
+from infra.db import create_pool
+from infra.eventstore import EventStore
+from infra.settings import Settings
+from tests.conftest import drop_isolated, env_for, make_isolated_settings
+from tests.e2e.conftest import Service, spawn, start_api, stop_all
+from tests.integration.test_dispatcher import Receiver, TestCA, end_job, verify, wait_until
+from tests.unit.test_netguard import REFUSED
+
+ALLOW = "127.0.0.20/30"
+SCHEDULE = "[0, 0.3, 0.3]"
+KILL_DELIVERIES = 600  # kill -9 during this many deliveries (scaled so the file runs in about a minute)
+
+
+@pytest.fixture(scope="module")
+async def hooks(stack_settings: Settings, template_db: str, tmp_path_factory) -> AsyncIterator[Service]:
+    settings = await make_isolated_settings(stack_settings, template_db)
+    logs = tmp_path_factory.mktemp("logs")
+    ca = TestCA(tmp_path_factory.mktemp("ca"))
+    env = dict(env_for(settings), VAEO_WEBHOOK_TEST_ALLOW=ALLOW, VAEO_WEBHOOK_EXTRA_CA_FILE=str(ca.ca_file),
+               VAEO_WEBHOOK_RETRY_SCHEDULE_S=SCHEDULE, VAEO_WEBHOOK_RETRY_FLOOR_S="0.2",
+               VAEO_DISPATCHER_GROUP=settings.consumer_group_prefix + "dispatcher",
+               VAEO_DISPATCHER_POLL_INTERVAL_S="0.05", VAEO_DISPATCHER_LEASE_S="3")
+    procs = {}
+    http = aiohttp.ClientSession()
+    pool = await create_pool(settings.resolved_database_url(), max_size=10)
+    try:
+        for name in ("relay", "projector", "dispatcher"):
+            procs[name] = spawn(name, env, logs)
+        base, procs["api"] = await start_api(settings, http, logs, **{k: v for k, v in env.items()
+                                                                       if k.startswith("VAEO_WEBHOOK")})
+        svc = Service(settings, [base], pool, EventStore(pool, EventRegistry()), http, procs, logs)
+        svc.ca = ca  # type: ignore[attr-defined]
+        svc.env = env  # type: ignore[attr-defined]
+        yield svc
+    finally:
+        stop_all(procs)
+        await http.close()
+        await pool.close()
+        await drop_isolated(stack_settings, settings)
+        if os.environ.get("VAEO_E2E_SHOW_LOGS"):
+            for f in sorted(logs.iterdir()):
+                print(f"----- {f.name}\n{f.read_text()[-4000:]}")
+
+
+async def _deliveries(client, hook_id: str) -> list[dict]:
+    r = await client.get(f"/webhooks/{hook_id}/deliveries")
+    assert r.status == 200, r.body
+    return r.data
+
+
+async def test_register_list_delete_the_secret_once_and_other_workspaces_see_404(hooks):
+    ws, intruder = await hooks.workspace(), await hooks.workspace()
+    r = await ws.client.post("/webhooks", {"url": "https://127.0.0.20:9/hook", "events": ["job.failed"]})
+    assert r.status == 201, r.body
+    assert set(r.data) == {"id", "url", "secret", "events"} and r.body["_warning"]
+    assert r.data["secret"].startswith("whsec_") and r.data["events"] == ["job.failed"]
+    hook = r.data["id"]
+    listed = await ws.client.get("/webhooks")
+    assert listed.status == 200 and [h["id"] for h in listed.data] == [hook]
+    assert "secret" not in listed.data[0] and r.data["secret"] not in str(listed.body)
+    async with hooks.pool.acquire() as conn:  # the secret is nowhere in clear
+        stored = await conn.fetchval("SELECT data::text FROM events WHERE stream_id = $1", uuid.UUID(hook))
+    assert r.data["secret"] not in stored and r.data["secret"][6:] not in stored
+    default = await ws.client.post("/webhooks", {"url": "https://127.0.0.21:9/"})
+    assert default.status == 201 and len(default.data["events"]) == 9
+    for method, path in (("DELETE", f"/webhooks/{hook}"), ("POST", f"/webhooks/{hook}/test"),
+                         ("GET", f"/webhooks/{hook}/deliveries")):
+        assert (await intruder.client.call(method, path)).status == 404
+    assert (await intruder.client.get("/webhooks")).data == []
+    deleted = await ws.client.delete(f"/webhooks/{hook}")
+    assert deleted.status == 200 and deleted.data == {"id": hook, "deleted": True}
+    assert [h["id"] for h in (await ws.client.get("/webhooks")).data] == [default.data["id"]]
+    assert (await ws.client.delete(f"/webhooks/{hook}")).status == 404
+
+
+async def test_registration_refuses_the_ssrf_table_and_invalid_bodies(hooks):
+    ws = await hooks.workspace()
+    forms = [u for u in REFUSED if ".example" not in u]
+    assert len(forms) >= 40
+    for url in forms:
+        r = await ws.client.post("/webhooks", {"url": url})
+        assert r.status == 400, (url, r.body)
+        assert r.error["code"] in ("destination_refused", "validation_error"), (url, r.body)
+    for body in ({"url": "https://127.0.0.20/", "events": ["job.failed", "job.failed"]},
+                 {"url": "https://127.0.0.20/", "events": ["job.finished"]},
+                 {"url": "https://127.0.0.20/", "secret": "mine"},
+                 {"events": ["job.failed"]}):
+        r = await ws.client.post("/webhooks", body)
+        assert r.status == 400 and r.error["code"] == "validation_error", (body, r.body)
+    assert (await ws.client.get("/webhooks")).data == []
+
+
+async def test_test_endpoint_signs_and_reports_and_gives_up_at_ten_seconds(hooks):
+    ws = await hooks.workspace()
+    fast = await Receiver(hooks.ca, "127.0.0.22").start()
+    slow = await Receiver(hooks.ca, "127.0.0.23", delay_s=11).start()
+    try:
+        created = await ws.client.post("/webhooks", {"url": fast.url()})
+        r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
+        assert r.status == 200 and r.data["delivered"] is True and r.data["status_code"] == 200, r.body
+        assert verify(created.data["secret"], fast.hits[0])["type"] == "webhook.test"
+        created = await ws.client.post("/webhooks", {"url": slow.url()})
+        started = time.monotonic()
+        r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
+        elapsed = time.monotonic() - started
+        assert r.status == 200 and r.data["delivered"] is False and r.data["status_code"] is None
+        assert "timed out" in r.data["error"] and 9.5 <= elapsed <= 10.9, (elapsed, r.body)
+    finally:
+        await fast.stop()
+        await slow.stop()
+
+
+async def test_deliveries_read_model_and_resend_after_exhaustion(hooks):
+    ws = await hooks.workspace()
+    failing = {"on": True}
+    receiver = await Receiver(hooks.ca, "127.0.0.21", answer=lambda n: 500 if failing["on"] else 200).start()
+    try:
+        created = await ws.client.post("/webhooks", {"url": receiver.url(), "events": ["job.completed"]})
+        hook = created.data["id"]
+        await end_job(hooks.store, ws.id)
+        await wait_until(lambda: len(receiver.hits) >= 3, what="three attempts")
+        deadline = time.monotonic() + 20
+        while True:
+            data = await _deliveries(ws.client, hook)
+            if data and data[0]["status"] == "exhausted" or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        assert len(data) == 1 and data[0]["status"] == "exhausted" and data[0]["event"] == "job.completed"
+        assert [a["status_code"] for a in data[0]["attempts"]] == [500, 500, 500]
+        failing["on"] = False
+        r = await ws.client.post(f"/webhooks/{hook}/deliveries/{data[0]['id']}/resend")
+        assert r.status == 202, r.body
+        await wait_until(lambda: len(receiver.hits) >= 4, what="the resent attempt")
+        assert {h.headers["webhook-id"] for h in receiver.hits} == {data[0]["id"]}
+        again = await ws.client.post(f"/webhooks/{hook}/deliveries/{data[0]['id']}/resend")
+        deadline = time.monotonic() + 20
+        while (await _deliveries(ws.client, hook))[0]["status"] != "succeeded":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.1)
+        assert again.status in (202, 409)
+    finally:
+        await receiver.stop()
+
+
+async def test_kill_9_of_a_dispatcher_during_deliveries_loses_none(hooks):
+    """Two dispatchers share the work; one is killed with SIGKILL mid-way and started again."""
+    ws = await hooks.workspace()
+    receiver = await Receiver(hooks.ca, "127.0.0.20").start()
+    second = spawn("dispatcher", hooks.env, hooks.logs, label="dispatcher2")
+    try:
+        created = await ws.client.post("/webhooks", {"url": receiver.url(), "events": ["job.completed"]})
+        assert created.status == 201
+        sem = asyncio.Semaphore(32)
+
+        async def one() -> uuid.UUID:
+            async with sem:
+                return await end_job(hooks.store, ws.id)
+
+        producing = asyncio.ensure_future(asyncio.gather(*(one() for _ in range(KILL_DELIVERIES))))
+        await wait_until(lambda: len(receiver.hits) >= KILL_DELIVERIES // 4, what="a quarter delivered")
+        victim = hooks.procs["dispatcher"]
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait()
+        at_kill = len(receiver.hits)
+        jobs = await producing
+        hooks.procs["dispatcher"] = spawn("dispatcher", hooks.env, hooks.logs, label="dispatcher-restarted")
+        assert at_kill < KILL_DELIVERIES
+        await wait_until(lambda: len({h.headers["webhook-id"] for h in receiver.hits}) >= KILL_DELIVERIES,
+                         timeout=60, what="every delivery")
+        got = {orjson_job(h) for h in receiver.hits}
+        assert got == {str(j) for j in jobs}
+        duplicates = len(receiver.hits) - KILL_DELIVERIES
+        assert duplicates <= 200, duplicates  # at most the killed process's attempts in flight
+        async with hooks.pool.acquire() as conn:
+            statuses = dict(await conn.fetch("SELECT status, count(*) FROM webhook_deliveries d "
+                                             "WHERE webhook_id = $1 GROUP BY status", uuid.UUID(created.data["id"])))
+        assert statuses.get("succeeded", 0) + statuses.get("sending", 0) + statuses.get("pending", 0) \
+            == KILL_DELIVERIES
+    finally:
+        stop_all({"dispatcher2": second})
+        await receiver.stop()
+
+
+def orjson_job(hit) -> str:
+    import orjson
+
+    return orjson.loads(hit.body)["data"]["job_id"]
