@@ -1,0 +1,129 @@
+"""The offline article engine on the 20-minute interview: structure, sources, grounding, styles."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from domain.analysis import WRITING_STYLES, Segment, analyse, write_article
+from infra.captions import read_captions
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
+
+
+def normalise(text: str) -> str:
+    """Independent of the engine: lowercase words and digits only, single spaces."""
+    return " ".join(re.findall(r"\w+", text.lower().replace("’", "'")))
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return analyse(read_captions(FIXTURE), language="fr")
+
+
+@pytest.fixture(scope="module")
+def transcript(graph) -> str:
+    return normalise(" ".join(s.text for s in graph.segments))
+
+
+def assert_grounded(article, transcript: str) -> None:
+    body = article.body_sentences()
+    assert body
+    for sentence in body:
+        assert normalise(sentence) in transcript, f"not in the transcript: {sentence}"
+
+
+@pytest.mark.parametrize("style", WRITING_STYLES)
+def test_every_body_sentence_is_taken_from_the_transcript(graph, transcript: str, style: str) -> None:
+    article = write_article(graph, style)
+    assert_grounded(article, transcript)
+    # the question side of the FAQ: asked in the video, or a topic query
+    for entry in article.faq:
+        assert entry["source"] in ("question", "topic")
+        if entry["source"] == "question":
+            assert normalise(entry["question"]) in transcript
+
+
+def test_structure_title_introduction_sections_key_facts_faq(graph) -> None:
+    article = write_article(graph, "journalistic")
+    assert article.title and article.title[0].isupper()
+    assert len(article.introduction) >= 2
+    assert len(article.sections) == len(graph.chapters)
+    assert [s.heading for s in article.sections] == [c.title for c in graph.chapters]
+    assert all(s.paragraphs for s in article.sections)
+    claim_texts = {c.text.rstrip(".") for c in graph.claims}
+    assert len(article.key_facts) == 5
+    assert all(f["text"].rstrip(".") in claim_texts for f in article.key_facts)
+    intents = {i.query for i in graph.intents}
+    assert len(article.faq) >= 3
+    for entry in article.faq:
+        assert entry["answer"]
+        source = entry["question"] if entry["source"] == "question" else entry["question"].rstrip(" ?")
+        assert source in intents or source[:1].lower() + source[1:] in intents
+    assert article.conclusion
+    markdown = article.to_markdown()
+    assert markdown.startswith(f"# {article.title}\n")
+    assert "## Points clés" in markdown and "## Questions fréquentes" in markdown
+    assert article.word_count > 400
+
+
+def test_no_sentence_is_used_twice_in_the_body(graph) -> None:
+    for style in WRITING_STYLES:
+        article = write_article(graph, style)
+        prose = list(article.introduction) + [s for sec in article.sections for p in sec.paragraphs
+                                              for s in p.sentences] + list(article.conclusion)
+        assert len(prose) == len(set(prose)), style
+
+
+def test_styles_change_structure_deterministically(graph) -> None:
+    rendered = {style: write_article(graph, style).to_markdown() for style in WRITING_STYLES}
+    assert len({rendered[s] for s in WRITING_STYLES if s != "auto"}) == len(WRITING_STYLES) - 1
+    assert rendered == {style: write_article(graph, style).to_markdown() for style in WRITING_STYLES}
+    tutorial = write_article(graph, "tutorial")
+    assert all(s.heading.startswith(f"Étape {k} : ") for k, s in enumerate(tutorial.sections, start=1))
+    documentary = write_article(graph, "documentary")
+    assert documentary.sections[0].heading.startswith("[0:00] ")
+    interview = write_article(graph, "interview")
+    roles = [p.role for s in interview.sections for p in s.paragraphs]
+    assert roles.count("question") >= 5 and "answer" in roles
+    journalistic = write_article(graph, "journalistic")
+    strongest = max(graph.claims, key=lambda c: (c.confidence, -c.start_ms))
+    assert strongest.text.rstrip(".") in " ".join(journalistic.introduction)
+    narrative = write_article(graph, "narrative")
+    assert sum(len(p.sentences) for s in narrative.sections for p in s.paragraphs) > sum(
+        len(p.sentences) for s in journalistic.sections for p in s.paragraphs)
+    # two named speakers who ask and answer: auto picks the interview form
+    assert write_article(graph, "auto").writing_style == "interview"
+    with pytest.raises(ValueError):
+        write_article(graph, "poetic")
+
+
+def test_english_article_labels_and_questions() -> None:
+    lines = [
+        ("Host", "Welcome. Today we look at heat pumps and home insulation."),
+        ("Host", "What is a heat pump?"),
+        ("Guest", "A heat pump is a device that moves heat from the outside air into the house."),
+        ("Guest", "For one kilowatt hour of electricity, it delivers about 3 kilowatt hours of heat."),
+        ("Host", "Why should you insulate first?"),
+        ("Guest", "Because a house that loses heat through the roof needs a bigger and costlier heat pump."),
+        ("Guest", "The roof accounts for 25 to 30 percent of heat losses in an old house."),
+        ("Host", "How much does insulation cost?"),
+        ("Guest", "External insulation costs between 120 and 200 euros per square metre in France."),
+        ("Guest", "The Anah agency has funded more than 560,000 projects since 2020."),
+        ("Host", "In conclusion, insulate first and then choose the heat pump."),
+    ]
+    segments, t = [], 0
+    for speaker, text in lines:
+        length = 420 * len(text.split()) + 600
+        segments.append(Segment(t, t + length, text, speaker))
+        t += length + 700
+    graph = analyse(segments, language="en")
+    article = write_article(graph, "auto", "en")
+    markdown = article.to_markdown()
+    assert "## Key facts" in markdown and "## Frequently asked questions" in markdown
+    assert "### What is a heat pump?" in markdown
+    transcript = normalise(" ".join(s.text for s in segments))
+    assert_grounded(article, transcript)
+    assert len(article.sections) == len(graph.chapters) >= 3
