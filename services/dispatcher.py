@@ -323,7 +323,9 @@ UPDATE webhook_deliveries d SET status = 'sending', lease_owner = $1, attempts =
                  WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
                  ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.source_position, d.payload,
-          d.attempts, d.schedule_base, d.stream_version"""
+          d.attempts, d.schedule_base, d.stream_version,
+          (SELECT t.status FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_status,
+          (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret"""
 
 _FINISH = """
 UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5, next_attempt_at), lease_owner = NULL,
@@ -344,6 +346,8 @@ class Claimed:
     attempts: int
     schedule_base: int
     stream_version: int
+    target_status: str | None = None
+    target_secret: str | None = None
 
 
 @dataclass
@@ -365,6 +369,8 @@ class Sender:
         self.stats = SenderStats()
         self._secrets: dict[UUID, str] = {}
         self._wake = asyncio.Event()
+        self._finishes: list[tuple[tuple, asyncio.Future]] = []
+        self._finisher: asyncio.Task | None = None
 
     async def run(self, stop: asyncio.Event) -> None:
         delays = backoff_delays()
@@ -431,18 +437,15 @@ class Sender:
             out.append(Claimed(**values))
         return out
 
-    async def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
+    def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
         """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""
         if row.webhook_id is None:
             return job_notification_secret(self.settings.secret_key, row.workspace_id), None
-        async with self.pool.acquire() as conn:
-            t = await conn.fetchrow("SELECT status, secret_encrypted FROM webhook_targets WHERE webhook_id = $1",
-                                    row.webhook_id)
-        if t is None or t["status"] != ACTIVE:
-            return None, f"webhook {t['status'] if t else 'unknown'}"
+        if row.target_status != ACTIVE or row.target_secret is None:
+            return None, f"webhook {row.target_status or 'unknown'}"
         secret = self._secrets.get(row.webhook_id)
         if secret is None:
-            secret = self.box.decrypt(t["secret_encrypted"], str(row.webhook_id))
+            secret = self.box.decrypt(row.target_secret, str(row.webhook_id))
             self._secrets[row.webhook_id] = secret
         return secret, None
 
@@ -454,7 +457,7 @@ class Sender:
                         type(exc).__name__, exc)
 
     async def _attempt_once(self, client: WebhookClient, row: Claimed) -> None:
-        secret, why_not = await self._secret_for(row)
+        secret, why_not = self._secret_for(row)
         if secret is None:
             await self._finish(row, "failed", None, None, f"not sent: {why_not}", row.stream_version)
             return
@@ -521,9 +524,28 @@ class Sender:
 
     async def _finish(self, row: Claimed, status: str, next_at: datetime | None, status_code: int | None,
                       error: str | None, version: int) -> None:
-        async with self.pool.acquire() as conn:
-            await conn.execute(_FINISH, row.id, self.owner, row.attempts, status, next_at, status_code,
-                               (error or None) and error[:500], version)
+        """Row updates of concurrent attempts share one executemany (like the store's group commit)."""
+        future = asyncio.get_running_loop().create_future()
+        self._finishes.append(((row.id, self.owner, row.attempts, status, next_at, status_code,
+                                (error or None) and error[:500], version), future))
+        if self._finisher is None or self._finisher.done():
+            self._finisher = asyncio.create_task(self._flush_finishes())
+        await future
+
+    async def _flush_finishes(self) -> None:
+        while self._finishes:
+            group, self._finishes = self._finishes[:500], self._finishes[500:]
+            try:
+                async with self.pool.acquire() as conn:
+                    await conn.executemany(_FINISH, [args for args, _ in group])
+            except Exception as exc:
+                for _, future in group:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for _, future in group:
+                if not future.done():
+                    future.set_result(None)
 
     async def _disable(self, row: Claimed) -> None:
         for _ in range(5):

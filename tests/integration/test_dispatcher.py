@@ -89,6 +89,7 @@ class Hit:
     body: bytes
     at: float
     host: str
+    wall: float = 0.0
 
 
 @dataclass
@@ -120,7 +121,7 @@ class Receiver:
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.read()
         n = len(self.hits)
-        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host))
+        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time()))
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         answer = self.answer(n)
