@@ -21,8 +21,15 @@ async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10, **kw) 
     return await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=_init_connection, **kw)
 
 
-async def connect(dsn: str) -> asyncpg.Connection:
-    conn = await asyncpg.connect(dsn)
+# For connections whose writes Kafka can always redo (projections, relay checkpoints): commit
+# without waiting for the WAL flush. A crash may lose the last few milliseconds of such
+# transactions, whole (never half): the read model and its offsets roll back together and are
+# re-applied from Kafka; a lost relay checkpoint means a resend, deduplicated by position.
+REPLAYABLE = {"synchronous_commit": "off"}
+
+
+async def connect(dsn: str, **kw) -> asyncpg.Connection:
+    conn = await asyncpg.connect(dsn, **kw)
     await _init_connection(conn)
     return conn
 

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
 
     # Projector: maximum records fetched per poll.
     projector_max_records: int = 2000
+    # Projector: longest time tracking over events a projection ignores stays unstored, seconds.
+    projector_idle_flush_s: float = 1.0
     # Rebuild: events applied per transaction (bigger is faster, up to memory).
     rebuild_batch_records: int = 10000
     # Projector: attempts of a failing batch before the projection stops and reports.

@@ -30,7 +30,7 @@ from aiokafka import ConsumerRebalanceListener
 from aiokafka.structs import ConsumerRecord
 
 from infra.codec import EventRegistry, StoredEvent
-from infra.db import connect, create_pool
+from infra.db import REPLAYABLE, connect, create_pool
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
@@ -220,18 +220,28 @@ async def _commit_prepared(conn: asyncpg.Connection, prepared: Prepared) -> None
 
 async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
                       batches: Mapping[int, list[ConsumerRecord]], *, expect_status: str = "live",
-                      generation: int | None = None) -> tuple[int, int]:
+                      generation: int | None = None,
+                      deferred: Mapping[int, tuple[int, int]] | None = None) -> tuple[int, int]:
     """Apply the messages of several partitions in one transaction; return (applied, duplicates).
 
     The read-model change and every partition's new offset and highest position commit together.
+    ``deferred`` is tracking the runner advanced in memory over messages this projection does not
+    handle (see ``ProjectionRunner``); it is stored by this transaction too.
     """
+    deferred = deferred or {}
     async with conn.transaction():
         await _check_turn(conn, projection, expect_status, generation)
+        parts = sorted(set(batches) | set(deferred))
         rows = await conn.fetch(
             "SELECT partition, next_offset, max_position FROM projection_offsets WHERE projection = $1 "
-            "AND partition = ANY($2::int[]) FOR UPDATE", projection.name, list(batches))
+            "AND partition = ANY($2::int[]) FOR UPDATE", projection.name, parts)
         stored = {r["partition"]: (r["next_offset"], r["max_position"]) for r in rows}
+        for partition, (next_offset, max_position) in deferred.items():
+            old_offset, old_max = stored.get(partition, (0, 0))
+            stored[partition] = (max(old_offset, next_offset), max(old_max, max_position))
         prepared = prepare(registry, projection, batches, stored)
+        moved = {t[1] for t in prepared.tracking}
+        prepared.tracking.extend((projection.name, p, *stored[p]) for p in deferred if p not in moved)
         if prepared.tracking:
             await _commit_prepared(conn, prepared)
     return prepared.applied, prepared.duplicates
@@ -294,6 +304,8 @@ class ProjectionRunner:
         self.registry = registry
         self.stats = RunnerStats()
         self.status = "starting"
+        self._deferred: dict[int, tuple[int, int]] = {}
+        self._flushed = time.monotonic()
 
     async def run(self, stop: asyncio.Event) -> None:
         delays = backoff_delays()
@@ -331,7 +343,8 @@ class ProjectionRunner:
 
         class SeekToStored(ConsumerRebalanceListener):
             async def on_partitions_revoked(self, revoked):
-                pass
+                for tp in revoked:  # another owner takes over from what PostgreSQL stored
+                    runner._deferred.pop(tp.partition, None)
 
             async def on_partitions_assigned(self, assigned):
                 # aiokafka logs and swallows a listener's error: retry here until the seek is
@@ -346,11 +359,16 @@ class ProjectionRunner:
             self.status = "live"
             while not stop.is_set():
                 batches = await consumer.getmany(timeout_ms=500, max_records=self.settings.projector_max_records)
-                if not batches:
-                    continue
+                by_partition = {tp.partition: msgs for tp, msgs in batches.items()}
                 try:
-                    await self._apply_with_policy({tp.partition: msgs for tp, msgs in batches.items()})
+                    if not by_partition or not self._concerns(by_partition):
+                        self._defer(by_partition)
+                        if self._deferred and time.monotonic() - self._flushed >= self.settings.projector_idle_flush_s:
+                            await self._apply_with_policy({})
+                        continue
+                    await self._apply_with_policy(by_partition)
                 except NotMyTurn:
+                    self._deferred.clear()
                     await self._wait_until_live(stop)
                     await self._seek_to_stored(consumer, consumer.assignment())
                     continue
@@ -380,12 +398,33 @@ class ProjectionRunner:
             except TimeoutError:
                 pass
 
+    def _concerns(self, batches: dict[int, list[ConsumerRecord]]) -> bool:
+        """Whether any message is of a type this projection handles (telemetry: always)."""
+        if self.projection.source != "events":
+            return True
+        return any(self.projection.handles_type(type_of(m)) for msgs in batches.values() for m in msgs)
+
+    def _defer(self, batches: dict[int, list[ConsumerRecord]]) -> None:
+        """Advance tracking in memory over messages this projection has nothing to do with.
+
+        A transaction per such batch would cost every projection a commit for every event of
+        every other read model. The tracking is stored with the next transaction, or after
+        ``projector_idle_flush_s``; after a crash the same messages are read again, to no effect.
+        """
+        for partition, msgs in batches.items():
+            _, max_position = self._deferred.get(partition, (0, 0))
+            top = max(position_of(m) for m in msgs)
+            self._deferred[partition] = (msgs[-1].offset + 1, max(max_position, top))
+
     async def _apply_with_policy(self, batches: dict[int, list[ConsumerRecord]]) -> None:
         delay = self.settings.projector_retry_backoff_s
         for attempt in range(1, self.settings.projector_max_attempts + 1):
             try:
                 async with self.pool.acquire() as conn:
-                    applied, dups = await apply_batch(conn, self.registry, self.projection, batches)
+                    applied, dups = await apply_batch(conn, self.registry, self.projection, batches,
+                                                      deferred=self._deferred)
+                self._deferred.clear()
+                self._flushed = time.monotonic()
                 self.stats.applied += applied
                 self.stats.duplicates += dups
                 self.stats.batches += 1
@@ -415,7 +454,8 @@ async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str
     selected = [ALL[n] for n in (names or list(ALL))]
 
     async def start() -> asyncpg.Pool:
-        pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL))
+        pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL),
+                                 server_settings=REPLAYABLE)
         try:
             async with pool.acquire() as conn:
                 await ensure_state_rows(conn, [p.name for p in selected])
@@ -448,7 +488,7 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
     """
     projection = ALL[name]
     registry = EventRegistry()
-    conn = await connect(settings.resolved_database_url())
+    conn = await connect(settings.resolved_database_url(), server_settings=REPLAYABLE)
     consumer = make_consumer(settings, group_id=None)
     try:
         await ensure_state_rows(conn, [name])

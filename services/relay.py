@@ -14,7 +14,7 @@ import time
 import asyncpg
 import orjson
 
-from infra.db import connect
+from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
 from infra.eventstore import NOTIFY_CHANNEL
 from infra.settings import Settings
@@ -73,7 +73,7 @@ class Relay:
                 if await _sleep_or_stop(stop, 2.0):
                     return
             await lock_conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
-            conn = await connect(dsn)
+            conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
             producer = make_producer(self.settings)
             await producer.start()
             try:

@@ -1,11 +1,18 @@
-"""``python -m tests.benchmarks [core [relay|rebuild|latency|notify|broker ...]]``: on-demand benchmarks."""
+"""``python -m tests.benchmarks [core|api] [parts ...]``: on-demand benchmarks.
+
+core: relay, latency, rebuild, notify, broker. api: post, ryw.
+"""
 
 import sys
 
-from tests.benchmarks import bench_core
+from tests.benchmarks import bench_api, bench_core
+
+SUITES = {"core": bench_core.run, "api": bench_api.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args and args[0] == "core":
-        args = args[1:]
-    bench_core.run(args)
+    if args and args[0] in SUITES:
+        SUITES[args[0]](args[1:])
+    else:
+        for run in SUITES.values():
+            run(args)

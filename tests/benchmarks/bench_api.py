@@ -1,0 +1,232 @@
+"""API benchmarks: durable POST /medias under wrk beside a bare aiohttp hello-world, and the
+read-your-writes wait (commit to visibility in the read model) at a steady command rate.
+
+Run on demand: ``python -m tests.benchmarks api``. Needs ``wrk`` (Debian package; installed when
+absent). The processes are started as ``vaeo up`` starts them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+from infra import stack
+from infra.codec import EventRegistry
+from infra.db import connect, create_pool
+from infra.eventlog import key_of, partition_for
+from infra.eventstore import EventStore
+from services import commands
+from services.projector import PROGRESS_CHANNEL
+from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb
+from tests.conftest import ROOT, _base_settings, drop_isolated, env_for
+
+DURATION = int(os.environ.get("BENCH_SECONDS", "20"))
+CONCURRENCY = 64
+
+HELLO = """
+import orjson
+from aiohttp import web
+async def hello(request):
+    return web.Response(body=orjson.dumps({"data": {"hello": "world"}}), content_type="application/json")
+app = web.Application()
+app.router.add_get("/", hello)
+web.run_app(app, host="127.0.0.1", port=int(__import__("sys").argv[1]), print=None, access_log=None)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_wrk() -> str:
+    path = shutil.which("wrk")
+    if path:
+        return path
+    subprocess.run(["apt-get", "install", "-y", "-q", "wrk"], check=True, capture_output=True)
+    return shutil.which("wrk")
+
+
+def run_wrk(url: str, script: str | None) -> dict:
+    cmd = [ensure_wrk(), "-t2", f"-c{CONCURRENCY}", f"-d{DURATION}s", "--latency", "--timeout", "5s"]
+    if script:
+        cmd += ["-s", script]
+    out = subprocess.run([*cmd, url], capture_output=True, text=True, timeout=DURATION + 60).stdout
+
+    def ms(label: str) -> float:
+        m = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {
+        "req_per_s": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "p50_ms": ms("50"), "p99_ms": ms("99"),
+        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+        "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+        "errors": "Socket errors" in out,
+    }
+
+
+async def wait_http(port: int, path: str = "/healthz", timeout: float = 60) -> None:
+    import aiohttp
+
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.get(f"http://127.0.0.1:{port}{path}") as resp:
+                    if resp.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise TimeoutError(f"port {port}")
+
+
+def start(name: str, env: dict, log: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "services.cli", name], env=env, cwd=ROOT,
+                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+
+
+async def bench_post_medias(base, results: dict) -> None:
+    settings = await fresh(base)
+    port = free_port()
+    env = env_for(settings) | {"VAEO_API_PORT": str(port)}
+    logdir = tempfile.mkdtemp(prefix="vaeo-bench-api-")
+    procs = {n: start(n, env, f"{logdir}/{n}.log") for n in ("api", "relay", "projector")}
+    pool = await create_pool(settings.resolved_database_url(), max_size=4)
+    try:
+        store = EventStore(pool, EventRegistry())
+        _, issued = await commands.create_workspace(store, name="bench", plan="bench", credits=10**9,
+                                                    rate_limit=10**9)
+        await wait_http(port)
+        script = os.path.join(logdir, "post.lua")
+        with open(script, "w") as f:
+            f.write('wrk.method = "POST"\n'
+                    'wrk.headers["Content-Type"] = "application/json"\n'
+                    f'wrk.headers["Authorization"] = "Bearer {issued.key}"\n'
+                    'wrk.body = \'{"name": "benchmark media"}\'\n')
+        # Warm up (connections, caches), then measure.
+        subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, f"http://127.0.0.1:{port}/v1/medias"],
+                       capture_output=True, timeout=60)
+        post = run_wrk(f"http://127.0.0.1:{port}/v1/medias", script)
+        async with pool.acquire() as conn:
+            created = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
+        results["post_medias"] = post
+        results["post_medias_events_committed"] = created
+        results["api_peak_rss_mb"] = peak_rss_mb(procs["api"].pid)
+    finally:
+        for p in procs.values():
+            p.send_signal(signal.SIGTERM)
+        for p in procs.values():
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        await pool.close()
+        await drop_isolated(base, settings)
+    hello_port = free_port()
+    hello = subprocess.Popen([sys.executable, "-c", HELLO, str(hello_port)], cwd=ROOT)
+    try:
+        await wait_http(hello_port, "/")
+        results["hello_world"] = run_wrk(f"http://127.0.0.1:{hello_port}/", None)
+    finally:
+        hello.terminate()
+        hello.wait(10)
+    results["post_vs_hello"] = results["post_medias"]["req_per_s"] / results["hello_world"]["req_per_s"]
+
+
+async def bench_read_your_writes(base, results: dict, rate: int = 500, seconds: float = 20.0) -> None:
+    """Commit of MediaCreated to the medias projection having applied it, at ``rate`` commands/s."""
+    settings = await fresh(base)
+    env = env_for(settings)
+    logdir = tempfile.mkdtemp(prefix="vaeo-bench-ryw-")
+    procs = {n: start(n, env, f"{logdir}/{n}.log") for n in ("relay", "projector")}
+    pool = await create_pool(settings.resolved_database_url(), max_size=8)
+    listener = await connect(settings.resolved_database_url())
+    committed: dict[tuple[int, int], list[tuple[int, float]]] = {}
+    latencies: list[float] = []
+    partitions = settings.events_partitions
+
+    def on_progress(_conn, _pid, _channel, payload: str) -> None:
+        name, partition, position = payload.rsplit(":", 2)
+        if name != "medias":
+            return
+        now = time.monotonic()
+        pending = committed.get(int(partition), [])
+        while pending and pending[0][0] <= int(position):
+            latencies.append((now - pending.pop(0)[1]) * 1000)
+
+    await listener.add_listener(PROGRESS_CHANNEL, on_progress)
+    try:
+        store = EventStore(pool, EventRegistry(), group_commit=True)
+        workspaces = [uuid.uuid4() for _ in range(12)]
+        await asyncio.sleep(3)  # processes up
+        interval = 1 / rate
+        next_at = time.monotonic()
+        deadline = next_at + seconds
+        sent = 0
+
+        async def one(ws: uuid.UUID) -> None:
+            _, position = await commands.create_media(store, ws, environment="production", name="ryw")
+            part = partition_for(key_of(ws), partitions)
+            committed.setdefault(part, []).append((position, time.monotonic()))
+            committed[part].sort()
+
+        tasks = []
+        while time.monotonic() < deadline:
+            tasks.append(asyncio.create_task(one(workspaces[sent % len(workspaces)])))
+            sent += 1
+            next_at += interval
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+        await asyncio.gather(*tasks)
+        end = time.monotonic() + 15
+        while any(committed.values()) and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        latencies.sort()
+        results["ryw_commands_per_s"] = sent / seconds
+        results["ryw_p50_ms"] = statistics.median(latencies)
+        results["ryw_p99_ms"] = latencies[int(len(latencies) * 0.99) - 1]
+        results["ryw_samples"] = len(latencies)
+    finally:
+        await listener.close()
+        for p in procs.values():
+            p.send_signal(signal.SIGTERM)
+            p.wait(20)
+        await pool.close()
+        await drop_isolated(base, settings)
+
+
+async def main(which: list[str]) -> dict:
+    base = _base_settings()
+    await asyncio.to_thread(stack.up, base)
+    results: dict = {"machine": machine()}
+    if not which or "post" in which:
+        await bench_post_medias(base, results)
+    if not which or "ryw" in which:
+        await bench_read_your_writes(base, results)
+    return results
+
+
+def run(which: list[str]) -> None:
+    import orjson
+
+    results = asyncio.run(main(which))
+    for k, v in results.items():
+        print(f"{k:30} {v}")
+    print(orjson.dumps(results).decode())
+
+
+
