@@ -114,6 +114,14 @@ class Settings(BaseSettings):
     dispatcher_poll_interval_s: float = 0.5
     # Dispatcher: Kafka consumer group of the dispatchers' intake (offsets are kept in PostgreSQL).
     dispatcher_group: str = "vaeo.dispatcher"
+    # Media analysis: ffmpeg scene score (0-1) above which a frame is a hard cut.
+    media_scene_threshold: float = 0.3
+    # Media analysis: level under which audio counts as silence, dBFS.
+    media_silence_db: float = -35.0
+    # Media analysis: shortest silence reported, seconds.
+    media_silence_min_s: float = 0.5
+    # Media analysis: longest run of one ffprobe/ffmpeg call, seconds (a stuck decoder fails the job).
+    media_timeout_s: float = 1800.0
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
 
