@@ -237,7 +237,7 @@ def build_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(background)
     app.router.add_get("/healthz", healthz)
     for route in ROUTES:
-        app.router.add_route(route.method, PREFIX + route.path, endpoint(route))
+        app.router.add_route(route.method, PREFIX + route.router_path, endpoint(route))
     return app
 
 

@@ -95,6 +95,9 @@ class Call:
 Handler = Callable[[Call], Awaitable[Any]]
 
 
+HEX_ID = "[0-9a-fA-F-]+"  # a uuid's characters: no brace, so aiohttp's route syntax takes it as is
+
+
 @dataclass(frozen=True)
 class Route:
     """One operation: where, who may call it, what it takes and what it answers.
@@ -115,6 +118,16 @@ class Route:
     response: type[BaseModel] | None = None
     writes: bool = False
     errors: tuple[int, ...] = ()  # statuses this operation answers beyond the common ones
+    # Regexes of path parameters, e.g. (("id", HEX_ID),): a static sibling such as
+    # /webhooks/job-secret then never matches /webhooks/{id} (nor its Allow header).
+    patterns: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def router_path(self) -> str:
+        path = self.path
+        for name, regex in self.patterns:
+            path = path.replace("{" + name + "}", "{" + name + ":" + regex + "}")
+        return path
 
     @property
     def operation_id(self) -> str:

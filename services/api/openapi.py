@@ -78,7 +78,9 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for r in routes:
         op: dict[str, Any] = {"operationId": r.operation_id, "summary": r.summary, "tags": [r.tag]}
-        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        patterns = dict(r.patterns)
+        params = [{"name": name, "in": "path", "required": True,
+                   "schema": {"type": "string", **({"pattern": f"^{patterns[name]}$"} if name in patterns else {})}}
                   for name in _PATH_PARAM.findall(r.path)]
         if r.query is not None:
             qs = r.query.model_json_schema()

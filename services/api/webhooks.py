@@ -29,7 +29,7 @@ from infra.eventstore import EventStore
 from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret, new_webhook_secret, signature_headers
-from services.api.base import SETTINGS, ApiError, Call, Route, not_found
+from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
 from services.commands import with_retries
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
@@ -338,7 +338,7 @@ ROUTES = [
           response=JobSecretResponse,
           summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url"),
     Route("DELETE", "/webhooks/{id}", remove_webhook, scope="webhooks:admin", tag="Webhooks",
-          response=DeletedWebhookResponse, writes=True, errors=(404,),
+          response=DeletedWebhookResponse, writes=True, errors=(404,), patterns=(("id", HEX_ID),),
           summary="Delete a webhook; events after this get no delivery"),
     Route("POST", "/webhooks/{id}/test", test_webhook, scope="webhooks:admin", tag="Webhooks",
           response=TestResponse, errors=(404,),

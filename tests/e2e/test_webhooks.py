@@ -124,7 +124,8 @@ async def test_test_endpoint_signs_and_reports_and_gives_up_at_ten_seconds(hooks
         r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
         elapsed = time.monotonic() - started
         assert r.status == 200 and r.data["delivered"] is False and r.data["status_code"] is None
-        assert "timed out" in r.data["error"] and 9.5 <= elapsed <= 10.9, (elapsed, r.body)
+        # The attempt stops at 10 s; the bound leaves room for the round trip on a loaded machine.
+        assert "timed out" in r.data["error"] and 9.5 <= elapsed <= 12.0, (elapsed, r.body)
     finally:
         await fast.stop()
         await slow.stop()
