@@ -35,6 +35,16 @@ class Workspace(Aggregate):
         published_as = "CreditsAdded"
         amount: int
 
+    class CreditsLow(Aggregate.Event):
+        """Credits remaining crossed the warning threshold downwards (issue 5: the ``credits.low`` webhook)."""
+
+        published_as = "CreditsLow"
+        balance: int
+        total: int
+        remaining_pct: float
+        threshold_pct: float
+        crossing_version: int  # the stream version of the CreditsCharged that crossed the threshold
+
     @staticmethod
     def create_id(workspace_id: UUID) -> UUID:
         return workspace_id
@@ -47,6 +57,7 @@ class Workspace(Aggregate):
         self.credits_total = credits_total
         self.credits_used = 0
         self.rate_limit_per_min = rate_limit_per_min
+        self.low_credits_flagged_at = 0  # crossing_version of the last CreditsLow
 
     @classmethod
     def open(cls, workspace_id: UUID, name: str, plan: str, credits_total: int, rate_limit_per_min: int) -> Workspace:
@@ -99,3 +110,29 @@ class Workspace(Aggregate):
     @event(CreditsAdded)
     def _added(self, amount: int) -> None:
         self.credits_total += amount
+
+    @property
+    def remaining_pct(self) -> float:
+        return 100.0 * self.credits_balance / self.credits_total if self.credits_total > 0 else 0.0
+
+    def flag_low_credits(self, threshold_pct: float, crossing_version: int) -> bool:
+        """Record CreditsLow for the charge at ``crossing_version``, once: False when already flagged."""
+        if crossing_version <= getattr(self, "low_credits_flagged_at", 0):
+            return False
+        self._low(balance=self.credits_balance, total=self.credits_total, remaining_pct=round(self.remaining_pct, 2),
+                  threshold_pct=threshold_pct, crossing_version=crossing_version)
+        return True
+
+    @event(CreditsLow)
+    def _low(self, balance: int, total: int, remaining_pct: float, threshold_pct: float,
+             crossing_version: int) -> None:
+        self.low_credits_flagged_at = crossing_version
+
+
+def crosses_below(threshold_pct: float, before: Workspace, after: Workspace) -> bool:
+    """A downward crossing: at or above the threshold before the change, below it after.
+
+    Every crossing starts above the threshold, so "again only after credits went back above"
+    needs no state: a top-up that lifts the balance over the threshold re-arms the next crossing.
+    """
+    return before.remaining_pct >= threshold_pct > after.remaining_pct

@@ -1,6 +1,6 @@
 """Read models, one module each. ``ALL`` is what the projector runs."""
 
-from projections import api_keys, event_counts, jobs, medias, scheduler, usage, webhooks, workspaces
+from projections import api_keys, event_counts, jobs, medias, monitoring, scheduler, usage, webhooks, workspaces
 from projections.base import Projection
 
 ALL: dict[str, Projection] = {
@@ -10,6 +10,8 @@ ALL: dict[str, Projection] = {
 ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usage.projection)})
 # Webhook subscriptions and delivery history (issue 4); the dispatcher's own state is not here.
 ALL[webhooks.projection.name] = webhooks.projection
+# Monitoring buckets from the telemetry topic and from the event log (issue 5).
+ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
 
 
 def all_ddl() -> list[str]:

@@ -46,9 +46,12 @@ from services.api.base import (
 )
 from services.api.errors import MAX_BODY, ApiError, to_api_error, too_large, unavailable, validation_error
 from services.api.kafka import KafkaLink
+from services.api.metrics import METRICS, ApiMetrics, get_metrics
+from services.api.monitoring import END_OFFSETS
 from services.api.ratelimit import RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.waits import ProgressWaiter
+from services.status import EndOffsets, heartbeat
 
 log = logging.getLogger("vaeo.api")
 
@@ -89,14 +92,17 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
         response.headers.update(window.headers())
     if READ_YOUR_WRITES in request:
         response.headers["X-Read-Your-Writes"] = request[READ_YOUR_WRITES]
+    route = request.match_info.route.resource
+    request.app[METRICS].observe(request.method, route.canonical if route is not None else "unmatched",
+                                 response.status, time.perf_counter() - started)
     principal = request.get(PRINCIPAL)
     if principal is not None:
-        route = request.match_info.route.resource
         request.app[KAFKA].record(str(principal.workspace_id), {
             "kind": "api_call", "workspace_id": str(principal.workspace_id), "environment": principal.environment,
             "key_id": str(principal.key_id), "method": request.method,
             "route": route.canonical if route is not None else "unmatched", "status": response.status,
-            "latency_ms": round((time.perf_counter() - started) * 1000, 3), "ts": int(time.time() * 1000),
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+            "ts": int(request.app[SETTINGS].now().timestamp() * 1000),
             "request_id": request_id,
         })
     return response
@@ -233,9 +239,23 @@ def build_app(settings: Settings) -> web.Application:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    app[METRICS] = ApiMetrics()
+
+    async def monitoring(app: web.Application):
+        app[END_OFFSETS] = EndOffsets(settings)
+        stop = asyncio.Event()
+        beat = asyncio.create_task(heartbeat(settings, "api", stop))
+        yield
+        stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(beat, 5)
+        await app[END_OFFSETS].close()
+
     app.cleanup_ctx.append(database)
     app.cleanup_ctx.append(background)
+    app.cleanup_ctx.append(monitoring)
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", get_metrics)
     for route in ROUTES:
         app.router.add_route(route.method, PREFIX + route.router_path, endpoint(route))
     return app

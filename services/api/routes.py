@@ -6,7 +6,7 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import jobs, keys, me, medias, usage, webhooks
+from services.api import jobs, keys, me, medias, monitoring, usage, webhooks
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
@@ -22,6 +22,7 @@ ROUTES: list[Route] = [
     *medias.ROUTES,
     *jobs.ROUTES,
     *webhooks.ROUTES,
+    *monitoring.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

@@ -1,0 +1,245 @@
+"""GET /monitoring, GET /monitoring/alerts and GET /usage/llm.
+
+The figures come from the monitoring read models (``projections/monitoring.py``: per-minute
+buckets of API calls from the telemetry topic, of finished jobs and credits from the event log,
+and the jobs not finished yet), summed over windows that end at the current minute of the
+service clock (``Settings.now``): ``last1h`` is that minute and the 59 before it, ``last24h`` that
+minute and the 1439 before it. Calls and jobs are the caller's environment's; credits are the
+workspace's (sandbox keys consume none, so a sandbox key reads 0 consumed, as on GET /usage).
+
+Alerts are evaluated when they are read, from those read models, the clock and the thresholds
+in settings (``alert_*``), by the pure ``evaluate_alerts``. They are not a stored read model: an
+alert is a function of time as much as of events (an error spike must clear an hour later with
+no event at all, a lagging projection is not an event), and a threshold changed in settings
+applies at once instead of after a rebuild. Rebuilding the monitoring projections therefore
+gives the same alerts as it gives the same figures. The rules are in ``docs/monitoring.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+from aiohttp import web
+from pydantic import BaseModel
+
+from infra.settings import Settings
+from services.api.base import SETTINGS, Call, Route
+from services.api.me import load_workspace
+from services.status import EndOffsets, has_table, projection_states
+
+log = logging.getLogger("vaeo.api.monitoring")
+
+END_OFFSETS = web.AppKey("end_offsets", EndOffsets)
+
+_CALLS = """SELECT coalesce(sum(calls) FILTER (WHERE minute >= $3), 0)::bigint AS calls_1h,
+                   coalesce(sum(errors) FILTER (WHERE minute >= $3), 0)::bigint AS errors_1h,
+                   coalesce(sum(latency_ms_sum) FILTER (WHERE minute >= $3), 0)::float8 AS latency_1h,
+                   coalesce(sum(calls), 0)::bigint AS calls_24h,
+                   coalesce(sum(errors), 0)::bigint AS errors_24h
+              FROM monitoring_api_minutes
+             WHERE workspace_id = $1 AND environment = $2 AND minute >= $4 AND minute <= $5"""
+_EVENTS = """SELECT coalesce(sum(jobs_completed) FILTER (WHERE environment = $2), 0)::bigint AS completed,
+                    coalesce(sum(jobs_failed) FILTER (WHERE environment = $2), 0)::bigint AS failed,
+                    coalesce(sum(credits_charged - credits_refunded) FILTER (WHERE environment = 'production'),
+                             0)::bigint AS credits
+               FROM monitoring_event_minutes
+              WHERE workspace_id = $1 AND minute >= $3 AND minute <= $4"""
+_OPEN = """SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
+                  count(*) FILTER (WHERE status = 'running') AS running
+             FROM monitoring_open_jobs WHERE workspace_id = $1 AND environment = $2"""
+# Deliveries of the last 24 h per webhook of the workspace: failing = given up, or waiting for a
+# retry after a failed attempt.
+_WEBHOOKS = """SELECT webhook_id, count(*) AS total,
+                      count(*) FILTER (WHERE status IN ('failed', 'exhausted')
+                                        OR (status IN ('pending', 'sending') AND attempts > 0)) AS failing
+                 FROM webhook_deliveries
+                WHERE workspace_id = $1 AND environment = $2 AND webhook_id IS NOT NULL AND created_at >= $3
+                GROUP BY webhook_id"""
+
+
+def windows(now: datetime) -> dict[str, datetime]:
+    current = now.replace(second=0, microsecond=0)
+    return {"now": current, "from_1h": current - timedelta(minutes=59), "from_24h": current - timedelta(minutes=1439)}
+
+
+async def figures(conn: asyncpg.Connection, workspace_id: UUID, environment: str, now: datetime) -> dict[str, Any]:
+    w = windows(now)
+    c = await conn.fetchrow(_CALLS, workspace_id, environment, w["from_1h"], w["from_24h"], w["now"])
+    e = await conn.fetchrow(_EVENTS, workspace_id, environment, w["from_24h"], w["now"])
+    o = await conn.fetchrow(_OPEN, workspace_id, environment)
+    return {
+        "last1h": {"totalCalls": c["calls_1h"], "errorRate": _ratio(c["errors_1h"], c["calls_1h"]),
+                   "avgLatencyMs": round(c["latency_1h"] / c["calls_1h"], 3) if c["calls_1h"] else 0.0},
+        "last24h": {"totalCalls": c["calls_24h"], "errorRate": _ratio(c["errors_24h"], c["calls_24h"]),
+                    "creditsConsumed": e["credits"] if environment == "production" else 0},
+        "jobs": {"pending": o["pending"], "running": o["running"], "completed24h": e["completed"],
+                 "failed24h": e["failed"]},
+        "_errors_1h": c["errors_1h"],
+    }
+
+
+def _ratio(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def credits_block(ws: dict) -> dict[str, Any]:
+    total, used = ws["credits_total"], ws["credits_used"]
+    remaining = total - used
+    return {"plan": ws["plan"], "creditsRemaining": remaining,
+            "creditsPct": round(100.0 * remaining / total, 2) if total > 0 else 0.0}
+
+
+def _alert(type_: str, severity: str, message: str, value: float, threshold: float, **extra) -> dict:
+    return {"type": type_, "severity": severity, "message": message, "value": value, "threshold": threshold, **extra}
+
+
+def _level(value: float, warning: float, critical: float, *, below: bool = False) -> str | None:
+    if below:
+        return "critical" if value < critical else "warning" if value < warning else None
+    return "critical" if value >= critical else "warning" if value >= warning else None
+
+
+def evaluate_alerts(settings: Settings, workspace: dict, figs: dict, webhooks: list[dict],
+                    projections: list[dict] | None) -> list[dict]:
+    """The documented rules (docs/monitoring.md), pure: read models and thresholds in, alerts out."""
+    out = []
+    pct = workspace["creditsPct"]
+    level = _level(pct, settings.alert_credits_warning_pct, settings.alert_credits_critical_pct, below=True)
+    if level:
+        threshold = settings.alert_credits_critical_pct if level == "critical" else settings.alert_credits_warning_pct
+        out.append(_alert("credits_low", level, f"{workspace['creditsRemaining']} credits remaining ({pct}% of the "
+                          f"total), under the {threshold}% threshold", pct, threshold))
+    calls, rate = figs["last1h"]["totalCalls"], figs["last1h"]["errorRate"]
+    level = _level(rate, settings.alert_error_rate_warning, settings.alert_error_rate_critical)
+    if level and calls >= settings.alert_error_rate_min_calls:
+        threshold = settings.alert_error_rate_critical if level == "critical" else settings.alert_error_rate_warning
+        out.append(_alert("error_rate_high", level, f"{figs['_errors_1h']} of {calls} calls failed in the last hour "
+                          f"({rate:.1%}; 5xx and 4xx other than 401/404)", rate, threshold))
+    done, failed = figs["jobs"]["completed24h"] + figs["jobs"]["failed24h"], figs["jobs"]["failed24h"]
+    share = _ratio(failed, done)
+    level = _level(share, settings.alert_jobs_failed_warning, settings.alert_jobs_failed_critical)
+    if level and done >= settings.alert_jobs_min_finished:
+        threshold = settings.alert_jobs_failed_critical if level == "critical" else settings.alert_jobs_failed_warning
+        out.append(_alert("jobs_failing", level, f"{failed} of the {done} jobs finished in the last 24 h failed",
+                          share, threshold))
+    for w in webhooks:
+        ratio = _ratio(w["failing"], w["total"])
+        if w["failing"] >= settings.alert_webhook_failing_min and ratio >= settings.alert_webhook_failing_ratio:
+            severity = "critical" if w["failing"] == w["total"] else "warning"
+            out.append(_alert("webhook_failing", severity,
+                              f"webhook {w['webhook_id']}: {w['failing']} of its {w['total']} deliveries of the last "
+                              f"24 h failed", ratio, settings.alert_webhook_failing_ratio,
+                              webhookId=str(w["webhook_id"])))
+    for p in projections or []:
+        if p["status"] == "stopped":
+            out.append(_alert("projection_lag", "critical", f"read model {p['name']} stopped: {p['error']}",
+                              p["lag"] or 0, settings.alert_projection_lag_critical, projection=p["name"]))
+            continue
+        if p["lag"] is None:
+            continue
+        level = _level(p["lag"], settings.alert_projection_lag_warning, settings.alert_projection_lag_critical)
+        if level:
+            threshold = (settings.alert_projection_lag_critical if level == "critical"
+                         else settings.alert_projection_lag_warning)
+            out.append(_alert("projection_lag", level, f"read model {p['name']} is {p['lag']:,} messages behind "
+                              "the log", p["lag"], threshold, projection=p["name"]))
+    return out
+
+
+async def _projections(call: Call, conn: asyncpg.Connection) -> list[dict] | None:
+    try:
+        ends = await call.app[END_OFFSETS].get()
+    except Exception as exc:  # Kafka unreachable: lags unknown, a stopped projection still shows
+        log.warning("end offsets unknown: %s: %s", type(exc).__name__, exc)
+        ends = None
+    return await projection_states(conn, ends)
+
+
+async def _snapshot(call: Call) -> tuple[dict, dict, list[dict]]:
+    settings = call.app[SETTINGS]
+    workspace = credits_block(await load_workspace(call))
+    async with call.pool.acquire() as conn:
+        figs = await figures(conn, call.workspace_id, call.environment, settings.now())
+        webhooks = []
+        if await has_table(conn, "webhook_deliveries"):
+            webhooks = [dict(r) for r in await conn.fetch(_WEBHOOKS, call.workspace_id, call.environment,
+                                                          settings.now() - timedelta(hours=24))]
+        projections = await _projections(call, conn)
+    alerts = evaluate_alerts(settings, workspace, figs, webhooks, projections)
+    return workspace, figs, alerts
+
+
+class MonitoringWorkspace(BaseModel):
+    plan: str
+    creditsRemaining: int
+    creditsPct: float
+
+
+class Last1h(BaseModel):
+    totalCalls: int
+    errorRate: float
+    avgLatencyMs: float
+
+
+class Last24h(BaseModel):
+    totalCalls: int
+    errorRate: float
+    creditsConsumed: int
+
+
+class JobsFigures(BaseModel):
+    pending: int
+    running: int
+    completed24h: int
+    failed24h: int
+
+
+class Alert(BaseModel):
+    type: str
+    severity: str
+    message: str
+    value: float
+    threshold: float
+
+
+class MonitoringData(BaseModel):
+    workspace: MonitoringWorkspace
+    last1h: Last1h
+    last24h: Last24h
+    jobs: JobsFigures
+    alerts: list[Alert]
+
+
+class MonitoringResponse(BaseModel):
+    data: MonitoringData
+
+
+class AlertsResponse(BaseModel):
+    data: list[Alert]
+    has_alerts: bool
+    critical_count: int
+
+
+async def get_monitoring(call: Call) -> dict:
+    workspace, figs, alerts = await _snapshot(call)
+    return {"data": {"workspace": workspace, "last1h": figs["last1h"], "last24h": figs["last24h"],
+                     "jobs": figs["jobs"], "alerts": alerts}}
+
+
+async def get_monitoring_alerts(call: Call) -> dict:
+    _, _, alerts = await _snapshot(call)
+    return {"data": alerts, "has_alerts": bool(alerts),
+            "critical_count": sum(a["severity"] == "critical" for a in alerts)}
+
+
+ROUTES = [
+    Route("GET", "/monitoring", get_monitoring, scope="usage:read", tag="Monitoring", response=MonitoringResponse,
+          summary="Credits, API calls of the last hour and day, jobs, and the active alerts (sliding windows)"),
+    Route("GET", "/monitoring/alerts", get_monitoring_alerts, scope="usage:read", tag="Monitoring",
+          response=AlertsResponse,
+          summary="Active alerts: credits_low, error_rate_high, jobs_failing, webhook_failing, projection_lag"),
+]

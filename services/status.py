@@ -1,0 +1,259 @@
+"""The operator's view of the pipeline: ``vaeo status``, the pipeline part of ``/metrics``, the
+``projection_lag`` alert, and the heartbeats every process of ours writes.
+
+One function, ``pipeline_state``, reads everything from PostgreSQL and the end offsets of the two
+topics from Kafka: the log head and the relay checkpoint, every projection's status, position,
+lag (messages of its topic not applied yet) and messages consumed, the job queue by type and
+state, pending webhook deliveries (when the dispatcher's table exists) and the processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from infra.db import connect
+from infra.eventlog import make_consumer, topic_partitions
+from infra.settings import Settings
+from projections import ALL
+
+log = logging.getLogger("vaeo.status")
+
+PROCESS_KINDS = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
+
+
+# ------------------------------------------------------------------------------- end offsets
+
+
+class EndOffsets:
+    """End offsets of the events and telemetry topics through one lazily started consumer.
+
+    Answers are cached ``ttl_s`` (a scrape or a burst of /monitoring reads costs one request to
+    Kafka); an error drops the consumer and the next call starts a new one.
+    """
+
+    def __init__(self, settings: Settings, ttl_s: float = 1.0) -> None:
+        self.settings = settings
+        self.ttl_s = ttl_s
+        self._consumer = None
+        self._cache: tuple[float, dict[str, dict[int, int]]] | None = None
+        self._lock = asyncio.Lock()
+
+    async def get(self) -> dict[str, dict[int, int]]:
+        """{"events": {partition: end}, "telemetry": {...}}."""
+        async with self._lock:
+            if self._cache and time.monotonic() - self._cache[0] < self.ttl_s:
+                return self._cache[1]
+            try:
+                if self._consumer is None:
+                    consumer = make_consumer(self.settings, group_id=None)
+                    await asyncio.wait_for(consumer.start(), 10)
+                    self._consumer = consumer
+                out = {}
+                for source, topic in (("events", self.settings.events_topic),
+                                      ("telemetry", self.settings.telemetry_topic)):
+                    tps = await topic_partitions(self._consumer, topic)
+                    ends = await asyncio.wait_for(self._consumer.end_offsets(tps), 10) if tps else {}
+                    out[source] = {tp.partition: off for tp, off in ends.items()}
+            except Exception:
+                await self.close()
+                raise
+            self._cache = (time.monotonic(), out)
+            return out
+
+    async def close(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            with contextlib.suppress(Exception):
+                await consumer.stop()
+
+
+# ------------------------------------------------------------------------------- the state
+
+
+async def has_table(conn: asyncpg.Connection, name: str) -> bool:
+    return await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", name)
+
+
+async def projection_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> list[dict]:
+    """Every projection: status, position (highest applied), consumed messages and lag.
+
+    ``lag`` is None when the end offsets are unknown (Kafka unreachable).
+    """
+    states = {r["projection"]: r for r in await conn.fetch(
+        "SELECT projection, status, error, error_position FROM projection_state")}
+    offsets: dict[str, dict[int, asyncpg.Record]] = {}
+    for r in await conn.fetch("SELECT projection, partition, next_offset, max_position FROM projection_offsets"):
+        offsets.setdefault(r["projection"], {})[r["partition"]] = r
+    out = []
+    for name, projection in ALL.items():
+        stored = offsets.get(name, {})
+        consumed = sum(r["next_offset"] for r in stored.values())
+        lag = None
+        if ends is not None:
+            end = ends.get(projection.source, {})
+            lag = sum(max(0, off - (stored[p]["next_offset"] if p in stored else 0)) for p, off in end.items())
+        position = max((r["max_position"] for r in stored.values()), default=0) if projection.source == "events" \
+            else consumed
+        state = states.get(name)
+        out.append({"name": name, "source": projection.source, "status": state["status"] if state else "new",
+                    "position": position, "consumed": consumed, "lag": lag,
+                    "error": state["error"] if state else None})
+    return out
+
+
+async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> dict[str, Any]:
+    head = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
+    checkpoint = await conn.fetchval("SELECT coalesce(max(position), 0) FROM relay_checkpoint")
+    queue = [dict(r) for r in await conn.fetch(
+        "SELECT job_type, state, count(*) AS count FROM job_queue WHERE state IN ('queued', 'running') "
+        "GROUP BY job_type, state ORDER BY job_type, state")]
+    webhooks = None
+    if await has_table(conn, "webhook_deliveries"):
+        row = await conn.fetchrow(
+            "SELECT count(*) FILTER (WHERE status = 'pending' AND attempts > 0) AS retrying, "
+            "count(*) FILTER (WHERE status = 'pending' AND attempts = 0) AS first_attempt_due, "
+            "count(*) FILTER (WHERE status = 'sending') AS sending, "
+            "min(next_attempt_at) FILTER (WHERE status = 'pending') AS next_due "
+            "FROM webhook_deliveries WHERE status IN ('pending', 'sending')")
+        webhooks = dict(row)
+    processes = []
+    if await has_table(conn, "process_heartbeats"):
+        processes = [dict(r) for r in await conn.fetch(
+            "SELECT process_id, kind, host, pid, started_at, beat_at, stopped_at, "
+            "extract(epoch FROM now() - beat_at)::float8 AS beat_age_s FROM process_heartbeats "
+            "ORDER BY kind, process_id")]
+    return {"head": head, "relay_checkpoint": checkpoint, "relay_lag": head - checkpoint,
+            "projections": await projection_states(conn, ends), "queue": queue, "webhooks": webhooks,
+            "processes": processes}
+
+
+async def collect(settings: Settings) -> dict[str, Any]:
+    """The whole state, for the command line (its own connection and consumer)."""
+    probe = EndOffsets(settings)
+    conn = await connect(settings.resolved_database_url())
+    try:
+        try:
+            ends = await probe.get()
+        except Exception as exc:
+            log.warning("kafka unreachable, lags unknown: %s", exc)
+            ends = None
+        state = await pipeline_state(conn, ends)
+        state["kafka"] = ends is not None
+        return state
+    finally:
+        await conn.close()
+        await probe.close()
+
+
+def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
+    """One screen of text."""
+    lines = []
+    alive_after = 3 * heartbeat_interval_s
+    lines.append("PROCESSES")
+    if not state["processes"]:
+        lines.append("  (no heartbeat recorded)")
+    for p in state["processes"]:
+        if p["stopped_at"] is not None:
+            health = "stopped"
+        elif p["beat_age_s"] > alive_after:
+            health = f"silent {p['beat_age_s']:.0f}s"
+        else:
+            health = "up"
+        since = f"{p['started_at']:%Y-%m-%d %H:%M:%S}"
+        lines.append(f"  {p['kind']:<14}{p['host']}:{p['pid']:<8} {health:<14} since {since}")
+    lines.append("")
+    lines.append("LOG")
+    lines.append(f"  head position     {state['head']:>12,}")
+    lines.append(f"  relay checkpoint  {state['relay_checkpoint']:>12,}   (lag {state['relay_lag']:,})")
+    if not state.get("kafka", True):
+        lines.append("  kafka             unreachable: lags unknown")
+    lines.append("")
+    lines.append("PROJECTIONS")
+    lines.append(f"  {'NAME':<20}{'SOURCE':<11}{'STATUS':<12}{'POSITION':>12}{'LAG':>10}")
+    for r in state["projections"]:
+        lag = "?" if r["lag"] is None else f"{r['lag']:,}"
+        err = f"  {r['error']}" if r["error"] else ""
+        lines.append(f"  {r['name']:<20}{r['source']:<11}{r['status']:<12}{r['position']:>12,}{lag:>10}{err}")
+    lines.append("")
+    lines.append("QUEUE")
+    if not state["queue"]:
+        lines.append("  empty")
+    for q in state["queue"]:
+        lines.append(f"  {q['job_type']:<20}{q['state']:<10}{q['count']:>8}")
+    lines.append("")
+    lines.append("WEBHOOKS")
+    w = state["webhooks"]
+    if w is None:
+        lines.append("  (no deliveries table)")
+    else:
+        nxt = f", next due {w['next_due']:%H:%M:%S}" if w["next_due"] else ""
+        lines.append(f"  pending retries {w['retrying']}, first attempts due {w['first_attempt_due']}, "
+                     f"sending {w['sending']}{nxt}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------- heartbeats
+
+
+def process_id(kind: str) -> str:
+    return f"{kind}@{socket.gethostname()}:{os.getpid()}"
+
+
+async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
+    """Upsert this process's row every interval until ``stop``; mark it stopped on the way out.
+
+    Never fails the process: an outage only delays the next beat.
+    """
+    pid = process_id(kind)
+    conn: asyncpg.Connection | None = None
+    try:
+        while not stop.is_set():
+            try:
+                if conn is None or conn.is_closed():
+                    conn = await connect(settings.resolved_database_url())
+                await conn.execute(
+                    "INSERT INTO process_heartbeats (process_id, kind, host, pid, started_at, beat_at) "
+                    "VALUES ($1, $2, $3, $4, now(), now()) ON CONFLICT (process_id) DO UPDATE "
+                    "SET beat_at = now(), stopped_at = NULL",
+                    pid, kind, socket.gethostname(), os.getpid())
+            except Exception as exc:
+                log.debug("heartbeat of %s not written: %s", pid, exc)
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+                conn = None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), settings.heartbeat_interval_s)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.execute("UPDATE process_heartbeats SET stopped_at = now() WHERE process_id = $1", pid)
+    finally:
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+
+def with_heartbeat(settings: Settings, kind: str,
+                   main: Callable[[asyncio.Event], Awaitable[None]]) -> Callable[[asyncio.Event], Awaitable[None]]:
+    """``main(stop)`` with this process's heartbeat beside it (for ``run_until_signalled``)."""
+
+    async def run(stop: asyncio.Event) -> None:
+        beat_stop = asyncio.Event()
+        beat = asyncio.create_task(heartbeat(settings, kind, beat_stop))
+        try:
+            await main(stop)
+        finally:
+            beat_stop.set()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(beat, 5)
+
+    return run
