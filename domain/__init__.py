@@ -1,3 +1,11 @@
 """Aggregates, their events and pure policies. No I/O here."""
 
-from domain import api_keys, jobs, media, webhooks, workspaces  # noqa: F401  (registers the published events)
+from domain import (  # noqa: F401  (registers the published events)
+    api_keys,
+    articles,
+    jobs,
+    media,
+    videos,
+    webhooks,
+    workspaces,
+)

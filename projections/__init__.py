@@ -1,6 +1,18 @@
 """Read models, one module each. ``ALL`` is what the projector runs."""
 
-from projections import api_keys, event_counts, jobs, medias, monitoring, scheduler, usage, webhooks, workspaces
+from projections import (
+    api_keys,
+    articles,
+    content_graph,
+    event_counts,
+    jobs,
+    medias,
+    scheduler,
+    usage,
+    videos,
+    webhooks,
+    workspaces,
+)
 from projections.base import Projection
 
 ALL: dict[str, Projection] = {
@@ -10,8 +22,8 @@ ALL: dict[str, Projection] = {
 ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usage.projection)})
 # Webhook subscriptions and delivery history (issue 4); the dispatcher's own state is not here.
 ALL[webhooks.projection.name] = webhooks.projection
-# Monitoring buckets from the telemetry topic and from the event log (issue 5).
-ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
+# Videos, their content graphs and the articles the analysis writes (issue 6).
+ALL.update({p.name: p for p in (videos.projection, content_graph.projection, articles.projection)})
 
 
 def all_ddl() -> list[str]:

@@ -15,7 +15,7 @@ from uuid import UUID
 from infra import stack
 from infra.settings import Settings
 
-PROCESSES = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
+PROCESSES = ("api", "relay", "projector", "worker", "dispatcher")
 
 
 def _settings(args: argparse.Namespace | None = None) -> Settings:
@@ -77,72 +77,42 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_relay(args: argparse.Namespace) -> int:
     from services import relay
-    from services.common import run_until_signalled, setup_logging
-    from services.status import with_heartbeat
+    from services.common import setup_logging
 
     setup_logging()
-    settings = _settings()
-    active = relay.Relay(settings)
-    run_until_signalled(with_heartbeat(settings, "relay", active.run))
+    relay.main(_settings())
     return 0
 
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.projector import run_projector
-    from services.status import with_heartbeat
 
     setup_logging()
     settings = _settings()
-    run_until_signalled(with_heartbeat(settings, "projector",
-                                       lambda stop: run_projector(settings, stop, args.only or None)))
+    run_until_signalled(lambda stop: run_projector(settings, stop, args.only or None))
     return 0
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.job_types import default_handlers
-    from services.status import with_heartbeat
     from services.worker import Worker
 
     setup_logging()
     settings = ensure_secret_key(_settings())
     worker = Worker(settings, default_handlers(settings))
-    run_until_signalled(with_heartbeat(settings, "worker", worker.run))
+    run_until_signalled(worker.run)
     return 0
 
 
 def cmd_dispatcher(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.dispatcher import run_dispatcher
-    from services.status import with_heartbeat
 
     setup_logging()
     settings = ensure_secret_key(_settings())
-    run_until_signalled(with_heartbeat(settings, "dispatcher", lambda stop: run_dispatcher(settings, stop)))
-    return 0
-
-
-def cmd_credits_watch(args: argparse.Namespace) -> int:
-    from services.common import run_until_signalled, setup_logging
-    from services.credits_watch import CreditsWatch
-    from services.status import with_heartbeat
-
-    setup_logging()
-    settings = _settings()
-    run_until_signalled(with_heartbeat(settings, "credits-watch", CreditsWatch(settings).run))
-    return 0
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    from services.status import collect, render
-
-    settings = _settings()
-    state = asyncio.run(collect(settings))
-    if args.json:
-        print(json.dumps(state, default=str))
-    else:
-        print(render(state, settings.heartbeat_interval_s))
+    run_until_signalled(lambda stop: run_dispatcher(settings, stop))
     return 0
 
 
@@ -272,6 +242,51 @@ async def _store(settings: Settings):
     return EventStore(pool, EventRegistry(), notify=settings.notify_on_append), pool
 
 
+def cmd_videos(args: argparse.Namespace) -> int:
+    """``vaeo videos import FILE``: what POST /videos does, from a local file (copied, never moved)."""
+    import shutil
+    from pathlib import Path
+
+    from domain.base import DomainError
+    from infra.storage import LocalStorage
+    from services import commands
+
+    settings = _settings()
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"vaeo: {source} is not a file", file=sys.stderr)
+        return 2
+    if source.stat().st_size > settings.video_max_bytes:
+        print(f"vaeo: {source} is larger than {settings.video_max_bytes} bytes (VAEO_VIDEO_MAX_BYTES)", file=sys.stderr)
+        return 2
+    captions = Path(args.captions).read_bytes() if args.captions else None
+
+    async def run() -> dict:
+        store, pool = await _store(settings)
+        storage = LocalStorage.from_settings(settings)
+        staged = storage.staging_path("cli")
+        try:
+            await asyncio.to_thread(shutil.copyfile, source, staged)
+            video, position = await commands.ingest_video(
+                store, storage, UUID(args.workspace), staged, environment=args.environment, filename=source.name,
+                name=args.name, description=args.description, language=args.language, media_id=args.media_id,
+                captions=captions, meta={"cli": "videos import"})
+            return {"video_id": video.video_id, "name": video.name, "duration_seconds": video.duration_ms / 1000,
+                    "width": video.width, "height": video.height, "has_transcript": video.has_transcript,
+                    "position": position}
+        finally:
+            storage.discard(staged)
+            await pool.close()
+
+    try:
+        out = asyncio.run(run())
+    except DomainError as exc:
+        print(f"vaeo: {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(out))
+    return 0
+
+
 def cmd_events(args: argparse.Namespace) -> int:
     from services.tail import tail
 
@@ -328,12 +343,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("dispatcher", help="run the webhook dispatcher (signed deliveries from the log)").set_defaults(
         fn=cmd_dispatcher)
 
-    sub.add_parser("credits-watch", help="run the credits watch (CreditsLow once per crossing of the threshold)"
-                   ).set_defaults(fn=cmd_credits_watch)
-    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, queue, webhooks")
-    stt.add_argument("--json", action="store_true")
-    stt.set_defaults(fn=cmd_status)
-
     ws = sub.add_parser("workspace", help="create a workspace, add credits")
     ws_sub = ws.add_subparsers(dest="action", required=True)
     wc = ws_sub.add_parser("create", help="a new workspace with a wildcard production key (shown once)")
@@ -346,6 +355,19 @@ def build_parser() -> argparse.ArgumentParser:
     wcr.add_argument("workspace")
     wcr.add_argument("--add", type=int, required=True)
     ws.set_defaults(fn=cmd_workspace)
+
+    vd = sub.add_parser("videos", help="import a video file into a workspace")
+    vd_sub = vd.add_subparsers(dest="action", required=True)
+    vi = vd_sub.add_parser("import", help="probe, store and register a video (prints its id as JSON)")
+    vi.add_argument("file")
+    vi.add_argument("--captions", help="WebVTT or SRT captions file")
+    vi.add_argument("--workspace", required=True, help="workspace id")
+    vi.add_argument("--name")
+    vi.add_argument("--description")
+    vi.add_argument("--language", default="fr")
+    vi.add_argument("--media-id", type=int)
+    vi.add_argument("--environment", default="production", choices=["production", "sandbox"])
+    vd.set_defaults(fn=cmd_videos)
 
     ev = sub.add_parser("events", help="read the event log from Kafka")
     ev_sub = ev.add_subparsers(dest="action", required=True)

@@ -184,3 +184,154 @@ async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, 
         return job, position
 
     return await with_retries(attempt)
+
+
+# ---- videos and their analysis (issue 6)
+
+
+def _media_refusal(exc: Exception):
+    """What ffprobe's refusal means to a client: not media at all (415) or media it cannot read (400)."""
+    from domain.videos import UnreadableMedia, UnsupportedMedia
+
+    text = str(exc)
+    if "Invalid data found" in text or "not a media file" in text or "no audio or video stream" in text:
+        return UnsupportedMedia("the file is not an audio or video file ffprobe can read", reason=text[-300:])
+    return UnreadableMedia(f"the media file could not be read: {text[-300:]}", reason=text[-300:])
+
+
+async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
+                       name: str | None = None, description: str | None = None, language: str = "fr",
+                       media_id: int | None = None, captions: bytes | None = None,
+                       meta: dict | None = None):
+    """Probe a staged upload, move it (and its captions) into storage, append ``VideoUploaded``.
+
+    Every refusal (not media: 415, unreadable: 400, bad captions or media id: 400) and every
+    failure after the files were moved deletes them: nothing half-stored remains. The staged file
+    is gone when this returns or raises.
+    """
+    import asyncio
+    from pathlib import Path, PurePosixPath
+
+    from domain.base import DomainError
+    from domain.media import media_stream_id
+    from domain.videos import Video
+    from infra import media as mediatools
+    from infra.captions import CaptionError, parse_captions
+
+    staged = Path(staged)
+    stored_keys: list[str] = []
+    try:
+        try:
+            info = await asyncio.to_thread(mediatools.probe, staged)
+        except mediatools.MediaError as exc:
+            raise _media_refusal(exc) from None
+        cues = 0
+        captions_ext = None
+        if captions is not None:
+            text = None
+            for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+                try:
+                    text = captions.decode(encoding)
+                    break
+                except UnicodeDecodeError:
+                    continue
+            try:
+                segments = parse_captions(text or "")
+            except CaptionError as exc:
+                raise DomainError(f"the captions file is not WebVTT or SRT: {exc}", field="captions") from None
+            if not segments:
+                raise DomainError("the captions file holds no caption", field="captions")
+            cues = len(segments)
+            captions_ext = ".vtt" if (text or "").lstrip().startswith("WEBVTT") else ".srt"
+        if media_id is not None:
+            await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media")
+        async with store.pool.acquire() as conn:
+            video_id = await conn.fetchval("SELECT nextval('video_id_seq')")
+        suffix = PurePosixPath(filename or "").suffix.lower()
+        if not suffix or len(suffix) > 8 or not suffix[1:].isalnum():
+            suffix = ".bin"
+        folder = f"videos/{workspace_id}/{video_id}"
+        source_key = f"{folder}/source{suffix}"
+        captions_key = f"{folder}/captions{captions_ext}" if captions_ext else None
+        size = staged.stat().st_size
+        await asyncio.to_thread(storage.commit, staged, source_key)
+        stored_keys.append(source_key)
+        if captions_key:
+            await asyncio.to_thread(storage.write_bytes, captions_key, captions)
+            stored_keys.append(captions_key)
+        video = Video.upload(
+            video_id=video_id, workspace_id=workspace_id, environment=environment,
+            name=name or PurePosixPath(filename or "").stem or f"video {video_id}", storage_key=source_key,
+            size_bytes=size, duration_ms=info.duration_ms, media_id=media_id, description=description,
+            language=language, captions_key=captions_key, width=info.width, height=info.height,
+            frame_rate=info.frame_rate, video_codec=info.video_codec, audio_codec=info.audio_codec,
+            subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues)
+        position = await store.append(store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id,
+                                                                   meta=meta))
+        stored_keys.clear()
+        return video, position
+    finally:
+        staged.unlink(missing_ok=True)
+        for key in stored_keys:
+            storage.delete(key)
+
+
+async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
+                           options: dict, webhook_url: str | None = None, max_attempts: int = 3,
+                           meta: dict | None = None):
+    """Queue the analysis job of a video and charge its price in the same append (402 when short).
+
+    Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
+    their failures refund nothing.
+    """
+    from domain.videos import ANALYZE_JOB, Video, analysis_price, video_stream_id
+
+    job_id = uuid4()
+
+    async def attempt():
+        video = await _load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video")
+        price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
+        job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=ANALYZE_JOB, environment=environment,
+                        params={**options, "video_id": video_id, "credits": price}, max_attempts=max_attempts,
+                        webhook_url=webhook_url)
+        pending = list(job.collect_events())
+        if price:
+            workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace.charge(price, f"analysis of video {video_id}", job_id=job_id)
+            pending += workspace.collect_events()
+        position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta))
+        return job, video, price, position
+
+    return await with_retries(attempt)
+
+
+class AlreadyRefunded(Exception):
+    pass
+
+
+async def refund_job(store: EventStore, workspace_id: UUID, job_id: UUID, amount: int, reason: str,
+                     meta: dict | None = None) -> int | None:
+    """Give back what a job was charged, at most once per job (``credit_refunds`` in the same append)."""
+    if amount <= 0:
+        return None
+
+    async def claim(conn: asyncpg.Connection) -> None:
+        inserted = await conn.fetchval(
+            "INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3) "
+            "ON CONFLICT (job_id) DO NOTHING RETURNING 1", job_id, workspace_id, amount)
+        if not inserted:
+            raise AlreadyRefunded(str(job_id))
+
+    async def attempt() -> int | None:
+        workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
+        workspace.refund(amount, reason, job_id=job_id)
+        pending = workspace.collect_events()
+        if not pending:
+            return None
+        try:
+            return await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
+                                      before=[claim])
+        except AlreadyRefunded:
+            return None
+
+    return await with_retries(attempt)

@@ -11,4 +11,9 @@ from services.worker import JobHandlers
 
 
 def default_handlers(settings: Settings) -> JobHandlers:
-    return JobHandlers()
+    from domain.videos import ANALYZE_JOB
+    from services.analysis_job import analysis_handler
+
+    handlers = JobHandlers()
+    handlers.register(ANALYZE_JOB)(analysis_handler(settings))
+    return handlers

@@ -6,13 +6,13 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import jobs, keys, me, medias, monitoring, usage, webhooks
+from services.api import articles, jobs, keys, me, medias, usage, videos, webhooks
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    return document_for(tuple(ROUTES))
+    return videos.describe_upload(document_for(tuple(ROUTES)))
 
 
 ROUTES: list[Route] = [
@@ -22,7 +22,8 @@ ROUTES: list[Route] = [
     *medias.ROUTES,
     *jobs.ROUTES,
     *webhooks.ROUTES,
-    *monitoring.ROUTES,
+    *videos.ROUTES,
+    *articles.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

@@ -11,9 +11,11 @@ import pytest
 from eventsourcing.domain import Aggregate, event
 
 from domain.api_keys import ApiKey
+from domain.articles import Article
 from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.media import Media
+from domain.videos import Video
 from domain.webhooks import Webhook, WebhookDelivery
 from domain.workspaces import Workspace
 from infra.codec import ENVELOPE_FIELDS, EventRegistry, NewEvent, StoredEvent, UnknownEventType
@@ -251,7 +253,6 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     ws.charge(3, "a", job_id=uuid.uuid4())
     ws.refund(1, "b")
     ws.add_credits(1)
-    ws.flag_low_credits(20.0, 2)
     media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")
     job2 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job2.start(1, "w")
@@ -269,7 +270,18 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     delivery.resend("k")
     delivery.record_attempt(2, 1_700_000_001)
     delivery.record_delivered(2, 200, 1.5)
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery) for e in agg.collect_events()]
+    video = Video.upload(video_id=4, workspace_id=WORKSPACE, environment="production", name="v",
+                         storage_key="videos/w/4/source.mp4", size_bytes=10, duration_ms=8000, media_id=1,
+                         captions_key="videos/w/4/captions.vtt", width=320, height=240, frame_rate=25.0,
+                         video_codec="h264", audio_codec="aac", caption_cues=3)
+    video.record_analysis(job_id=job.id, graph={"claims": [{"id": "c"}], "summary": {"geoReadinessScore": 40.0}},
+                          analysis_mode="standard", article_id=9)
+    article = Article(article_id=9, workspace_id=WORKSPACE, environment="production", job_id=job.id, video_id=4,
+                      media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
+                      geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
+                      content={"title": "t"}, markdown="# t\n")
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article)
+               for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
 

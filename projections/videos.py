@@ -1,0 +1,84 @@
+"""The videos read model: GET /videos and GET /videos/{id}.
+
+``status``: ``uploaded`` -> ``analyzing`` (an analyze job queued) -> ``analyzed``; a failed or
+cancelled analysis returns to ``uploaded`` (or stays ``analyzed`` when an earlier one succeeded).
+Job events touch the row of the video whose last job they are, so this projection keeps the
+log's order (``strict``).
+"""
+
+from __future__ import annotations
+
+from domain.videos import ANALYZE_JOB
+from projections.base import Projection, Statement
+
+projection = Projection(
+    name="videos",
+    ddl=[
+        """CREATE TABLE IF NOT EXISTS videos (
+            id               integer PRIMARY KEY,
+            stream_id        uuid NOT NULL UNIQUE,
+            workspace_id     uuid NOT NULL,
+            environment      text NOT NULL,
+            media_id         integer,
+            name             text NOT NULL,
+            description      text,
+            language         text NOT NULL,
+            duration_ms      integer NOT NULL,
+            width            integer,
+            height           integer,
+            frame_rate       double precision,
+            size_bytes       bigint NOT NULL,
+            video_codec      text,
+            audio_codec      text,
+            has_transcript   boolean NOT NULL,
+            status           text NOT NULL,
+            last_job_id      uuid,
+            last_article_id  integer,
+            analyzed_at      timestamptz,
+            created_at       timestamptz NOT NULL,
+            version          integer NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS videos_by_workspace ON videos (workspace_id, environment, id)",
+        "CREATE INDEX IF NOT EXISTS videos_by_last_job ON videos (last_job_id)",
+    ],
+    tables=["videos"],
+)
+
+
+@projection.handles("VideoUploaded")
+def _uploaded(ev) -> list[Statement]:
+    d = ev.data
+    return [("""INSERT INTO videos (id, stream_id, workspace_id, environment, media_id, name, description, language,
+                                    duration_ms, width, height, frame_rate, size_bytes, video_codec, audio_codec,
+                                    has_transcript, status, created_at, version)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'uploaded', $17, $18)
+                ON CONFLICT (id) DO NOTHING""",
+             (d["video_id"], ev.stream_id, ev.workspace_id, d["environment"], d.get("media_id"), d["name"],
+              d.get("description"), d["language"], d["duration_ms"], d.get("width"), d.get("height"),
+              d.get("frame_rate"), d["size_bytes"], d.get("video_codec"), d.get("audio_codec"),
+              bool(d.get("caption_cues") or d.get("subtitle_tracks")), ev.recorded_at, ev.version))]
+
+
+@projection.handles("JobQueued")
+def _queued(ev) -> list[Statement]:
+    d = ev.data
+    if d.get("job_type") != ANALYZE_JOB or "video_id" not in (d.get("params") or {}):
+        return []
+    return [("""UPDATE videos SET status = 'analyzing', last_job_id = $2
+                 WHERE id = $1 AND workspace_id = $3""",
+             (d["params"]["video_id"], ev.stream_id, ev.workspace_id))]
+
+
+@projection.handles("VideoAnalyzed")
+def _analyzed(ev) -> list[Statement]:
+    return [("""UPDATE videos SET status = 'analyzed', analyzed_at = $3, last_article_id = $4, version = $2
+                 WHERE stream_id = $1 AND version < $2""",
+             (ev.stream_id, ev.version, ev.recorded_at, ev.data.get("article_id")))]
+
+
+def _ended(ev) -> list[Statement]:
+    return [("""UPDATE videos SET status = CASE WHEN analyzed_at IS NULL THEN 'uploaded' ELSE 'analyzed' END
+                 WHERE last_job_id = $1 AND status = 'analyzing'""", (ev.stream_id,))]
+
+
+projection.handles("JobFailed", "JobCancelled")(_ended)

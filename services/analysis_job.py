@@ -1,0 +1,170 @@
+"""The ``analyze_video`` job: transcript, media facts, Content Graph, article; results as events.
+
+Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpoint between each:
+
+====  ==========================================================================
+  5   reading the transcript: sidecar captions, else an embedded text subtitle track
+ 20   measuring the media: scene changes, silences, loudness, speech/music (ffmpeg)
+ 60   building the content graph (pure ``domain.analysis.analyse``)
+ 80   writing the article (offline engine), when ``outputs.article``
+ 95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), one append
+====  ==========================================================================
+
+ffmpeg and the analysis run through ``ctx.run_blocking``, never on the loop. A media or caption
+error fails the job at once (``PermanentJobError``: another attempt reads the same file).
+``quality_profile=premium`` needs an OpenAI-compatible provider; none is configured in this
+build, so such a job fails with a message saying so (and is refunded) instead of passing the
+offline engine off as premium.
+
+Refunds: the credits charged at queue time (``params.credits``) are refunded when the job fails
+for good (a permanent error, or a failure on its last attempt) or is cancelled while this handler
+runs it; ``commands.refund_job`` makes that at most once per job.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+from uuid import UUID
+
+from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.scoring import score
+from domain.articles import Article, article_stream_for_job
+from domain.videos import Video, video_stream_id
+from infra import media as mediatools
+from infra.captions import CaptionError, parse_captions, read_captions
+from infra.settings import Settings
+from infra.storage import LocalStorage
+from services import commands
+from services.worker import JobCancelledError, JobContext, PermanentJobError
+
+log = logging.getLogger("vaeo.analysis")
+
+PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
+                       "use quality_profile standard (offline engine). The credits were refunded.")
+
+
+def _transcript(storage: LocalStorage, video: Video, timeout: float):
+    """Segments and where they came from: sidecar captions, an embedded text track, or none."""
+    if video.captions_key:
+        return read_captions(storage.path(video.captions_key)), "captions"
+    source = storage.path(video.storage_key)
+    info = mediatools.probe(source)
+    position = mediatools.pick_subtitle_track(info, video.language)
+    if position is None:
+        return [], "none"
+    text = mediatools.extract_subtitles(source, position, timeout=timeout, info=info)
+    return parse_captions(text), "embedded"
+
+
+def _facts(path: Path, settings: Settings):
+    return mediatools.media_facts(path, scene_threshold=settings.media_scene_threshold,
+                                  silence_db=settings.media_silence_db, silence_min_s=settings.media_silence_min_s,
+                                  timeout=settings.media_timeout_s)
+
+
+def _article(graph, writing_style: str, language: str):
+    article = write_article(graph, writing_style, language)
+    content = article.to_dict()
+    scores = score(sentences=graph.sentences, claims=graph.claims, entities=graph.entities, topics=graph.topics,
+                   intents=graph.intents, moments=graph.moments, chapters=graph.chapters,
+                   diarisation=graph.diarisation, duration_ms=graph.duration_ms, article=content)
+    return article, content, article.to_markdown(), scores
+
+
+async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage) -> dict:
+    p = ctx.params
+    job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))  # asyncpg's UUID type -> stdlib
+    outputs = p.get("outputs") or {}
+    if p.get("quality_profile") == "premium":
+        raise PermanentJobError(PREMIUM_UNAVAILABLE)
+    store = ctx._worker.store
+    video: Video | None = await store.load_aggregate(video_stream_id(p["video_id"]))
+    if video is None or video.workspace_id != workspace_id:
+        raise PermanentJobError(f"video {p['video_id']} not found")
+    if not storage.exists(video.storage_key):
+        raise PermanentJobError(f"the media file of video {video.video_id} is missing from storage")
+
+    await ctx.progress(5, "reading the transcript")
+    try:
+        segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s)
+    except (CaptionError, mediatools.MediaError) as exc:
+        raise PermanentJobError(f"reading the transcript: {exc}") from exc
+    await ctx.checkpoint()
+
+    await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
+    try:
+        facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings)
+    except mediatools.MediaError as exc:
+        raise PermanentJobError(str(exc)) from exc
+    await ctx.checkpoint()
+
+    await ctx.progress(60, "building the content graph")
+    graph = await ctx.run_blocking(partial(analyse, segments, facts, language=p.get("language", "fr"),
+                                           mode=p.get("analysis_mode", "standard")))
+    graph_dict = graph.to_dict()
+    graph_dict["transcriptSource"] = source
+    if outputs.get("transcript"):
+        graph_dict["transcript"] = [s.to_dict() for s in graph.segments]
+    if outputs.get("chapters"):
+        graph_dict["chaptersText"] = chapters_text(graph.chapters)
+    await ctx.checkpoint()
+
+    article_agg = None
+    if outputs.get("article", True):
+        await ctx.progress(80, "writing the article")
+        article_agg = await store.load_aggregate(article_stream_for_job(job_id))
+        if article_agg is None:
+            written, content, markdown, scores = await ctx.run_blocking(
+                _article, graph, p.get("writing_style", "auto"), p.get("language", "fr"))
+            async with ctx._worker.pool.acquire() as conn:
+                article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
+            article_agg = Article(
+                article_id=article_id, workspace_id=workspace_id, environment=video.environment,
+                job_id=job_id, video_id=video.video_id, media_id=video.media_id, title=written.title,
+                language=written.language, writing_style=written.writing_style, aeo_score=scores.aeo_score,
+                geo_score=scores.geo_score, composite_score=scores.composite_score,
+                keywords_primary=written.keywords_primary, has_transcript=bool(segments), content=content,
+                markdown=markdown)
+        await ctx.checkpoint()
+
+    await ctx.progress(95, "recording the results")
+    article_id = article_agg.article_id if article_agg is not None else None
+    video.record_analysis(job_id=job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
+                          article_id=article_id)
+    pending = [*video.collect_events(), *(article_agg.collect_events() if article_agg is not None else [])]
+    if pending:
+        await store.append(ctx._worker.registry.to_new_events(pending, workspace_id=workspace_id,
+                                                              meta={"job_id": str(job_id)}))
+    return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
+            "chapters": len(graph.chapters), "transcript_source": source,
+            "geo_readiness_score": graph.geo_readiness_score}
+
+
+def analysis_handler(settings: Settings):
+    storage = LocalStorage.from_settings(settings)
+
+    async def analyze_video(ctx: JobContext) -> dict:
+        charged = int(ctx.params.get("credits") or 0)
+        try:
+            return await run_analysis(ctx, settings, storage)
+        except JobCancelledError:
+            await _refund(ctx, charged, "analysis cancelled")
+            raise
+        except Exception as exc:
+            if isinstance(exc, PermanentJobError) or ctx.attempt >= ctx._job.max_attempts:
+                await _refund(ctx, charged, "analysis failed")
+            raise
+
+    return analyze_video
+
+
+async def _refund(ctx: JobContext, amount: int, reason: str) -> None:
+    if amount <= 0:
+        return
+    try:
+        await commands.refund_job(ctx._worker.store, UUID(str(ctx.workspace_id)), UUID(str(ctx.job_id)), amount, reason,
+                                  meta={"job_id": str(ctx.job_id)})
+    except Exception:  # the job's outcome is still recorded; the refund is logged for an operator
+        log.exception("analysis job %s: refund of %d credits failed", ctx.job_id, amount)

@@ -1,0 +1,395 @@
+"""Videos: upload (extension), list, detail, analyze, and the analysis reads.
+
+``POST /videos`` (scope ``analyses:create``: uploading is the first half of an analysis, and
+``videos:read`` only reads) takes ``multipart/form-data``: ``file`` (required, the media),
+``captions`` (optional, WebVTT or SRT), ``name``, ``media_id``, ``language`` (default fr),
+``description``. The media is streamed to a staging file (never held in memory), probed with
+ffprobe and moved into storage only once accepted; a refusal leaves nothing behind. Limits: the
+media ``VAEO_VIDEO_MAX_BYTES`` (2 GiB by default), captions ``VAEO_CAPTIONS_MAX_BYTES`` (5 MiB): 413.
+
+The analysis reads answer 404 ``analysis_not_found`` until an analysis has completed (run
+``POST /videos/{id}/analyze``). Another workspace's or environment's video answers 404 like a
+missing one. See docs/videos.md for every record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from functools import partial
+from typing import Any, Literal
+from uuid import UUID
+
+from aiohttp import BodyPartReader
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from domain.videos import MediaTooLarge, estimated_duration_seconds
+from infra.storage import LocalStorage
+from services import commands
+from services.api.base import SETTINGS, ApiError, Call, Route, not_found
+from services.api.errors import validation_error
+from services.api.models import NAME_PATTERN, TEXT_PATTERN
+
+CHUNK = 256 * 1024
+LANGUAGE_PATTERN = r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
+
+_COLUMNS = """id, media_id, name, description, language, duration_ms, width, height, frame_rate, size_bytes,
+              status, has_transcript, analyzed_at, created_at, last_job_id, last_article_id"""
+_LIST = f"""SELECT {_COLUMNS} FROM videos WHERE workspace_id = $1 AND environment = $2
+             ORDER BY id DESC LIMIT $3 OFFSET $4"""
+_ONE = f"SELECT {_COLUMNS} FROM videos WHERE id = $1 AND workspace_id = $2 AND environment = $3"
+_GRAPH = """SELECT g.graph, g.job_id, g.analyzed_at FROM videos v
+             JOIN content_graphs g ON g.video_stream_id = v.stream_id
+             WHERE v.id = $1 AND v.workspace_id = $2 AND v.environment = $3"""
+
+
+# ------------------------------------------------------------------------------------ models
+
+
+class UploadFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=500, pattern=NAME_PATTERN)
+    description: str | None = Field(default=None, max_length=5000, pattern=TEXT_PATTERN)
+    language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    media_id: int | None = Field(default=None, ge=1, le=2_147_483_647)
+
+
+class VideoRecord(BaseModel):
+    id: int
+    media_id: int | None
+    name: str
+    description: str | None
+    language: str
+    duration_seconds: float
+    width: int | None
+    height: int | None
+    frame_rate: float | None
+    size_bytes: int
+    status: str = Field(description="uploaded, analyzing or analyzed")
+    has_transcript: bool = Field(description="captions came with the upload or the file has a text subtitle track")
+    analyzed_at: datetime | None
+    created_at: datetime
+    last_job_id: UUID | None
+    article_id: int | None = Field(description="the article of the latest analysis, if it wrote one")
+
+
+class VideoResponse(BaseModel):
+    data: VideoRecord
+
+
+class Pagination(BaseModel):
+    limit: int
+    offset: int
+    has_more: bool
+
+
+class VideoList(BaseModel):
+    data: list[VideoRecord]
+    pagination: Pagination
+
+
+class VideosQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(default=20, ge=1, le=100, description="page size, 1 to 100")
+    offset: int = Field(default=0, ge=0, le=1_000_000_000, description="videos to skip, newest first")
+
+
+class Outputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    article: bool = True
+    transcript: bool = False
+    chapters: bool = False
+
+
+class AnalyzeVideo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    outputs: Outputs = Field(default_factory=Outputs)
+    writing_style: Literal["auto", "journalistic", "narrative", "analytical", "tutorial", "conversational",
+                           "documentary", "interview"] = "auto"
+    analysis_mode: Literal["standard", "behavioral"] = "standard"
+    quality_profile: Literal["standard", "premium"] = "standard"
+    language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
+
+
+class AnalyzeResult(BaseModel):
+    job_id: UUID
+    status: str
+    type: str
+    estimated_duration_seconds: int
+    credits_charged: int = Field(description="extension: credits charged for this analysis (0 for sandbox keys)")
+
+
+class AnalyzeResponse(BaseModel):
+    data: AnalyzeResult
+
+
+class ListResponse(BaseModel):
+    data: list[dict[str, Any]]
+
+
+class ObjectResponse(BaseModel):
+    data: dict[str, Any]
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _record(r) -> dict:
+    return {"id": r["id"], "media_id": r["media_id"], "name": r["name"], "description": r["description"],
+            "language": r["language"], "duration_seconds": round(r["duration_ms"] / 1000, 3), "width": r["width"],
+            "height": r["height"], "frame_rate": r["frame_rate"], "size_bytes": r["size_bytes"],
+            "status": r["status"], "has_transcript": r["has_transcript"], "analyzed_at": r["analyzed_at"],
+            "created_at": r["created_at"], "last_job_id": r["last_job_id"], "article_id": r["last_article_id"]}
+
+
+def video_id_of(call: Call) -> int:
+    raw = call.path("id")
+    if not raw.isdigit() or len(raw) > 10 or int(raw) > 2_147_483_647:
+        raise not_found("video", raw)
+    return int(raw)
+
+
+async def _read_part(part: BodyPartReader, sink, limit: int, what: str) -> int:
+    size = 0
+    while True:
+        chunk = await part.read_chunk(CHUNK)
+        if not chunk:
+            return size
+        size += len(chunk)
+        if size > limit:
+            raise MediaTooLarge(f"the {what} is larger than {limit} bytes", limit_bytes=limit, field=what)
+        await sink(chunk)
+
+
+# ------------------------------------------------------------------------------------ handlers
+
+
+async def upload_video(call: Call) -> dict:
+    request = call.request
+    settings = call.app[SETTINGS]
+    if request.content_type != "multipart/form-data":
+        raise ApiError(415, "unsupported_media_type",
+                       "upload the video as multipart/form-data with a `file` part (and optional `captions`)",
+                       {"content_type": request.content_type})
+    limit = settings.video_max_bytes
+    if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
+        raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
+    storage = LocalStorage.from_settings(settings)
+    staged = storage.staging_path(str(call.workspace_id))
+    fields: dict[str, str] = {}
+    captions: bytes | None = None
+    filename = ""
+    got_file = False
+    try:
+        try:
+            reader = await request.multipart()
+            while (part := await reader.next()) is not None:
+                if not isinstance(part, BodyPartReader):
+                    raise ApiError(400, "invalid_request", "nested multipart bodies are not accepted", {})
+                if part.name == "file":
+                    if got_file:
+                        raise ApiError(400, "validation_error", "only one `file` part is accepted",
+                                       {"fields": [{"field": "body.file", "rule": "repeated",
+                                                    "message": "given more than once"}]})
+                    got_file = True
+                    filename = part.filename or ""
+                    handle = await asyncio.to_thread(open, staged, "wb")
+                    try:
+                        await _read_part(part, partial(asyncio.to_thread, handle.write), limit, "file")
+                    finally:
+                        await asyncio.to_thread(handle.close)
+                elif part.name == "captions":
+                    buf = bytearray()
+
+                    async def keep(chunk: bytes, buf=buf) -> None:
+                        buf.extend(chunk)
+
+                    await _read_part(part, keep, settings.captions_max_bytes, "captions")
+                    captions = bytes(buf)
+                elif part.name in ("name", "description", "language", "media_id"):
+                    value = await part.read(decode=True)
+                    if len(value) > 10_000:
+                        raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
+                    fields[part.name] = value.decode("utf-8", "replace")
+                else:
+                    raise ApiError(400, "validation_error", f"unknown form field {part.name!r}",
+                                   {"fields": [{"field": f"body.{part.name}", "rule": "extra_forbidden",
+                                                "message": "not a field of this upload"}]})
+        except (ValueError, AssertionError) as exc:  # a malformed multipart body
+            raise ApiError(400, "invalid_request", f"the multipart body is malformed: {exc}", {}) from None
+        if not got_file:
+            raise ApiError(400, "validation_error", "the `file` part (the media) is required",
+                           {"fields": [{"field": "body.file", "rule": "missing", "message": "Field required"}]})
+        if staged.stat().st_size == 0:
+            raise ApiError(400, "unreadable_media", "the uploaded file is empty", {"field": "file"})
+        try:
+            form = UploadFields.model_validate({k: v for k, v in fields.items() if v != ""})
+        except ValidationError as exc:
+            raise validation_error(exc, "body") from None
+        video, position = await commands.ingest_video(
+            call.store, storage, call.workspace_id, staged, environment=call.environment, filename=filename,
+            name=form.name, description=form.description, language=form.language, media_id=form.media_id,
+            captions=captions, meta=call.meta())
+    finally:
+        storage.discard(staged)
+    await call.read_your_writes("videos", position)
+    async with call.pool.acquire() as conn:
+        row = await conn.fetchrow(_ONE, video.video_id, call.workspace_id, call.environment)
+    if row is not None:
+        return {"data": _record(row)}
+    return {"data": {"id": video.video_id, "media_id": video.media_id, "name": video.name,
+                     "description": video.description, "language": video.language,
+                     "duration_seconds": round(video.duration_ms / 1000, 3), "width": video.width,
+                     "height": video.height, "frame_rate": video.frame_rate, "size_bytes": video.size_bytes,
+                     "status": "uploaded", "has_transcript": video.has_transcript, "analyzed_at": None,
+                     "created_at": video.created_on, "last_job_id": None, "article_id": None}}
+
+
+async def list_videos(call: Call) -> dict:
+    q: VideosQuery = call.query
+    async with call.pool.acquire() as conn:
+        rows = await conn.fetch(_LIST, call.workspace_id, call.environment, q.limit + 1, q.offset)
+    return {"data": [_record(r) for r in rows[:q.limit]],
+            "pagination": {"limit": q.limit, "offset": q.offset, "has_more": len(rows) > q.limit}}
+
+
+async def get_video(call: Call) -> dict:
+    video_id = video_id_of(call)
+    async with call.pool.acquire() as conn:
+        row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
+    if row is None:
+        raise not_found("video", video_id)
+    return {"data": _record(row)}
+
+
+async def analyze_video(call: Call) -> dict:
+    body: AnalyzeVideo = call.body
+    video_id = video_id_of(call)
+    options = {"outputs": body.outputs.model_dump(), "writing_style": body.writing_style,
+               "analysis_mode": body.analysis_mode, "quality_profile": body.quality_profile,
+               "language": body.language}
+    job, video, price, position = await commands.request_analysis(
+        call.store, call.workspace_id, video_id, environment=call.environment, options=options,
+        webhook_url=body.webhook_url, max_attempts=call.app[SETTINGS].job_max_attempts, meta=call.meta())
+    await call.read_your_writes("jobs", position)
+    return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
+                     "estimated_duration_seconds": estimated_duration_seconds(video.duration_ms),
+                     "credits_charged": price}}
+
+
+async def _graph(call: Call) -> dict:
+    video_id = video_id_of(call)
+    async with call.pool.acquire() as conn:
+        row = await conn.fetchrow(_GRAPH, video_id, call.workspace_id, call.environment)
+        if row is None:
+            exists = await conn.fetchval(_ONE, video_id, call.workspace_id, call.environment)
+            if exists is None:
+                raise not_found("video", video_id)
+            raise ApiError(404, "analysis_not_found",
+                           f"video {video_id} has not been analysed yet: run POST /v1/videos/{video_id}/analyze "
+                           f"and wait for the job to complete", {"id": str(video_id)})
+    return row["graph"]
+
+
+def _member(name: str, default: Any):
+    async def read(call: Call) -> dict:
+        graph = await _graph(call)
+        return {"data": graph.get(name, default)}
+
+    return read
+
+
+async def get_claims(call: Call) -> dict:
+    return await _member("claims", [])(call)
+
+
+async def get_entities(call: Call) -> dict:
+    return await _member("entities", [])(call)
+
+
+async def get_intents(call: Call) -> dict:
+    return await _member("searchIntents", [])(call)
+
+
+async def get_moments(call: Call) -> dict:
+    return await _member("clipMoments", [])(call)
+
+
+async def get_topics(call: Call) -> dict:
+    return await _member("topics", [])(call)
+
+
+async def get_visual_elements(call: Call) -> dict:
+    return await _member("visualElements", [])(call)
+
+
+async def get_audio_elements(call: Call) -> dict:
+    return await _member("audioElements", [])(call)
+
+
+async def get_narrative(call: Call) -> dict:
+    graph = await _graph(call)
+    parts = graph.get("narrative", [])
+    return {"data": {"parts": parts, "structure": [p.get("part") for p in parts],
+                     "chapters": graph.get("chapters", []), "speakers": graph.get("speakers", {})}}
+
+
+async def get_video_graph(call: Call) -> dict:
+    return {"data": await _graph(call)}
+
+
+_READ_ERRORS = (404,)
+ROUTES = [
+    Route("POST", "/videos", upload_video, scope="analyses:create", tag="Videos", status=201, response=VideoResponse,
+          writes=True, errors=(400, 404, 413, 415),
+          summary="Extension: upload a video (multipart/form-data: file, captions, name, media_id, language, "
+                  "description); 415 not media, 400 unreadable, 413 over the size limit"),
+    Route("GET", "/videos", list_videos, scope="videos:read", tag="Videos", query=VideosQuery, response=VideoList,
+          summary="The caller's environment's videos, newest first (limit 1-100, offset)"),
+    Route("GET", "/videos/{id}", get_video, scope="videos:read", tag="Videos", response=VideoResponse,
+          errors=_READ_ERRORS, summary="One video record"),
+    Route("POST", "/videos/{id}/analyze", analyze_video, scope="analyses:create", tag="Videos", status=202,
+          body=AnalyzeVideo, response=AnalyzeResponse, writes=True, errors=(402, 404),
+          summary="Queue the analysis job; credits charged at once (402 insufficient_credits)"),
+    Route("GET", "/videos/{id}/claims", get_claims, scope="analyses:read", tag="Videos", response=ListResponse,
+          errors=_READ_ERRORS, summary="Claims of the latest analysis (404 until analyzed)"),
+    Route("GET", "/videos/{id}/entities", get_entities, scope="analyses:read", tag="Videos", response=ListResponse,
+          errors=_READ_ERRORS, summary="Named entities of the latest analysis"),
+    Route("GET", "/videos/{id}/intents", get_intents, scope="analyses:read", tag="Videos", response=ListResponse,
+          errors=_READ_ERRORS, summary="Search intents of the latest analysis"),
+    Route("GET", "/videos/{id}/moments", get_moments, scope="analyses:read", tag="Videos", response=ListResponse,
+          errors=_READ_ERRORS, summary="Clip moments of the latest analysis"),
+    Route("GET", "/videos/{id}/narrative", get_narrative, scope="analyses:read", tag="Videos",
+          response=ObjectResponse, errors=_READ_ERRORS,
+          summary="Narrative structure (hook, context, development, conclusion), chapters and speakers"),
+    Route("GET", "/videos/{id}/topics", get_topics, scope="analyses:read", tag="Videos", response=ListResponse,
+          errors=_READ_ERRORS, summary="Topics of the latest analysis"),
+    Route("GET", "/videos/{id}/visual-elements", get_visual_elements, scope="analyses:read", tag="Videos",
+          response=ListResponse, errors=_READ_ERRORS, summary="Shots between scene changes"),
+    Route("GET", "/videos/{id}/audio-elements", get_audio_elements, scope="analyses:read", tag="Videos",
+          response=ListResponse, errors=_READ_ERRORS, summary="Silences, speech, music and loudness"),
+    Route("GET", "/videos/{id}/graph", get_video_graph, scope="analyses:read", tag="Videos",
+          response=ObjectResponse, errors=_READ_ERRORS, summary="The whole Content Graph of the latest analysis"),
+]
+
+
+def describe_upload(document: dict) -> dict:
+    """Add the multipart body of POST /videos to the generated document (the route table knows JSON bodies only)."""
+    op = document.get("paths", {}).get("/videos", {}).get("post")
+    if op is not None and "requestBody" not in op:
+        op["requestBody"] = {"required": True, "content": {"multipart/form-data": {"schema": {
+            "type": "object", "required": ["file"], "additionalProperties": False,
+            "properties": {
+                "file": {"type": "string", "format": "binary", "description": "the media (video or audio)"},
+                "captions": {"type": "string", "format": "binary", "description": "WebVTT or SRT captions"},
+                "name": {"type": "string", "minLength": 1, "maxLength": 500},
+                "media_id": {"type": "integer", "minimum": 1},
+                "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
+                "description": {"type": "string", "maxLength": 5000},
+            }}}}}
+    return document

@@ -1,0 +1,340 @@
+"""Videos end to end on the real processes: upload, analyze, follow the job, read every analysis
+route and the article; 402 when credits are short; premium without a provider fails and refunds;
+cancellation during analysis refunds and records nothing; corrupt uploads leave nothing behind.
+
+The media is made here: red until 4.0 s then blue (a hard cut), a 440 Hz tone until 3.0 s, silence
+until 5.0 s, then two espeak-ng voices reading the lines of a two-speaker WebVTT file whose cue
+times are the real lengths of the synthesised lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+
+import aiohttp
+import orjson
+import pytest
+
+from domain.analysis import Segment
+from infra.captions import to_webvtt
+from infra.storage import STAGING, LocalStorage
+from infra.tools import ensure_tools
+from tests.conftest import ROOT, env_for
+from tests.e2e.conftest import start_api, stop_all
+
+CUT_MS, TONE_END_MS, SPEECH_START_MS = 4000, 3000, 5000
+LINES = [
+    ("Alice", "fr", "Bonjour, aujourd'hui nous parlons de la fusion nucléaire."),
+    ("Bob", "fr+m3", "La fusion nucléaire est une réaction qui libère une énergie considérable."),
+    ("Alice", "fr", "Pourquoi le projet ITER est-il si important ?"),
+    ("Bob", "fr+m3", "ITER est construit à Cadarache, en France, depuis 2010."),
+    ("Bob", "fr+m3", "Le projet réunit trente-cinq pays et coûte plus de 20 milliards d'euros."),
+    ("Alice", "fr", "Et quand produira-t-il son premier plasma ?"),
+    ("Bob", "fr+m3", "Le premier plasma est prévu en 2035, selon l'organisation ITER."),
+    ("Alice", "fr", "Merci Bob, c'était passionnant."),
+]
+READS = ["claims", "entities", "intents", "moments", "narrative", "topics", "visual-elements", "audio-elements",
+         "graph"]
+
+
+def _run(args: list[str]) -> None:
+    subprocess.run(args, check=True, capture_output=True, timeout=120)
+
+
+def _wav_ms(path: Path) -> int:
+    with wave.open(str(path)) as w:
+        return w.getnframes() * 1000 // w.getframerate()
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    ensure_tools()
+    root = tmp_path_factory.mktemp("videos")
+    cues, parts = [], []
+    t = SPEECH_START_MS
+    for k, (speaker, voice, text) in enumerate(LINES):
+        wav = root / f"line{k}.wav"
+        _run(["espeak-ng", "-v", voice, "-s", "165", "-w", str(wav), text])
+        length = _wav_ms(wav)
+        cues.append((t, t + length, text, speaker))
+        parts.append(wav)
+        t += length + 300
+    duration_s = (t + 2000) / 1000
+    gap = root / "gap.wav"
+    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", "0.3", str(gap)])
+    (root / "lines.txt").write_text("".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
+    speech = root / "speech.wav"
+    _run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(root / "lines.txt"), "-ar", "22050",
+          "-ac", "1", str(speech)])
+    vtt = root / "captions.vtt"
+    vtt.write_text(to_webvtt([Segment(a, b, text, speaker) for a, b, text, speaker in cues]))
+    video = root / "interview.mp4"
+    _run(["ffmpeg", "-nostdin", "-y",
+          "-f", "lavfi", "-i", f"color=c=red:s=320x240:r=25:d={CUT_MS / 1000}",
+          "-f", "lavfi", "-i", f"color=c=blue:s=320x240:r=25:d={duration_s - CUT_MS / 1000}",
+          "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=22050:duration={TONE_END_MS / 1000}",
+          "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-i", str(speech),
+          "-filter_complex",
+          "[0:v][1:v]concat=n=2:v=1:a=0[v];"
+          f"[3:a]atrim=duration={(SPEECH_START_MS - TONE_END_MS) / 1000}[z];"
+          "[2:a][z][4:a]concat=n=3:v=0:a=1,apad[a]",
+          "-map", "[v]", "-map", "[a]", "-t", str(duration_s), "-c:v", "libx264", "-preset", "ultrafast",
+          "-pix_fmt", "yuv420p", "-c:a", "aac", str(video)])
+    # Ten minutes, tiny: long enough that a cancellation lands while the media passes run.
+    long_video = root / "long.mp4"
+    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=600",
+          "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=16000:duration=600",
+          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+          str(long_video)])
+    truncated = root / "truncated.mp4"
+    truncated.write_bytes(video.read_bytes()[:3000])
+    not_media = root / "notes.mp4"
+    not_media.write_text("this is not a video\n" * 50)
+    return {"video": video, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000), "long": long_video,
+            "truncated": truncated, "not_media": not_media}
+
+
+async def upload(client, path: Path, *, captions: Path | None = None, **fields: str):
+    form = aiohttp.FormData()
+    form.add_field("file", path.read_bytes(), filename=path.name, content_type="video/mp4")
+    if captions is not None:
+        form.add_field("captions", captions.read_bytes(), filename=captions.name, content_type="text/vtt")
+    for k, v in fields.items():
+        form.add_field(k, v)
+    headers = {"Authorization": f"Bearer {client.key}"}
+    async with client.http.post(client.base + "/videos", data=form, headers=headers) as resp:
+        raw = await resp.read()
+        return resp.status, orjson.loads(raw) if raw else None
+
+
+async def follow(client, job_id: str, *, until=("completed", "failed", "cancelled"), timeout: float = 120) -> tuple:
+    """Poll the job until a final status; returns (last job, the distinct steps seen)."""
+    deadline = time.monotonic() + timeout
+    steps: list[str] = []
+    while True:
+        r = await client.get(f"/jobs/{job_id}")
+        assert r.status == 200, r.body
+        job = r.data
+        if not steps or steps[-1] != job["step"]:
+            steps.append(job["step"])
+        if job["status"] in until:
+            return job, steps
+        assert time.monotonic() < deadline, job
+        await asyncio.sleep(0.1)
+
+
+async def events_of(service, workspace_id, *types: str) -> list:
+    async with service.pool.acquire() as conn:
+        return await conn.fetch("SELECT type, data FROM events WHERE workspace_id = $1 AND type = ANY($2) "
+                                "ORDER BY position", workspace_id, list(types))
+
+
+def storage_files(service, workspace_id) -> list[Path]:
+    root = LocalStorage.from_settings(service.settings).root
+    files = list((root / "videos" / str(workspace_id)).rglob("*")) if (root / "videos" / str(workspace_id)).exists() \
+        else []
+    staged = list((root / STAGING).glob(f"{workspace_id}-*"))
+    return [f for f in files if f.is_file()] + staged
+
+
+# ------------------------------------------------------------------------------------ the whole path
+
+
+async def test_upload_analyze_and_read_every_route(service, media):
+    ws = await service.workspace(credits=100)
+    other = await service.workspace()
+    status, body = await upload(ws.client, media["video"], captions=media["vtt"], name="Fusion", language="fr",
+                                description="deux voix")
+    assert status == 201, body
+    video = body["data"]
+    vid = video["id"]
+    assert (video["width"], video["height"], video["frame_rate"]) == (320, 240, 25.0)
+    assert abs(video["duration_seconds"] * 1000 - media["duration_ms"]) <= 150
+    assert video["has_transcript"] is True and video["status"] == "uploaded" and video["name"] == "Fusion"
+    assert (await ws.client.get(f"/videos/{vid}")).data["description"] == "deux voix"
+    listed = await ws.client.get("/videos", params={"limit": "1"})
+    assert [v["id"] for v in listed.data] == [vid] and listed.body["pagination"]["has_more"] is False
+    assert (await ws.client.get("/videos", params={"limit": "101"})).status == 400
+    assert (await other.client.get(f"/videos/{vid}")).status == 404
+    for read in READS:
+        r = await ws.client.get(f"/videos/{vid}/{read}")
+        assert r.status == 404 and r.error["code"] == "analysis_not_found" and "analyze" in r.error["message"]
+
+    r = await ws.client.post(f"/videos/{vid}/analyze", {
+        "outputs": {"article": True, "transcript": True, "chapters": True}, "writing_style": "interview",
+        "analysis_mode": "behavioral", "quality_profile": "standard", "language": "fr"})
+    assert r.status == 202, r.body
+    assert r.data["type"] == "analyze_video" and r.data["status"] == "pending"
+    assert r.data["estimated_duration_seconds"] > 0 and r.data["credits_charged"] == 1
+    assert (await other.client.post(f"/videos/{vid}/analyze", {})).status == 404
+    job, steps = await follow(ws.client, r.data["job_id"])
+    assert job["status"] == "completed", job
+    assert job["progress"] == 100 and isinstance(job["article_id"], int)
+    assert (await ws.client.get("/credits")).data["used"] == 1
+
+    reads = {}
+    for read in READS:
+        reply = await ws.client.get(f"/videos/{vid}/{read}")
+        assert reply.status == 200, (read, reply.body)
+        reads[read] = reply.data
+        assert (await other.client.get(f"/videos/{vid}/{read}")).status == 404
+    cues = media["cues"]
+    assert reads["claims"]
+    for claim in reads["claims"]:
+        assert {"id", "text", "confidence", "startMs"} <= set(claim)
+        assert any(a <= claim["startMs"] < b for a, b, _, _ in cues), claim
+    assert any(e["name"] == "ITER" and e["mentions"] >= 2 for e in reads["entities"])
+    assert all({"query", "relevance"} <= set(i) for i in reads["intents"])
+    for m in reads["moments"]:
+        assert 0 <= m["startMs"] < m["endMs"] <= media["duration_ms"] and "geoScore" in m
+    assert [p["part"] for p in reads["narrative"]["parts"]] == ["hook", "context", "development", "conclusion"]
+    speakers = {s["name"]: s for s in reads["narrative"]["speakers"]["speakers"]}
+    for name in ("Alice", "Bob"):
+        talk = sum(b - a for a, b, _, who in cues if who == name)
+        assert abs(speakers[name]["talkTimeMs"] - talk) <= 5
+    cuts = [v["startMs"] for v in reads["visual-elements"] if v.get("startMs", 0) > 0]
+    assert any(abs(c - CUT_MS) <= 500 for c in cuts), reads["visual-elements"]
+    silences = [a for a in reads["audio-elements"] if a.get("type") == "silence" or a.get("kind") == "silence"]
+    assert any(a["startMs"] <= TONE_END_MS + 500 and a["endMs"] >= SPEECH_START_MS - 500 for a in silences), silences
+    graph = reads["graph"]
+    assert {"claims", "entities", "searchIntents", "clipMoments", "summary"} <= set(graph)
+    assert isinstance(graph["summary"]["geoReadinessScore"], (int, float))
+    assert graph["transcript"] and "chaptersText" in graph and "behavioral" in graph
+
+    article = await ws.client.get(f"/articles/{job['article_id']}")
+    assert article.status == 200, article.body
+    assert article.data["title"] and article.data["has_content_graph"] is True
+    assert article.data["writing_style"] == "interview" and article.data["markdown"].startswith("# ")
+    assert article.body["_links"]["scores"] == f"/v1/articles/{job['article_id']}/scores"
+    assert (await ws.client.get("/articles")).body["pagination"] == {"limit": 20, "offset": 0, "has_more": False}
+    assert (await other.client.get(f"/articles/{job['article_id']}")).status == 404
+    record = (await ws.client.get(f"/videos/{vid}")).data
+    assert record["status"] == "analyzed" and record["analyzed_at"] and record["article_id"] == job["article_id"]
+    types = [e["type"] for e in await events_of(service, ws.id, "VideoUploaded", "VideoGraphRecorded",
+                                                     "VideoAnalyzed", "ArticleGenerated")]
+    assert types == ["VideoUploaded", "VideoGraphRecorded", "VideoAnalyzed", "ArticleGenerated"]
+
+
+async def test_402_when_credits_are_short_and_nothing_is_queued(service, media):
+    ws = await service.workspace(credits=0)
+    status, body = await upload(ws.client, media["video"], captions=media["vtt"])
+    assert status == 201, body
+    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
+    assert r.status == 402 and r.error["code"] == "insufficient_credits", r.body
+    assert r.error["details"] == {"required": 1, "balance": 0}
+    assert await events_of(service, ws.id, "JobQueued", "CreditsCharged") == []
+    sandbox = ws.client.with_key(await service.key(ws, ["*"], environment="sandbox"))
+    status, body = await upload(sandbox, media["video"], captions=media["vtt"])
+    r = await sandbox.post(f"/videos/{body['data']['id']}/analyze", {"outputs": {"article": False}})
+    assert r.status == 202 and r.data["credits_charged"] == 0  # sandbox keys consume no credits
+
+
+async def test_premium_without_a_provider_fails_clearly_and_refunds(service, media):
+    ws = await service.workspace(credits=10)
+    _, body = await upload(ws.client, media["video"], captions=media["vtt"])
+    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"quality_profile": "premium"})
+    assert r.status == 202 and r.data["credits_charged"] == 2
+    job, _ = await follow(ws.client, r.data["job_id"])
+    assert job["status"] == "failed" and "provider" in job["error_message"] and job["article_id"] is None
+    refunds = await _until(lambda: events_of(service, ws.id, "CreditsRefunded"))
+    assert [orjson.loads(e["data"]) if isinstance(e["data"], str) else e["data"] for e in refunds][0]["amount"] == 2
+    assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated") == []
+
+
+async def _until(fetch, timeout: float = 30):
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = await fetch()
+        if rows:
+            return rows
+        assert time.monotonic() < deadline, "nothing arrived"
+        await asyncio.sleep(0.1)
+
+
+async def test_cancellation_during_analysis_refunds_and_records_nothing(service, media):
+    ws = await service.workspace(credits=100)
+    status, body = await upload(ws.client, media["long"])
+    assert status == 201, body
+    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
+    assert r.status == 202 and r.data["credits_charged"] == 10
+    job_id = r.data["job_id"]
+    await follow(ws.client, job_id, until=("running", "completed", "failed", "cancelled"))
+    cancelled = await ws.client.delete(f"/jobs/{job_id}")
+    assert cancelled.status == 200, cancelled.body
+    assert cancelled.data["status"] == "cancelled"
+    await _until(lambda: events_of(service, ws.id, "CreditsRefunded"), timeout=120)
+    job = (await ws.client.get(f"/jobs/{job_id}")).data
+    assert job["status"] == "cancelled" and job["article_id"] is None
+    assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated", "JobCompleted") == []
+    assert (await ws.client.get(f"/videos/{body['data']['id']}/graph")).status == 404
+
+
+# ------------------------------------------------------------------------------------ refusals
+
+
+async def test_corrupt_and_non_media_uploads_leave_nothing_behind(service, media):
+    ws = await service.workspace()
+    for path, allowed in ((media["truncated"], (400, 415)), (media["not_media"], (415,))):
+        status, body = await upload(ws.client, path, captions=media["vtt"])
+        assert status in allowed, body
+        assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "details"}
+    status, body = await upload(ws.client, media["video"], captions=media["not_media"])
+    assert status == 400 and body["error"]["details"]["field"] == "captions", body
+    r = await ws.client.post("/videos", {"name": "x"})
+    assert r.status == 415 and r.error["code"] == "unsupported_media_type"
+    form = aiohttp.FormData(default_to_multipart=True)
+    form.add_field("name", "no file")
+    async with service.http.post(service.base + "/videos", data=form,
+                                 headers={"Authorization": f"Bearer {ws.key}"}) as resp:
+        assert resp.status == 400
+    assert await events_of(service, ws.id, "VideoUploaded") == []
+    assert storage_files(service, ws.id) == []
+    readonly = ws.client.with_key(await service.key(ws, ["videos:read"]))
+    status, body = await upload(readonly, media["video"])
+    assert status == 403 and body["error"]["details"]["required"] == "analyses:create"
+
+
+async def test_upload_over_the_size_limit_is_413(service, media, tmp_path):
+    base, proc = await start_api(service.settings, service.http, service.logs, name="api-small",
+                                 VAEO_VIDEO_MAX_BYTES=str(media["video"].stat().st_size - 1))
+    try:
+        ws = await service.workspace()
+        status, body = await upload(ws.client.__class__(service.http, base, ws.key), media["video"])
+        assert status == 413 and body["error"]["code"] == "payload_too_large", body
+        assert await events_of(service, ws.id, "VideoUploaded") == []
+        assert storage_files(service, ws.id) == []
+    finally:
+        stop_all({"api-small": proc})
+
+
+async def test_cli_videos_import(service, media):
+    ws = await service.workspace()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", "videos", "import", str(media["video"]), "--captions",
+        str(media["vtt"]), "--workspace", str(ws.id), "--name", "imported", env=env_for(service.settings),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    video_id = orjson.loads(out)["video_id"]
+    r = await _until_ok(ws.client, f"/videos/{video_id}")
+    assert r.data["name"] == "imported" and r.data["has_transcript"] is True
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", "videos", "import", str(media["not_media"]), "--workspace", str(ws.id),
+        env=env_for(service.settings), cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await proc.communicate()
+    assert proc.returncode == 1 and b"unsupported_media_type" in err
+
+
+async def _until_ok(client, path: str, timeout: float = 30):
+    deadline = time.monotonic() + timeout
+    while True:
+        r = await client.get(path)
+        if r.status == 200:
+            return r
+        assert time.monotonic() < deadline, r.body
+        await asyncio.sleep(0.1)
