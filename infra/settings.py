@@ -6,6 +6,7 @@ pass it down.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic import Field
@@ -128,8 +129,46 @@ class Settings(BaseSettings):
     video_max_bytes: int = 2 * 1024 ** 3
     # Videos: largest captions file accepted with an upload, bytes.
     captions_max_bytes: int = 5 * 1024 ** 2
+    # Clock: a fixed "now" (ISO 8601 with offset) used instead of the wall clock (tests); empty = wall clock.
+    clock_fixed: str = ""
+    # Clock: seconds added to "now" (tests slide monitoring windows without sleeping); 0 in production.
+    clock_offset_s: float = 0.0
+    # Alerts: credits_low warning below this percentage of credits remaining (also the credits.low trigger).
+    alert_credits_warning_pct: float = 20.0
+    # Alerts: credits_low critical below this percentage of credits remaining.
+    alert_credits_critical_pct: float = 5.0
+    # Alerts: error_rate_high warning at this share of failed calls (5xx, 4xx but 401/404) in the last hour.
+    alert_error_rate_warning: float = 0.05
+    # Alerts: error_rate_high critical at this share.
+    alert_error_rate_critical: float = 0.25
+    # Alerts: error_rate_high needs at least this many calls in the last hour (no alert on 1 call of 1).
+    alert_error_rate_min_calls: int = 10
+    # Alerts: jobs_failing warning at this failed share of the jobs finished in the last 24 h.
+    alert_jobs_failed_warning: float = 0.10
+    # Alerts: jobs_failing critical at this share.
+    alert_jobs_failed_critical: float = 0.50
+    # Alerts: jobs_failing needs at least this many finished jobs in 24 h.
+    alert_jobs_min_finished: int = 3
+    # Alerts: webhook_failing when this share of a webhook's deliveries of the last 24 h fail (retrying or given up).
+    alert_webhook_failing_ratio: float = 0.5
+    # Alerts: webhook_failing needs at least this many failing deliveries of that webhook.
+    alert_webhook_failing_min: int = 3
+    # Alerts: projection_lag warning when a read model is this many messages behind its topic.
+    alert_projection_lag_warning: int = 1000
+    # Alerts: projection_lag critical at this many messages behind (a stopped projection is critical too).
+    alert_projection_lag_critical: int = 10000
+    # GET /metrics: when set, scrapers must send "Authorization: Bearer <token>"; empty = open to whoever
+    # reaches api_host (127.0.0.1 by default).
+    metrics_token: str = ""
+    # Heartbeats: how often each process records that it is alive, seconds (`vaeo status`).
+    heartbeat_interval_s: float = 5.0
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
+
+    def now(self) -> datetime:
+        """The service's "now": the wall clock, or the fixed instant of ``clock_fixed``, plus the offset."""
+        base = datetime.fromisoformat(self.clock_fixed) if self.clock_fixed else datetime.now(UTC)
+        return base + timedelta(seconds=self.clock_offset_s)
 
     @property
     def instance_dir(self) -> Path:

@@ -7,6 +7,7 @@ from projections import (
     event_counts,
     jobs,
     medias,
+    monitoring,
     scheduler,
     usage,
     videos,
@@ -24,6 +25,8 @@ ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usag
 ALL[webhooks.projection.name] = webhooks.projection
 # Videos, their content graphs and the articles the analysis writes (issue 6).
 ALL.update({p.name: p for p in (videos.projection, content_graph.projection, articles.projection)})
+# Monitoring buckets from the telemetry topic and from the event log (issue 5).
+ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
 
 
 def all_ddl() -> list[str]:

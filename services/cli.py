@@ -15,7 +15,7 @@ from uuid import UUID
 from infra import stack
 from infra.settings import Settings
 
-PROCESSES = ("api", "relay", "projector", "worker", "dispatcher")
+PROCESSES = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
 
 
 def _settings(args: argparse.Namespace | None = None) -> Settings:
@@ -77,42 +77,72 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_relay(args: argparse.Namespace) -> int:
     from services import relay
-    from services.common import setup_logging
+    from services.common import run_until_signalled, setup_logging
+    from services.status import with_heartbeat
 
     setup_logging()
-    relay.main(_settings())
+    settings = _settings()
+    active = relay.Relay(settings)
+    run_until_signalled(with_heartbeat(settings, "relay", active.run))
     return 0
 
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.projector import run_projector
+    from services.status import with_heartbeat
 
     setup_logging()
     settings = _settings()
-    run_until_signalled(lambda stop: run_projector(settings, stop, args.only or None))
+    run_until_signalled(with_heartbeat(settings, "projector",
+                                       lambda stop: run_projector(settings, stop, args.only or None)))
     return 0
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.job_types import default_handlers
+    from services.status import with_heartbeat
     from services.worker import Worker
 
     setup_logging()
     settings = ensure_secret_key(_settings())
     worker = Worker(settings, default_handlers(settings))
-    run_until_signalled(worker.run)
+    run_until_signalled(with_heartbeat(settings, "worker", worker.run))
     return 0
 
 
 def cmd_dispatcher(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
     from services.dispatcher import run_dispatcher
+    from services.status import with_heartbeat
 
     setup_logging()
     settings = ensure_secret_key(_settings())
-    run_until_signalled(lambda stop: run_dispatcher(settings, stop))
+    run_until_signalled(with_heartbeat(settings, "dispatcher", lambda stop: run_dispatcher(settings, stop)))
+    return 0
+
+
+def cmd_credits_watch(args: argparse.Namespace) -> int:
+    from services.common import run_until_signalled, setup_logging
+    from services.credits_watch import CreditsWatch
+    from services.status import with_heartbeat
+
+    setup_logging()
+    settings = _settings()
+    run_until_signalled(with_heartbeat(settings, "credits-watch", CreditsWatch(settings).run))
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from services.status import collect, render
+
+    settings = _settings()
+    state = asyncio.run(collect(settings))
+    if args.json:
+        print(json.dumps(state, default=str))
+    else:
+        print(render(state, settings.heartbeat_interval_s))
     return 0
 
 
@@ -342,6 +372,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("worker", help="run a job worker").set_defaults(fn=cmd_worker)
     sub.add_parser("dispatcher", help="run the webhook dispatcher (signed deliveries from the log)").set_defaults(
         fn=cmd_dispatcher)
+
+    sub.add_parser("credits-watch", help="run the credits watch (CreditsLow once per crossing of the threshold)"
+                   ).set_defaults(fn=cmd_credits_watch)
+    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, queue, webhooks")
+    stt.add_argument("--json", action="store_true")
+    stt.set_defaults(fn=cmd_status)
 
     ws = sub.add_parser("workspace", help="create a workspace, add credits")
     ws_sub = ws.add_subparsers(dest="action", required=True)
