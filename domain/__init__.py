@@ -4,6 +4,7 @@ from domain import (  # noqa: F401  (registers the published events)
     api_keys,
     articles,
     jobs,
+    llm_usage,
     media,
     videos,
     webhooks,

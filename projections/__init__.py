@@ -6,6 +6,7 @@ from projections import (
     content_graph,
     event_counts,
     jobs,
+    llm_usage,
     medias,
     monitoring,
     scheduler,
@@ -27,6 +28,8 @@ ALL[webhooks.projection.name] = webhooks.projection
 ALL.update({p.name: p for p in (videos.projection, content_graph.projection, articles.projection)})
 # Monitoring buckets from the telemetry topic and from the event log (issue 5).
 ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
+# LLM usage per operation (GET /usage/llm).
+ALL[llm_usage.projection.name] = llm_usage.projection
 
 
 def all_ddl() -> list[str]:

@@ -243,3 +243,61 @@ ROUTES = [
           response=AlertsResponse,
           summary="Active alerts: credits_low, error_rate_high, jobs_failing, webhook_failing, projection_lag"),
 ]
+
+
+# ------------------------------------------------------------------------------ GET /usage/llm
+
+# Readable names of the operations engines record; an unknown operation is shown by its own name.
+OPERATION_NAMES = {
+    "article.write": "Article writing",
+    "article.translate": "Article translation",
+    "article.regenerate": "Article regeneration",
+    "descriptions.complete": "Platform descriptions",
+    "clips.detect": "Clip detection",
+    "agent.chat": "Assistant",
+    "analysis.enrich": "Analysis enrichment",
+    "transcript.asr": "Speech recognition",
+}
+
+
+class LlmOperation(BaseModel):
+    operation: str
+    name: str
+    calls: int
+    promptTokens: int
+    completionTokens: int
+    totalTokens: int
+
+
+class LlmTotals(BaseModel):
+    calls: int
+    promptTokens: int
+    completionTokens: int
+    totalTokens: int
+
+
+class LlmUsageData(BaseModel):
+    operations: list[LlmOperation]
+    totals: LlmTotals
+
+
+class LlmUsageResponse(BaseModel):
+    data: LlmUsageData
+
+
+async def get_usage_llm(call: Call) -> dict:
+    async with call.pool.acquire() as conn:
+        rows = await conn.fetch("SELECT operation, calls, prompt_tokens, completion_tokens FROM llm_usage "
+                                "WHERE workspace_id = $1 AND environment = $2 ORDER BY operation",
+                                call.workspace_id, call.environment)
+    ops = [{"operation": r["operation"], "name": OPERATION_NAMES.get(r["operation"], r["operation"]),
+            "calls": r["calls"], "promptTokens": r["prompt_tokens"], "completionTokens": r["completion_tokens"],
+            "totalTokens": r["prompt_tokens"] + r["completion_tokens"]} for r in rows]
+    totals = {k: sum(o[k] for o in ops) for k in ("calls", "promptTokens", "completionTokens", "totalTokens")}
+    return {"data": {"operations": ops, "totals": totals}}
+
+
+ROUTES.append(Route("GET", "/usage/llm", get_usage_llm, scope="usage:read", tag="Monitoring",
+                    response=LlmUsageResponse,
+                    summary="LLM usage per operation (readable names, calls, prompt/completion/total tokens); "
+                            "no model, cost or margin"))

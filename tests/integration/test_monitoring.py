@@ -19,6 +19,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 
+from infra.eventstore import ConcurrencyError
 from services import commands
 from services.api.app import build_app
 from services.credits_watch import CreditsWatch
@@ -350,3 +351,39 @@ async def test_metrics_parse_and_move_with_traffic_and_status_prints_every_secti
     assert "api" in screen and " up " in screen
     assert "monitoring_events" in screen and "queued-forever" in screen
     assert "pending retries 0" in screen
+
+
+async def test_usage_llm_sums_tokens_per_operation_in_readable_names(settings, store, pool, background):
+    from domain.llm_usage import LlmUsage
+
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_projector(settings, stop, ["llm_usage", "workspaces"]))
+    ws, issued = await commands.create_workspace(store, name="llm", plan="pro", credits=100, rate_limit=1000)
+    calls = [("article.write", 1200, 800), ("article.write", 1000, 600), ("article.translate", 900, 950),
+             ("some.new_step", 10, 5)]
+    usages = [LlmUsage.record(call_key=f"job-1/{i}", workspace_id=ws, environment="production", operation=op,
+                              prompt_tokens=p, completion_tokens=c) for i, (op, p, c) in enumerate(calls)]
+    usages.append(LlmUsage.record(call_key="sandbox/1", workspace_id=ws, environment="sandbox",
+                                  operation="article.write", prompt_tokens=5, completion_tokens=5))
+    await store.append(store.registry.to_new_events([e for u in usages for e in u.collect_events()],
+                                                    workspace_id=ws))
+    retried = LlmUsage.record(call_key="job-1/0", workspace_id=ws, environment="production",
+                              operation="article.write", prompt_tokens=1200, completion_tokens=800)
+    with pytest.raises(ConcurrencyError):  # the same call recorded again: the same stream, refused
+        await store.append(store.registry.to_new_events(retried.collect_events(), workspace_id=ws))
+    await wait_projected(settings, pool, ["llm_usage"])
+    async with Api(settings) as api:
+        status, body = await api.get("/v1/usage/llm", issued.key)
+    assert status == 200, body
+    assert body["data"] == {
+        "operations": [
+            {"operation": "article.translate", "name": "Article translation", "calls": 1, "promptTokens": 900,
+             "completionTokens": 950, "totalTokens": 1850},
+            {"operation": "article.write", "name": "Article writing", "calls": 2, "promptTokens": 2200,
+             "completionTokens": 1400, "totalTokens": 3600},
+            {"operation": "some.new_step", "name": "some.new_step", "calls": 1, "promptTokens": 10,
+             "completionTokens": 5, "totalTokens": 15},
+        ],
+        "totals": {"calls": 4, "promptTokens": 3110, "completionTokens": 2355, "totalTokens": 5465},
+    }
+    assert "model" not in orjson.dumps(body).decode()

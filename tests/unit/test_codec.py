@@ -14,6 +14,7 @@ from domain.api_keys import ApiKey
 from domain.articles import Article
 from domain.base import PUBLISHED
 from domain.jobs import Job
+from domain.llm_usage import LlmUsage
 from domain.media import Media
 from domain.videos import Video
 from domain.webhooks import Webhook, WebhookDelivery
@@ -254,6 +255,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     ws.refund(1, "b")
     ws.add_credits(1)
     ws.flag_low_credits(20.0, 2)
+    llm = LlmUsage.record(call_key="job/1", workspace_id=WORKSPACE, environment="production",
+                          operation="article.write", prompt_tokens=10, completion_tokens=5)
     media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")
     job2 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job2.start(1, "w")
@@ -281,7 +284,7 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article)
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
