@@ -352,7 +352,10 @@ class ProjectionRunner:
                 await until_connected(lambda: runner._seek_to_stored(consumer, assigned), stop,
                                       f"projection {name}: seek to stored offsets")
 
-        consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name)
+        # Small fetches: one process runs a consumer per projection, and their buffers add up
+        # (a rebuild uses its own consumer with the default, larger fetches).
+        consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name,
+                                 max_partition_fetch_bytes=256 * 1024, fetch_max_bytes=2 * 1024 * 1024)
         consumer.subscribe([topic_of(self.settings, self.projection)], listener=SeekToStored())
         await consumer.start()
         try:
