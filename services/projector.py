@@ -208,14 +208,22 @@ async def _check_turn(conn: asyncpg.Connection, projection: Projection, expect_s
         raise NotMyTurn(projection.name)
 
 
+_TRACK = f"""
+WITH stored AS (
+    INSERT INTO projection_offsets (projection, partition, next_offset, max_position)
+    SELECT $1, u.p, u.o, u.m FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS u(p, o, m)
+    ON CONFLICT (projection, partition) DO UPDATE
+    SET next_offset = excluded.next_offset, max_position = excluded.max_position
+    RETURNING partition, max_position)
+SELECT count(pg_notify('{PROGRESS_CHANNEL}', $1 || ':' || partition || ':' || max_position)) FROM stored"""
+
+
 async def _commit_prepared(conn: asyncpg.Connection, prepared: Prepared) -> None:
+    """The plan, then every partition's tracking and its progress NOTIFY in one statement."""
     await execute_plan(conn, prepared.plan)
-    await conn.executemany(
-        "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
-        "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
-        "SET next_offset = excluded.next_offset, max_position = excluded.max_position", prepared.tracking)
-    for name, partition, _, max_position in prepared.tracking:
-        await conn.execute("SELECT pg_notify($1, $2)", PROGRESS_CHANNEL, f"{name}:{partition}:{max_position}")
+    name = prepared.tracking[0][0]
+    await conn.fetchval(_TRACK, name, [t[1] for t in prepared.tracking], [t[2] for t in prepared.tracking],
+                        [t[3] for t in prepared.tracking])
 
 
 async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
@@ -358,6 +366,8 @@ class ProjectionRunner:
                                  max_partition_fetch_bytes=256 * 1024, fetch_max_bytes=2 * 1024 * 1024)
         consumer.subscribe([topic_of(self.settings, self.projection)], listener=SeekToStored())
         await consumer.start()
+        hint: dict = {}
+        hinted = 0.0
         try:
             self.status = "live"
             while not stop.is_set():
@@ -375,11 +385,17 @@ class ProjectionRunner:
                     await self._wait_until_live(stop)
                     await self._seek_to_stored(consumer, consumer.assignment())
                     continue
-                # A hint for Kafka tooling only; PostgreSQL holds the truth.
-                try:
-                    await consumer.commit({tp: msgs[-1].offset + 1 for tp, msgs in batches.items()})
-                except Exception as exc:  # rebalancing: the next batch commits again
-                    log.debug("projection %s: offset hint not committed: %s", name, exc)
+                # A hint for Kafka tooling only (PostgreSQL holds the truth), at most once a second:
+                # a commit round trip per batch would sit between every two batches.
+                for tp, msgs in batches.items():
+                    hint[tp] = msgs[-1].offset + 1
+                if time.monotonic() - hinted >= 1.0:
+                    try:
+                        await consumer.commit(dict(hint))
+                    except Exception as exc:  # rebalancing: the next round commits again
+                        log.debug("projection %s: offset hint not committed: %s", name, exc)
+                    hint.clear()
+                    hinted = time.monotonic()
         finally:
             await consumer.stop()
 
