@@ -95,6 +95,17 @@ def position_of(msg: ConsumerRecord) -> int:
     return orjson.loads(msg.value)["position"]
 
 
+def _kind_and_position(msg: ConsumerRecord) -> tuple[str, int]:
+    """Both headers in one pass (the relay writes ``type`` then ``position``)."""
+    kind, position = "", None
+    for key, value in msg.headers:
+        if key == "type":
+            kind = value.decode()
+        elif key == "position":
+            position = int(value)
+    return kind, position if position is not None else orjson.loads(msg.value)["position"]
+
+
 def type_of(msg: ConsumerRecord) -> str:
     for key, value in msg.headers:
         if key == "type":
@@ -182,17 +193,18 @@ def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[in
             if msg.offset < next_offset:
                 continue
             last_offset = msg.offset
-            position = message_position(projection, msg)
+            kind, position = _kind_and_position(msg) if events else ("", msg.offset + 1)
             if position <= max_position:
                 duplicates += 1
                 continue
             max_position = position
             applied += 1
-            if events and not projection.handles_type(type_of(msg)):
+            if events and not projection.handles_type(kind):
                 continue  # not this read model's concern: tracking only, no decoding
             payload = message_payload(projection, registry, msg)
             key = payload.stream_id if events else None
-            keyed.extend((key, st) for st in projection.apply(payload))
+            for statement in projection.apply(payload):
+                keyed.append((key, statement))
         if last_offset is not None:
             tracking.append((projection.name, partition, last_offset + 1, max_position))
             stored[partition] = (last_offset + 1, max_position)
