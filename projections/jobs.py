@@ -95,3 +95,29 @@ def _failed(ev) -> list[Statement]:
 @projection.handles("JobCancelled")
 def _cancelled(ev) -> list[Statement]:
     return _update(ev, status="cancelled", step="cancelled", finished=True)
+
+
+def _merge(first: Statement, second: Statement) -> Statement | None:
+    """Two guarded updates of one job in a batch as one: what ``_UPDATE`` would leave after both.
+
+    Arguments: (id, version, status, progress, step, article_id, set_error, error, attempts,
+    result, started_at, finished_at, updated_at). Column by column as the SQL reads them:
+    coalesce takes the later non-NULL value; the error flag and text come from the later update
+    that sets them; attempts is the greatest; started_at keeps the first; version and updated_at
+    are the later update's.
+    """
+    if first[0] != _UPDATE or second[0] != _UPDATE:
+        return None
+    a, b = first[1], second[1]
+
+    def later(i: int):
+        return b[i] if b[i] is not None else a[i]
+
+    set_error = a[6] or b[6]
+    error = b[7] if b[6] else a[7]
+    attempts = max((x for x in (a[8], b[8]) if x is not None), default=None)
+    return (_UPDATE, (a[0], b[1], later(2), later(3), later(4), later(5), set_error, error, attempts, later(9),
+                      a[10] if a[10] is not None else b[10], later(11), b[12]))
+
+
+projection.merge = _merge

@@ -20,8 +20,7 @@ import asyncio
 import logging
 import sys
 import time
-from collections import defaultdict
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -113,13 +112,17 @@ def type_of(msg: ConsumerRecord) -> str:
     return ""
 
 
-def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str) -> list[tuple[str, list[tuple]]]:
+def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
+                   merge: Callable[[Statement, Statement], Statement | None] | None = None,
+                   ) -> list[tuple[str, list[tuple]]]:
     """Order a batch's statements into (sql, [args, ...]) groups, each sent as one executemany.
 
     ``strict`` keeps the produced order and only merges consecutive runs of the same SQL.
     ``per_stream`` puts the k-th statement of each stream in layer k: within a layer every
     statement touches another stream's rows, so a layer may be grouped by SQL freely while each
-    stream keeps its order. ``commutative`` groups the whole batch by SQL.
+    stream keeps its order; with the projection's ``merge``, two consecutive statements of one
+    stream with the same SQL become one (five events of a job in a batch: two writes, not five).
+    ``commutative`` groups the whole batch by SQL.
     """
     if ordering == "strict":
         groups: list[tuple[str, list[tuple]]] = []
@@ -132,14 +135,21 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str) -> li
     if ordering == "commutative":
         layers = [keyed]
     elif ordering == "per_stream":
-        depth: dict[Hashable, int] = defaultdict(int)
-        layers = []
+        per_stream: dict[Hashable, list[Statement]] = {}
         for key, statement in keyed:
-            d = depth[key]
-            depth[key] = d + 1
-            if d == len(layers):
-                layers.append([])
-            layers[d].append((key, statement))
+            mine = per_stream.setdefault(key, [])
+            if merge is not None and mine and mine[-1][0] == statement[0]:
+                merged = merge(mine[-1], statement)
+                if merged is not None:
+                    mine[-1] = merged
+                    continue
+            mine.append(statement)
+        layers = []
+        for key, statements in per_stream.items():
+            for d, statement in enumerate(statements):
+                if d == len(layers):
+                    layers.append([])
+                layers[d].append((key, statement))
     else:
         raise ValueError(f"unknown ordering {ordering!r}")
     plan: list[tuple[str, list[tuple]]] = []
@@ -208,7 +218,7 @@ def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[in
         if last_offset is not None:
             tracking.append((projection.name, partition, last_offset + 1, max_position))
             stored[partition] = (last_offset + 1, max_position)
-    return Prepared(execution_plan(keyed, projection.ordering), tracking, applied, duplicates)
+    return Prepared(execution_plan(keyed, projection.ordering, projection.merge), tracking, applied, duplicates)
 
 
 async def _check_turn(conn: asyncpg.Connection, projection: Projection, expect_status: str,

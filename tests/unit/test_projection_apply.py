@@ -240,3 +240,41 @@ def test_unknown_event_types_give_no_statements() -> None:
 
     for projection in (jobs.projection, medias.projection, scheduler.projection):
         assert projection.apply(ev) == []
+
+
+def test_consecutive_job_updates_of_one_batch_merge_into_what_they_would_leave_in_sequence():
+    """Five events of a job in one batch: the planner sends the insert and one merged update."""
+    import uuid as _uuid
+    from datetime import UTC, datetime, timedelta
+
+    from infra.codec import StoredEvent
+    from projections import jobs
+    from services.projector import execution_plan
+
+    job, ws = _uuid.uuid4(), _uuid.uuid4()
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def ev(version, type_, data):
+        return StoredEvent(version, job, "Job", version, ws, type_, 1, data, {}, t0 + timedelta(seconds=version))
+
+    events = [
+        ev(1, "JobQueued", {"job_id": str(job), "workspace_id": str(ws), "environment": "production",
+                            "job_type": "t", "params": {}, "max_attempts": 3, "webhook_url": None}),
+        ev(2, "JobStarted", {"attempt": 1, "worker": "w"}),
+        ev(3, "JobAttemptFailed", {"attempt": 1, "error_message": "boom", "retry_at": t0.isoformat()}),
+        ev(4, "JobStarted", {"attempt": 2, "worker": "w"}),
+        ev(5, "JobProgressed", {"progress": 40, "step": "half"}),
+    ]
+    keyed = [(job, st) for e in events for st in jobs.projection.apply(e)]
+    plan = execution_plan(keyed, "per_stream", jobs.projection.merge)
+    assert [len(args) for _, args in plan] == [1, 1]  # the insert, then one update
+    (_, (merged,)) = plan[1]
+    # (id, version, status, progress, step, article_id, set_error, error, attempts, result, started, finished, updated)
+    assert merged[0] == job and merged[1] == 5
+    assert (merged[2], merged[3], merged[4]) == ("running", 40, "half")
+    assert (merged[6], merged[7]) == (True, "boom")  # set by the failed attempt, not cleared since
+    assert merged[8] == 2
+    assert merged[10] == t0 + timedelta(seconds=2)  # started_at: the first start
+    assert merged[11] is None and merged[12] == t0 + timedelta(seconds=5)
+    unmerged = execution_plan(keyed, "per_stream")
+    assert [len(args) for _, args in unmerged] == [1, 1, 1, 1, 1]
