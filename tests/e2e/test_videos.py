@@ -10,93 +10,38 @@ times are the real lengths of the synthesised lines.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 import time
-import wave
 from pathlib import Path
 
 import aiohttp
 import orjson
 import pytest
 
-from domain.analysis import Segment
-from infra.captions import to_webvtt
 from infra.storage import STAGING, LocalStorage
-from infra.tools import ensure_tools
 from tests.conftest import ROOT, env_for
 from tests.e2e.conftest import start_api, stop_all
+from tests.media_factory import CUT_S, SPEECH_START_S, TONE_END_S, make_interview, run
 
-CUT_MS, TONE_END_MS, SPEECH_START_MS = 4000, 3000, 5000
-LINES = [
-    ("Alice", "fr", "Bonjour, aujourd'hui nous parlons de la fusion nucléaire."),
-    ("Bob", "fr+m3", "La fusion nucléaire est une réaction qui libère une énergie considérable."),
-    ("Alice", "fr", "Pourquoi le projet ITER est-il si important ?"),
-    ("Bob", "fr+m3", "ITER est construit à Cadarache, en France, depuis 2010."),
-    ("Bob", "fr+m3", "Le projet réunit trente-cinq pays et coûte plus de 20 milliards d'euros."),
-    ("Alice", "fr", "Et quand produira-t-il son premier plasma ?"),
-    ("Bob", "fr+m3", "Le premier plasma est prévu en 2035, selon l'organisation ITER."),
-    ("Alice", "fr", "Merci Bob, c'était passionnant."),
-]
+CUT_MS, TONE_END_MS, SPEECH_START_MS = int(CUT_S * 1000), int(TONE_END_S * 1000), int(SPEECH_START_S * 1000)
+
 READS = ["claims", "entities", "intents", "moments", "narrative", "topics", "visual-elements", "audio-elements",
          "graph"]
 
 
-def _run(args: list[str]) -> None:
-    subprocess.run(args, check=True, capture_output=True, timeout=120)
-
-
-def _wav_ms(path: Path) -> int:
-    with wave.open(str(path)) as w:
-        return w.getnframes() * 1000 // w.getframerate()
-
-
 @pytest.fixture(scope="module")
 def media(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    ensure_tools()
     root = tmp_path_factory.mktemp("videos")
-    cues, parts = [], []
-    t = SPEECH_START_MS
-    for k, (speaker, voice, text) in enumerate(LINES):
-        wav = root / f"line{k}.wav"
-        _run(["espeak-ng", "-v", voice, "-s", "165", "-w", str(wav), text])
-        length = _wav_ms(wav)
-        cues.append((t, t + length, text, speaker))
-        parts.append(wav)
-        t += length + 300
-    duration_s = (t + 2000) / 1000
-    gap = root / "gap.wav"
-    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", "0.3", str(gap)])
-    (root / "lines.txt").write_text("".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
-    speech = root / "speech.wav"
-    _run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(root / "lines.txt"), "-ar", "22050",
-          "-ac", "1", str(speech)])
-    vtt = root / "captions.vtt"
-    vtt.write_text(to_webvtt([Segment(a, b, text, speaker) for a, b, text, speaker in cues]))
-    video = root / "interview.mp4"
-    _run(["ffmpeg", "-nostdin", "-y",
-          "-f", "lavfi", "-i", f"color=c=red:s=320x240:r=25:d={CUT_MS / 1000}",
-          "-f", "lavfi", "-i", f"color=c=blue:s=320x240:r=25:d={duration_s - CUT_MS / 1000}",
-          "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=22050:duration={TONE_END_MS / 1000}",
-          "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-i", str(speech),
-          "-filter_complex",
-          "[0:v][1:v]concat=n=2:v=1:a=0[v];"
-          f"[3:a]atrim=duration={(SPEECH_START_MS - TONE_END_MS) / 1000}[z];"
-          "[2:a][z][4:a]concat=n=3:v=0:a=1,apad[a]",
-          "-map", "[v]", "-map", "[a]", "-t", str(duration_s), "-c:v", "libx264", "-preset", "ultrafast",
-          "-pix_fmt", "yuv420p", "-c:a", "aac", str(video)])
+    made = make_interview(root)
     # Ten minutes, tiny: long enough that a cancellation lands while the media passes run.
     long_video = root / "long.mp4"
-    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=600",
-          "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=16000:duration=600",
-          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
-          str(long_video)])
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=600",
+         "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=16000:duration=600",
+         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+         str(long_video)])
     truncated = root / "truncated.mp4"
-    truncated.write_bytes(video.read_bytes()[:3000])
-    not_media = root / "notes.mp4"
-    not_media.write_text("this is not a video\n" * 50)
-    return {"video": video, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000), "long": long_video,
-            "truncated": truncated, "not_media": not_media}
+    truncated.write_bytes(made["video"].read_bytes()[:3000])
+    return made | {"long": long_video, "truncated": truncated}
 
 
 async def upload(client, path: Path, *, captions: Path | None = None, **fields: str):

@@ -8,96 +8,28 @@ an embedded SRT track with ``NAME:`` prefixes.
 
 from __future__ import annotations
 
-import subprocess
-import wave
 from pathlib import Path
 
 import pytest
 
 from domain.analysis import MediaFacts, analyse, validate_chapters
-from infra.captions import parse_captions, read_captions, to_webvtt
+from infra.captions import parse_captions, read_captions
 from infra.media import MediaError, analyse_audio, detect_scenes, extract_subtitles, media_facts, probe
-from infra.tools import ensure_tools
-
-CUT_S = 4.0
-TONE_END_S = 3.0
-SPEECH_START_S = 5.0
-WIDTH, HEIGHT, FPS = 320, 240, 25
-
-LINES = [
-    ("Alice", "fr", "Bonjour, aujourd'hui nous parlons de la fusion nucléaire."),
-    ("Bob", "fr+m3", "La fusion nucléaire est une réaction qui libère une énergie considérable."),
-    ("Alice", "fr", "Pourquoi le projet ITER est-il si important ?"),
-    ("Bob", "fr+m3", "ITER est construit à Cadarache, en France, depuis 2010."),
-    ("Bob", "fr+m3", "Le projet réunit trente-cinq pays et coûte plus de 20 milliards d'euros."),
-    ("Alice", "fr", "Et quand produira-t-il son premier plasma ?"),
-    ("Bob", "fr+m3", "Le premier plasma est prévu en 2035, selon l'organisation ITER."),
-    ("Alice", "fr", "Merci Bob, c'était passionnant."),
-]
-
-
-def _run(args: list[str]) -> None:
-    subprocess.run(args, check=True, capture_output=True, timeout=60)
-
-
-def _wav_ms(path: Path) -> int:
-    with wave.open(str(path)) as w:
-        return w.getnframes() * 1000 // w.getframerate()
+from tests.media_factory import CUT_S, FPS, HEIGHT, SPEECH_START_S, TONE_END_S, WIDTH, make_interview, run
 
 
 @pytest.fixture(scope="module")
 def media(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    ensure_tools()
     root = tmp_path_factory.mktemp("media")
-    cues = []
-    parts = []
-    t = int(SPEECH_START_S * 1000)
-    for k, (speaker, voice, text) in enumerate(LINES):
-        wav = root / f"line{k}.wav"
-        _run(["espeak-ng", "-v", voice, "-s", "165", "-w", str(wav), text])
-        length = _wav_ms(wav)
-        cues.append((t, t + length, text, speaker))
-        parts.append(wav)
-        t += length + 300
-    speech_end = t
-    duration_s = (speech_end + 2000) / 1000
-    list_file = root / "lines.txt"
-    gap = root / "gap.wav"
-    _run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", "0.3", str(gap)])
-    list_file.write_text("".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
-    speech = root / "speech.wav"
-    _run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(list_file), "-ar", "22050", "-ac", "1",
-          str(speech)])
-
-    vtt = root / "captions.vtt"
-    from domain.analysis import Segment
-    segments = [Segment(a, b, text, speaker) for a, b, text, speaker in cues]
-    vtt.write_text(to_webvtt(segments))
+    made = make_interview(root, "test.mp4")
     srt = root / "captions.srt"
     srt.write_text("".join(
         f"{k + 1}\n{_srt_time(a)} --> {_srt_time(b)}\n{speaker.upper()}: {text}\n\n"
-        for k, (a, b, text, speaker) in enumerate(cues)))
-
-    video = root / "test.mp4"
-    _run(["ffmpeg", "-nostdin", "-y",
-          "-f", "lavfi", "-i", f"color=c=red:s={WIDTH}x{HEIGHT}:r={FPS}:d={CUT_S}",
-          "-f", "lavfi", "-i", f"color=c=blue:s={WIDTH}x{HEIGHT}:r={FPS}:d={duration_s - CUT_S}",
-          "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=22050:duration={TONE_END_S}",
-          "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono",
-          "-i", str(speech),
-          "-filter_complex",
-          "[0:v][1:v]concat=n=2:v=1:a=0[v];"
-          f"[3:a]atrim=duration={SPEECH_START_S - TONE_END_S}[z];"
-          "[2:a][z][4:a]concat=n=3:v=0:a=1,apad[a]",
-          "-map", "[v]", "-map", "[a]", "-t", str(duration_s), "-c:v", "libx264", "-preset", "ultrafast",
-          "-pix_fmt", "yuv420p", "-c:a", "aac", str(video)])
+        for k, (a, b, text, speaker) in enumerate(made["cues"])))
     mkv = root / "test.mkv"
-    _run(["ffmpeg", "-nostdin", "-y", "-i", str(video), "-i", str(srt), "-map", "0", "-map", "1", "-c", "copy",
-          "-c:s", "srt", "-metadata:s:s:0", "language=fra", str(mkv)])
-    not_media = root / "notes.mp4"
-    not_media.write_text("this is not a video\n" * 50)
-    return {"video": video, "mkv": mkv, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000),
-            "not_media": not_media}
+    run(["ffmpeg", "-nostdin", "-y", "-i", str(made["video"]), "-i", str(srt), "-map", "0", "-map", "1", "-c", "copy",
+         "-c:s", "srt", "-metadata:s:s:0", "language=fra", str(mkv)])
+    return made | {"mkv": mkv}
 
 
 def _srt_time(ms: int) -> str:

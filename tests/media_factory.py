@@ -1,0 +1,80 @@
+"""Test media made with ffmpeg and espeak-ng, shared by the media and video tests.
+
+The interview: red until 4.0 s then blue (a hard cut); the audio: a 440 Hz tone until 3.0 s,
+silence until 5.0 s, then two voices (two espeak-ng voices) reading the lines of a two-speaker
+WebVTT file whose cue times are the real lengths of the synthesised lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import wave
+from pathlib import Path
+
+from domain.analysis import Segment
+from infra.captions import to_webvtt
+from infra.tools import ensure_tools
+
+CUT_S = 4.0
+TONE_END_S = 3.0
+SPEECH_START_S = 5.0
+WIDTH, HEIGHT, FPS = 320, 240, 25
+
+LINES = [
+    ("Alice", "fr", "Bonjour, aujourd'hui nous parlons de la fusion nucléaire."),
+    ("Bob", "fr+m3", "La fusion nucléaire est une réaction qui libère une énergie considérable."),
+    ("Alice", "fr", "Pourquoi le projet ITER est-il si important ?"),
+    ("Bob", "fr+m3", "ITER est construit à Cadarache, en France, depuis 2010."),
+    ("Bob", "fr+m3", "Le projet réunit trente-cinq pays et coûte plus de 20 milliards d'euros."),
+    ("Alice", "fr", "Et quand produira-t-il son premier plasma ?"),
+    ("Bob", "fr+m3", "Le premier plasma est prévu en 2035, selon l'organisation ITER."),
+    ("Alice", "fr", "Merci Bob, c'était passionnant."),
+]
+
+
+def run(args: list[str], timeout: float = 120) -> None:
+    subprocess.run(args, check=True, capture_output=True, timeout=timeout)
+
+
+def _wav_ms(path: Path) -> int:
+    with wave.open(str(path)) as w:
+        return w.getnframes() * 1000 // w.getframerate()
+
+
+def make_interview(root: Path, name: str = "interview.mp4") -> dict:
+    """The interview video and its WebVTT: {video, vtt, cues, duration_ms, not_media}."""
+    ensure_tools()
+    cues, parts = [], []
+    t = int(SPEECH_START_S * 1000)
+    for k, (speaker, voice, text) in enumerate(LINES):
+        wav = root / f"line{k}.wav"
+        run(["espeak-ng", "-v", voice, "-s", "165", "-w", str(wav), text])
+        length = _wav_ms(wav)
+        cues.append((t, t + length, text, speaker))
+        parts.append(wav)
+        t += length + 300
+    duration_s = (t + 2000) / 1000
+    gap = root / "gap.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", "0.3", str(gap)])
+    (root / "lines.txt").write_text("".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
+    speech = root / "speech.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(root / "lines.txt"), "-ar", "22050",
+         "-ac", "1", str(speech)])
+    vtt = root / "captions.vtt"
+    vtt.write_text(to_webvtt([Segment(a, b, text, speaker) for a, b, text, speaker in cues]))
+    video = root / name
+    run(["ffmpeg", "-nostdin", "-y",
+         "-f", "lavfi", "-i", f"color=c=red:s={WIDTH}x{HEIGHT}:r={FPS}:d={CUT_S}",
+         "-f", "lavfi", "-i", f"color=c=blue:s={WIDTH}x{HEIGHT}:r={FPS}:d={duration_s - CUT_S}",
+         "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=22050:duration={TONE_END_S}",
+         "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono",
+         "-i", str(speech),
+         "-filter_complex",
+         "[0:v][1:v]concat=n=2:v=1:a=0[v];"
+         f"[3:a]atrim=duration={SPEECH_START_S - TONE_END_S}[z];"
+         "[2:a][z][4:a]concat=n=3:v=0:a=1,apad[a]",
+         "-map", "[v]", "-map", "[a]", "-t", str(duration_s), "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv420p", "-c:a", "aac", str(video)])
+    not_media = root / "notes.mp4"
+    not_media.write_text("this is not a video\n" * 50)
+    return {"video": video, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000), "not_media": not_media}
