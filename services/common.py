@@ -41,6 +41,25 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
+async def supervise(body: Callable[[asyncio.Event], Awaitable[None]], stop: asyncio.Event, what: str) -> None:
+    """Run ``body(stop)`` until it returns, restarting it through outages of PostgreSQL or Kafka
+    with backoff; any other error propagates (a bug must be loud)."""
+    delays = backoff_delays()
+    while not stop.is_set():
+        try:
+            await body(stop)
+            return
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            delay = next(delays)
+            log.warning("%s: %s: %s; retrying in %.1fs", what, type(exc).__name__, exc, delay)
+            try:
+                await asyncio.wait_for(stop.wait(), delay)
+            except TimeoutError:
+                pass
+
+
 async def until_connected(connect: Callable[[], Awaitable], stop: asyncio.Event, what: str):
     """Call ``connect`` until it succeeds, backing off through outages: a process started while
     PostgreSQL or Kafka is down waits for them instead of exiting. None if stopped first."""

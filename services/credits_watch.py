@@ -37,7 +37,7 @@ from infra.db import create_pool
 from infra.eventlog import make_consumer, topic_partitions
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.common import backoff_delays, is_transient
+from services.common import supervise
 
 log = logging.getLogger("vaeo.credits_watch")
 
@@ -73,18 +73,7 @@ class CreditsWatch:
         self.appended = 0
 
     async def run(self, stop: asyncio.Event) -> None:
-        delays = backoff_delays()
-        while not stop.is_set():
-            try:
-                await self._run(stop)
-                return
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise
-                delay = next(delays)
-                log.warning("credits watch: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), delay)
+        await supervise(self._run, stop, "credits watch")
 
     async def _run(self, stop: asyncio.Event) -> None:
         pool = await create_pool(self.settings.resolved_database_url(), min_size=1, max_size=4)

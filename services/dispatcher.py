@@ -65,8 +65,8 @@ from infra.eventstore import ConcurrencyError, EventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
-from services.common import backoff_delays, is_transient
-from services.projector import decode, position_of, stored_offsets, type_of
+from services.common import is_transient, supervise
+from services.projector import decode, position_of, seek_to_stored, type_of
 
 log = logging.getLogger("vaeo.dispatcher")
 
@@ -250,26 +250,10 @@ class Intake:
         self.deliveries = 0
 
     async def run(self, stop: asyncio.Event) -> None:
-        delays = backoff_delays()
-        while not stop.is_set():
-            try:
-                await self._consume(stop)
-                return
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise
-                delay = next(delays)
-                log.warning("dispatcher intake: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
-                await _sleep_or_stop(stop, delay)
+        await supervise(self._consume, stop, "dispatcher intake")
 
     async def _seek_to_stored(self, consumer, partitions) -> None:
-        async with self.pool.acquire() as conn:
-            offsets = await stored_offsets(conn, NAME)
-        for tp in partitions:
-            if tp.partition in offsets:
-                consumer.seek(tp, offsets[tp.partition])
-            else:
-                await consumer.seek_to_beginning(tp)
+        await seek_to_stored(self.pool, consumer, NAME, partitions)
 
     async def _consume(self, stop: asyncio.Event) -> None:
         intake = self
@@ -373,17 +357,7 @@ class Sender:
         self._finisher: asyncio.Task | None = None
 
     async def run(self, stop: asyncio.Event) -> None:
-        delays = backoff_delays()
-        while not stop.is_set():
-            try:
-                await self._run(stop)
-                return
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise
-                delay = next(delays)
-                log.warning("dispatcher sender: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
-                await _sleep_or_stop(stop, delay)
+        await supervise(self._run, stop, "dispatcher sender")
 
     def _on_notify(self, *_: object) -> None:
         self._wake.set()

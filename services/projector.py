@@ -303,6 +303,17 @@ async def ensure_state_rows(conn: asyncpg.Connection, names) -> None:
         "INSERT INTO projection_state (projection) VALUES ($1) ON CONFLICT DO NOTHING", [(n,) for n in names])
 
 
+async def seek_to_stored(pool: asyncpg.Pool, consumer, name: str, partitions) -> None:
+    """Position the consumer where PostgreSQL says ``name`` got to; the start where it says nothing."""
+    async with pool.acquire() as conn:
+        offsets = await stored_offsets(conn, name)
+    for tp in partitions:
+        if tp.partition in offsets:
+            consumer.seek(tp, offsets[tp.partition])
+        else:
+            await consumer.seek_to_beginning(tp)
+
+
 async def stored_offsets(conn: asyncpg.Connection, name: str) -> dict[int, int]:
     rows = await conn.fetch("SELECT partition, next_offset FROM projection_offsets WHERE projection = $1", name)
     return {r["partition"]: r["next_offset"] for r in rows}
@@ -359,13 +370,7 @@ class ProjectionRunner:
                     pass
 
     async def _seek_to_stored(self, consumer, partitions) -> None:
-        async with self.pool.acquire() as conn:
-            offsets = await stored_offsets(conn, self.projection.name)
-        for tp in partitions:
-            if tp.partition in offsets:
-                consumer.seek(tp, offsets[tp.partition])
-            else:
-                await consumer.seek_to_beginning(tp)
+        await seek_to_stored(self.pool, consumer, self.projection.name, partitions)
 
     async def _consume(self, stop: asyncio.Event) -> None:
         runner = self

@@ -18,7 +18,7 @@ from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
 from infra.eventstore import NOTIFY_CHANNEL
 from infra.settings import Settings
-from services.common import backoff_delays, is_transient
+from services.common import supervise
 
 log = logging.getLogger("vaeo.relay")
 
@@ -52,17 +52,7 @@ class Relay:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Run until ``stop`` is set, reconnecting to PostgreSQL and Kafka with backoff."""
-        delays = backoff_delays()
-        while not stop.is_set():
-            try:
-                await self._run_connected(stop)
-                return
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise
-                delay = next(delays)
-                log.warning("relay: %s: %s; retrying in %.1fs", type(exc).__name__, exc, delay)
-                await _sleep_or_stop(stop, delay)
+        await supervise(self._run_connected, stop, "relay")
 
     async def _run_connected(self, stop: asyncio.Event) -> None:
         dsn = self.settings.resolved_database_url()
