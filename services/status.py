@@ -15,6 +15,7 @@ import logging
 import os
 import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -205,7 +206,9 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
 
 
 def process_id(kind: str) -> str:
-    return f"{kind}@{socket.gethostname()}:{os.getpid()}"
+    """One id per heartbeat, not per OS process: two apps in one process (tests, an embedding
+    host) must not mark each other stopped when one of them shuts down."""
+    return f"{kind}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
