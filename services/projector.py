@@ -17,6 +17,7 @@ Outages of PostgreSQL or Kafka are retried forever with backoff and are not even
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import sys
 import time
@@ -33,7 +34,7 @@ from infra.db import REPLAYABLE, connect, create_pool
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
-from projections.base import Projection, Statement
+from projections.base import Accumulate, Projection, Statement
 from services.common import backoff_delays, is_transient, until_connected
 
 log = logging.getLogger("vaeo.projector")
@@ -114,7 +115,7 @@ def type_of(msg: ConsumerRecord) -> str:
 
 def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
                    merge: Callable[[Statement, Statement], Statement | None] | None = None,
-                   ) -> list[tuple[str, list[tuple]]]:
+                   accumulate: Mapping[str, Accumulate] | None = None) -> list[tuple[str, list[tuple]]]:
     """Order a batch's statements into (sql, [args, ...]) groups, each sent as one executemany.
 
     ``strict`` keeps the produced order and only merges consecutive runs of the same SQL.
@@ -122,7 +123,8 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
     statement touches another stream's rows, so a layer may be grouped by SQL freely while each
     stream keeps its order; with the projection's ``merge``, two consecutive statements of one
     stream with the same SQL become one (five events of a job in a batch: two writes, not five).
-    ``commutative`` groups the whole batch by SQL.
+    ``commutative`` groups the whole batch by SQL, and folds the executions of an ``accumulate``
+    SQL that update the same row into one.
     """
     if ordering == "strict":
         groups: list[tuple[str, list[tuple]]] = []
@@ -133,7 +135,7 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
                 groups.append((sql, [args]))
         return groups
     if ordering == "commutative":
-        layers = [keyed]
+        layers = [_accumulated(keyed, accumulate)] if accumulate else [keyed]
     elif ordering == "per_stream":
         per_stream: dict[Hashable, list[Statement]] = {}
         for key, statement in keyed:
@@ -161,6 +163,25 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
     return plan
 
 
+def _accumulated(keyed: list[tuple[Hashable, Statement]],
+                 accumulate: Mapping[str, Accumulate]) -> list[tuple[Hashable, Statement]]:
+    out: list[tuple[Hashable, Statement]] = []
+    last_of_row: dict[tuple, int] = {}  # (sql, key arguments) -> index in out of that row's statement
+    for key, (sql, args) in keyed:
+        rule = accumulate.get(sql)
+        if rule is not None:
+            row = (sql, *(args[i] for i in rule.key))
+            at = last_of_row.get(row)
+            if at is not None:
+                folded = rule.fold(out[at][1][1], args)
+                if folded is not None:
+                    out[at] = (out[at][0], (sql, folded))
+                    continue
+            last_of_row[row] = len(out)
+        out.append((key, (sql, args)))
+    return out
+
+
 async def execute_plan(conn: asyncpg.Connection, plan: list[tuple[str, list[tuple]]]) -> None:
     for sql, many in plan:
         if len(many) == 1:
@@ -184,9 +205,70 @@ class Prepared:
     duplicates: int
 
 
+@dataclass(slots=True)
+class Message:
+    """A fetched message with what every projection asks of it, read once per batch."""
+
+    offset: int
+    kind: str  # the event type ("" for telemetry)
+    position: int  # the global position (telemetry: offset + 1)
+    record: ConsumerRecord
+
+
+class ParsedBatch:
+    """One fetch, read once for every projection that consumes it.
+
+    Headers are parsed once per message and each payload is decoded at most once, however many
+    projections handle it: with one consumer feeding a dozen read models, decoding per projection
+    was most of the projector's work.
+    """
+
+    def __init__(self, source: str, registry: EventRegistry, batches: Mapping[int, list[ConsumerRecord]]) -> None:
+        self.source = source
+        self.registry = registry
+        self.parts: dict[int, list[Message]] = {}
+        self.kinds: set[str] = set()
+        events = source == "events"
+        for partition, msgs in batches.items():
+            if events:
+                parsed = [Message(m.offset, *_kind_and_position(m), m) for m in msgs]
+                self.kinds.update(m.kind for m in parsed)
+            else:
+                parsed = [Message(m.offset, "", m.offset + 1, m) for m in msgs]
+            if parsed:
+                self.parts[partition] = parsed
+        self._payloads: dict[tuple[int, int], StoredEvent | dict] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def payload(self, msg: Message) -> StoredEvent | dict:
+        key = (msg.record.partition, msg.offset)
+        found = self._payloads.get(key)
+        if found is None:
+            found = self._payloads[key] = (orjson.loads(msg.record.value) if self.source == "telemetry"
+                                           else decode(self.registry, msg.record.value))
+        return found
+
+    def concerns(self, projection: Projection) -> bool:
+        """Whether any message is of a type ``projection`` handles (telemetry: any message)."""
+        if self.source != "events":
+            return bool(self.parts)
+        return any(projection.handles_type(kind) for kind in self.kinds)
+
+    def reach(self) -> dict[int, tuple[int, int]]:
+        """Per partition: the offset after the last message and the highest position seen."""
+        return {partition: (msgs[-1].offset + 1, max(m.position for m in msgs)) for partition, msgs in self.parts.items()}
+
+
 def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[int, list[ConsumerRecord]],
             stored: dict[int, tuple[int, int]]) -> Prepared:
-    """Pure: decode, deduplicate against ``stored`` (partition -> (next_offset, max_position)), plan.
+    """``prepare_parsed`` for one projection's own fetch (rebuilds, the one-projection fallback)."""
+    return prepare_parsed(projection, ParsedBatch(projection.source, registry, batches), stored)
+
+
+def prepare_parsed(projection: Projection, batch: ParsedBatch, stored: dict[int, tuple[int, int]]) -> Prepared:
+    """Pure: deduplicate against ``stored`` (partition -> (next_offset, max_position)), plan.
 
     Messages below the stored offset were applied already (this runner before a restart, or
     another owner of the partition); positions at or below the stored maximum are duplicates
@@ -196,29 +278,29 @@ def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[in
     tracking: list[tuple[str, int, int, int]] = []
     applied = duplicates = 0
     events = projection.source == "events"
-    for partition, msgs in batches.items():
+    for partition, msgs in batch.parts.items():
         next_offset, max_position = stored.get(partition, (0, 0))
         last_offset = None
         for msg in msgs:
             if msg.offset < next_offset:
                 continue
             last_offset = msg.offset
-            kind, position = _kind_and_position(msg) if events else ("", msg.offset + 1)
-            if position <= max_position:
+            if msg.position <= max_position:
                 duplicates += 1
                 continue
-            max_position = position
+            max_position = msg.position
             applied += 1
-            if events and not projection.handles_type(kind):
+            if events and not projection.handles_type(msg.kind):
                 continue  # not this read model's concern: tracking only, no decoding
-            payload = message_payload(projection, registry, msg)
+            payload = batch.payload(msg)
             key = payload.stream_id if events else None
             for statement in projection.apply(payload):
                 keyed.append((key, statement))
         if last_offset is not None:
             tracking.append((projection.name, partition, last_offset + 1, max_position))
             stored[partition] = (last_offset + 1, max_position)
-    return Prepared(execution_plan(keyed, projection.ordering, projection.merge), tracking, applied, duplicates)
+    return Prepared(execution_plan(keyed, projection.ordering, projection.merge, projection.accumulate),
+                    tracking, applied, duplicates)
 
 
 async def _check_turn(conn: asyncpg.Connection, projection: Projection, expect_status: str,
@@ -233,19 +315,23 @@ async def _check_turn(conn: asyncpg.Connection, projection: Projection, expect_s
 _TRACK = f"""
 WITH stored AS (
     INSERT INTO projection_offsets (projection, partition, next_offset, max_position)
-    SELECT $1, u.p, u.o, u.m FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS u(p, o, m)
+    SELECT u.n, u.p, u.o, u.m FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) AS u(n, p, o, m)
     ON CONFLICT (projection, partition) DO UPDATE
     SET next_offset = excluded.next_offset, max_position = excluded.max_position
-    RETURNING partition, max_position)
-SELECT count(pg_notify('{PROGRESS_CHANNEL}', $1 || ':' || partition || ':' || max_position)) FROM stored"""
+    RETURNING projection, partition, max_position)
+SELECT count(pg_notify('{PROGRESS_CHANNEL}', projection || ':' || partition || ':' || max_position)) FROM stored"""
+
+
+async def _commit_plan(conn: asyncpg.Connection, plan: list[tuple[str, list[tuple]]],
+                       tracking: list[tuple[str, int, int, int]]) -> None:
+    """The plan, then every (projection, partition)'s tracking and its progress NOTIFY in one statement."""
+    await execute_plan(conn, plan)
+    await conn.fetchval(_TRACK, [t[0] for t in tracking], [t[1] for t in tracking], [t[2] for t in tracking],
+                        [t[3] for t in tracking])
 
 
 async def _commit_prepared(conn: asyncpg.Connection, prepared: Prepared) -> None:
-    """The plan, then every partition's tracking and its progress NOTIFY in one statement."""
-    await execute_plan(conn, prepared.plan)
-    name = prepared.tracking[0][0]
-    await conn.fetchval(_TRACK, name, [t[1] for t in prepared.tracking], [t[2] for t in prepared.tracking],
-                        [t[3] for t in prepared.tracking])
+    await _commit_plan(conn, prepared.plan, prepared.tracking)
 
 
 async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
@@ -277,6 +363,58 @@ async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, project
     return prepared.applied, prepared.duplicates
 
 
+_STATES = "SELECT projection, status FROM projection_state WHERE projection = ANY($1::text[]) FOR SHARE"
+_OFFSETS = ("SELECT projection, partition, next_offset, max_position FROM projection_offsets "
+            "WHERE projection = ANY($1::text[]) AND partition = ANY($2::int[]) "
+            "ORDER BY projection, partition FOR UPDATE")  # one lock order for every runner: no deadlock
+
+
+@dataclass
+class GroupResult:
+    applied: dict[str, tuple[int, int]]  # projection -> (applied, duplicates)
+    not_live: list[str]  # projections found rebuilding or stopped: nothing applied for them
+
+
+async def apply_group(conn: asyncpg.Connection, batch: ParsedBatch, projections: list[Projection],
+                      deferred: Mapping[str, Mapping[int, tuple[int, int]]]) -> GroupResult:
+    """Apply one fetched batch for several projections in one transaction.
+
+    The same promise as ``apply_batch``, per projection: its read-model change and its offsets and
+    highest positions commit together. Sharing the transaction (and its commit, locks and NOTIFY
+    statement) between the read models of one fetch is what keeps the projector's cost per event
+    low when a dozen read models follow one topic. A projection found not ``live`` (a rebuild
+    began) is left out and reported; the caller pauses it.
+    """
+    async with conn.transaction():
+        states = {r["projection"]: r["status"] for r in await conn.fetch(_STATES, [p.name for p in projections])}
+        live = [p for p in projections if states.get(p.name) == "live"]
+        result = GroupResult({}, [p.name for p in projections if states.get(p.name) != "live"])
+        if not live:
+            return result
+        parts = set(batch.parts)
+        for p in live:
+            parts.update(deferred.get(p.name, ()))
+        stored: dict[str, dict[int, tuple[int, int]]] = {p.name: {} for p in live}
+        for r in await conn.fetch(_OFFSETS, [p.name for p in live], sorted(parts)):
+            stored[r["projection"]][r["partition"]] = (r["next_offset"], r["max_position"])
+        plan: list[tuple[str, list[tuple]]] = []
+        tracking: list[tuple[str, int, int, int]] = []
+        for p in live:
+            mine = stored[p.name]
+            for partition, (next_offset, max_position) in deferred.get(p.name, {}).items():
+                old_offset, old_max = mine.get(partition, (0, 0))
+                mine[partition] = (max(old_offset, next_offset), max(old_max, max_position))
+            prepared = prepare_parsed(p, batch, mine)
+            moved = {t[1] for t in prepared.tracking}
+            tracking.extend(prepared.tracking)
+            tracking.extend((p.name, part, *mine[part]) for part in deferred.get(p.name, {}) if part not in moved)
+            plan.extend(prepared.plan)
+            result.applied[p.name] = (prepared.applied, prepared.duplicates)
+        if tracking:
+            await _commit_plan(conn, plan, tracking)
+    return result
+
+
 async def find_failing_event(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
                              msgs: list[ConsumerRecord]) -> tuple[int, str]:
     """Apply the batch's events one at a time, rolled back, to name the one that fails."""
@@ -305,12 +443,25 @@ async def ensure_state_rows(conn: asyncpg.Connection, names) -> None:
 
 async def seek_to_stored(pool: asyncpg.Pool, consumer, name: str, partitions) -> None:
     """Position the consumer where PostgreSQL says ``name`` got to; the start where it says nothing."""
+    await seek_to_earliest_stored(pool, consumer, [name], partitions)
+
+
+async def seek_to_earliest_stored(pool: asyncpg.Pool, consumer, names: list[str], partitions) -> None:
+    """Position a consumer shared by ``names`` where the least advanced of them got to.
+
+    The others read those messages again and skip them by their own stored offsets.
+    """
     async with pool.acquire() as conn:
-        offsets = await stored_offsets(conn, name)
+        rows = await conn.fetch("SELECT projection, partition, next_offset FROM projection_offsets "
+                                "WHERE projection = ANY($1::text[])", names)
+    stored: dict[int, dict[str, int]] = {}
+    for r in rows:
+        stored.setdefault(r["partition"], {})[r["projection"]] = r["next_offset"]
     for tp in partitions:
-        if tp.partition in offsets:
-            consumer.seek(tp, offsets[tp.partition])
-        else:
+        mine = stored.get(tp.partition, {})
+        if len(mine) == len(names):
+            consumer.seek(tp, min(mine.values()))
+        else:  # a projection that stored nothing for this partition starts at the beginning
             await consumer.seek_to_beginning(tp)
 
 
@@ -336,17 +487,63 @@ async def fill_batch(consumer, partitions, max_records: int) -> dict:
     return out
 
 
+def consumer_group(settings: Settings, names: list[str]) -> str:
+    """One projection keeps its own group; a set gets a group of its own, named by its members,
+    so that processes running the same set share the partitions and a process running another
+    set (``vaeo projector --only jobs``) never takes partitions away from it."""
+    if len(names) == 1:
+        return settings.consumer_group_prefix + names[0]
+    digest = hashlib.sha256(",".join(sorted(names)).encode()).hexdigest()[:12]
+    return f"{settings.consumer_group_prefix}projector-{digest}"
+
+
 class ProjectionRunner:
-    def __init__(self, settings: Settings, projection: Projection, pool: asyncpg.Pool,
+    """The live runner of the projections that read one topic: one consumer, one transaction per batch.
+
+    Each projection keeps its own tracking, status and failure policy; they share the fetch, the
+    decoding and the transaction (``apply_group``). Tracking over messages a projection does not
+    handle is kept in memory and stored with its next transaction, or after
+    ``projector_idle_flush_s``: a row write per read model for every event of every other read
+    model would cost more than the events themselves. After a crash those messages are read again,
+    to no effect.
+
+    A projection whose batch fails is retried on its own (``apply_batch``) with the failing-event
+    policy and stops alone; a projection being rebuilt is paused alone, and when it is live again
+    the consumer goes back to where the rebuild left it. The others go on.
+    """
+
+    def __init__(self, settings: Settings, projections: list[Projection], pool: asyncpg.Pool,
                  registry: EventRegistry) -> None:
+        sources = {p.source for p in projections}
+        if len(sources) != 1:
+            raise ValueError(f"one runner reads one topic; got sources {sorted(sources)}")
         self.settings = settings
-        self.projection = projection
+        self.source = sources.pop()
+        self.projections = {p.name: p for p in projections}
         self.pool = pool
         self.registry = registry
         self.stats = RunnerStats()
-        self.status = "starting"
-        self._deferred: dict[int, tuple[int, int]] = {}
+        self.states: dict[str, str] = {name: "starting" for name in self.projections}
+        self._deferred: dict[str, dict[int, tuple[int, int]]] = {name: {} for name in self.projections}
         self._flushed = time.monotonic()
+        self._checked_paused = 0.0
+
+    @property
+    def status(self) -> str:
+        """``live`` while any projection is applied; else ``paused``, ``stopped`` or the transient state."""
+        states = set(self.states.values())
+        for status in ("live", "paused", "reconnecting", "starting"):
+            if status in states:
+                return status
+        return "stopped"
+
+    def _named(self, status: str) -> list[str]:
+        return [name for name, s in self.states.items() if s == status]
+
+    def _set_all(self, status: str) -> None:
+        for name, s in self.states.items():
+            if s != "stopped":
+                self.states[name] = status
 
     async def run(self, stop: asyncio.Event) -> None:
         delays = backoff_delays()
@@ -354,153 +551,184 @@ class ProjectionRunner:
             try:
                 await self._consume(stop)
                 return
-            except ProjectionStopped:
-                self.status = "stopped"
-                return
             except Exception as exc:
                 if not is_transient(exc):
                     raise
                 delay = next(delays)
-                self.status = "reconnecting"
-                log.warning("projection %s: %s: %s; retrying in %.1fs", self.projection.name,
+                self._set_all("reconnecting")
+                log.warning("projections %s: %s: %s; retrying in %.1fs", ",".join(self.projections),
                             type(exc).__name__, exc, delay)
                 try:
                     await asyncio.wait_for(stop.wait(), delay)
                 except TimeoutError:
                     pass
 
-    async def _seek_to_stored(self, consumer, partitions) -> None:
-        await seek_to_stored(self.pool, consumer, self.projection.name, partitions)
-
     async def _consume(self, stop: asyncio.Event) -> None:
         runner = self
-        name = self.projection.name
+        label = ",".join(self.projections)
 
         class SeekToStored(ConsumerRebalanceListener):
             async def on_partitions_revoked(self, revoked):
                 for tp in revoked:  # another owner takes over from what PostgreSQL stored
-                    runner._deferred.pop(tp.partition, None)
+                    for deferred in runner._deferred.values():
+                        deferred.pop(tp.partition, None)
 
             async def on_partitions_assigned(self, assigned):
                 # aiokafka logs and swallows a listener's error: retry here until the seek is
                 # done, so that consumption always starts from what PostgreSQL stored.
-                await until_connected(lambda: runner._seek_to_stored(consumer, assigned), stop,
-                                      f"projection {name}: seek to stored offsets")
+                await until_connected(lambda: runner._seek(consumer, assigned), stop,
+                                      f"projections {label}: seek to stored offsets")
 
-        # Small fetches: one process runs a consumer per projection, and their buffers add up
-        # (a rebuild uses its own consumer with the default, larger fetches).
-        consumer = make_consumer(self.settings, group_id=self.settings.consumer_group_prefix + name,
-                                 max_partition_fetch_bytes=256 * 1024, fetch_max_bytes=2 * 1024 * 1024)
-        consumer.subscribe([topic_of(self.settings, self.projection)], listener=SeekToStored())
+        consumer = make_consumer(self.settings, group_id=consumer_group(self.settings, list(self.projections)))
+        consumer.subscribe([topic_of(self.settings, next(iter(self.projections.values())))], listener=SeekToStored())
         await consumer.start()
         hint: dict = {}
         hinted = 0.0
         try:
-            self.status = "live"
+            for name in self._named("starting") + self._named("reconnecting"):
+                self.states[name] = "live"
             while not stop.is_set():
+                if not self._named("live") and not self._named("paused"):
+                    return  # every projection stopped on a failing event
                 batches = await consumer.getmany(timeout_ms=500, max_records=self.settings.projector_max_records)
-                by_partition = {tp.partition: msgs for tp, msgs in batches.items()}
-                try:
-                    if not by_partition or not self._concerns(by_partition):
-                        self._defer(by_partition)
-                        if self._deferred and time.monotonic() - self._flushed >= self.settings.projector_idle_flush_s:
-                            await self._apply_with_policy({})
-                        continue
-                    await self._apply_with_policy(by_partition)
-                except NotMyTurn:
-                    self._deferred.clear()
-                    await self._wait_until_live(stop)
-                    await self._seek_to_stored(consumer, consumer.assignment())
-                    continue
+                if self._named("paused") and time.monotonic() - self._checked_paused >= 0.5:
+                    await self._resume_rebuilt(consumer)
+                batch = ParsedBatch(self.source, self.registry, {tp.partition: m for tp, m in batches.items()})
+                await self._apply(batch)
                 # A hint for Kafka tooling only (PostgreSQL holds the truth), at most once a second:
                 # a commit round trip per batch would sit between every two batches.
                 for tp, msgs in batches.items():
                     hint[tp] = msgs[-1].offset + 1
-                if time.monotonic() - hinted >= 1.0:
+                if hint and time.monotonic() - hinted >= 1.0:
                     try:
                         await consumer.commit(dict(hint))
                     except Exception as exc:  # rebalancing: the next round commits again
-                        log.debug("projection %s: offset hint not committed: %s", name, exc)
+                        log.debug("projections %s: offset hint not committed: %s", label, exc)
                     hint.clear()
                     hinted = time.monotonic()
         finally:
             await consumer.stop()
 
-    async def _wait_until_live(self, stop: asyncio.Event) -> None:
-        self.status = "paused"
-        log.info("projection %s: paused while it is rebuilt", self.projection.name)
-        while not stop.is_set():
+    async def _seek(self, consumer, partitions) -> None:
+        names = self._named("live") + self._named("paused") + self._named("starting") + self._named("reconnecting")
+        await seek_to_earliest_stored(self.pool, consumer, names or list(self.projections), partitions)
+
+    async def _apply(self, batch: ParsedBatch) -> None:
+        live = [self.projections[n] for n in self._named("live")]
+        flush_due = time.monotonic() - self._flushed >= self.settings.projector_idle_flush_s
+        taking = [p for p in live if batch.concerns(p) or (flush_due and self._deferred[p.name])]
+        for p in live:
+            if p not in taking:
+                self._defer(p.name, batch)
+        if not taking:
+            return
+        try:
             async with self.pool.acquire() as conn:
-                status = await conn.fetchval("SELECT status FROM projection_state WHERE projection = $1",
-                                             self.projection.name)
-            if status == "live":
-                self.status = "live"
-                log.info("projection %s: resumed", self.projection.name)
-                return
-            if status == "stopped":
-                raise ProjectionStopped(self.projection.name)
-            try:
-                await asyncio.wait_for(stop.wait(), 0.5)
-            except TimeoutError:
-                pass
+                result = await apply_group(conn, batch, taking, self._deferred)
+        except Exception as exc:
+            if is_transient(exc):
+                raise
+            log.warning("projections %s: shared batch failed (%s: %s); applying each on its own",
+                        ",".join(p.name for p in taking), type(exc).__name__, exc)
+            for p in taking:
+                await self._apply_alone(p, batch)
+            return
+        for name, (applied, dups) in result.applied.items():
+            self._deferred[name] = {}
+            self.stats.applied += applied
+            self.stats.duplicates += dups
+        self.stats.batches += 1
+        if flush_due:
+            self._flushed = time.monotonic()
+        for name in result.not_live:
+            self._pause(name)
 
-    def _concerns(self, batches: dict[int, list[ConsumerRecord]]) -> bool:
-        """Whether any message is of a type this projection handles (telemetry: always)."""
-        if self.projection.source != "events":
-            return True
-        return any(self.projection.handles_type(type_of(m)) for msgs in batches.values() for m in msgs)
+    def _defer(self, name: str, batch: ParsedBatch) -> None:
+        deferred = self._deferred[name]
+        for partition, (next_offset, top) in batch.reach().items():
+            old_offset, old_max = deferred.get(partition, (0, 0))
+            deferred[partition] = (max(old_offset, next_offset), max(old_max, top))
 
-    def _defer(self, batches: dict[int, list[ConsumerRecord]]) -> None:
-        """Advance tracking in memory over messages this projection has nothing to do with.
+    def _pause(self, name: str) -> None:
+        self.states[name] = "paused"
+        self._deferred[name] = {}
+        log.info("projection %s: paused while it is rebuilt", name)
 
-        A transaction per such batch would cost every projection a commit for every event of
-        every other read model. The tracking is stored with the next transaction, or after
-        ``projector_idle_flush_s``; after a crash the same messages are read again, to no effect.
-        """
-        for partition, msgs in batches.items():
-            _, max_position = self._deferred.get(partition, (0, 0))
-            top = max(position_of(m) for m in msgs)
-            self._deferred[partition] = (msgs[-1].offset + 1, max(max_position, top))
+    async def _resume_rebuilt(self, consumer) -> None:
+        """Take back the paused projections whose rebuild ended, from where the rebuild left them."""
+        self._checked_paused = time.monotonic()
+        paused = self._named("paused")
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch("SELECT projection, status FROM projection_state WHERE projection = ANY($1::text[])",
+                                    paused)
+        back = []
+        for r in rows:
+            if r["status"] == "live":
+                back.append(r["projection"])
+            elif r["status"] == "stopped":
+                self.states[r["projection"]] = "stopped"
+        if not back:
+            return
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch("SELECT projection, partition, next_offset FROM projection_offsets "
+                                    "WHERE projection = ANY($1::text[])", back)
+        stored: dict[int, list[int]] = {}
+        for r in rows:
+            stored.setdefault(r["partition"], []).append(r["next_offset"])
+        for tp in consumer.assignment():
+            offsets = stored.get(tp.partition, [])
+            if len(offsets) < len(back):
+                await consumer.seek_to_beginning(tp)
+            elif min(offsets) < await consumer.position(tp):
+                consumer.seek(tp, min(offsets))
+        for name in back:
+            self.states[name] = "live"
+            log.info("projection %s: resumed", name)
 
-    async def _apply_with_policy(self, batches: dict[int, list[ConsumerRecord]]) -> None:
+    async def _apply_alone(self, projection: Projection, batch: ParsedBatch) -> None:
+        """One projection's transaction, with the failing-event policy: retried with backoff, then
+        the failing event is named in ``projection_state`` and the projection stops (never skips)."""
+        name = projection.name
+        records = {part: [m.record for m in msgs] for part, msgs in batch.parts.items()}
         delay = self.settings.projector_retry_backoff_s
         for attempt in range(1, self.settings.projector_max_attempts + 1):
             try:
                 async with self.pool.acquire() as conn:
-                    applied, dups = await apply_batch(conn, self.registry, self.projection, batches,
-                                                      deferred=self._deferred)
-                self._deferred.clear()
-                self._flushed = time.monotonic()
+                    applied, dups = await apply_batch(conn, self.registry, projection, records,
+                                                      deferred=self._deferred[name])
+                self._deferred[name] = {}
                 self.stats.applied += applied
                 self.stats.duplicates += dups
-                self.stats.batches += 1
                 return
             except NotMyTurn:
-                raise
+                self._pause(name)
+                return
             except Exception as exc:
                 if is_transient(exc):
                     raise
-                log.warning("projection %s: batch failed (attempt %d/%d): %s: %s", self.projection.name, attempt,
+                log.warning("projection %s: batch failed (attempt %d/%d): %s: %s", name, attempt,
                             self.settings.projector_max_attempts, type(exc).__name__, exc)
                 if attempt < self.settings.projector_max_attempts:
                     await asyncio.sleep(delay)
                     delay *= 2
         async with self.pool.acquire() as conn:
-            msgs = [m for part in batches.values() for m in part]
-            position, error = await find_failing_event(conn, self.registry, self.projection, msgs)
+            msgs = [m for part in records.values() for m in part]
+            position, error = await find_failing_event(conn, self.registry, projection, msgs)
             await conn.execute(
                 "UPDATE projection_state SET status = 'stopped', error = $2, error_position = $3, updated_at = now() "
-                "WHERE projection = $1", self.projection.name, error, position)
-        log.error("projection %s: stopped at position %d: %s", self.projection.name, position, error)
-        raise ProjectionStopped(self.projection.name)
+                "WHERE projection = $1", name, error, position)
+        log.error("projection %s: stopped at position %d: %s", name, position, error)
+        self.states[name] = "stopped"
+        self._deferred[name] = {}
 
 
 async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str] | None = None) -> None:
+    """Run the selected projections (all by default): one runner per source topic."""
     registry = EventRegistry()
     selected = [ALL[n] for n in (names or list(ALL))]
 
     async def start() -> asyncpg.Pool:
-        pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=4 + len(ALL),
+        pool = await create_pool(settings.resolved_database_url(), min_size=1, max_size=8,
                                  server_settings=REPLAYABLE)
         try:
             async with pool.acquire() as conn:
@@ -518,7 +746,10 @@ async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str
     if pool is None:
         return
     try:
-        runners = [ProjectionRunner(settings, p, pool, registry) for p in selected]
+        by_source: dict[str, list[Projection]] = {}
+        for p in selected:
+            by_source.setdefault(p.source, []).append(p)
+        runners = [ProjectionRunner(settings, group, pool, registry) for group in by_source.values()]
         await asyncio.gather(*(r.run(stop) for r in runners))
     finally:
         await pool.close()

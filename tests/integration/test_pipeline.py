@@ -95,7 +95,7 @@ async def test_a_poison_event_stops_the_projection_at_that_event_and_is_never_sk
     await commands.queue_job(store, ws, job_type="test")
     background.start(Relay(settings).run)
     await wait_relayed(pool)
-    runner = ProjectionRunner(settings, poison, pool, registry)
+    runner = ProjectionRunner(settings, [poison], pool, registry)
     await runner.run(background.stop)  # returns once the projection stopped
     async with pool.acquire() as conn:
         state = await conn.fetchrow("SELECT * FROM projection_state WHERE projection = 'poison_test'")
@@ -105,6 +105,62 @@ async def test_a_poison_event_stops_the_projection_at_that_event_and_is_never_sk
     assert state["error_position"] == bad_position
     assert "missing_table" in state["error"]
     assert seen == 0  # the batch holding the bad event was not half-applied, nor was anything after it
+
+
+async def test_a_failing_projection_stops_alone_while_the_others_of_its_runner_apply_everything(
+        settings, store, pool, registry, background):
+    """One consumer and one transaction feed several read models; a poison event in one of them
+    must not hold back, nor half-apply, the others."""
+    import asyncio
+
+    settings = settings.model_copy(update={"projector_max_attempts": 2, "projector_retry_backoff_s": 0.01})
+    poison = Projection(name="poison_shared", ddl=["CREATE TABLE poison_shared_seen (id uuid PRIMARY KEY)"],
+                        tables=["poison_shared_seen"])
+    healthy = Projection(name="healthy_shared", ddl=["CREATE TABLE healthy_shared_seen (id uuid PRIMARY KEY)"],
+                         tables=["healthy_shared_seen"])
+    bad_job = uuid.uuid4()
+
+    @poison.handles("JobQueued")
+    def _poisoned(ev):
+        if ev.stream_id == bad_job:
+            return [("INSERT INTO missing_table VALUES ($1)", (ev.stream_id,))]
+        return [("INSERT INTO poison_shared_seen VALUES ($1) ON CONFLICT DO NOTHING", (ev.stream_id,))]
+
+    @healthy.handles("JobQueued")
+    def _healthy(ev):
+        return [("INSERT INTO healthy_shared_seen VALUES ($1) ON CONFLICT DO NOTHING", (ev.stream_id,))]
+
+    async with pool.acquire() as conn:
+        for p in (poison, healthy):
+            await conn.execute(p.ddl[0])
+        await ensure_state_rows(conn, [poison.name, healthy.name])
+    ws = uuid.uuid4()
+    queued = [(await commands.queue_job(store, ws, job_type="test"))[0].id]
+    _, bad_position = await commands.queue_job(store, ws, job_type="test", job_id=bad_job)
+    queued.append(bad_job)
+    background.start(Relay(settings).run)
+    runner = ProjectionRunner(settings, [poison, healthy], pool, registry)
+    background.start(runner.run)
+    for _ in range(3):  # after the poison: the healthy projection goes on alone
+        queued.append((await commands.queue_job(store, ws, job_type="test"))[0].id)
+    await wait_projected(settings, pool, [])
+    deadline = asyncio.get_running_loop().time() + 30
+    while True:
+        async with pool.acquire() as conn:
+            healthy_seen = {r["id"] for r in await conn.fetch("SELECT id FROM healthy_shared_seen")}
+            state = await conn.fetchrow("SELECT * FROM projection_state WHERE projection = 'poison_shared'")
+        if healthy_seen == set(queued) and state["status"] == "stopped":
+            break
+        assert asyncio.get_running_loop().time() < deadline, (healthy_seen, dict(state))
+        await asyncio.sleep(0.05)
+    async with pool.acquire() as conn:
+        poison_seen = {r["id"] for r in await conn.fetch("SELECT id FROM poison_shared_seen")}
+        healthy_state = await conn.fetchval("SELECT status FROM projection_state WHERE projection = 'healthy_shared'")
+    assert state["error_position"] == bad_position and "missing_table" in state["error"]
+    assert bad_job not in poison_seen and not poison_seen & set(queued[2:])  # nothing at or after the poison
+    assert healthy_state == "live"
+    assert runner.states == {"poison_shared": "stopped", "healthy_shared": "live"}
+    assert runner.status == "live"
 
 
 async def test_a_second_relay_stands_by_and_takes_over_when_the_active_one_dies(settings, store, pool, background):
