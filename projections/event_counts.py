@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from projections.base import Projection, Statement
+from projections.base import Accumulate, Projection, Statement
 
 NO_WORKSPACE = UUID(int=0)
 
@@ -29,13 +29,15 @@ projection = Projection(
     ordering="commutative",  # increments
 )
 
-_UPSERT = """INSERT INTO event_counts (workspace_id, type, count, last_position) VALUES ($1, $2, 1, $3)
+_UPSERT = """INSERT INTO event_counts (workspace_id, type, count, last_position) VALUES ($1, $2, $4, $3)
              ON CONFLICT (workspace_id, type) DO UPDATE
-             SET count = event_counts.count + 1, last_position = excluded.last_position"""
+             SET count = event_counts.count + excluded.count,
+                 last_position = greatest(event_counts.last_position, excluded.last_position)"""
 
 
 def _count(ev) -> list[Statement]:
-    return [(_UPSERT, (ev.workspace_id or NO_WORKSPACE, ev.type, ev.position))]
+    return [(_UPSERT, (ev.workspace_id or NO_WORKSPACE, ev.type, ev.position, 1))]
 
 
 projection.default = _count
+projection.accumulate = {_UPSERT: Accumulate(key=(0, 1), add=(3,), keep_max=(2,))}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from projections.base import Projection, Statement
+from projections.base import Accumulate, Projection, Statement
 
 projection = Projection(
     name="usage",
@@ -39,15 +39,15 @@ projection = Projection(
 )
 
 _TOTAL = """INSERT INTO api_usage (workspace_id, environment, calls, errors, latency_ms_sum, last_call_at)
-            VALUES ($1, $2, 1, $3, $4, $5)
+            VALUES ($1, $2, $6, $3, $4, $5)
             ON CONFLICT (workspace_id, environment) DO UPDATE SET
-              calls = api_usage.calls + 1, errors = api_usage.errors + excluded.errors,
+              calls = api_usage.calls + excluded.calls, errors = api_usage.errors + excluded.errors,
               latency_ms_sum = api_usage.latency_ms_sum + excluded.latency_ms_sum,
               last_call_at = greatest(api_usage.last_call_at, excluded.last_call_at)"""
 _HOURLY = """INSERT INTO api_usage_hourly (workspace_id, environment, hour, calls, errors, latency_ms_sum)
-             VALUES ($1, $2, $3, 1, $4, $5)
+             VALUES ($1, $2, $3, $6, $4, $5)
              ON CONFLICT (workspace_id, environment, hour) DO UPDATE SET
-               calls = api_usage_hourly.calls + 1, errors = api_usage_hourly.errors + excluded.errors,
+               calls = api_usage_hourly.calls + excluded.calls, errors = api_usage_hourly.errors + excluded.errors,
                latency_ms_sum = api_usage_hourly.latency_ms_sum + excluded.latency_ms_sum"""
 
 
@@ -61,4 +61,11 @@ def _call(record: dict) -> list[Statement]:
     error = 1 if record["status"] >= 400 else 0
     latency = float(record["latency_ms"])
     env = record.get("environment") or "production"
-    return [(_TOTAL, (workspace, env, error, latency, at)), (_HOURLY, (workspace, env, hour, error, latency))]
+    return [(_TOTAL, (workspace, env, error, latency, at, 1)), (_HOURLY, (workspace, env, hour, error, latency, 1))]
+
+
+projection.ordering = "commutative"  # increments
+projection.accumulate = {
+    _TOTAL: Accumulate(key=(0, 1), add=(2, 3, 5), keep_max=(4,)),
+    _HOURLY: Accumulate(key=(0, 1, 2), add=(3, 4, 5)),
+}

@@ -278,3 +278,56 @@ def test_consecutive_job_updates_of_one_batch_merge_into_what_they_would_leave_i
     assert merged[11] is None and merged[12] == t0 + timedelta(seconds=5)
     unmerged = execution_plan(keyed, "per_stream")
     assert [len(args) for _, args in unmerged] == [1, 1, 1, 1, 1]
+
+
+def test_counter_upserts_of_one_batch_fold_into_one_statement_per_row():
+    """Telemetry of 5 calls in two workspaces: one usage total, one hourly and one minute bucket
+    row per workspace, with the counts summed, the last call kept and the later compaction cutoff."""
+    from projections import monitoring, usage
+    from services.projector import execution_plan
+
+    ws_a, ws_b = str(uuid.uuid4()), str(uuid.uuid4())
+    t0 = int(datetime(2026, 1, 1, 10, 0, tzinfo=UTC).timestamp() * 1000)
+    calls = [(ws_a, 200, 10.0, 0), (ws_b, 500, 5.0, 1000), (ws_a, 404, 20.0, 2000), (ws_a, 201, 30.0, 3000),
+             (ws_b, 200, 1.0, 4000)]
+    records = [{"kind": "api_call", "workspace_id": ws, "environment": "production", "status": status,
+                "latency_ms": latency, "ts": t0 + dt} for ws, status, latency, dt in calls]
+
+    plan = execution_plan([(None, st) for r in records for st in usage.projection.apply(r)], "commutative",
+                          accumulate=usage.projection.accumulate)
+    total = dict(plan)[usage._TOTAL]
+    assert len(total) == 2 and len(dict(plan)[usage._HOURLY]) == 2
+    a = next(args for args in total if args[0] == ws_a)
+    # (workspace, env, errors, latency_ms_sum, last_call_at, calls)
+    assert (a[2], a[3], a[5]) == (1, 60.0, 3)
+    assert a[4] == datetime.fromtimestamp((t0 + 3000) / 1000, UTC)
+    b = next(args for args in total if args[0] == ws_b)
+    assert (b[2], b[3], b[5]) == (1, 6.0, 2)
+
+    plan = dict(execution_plan([(None, st) for r in records for st in monitoring.calls.apply(r)], "commutative",
+                               accumulate=monitoring.calls.accumulate))
+    minutes = {args[0]: args for args in plan[monitoring._CALL]}
+    # (workspace, env, minute, errors, server_errors, latency_ms_sum, calls)
+    assert minutes[ws_b][3:] == (1, 1, 6.0, 2)
+    assert minutes[ws_a][3:] == (0, 0, 60.0, 3)  # a 404 is the caller asking, not a failure
+    assert len(plan[monitoring._COMPACT_CALLS]) == 2
+
+
+def test_statements_that_differ_outside_the_folded_arguments_are_kept_apart():
+    from projections.base import Accumulate
+
+    rule = Accumulate(key=(0,), add=(1,), keep_max=(2,))
+    assert rule.fold(("a", 1, 5, "x"), ("a", 2, 3, "x")) == ("a", 3, 5, "x")
+    assert rule.fold(("a", 1, 5, "x"), ("a", 2, 3, "y")) is None  # an argument neither key nor folded differs
+
+    from projections import event_counts
+    from services.projector import execution_plan
+
+    ws = uuid.uuid4()
+    evs = [StoredEvent(p, uuid.uuid4(), "Media", 1, ws, t, 1, {}, {}, datetime(2026, 1, 1, tzinfo=UTC))
+           for p, t in ((7, "MediaCreated"), (9, "JobQueued"), (8, "MediaCreated"))]
+    plan = execution_plan([(e.stream_id, st) for e in evs for st in event_counts.projection.apply(e)], "commutative",
+                          accumulate=event_counts.projection.accumulate)
+    rows = sorted(args for _, many in plan for args in many)
+    # (workspace, type, last_position, count): positions out of order still keep the greatest
+    assert [(r[1], r[2], r[3]) for r in rows] == [("JobQueued", 9, 1), ("MediaCreated", 8, 2)]
