@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -90,6 +91,8 @@ class Settings(BaseSettings):
     api_pool_size: int = 20
     # HTTP API: concurrent commands of one API process share commits (EventStore group commit).
     api_group_commit: bool = True
+    # HTTP API: integer ids (medias, videos) taken from their sequence this many at a time.
+    api_id_block: int = 32
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.
     webhook_retry_schedule_s: list[float] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000]
     # Webhooks: jitter of each retry delay, as a fraction of it (+-).
@@ -177,7 +180,10 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url
-        return f"postgresql://postgres@127.0.0.1:{self.stack_pg_port}/vaeo"
+        # The local stack's server through its Unix socket: a round trip costs about half of one
+        # over loopback TCP (62 vs 108 us measured), and the API makes one or two per request.
+        socket_dir = quote(str(self.instance_dir / "pg" / "sock"), safe="")
+        return f"postgresql://postgres@{socket_dir}:{self.stack_pg_port}/vaeo"
 
     def resolved_kafka_bootstrap(self) -> str:
         if self.kafka_bootstrap:

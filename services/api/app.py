@@ -5,7 +5,8 @@ A call goes through, in order:
 1. ``outer`` (every request): a request id, the error envelope for anything raised, the
    ``X-Request-Id`` and rate-limit headers, and one telemetry record once the answer is known;
 2. ``guard`` (every ``/v1`` request but the public ones, unknown routes included): the key
-   (401), then the workspace's rate-limit window (429), in one PostgreSQL round trip each;
+   (401), then the workspace's rate-limit window (429), in one PostgreSQL statement shared by the
+   requests that arrived together (``Authenticator``);
 3. the route's endpoint: scope (403), query and body validation (400, 413, 415), a 503 for a
    command while Kafka is unreachable, then the resource module's handler.
 
@@ -29,7 +30,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
-from services.api.auth import authenticate, bearer_token
+from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     KAFKA,
     LIMITER,
@@ -38,6 +39,7 @@ from services.api.base import (
     READ_YOUR_WRITES,
     REQUEST_ID,
     SETTINGS,
+    STARTED,
     STORE,
     WAITER,
     Call,
@@ -57,6 +59,7 @@ log = logging.getLogger("vaeo.api")
 
 PREFIX = "/v1"
 REGISTRY = web.AppKey("registry", EventRegistry)
+AUTHENTICATOR = web.AppKey("authenticator", Authenticator)
 WINDOW = web.RequestKey("rate_window", Window)
 _REQUEST_ID_OK = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 _JSON_TYPES = ("application/json",)
@@ -78,6 +81,7 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
     incoming = request.headers.get("X-Request-Id", "")
     request_id = incoming if _REQUEST_ID_OK.match(incoming) else uuid.uuid4().hex
     request[REQUEST_ID] = request_id
+    request[STARTED] = time.monotonic()
     started = time.perf_counter()
     try:
         response = await handler(request)
@@ -115,10 +119,8 @@ async def guard(request: web.Request, handler) -> web.StreamResponse:
         route is None or route.scope is not None)
     if needs_key:
         token = bearer_token(request.headers.get("Authorization"))
-        async with request.app[POOL].acquire() as conn:
-            principal = await authenticate(conn, request.app[REGISTRY], token)
-            request[PRINCIPAL] = principal
-            window = await request.app[LIMITER].hit(conn, principal.workspace_id)
+        principal, window = await request.app[AUTHENTICATOR].authenticate(token)
+        request[PRINCIPAL] = principal
         request[WINDOW] = window
         if window.exceeded:
             raise ApiError(429, "rate_limited",
@@ -218,7 +220,8 @@ def build_app(settings: Settings) -> web.Application:
         # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
-                                group_commit=settings.api_group_commit)
+                                group_commit=settings.api_group_commit, id_block=settings.api_id_block)
+        app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER])
         yield
         await app[POOL].close()
 

@@ -35,6 +35,7 @@ LIMITER = web.AppKey("limiter", RateLimiter)
 REQUEST_ID = web.RequestKey("request_id", str)
 PRINCIPAL = web.RequestKey("principal", Principal)
 READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
+STARTED = web.RequestKey("started", float)  # time.monotonic() when the request arrived
 
 
 def _default(obj: Any) -> Any:
@@ -87,7 +88,7 @@ class Call:
     async def read_your_writes(self, projection: str, position: int) -> bool:
         """Wait (bounded) until ``projection`` has applied ``position`` on this workspace's partition."""
         partition = partition_for(key_of(self.workspace_id), self.app[KAFKA].partitions)
-        reached = await self.app[WAITER].wait(projection, partition, position)
+        reached = await self.app[WAITER].wait(projection, partition, position, since=self.request.get(STARTED))
         self.request[READ_YOUR_WRITES] = "applied" if reached else "timeout"
         return reached
 

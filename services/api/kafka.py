@@ -53,7 +53,9 @@ class KafkaLink:
             await self._close()
 
     async def _connect(self) -> None:
-        producer = make_producer(self.settings, request_timeout_ms=10000)
+        # Telemetry is not read back at once: a longer linger makes fewer, larger produce requests
+        # (and larger batches for the projections that read them).
+        producer = make_producer(self.settings, request_timeout_ms=10000, linger_ms=50)
         try:
             await producer.start()
         except BaseException:

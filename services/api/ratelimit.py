@@ -1,9 +1,11 @@
 """Rate limit per workspace, in requests per minute, shared by every API process.
 
-A fixed one-minute window per workspace in the UNLOGGED table ``api_rate_windows``: each call
-adds one with ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING count``, an atomic increment in
+A fixed one-minute window per workspace in the UNLOGGED table ``api_rate_windows``: calls add
+to it with ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING count``, an atomic increment in
 PostgreSQL, so N API processes count against the same number and together admit at most the
-limit per window. The window boundary is PostgreSQL's clock, so processes with skewed clocks
+limit per window. The API numbers the concurrent calls of a process together (one increment by
+the group's size, see ``services.api.auth``): each call gets its own number in the window, and
+a call numbered above the limit is refused. The window boundary is PostgreSQL's clock, so processes with skewed clocks
 agree. A fixed window admits up to twice the limit across one boundary; that is the documented
 price of one row per workspace instead of a log of calls.
 
@@ -19,10 +21,15 @@ from uuid import UUID
 
 import asyncpg
 
-_HIT = """INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
-          VALUES ($1, floor(extract(epoch FROM clock_timestamp()) / 60)::bigint, 1)
-          ON CONFLICT (workspace_id, window_start) DO UPDATE SET count = w.count + 1
-          RETURNING count, ((window_start + 1) * 60 - extract(epoch FROM clock_timestamp()))::float8 AS reset_in"""
+# The current window and the seconds left in it, by PostgreSQL's clock; shared with the
+# authentication statement, which numbers a whole group of calls at once (services.api.auth).
+WINDOW_NOW = "floor(extract(epoch FROM clock_timestamp()) / 60)::bigint"
+COUNT_CONFLICT = "ON CONFLICT (workspace_id, window_start) DO UPDATE SET count = w.count + excluded.count"
+COUNT_RETURNING = ("RETURNING workspace_id, window_start, count, "
+                   "((window_start + 1) * 60 - extract(epoch FROM clock_timestamp()))::float8 AS reset_in")
+_HIT = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count) VALUES ($1, {WINDOW_NOW}, 1)
+          {COUNT_CONFLICT} {COUNT_RETURNING}"""
+
 _LIMIT = """SELECT (data->>'rate_limit_per_min')::int FROM events
              WHERE stream_id = $1 AND version = 1 AND type = 'WorkspaceCreated'"""
 _FORGET = """DELETE FROM api_rate_windows WHERE window_start < floor(extract(epoch FROM clock_timestamp()) / 60) - 1"""
@@ -47,13 +54,17 @@ class RateLimiter:
     def __init__(self) -> None:
         self._limits: dict[UUID, int] = {}
 
-    async def hit(self, conn: asyncpg.Connection, workspace_id: UUID) -> Window:
+    async def limit_of(self, conn: asyncpg.Connection, workspace_id: UUID) -> int:
         limit = self._limits.get(workspace_id)
         if limit is None:
             limit = await conn.fetchval(_LIMIT, workspace_id)
             if limit is None:
                 limit = 60  # a key without a workspace stream cannot be issued; a floor just in case
             self._limits[workspace_id] = limit
+        return limit
+
+    async def hit(self, conn: asyncpg.Connection, workspace_id: UUID) -> Window:
+        limit = await self.limit_of(conn, workspace_id)
         row = await conn.fetchrow(_HIT, workspace_id)
         return Window(limit=limit, count=row["count"], reset_in=max(1, math.ceil(row["reset_in"])))
 

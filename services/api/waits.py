@@ -2,9 +2,11 @@
 
 The projector NOTIFYs ``vaeo_projection`` with ``name:partition:max_position`` after each batch
 it commits. One LISTEN connection per API process keeps the highest position seen per
-(projection, partition) and wakes the requests waiting for it. A notification can be missed (the
-LISTEN connection dropped, or the batch committed before the wait began), so a waiter also reads
-``projection_offsets`` when it starts and every ``POLL_S`` while it waits. The wait is bounded
+(projection, partition) and wakes the requests waiting for it. A notification can be missed when
+the LISTEN connection was not listening when the projector committed, so a wait that began
+before the listener's current connection did (``since``) reads ``projection_offsets`` first, and
+every wait re-reads it every ``POLL_S``. A listener that has been up since before the write saw
+every notification after it: that wait costs no query. The wait is bounded
 (``read_your_writes_timeout_s``): the write is durable either way, so on timeout the call answers
 anyway and says so in the ``X-Read-Your-Writes`` header.
 """
@@ -35,6 +37,7 @@ class ProgressWaiter:
         self.timeout_s = timeout_s
         self._reached: dict[tuple[str, int], int] = defaultdict(int)
         self._waiting: dict[tuple[str, int], list[tuple[int, asyncio.Future]]] = defaultdict(list)
+        self._listening_since: float | None = None  # monotonic time the current LISTEN began
 
     def _advance(self, key: tuple[str, int], position: int) -> None:
         if position <= self._reached[key]:
@@ -59,6 +62,10 @@ class ProgressWaiter:
         except ValueError:
             log.warning("unexpected progress notification %r", payload)
 
+    def _lost(self, lost: asyncio.Event) -> None:
+        self._listening_since = None  # from now on, waits read the stored progress first
+        lost.set()
+
     async def run(self, stop: asyncio.Event) -> None:
         """Keep one LISTEN connection open until ``stop``; reconnect with backoff when it drops."""
         delays = backoff_delays()
@@ -67,8 +74,9 @@ class ProgressWaiter:
             lost = asyncio.Event()
             try:
                 conn = await connect(self.dsn)
-                conn.add_termination_listener(lambda _conn, lost=lost: lost.set())
+                conn.add_termination_listener(lambda _conn, lost=lost: self._lost(lost))
                 await conn.add_listener(PROGRESS_CHANNEL, self._on_notify)
+                self._listening_since = time.monotonic()
                 delays = backoff_delays()
                 while not stop.is_set() and not lost.is_set():
                     await _first_of(stop, lost, timeout_s=5.0)
@@ -80,6 +88,7 @@ class ProgressWaiter:
                 log.warning("progress listener: %s: %s", type(exc).__name__, exc)
                 await _first_of(stop, timeout_s=next(delays))
             finally:
+                self._listening_since = None
                 if conn is not None and not conn.is_closed():
                     await conn.close()
 
@@ -89,16 +98,23 @@ class ProgressWaiter:
         if stored:
             self._advance(key, stored)
 
-    async def wait(self, projection: str, partition: int, position: int, timeout_s: float | None = None) -> bool:
-        """True once ``projection`` has applied ``position`` on ``partition``; False on timeout."""
+    async def wait(self, projection: str, partition: int, position: int, timeout_s: float | None = None,
+                   since: float | None = None) -> bool:
+        """True once ``projection`` has applied ``position`` on ``partition``; False on timeout.
+
+        ``since``: a monotonic time before ``position`` was committed; without it, the stored
+        progress is read first.
+        """
         key = (projection, partition)
         if self._reached[key] >= position:
             return True
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         self._waiting[key].append((position, fut))
         deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
+        listening_since = self._listening_since
         try:
-            await self._read_stored(key)
+            if since is None or listening_since is None or listening_since > since:
+                await self._read_stored(key)
             while not fut.done():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

@@ -8,6 +8,8 @@ import uuid
 
 from infra.db import create_pool
 from services import commands
+from services.api.auth import Authenticator
+from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateLimiter
 from services.api.waits import ProgressWaiter
@@ -34,6 +36,70 @@ async def test_rate_limit_counter_is_exact_under_concurrency_from_many_connectio
     assert all(w.limit == 50 for w in windows)
 
 
+class _CountingAuthenticator(Authenticator):
+    """The real authenticator, counting the statements it sends."""
+
+    statements = 0
+
+    async def _answer(self, group):
+        self.statements += 1
+        await super()._answer(group)
+
+
+async def _authenticated(authenticators, key: str, calls: int) -> list:
+    async def call(i: int):
+        try:
+            return await authenticators[i % len(authenticators)].authenticate(key)
+        except ApiError as exc:
+            return exc
+
+    return await asyncio.gather(*(call(i) for i in range(calls)))
+
+
+async def _window_count(pool, ws) -> int:
+    async with pool.acquire() as conn:
+        return await conn.fetchval("SELECT coalesce(sum(count), 0) FROM api_rate_windows WHERE workspace_id = $1", ws)
+
+
+async def test_grouped_authentication_numbers_every_call_once_across_processes(settings, store, pool, registry):
+    """Four API processes, each numbering its concurrent calls in groups: every call gets its own
+    number, exactly the limit is admitted, and the window counts each call once."""
+    ws, issued = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    authenticators = [_CountingAuthenticator(pool, registry, RateLimiter()) for _ in range(4)]
+    results = await _authenticated(authenticators, issued.key, 120)
+    windows = [w for _, w in results]
+    assert all(p.workspace_id == ws for p, _ in results)
+    counted = await _window_count(pool, ws)
+    assert counted == 120
+    numbers = sorted(w.count for w in windows)
+    if numbers == list(range(1, 121)):  # one window: exact
+        assert sum(not w.exceeded for w in windows) == 50
+    else:  # a minute boundary split the burst into two windows, each numbering from 1
+        assert numbers.count(1) == 2 and len(set(numbers)) == 120 - numbers.count(1) + 1
+    assert sum(a.statements for a in authenticators) < 120  # calls shared statements
+
+
+async def test_a_revoked_or_expired_key_in_a_group_is_refused_and_numbered_nothing(settings, store, pool, registry):
+    from datetime import UTC, datetime, timedelta
+
+    ws, issued = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=1000)
+    revoked = await commands.issue_key(store, ws, name="gone", scopes=["*"], environment="production",
+                                       expires_at=None, issuer_scopes=None, issued_by=None)
+    await commands.revoke_key(store, ws, revoked.key_id)
+    expired = await commands.issue_key(store, ws, name="old", scopes=["*"], environment="production",
+                                       expires_at=datetime.now(UTC) - timedelta(seconds=1), issuer_scopes=None,
+                                       issued_by=None)
+    authenticator = Authenticator(pool, registry, RateLimiter())
+    keys = [issued.key, revoked.key, expired.key] * 10
+    results = await asyncio.gather(*(authenticator.authenticate(k) for k in keys), return_exceptions=True)
+    good = [r for k, r in zip(keys, results, strict=True) if k == issued.key]
+    bad = {k: r for k, r in zip(keys, results, strict=True) if k != issued.key}
+    assert all(isinstance(r, ApiError) and r.status == 401 for r in bad.values())
+    assert "revoked" in bad[revoked.key].message and "expired" in bad[expired.key].message
+    assert sorted(w.count for _, w in good) == list(range(1, 11))
+    assert await _window_count(pool, ws) == 10
+
+
 async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out(settings, pool, background):
     waiter = ProgressWaiter(settings.resolved_database_url(), pool, timeout_s=1.0)
     background.start(waiter.run)
@@ -54,6 +120,11 @@ async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out
         await conn.execute("INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
                            "VALUES ('medias', 1, 5, 40)")
     assert await waiter.wait("medias", 1, 40, timeout_s=2) is True
+    # A wait whose write came after the listener connected trusts the notifications and skips the
+    # first read; with none coming, the periodic re-read still finds the stored progress.
+    async with pool.acquire() as conn:
+        await conn.execute("UPDATE projection_offsets SET max_position = 45 WHERE projection = 'medias'")
+    assert await waiter.wait("medias", 1, 45, timeout_s=2, since=time.monotonic()) is True
     started = time.monotonic()
     assert await waiter.wait("medias", 1, 41, timeout_s=0.3) is False
     assert 0.25 < time.monotonic() - started < 1.0
