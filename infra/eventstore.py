@@ -49,12 +49,15 @@ class EventStore:
     """
 
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *, notify: bool = True,
-                 group_commit: bool = False, max_group: int = 64) -> None:
+                 group_commit: bool = False, max_group: int = 64, id_block: int = 1) -> None:
         self.pool = pool
         self.registry = registry
         self.notify = notify
         self.group_commit = group_commit
         self.max_group = max_group
+        self.id_block = id_block
+        self._ids: dict[str, list[int]] = {}
+        self._id_locks: dict[str, asyncio.Lock] = {}
         self._queue: list[tuple[Sequence[NewEvent], Sequence[SideEffect], asyncio.Future]] = []
         self._committer: asyncio.Task | None = None
 
@@ -88,6 +91,24 @@ class EventStore:
             await self._notify(conn, last)
         return last
 
+    async def next_id(self, sequence: str) -> int:
+        """A new integer id (media, video, article) from a PostgreSQL sequence.
+
+        With ``id_block`` > 1 the ids are taken that many at a time and handed out from memory:
+        a busy API saves a round trip per command. Ids stay unique and increase within a process;
+        across processes (and after a restart, which drops the rest of a block) they are not
+        dense and not in creation order, like any sequence's ids after a rollback.
+        """
+        free = self._ids.setdefault(sequence, [])
+        if not free:
+            async with self._id_locks.setdefault(sequence, asyncio.Lock()):
+                if not free:
+                    async with self.pool.acquire() as conn:
+                        rows = await conn.fetch("SELECT nextval($1::regclass) AS id FROM generate_series(1, $2)",
+                                                sequence, self.id_block)
+                    free.extend(sorted((r["id"] for r in rows), reverse=True))
+        return free.pop()
+
     async def _notify(self, conn: asyncpg.Connection, last: int) -> None:
         if self.notify:
             # Outside the append transaction: NOTIFY inside it would add a second global
@@ -99,10 +120,13 @@ class EventStore:
         (a conflict, a side effect refused): then the group goes append by append."""
         every = [e for events, _, _ in group for e in events]
         try:
-            async with conn.transaction():
-                for _, before, _ in group:
-                    for effect in before:
-                        await effect(conn)
+            if any(before for _, before, _ in group):
+                async with conn.transaction():
+                    for _, before, _ in group:
+                        for effect in before:
+                            await effect(conn)
+                    last = await conn.fetchval(_APPEND, *_args(every))
+            else:  # one statement is its own transaction: no BEGIN and COMMIT round trips
                 last = await conn.fetchval(_APPEND, *_args(every))
         except asyncpg.PostgresError as exc:
             if (exc.sqlstate or "")[:2] in ("08", "57"):
@@ -125,6 +149,9 @@ class EventStore:
                         outcomes = together
                     else:
                         await self._commit_one_by_one(conn, group, outcomes)
+                    # The callers hear back as soon as the group is durable; the relay's wake-up
+                    # notification follows (a lost one costs the relay one polling interval).
+                    _settle(outcomes)
                     lasts = [last for _, last, _ in outcomes if last is not None]
                     if lasts:
                         try:
@@ -138,13 +165,6 @@ class EventStore:
                 if not isinstance(exc, Exception):
                     raise
                 continue
-            for future, last, error in outcomes:
-                if future.done():
-                    continue
-                if error is not None:
-                    future.set_exception(error)
-                else:
-                    future.set_result(last)
 
     async def _commit_one_by_one(self, conn: asyncpg.Connection, group, outcomes: list) -> None:
         async with conn.transaction():
@@ -172,6 +192,16 @@ class EventStore:
     async def head(self) -> int:
         async with self.pool.acquire() as conn:
             return await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
+
+
+def _settle(outcomes: list[tuple[asyncio.Future, int | None, BaseException | None]]) -> None:
+    for future, last, error in outcomes:
+        if future.done():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(last)
 
 
 _APPEND = ("SELECT vaeo_append($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], "

@@ -114,8 +114,7 @@ async def add_credits(store: EventStore, workspace_id: UUID, amount: int) -> int
 async def create_media(store: EventStore, workspace_id: UUID, *, environment: str, name: str,
                        description: str | None = None, category: str | None = None, language: str = "fr",
                        meta: dict | None = None) -> tuple[Media, int]:
-    async with store.pool.acquire() as conn:
-        media_id = await conn.fetchval("SELECT nextval('media_id_seq')")
+    media_id = await store.next_id("media_id_seq")
     media = Media.create(media_id=media_id, workspace_id=workspace_id, environment=environment, name=name,
                          description=description, category=category, language=language)
     position = await store.append(store.registry.to_new_events(media.collect_events(), workspace_id=workspace_id,
@@ -245,8 +244,7 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             captions_ext = ".vtt" if (text or "").lstrip().startswith("WEBVTT") else ".srt"
         if media_id is not None:
             await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media")
-        async with store.pool.acquire() as conn:
-            video_id = await conn.fetchval("SELECT nextval('video_id_seq')")
+        video_id = await store.next_id("video_id_seq")
         suffix = PurePosixPath(filename or "").suffix.lower()
         if not suffix or len(suffix) > 8 or not suffix[1:].isalnum():
             suffix = ".bin"
