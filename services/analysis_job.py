@@ -7,7 +7,8 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
  20   measuring the media: scene changes, silences, loudness, speech/music (ffmpeg)
  60   building the content graph (pure ``domain.analysis.analyse``)
  80   writing the article (offline engine), when ``outputs.article``
- 95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), one append
+ 95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), appended
+      with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
 ====  ==========================================================================
 
 ffmpeg and the analysis run through ``ctx.run_blocking``, never on the loop. A media or caption
@@ -16,9 +17,8 @@ error fails the job at once (``PermanentJobError``: another attempt reads the sa
 build, so such a job fails with a message saying so (and is refunded) instead of passing the
 offline engine off as premium.
 
-Refunds: the credits charged at queue time (``params.credits``) are refunded when the job fails
-for good (a permanent error, or a failure on its last attempt) or is cancelled while this handler
-runs it; ``commands.refund_job`` makes that at most once per job.
+Refunds are not this handler's business: the append that ends a job failed or cancelled carries
+the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
 """
 
 from __future__ import annotations
@@ -30,19 +30,18 @@ from uuid import UUID
 
 from domain.analysis import analyse, chapters_text, write_article
 from domain.analysis.scoring import score
-from domain.articles import Article, article_stream_for_job
+from domain.articles import Article
 from domain.videos import Video, video_stream_id
 from infra import media as mediatools
 from infra.captions import CaptionError, parse_captions, read_captions
 from infra.settings import Settings
 from infra.storage import LocalStorage
-from services import commands
-from services.worker import JobCancelledError, JobContext, PermanentJobError
+from services.worker import JobContext, PermanentJobError
 
 log = logging.getLogger("vaeo.analysis")
 
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
-                       "use quality_profile standard (offline engine). The credits were refunded.")
+                       "use quality_profile standard (offline engine)")
 
 
 def _transcript(storage: LocalStorage, video: Video, timeout: float):
@@ -114,29 +113,24 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     article_agg = None
     if outputs.get("article", True):
         await ctx.progress(80, "writing the article")
-        article_agg = await store.load_aggregate(article_stream_for_job(job_id))
-        if article_agg is None:
-            written, content, markdown, scores = await ctx.run_blocking(
-                _article, graph, p.get("writing_style", "auto"), p.get("language", "fr"))
-            async with ctx._worker.pool.acquire() as conn:
-                article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
-            article_agg = Article(
-                article_id=article_id, workspace_id=workspace_id, environment=video.environment,
-                job_id=job_id, video_id=video.video_id, media_id=video.media_id, title=written.title,
-                language=written.language, writing_style=written.writing_style, aeo_score=scores.aeo_score,
-                geo_score=scores.geo_score, composite_score=scores.composite_score,
-                keywords_primary=written.keywords_primary, has_transcript=bool(segments), content=content,
-                markdown=markdown)
+        written, content, markdown, scores = await ctx.run_blocking(
+            _article, graph, p.get("writing_style", "auto"), p.get("language", "fr"))
+        async with ctx._worker.pool.acquire() as conn:
+            article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
+        article_agg = Article(
+            article_id=article_id, workspace_id=workspace_id, environment=video.environment, job_id=job_id,
+            video_id=video.video_id, media_id=video.media_id, title=written.title, language=written.language,
+            writing_style=written.writing_style, aeo_score=scores.aeo_score, geo_score=scores.geo_score,
+            composite_score=scores.composite_score, keywords_primary=written.keywords_primary,
+            has_transcript=bool(segments), content=content, markdown=markdown)
         await ctx.checkpoint()
 
     await ctx.progress(95, "recording the results")
     article_id = article_agg.article_id if article_agg is not None else None
     video.record_analysis(job_id=job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
                           article_id=article_id)
-    pending = [*video.collect_events(), *(article_agg.collect_events() if article_agg is not None else [])]
-    if pending:
-        await store.append(ctx._worker.registry.to_new_events(pending, workspace_id=workspace_id,
-                                                              meta={"job_id": str(job_id)}))
+    ctx.record_with_completion([*video.collect_events(),
+                                *(article_agg.collect_events() if article_agg is not None else [])])
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
             "chapters": len(graph.chapters), "transcript_source": source,
             "geo_readiness_score": graph.geo_readiness_score}
@@ -146,25 +140,6 @@ def analysis_handler(settings: Settings):
     storage = LocalStorage.from_settings(settings)
 
     async def analyze_video(ctx: JobContext) -> dict:
-        charged = int(ctx.params.get("credits") or 0)
-        try:
-            return await run_analysis(ctx, settings, storage)
-        except JobCancelledError:
-            await _refund(ctx, charged, "analysis cancelled")
-            raise
-        except Exception as exc:
-            if isinstance(exc, PermanentJobError) or ctx.attempt >= ctx._job.max_attempts:
-                await _refund(ctx, charged, "analysis failed")
-            raise
+        return await run_analysis(ctx, settings, storage)
 
     return analyze_video
-
-
-async def _refund(ctx: JobContext, amount: int, reason: str) -> None:
-    if amount <= 0:
-        return
-    try:
-        await commands.refund_job(ctx._worker.store, UUID(str(ctx.workspace_id)), UUID(str(ctx.job_id)), amount, reason,
-                                  meta={"job_id": str(ctx.job_id)})
-    except Exception:  # the job's outcome is still recorded; the refund is logged for an operator
-        log.exception("analysis job %s: refund of %d credits failed", ctx.job_id, amount)
