@@ -6,16 +6,22 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
   5   reading the transcript: sidecar captions, else an embedded text subtitle track
  20   measuring the media: scene changes, silences, loudness, speech/music (ffmpeg)
  60   building the content graph (pure ``domain.analysis.analyse``)
- 80   writing the article (offline engine), when ``outputs.article``
+ 80   writing the article, when ``outputs.article``: the offline engine, or the provider for
+      ``quality_profile=premium``
  95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), appended
       with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
 ====  ==========================================================================
 
 ffmpeg and the analysis run through ``ctx.run_blocking``, never on the loop. A media or caption
 error fails the job at once (``PermanentJobError``: another attempt reads the same file).
-``quality_profile=premium`` needs an OpenAI-compatible provider; none is configured in this
-build, so such a job fails with a message saying so (and is refunded) instead of passing the
-offline engine off as premium.
+``quality_profile=premium`` has its article written by the OpenAI-compatible provider
+(``infra.llm``; prompt and answer checks in ``domain.analysis.provider_article``). Without a
+configured provider such a job fails at once with a message saying so, rather than passing the
+offline engine off as premium. Any provider failure (after the client's own bounded retries) or
+an answer that is not a valid article fails the job (``PermanentJobError``: the media passes are
+not redone for it) with a message naming the cause; nothing of the analysis is stored. Each
+answered call records ``LlmUsageRecorded`` (operation ``article.write``) at once, in its own
+append, since the tokens were spent whatever happens to the job next.
 
 Refunds are not this handler's business: the append that ends a job failed or cancelled carries
 the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
@@ -23,23 +29,25 @@ the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
 
 from __future__ import annotations
 
-import logging
 from functools import partial
 from pathlib import Path
 from uuid import UUID
 
 from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
 from domain.articles import Article
+from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
 from infra import media as mediatools
 from infra.captions import CaptionError, parse_captions, read_captions
+from infra.eventstore import ConcurrencyError
+from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import LocalStorage
 from services.worker import JobContext, PermanentJobError
 
-log = logging.getLogger("vaeo.analysis")
-
+ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
                        "use quality_profile standard (offline engine)")
 
@@ -63,20 +71,51 @@ def _facts(path: Path, settings: Settings):
                                   timeout=settings.media_timeout_s)
 
 
-def _article(graph, writing_style: str, language: str):
-    article = write_article(graph, writing_style, language)
-    content = article.to_dict()
+def _article(graph, writing_style: str, language: str, answer: str | None = None):
+    """The offline engine's article, or the provider's ``answer`` checked into one; scored alike."""
+    if answer is None:
+        article = write_article(graph, writing_style, language)
+    else:
+        article = article_from_answer(answer, graph, writing_style, language)
+    content = {**article.to_dict(), "engine": "offline" if answer is None else "provider"}
     scores = score(sentences=graph.sentences, claims=graph.claims, entities=graph.entities, topics=graph.topics,
                    intents=graph.intents, moments=graph.moments, chapters=graph.chapters,
                    diarisation=graph.diarisation, duration_ms=graph.duration_ms, article=content)
     return article, content, article.to_markdown(), scores
 
 
-async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage) -> dict:
+async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writing_style: str, language: str,
+                           environment: str) -> str:
+    """The provider's text for the article; its usage recorded once per call (``call_key``)."""
+    messages = await ctx.run_blocking(article_messages, graph, writing_style, language)
+    try:
+        completion = await provider.complete(messages)
+    except ProviderError as exc:
+        raise PermanentJobError(f"the article provider failed: {exc}; no article was stored") from None
+    job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))
+    usage = LlmUsage.record(call_key=f"{job_id}:{ARTICLE_OPERATION}:attempt-{ctx.attempt}",
+                            workspace_id=workspace_id, environment=environment, operation=ARTICLE_OPERATION,
+                            prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+                            job_id=job_id)
+    store = ctx._worker.store
+    try:
+        await store.append(store.registry.to_new_events(usage.collect_events(), workspace_id=workspace_id,
+                                                        meta={"job_id": str(job_id)}))
+    except ConcurrencyError:
+        pass  # this call is recorded already
+    if completion.finish_reason == "length":
+        raise PermanentJobError("the article provider's answer was cut at its length limit (finish_reason "
+                                "length); no article was stored")
+    return completion.content
+
+
+async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage,
+                       provider: ChatProvider | None = None) -> dict:
     p = ctx.params
     job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))  # asyncpg's UUID type -> stdlib
     outputs = p.get("outputs") or {}
-    if p.get("quality_profile") == "premium":
+    premium = p.get("quality_profile") == "premium"
+    if premium and provider is None:
         raise PermanentJobError(PREMIUM_UNAVAILABLE)
     store = ctx._worker.store
     video: Video | None = await store.load_aggregate(video_stream_id(p["video_id"]))
@@ -112,9 +151,19 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 
     article_agg = None
     if outputs.get("article", True):
-        await ctx.progress(80, "writing the article")
-        written, content, markdown, scores = await ctx.run_blocking(
-            _article, graph, p.get("writing_style", "auto"), p.get("language", "fr"))
+        style, language = p.get("writing_style", "auto"), p.get("language", "fr")
+        answer = None
+        if premium:
+            await ctx.progress(80, "writing the article (provider)")
+            answer = await _provider_answer(ctx, provider, graph, style, language, video.environment)
+            await ctx.checkpoint()
+        else:
+            await ctx.progress(80, "writing the article")
+        try:
+            written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, language, answer)
+        except InvalidProviderArticle as exc:
+            refused = f"the article provider's answer was refused: {exc}; no article was stored"
+            raise PermanentJobError(refused) from None
         async with ctx._worker.pool.acquire() as conn:
             article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
         article_agg = Article(
@@ -139,7 +188,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 def analysis_handler(settings: Settings):
     storage = LocalStorage.from_settings(settings)
 
+    provider = ChatProvider.from_settings(settings)
+
     async def analyze_video(ctx: JobContext) -> dict:
-        return await run_analysis(ctx, settings, storage)
+        return await run_analysis(ctx, settings, storage, provider)
 
     return analyze_video
