@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, env_for
 from tests.e2e.conftest import running_service
 from tests.e2e.test_videos import events_of, follow, upload
 from tests.media_factory import run
@@ -43,12 +43,10 @@ def long_video(tmp_path_factory) -> object:
 
 def start_worker(service, label: str) -> subprocess.Popen:
     """A worker in a session of its own, so that killing its group kills its ffmpeg children too."""
-    from tests.conftest import env_for
-
     out = (service.logs / f"{label}.log").open("ab")
-    return subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=dict(env_for(service.settings), **ENV),
-                            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
-                            start_new_session=True)
+    env = dict(env_for(service.settings), **ENV)
+    return subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env, stdout=out,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT, start_new_session=True)
 
 
 def kill_group(proc: subprocess.Popen) -> None:

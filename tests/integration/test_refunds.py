@@ -5,7 +5,6 @@ transaction, at most once per job, never for a job that was charged nothing."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import pytest
 
@@ -13,7 +12,7 @@ from domain.base import InvalidTransition
 from domain.workspaces import Workspace
 from services import commands
 from services.worker import JobHandlers, PermanentJobError, Worker
-from tests.integration.test_worker import fast, job_finished, start_pipeline, wait_for  # noqa: F401  (fast: a fixture)
+from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 
 async def charged_job(store, credits: int = 7, *, total: int = 20, max_attempts: int = 3,
