@@ -10,6 +10,7 @@ import pytest
 
 from domain.base import InvalidTransition
 from domain.workspaces import Workspace
+from infra.eventstore import EventStore
 from services import commands
 from services.worker import JobHandlers, PermanentJobError, Worker
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
@@ -61,10 +62,17 @@ async def test_cancelling_a_queued_job_refunds_its_charge_in_the_same_append(sto
     assert await balance(store, ws) == 20
 
 
-async def test_concurrent_cancellations_refund_once(store, pool):
-    ws, job = await charged_job(store, 9)
+def writer(store, group_commit: bool) -> EventStore:
+    """The store as the worker uses it, or as the API does (concurrent appends share commits)."""
+    return EventStore(store.pool, store.registry, group_commit=True) if group_commit else store
 
-    results = await asyncio.gather(*(commands.cancel_job(store, ws, job.id) for _ in range(6)),
+
+@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
+async def test_concurrent_cancellations_refund_once(store, pool, group_commit: bool):
+    ws, job = await charged_job(store, 9)
+    api = writer(store, group_commit)
+
+    results = await asyncio.gather(*(commands.cancel_job(api, ws, job.id) for _ in range(6)),
                                    return_exceptions=True)
 
     assert sum(not isinstance(r, Exception) for r in results) == 1
@@ -85,14 +93,15 @@ async def test_a_job_charged_nothing_is_never_refunded(store, pool):
     assert await balance(store, ws) == 20
 
 
-async def test_a_refund_claimed_earlier_is_not_paid_twice(store, pool):
+@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
+async def test_a_refund_claimed_earlier_is_not_paid_twice(store, pool, group_commit: bool):
     """A job refunded before the refund moved into the ending append (the analysis handler used to
     refund, then the worker failed the job) still ends, without a second refund."""
     ws, job = await charged_job(store, 4)
     async with pool.acquire() as conn:
         await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, 4)", job.id, ws)
 
-    cancelled, _ = await commands.cancel_job(store, ws, job.id)
+    cancelled, _ = await commands.cancel_job(writer(store, group_commit), ws, job.id)
 
     assert cancelled.status == "cancelled"
     seen = await outcome(pool, job.id)
