@@ -3,6 +3,11 @@
 States: ``pending`` (queued, or waiting for a retry) -> ``running`` -> ``completed`` | ``failed``;
 ``pending`` or ``running`` -> ``cancelled``. A finished job (completed, failed, cancelled) refuses
 every further transition, cancellation included, with ``InvalidTransition`` (HTTP 409).
+
+``params.credits`` is what the job was charged when it was queued (``CreditsCharged`` in the same
+append as ``JobQueued``). A job that ends ``failed`` or ``cancelled`` gives it back: the command
+that appends ``JobFailed`` or ``JobCancelled`` appends ``CreditsRefunded`` with it
+(``services.commands.append_job``).
 """
 
 from __future__ import annotations
@@ -93,6 +98,16 @@ class Job(Aggregate):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def credits_charged(self) -> int:
+        """Credits charged when the job was queued (0: free, e.g. a sandbox key's job)."""
+        return max(0, int(self.params.get("credits") or 0))
+
+    @property
+    def refund_due(self) -> bool:
+        """Ended without its result (failed or cancelled) after being charged: the charge goes back."""
+        return self.status in (FAILED, CANCELLED) and self.credits_charged > 0
 
     def check_not_finished(self, action: str) -> None:
         if self.finished:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -132,6 +132,25 @@ class Settings(BaseSettings):
     video_max_bytes: int = 2 * 1024 ** 3
     # Videos: largest captions file accepted with an upload, bytes.
     captions_max_bytes: int = 5 * 1024 ** 2
+    # Article provider (OpenAI-compatible Chat Completions): base URL up to /v1, e.g. https://api.openai.com/v1;
+    # empty = no provider (quality_profile=premium then fails clearly and is refunded).
+    llm_base_url: str = ""
+    # Article provider: API key, sent as "Authorization: Bearer"; a secret, never logged nor stored; empty = no header.
+    llm_api_key: SecretStr = SecretStr("")
+    # Article provider: the model asked for (the provider's name for it); the provider is used only when set.
+    llm_model: str = ""
+    # Article provider: longest wait for one answer (connect, send, answer), seconds.
+    llm_timeout_s: float = 120.0
+    # Article provider: requests per call at most; only 408, 429, 5xx, timeouts and connection failures are retried.
+    llm_max_attempts: int = 3
+    # Article provider: delay before the second request of a call, seconds (doubles for each further one).
+    llm_retry_backoff_s: float = 2.0
+    # Article provider: longest delay between two requests, a Retry-After header included, seconds.
+    llm_retry_after_max_s: float = 30.0
+    # Article provider: bytes of an answer read at most (a larger answer fails the call).
+    llm_max_response_bytes: int = 1_048_576
+    # Article provider: ask for a JSON object (response_format json_object); off for servers that refuse it.
+    llm_json_mode: bool = True
     # Clock: a fixed "now" (ISO 8601 with offset) used instead of the wall clock (tests); empty = wall clock.
     clock_fixed: str = ""
     # Clock: seconds added to "now" (tests slide monitoring windows without sleeping); 0 in production.
@@ -172,6 +191,11 @@ class Settings(BaseSettings):
         """The service's "now": the wall clock, or the fixed instant of ``clock_fixed``, plus the offset."""
         base = datetime.fromisoformat(self.clock_fixed) if self.clock_fixed else datetime.now(UTC)
         return base + timedelta(seconds=self.clock_offset_s)
+
+    @property
+    def llm_configured(self) -> bool:
+        """An article provider is configured: a base URL and a model."""
+        return bool(self.llm_base_url.strip() and self.llm_model.strip())
 
     @property
     def instance_dir(self) -> Path:

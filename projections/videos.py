@@ -3,7 +3,9 @@
 ``status``: ``uploaded`` -> ``analyzing`` (an analyze job queued) -> ``analyzed``; a failed or
 cancelled analysis returns to ``uploaded`` (or stays ``analyzed`` when an earlier one succeeded).
 Job events touch the row of the video whose last job they are, so this projection keeps the
-log's order (``strict``).
+log's order (``strict``). ``job_position`` is the log position of the last ``JobQueued`` applied
+to the row: a ``JobQueued`` at or below it (a redelivery, an older job) changes nothing, so a
+finished job's queueing can never put its video back to ``analyzing``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ projection = Projection(
             created_at       timestamptz NOT NULL,
             version          integer NOT NULL
         )""",
+        # Added after the first release: tables created before get it here.
+        "ALTER TABLE videos ADD COLUMN IF NOT EXISTS job_position bigint NOT NULL DEFAULT 0",
         "CREATE INDEX IF NOT EXISTS videos_by_workspace ON videos (workspace_id, environment, id)",
         "CREATE INDEX IF NOT EXISTS videos_by_last_job ON videos (last_job_id)",
     ],
@@ -64,9 +68,9 @@ def _queued(ev) -> list[Statement]:
     d = ev.data
     if d.get("job_type") != ANALYZE_JOB or "video_id" not in (d.get("params") or {}):
         return []
-    return [("""UPDATE videos SET status = 'analyzing', last_job_id = $2
-                 WHERE id = $1 AND workspace_id = $3""",
-             (d["params"]["video_id"], ev.stream_id, ev.workspace_id))]
+    return [("""UPDATE videos SET status = 'analyzing', last_job_id = $2, job_position = $4
+                 WHERE id = $1 AND workspace_id = $3 AND job_position < $4""",
+             (d["params"]["video_id"], ev.stream_id, ev.workspace_id, ev.position))]
 
 
 @projection.handles("VideoAnalyzed")

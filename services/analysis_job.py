@@ -6,43 +6,50 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
   5   reading the transcript: sidecar captions, else an embedded text subtitle track
  20   measuring the media: scene changes, silences, loudness, speech/music (ffmpeg)
  60   building the content graph (pure ``domain.analysis.analyse``)
- 80   writing the article (offline engine), when ``outputs.article``
- 95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), one append
+ 80   writing the article, when ``outputs.article``: the offline engine, or the provider for
+      ``quality_profile=premium``
+ 95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), appended
+      with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
 ====  ==========================================================================
 
 ffmpeg and the analysis run through ``ctx.run_blocking``, never on the loop. A media or caption
 error fails the job at once (``PermanentJobError``: another attempt reads the same file).
-``quality_profile=premium`` needs an OpenAI-compatible provider; none is configured in this
-build, so such a job fails with a message saying so (and is refunded) instead of passing the
-offline engine off as premium.
+``quality_profile=premium`` has its article written by the OpenAI-compatible provider
+(``infra.llm``; prompt and answer checks in ``domain.analysis.provider_article``). Without a
+configured provider such a job fails at once with a message saying so, rather than passing the
+offline engine off as premium. Any provider failure (after the client's own bounded retries) or
+an answer that is not a valid article fails the job (``PermanentJobError``: the media passes are
+not redone for it) with a message naming the cause; nothing of the analysis is stored. Each
+answered call records ``LlmUsageRecorded`` (operation ``article.write``) at once, in its own
+append, since the tokens were spent whatever happens to the job next.
 
-Refunds: the credits charged at queue time (``params.credits``) are refunded when the job fails
-for good (a permanent error, or a failure on its last attempt) or is cancelled while this handler
-runs it; ``commands.refund_job`` makes that at most once per job.
+Refunds are not this handler's business: the append that ends a job failed or cancelled carries
+the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
 """
 
 from __future__ import annotations
 
-import logging
 from functools import partial
 from pathlib import Path
 from uuid import UUID
 
 from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
-from domain.articles import Article, article_stream_for_job
+from domain.articles import Article
+from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
 from infra import media as mediatools
 from infra.captions import CaptionError, parse_captions, read_captions
+from infra.eventstore import ConcurrencyError
+from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import LocalStorage
-from services import commands
-from services.worker import JobCancelledError, JobContext, PermanentJobError
+from services.worker import JobContext, PermanentJobError
 
-log = logging.getLogger("vaeo.analysis")
-
+ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
-                       "use quality_profile standard (offline engine). The credits were refunded.")
+                       "use quality_profile standard (offline engine)")
 
 
 def _transcript(storage: LocalStorage, video: Video, timeout: float):
@@ -64,20 +71,51 @@ def _facts(path: Path, settings: Settings):
                                   timeout=settings.media_timeout_s)
 
 
-def _article(graph, writing_style: str, language: str):
-    article = write_article(graph, writing_style, language)
-    content = article.to_dict()
+def _article(graph, writing_style: str, language: str, answer: str | None = None):
+    """The offline engine's article, or the provider's ``answer`` checked into one; scored alike."""
+    if answer is None:
+        article = write_article(graph, writing_style, language)
+    else:
+        article = article_from_answer(answer, graph, writing_style, language)
+    content = {**article.to_dict(), "engine": "offline" if answer is None else "provider"}
     scores = score(sentences=graph.sentences, claims=graph.claims, entities=graph.entities, topics=graph.topics,
                    intents=graph.intents, moments=graph.moments, chapters=graph.chapters,
                    diarisation=graph.diarisation, duration_ms=graph.duration_ms, article=content)
     return article, content, article.to_markdown(), scores
 
 
-async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage) -> dict:
+async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writing_style: str, language: str,
+                           environment: str) -> str:
+    """The provider's text for the article; its usage recorded once per call (``call_key``)."""
+    messages = await ctx.run_blocking(article_messages, graph, writing_style, language)
+    try:
+        completion = await provider.complete(messages)
+    except ProviderError as exc:
+        raise PermanentJobError(f"the article provider failed: {exc}; no article was stored") from None
+    job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))
+    usage = LlmUsage.record(call_key=f"{job_id}:{ARTICLE_OPERATION}:attempt-{ctx.attempt}",
+                            workspace_id=workspace_id, environment=environment, operation=ARTICLE_OPERATION,
+                            prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+                            job_id=job_id)
+    store = ctx._worker.store
+    try:
+        await store.append(store.registry.to_new_events(usage.collect_events(), workspace_id=workspace_id,
+                                                        meta={"job_id": str(job_id)}))
+    except ConcurrencyError:
+        pass  # this call is recorded already
+    if completion.finish_reason == "length":
+        raise PermanentJobError("the article provider's answer was cut at its length limit (finish_reason "
+                                "length); no article was stored")
+    return completion.content
+
+
+async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage,
+                       provider: ChatProvider | None = None) -> dict:
     p = ctx.params
     job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))  # asyncpg's UUID type -> stdlib
     outputs = p.get("outputs") or {}
-    if p.get("quality_profile") == "premium":
+    premium = p.get("quality_profile") == "premium"
+    if premium and provider is None:
         raise PermanentJobError(PREMIUM_UNAVAILABLE)
     store = ctx._worker.store
     video: Video | None = await store.load_aggregate(video_stream_id(p["video_id"]))
@@ -113,30 +151,35 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 
     article_agg = None
     if outputs.get("article", True):
-        await ctx.progress(80, "writing the article")
-        article_agg = await store.load_aggregate(article_stream_for_job(job_id))
-        if article_agg is None:
-            written, content, markdown, scores = await ctx.run_blocking(
-                _article, graph, p.get("writing_style", "auto"), p.get("language", "fr"))
-            async with ctx._worker.pool.acquire() as conn:
-                article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
-            article_agg = Article(
-                article_id=article_id, workspace_id=workspace_id, environment=video.environment,
-                job_id=job_id, video_id=video.video_id, media_id=video.media_id, title=written.title,
-                language=written.language, writing_style=written.writing_style, aeo_score=scores.aeo_score,
-                geo_score=scores.geo_score, composite_score=scores.composite_score,
-                keywords_primary=written.keywords_primary, has_transcript=bool(segments), content=content,
-                markdown=markdown)
+        style, language = p.get("writing_style", "auto"), p.get("language", "fr")
+        answer = None
+        if premium:
+            await ctx.progress(80, "writing the article (provider)")
+            answer = await _provider_answer(ctx, provider, graph, style, language, video.environment)
+            await ctx.checkpoint()
+        else:
+            await ctx.progress(80, "writing the article")
+        try:
+            written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, language, answer)
+        except InvalidProviderArticle as exc:
+            refused = f"the article provider's answer was refused: {exc}; no article was stored"
+            raise PermanentJobError(refused) from None
+        async with ctx._worker.pool.acquire() as conn:
+            article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
+        article_agg = Article(
+            article_id=article_id, workspace_id=workspace_id, environment=video.environment, job_id=job_id,
+            video_id=video.video_id, media_id=video.media_id, title=written.title, language=written.language,
+            writing_style=written.writing_style, aeo_score=scores.aeo_score, geo_score=scores.geo_score,
+            composite_score=scores.composite_score, keywords_primary=written.keywords_primary,
+            has_transcript=bool(segments), content=content, markdown=markdown)
         await ctx.checkpoint()
 
     await ctx.progress(95, "recording the results")
     article_id = article_agg.article_id if article_agg is not None else None
     video.record_analysis(job_id=job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
                           article_id=article_id)
-    pending = [*video.collect_events(), *(article_agg.collect_events() if article_agg is not None else [])]
-    if pending:
-        await store.append(ctx._worker.registry.to_new_events(pending, workspace_id=workspace_id,
-                                                              meta={"job_id": str(job_id)}))
+    ctx.record_with_completion([*video.collect_events(),
+                                *(article_agg.collect_events() if article_agg is not None else [])])
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
             "chapters": len(graph.chapters), "transcript_source": source,
             "geo_readiness_score": graph.geo_readiness_score}
@@ -145,26 +188,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 def analysis_handler(settings: Settings):
     storage = LocalStorage.from_settings(settings)
 
+    provider = ChatProvider.from_settings(settings)
+
     async def analyze_video(ctx: JobContext) -> dict:
-        charged = int(ctx.params.get("credits") or 0)
-        try:
-            return await run_analysis(ctx, settings, storage)
-        except JobCancelledError:
-            await _refund(ctx, charged, "analysis cancelled")
-            raise
-        except Exception as exc:
-            if isinstance(exc, PermanentJobError) or ctx.attempt >= ctx._job.max_attempts:
-                await _refund(ctx, charged, "analysis failed")
-            raise
+        return await run_analysis(ctx, settings, storage, provider)
 
     return analyze_video
-
-
-async def _refund(ctx: JobContext, amount: int, reason: str) -> None:
-    if amount <= 0:
-        return
-    try:
-        await commands.refund_job(ctx._worker.store, UUID(str(ctx.workspace_id)), UUID(str(ctx.job_id)), amount, reason,
-                                  meta={"job_id": str(ctx.job_id)})
-    except Exception:  # the job's outcome is still recorded; the refund is logged for an operator
-        log.exception("analysis job %s: refund of %d credits failed", ctx.job_id, amount)

@@ -7,7 +7,7 @@ append (another command moved the stream) is retried a bounded number of times b
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
@@ -124,25 +124,70 @@ async def create_media(store: EventStore, workspace_id: UUID, *, environment: st
 
 async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
-                    job_id: UUID | None = None, meta: dict | None = None) -> tuple[Job, int]:
-    job = Job.queue(job_id=job_id or uuid4(), workspace_id=workspace_id, job_type=job_type, params=params,
-                    environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
-    position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
-                                                               meta=meta))
-    return job, position
-
-
-async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: dict | None = None) -> tuple[Job, int]:
-    """Cancel a pending or running job; a finished one raises InvalidTransition (409)."""
+                    job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
+                    meta: dict | None = None) -> tuple[Job, int]:
+    """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
+    the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled."""
+    job_id = job_id or uuid4()
+    if credits is not None:
+        params = {**(params or {}), "credits": credits}
 
     async def attempt() -> tuple[Job, int]:
-        job = await _load(store, job_id, Job, workspace_id, "job")
-        job.cancel()
-        position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
-                                                                   meta=meta))
+        job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
+                        environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
+        pending = list(job.collect_events())
+        if credits:
+            workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
+            pending += workspace.collect_events()
+        position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta))
         return job, position
 
     return await with_retries(attempt)
+
+
+def _claim_refund(job: Job):
+    """The at-most-once guard of a job's refund: a second claim is a unique violation, so the
+    append that carries it is refused whole (in group commit too: it is a PostgreSQL error)."""
+
+    async def claim(conn: asyncpg.Connection) -> None:
+        await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3)",
+                           job.id, job.workspace_id, job.credits_charged)
+
+    return claim
+
+
+async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: dict | None = None) -> int:
+    """Append the job's pending events, and ``also`` (other aggregates' events that commit with them).
+
+    When those events end the job ``failed`` or ``cancelled`` and it was charged at queue time,
+    ``CreditsRefunded`` goes into the same append, with its claim in ``credit_refunds``: the end
+    and the refund commit together or not at all, and a job is refunded at most once whoever ends
+    it (the cancel command, a worker, a worker taking over an expired lease). A claim that exists
+    already (refunded before this rule, by the analysis handler itself) ends the job without a
+    second refund. ``ConcurrencyError`` when the job or the workspace moved: reload and decide again.
+    """
+    pending = [*job.collect_events(), *also]
+    if job.refund_due:
+        workspace = await store.load_aggregate(job.workspace_id)
+        refund = []
+        if isinstance(workspace, Workspace):
+            # str() first: a reloaded job's id is asyncpg's UUID type, which the codec does not encode
+            workspace.refund(job.credits_charged, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
+            refund = list(workspace.collect_events())
+        if refund:
+            try:
+                return await store.append(store.registry.to_new_events(
+                    [*pending, *refund], workspace_id=job.workspace_id, meta=meta), before=[_claim_refund(job)])
+            except asyncpg.UniqueViolationError as exc:
+                if exc.constraint_name != "credit_refunds_pkey":
+                    raise
+    return await store.append(store.registry.to_new_events(pending, workspace_id=job.workspace_id, meta=meta))
+
+
+async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: dict | None = None) -> tuple[Job, int]:
+    """Cancel a pending or running job of the workspace (any environment); see ``cancel_job_in``."""
+    return await cancel_job_in(store, workspace_id, job_id, environment=None, meta=meta)
 
 
 # ---- the HTTP API's commands: a key acts inside its workspace and its environment's data space
@@ -171,16 +216,16 @@ async def revoke_key_in(store: EventStore, workspace_id: UUID, key_id: UUID, *, 
     return await with_retries(attempt)
 
 
-async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, environment: str,
+async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, environment: str | None,
                         meta: dict | None = None) -> tuple[Job, int]:
-    """Cancel a pending or running job of this workspace and environment; finished: InvalidTransition."""
+    """Cancel a pending or running job of this workspace and environment (None: any); finished:
+    InvalidTransition. What the job was charged is refunded in the same append (``append_job``),
+    whether or not a worker had claimed it."""
 
     async def attempt() -> tuple[Job, int]:
         job = await _load_in(store, job_id, Job, workspace_id, environment, "job")
         job.cancel()
-        position = await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id,
-                                                                   meta=meta))
-        return job, position
+        return job, await append_job(store, job, meta=meta)
 
     return await with_retries(attempt)
 
@@ -284,52 +329,10 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     """
     from domain.videos import ANALYZE_JOB, Video, analysis_price, video_stream_id
 
-    job_id = uuid4()
-
-    async def attempt():
-        video = await _load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video")
-        price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
-        job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=ANALYZE_JOB, environment=environment,
-                        params={**options, "video_id": video_id, "credits": price}, max_attempts=max_attempts,
-                        webhook_url=webhook_url)
-        pending = list(job.collect_events())
-        if price:
-            workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
-            workspace.charge(price, f"analysis of video {video_id}", job_id=job_id)
-            pending += workspace.collect_events()
-        position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta))
-        return job, video, price, position
-
-    return await with_retries(attempt)
-
-
-class AlreadyRefunded(Exception):
-    pass
-
-
-async def refund_job(store: EventStore, workspace_id: UUID, job_id: UUID, amount: int, reason: str,
-                     meta: dict | None = None) -> int | None:
-    """Give back what a job was charged, at most once per job (``credit_refunds`` in the same append)."""
-    if amount <= 0:
-        return None
-
-    async def claim(conn: asyncpg.Connection) -> None:
-        inserted = await conn.fetchval(
-            "INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3) "
-            "ON CONFLICT (job_id) DO NOTHING RETURNING 1", job_id, workspace_id, amount)
-        if not inserted:
-            raise AlreadyRefunded(str(job_id))
-
-    async def attempt() -> int | None:
-        workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
-        workspace.refund(amount, reason, job_id=job_id)
-        pending = workspace.collect_events()
-        if not pending:
-            return None
-        try:
-            return await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
-                                      before=[claim])
-        except AlreadyRefunded:
-            return None
-
-    return await with_retries(attempt)
+    video = await _load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video")
+    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
+    job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
+                                    params={**options, "video_id": video_id}, credits=price,
+                                    charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,
+                                    webhook_url=webhook_url, meta=meta)
+    return job, video, price, position

@@ -8,6 +8,12 @@ next append see a finished job and stop. Retries: any failure but ``PermanentJob
 retried after ``job_retry_backoff_s * 2**(attempt-1)`` until ``max_attempts``; a lease that
 expired counts as an attempt. The last failure appends ``JobFailed`` with a readable message.
 CPU-heavy steps go through ``JobContext.run_blocking`` (a thread or process pool), never the loop.
+
+Every append to a job goes through ``commands.append_job``: the one that ends it ``failed``
+(a permanent error, the last attempt, or an expired lease with no attempt left) carries the
+refund of what it was charged. A handler's results (``JobContext.record_with_completion``)
+commit in the same append as ``JobCompleted``, so a cancellation that lands first leaves nothing
+recorded, and one that lands after finds the job completed (409).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
+from services import commands
 from services.common import backoff_delays, is_transient, until_connected
 
 log = logging.getLogger("vaeo.worker")
@@ -96,6 +103,7 @@ class JobContext:
         self.workspace_id: uuid.UUID = job.workspace_id
         self.params = params
         self.attempt = attempt
+        self.completion_events: list = []
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
@@ -107,6 +115,10 @@ class JobContext:
         if fresh.finished:
             raise JobCancelledError(f"job is {fresh.status}")
         self._job = fresh
+
+    def record_with_completion(self, events: list) -> None:
+        """Pending events of other aggregates (the job's results) to append with ``JobCompleted``."""
+        self.completion_events.extend(events)
 
     async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run CPU-heavy or blocking work off the event loop (the worker's executor)."""
@@ -173,18 +185,26 @@ class Worker:
         async with self.pool.acquire() as conn:
             return await conn.fetchrow(_CLAIM, self.worker_id, self.settings.worker_lease_s, self.handlers.types)
 
-    async def append_to_job(self, job: Job, decide: Callable[[Job], None]) -> Job:
-        """Apply ``decide`` to the job and append; on a conflict reload and decide again."""
+    async def append_to_job(self, job: Job, decide: Callable[[Job], None], *, also: list | tuple = ()) -> Job:
+        """Apply ``decide`` to the job and append (with ``also``); on a conflict reload and decide again.
+
+        A conflict that did not come from the job's stream (one of ``also``'s streams moved) is
+        raised: those events were decided on a state that is gone.
+        """
         for _ in range(10):
             if job.finished:
                 raise JobCancelledError(f"job is {job.status}")
+            loaded = job.version
             decide(job)
             try:
-                await self.store.append(self.registry.to_new_events(
-                    job.collect_events(), workspace_id=job.workspace_id, meta={"worker": self.worker_id}))
+                await commands.append_job(self.store, job, also=also,
+                                          meta={"worker": self.worker_id, "job_id": str(job.id)})
                 return job
             except ConcurrencyError:
-                job = await self.store.load_aggregate(job.id)
+                fresh = await self.store.load_aggregate(job.id)
+                if also and fresh.version == loaded:
+                    raise
+                job = fresh
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
@@ -239,9 +259,14 @@ class Worker:
         result = dict(result or {})
         article_id = result.pop("article_id", None)
         try:
-            await self.append_to_job(ctx._job, lambda j: j.complete(result, article_id))
+            await self.append_to_job(ctx._job, lambda j: j.complete(result, article_id), also=ctx.completion_events)
         except JobCancelledError:
             await self._set_queue_state(job_id, attempt, _FINAL, "cancelled")
+            return
+        except ConcurrencyError as exc:  # a results stream moved meanwhile: this attempt's results are stale
+            fresh = await self.store.load_aggregate(job_id)
+            await self._after_failure(fresh, attempt, max_attempts, ConcurrencyError(
+                f"recording the results conflicted with a concurrent change: {exc}"))
             return
         await self._set_queue_state(job_id, attempt, _FINAL, "completed")
         self.completed += 1

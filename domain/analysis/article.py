@@ -250,14 +250,10 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         intro = writer.pick(pool, 3 if style in ("narrative", "documentary") else 2)
     introduction = [quote(s) for s in intro]
 
-    # sections, one per chapter (the whole transcript as one section when there are no chapters)
-    chapters = graph.chapters or []
-    spans = [(c.title, c.start_ms, c.end_ms) for c in chapters] or [
-        (graph.topics[0].name.capitalize() if graph.topics else label["in_short"], 0, graph.duration_ms)]
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
     sections: list[Section] = []
-    for number, (title, start, end) in enumerate(spans, start=1):
-        pool = [s for s in sentences if start <= s.start_ms // 1000 * 1000 < end]
+    for number, (title, start, end) in enumerate(section_spans(graph, language), start=1):
+        pool = sentences_between(sentences, start, end)
         if style == "tutorial":
             heading = f"{label['step']} {number} : {title}" if fr else f"{label['step']} {number}: {title}"
         elif style == "documentary":
@@ -293,6 +289,17 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
                    conclusion=conclusion, keywords_primary=[t.name for t in graph.topics[:5]], labels=label)
+
+
+def section_spans(graph: ContentGraph, language: str) -> list[tuple[str, int, int]]:
+    """(title, start_ms, end_ms) of each section: one per chapter, or the whole video as one."""
+    return [(c.title, c.start_ms, c.end_ms) for c in graph.chapters or []] or [
+        (graph.topics[0].name.capitalize() if graph.topics else labels(language)["in_short"], 0, graph.duration_ms)]
+
+
+def sentences_between(sentences: Sequence[Sentence], start_ms: int, end_ms: int) -> list[Sentence]:
+    """The sentences of a section: those starting in it, at chapter (whole second) precision."""
+    return [s for s in sentences if start_ms <= s.start_ms // 1000 * 1000 < end_ms]
 
 
 def _title(graph: ContentGraph, language: str) -> str:

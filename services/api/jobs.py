@@ -1,7 +1,8 @@
 """GET /jobs, GET /jobs/{id}, DELETE /jobs/{id} (cancel).
 
 Cancelling a pending or running job answers 200 with the job now ``cancelled`` (step
-``cancelled``; a worker running it stops at its next step). A job already finished (completed,
+``cancelled``; a worker running it stops at its next step); what the job was charged is refunded
+in the same write, so GET /credits right after shows it. A job already finished (completed,
 failed or cancelled) cannot be cancelled: 409 ``invalid_state`` with its status in ``details``.
 Another workspace's or environment's job answers 404 exactly like a missing one.
 """
@@ -96,6 +97,8 @@ async def cancel_job(call: Call) -> dict:
     job, position = await commands.cancel_job_in(call.store, call.workspace_id, job_id,
                                                  environment=call.environment, meta=call.meta())
     await call.read_your_writes("jobs", position)
+    if job.refund_due:
+        await call.read_your_writes("workspaces", position)
     return {"data": _from_aggregate(job)}
 
 

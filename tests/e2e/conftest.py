@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,24 +176,26 @@ async def start_api(settings: Settings, http: aiohttp.ClientSession, logs: Path,
     return base, proc
 
 
-@pytest.fixture(scope="module")
-async def service(stack_settings: Settings, template_db: str, tmp_path_factory) -> AsyncIterator[Service]:
+@asynccontextmanager
+async def running_service(stack_settings: Settings, template_db: str, logs: Path,
+                          processes: tuple[str, ...] = ("relay", "projector", "worker"), apis: int = 2,
+                          **env_overrides: str) -> AsyncIterator[Service]:
+    """Isolated database and topics, ``processes`` and ``apis`` API processes, each with
+    ``env_for(settings)`` plus ``env_overrides`` (``VAEO_...`` variables); all stopped on exit."""
     settings = await make_isolated_settings(stack_settings, template_db)
-    logs = tmp_path_factory.mktemp("logs")
-    env = env_for(settings)
+    env = dict(env_for(settings), **env_overrides)
     procs: dict[str, subprocess.Popen] = {}
     http = aiohttp.ClientSession()
     pool = await create_pool(settings.resolved_database_url(), max_size=10)
     try:
-        for name in ("relay", "projector", "worker"):
+        for name in processes:
             procs[name] = spawn(name, env, logs)
         bases = []
-        for i in range(2):
-            base, proc = await start_api(settings, http, logs, name="api" if i == 0 else f"api{i}")
+        for i in range(apis):
+            base, proc = await start_api(settings, http, logs, name="api" if i == 0 else f"api{i}", **env_overrides)
             procs[f"api{i}"] = proc
             bases.append(base)
-        svc = Service(settings, bases, pool, EventStore(pool, EventRegistry()), http, procs, logs)
-        yield svc
+        yield Service(settings, bases, pool, EventStore(pool, EventRegistry()), http, procs, logs)
     finally:
         stop_all(procs)
         await http.close()
@@ -201,3 +204,9 @@ async def service(stack_settings: Settings, template_db: str, tmp_path_factory) 
         if os.environ.get("VAEO_E2E_SHOW_LOGS"):
             for f in sorted(logs.iterdir()):
                 print(f"----- {f.name}\n{f.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="module")
+async def service(stack_settings: Settings, template_db: str, tmp_path_factory) -> AsyncIterator[Service]:
+    async with running_service(stack_settings, template_db, tmp_path_factory.mktemp("logs")) as svc:
+        yield svc

@@ -6,19 +6,11 @@ import asyncio
 import time
 import uuid
 
-import pytest
-
 from services import commands
 from services.projector import run_projector
 from services.relay import Relay
 from services.worker import JobHandlers, PermanentJobError, Worker
 from tests.helpers import wait_projected
-
-
-@pytest.fixture
-def fast(settings):
-    return settings.model_copy(update={"worker_lease_s": 1.5, "job_retry_backoff_s": 0.1,
-                                       "worker_poll_interval_s": 0.05})
 
 
 def start_pipeline(settings, background) -> None:

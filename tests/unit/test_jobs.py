@@ -285,6 +285,28 @@ def test_finished_job_refuses_every_transition(outcome: str, command: str) -> No
 # ---- domain/base: errors, deterministic ids, the published-event registry
 
 
+# ---- refunds: what a job was charged at queue time goes back when it ends without its result
+
+
+@pytest.mark.parametrize(("credits", "end", "due"), [
+    (5, lambda j: (j.start(1, "w"), j.fail("boom")), True),
+    (5, lambda j: j.cancel(), True),
+    (5, lambda j: (j.start(1, "w"), j.cancel()), True),
+    (5, lambda j: (j.start(1, "w"), j.complete({})), False),
+    (5, lambda j: j.start(1, "w"), False),  # still running
+    (5, lambda j: (j.start(1, "w"), j.fail_attempt("x", RETRY_AT)), False),  # a retry is coming
+    (0, lambda j: j.cancel(), False),  # a sandbox job is charged nothing
+    (None, lambda j: (j.start(1, "w"), j.fail("boom")), False),  # a job type that charges nothing
+])
+def test_refund_is_due_when_a_charged_job_ends_failed_or_cancelled(credits, end, due: bool) -> None:
+    job = queued(params={"video": 7} if credits is None else {"video": 7, "credits": credits})
+    end(job)
+
+    assert job.credits_charged == (credits or 0)
+    assert job.refund_due is due
+
+
+
 @pytest.mark.parametrize(("error", "code", "status"), [
     (DomainError, "invalid_request", 400),
     (NotFound, "not_found", 404),

@@ -1,0 +1,154 @@
+"""quality_profile=premium end to end: the real processes, the worker configured with an
+OpenAI-compatible provider that is a fake speaking the protocol over a socket (tests/fake_llm.py).
+
+Success: upload, analyze premium, the job completes, GET the article shows the provider's text,
+GET /usage/llm shows the call's tokens. Each failure (5xx retried to the bound, 401, timeout,
+connection refused, a body that is not the protocol's, an answer that is not an article): the job
+fails with a message naming the cause, the charge is refunded in the failing append, and nothing
+of the analysis (graph, article) is stored. The API key shows nowhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests import fake_llm
+from tests.e2e.conftest import running_service
+from tests.e2e.test_job_refunds import credits_used, same_transaction
+from tests.e2e.test_videos import events_of, follow, upload
+from tests.fake_llm import FakeProvider
+from tests.media_factory import make_interview
+
+KEY = "sk-e2e-secret-7d1f4b9c2e"
+TIMEOUT_S = 1.5
+
+
+@pytest.fixture(scope="module")
+async def provider():
+    fake = await FakeProvider().start()
+    yield fake
+    await fake.stop()
+
+
+@pytest.fixture(scope="module")
+async def service(stack_settings, template_db, tmp_path_factory, provider):
+    env = {"VAEO_LLM_BASE_URL": provider.base_url, "VAEO_LLM_API_KEY": KEY, "VAEO_LLM_MODEL": "fake-model",
+           "VAEO_LLM_TIMEOUT_S": str(TIMEOUT_S), "VAEO_LLM_MAX_ATTEMPTS": "3", "VAEO_LLM_RETRY_BACKOFF_S": "0.05"}
+    async with running_service(stack_settings, template_db, tmp_path_factory.mktemp("logs"), apis=1, **env) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory) -> dict:
+    return make_interview(tmp_path_factory.mktemp("premium"))
+
+
+async def analyze_premium(service, media, **body):
+    ws = await service.workspace(credits=10)
+    status, uploaded = await upload(ws.client, media["video"], captions=media["vtt"])
+    assert status == 201, uploaded
+    r = await ws.client.post(f"/videos/{uploaded['data']['id']}/analyze",
+                             {"quality_profile": "premium", "writing_style": "journalistic", **body})
+    assert r.status == 202 and r.data["credits_charged"] == 2, r.body
+    job, _ = await follow(ws.client, r.data["job_id"])
+    return ws, uploaded["data"]["id"], job
+
+
+async def llm_usage(client, timeout: float = 10) -> dict:
+    """GET /usage/llm once the llm_usage read model has a call."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (usage := (await client.get("/usage/llm")).data)["operations"]:
+        assert asyncio.get_running_loop().time() < deadline, "no LLM usage recorded"
+        await asyncio.sleep(0.05)
+    return usage
+
+
+async def assert_key_shows_nowhere(service) -> None:
+    async with service.pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM events WHERE data::text LIKE $1 OR meta::text LIKE $1",
+                                   f"%{KEY}%") == 0
+        for table in ("jobs", "articles", "content_graphs", "llm_usage"):
+            assert await conn.fetchval(f"SELECT count(*) FROM {table} t WHERE t::text LIKE $1", f"%{KEY}%") == 0
+    for log in service.logs.iterdir():
+        assert KEY not in log.read_text(errors="replace"), log.name
+
+
+async def test_a_premium_analysis_gets_the_providers_article_and_records_its_usage(service, provider, media):
+    provider.answer(fake_llm.status(429, "slow down", headers={"Retry-After": "0"}), fake_llm.article())
+
+    ws, video_id, job = await analyze_premium(service, media, language="en")
+
+    assert job["status"] == "completed", job
+    assert len(provider.requests) == 2  # the 429 was retried once
+    request = provider.requests[-1]
+    assert request["headers"]["Authorization"] == f"Bearer {KEY}"
+    assert request["body"]["model"] == "fake-model" and request["body"]["response_format"] == {"type": "json_object"}
+    article = (await ws.client.get(f"/articles/{job['article_id']}")).data
+    assert article["title"] == "Fusion, told by the provider" and article["language"] == "en"
+    content = article["content"]
+    assert content["engine"] == "provider" and content["introduction"] == fake_llm.INTRO
+    assert content["sections"][0]["paragraphs"][0]["text"].startswith("PROVIDER-PARAGRAPH 1")
+    graph = (await ws.client.get(f"/videos/{video_id}/graph")).data
+    claim_ids = {c["id"] for c in graph["claims"]}
+    assert content["key_facts"] and all(f["claimId"] in claim_ids for f in content["key_facts"])
+    assert len(content["sections"]) == max(1, len(graph["chapters"]))
+    assert fake_llm.INTRO in article["markdown"] and "PROVIDER-CONCLUSION." in article["markdown"]
+    usage = await llm_usage(ws.client)
+    assert usage["operations"] == [{"operation": "article.write", "name": "Article writing", "calls": 1,
+                                    "promptTokens": fake_llm.PROMPT_TOKENS,
+                                    "completionTokens": fake_llm.COMPLETION_TOKENS,
+                                    "totalTokens": fake_llm.PROMPT_TOKENS + fake_llm.COMPLETION_TOKENS}]
+    assert (await ws.client.get("/credits")).data["used"] == 2
+    assert await events_of(service, ws.id, "CreditsRefunded") == []
+    await assert_key_shows_nowhere(service)
+
+
+FAILURES = {
+    "server_error": ([fake_llm.status(500, "the model is overloaded")], 3, False,
+                     "the article provider failed: the provider answered 500 Internal Server Error: "
+                     "the model is overloaded (after 3 attempts)"),
+    "wrong_key": ([fake_llm.status(401, f"Incorrect API key provided: {KEY}")], 1, False,
+                  "the provider answered 401 Unauthorized: Incorrect API key provided: ***"),
+    "timeout": ([fake_llm.slow(TIMEOUT_S + 2)], 3, False, f"did not answer within {TIMEOUT_S:g} s (after 3 attempts)"),
+    "refused": ([fake_llm.article()], 0, False, "could not connect to the provider at 127.0.0.1:"),
+    "not_the_protocol": ([fake_llm.raw(200, "<html>upstream gateway</html>")], 1, False,
+                         "the provider's answer is not a Chat Completions response"),
+    "not_json": ([fake_llm.content("Here is your article: Fusion...")], 1, True,
+                 "the article provider's answer was refused: the answer is not JSON"),
+    "not_an_article": ([fake_llm.content('{"title": "Only a title"}')], 1, True,
+                       "the answer does not have the article's structure: introduction: Field required"),
+    "cut_at_length": ([fake_llm.content('{"title": "Fus', finish_reason="length")], 1, True,
+                      "cut at its length limit"),
+}
+
+
+@pytest.mark.parametrize("failure", list(FAILURES))
+async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_article(service, provider, media,
+                                                                                       failure: str):
+    steps, requests, tokens_spent, message = FAILURES[failure]
+    provider.answer(*steps)
+    if failure == "refused":
+        await provider.stop()
+    try:
+        ws, video_id, job = await analyze_premium(service, media)
+    finally:
+        if failure == "refused":
+            await provider.start()
+
+    assert job["status"] == "failed", job
+    assert message in job["error_message"] and "no article was stored" in job["error_message"], job
+    assert job["article_id"] is None
+    assert len(provider.requests) == requests
+    [refund] = [e["data"] for e in await events_of(service, ws.id, "CreditsRefunded")]
+    assert refund["amount"] == 2 and refund["job_id"] == job["id"]
+    assert await same_transaction(service, ws.id, "JobFailed", "CreditsRefunded")
+    await credits_used(ws.client, 0)
+    assert await events_of(service, ws.id, "ArticleGenerated", "VideoGraphRecorded", "VideoAnalyzed",
+                           "JobCompleted") == []
+    assert (await ws.client.get(f"/videos/{video_id}/graph")).status == 404
+    assert (await ws.client.get("/articles")).data == []
+    # an answer that was refused still cost its tokens; a failed request reported none
+    assert len(await events_of(service, ws.id, "LlmUsageRecorded")) == (1 if tokens_spent else 0)
+    assert KEY not in job["error_message"]

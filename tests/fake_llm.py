@@ -1,0 +1,131 @@
+"""A fake OpenAI-compatible provider for the tests: a real aiohttp server on 127.0.0.1 that speaks
+the Chat Completions protocol (``POST /v1/chat/completions``), with scripted answers.
+
+Each request takes the next step of the script; the last step repeats. Steps: ``article()`` (a
+valid article answer built from the material the request carried), ``content(text)`` (a valid
+protocol answer whose content is ``text``), ``status(code, message)`` (an error answer in the
+OpenAI error shape), ``raw(code, body)``, ``slow(seconds)`` (answers an article, too late),
+``cut()`` (closes the connection without answering). ``stop()`` closes the port (connection
+refused) and ``start()`` opens it again on the same port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+Step = Callable[[web.Request, dict], Awaitable[web.StreamResponse]]
+
+PROMPT_TOKENS, COMPLETION_TOKENS = 321, 123
+INTRO = "PROVIDER-INTRO: this introduction was written by the fake provider."
+
+
+def answer_for(material: dict) -> dict:
+    """A valid article for the material: one section per chapter, key facts from its claims."""
+    return {
+        "title": "Fusion, told by the provider",
+        "introduction": INTRO,
+        "sections": [{"heading": f"Provider section {c['index'] + 1}: {c['title']}",
+                      "paragraphs": [f"PROVIDER-PARAGRAPH {c['index'] + 1}.", "A second paragraph."]}
+                     for c in material["chapters"]],
+        "key_facts": [{"claim_id": c["id"], "text": f"PROVIDER-FACT {c['text']}"} for c in material["claims"][:3]],
+        "faq": [{"question": i["query"], "answer": "PROVIDER-ANSWER."} for i in material["searchIntents"][:2]],
+        "conclusion": "PROVIDER-CONCLUSION.",
+    }
+
+
+def completion(content: str, finish_reason: str = "stop") -> dict:
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "model": "fake-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                      "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}}
+
+
+def article() -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        material = json.loads(body["messages"][-1]["content"])
+        return web.json_response(completion(json.dumps(answer_for(material))))
+
+    return step
+
+
+def content(text: str, finish_reason: str = "stop") -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        return web.json_response(completion(text, finish_reason))
+
+    return step
+
+
+def status(code: int, message: str, headers: dict | None = None) -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        return web.json_response({"error": {"message": message, "type": "fake_error"}}, status=code, headers=headers)
+
+    return step
+
+
+def raw(code: int, text: str, content_type: str = "text/html") -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        return web.Response(status=code, text=text, content_type=content_type)
+
+    return step
+
+
+def slow(seconds: float) -> Step:
+    answer = article()
+
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        await asyncio.sleep(seconds)
+        return await answer(request, body)
+
+    return step
+
+
+def cut() -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        request.transport.close()
+        await asyncio.sleep(10)  # cancelled with the connection (handler_cancellation)
+        raise web.HTTPInternalServerError()
+
+    return step
+
+
+class FakeProvider:
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.script: list[Step] = [article()]
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def answer(self, *steps: Step) -> None:
+        """Script the next requests (the last step repeats) and forget the requests seen so far."""
+        self.script = list(steps)
+        self.requests.clear()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append({"headers": dict(request.headers), "body": body})
+        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        return await step(request, body)
+
+    async def start(self) -> FakeProvider:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, handler_cancellation=True)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
