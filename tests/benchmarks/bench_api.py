@@ -44,6 +44,31 @@ web.run_app(app, host="127.0.0.1", port=int(__import__("sys").argv[1]), print=No
 """
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    values = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
+def postgres_cpu_seconds() -> float:
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if open(f"/proc/{pid}/comm").read().strip() == "postgres":
+                    total += cpu_seconds(int(pid))
+            except OSError:
+                pass
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -121,7 +146,16 @@ async def bench_post_medias(base, results: dict) -> None:
         # Warm up (connections, caches), then measure.
         subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, f"http://127.0.0.1:{port}/v1/medias"],
                        capture_output=True, timeout=60)
+        # CPU of each part during the measured run, in cores: where a command's cost goes.
+        before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
+        pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
         post = run_wrk(f"http://127.0.0.1:{port}/v1/medias", script)
+        elapsed = time.monotonic() - started
+        cores = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
+        cores["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
+        busy_after = machine_busy()
+        cores["machine_busy_fraction"] = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
+        results["post_medias_cpu_cores"] = cores
         async with pool.acquire() as conn:
             created = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
         results["post_medias"] = post
