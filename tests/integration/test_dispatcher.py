@@ -33,8 +33,9 @@ from standardwebhooks.webhooks import WebhookVerificationError
 
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
+from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
-from infra.webhook_http import job_notification_secret
+from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
 from services.api.webhooks import delete_webhook, register_webhook
 from services.dispatcher import NAME, run_dispatcher
@@ -90,6 +91,7 @@ class Hit:
     at: float
     host: str
     wall: float = 0.0
+    peer: tuple | None = None  # the client's (address, port): one per connection
 
 
 @dataclass
@@ -121,7 +123,8 @@ class Receiver:
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.read()
         n = len(self.hits)
-        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time()))
+        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time(),
+                             request.transport.get_extra_info("peername") if request.transport else None))
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         answer = self.answer(n)
@@ -473,3 +476,26 @@ async def test_a_replay_of_the_log_sends_nothing_again(settings, store, pool, ba
     await wait_dispatched(settings, pool)
     assert len(receiver.hits) == 5
     await receiver.stop()
+
+
+async def test_the_client_sends_to_the_vetted_address_and_reuses_a_connection_only_for_that_address_and_name(ca):
+    """Kept-alive connections are pooled per (vetted address, port, server name): when the
+    check of the next attempt gives another address, the request goes there, not down the
+    connection still open to the first one; another name never rides a connection opened for
+    the first one (its certificate was checked for that name only)."""
+    first = await Receiver(ca, "127.0.0.14", names=["pool.test", "other.test"]).start()
+    second = await Receiver(ca, "127.0.0.15", names=["pool.test"], port=first.port).start()
+    pool_test = parse_destination(first.url(host="pool.test"))
+    other_test = parse_destination(first.url(host="other.test"))
+    async with WebhookClient(extra_ca_file=str(ca.ca_file)) as client:
+        for dest, address in ((pool_test, "127.0.0.14"), (pool_test, "127.0.0.14"), (pool_test, "127.0.0.15"),
+                              (other_test, "127.0.0.14")):
+            outcome = await client.post(Vetted(dest, address, (address,)), b"{}", {})
+            assert outcome.status_code == 200, outcome
+    assert [h.host for h in first.hits] == [f"pool.test:{first.port}", f"pool.test:{first.port}",
+                                            f"other.test:{first.port}"]
+    assert [h.host for h in second.hits] == [f"pool.test:{first.port}"]
+    assert first.hits[0].peer == first.hits[1].peer  # kept alive for the same address and name
+    assert first.hits[2].peer != first.hits[0].peer  # a new connection for the other name
+    for r in (first, second):
+        await r.stop()
