@@ -182,7 +182,10 @@ class Attempt(BaseModel):
 class DeliveryItem(BaseModel):
     id: UUID
     event: str
-    status: str = Field(description="pending, succeeded, failed or exhausted")
+    status: str = Field(description="pending, succeeded, failed (410 Gone), exhausted, or cancelled (its webhook "
+                                    "was deleted or disabled before it was delivered)")
+    reason: str | None = Field(description="why a failed, exhausted or cancelled delivery ended: the last attempt's "
+                                           "error, or 'webhook deleted' / 'webhook disabled'; null otherwise")
     attempts: list[Attempt]
     next_attempt_at: datetime | None
     source_position: int
@@ -291,15 +294,19 @@ async def test_webhook(call: Call) -> dict:
     return {"data": result}
 
 
+_ENDED_UNDELIVERED = frozenset({"failed", "exhausted", "cancelled"})
+
+
 async def list_deliveries(call: Call) -> dict:
     webhook_id = _uuid(call, "id", "webhook")
     q: DeliveriesQuery = call.query
     async with call.pool.acquire() as conn:
-        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3 "
-                                    "AND status <> 'deleted'", webhook_id, call.workspace_id, call.environment)
+        # A deleted webhook's deliveries stay readable (how its pending ones ended is part of the audit).
+        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3",
+                                    webhook_id, call.workspace_id, call.environment)
         if not owner:
             raise not_found("webhook", webhook_id)
-        rows = await conn.fetch("SELECT id, event, status, next_attempt_at, source_position, created_at "
+        rows = await conn.fetch("SELECT id, event, status, last_error, next_attempt_at, source_position, created_at "
                                 "FROM webhook_delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2",
                                 webhook_id, q.limit)
         attempts = await conn.fetch("SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) "
@@ -310,6 +317,7 @@ async def list_deliveries(call: Call) -> dict:
             {"attempt": a["attempt"], "attempted_at": a["attempted_at"], "outcome": a["outcome"],
              "status_code": a["status_code"], "error": a["error"], "latency_ms": a["latency_ms"]})
     return {"data": [{"id": r["id"], "event": r["event"], "status": r["status"],
+                      "reason": r["last_error"] if r["status"] in _ENDED_UNDELIVERED else None,
                       "attempts": by_delivery.get(r["id"], []), "next_attempt_at": r["next_attempt_at"],
                       "source_position": r["source_position"], "created_at": r["created_at"]} for r in rows]}
 
@@ -345,7 +353,7 @@ ROUTES = [
           summary="Send a signed webhook.test event now (at most 10 s; destination checked again)"),
     Route("GET", "/webhooks/{id}/deliveries", list_deliveries, scope="webhooks:admin", tag="Webhooks",
           query=DeliveriesQuery, response=DeliveryList, errors=(404,),
-          summary="Extension: the webhook's deliveries, newest first, with every attempt"),
+          summary="Extension: the webhook's deliveries, newest first, with every attempt (a deleted webhook's too)"),
     Route("POST", "/webhooks/{id}/deliveries/{delivery_id}/resend", resend, scope="webhooks:admin",
           tag="Webhooks", status=202, response=ResentResponse, writes=True, errors=(404, 409),
           summary="Extension: send a failed or exhausted delivery again (the schedule starts over)"),
