@@ -132,6 +132,17 @@ class Webhook(Aggregate):
         published_as = "WebhookDisabled"
         reason: str
 
+    class TestSent(Aggregate.Event):
+        """POST /webhooks/{id}/test sent (or tried to send) a signed ``webhook.test`` event."""
+
+        published_as = "WebhookTestSent"
+        message_id: UUID  # the test message's webhook-id
+        signed_at: int  # its webhook-timestamp (seconds)
+        delivered: bool  # the receiver answered 2xx
+        status_code: int | None  # None: no answer (refused destination, network error, timeout)
+        latency_ms: float  # to 0.1 ms, as the endpoint answered
+        error: str | None
+
     @staticmethod
     def create_id(webhook_id: UUID) -> UUID:
         return webhook_id
@@ -179,6 +190,18 @@ class Webhook(Aggregate):
     def _disabled(self, reason: str) -> None:
         self.status = DISABLED
         self.reason = reason
+
+    def record_test(self, *, message_id: UUID, signed_at: int, status_code: int | None, latency_ms: float,
+                    error: str | None) -> None:
+        """A fact, whatever the webhook's status by now: the test was sent (or refused) already."""
+        self._test_sent(message_id=message_id, signed_at=signed_at,
+                        delivered=status_code is not None and 200 <= status_code < 300, status_code=status_code,
+                        latency_ms=round(latency_ms, 1), error=error[:500] if error else None)
+
+    @event(TestSent)
+    def _test_sent(self, message_id: UUID, signed_at: int, delivered: bool, status_code: int | None,
+                   latency_ms: float, error: str | None) -> None:
+        pass
 
 
 @aggregate("WebhookDelivery")

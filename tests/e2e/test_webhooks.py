@@ -112,15 +112,23 @@ async def test_registration_refuses_the_ssrf_table_and_invalid_bodies(hooks):
     assert (await ws.client.get("/webhooks")).data == []
 
 
+async def _test_events(pool, hook_id: str) -> list[dict]:
+    async with pool.acquire() as conn:
+        return [r["data"] for r in await conn.fetch("SELECT data FROM events WHERE stream_id = $1 AND type = $2 "
+                                                    "ORDER BY version", uuid.UUID(hook_id), "WebhookTestSent")]
+
+
 async def test_test_endpoint_signs_and_reports_and_gives_up_at_ten_seconds(hooks):
     ws = await hooks.workspace()
     fast = await Receiver(hooks.ca, "127.0.0.22").start()
     slow = await Receiver(hooks.ca, "127.0.0.23", delay_s=11).start()
     try:
-        created = await ws.client.post("/webhooks", {"url": fast.url()})
-        r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
-        assert r.status == 200 and r.data["delivered"] is True and r.data["status_code"] == 200, r.body
-        assert verify(created.data["secret"], fast.hits[0])["type"] == "webhook.test"
+        first = await ws.client.post("/webhooks", {"url": fast.url()})
+        answered = await ws.client.post(f"/webhooks/{first.data['id']}/test")
+        assert answered.status == 200 and answered.data["delivered"] is True, answered.body
+        assert answered.data["status_code"] == 200
+        assert verify(first.data["secret"], fast.hits[0])["type"] == "webhook.test"
+        assert fast.hits[0].headers["webhook-id"] == answered.data["id"]
         created = await ws.client.post("/webhooks", {"url": slow.url()})
         started = time.monotonic()
         r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
@@ -128,6 +136,16 @@ async def test_test_endpoint_signs_and_reports_and_gives_up_at_ten_seconds(hooks
         assert r.status == 200 and r.data["delivered"] is False and r.data["status_code"] is None
         # The attempt stops at 10 s; the bound leaves room for the round trip on a loaded machine.
         assert "timed out" in r.data["error"] and 9.5 <= elapsed <= 12.0, (elapsed, r.body)
+        # Each test is recorded, as answered, on the webhook's stream (WebhookTestSent); never the secret.
+        [timed_out] = await _test_events(hooks.pool, created.data["id"])
+        assert timed_out == {"message_id": r.data["id"], "signed_at": timed_out["signed_at"], "delivered": False,
+                             "status_code": None, "latency_ms": r.data["latency_ms"], "error": r.data["error"]}
+        assert abs(timed_out["signed_at"] - time.time()) < 60
+        [delivered] = await _test_events(hooks.pool, first.data["id"])
+        assert delivered == {"message_id": answered.data["id"], "signed_at": int(fast.hits[0].headers[
+            "webhook-timestamp"]), "delivered": True, "status_code": 200, "latency_ms": answered.data["latency_ms"],
+            "error": None}
+        assert first.data["secret"] not in str(delivered) and first.data["secret"][6:] not in str(delivered)
     finally:
         await fast.stop()
         await slow.stop()

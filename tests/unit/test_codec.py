@@ -265,6 +265,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     job3.cancel()
     hook = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",
                             url="https://h.example", events=None, secret_encrypted="v1.x")
+    hook.record_test(message_id=uuid.uuid4(), signed_at=1_700_000_000, status_code=None, latency_ms=10_000.04,
+                     error="timed out after 10 s")
     hook.disable("410")
     hook.delete()
     delivery = WebhookDelivery(delivery_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",

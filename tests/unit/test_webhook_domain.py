@@ -195,6 +195,25 @@ def test_a_cancelled_delivery_ended_unsent_and_cannot_be_resent():
         d.resend("k")
 
 
+def test_a_test_send_is_recorded_on_the_webhook_stream_without_the_secret():
+    secret = new_webhook_secret()
+    w = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="https://a.example/h", events=None, secret_encrypted=SecretBox(
+                             SecretBox.generate_key_hex()).encrypt(secret, "x"))
+    w.collect_events()
+    message = uuid.uuid4()
+    w.record_test(message_id=message, signed_at=1_700_000_000, status_code=503, latency_ms=41.26, error="HTTP 503")
+    w.delete()
+    w.record_test(message_id=message, signed_at=1_700_000_001, status_code=None, latency_ms=10_000.0,
+                  error="timed out after 10 s")  # a test that was under way when the webhook was deleted
+    new = REGISTRY.to_new_events(w.collect_events(), workspace_id=w.workspace_id)
+    assert [e.type for e in new] == ["WebhookTestSent", "WebhookDeleted", "WebhookTestSent"]
+    assert new[0].data == {"message_id": str(message), "signed_at": 1_700_000_000, "delivered": False,
+                           "status_code": 503, "latency_ms": 41.3, "error": "HTTP 503"}
+    assert new[2].data["error"] == "timed out after 10 s" and new[2].data["status_code"] is None
+    assert secret not in str([e.data for e in new]) and secret[6:] not in str([e.data for e in new])
+
+
 def _ev(position: int, ws: uuid.UUID, type_: str, stream: uuid.UUID, data: dict, stream_type: str = "Job",
         version: int = 1) -> StoredEvent:
     return StoredEvent(position, stream, stream_type, version, ws, type_, 1, data, {}, datetime.now(UTC))
