@@ -28,7 +28,7 @@ from tests.unit.test_netguard import REFUSED
 
 ALLOW = "127.0.0.20/30"
 SCHEDULE = "[0, 0.3, 0.3]"
-KILL_DELIVERIES = 600  # kill -9 during this many deliveries (scaled so the file runs in about a minute)
+KILL_DELIVERIES = 2000  # kill -9 of a dispatcher during this many deliveries (the figure)
 CONCURRENCY = 100  # attempts on the wire per dispatcher
 
 
