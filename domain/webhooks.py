@@ -7,18 +7,21 @@ by ``delivery_id`` (uuid5), so retries, replays and a second dispatcher all name
 delivery. Its history (every attempt and its outcome) is events, hence auditable.
 
 The pure policies here: which domain event emits which webhook event (``EVENT_FOR``), the
-delivery payload, the retry schedule with jitter and ``Retry-After``.
+delivery payload, the retry schedule with jitter and ``Retry-After``, and the events of one
+attempt (``attempt_events``, ``cancel_events``), which the dispatcher builds without replaying
+the delivery's stream.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.utils import get_topic
 
 from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
 
@@ -45,6 +48,7 @@ JOB_END_EVENTS = frozenset({"JobCompleted", "JobFailed"})
 TEST_EVENT = "webhook.test"
 
 ACTIVE, DELETED, DISABLED = "active", "deleted", "disabled"
+CANCELLED = "cancelled"  # a delivery that ended unsent: its webhook was deleted or disabled
 
 
 class WebhookError(DomainError):
@@ -128,6 +132,17 @@ class Webhook(Aggregate):
         published_as = "WebhookDisabled"
         reason: str
 
+    class TestSent(Aggregate.Event):
+        """POST /webhooks/{id}/test sent (or tried to send) a signed ``webhook.test`` event."""
+
+        published_as = "WebhookTestSent"
+        message_id: UUID  # the test message's webhook-id
+        signed_at: int  # its webhook-timestamp (seconds)
+        delivered: bool  # the receiver answered 2xx
+        status_code: int | None  # None: no answer (refused destination, network error, timeout)
+        latency_ms: float  # to 0.1 ms, as the endpoint answered
+        error: str | None
+
     @staticmethod
     def create_id(webhook_id: UUID) -> UUID:
         return webhook_id
@@ -176,6 +191,18 @@ class Webhook(Aggregate):
         self.status = DISABLED
         self.reason = reason
 
+    def record_test(self, *, message_id: UUID, signed_at: int, status_code: int | None, latency_ms: float,
+                    error: str | None) -> None:
+        """A fact, whatever the webhook's status by now: the test was sent (or refused) already."""
+        self._test_sent(message_id=message_id, signed_at=signed_at,
+                        delivered=status_code is not None and 200 <= status_code < 300, status_code=status_code,
+                        latency_ms=round(latency_ms, 1), error=error[:500] if error else None)
+
+    @event(TestSent)
+    def _test_sent(self, message_id: UUID, signed_at: int, delivered: bool, status_code: int | None,
+                   latency_ms: float, error: str | None) -> None:
+        pass
+
 
 @aggregate("WebhookDelivery")
 class WebhookDelivery(Aggregate):
@@ -214,6 +241,13 @@ class WebhookDelivery(Aggregate):
     class Resent(Aggregate.Event):
         published_as = "WebhookDeliveryResent"
         requested_by: str
+
+    class Cancelled(Aggregate.Event):
+        """The delivery ended unsent because its webhook was deleted or disabled (410) meanwhile."""
+
+        published_as = "WebhookDeliveryCancelled"
+        reason: str  # "webhook deleted" or "webhook disabled"
+        attempts: int  # attempts made before (0: it was never sent)
 
     @staticmethod
     def create_id(delivery_id: UUID) -> UUID:
@@ -265,3 +299,59 @@ class WebhookDelivery(Aggregate):
     @event(Resent)
     def _resent(self, requested_by: str) -> None:
         self.status = "pending"
+
+    def cancel(self, reason: str, attempts: int) -> None:
+        self._cancelled(reason=reason, attempts=attempts)
+
+    @event(Cancelled)
+    def _cancelled(self, reason: str, attempts: int) -> None:
+        self.status = CANCELLED
+
+
+_DELIVERY_TOPIC = get_topic(WebhookDelivery)
+
+
+def _start(version: int, delivery_id: UUID, now: datetime, scheduled: dict[str, Any]) -> list[Aggregate.Event]:
+    if version:
+        return []
+    return [WebhookDelivery.Scheduled(originator_topic=_DELIVERY_TOPIC, originator_id=delivery_id,
+                                      originator_version=1, timestamp=now, delivery_id=delivery_id, **scheduled)]
+
+
+def attempt_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *, attempt: int, signed_at: int,
+                   status_code: int | None, latency_ms: float, error: str | None,
+                   next_attempt_at: datetime | None = None, exhausted: bool = False) -> list[Aggregate.Event]:
+    """The events of one attempt on a delivery stream at ``version`` (0: a new stream, which starts
+    with ``Scheduled(**scheduled)``): ``Attempted``, then ``Delivered`` (2xx) or ``Failed``.
+
+    The same events, field for field, as ``record_attempt`` and ``record_delivered`` or
+    ``record_failed`` on the aggregate, built from the declared event classes without replaying
+    the stream: recording an attempt checks no invariant (the sender's lease decides who records
+    it), so the stream's version, which the sender's row keeps, is all it needs; replaying would
+    cost a load per retry and most of the sender's time.
+    """
+    now = datetime.now(UTC)
+    out = _start(version, delivery_id, now, scheduled)
+    v = version + len(out)
+    out.append(WebhookDelivery.Attempted(originator_id=delivery_id, originator_version=v + 1, timestamp=now,
+                                         attempt=attempt, signed_at=signed_at))
+    if status_code is not None and 200 <= status_code < 300:
+        out.append(WebhookDelivery.Delivered(originator_id=delivery_id, originator_version=v + 2, timestamp=now,
+                                             attempt=attempt, status_code=status_code,
+                                             latency_ms=round(latency_ms)))
+    else:
+        out.append(WebhookDelivery.Failed(originator_id=delivery_id, originator_version=v + 2, timestamp=now,
+                                          attempt=attempt, status_code=status_code,
+                                          error=(error or "failed")[:500], latency_ms=round(latency_ms),
+                                          next_attempt_at=next_attempt_at, exhausted=exhausted))
+    return out
+
+
+def cancel_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *, reason: str,
+                  attempts: int) -> list[Aggregate.Event]:
+    """The events that end a delivery unsent (``Cancelled``), as ``attempt_events`` builds an attempt's."""
+    now = datetime.now(UTC)
+    out = _start(version, delivery_id, now, scheduled)
+    out.append(WebhookDelivery.Cancelled(originator_id=delivery_id, originator_version=version + len(out) + 1,
+                                         timestamp=now, reason=reason, attempts=attempts))
+    return out

@@ -109,6 +109,41 @@ class EventStore:
                     free.extend(sorted((r["id"] for r in rows), reverse=True))
         return free.pop()
 
+    async def append_batch(self, events: Sequence[NewEvent], *, along: tuple[str, Sequence] | None = None,
+                           notify: bool = True) -> int:
+        """Append in one statement of its own, now (never queued for a group commit): for a caller
+        that batches its own appends (the dispatcher's recorder). One conflict refuses the whole
+        batch (``ConcurrencyError``).
+
+        ``along`` is ``(sql, args)``: a data-modifying statement (an ``UPDATE`` of the caller's
+        rows, with ``$1..$n``) made in the same statement and transaction, ahead of the append,
+        so both cost one round trip and the table lock is held for the append only. With
+        ``notify=False`` the caller announces the position itself (``announce``), for instance
+        after it has told its waiters.
+        """
+        if not events:
+            raise ValueError("nothing to append")
+        if along is None:
+            sql, args = _APPEND, _args(events)
+        else:
+            sql = (f"WITH along AS ({along[0]} RETURNING 1) "
+                   f"SELECT {_append_call(len(along[1]))} FROM (SELECT count(*) FROM along) AS done")
+            args = (*along[1], *_args(events))
+        async with self.pool.acquire() as conn:
+            try:
+                last = await conn.fetchval(sql, *args)
+            except asyncpg.PostgresError as exc:
+                raise _as_conflict(exc) from exc
+            if notify:
+                await self._notify(conn, last)
+        return last
+
+    async def announce(self, last: int) -> None:
+        """The NOTIFY that ``append`` sends after a commit (wakes the relay), for ``notify=False``."""
+        if self.notify:
+            async with self.pool.acquire() as conn:
+                await self._notify(conn, last)
+
     async def _notify(self, conn: asyncpg.Connection, last: int) -> None:
         if self.notify:
             # Outside the append transaction: NOTIFY inside it would add a second global
@@ -204,8 +239,12 @@ def _settle(outcomes: list[tuple[asyncio.Future, int | None, BaseException | Non
             future.set_result(last)
 
 
-_APPEND = ("SELECT vaeo_append($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], "
-           "$7::jsonb[], $8::jsonb[])")
+def _append_call(offset: int = 0) -> str:
+    types = ("uuid[]", "text[]", "int[]", "uuid[]", "text[]", "int[]", "jsonb[]", "jsonb[]")
+    return "vaeo_append(" + ", ".join(f"${offset + i}::{t}" for i, t in enumerate(types, 1)) + ")"
+
+
+_APPEND = f"SELECT {_append_call()}"
 _COLUMNS = "position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at"
 _LOAD = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY version"
 SELECT_FROM = f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"

@@ -30,6 +30,7 @@ service runs in production mode.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import re
 import socket
@@ -109,6 +110,7 @@ class Allowance:
 NO_ALLOWANCE = Allowance()
 
 
+@functools.lru_cache(maxsize=64)
 def allowance_for(spec: str, mode: str, environment: str) -> Allowance:
     """The test allowance, unless it would apply to a production key's delivery in production mode."""
     if not spec or (mode == "production" and environment == "production"):
@@ -296,18 +298,17 @@ def check_address(ip: IPAddress | str, allowance: Allowance = NO_ALLOWANCE) -> N
 
 
 async def vet(url: str, resolver: Resolver, allowance: Allowance = NO_ALLOWANCE) -> Vetted:
-    """Parse, check the name, resolve once, check every address; the first one is the one to use."""
-    dest = parse_destination(url)
-    if dest.literal is not None:
-        try:
-            check_address(dest.literal, allowance)
-        except DestinationRefused as exc:
-            raise DestinationRefused(exc.reason, url=url, address=exc.address) from None
-        return Vetted(dest, str(dest.literal), (str(dest.literal),))
-    try:
-        check_name(dest.host, allowance)
-    except DestinationRefused as exc:
-        raise DestinationRefused(exc.reason, url=url) from None
+    """Parse, check the name, resolve once, check every address; the first one is the one to use.
+
+    Only the pure steps are memoised (``_vet_pure``, ``_address_refusal``: the same URL or address
+    and allowance always give the same verdict); a name is resolved again on every call, and its
+    answer checked, so a sender that vets before every attempt connects to what it just checked.
+    """
+    dest, vetted, refused = _vet_pure(url, allowance)
+    if refused is not None:
+        raise DestinationRefused(refused[0], url=url, address=refused[1])
+    if vetted is not None:
+        return vetted
     try:
         addresses = await resolver.resolve(dest.host, dest.port)
     except (OSError, UnicodeError) as exc:
@@ -322,9 +323,36 @@ async def vet(url: str, resolver: Resolver, allowance: Allowance = NO_ALLOWANCE)
             raise DestinationRefused(f"{dest.host} resolved to {address!r}, not an address", url=url) from None
         if name_allowed:
             continue
-        try:
-            check_address(ip, allowance)
-        except DestinationRefused as exc:
-            raise DestinationRefused(f"{dest.host} resolves to {exc.reason}", url=url, address=address) from None
+        why = _address_refusal(ip, allowance)
+        if why is not None:
+            raise DestinationRefused(f"{dest.host} resolves to {why[0]}", url=url, address=address) from None
     return Vetted(dest, addresses[0].split("%")[0], tuple(addresses))
 
+
+@functools.lru_cache(maxsize=4096)
+def _vet_pure(url: str, allowance: Allowance) -> tuple[Destination | None, Vetted | None, tuple | None]:
+    """(destination, vetted, refusal): everything ``vet`` decides without DNS. ``vetted`` is set
+    for a numeric host (nothing to resolve); ``refusal`` is ``(reason, address)``."""
+    try:
+        dest = parse_destination(url)
+    except DestinationRefused as exc:
+        return None, None, (exc.reason, exc.address)
+    if dest.literal is not None:
+        why = _address_refusal(dest.literal, allowance)
+        if why is not None:
+            return dest, None, why
+        return dest, Vetted(dest, str(dest.literal), (str(dest.literal),)), None
+    try:
+        check_name(dest.host, allowance)
+    except DestinationRefused as exc:
+        return dest, None, (exc.reason, None)
+    return dest, None, None
+
+
+@functools.lru_cache(maxsize=4096)
+def _address_refusal(ip: IPAddress, allowance: Allowance) -> tuple[str, str] | None:
+    try:
+        check_address(ip, allowance)
+    except DestinationRefused as exc:
+        return exc.reason, exc.address
+    return None

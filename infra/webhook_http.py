@@ -10,19 +10,20 @@ Signing (each attempt afresh, with its own timestamp):
   ``standardwebhooks`` libraries expect.
 
 Sending: ``WebhookClient.post`` takes a ``netguard.Vetted`` destination and connects to its
-vetted address only: the connector's resolver answers the vetted address for the vetted host
-and refuses anything else, so no second lookup happens (DNS rebinding); the URL keeps its host,
-so the Host header and the TLS server name (SNI, certificate check) are the original ones. No
-redirect is followed (a 3xx is a failed attempt), the whole exchange has a total timeout, the
-response body is read up to a cap, and no proxy from the environment is used.
+vetted address only: the request's URL carries that address itself, so the client never looks
+a name up (its resolver refuses every lookup): no second lookup, no DNS rebinding. The Host
+header and the TLS server name (SNI and the certificate check) are the original host. Kept-alive
+connections are pooled per (vetted address, port, server name), so a connection opened for one
+host or one address is never reused for another. No redirect is followed (a 3xx is a failed
+attempt), the whole exchange has a total timeout, the response body is read up to a cap, and no
+proxy from the environment is used.
 """
 
 from __future__ import annotations
 
 import base64
-import contextvars
 import email.utils
-import hashlib
+import functools
 import hmac
 import secrets
 import socket
@@ -60,15 +61,18 @@ def job_notification_secret(service_key_hex: str, workspace_id: UUID | str) -> s
     return SECRET_PREFIX + base64.b64encode(key).decode()
 
 
-def _standard_key(secret: str) -> bytes:
+@functools.lru_cache(maxsize=4096)
+def _keys(secret: str) -> tuple[bytes, bytes]:
+    """(the X-Service-Signature key: the secret as shown, the Standard Webhooks key: base64 after whsec_)."""
     raw = secret[len(SECRET_PREFIX):] if secret.startswith(SECRET_PREFIX) else secret
-    return base64.b64decode(raw + "==")
+    return secret.encode(), base64.b64decode(raw + "==")
 
 
 def signature_headers(secret: str, message_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
     ts = int(time.time()) if timestamp is None else timestamp
-    spec = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    standard = hmac.new(_standard_key(secret), f"{message_id}.{ts}.".encode() + body, hashlib.sha256).digest()
+    spec_key, standard_key = _keys(secret)
+    spec = hmac.digest(spec_key, body, "sha256").hex()
+    standard = hmac.digest(standard_key, f"{message_id}.{ts}.".encode() + body, "sha256")
     return {
         "X-Service-Signature": f"sha256={spec}",
         "webhook-id": message_id,
@@ -104,23 +108,22 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-_PINNED: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("vaeo_pinned", default=None)
-
-
-class PinnedResolver(AbstractResolver):
-    """Answers the one vetted address for the vetted host of the current request, else refuses."""
+class NoLookups(AbstractResolver):
+    """The webhook client's resolver: every URL it is given holds the vetted address already, so
+    a lookup can only mean a bug; it is refused rather than made."""
 
     async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
-        pinned = _PINNED.get()
-        if pinned is None or pinned[0] != host:
-            raise OSError(f"no vetted address for {host}")
-        address = pinned[1]
-        fam = socket.AF_INET6 if ":" in address else socket.AF_INET
-        return [{"hostname": host, "host": address, "port": port, "family": fam, "proto": 0,
-                 "flags": socket.AI_NUMERICHOST}]
+        raise OSError(f"the webhook client does not resolve names ({host}): it connects to vetted addresses")
 
     async def close(self) -> None:
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pinned(url: str, host: str, address: str, literal: bool) -> tuple[URL, str, str | None]:
+    """(the URL with the vetted address as its host, the Host header, the TLS server name)."""
+    original = URL(url)
+    return original.with_host(address), original.host_port_subcomponent or host, None if literal else host
 
 
 def ssl_context(extra_ca_file: str = "") -> ssl.SSLContext:
@@ -142,7 +145,7 @@ class WebhookClient:
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> WebhookClient:
-        connector = aiohttp.TCPConnector(resolver=PinnedResolver(), use_dns_cache=False,
+        connector = aiohttp.TCPConnector(resolver=NoLookups(), use_dns_cache=False,
                                          ssl=ssl_context(self.extra_ca_file), limit=self.limit, limit_per_host=0)
         self._session = aiohttp.ClientSession(connector=connector, trust_env=False, auto_decompress=False,
                                               timeout=aiohttp.ClientTimeout(total=self.timeout_s))
@@ -157,18 +160,17 @@ class WebhookClient:
                    timeout_s: float | None = None) -> Outcome:
         assert self._session is not None, "use WebhookClient as an async context manager"
         dest = vetted.destination
-        url = dest.url
-        if dest.literal is not None:
-            # Any numeric form becomes the canonical address that was checked.
-            host = f"[{dest.literal}]" if dest.literal.version == 6 else str(dest.literal)
-            url = str(URL(url).with_host(host.strip("[]")))
-        hdrs = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
-        token = _PINNED.set((dest.host, vetted.address))
+        # Any numeric form of a literal host becomes the canonical address that was checked.
+        address = str(dest.literal) if dest.literal is not None else vetted.address
+        url, host_header, server_name = _pinned(dest.url, dest.host, address, dest.literal is not None)
+        hdrs = {"Host": host_header, "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+        total = timeout_s or self.timeout_s
+        # The session's timeout unless the caller gives another (building one per request costs).
+        extra = {"timeout": aiohttp.ClientTimeout(total=timeout_s)} if timeout_s else {}
         started = time.perf_counter()
-        timeout = aiohttp.ClientTimeout(total=timeout_s or self.timeout_s)
         try:
             async with self._session.post(url, data=body, headers=hdrs, allow_redirects=False,
-                                          timeout=timeout) as resp:
+                                          server_hostname=server_name, **extra) as resp:
                 excerpt = await resp.content.read(self.max_response_bytes)
                 if not resp.content.at_eof():
                     resp.close()  # more than the cap: drop the connection rather than read on
@@ -183,9 +185,7 @@ class WebhookClient:
                                body_excerpt=excerpt[:200].decode(errors="replace"))
         except TimeoutError:
             latency = (time.perf_counter() - started) * 1000
-            return Outcome(None, latency, f"timed out after {timeout.total:g} s", timed_out=True)
+            return Outcome(None, latency, f"timed out after {total:g} s", timed_out=True)
         except (aiohttp.ClientError, OSError, ssl.SSLError, ValueError) as exc:
             latency = (time.perf_counter() - started) * 1000
             return Outcome(None, latency, f"{type(exc).__name__}: {exc}"[:300])
-        finally:
-            _PINNED.reset(token)

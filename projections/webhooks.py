@@ -129,6 +129,15 @@ def _failed(ev) -> list[Statement]:
                        datetime.fromisoformat(next_at) if next_at else None, ev.recorded_at))]
 
 
+@projection.handles("WebhookDeliveryCancelled")
+def _cancelled(ev) -> list[Statement]:
+    d = ev.data
+    return [("""UPDATE webhook_delivery_log SET status = 'cancelled', attempts = greatest(attempts, $3),
+                       last_error = $4, next_attempt_at = NULL, updated_at = $5, version = $2
+                 WHERE id = $1 AND version < $2""",
+             (ev.stream_id, ev.version, d["attempts"], d["reason"], ev.recorded_at))]
+
+
 @projection.handles("WebhookDeliveryResent")
 def _resent(ev) -> list[Statement]:
     return [("""UPDATE webhook_delivery_log SET status = 'pending', next_attempt_at = $3, updated_at = $3, version = $2

@@ -113,12 +113,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dispatcher(args: argparse.Namespace) -> int:
-    from services.common import run_until_signalled, setup_logging
+    from services.common import freeze_startup_heap, run_until_signalled, setup_logging
     from services.dispatcher import run_dispatcher
     from services.status import with_heartbeat
 
     setup_logging()
     settings = ensure_secret_key(_settings())
+    freeze_startup_heap()
     run_until_signalled(with_heartbeat(settings, "dispatcher", lambda stop: run_dispatcher(settings, stop)))
     return 0
 

@@ -15,7 +15,8 @@ Two loops in one process, sharing nothing but PostgreSQL:
   dispatchers never send the same attempt), checks the destination again, signs the attempt
   afresh, sends it to the vetted address, appends the attempt and its outcome as events on the
   delivery's stream, and sets the row's next attempt from the schedule (or succeeded,
-  exhausted, failed). A 410 disables the webhook (``WebhookDisabled``).
+  exhausted, failed). A 410 disables the webhook (``WebhookDisabled``). The pending deliveries
+  of a webhook deleted or disabled end at once, unsent, with ``WebhookDeliveryCancelled``.
 
 Neither the tables above nor the offsets are rebuilt by ``vaeo projections rebuild``; the
 deterministic ids make a second intake of the same event a no-op. An attempt whose process died
@@ -33,9 +34,10 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -51,7 +53,8 @@ from domain.webhooks import (
     EVENT_FOR,
     JOB_END_EVENTS,
     Webhook,
-    WebhookDelivery,
+    attempt_events,
+    cancel_events,
     delivery_id,
     event_data,
     next_delay,
@@ -171,6 +174,8 @@ _INSERT_DELIVERY = """
 INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, payload,
                                 status, next_attempt_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
+# Pending retries of a webhook deleted or disabled: due now, so the sender ends them (cancelled) at once.
+_EXPEDITE = "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'"
 _RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
                     updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
 
@@ -226,6 +231,9 @@ async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
             await conn.executemany(_UPSERT_TARGET, creations)
         if changes:
             await conn.executemany(_TARGET_STATUS, changes)
+        ended = [(r[0],) for r in plan.targets.values() if r[6] != ACTIVE]
+        if ended:
+            await conn.executemany(_EXPEDITE, ended)
         if plan.jobs:
             await conn.executemany(_INSERT_JOB, plan.jobs)
         if plan.deliveries:
@@ -236,7 +244,7 @@ async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
             "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
             "SET next_offset = excluded.next_offset, max_position = excluded.max_position", tracking)
-        if plan.deliveries or plan.resends:
+        if plan.deliveries or plan.resends or ended:
             await conn.execute("SELECT pg_notify($1, '')", WAKE_CHANNEL)
     return applied, len(plan.deliveries)
 
@@ -311,10 +319,29 @@ RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.s
           (SELECT t.status FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_status,
           (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret"""
 
+# Claimed rows not sent (shutdown, or held too long): back to pending, the claim undone.
+_RELEASE = """
+UPDATE webhook_deliveries d SET status = 'pending', attempts = d.attempts - 1, next_attempt_at = now(),
+       lease_owner = NULL, updated_at = now()
+  FROM unnest($2::uuid[], $3::int[]) AS r(id, claimed)
+ WHERE d.id = r.id AND d.lease_owner = $1 AND d.attempts = r.claimed AND d.status = 'sending'"""
+
+# The rows of recorded attempts, in the statement that appends their events. A retry of a
+# webhook deleted or disabled meanwhile is made due now, so that it ends (cancelled) at once.
 _FINISH = """
-UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5, next_attempt_at), lease_owner = NULL,
-       last_status_code = $6, last_error = $7, stream_version = $8, updated_at = now()
- WHERE id = $1 AND lease_owner = $2 AND attempts = $3"""
+UPDATE webhook_deliveries d
+   SET status = u.status,
+       next_attempt_at = CASE WHEN u.status = 'pending' AND EXISTS (
+                                   SELECT 1 FROM webhook_targets t
+                                    WHERE t.webhook_id = d.webhook_id AND t.status <> 'active')
+                              THEN now() ELSE coalesce(u.next_at, d.next_attempt_at) END,
+       attempts = u.attempts, lease_owner = NULL, last_status_code = u.status_code, last_error = u.error,
+       stream_version = u.version, updated_at = now()
+  FROM unnest($2::uuid[], $3::int[], $4::int[], $5::text[], $6::timestamptz[], $7::int[], $8::text[], $9::int[])
+       AS u(id, claimed, attempts, status, next_at, status_code, error, version)
+ WHERE d.id = u.id AND d.lease_owner = $1 AND d.attempts = u.claimed"""
+
+RECORD_BATCH = 500  # attempts recorded per transaction at most
 
 
 @dataclass
@@ -332,6 +359,25 @@ class Claimed:
     stream_version: int
     target_status: str | None = None
     target_secret: str | None = None
+    claimed_at: float = 0.0  # monotonic
+
+    def scheduled(self) -> dict[str, Any]:
+        """The fields of the stream's first event (``WebhookDeliveryScheduled``)."""
+        return {"workspace_id": self.workspace_id, "environment": self.environment, "webhook_id": self.webhook_id,
+                "url": self.url, "event_name": self.event, "source_position": self.source_position}
+
+
+@dataclass
+class Record:
+    """What an attempt (or a cancellation) changes: the row, and the events at a stream version."""
+
+    row: Claimed
+    status: str  # the row's next status
+    attempts: int  # attempts made (a cancellation undoes its claim)
+    next_at: datetime | None
+    status_code: int | None
+    error: str | None
+    events: Callable[[int], list]  # the stream's version -> the domain events to append after it
 
 
 @dataclass
@@ -339,9 +385,29 @@ class SenderStats:
     attempts: int = 0
     delivered: int = 0
     failed: int = 0
+    cancelled: int = 0
+    recorded: int = 0  # attempts and cancellations whose events and row are committed
 
 
 class Sender:
+    """Claims due deliveries, sends them, records each attempt.
+
+    A feeder claims due rows in chunks (one statement for up to ``dispatcher_concurrency`` rows)
+    into a local queue of at most that many. Twice ``dispatcher_concurrency`` workers take them in
+    order; an attempt holds one of ``dispatcher_concurrency`` sending slots from the destination
+    check to the response (signed afresh, sent to the vetted address). A recorder then appends the
+    events of all the attempts finished meanwhile and updates their rows in one statement. A
+    worker waits until its attempt is recorded before it takes the next row (it holds no slot
+    meanwhile), so at most twice ``dispatcher_concurrency`` attempts of a process are sent and not
+    yet recorded: what a kill -9 can make the next claimer send again.
+
+    The lease covers the wait for a slot: an attempt starts at most half a lease (15 s) after its
+    claim, or the row is released unsent (the claim undone), and takes at most 10 s; so it ends
+    inside the 30 s lease. The queued rows are released at shutdown too, so they are claimed again
+    at once rather than at lease expiry. A claimed row of a deleted or disabled webhook is not sent:
+    it ends cancelled (``WebhookDeliveryCancelled``).
+    """
+
     def __init__(self, settings: Settings, pool: asyncpg.Pool, store: EventStore, *,
                  resolver: Resolver | None = None, owner: str | None = None) -> None:
         self.settings = settings
@@ -353,8 +419,12 @@ class Sender:
         self.stats = SenderStats()
         self._secrets: dict[UUID, str] = {}
         self._wake = asyncio.Event()
-        self._finishes: list[tuple[tuple, asyncio.Future]] = []
-        self._finisher: asyncio.Task | None = None
+        self._hungry = asyncio.Event()
+        self._sending = asyncio.Semaphore(settings.dispatcher_concurrency)  # attempts on the wire
+        self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
+        self._records: list[tuple[Record, asyncio.Future]] = []
+        self._recorder: asyncio.Task | None = None
+        self._announcing: set[asyncio.Task] = set()
 
     async def run(self, stop: asyncio.Event) -> None:
         await supervise(self._run, stop, "dispatcher sender")
@@ -363,53 +433,99 @@ class Sender:
         self._wake.set()
 
     async def _run(self, stop: asyncio.Event) -> None:
-        listener = await self.pool.acquire()
-        await listener.add_listener(WAKE_CHANNEL, self._on_notify)
-        inflight: set[asyncio.Task] = set()
         limit = self.settings.dispatcher_concurrency
+        listener = await self.pool.acquire()
+        workers: list[asyncio.Task] = []
+        busy: set[asyncio.Task] = set()
         try:
+            await listener.add_listener(WAKE_CHANNEL, self._on_notify)
             async with WebhookClient(timeout_s=self.settings.webhook_timeout_s,
                                      max_response_bytes=self.settings.webhook_max_response_bytes,
                                      extra_ca_file=self.settings.webhook_extra_ca_file, limit=limit) as client:
-                while not stop.is_set():
-                    self._wake.clear()
-                    free = limit - len(inflight)
-                    claimed = await self._claim(min(free, 500)) if free > 0 else []
-                    for row in claimed:
-                        task = asyncio.create_task(self._attempt(client, row))
-                        inflight.add(task)
-                        task.add_done_callback(inflight.discard)
-                    if claimed and len(claimed) == min(free, 500):
-                        continue  # more may be due
-                    waiters = [asyncio.create_task(self._wake.wait()), asyncio.create_task(stop.wait())]
-                    if inflight and len(inflight) >= limit:
-                        waiters.append(asyncio.ensure_future(asyncio.wait(set(inflight),
-                                                                          return_when=asyncio.FIRST_COMPLETED)))
-                    _, pending = await asyncio.wait(waiters, timeout=self.settings.dispatcher_poll_interval_s,
-                                                    return_when=asyncio.FIRST_COMPLETED)
-                    for w in pending:
-                        w.cancel()
-                if inflight:
-                    await asyncio.wait(inflight, timeout=self.settings.webhook_timeout_s + 5)
+                # Twice as many workers as attempts on the wire: a worker waiting for its attempt
+                # to be recorded holds no connection, and another one sends meanwhile.
+                workers = [asyncio.create_task(self._work(client, busy)) for _ in range(2 * limit)]
+                try:
+                    await self._feed(stop, limit)
+                finally:
+                    await self._release_queued()
+                    if busy:
+                        await asyncio.wait(set(busy), timeout=self.settings.webhook_timeout_s + 5)
         finally:
-            for task in inflight:
+            for task in workers:
                 task.cancel()
+            if workers:
+                await asyncio.gather(*workers, return_exceptions=True)
             try:
                 await listener.remove_listener(WAKE_CHANNEL, self._on_notify)
             finally:
                 await self.pool.release(listener)
 
+    async def _feed(self, stop: asyncio.Event, limit: int) -> None:
+        """Claim while there is room in the queue; then wait for room, a NOTIFY, a poll or stop."""
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            while not stop.is_set():
+                self._wake.clear()
+                self._hungry.clear()
+                room = limit - self._queue.qsize()
+                asked = room if room >= max(1, limit // 2) else 0
+                claimed = await self._claim(asked) if asked else []
+                for row in claimed:
+                    self._queue.put_nowait(row)
+                more_due = asked > 0 and len(claimed) == asked
+                waiters = [stopping, asyncio.create_task(self._hungry.wait())]
+                if not more_due:
+                    waiters.append(asyncio.create_task(self._wake.wait()))
+                _, pending = await asyncio.wait(waiters, timeout=self.settings.dispatcher_poll_interval_s,
+                                                return_when=asyncio.FIRST_COMPLETED)
+                for w in pending:
+                    if w is not stopping:
+                        w.cancel()
+        finally:
+            stopping.cancel()
+
     async def _claim(self, n: int) -> list[Claimed]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(_CLAIM, self.owner, self.settings.dispatcher_lease_s, n)
+        now = time.monotonic()
         out = []
         for r in rows:
             values = dict(r)
             for key in ("id", "workspace_id", "webhook_id"):  # asyncpg's UUID type is not one orjson encodes
                 if values[key] is not None:
                     values[key] = UUID(bytes=values[key].bytes)
-            out.append(Claimed(**values))
+            out.append(Claimed(**values, claimed_at=now))
         return out
+
+    async def _release(self, rows: list[Claimed]) -> None:
+        if rows:
+            async with self.pool.acquire() as conn:
+                await conn.execute(_RELEASE, self.owner, [r.id for r in rows], [r.attempts for r in rows])
+
+    async def _release_queued(self) -> None:
+        rows = []
+        while not self._queue.empty():
+            rows.append(self._queue.get_nowait())
+        try:
+            await self._release(rows)
+        except Exception as exc:  # their leases expire instead
+            log.warning("dispatcher: %d claimed deliveries not released: %s: %s", len(rows), type(exc).__name__, exc)
+
+    async def _work(self, client: WebhookClient, busy: set[asyncio.Task]) -> None:
+        me = asyncio.current_task()
+        while True:
+            row = await self._queue.get()
+            if self._queue.qsize() <= self.settings.dispatcher_concurrency // 2:
+                self._hungry.set()
+            busy.add(me)
+            try:
+                await self._attempt_once(client, row)
+            except Exception as exc:  # the lease expires and the attempt is claimed again
+                log.warning("dispatcher: attempt %d of delivery %s not recorded: %s: %s", row.attempts, row.id,
+                            type(exc).__name__, exc)
+            finally:
+                busy.discard(me)
 
     def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
         """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""
@@ -423,29 +539,29 @@ class Sender:
             self._secrets[row.webhook_id] = secret
         return secret, None
 
-    async def _attempt(self, client: WebhookClient, row: Claimed) -> None:
-        try:
-            await self._attempt_once(client, row)
-        except Exception as exc:  # the lease expires and the attempt is claimed again
-            log.warning("dispatcher: attempt %d of delivery %s not recorded: %s: %s", row.attempts, row.id,
-                        type(exc).__name__, exc)
-
     async def _attempt_once(self, client: WebhookClient, row: Claimed) -> None:
         secret, why_not = self._secret_for(row)
         if secret is None:
-            await self._finish(row, "failed", None, None, f"not sent: {why_not}", row.stream_version)
+            made = row.attempts - 1
+            await self._record(Record(row, "failed", made, None, None, f"cancelled: {why_not}",
+                                      lambda v: cancel_events(row.id, v, row.scheduled(), reason=why_not,
+                                                              attempts=made)))
+            self.stats.cancelled += 1
             return
-        signed_at = int(datetime.now(UTC).timestamp())
-        allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
-        try:
-            vetted = await vet(row.url, self.resolver, allowance)
-        except DestinationRefused as exc:
-            outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
-        else:
-            body = orjson.dumps(row.payload)
-            outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at))
+        async with self._sending:
+            if time.monotonic() - row.claimed_at > self.settings.dispatcher_lease_s / 2:
+                await self._release([row])  # held too long to finish inside its lease: claimed again now
+                return
+            signed_at = int(time.time())
+            allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
+            try:
+                vetted = await vet(row.url, self.resolver, allowance)
+            except DestinationRefused as exc:
+                outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
+            else:
+                body = orjson.dumps(row.payload)
+                outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at))
         self.stats.attempts += 1
-        now = datetime.now(UTC)
         next_at = None
         if outcome.delivered:
             status = "succeeded"
@@ -464,62 +580,81 @@ class Sender:
             if delay is None:
                 status = "exhausted"
             else:
-                status, next_at = "pending", now + timedelta(seconds=delay)
-        version = await self._record(row, outcome, signed_at, next_at, status == "exhausted")
-        await self._finish(row, status, next_at, outcome.status_code, outcome.error, version)
+                status, next_at = "pending", datetime.now(UTC) + timedelta(seconds=delay)
+        await self._record(Record(
+            row, status, row.attempts, next_at, outcome.status_code, outcome.error,
+            lambda v: attempt_events(row.id, v, row.scheduled(), attempt=row.attempts, signed_at=signed_at,
+                                     status_code=outcome.status_code, latency_ms=outcome.latency_ms,
+                                     error=outcome.error, next_attempt_at=next_at,
+                                     exhausted=status == "exhausted")))
         if outcome.status_code == 410 and row.webhook_id is not None:
             await self._disable(row)
 
-    async def _record(self, row: Claimed, outcome: Outcome, signed_at: int, next_at: datetime | None,
-                      exhausted: bool) -> int:
-        """Append the attempt and its outcome to the delivery's stream; the stream's new version."""
-        for _ in range(3):
-            if row.stream_version == 0:
-                delivery = WebhookDelivery(delivery_id=row.id, workspace_id=row.workspace_id,
-                                           environment=row.environment, webhook_id=row.webhook_id, url=row.url,
-                                           event_name=row.event, source_position=row.source_position)
-            else:
-                delivery = await self.store.load_aggregate(row.id)
-            delivery.record_attempt(row.attempts, signed_at)
-            if outcome.delivered:
-                delivery.record_delivered(row.attempts, outcome.status_code, round(outcome.latency_ms, 3))
-            else:
-                delivery.record_failed(row.attempts, outcome.status_code, outcome.error or "failed",
-                                       round(outcome.latency_ms, 3), next_at, exhausted)
-            try:
-                await self.store.append(self.store.registry.to_new_events(delivery.collect_events(),
-                                                                          workspace_id=row.workspace_id))
-                return delivery.version
-            except ConcurrencyError:
-                # The stream moved (an attempt recorded by a process that died before updating the row).
-                stored = await self.store.load(row.id)
-                row.stream_version = stored[-1].version if stored else 0
-        raise ConcurrencyError(f"delivery {row.id}: stream kept moving")
-
-    async def _finish(self, row: Claimed, status: str, next_at: datetime | None, status_code: int | None,
-                      error: str | None, version: int) -> None:
-        """Row updates of concurrent attempts share one executemany (like the store's group commit)."""
+    async def _record(self, record: Record) -> None:
+        """Queue for the recorder; returns once the attempt's events and row are committed."""
         future = asyncio.get_running_loop().create_future()
-        self._finishes.append(((row.id, self.owner, row.attempts, status, next_at, status_code,
-                                (error or None) and error[:500], version), future))
-        if self._finisher is None or self._finisher.done():
-            self._finisher = asyncio.create_task(self._flush_finishes())
+        self._records.append((record, future))
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._flush_records())
         await future
 
-    async def _flush_finishes(self) -> None:
-        while self._finishes:
-            group, self._finishes = self._finishes[:500], self._finishes[500:]
+    async def _flush_records(self) -> None:
+        while self._records:
+            group, self._records = self._records[:RECORD_BATCH], self._records[RECORD_BATCH:]
             try:
-                async with self.pool.acquire() as conn:
-                    await conn.executemany(_FINISH, [args for args, _ in group])
+                last = await self._write([r for r, _ in group])
+            except ConcurrencyError:
+                # A stream moved (an attempt recorded by a process that died before updating its
+                # row): each record on its own, so only that one reloads its version.
+                last = 0
+                for record, future in group:
+                    try:
+                        last = max(last, await self._write_alone(record))
+                    except Exception as exc:
+                        _settle(future, exc)
+                    else:
+                        self.stats.recorded += 1
+                        _settle(future)
             except Exception as exc:
                 for _, future in group:
-                    if not future.done():
-                        future.set_exception(exc)
+                    _settle(future, exc)
                 continue
-            for _, future in group:
-                if not future.done():
-                    future.set_result(None)
+            else:
+                self.stats.recorded += len(group)
+                for _, future in group:
+                    _settle(future)
+            # The relay's wake-up, after the waiters are told: nobody waits for it.
+            task = asyncio.create_task(self.store.announce(last))
+            self._announcing.add(task)
+            task.add_done_callback(self._announced)
+
+    def _announced(self, task: asyncio.Task) -> None:
+        self._announcing.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # the relay polls anyway
+            log.debug("dispatcher: NOTIFY after a record failed: %s", task.exception())
+
+    async def _write(self, records: list[Record]) -> int:
+        """One statement: every record's row update, then all their events in one append."""
+        registry = self.store.registry
+        events, args = [], ([], [], [], [], [], [], [], [])
+        for rec in records:
+            row = rec.row
+            new = registry.to_new_events(rec.events(row.stream_version), workspace_id=row.workspace_id)
+            events.extend(new)
+            for column, value in zip(args, (row.id, row.attempts, rec.attempts, rec.status, rec.next_at,
+                                            rec.status_code, (rec.error or None) and rec.error[:500],
+                                            row.stream_version + len(new)), strict=True):
+                column.append(value)
+        return await self.store.append_batch(events, along=(_FINISH, (self.owner, *args)), notify=False)
+
+    async def _write_alone(self, record: Record) -> int:
+        for _ in range(3):
+            try:
+                return await self._write([record])
+            except ConcurrencyError:
+                stored = await self.store.load(record.row.id)
+                record.row.stream_version = stored[-1].version if stored else 0
+        raise ConcurrencyError(f"delivery {record.row.id}: stream kept moving")
 
     async def _disable(self, row: Claimed) -> None:
         for _ in range(5):
@@ -534,6 +669,15 @@ class Sender:
                 return
             except ConcurrencyError:
                 continue
+
+
+def _settle(future: asyncio.Future, exc: BaseException | None = None) -> None:
+    if future.done():
+        return
+    if exc is None:
+        future.set_result(None)
+    else:
+        future.set_exception(exc)
 
 
 # ----------------------------------------------------------------------------------- process
@@ -554,7 +698,8 @@ async def run_dispatcher(settings: Settings, stop: asyncio.Event, *, resolver: R
     pool = await create_pool(settings.resolved_database_url(), min_size=1,
                              max_size=8 + min(settings.dispatcher_concurrency, 40))
     try:
-        store = EventStore(pool, registry, notify=settings.notify_on_append, group_commit=True)
+        # No group commit: the sender's recorder batches its appends itself (append_batch).
+        store = EventStore(pool, registry, notify=settings.notify_on_append)
         loops = []
         if intake:
             loops.append(Intake(settings, pool, registry).run(stop))

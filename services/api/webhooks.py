@@ -28,7 +28,13 @@ from infra.crypto import SecretBox
 from infra.eventstore import EventStore
 from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
 from infra.settings import Settings
-from infra.webhook_http import WebhookClient, job_notification_secret, new_webhook_secret, signature_headers
+from infra.webhook_http import (
+    Outcome,
+    WebhookClient,
+    job_notification_secret,
+    new_webhook_secret,
+    signature_headers,
+)
 from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
 from services.commands import with_retries
 
@@ -182,7 +188,10 @@ class Attempt(BaseModel):
 class DeliveryItem(BaseModel):
     id: UUID
     event: str
-    status: str = Field(description="pending, succeeded, failed or exhausted")
+    status: str = Field(description="pending, succeeded, failed (410 Gone), exhausted, or cancelled (its webhook "
+                                    "was deleted or disabled before it was delivered)")
+    reason: str | None = Field(description="why a failed, exhausted or cancelled delivery ended: the last attempt's "
+                                           "error, or 'webhook deleted' / 'webhook disabled'; null otherwise")
     attempts: list[Attempt]
     next_attempt_at: datetime | None
     source_position: int
@@ -264,42 +273,62 @@ async def remove_webhook(call: Call) -> dict:
     return {"data": {"id": webhook_id, "deleted": True}}
 
 
+async def record_test(store: EventStore, workspace_id: UUID, webhook_id: UUID, *, message_id: UUID, signed_at: int,
+                      status_code: int | None, latency_ms: float, error: str | None, meta: dict | None = None) -> int:
+    """``WebhookTestSent`` on the webhook's stream: what the test endpoint did, never the secret."""
+
+    async def attempt() -> int:
+        webhook = await store.load_aggregate(webhook_id)
+        webhook.record_test(message_id=message_id, signed_at=signed_at, status_code=status_code,
+                            latency_ms=latency_ms, error=error)
+        return await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
+                                                               meta=meta))
+
+    return await with_retries(attempt)
+
+
 async def test_webhook(call: Call) -> dict:
-    """Sign and send a ``webhook.test`` event now, within 10 s, to a destination checked again now."""
+    """Sign and send a ``webhook.test`` event now, within 10 s, to a destination checked again now,
+    and record what happened (``WebhookTestSent``) before answering it."""
     webhook_id = _uuid(call, "id", "webhook")
     settings = _settings(call)
     webhook = await _load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
-    message_id = str(uuid4())
+    message_id = uuid4()
+    signed_at = int(time.time())
     body = orjson.dumps(payload(message_id, TEST_EVENT, datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                                 call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
-    result = {"id": message_id, "type": TEST_EVENT, "delivered": False, "status_code": None, "latency_ms": 0.0,
-              "error": None}
     started = time.perf_counter()
     try:
         vetted = await vet(webhook.url, _BoundedResolver(),
                            allowance_for(settings.webhook_test_allow, settings.mode, call.environment))
     except DestinationRefused as exc:
-        result["error"] = f"destination refused: {exc.reason}"
-        return {"data": result}
-    secret = SecretBox(settings.secret_key).decrypt(webhook.secret_encrypted, str(webhook_id))
-    remaining = max(0.5, min(settings.webhook_timeout_s, TEST_TIMEOUT_S) - (time.perf_counter() - started))
-    async with WebhookClient(timeout_s=remaining, max_response_bytes=settings.webhook_max_response_bytes,
-                             extra_ca_file=settings.webhook_extra_ca_file, limit=1) as client:
-        outcome = await client.post(vetted, body, signature_headers(secret, message_id, body))
-    result.update(delivered=outcome.delivered, status_code=outcome.status_code,
-                  latency_ms=round(outcome.latency_ms, 1), error=outcome.error)
-    return {"data": result}
+        outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
+    else:
+        secret = SecretBox(settings.secret_key).decrypt(webhook.secret_encrypted, str(webhook_id))
+        remaining = max(0.5, min(settings.webhook_timeout_s, TEST_TIMEOUT_S) - (time.perf_counter() - started))
+        async with WebhookClient(timeout_s=remaining, max_response_bytes=settings.webhook_max_response_bytes,
+                                 extra_ca_file=settings.webhook_extra_ca_file, limit=1) as client:
+            outcome = await client.post(vetted, body, signature_headers(secret, str(message_id), body, signed_at))
+    latency_ms = round(outcome.latency_ms, 1)
+    await record_test(call.store, call.workspace_id, webhook_id, message_id=message_id, signed_at=signed_at,
+                      status_code=outcome.status_code, latency_ms=latency_ms, error=outcome.error, meta=call.meta())
+    return {"data": {"id": str(message_id), "type": TEST_EVENT, "delivered": outcome.delivered,
+                     "status_code": outcome.status_code, "latency_ms": latency_ms, "error": outcome.error}}
+
+
+_ENDED_UNDELIVERED = frozenset({"failed", "exhausted", "cancelled"})
 
 
 async def list_deliveries(call: Call) -> dict:
     webhook_id = _uuid(call, "id", "webhook")
     q: DeliveriesQuery = call.query
     async with call.pool.acquire() as conn:
-        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3 "
-                                    "AND status <> 'deleted'", webhook_id, call.workspace_id, call.environment)
+        # A deleted webhook's deliveries stay readable (how its pending ones ended is part of the audit).
+        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3",
+                                    webhook_id, call.workspace_id, call.environment)
         if not owner:
             raise not_found("webhook", webhook_id)
-        rows = await conn.fetch("SELECT id, event, status, next_attempt_at, source_position, created_at "
+        rows = await conn.fetch("SELECT id, event, status, last_error, next_attempt_at, source_position, created_at "
                                 "FROM webhook_delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2",
                                 webhook_id, q.limit)
         attempts = await conn.fetch("SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) "
@@ -310,6 +339,7 @@ async def list_deliveries(call: Call) -> dict:
             {"attempt": a["attempt"], "attempted_at": a["attempted_at"], "outcome": a["outcome"],
              "status_code": a["status_code"], "error": a["error"], "latency_ms": a["latency_ms"]})
     return {"data": [{"id": r["id"], "event": r["event"], "status": r["status"],
+                      "reason": r["last_error"] if r["status"] in _ENDED_UNDELIVERED else None,
                       "attempts": by_delivery.get(r["id"], []), "next_attempt_at": r["next_attempt_at"],
                       "source_position": r["source_position"], "created_at": r["created_at"]} for r in rows]}
 
@@ -345,7 +375,7 @@ ROUTES = [
           summary="Send a signed webhook.test event now (at most 10 s; destination checked again)"),
     Route("GET", "/webhooks/{id}/deliveries", list_deliveries, scope="webhooks:admin", tag="Webhooks",
           query=DeliveriesQuery, response=DeliveryList, errors=(404,),
-          summary="Extension: the webhook's deliveries, newest first, with every attempt"),
+          summary="Extension: the webhook's deliveries, newest first, with every attempt (a deleted webhook's too)"),
     Route("POST", "/webhooks/{id}/deliveries/{delivery_id}/resend", resend, scope="webhooks:admin",
           tag="Webhooks", status=202, response=ResentResponse, writes=True, errors=(404, 409),
           summary="Extension: send a failed or exhausted delivery again (the schedule starts over)"),

@@ -33,13 +33,15 @@ from standardwebhooks.webhooks import WebhookVerificationError
 
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
+from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
-from infra.webhook_http import job_notification_secret
+from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
 from services.api.webhooks import delete_webhook, register_webhook
 from services.dispatcher import NAME, run_dispatcher
+from services.projector import run_projector
 from services.relay import Relay
-from tests.helpers import end_offsets, wait_relayed
+from tests.helpers import end_offsets, wait_projected, wait_relayed
 
 # ------------------------------------------------------------------------------ test helpers
 
@@ -90,6 +92,7 @@ class Hit:
     at: float
     host: str
     wall: float = 0.0
+    peer: tuple | None = None  # the client's (address, port): one per connection
 
 
 @dataclass
@@ -121,7 +124,8 @@ class Receiver:
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.read()
         n = len(self.hits)
-        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time()))
+        self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time(),
+                             request.transport.get_extra_info("peername") if request.transport else None))
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         answer = self.answer(n)
@@ -472,4 +476,120 @@ async def test_a_replay_of_the_log_sends_nothing_again(settings, store, pool, ba
     background.start(lambda stop: run_dispatcher(replay, stop))
     await wait_dispatched(settings, pool)
     assert len(receiver.hits) == 5
+    await receiver.stop()
+
+
+async def test_pending_retries_of_a_deleted_webhook_end_cancelled_with_an_event(settings, store, pool, background,
+                                                                               ca):
+    """Retries an hour apart: without the cancellation, the deleted webhook's deliveries would
+    stay pending for an hour (and end with no event). Two were attempted once; one never was."""
+    settings = webhook_settings(settings, ca, webhook_retry_schedule_s=[0, 3600], webhook_retry_jitter=0.0)
+    receiver = await Receiver(ca, "127.0.0.13", answer=lambda n: 500).start()
+    ws = uuid.uuid4()
+    hook, _ = await _register(store, settings, ws, receiver.url(), ["job.failed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_projector(settings, stop, ["webhooks"]))
+    background.start(lambda stop: run_dispatcher(settings, stop, sender=False))
+
+    async def rows() -> dict:
+        async with pool.acquire() as conn:
+            return {r["id"]: dict(r) for r in await conn.fetch(
+                "SELECT id, status, attempts, last_error FROM webhook_deliveries WHERE webhook_id = $1", hook)}
+
+    async def until(predicate, what: str) -> dict:
+        deadline = time.monotonic() + 30
+        while not predicate(got := await rows()):
+            assert time.monotonic() < deadline, (what, got)
+            await asyncio.sleep(0.05)
+        return got
+
+    for _ in range(2):
+        await end_job(store, ws, fail=True)
+    sending = asyncio.Event()
+    sender = asyncio.create_task(run_dispatcher(settings, sending, intake=False))
+    await until(lambda g: len(g) == 2 and all(r["status"] == "pending" and r["attempts"] == 1 for r in g.values()),
+                "two deliveries attempted once, retrying in an hour")
+    sending.set()
+    await sender
+    await end_job(store, ws, fail=True)
+    got = await until(lambda g: len(g) == 3, "the third delivery")
+    never_sent = {d for d, r in got.items() if r["attempts"] == 0}
+    assert len(never_sent) == 1
+    await delete_webhook(store, ws, hook, environment="production")
+    background.start(lambda stop: run_dispatcher(settings, stop, intake=False))
+    got = await until(lambda g: all(r["status"] not in ("pending", "sending") for r in g.values()),
+                      "every delivery ended")
+
+    assert len(receiver.hits) == 2  # nothing was sent after the deletion
+    for delivery, row in got.items():
+        made = 0 if delivery in never_sent else 1
+        assert row == {"id": delivery, "status": "failed", "attempts": made,
+                       "last_error": "cancelled: webhook deleted"}, row
+        expected = (["WebhookDeliveryScheduled"] if made == 0 else
+                    ["WebhookDeliveryScheduled", "WebhookDeliveryAttempted", "WebhookDeliveryFailed"])
+        assert await _delivery_events(pool, delivery) == [*expected, "WebhookDeliveryCancelled"]
+        async with pool.acquire() as conn:
+            data = await conn.fetchval("SELECT data FROM events WHERE stream_id = $1 AND type = $2", delivery,
+                                       "WebhookDeliveryCancelled")
+        assert data == {"reason": "webhook deleted", "attempts": made}
+    # The deliveries read model shows how and why each one ended.
+    await wait_projected(settings, pool, ["webhooks"])
+    async with pool.acquire() as conn:
+        log_rows = await conn.fetch("SELECT id, status, attempts, last_error, next_attempt_at "
+                                    "FROM webhook_delivery_log WHERE webhook_id = $1", hook)
+    assert {r["id"]: (r["status"], r["attempts"], r["last_error"], r["next_attempt_at"]) for r in log_rows} == {
+        d: ("cancelled", 0 if d in never_sent else 1, "webhook deleted", None) for d in got}
+    await receiver.stop()
+
+
+async def test_the_client_sends_to_the_vetted_address_and_reuses_a_connection_only_for_that_address_and_name(ca):
+    """Kept-alive connections are pooled per (vetted address, port, server name): when the
+    check of the next attempt gives another address, the request goes there, not down the
+    connection still open to the first one; another name never rides a connection opened for
+    the first one (its certificate was checked for that name only)."""
+    first = await Receiver(ca, "127.0.0.14", names=["pool.test", "other.test"]).start()
+    second = await Receiver(ca, "127.0.0.15", names=["pool.test"], port=first.port).start()
+    pool_test = parse_destination(first.url(host="pool.test"))
+    other_test = parse_destination(first.url(host="other.test"))
+    async with WebhookClient(extra_ca_file=str(ca.ca_file)) as client:
+        for dest, address in ((pool_test, "127.0.0.14"), (pool_test, "127.0.0.14"), (pool_test, "127.0.0.15"),
+                              (other_test, "127.0.0.14")):
+            outcome = await client.post(Vetted(dest, address, (address,)), b"{}", {})
+            assert outcome.status_code == 200, outcome
+    assert [h.host for h in first.hits] == [f"pool.test:{first.port}", f"pool.test:{first.port}",
+                                            f"other.test:{first.port}"]
+    assert [h.host for h in second.hits] == [f"pool.test:{first.port}"]
+    assert first.hits[0].peer == first.hits[1].peer  # kept alive for the same address and name
+    assert first.hits[2].peer != first.hits[0].peer  # a new connection for the other name
+    for r in (first, second):
+        await r.stop()
+
+
+async def test_a_retry_recorded_after_its_webhook_was_deleted_ends_at_once(settings, store, pool, background, ca):
+    """The webhook is deleted while an attempt is on the wire: the failed attempt's retry (due in
+    an hour) is made due at once when it is recorded, and ends cancelled."""
+    settings = webhook_settings(settings, ca, webhook_retry_schedule_s=[0, 3600], webhook_retry_jitter=0.0)
+    receiver = await Receiver(ca, "127.0.0.16", answer=lambda n: 500, delay_s=2).start()
+    ws = uuid.uuid4()
+    hook, _ = await _register(store, settings, ws, receiver.url(), ["job.failed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    await end_job(store, ws, fail=True)
+    await wait_until(lambda: len(receiver.hits) == 1, what="the attempt on the wire")
+    await delete_webhook(store, ws, hook, environment="production")
+    async with pool.acquire() as conn:
+        deadline = time.monotonic() + 10
+        while await conn.fetchval("SELECT status FROM webhook_targets WHERE webhook_id = $1", hook) != "deleted":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        # The intake knows of the deletion while the attempt is still on the wire.
+        assert await conn.fetchval("SELECT status FROM webhook_deliveries WHERE webhook_id = $1", hook) == "sending"
+        deadline = time.monotonic() + 15
+        while (row := await conn.fetchrow("SELECT id, status, last_error FROM webhook_deliveries "
+                                          "WHERE webhook_id = $1", hook))["status"] != "failed":
+            assert time.monotonic() < deadline, dict(row)
+            await asyncio.sleep(0.05)
+    assert row["last_error"] == "cancelled: webhook deleted" and len(receiver.hits) == 1
+    assert await _delivery_events(pool, row["id"]) == [
+        "WebhookDeliveryScheduled", "WebhookDeliveryAttempted", "WebhookDeliveryFailed", "WebhookDeliveryCancelled"]
     await receiver.stop()

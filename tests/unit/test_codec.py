@@ -265,6 +265,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     job3.cancel()
     hook = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",
                             url="https://h.example", events=None, secret_encrypted="v1.x")
+    hook.record_test(message_id=uuid.uuid4(), signed_at=1_700_000_000, status_code=None, latency_ms=10_000.04,
+                     error="timed out after 10 s")
     hook.disable("410")
     hook.delete()
     delivery = WebhookDelivery(delivery_id=uuid.uuid4(), workspace_id=WORKSPACE, environment="production",
@@ -274,6 +276,7 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     delivery.resend("k")
     delivery.record_attempt(2, 1_700_000_001)
     delivery.record_delivered(2, 200, 1.5)
+    delivery.cancel("webhook deleted", 2)
     video = Video.upload(video_id=4, workspace_id=WORKSPACE, environment="production", name="v",
                          storage_key="videos/w/4/source.mp4", size_bytes=10, duration_ms=8000, media_id=1,
                          captions_key="videos/w/4/captions.vtt", width=320, height=240, frame_rate=25.0,

@@ -209,3 +209,21 @@ async def test_allowed_name_resolving_to_loopback_passes_only_with_the_allowance
         await vet("https://receiver.test/", resolver)
     vetted = await vet("https://receiver.test/", resolver, Allowance.parse("127.0.0.9/32"))
     assert vetted.address == "127.0.0.9" and vetted.host == "receiver.test"
+
+
+async def test_verdicts_are_memoised_but_every_vet_resolves_and_checks_the_answer_it_got():
+    """The pure parts (the URL, the name, an address) are memoised; the lookup is not: a name
+    that answered a public address and then a private one is refused the second time."""
+    resolver = FakeResolver({"flip.example": ["93.184.215.14"]})
+    first = await vet("https://flip.example/h", resolver)
+    resolver.answers["flip.example"] = ["10.1.2.3"]
+    with pytest.raises(DestinationRefused, match="10.0.0.0/8"):
+        await vet("https://flip.example/h", resolver)
+    resolver.answers["flip.example"] = ["93.184.215.15"]
+    third = await vet("https://flip.example/h", resolver)
+    assert resolver.lookups == ["flip.example"] * 3
+    assert (first.address, third.address) == ("93.184.215.14", "93.184.215.15")
+    for _ in range(2):  # a refused URL stays refused, with its reason, however often it is vetted
+        with pytest.raises(DestinationRefused, match="credentials"):
+            await vet("https://user:pw@flip.example/h", resolver)
+    assert resolver.lookups == ["flip.example"] * 3

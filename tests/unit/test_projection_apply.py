@@ -11,9 +11,10 @@ from eventsourcing.domain import Aggregate
 from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.media import Media, media_stream_id
+from domain.webhooks import cancel_events, delivery_id
 from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
-from projections import jobs, medias, scheduler
+from projections import jobs, medias, scheduler, webhooks
 
 WORKSPACE = uuid.UUID("55555555-5555-4555-8555-555555555555")
 T0 = datetime(2026, 4, 1, 8, 0, tzinfo=UTC)
@@ -232,6 +233,20 @@ def test_unhandled_events_give_no_statements(projection) -> None:
     assert unhandled  # the test would prove nothing otherwise
     for ev in unhandled:
         assert projection.apply(ev) == []
+
+
+def test_webhooks_a_cancelled_delivery_ends_with_its_reason_guarded_by_the_version() -> None:
+    hook = uuid.uuid4()
+    did = delivery_id(hook, 9, "job.failed")
+    new = REGISTRY.to_new_events(cancel_events(did, 3, {}, reason="webhook deleted", attempts=1),
+                                 workspace_id=WORKSPACE)
+    ev = StoredEvent(position=40, stream_id=did, stream_type=new[0].stream_type, version=new[0].version,
+                     workspace_id=WORKSPACE, type=new[0].type, schema=1, data=new[0].data, meta={}, recorded_at=T0)
+
+    [(sql, args)] = webhooks.projection.apply(ev)
+
+    assert "status = 'cancelled'" in sql and "next_attempt_at = NULL" in sql and "version < $2" in sql
+    assert args == (did, 4, 1, "webhook deleted", T0)
 
 
 def test_unknown_event_types_give_no_statements() -> None:

@@ -15,8 +15,18 @@ from standardwebhooks.webhooks import Webhook as StandardVerifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from domain.base import InvalidTransition
-from domain.webhooks import EVENT_FOR, EVENT_NAMES, Webhook, WebhookDelivery, WebhookError, delivery_id, next_delay
-from infra.codec import StoredEvent
+from domain.webhooks import (
+    EVENT_FOR,
+    EVENT_NAMES,
+    Webhook,
+    WebhookDelivery,
+    WebhookError,
+    attempt_events,
+    cancel_events,
+    delivery_id,
+    next_delay,
+)
+from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
 from services.dispatcher import plan_intake
@@ -125,6 +135,83 @@ def test_delivery_resend_only_after_giving_up():
     assert d.status == "exhausted"
     d.resend("k")
     assert d.status == "pending"
+
+
+REGISTRY = EventRegistry()
+
+
+def _stored_form(events, ws) -> list[tuple]:
+    return [(e.stream_id, e.version, e.type, e.data) for e in REGISTRY.to_new_events(events, workspace_id=ws)]
+
+
+@pytest.mark.parametrize(("status_code", "error", "next_at", "exhausted"), [
+    (200, None, None, False),
+    (500, "HTTP 500 " + "x" * 600, datetime(2026, 1, 1, 12, tzinfo=UTC), False),
+    (None, "timed out after 10 s", None, True),
+])
+def test_the_sender_s_attempt_events_are_the_aggregate_s_without_a_replay(status_code, error, next_at, exhausted):
+    ws, hook = uuid.uuid4(), uuid.uuid4()
+    scheduled = {"workspace_id": ws, "environment": "production", "webhook_id": hook, "url": "https://a.example",
+                 "event_name": "job.failed", "source_position": 7}
+    did = delivery_id(hook, 7, "job.failed")
+    d = WebhookDelivery(delivery_id=did, **scheduled)
+    d.record_attempt(1, 1_700_000_000)
+    d.record_failed(1, 500, "HTTP 500", 2.4, datetime(2026, 1, 1, tzinfo=UTC), False)
+    d.record_attempt(2, 1_700_000_005)
+    if status_code == 200:
+        d.record_delivered(2, status_code, 12.6)
+    else:
+        d.record_failed(2, status_code, error, 12.6, next_at, exhausted)
+    by_aggregate = _stored_form(d.collect_events(), ws)
+    first = attempt_events(did, 0, scheduled, attempt=1, signed_at=1_700_000_000, status_code=500, latency_ms=2.4,
+                           error="HTTP 500", next_attempt_at=datetime(2026, 1, 1, tzinfo=UTC))
+    second = attempt_events(did, 3, scheduled, attempt=2, signed_at=1_700_000_005, status_code=status_code,
+                            latency_ms=12.6, error=error, next_attempt_at=next_at, exhausted=exhausted)
+    assert _stored_form(first + second, ws) == by_aggregate
+    replayed = REGISTRY.reconstruct([StoredEvent(i, e.stream_id, e.stream_type, e.version, ws, e.type, 1, e.data,
+                                                 {}, datetime.now(UTC))
+                                     for i, e in enumerate(REGISTRY.to_new_events(first + second, workspace_id=ws))])
+    assert replayed.status == d.status and replayed.attempts == 2
+
+
+def test_a_cancelled_delivery_ended_unsent_and_cannot_be_resent():
+    ws, hook = uuid.uuid4(), uuid.uuid4()
+    scheduled = {"workspace_id": ws, "environment": "production", "webhook_id": hook, "url": "https://a.example",
+                 "event_name": "job.failed", "source_position": 7}
+    did = delivery_id(hook, 7, "job.failed")
+    never_sent = _stored_form(cancel_events(did, 0, scheduled, reason="webhook deleted", attempts=0), ws)
+    assert [(v, t, d) for _, v, t, d in never_sent] == [
+        (1, "WebhookDeliveryScheduled", {"delivery_id": str(did), "workspace_id": str(ws), "environment": "production",
+                                         "webhook_id": str(hook), "url": "https://a.example",
+                                         "event_name": "job.failed", "source_position": 7}),
+        (2, "WebhookDeliveryCancelled", {"reason": "webhook deleted", "attempts": 0})]
+    after_one = _stored_form(cancel_events(did, 3, scheduled, reason="webhook disabled", attempts=1), ws)
+    assert [(v, t, d) for _, v, t, d in after_one] == [
+        (4, "WebhookDeliveryCancelled", {"reason": "webhook disabled", "attempts": 1})]
+    d = WebhookDelivery(delivery_id=did, **scheduled)
+    d.cancel("webhook deleted", 0)
+    assert d.status == "cancelled"
+    with pytest.raises(InvalidTransition):
+        d.resend("k")
+
+
+def test_a_test_send_is_recorded_on_the_webhook_stream_without_the_secret():
+    secret = new_webhook_secret()
+    w = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=uuid.uuid4(), environment="production",
+                         url="https://a.example/h", events=None, secret_encrypted=SecretBox(
+                             SecretBox.generate_key_hex()).encrypt(secret, "x"))
+    w.collect_events()
+    message = uuid.uuid4()
+    w.record_test(message_id=message, signed_at=1_700_000_000, status_code=503, latency_ms=41.26, error="HTTP 503")
+    w.delete()
+    w.record_test(message_id=message, signed_at=1_700_000_001, status_code=None, latency_ms=10_000.0,
+                  error="timed out after 10 s")  # a test that was under way when the webhook was deleted
+    new = REGISTRY.to_new_events(w.collect_events(), workspace_id=w.workspace_id)
+    assert [e.type for e in new] == ["WebhookTestSent", "WebhookDeleted", "WebhookTestSent"]
+    assert new[0].data == {"message_id": str(message), "signed_at": 1_700_000_000, "delivered": False,
+                           "status_code": 503, "latency_ms": 41.3, "error": "HTTP 503"}
+    assert new[2].data["error"] == "timed out after 10 s" and new[2].data["status_code"] is None
+    assert secret not in str([e.data for e in new]) and secret[6:] not in str([e.data for e in new])
 
 
 def _ev(position: int, ws: uuid.UUID, type_: str, stream: uuid.UUID, data: dict, stream_type: str = "Job",
