@@ -516,6 +516,15 @@ async def test_pending_retries_of_a_deleted_webhook_end_cancelled_with_an_event(
     never_sent = {d for d, r in got.items() if r["attempts"] == 0}
     assert len(never_sent) == 1
     await delete_webhook(store, ws, hook, environment="production")
+    # The dispatcher learns of the deletion from the log (relay, then its intake); a sender that
+    # claims before that sends, like any delivery already due when a webhook is deleted.
+    deadline = time.monotonic() + 30
+    while True:
+        async with pool.acquire() as conn:
+            if await conn.fetchval("SELECT status FROM webhook_targets WHERE webhook_id = $1", hook) == "deleted":
+                break
+        assert time.monotonic() < deadline, "the intake never saw the deletion"
+        await asyncio.sleep(0.05)
     background.start(lambda stop: run_dispatcher(settings, stop, intake=False))
     got = await until(lambda g: all(r["status"] not in ("pending", "sending") for r in g.values()),
                       "every delivery ended")
