@@ -149,7 +149,16 @@ async def bench_post_medias(base, results: dict) -> None:
         # CPU of each part during the measured run, in cores: where a command's cost goes.
         before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
         pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
+        # BENCH_PYSPY=api,projector: py-spy samples those processes during the run (collapsed stacks).
+        spies = [subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "-r", "50",
+                                   "-f", "raw", "-d", str(DURATION), "-p", str(procs[n].pid), "-o",
+                                   f"{logdir}/{n}.stacks"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for n in os.environ.get("BENCH_PYSPY", "").split(",") if n in procs]
         post = run_wrk(f"http://127.0.0.1:{port}/v1/medias", script)
+        for spy in spies:
+            spy.wait(60)
+        if spies:
+            print("py-spy stacks in", logdir, file=sys.stderr)
         elapsed = time.monotonic() - started
         cores = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
         cores["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
