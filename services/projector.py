@@ -42,10 +42,6 @@ log = logging.getLogger("vaeo.projector")
 PROGRESS_CHANNEL = "vaeo_projection"
 
 
-class ProjectionStopped(Exception):
-    pass
-
-
 class NotMyTurn(Exception):
     """The projection's status changed under the runner (a rebuild started or ended)."""
 
@@ -330,10 +326,6 @@ async def _commit_plan(conn: asyncpg.Connection, plan: list[tuple[str, list[tupl
                         [t[3] for t in tracking])
 
 
-async def _commit_prepared(conn: asyncpg.Connection, prepared: Prepared) -> None:
-    await _commit_plan(conn, prepared.plan, prepared.tracking)
-
-
 async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, projection: Projection,
                       batches: Mapping[int, list[ConsumerRecord]], *, expect_status: str = "live",
                       generation: int | None = None,
@@ -359,7 +351,7 @@ async def apply_batch(conn: asyncpg.Connection, registry: EventRegistry, project
         moved = {t[1] for t in prepared.tracking}
         prepared.tracking.extend((projection.name, p, *stored[p]) for p in deferred if p not in moved)
         if prepared.tracking:
-            await _commit_prepared(conn, prepared)
+            await _commit_plan(conn, prepared.plan, prepared.tracking)
     return prepared.applied, prepared.duplicates
 
 
@@ -367,6 +359,13 @@ _STATES = "SELECT projection, status FROM projection_state WHERE projection = AN
 _OFFSETS = ("SELECT projection, partition, next_offset, max_position FROM projection_offsets "
             "WHERE projection = ANY($1::text[]) AND partition = ANY($2::int[]) "
             "ORDER BY projection, partition FOR UPDATE")  # one lock order for every runner: no deadlock
+
+
+def _advance(reached: dict[int, tuple[int, int]], more: Mapping[int, tuple[int, int]]) -> None:
+    """Per partition, keep the further of two (next offset, highest position) marks."""
+    for partition, (next_offset, top) in more.items():
+        old_offset, old_top = reached.get(partition, (0, 0))
+        reached[partition] = (max(old_offset, next_offset), max(old_top, top))
 
 
 @dataclass
@@ -401,9 +400,7 @@ async def apply_group(conn: asyncpg.Connection, batch: ParsedBatch, projections:
         tracking: list[tuple[str, int, int, int]] = []
         for p in live:
             mine = stored[p.name]
-            for partition, (next_offset, max_position) in deferred.get(p.name, {}).items():
-                old_offset, old_max = mine.get(partition, (0, 0))
-                mine[partition] = (max(old_offset, next_offset), max(old_max, max_position))
+            _advance(mine, deferred.get(p.name, {}))
             prepared = prepare_parsed(p, batch, mine)
             moved = {t[1] for t in prepared.tracking}
             tracking.extend(prepared.tracking)
@@ -446,28 +443,27 @@ async def seek_to_stored(pool: asyncpg.Pool, consumer, name: str, partitions) ->
     await seek_to_earliest_stored(pool, consumer, [name], partitions)
 
 
+async def earliest_stored(pool: asyncpg.Pool, names: list[str]) -> dict[int, int]:
+    """Per partition, the offset the least advanced of ``names`` stored; a partition for which
+    any of them stored nothing is missing (that projection starts at the beginning)."""
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT partition, count(*) AS n, min(next_offset) AS next_offset "
+                                "FROM projection_offsets WHERE projection = ANY($1::text[]) GROUP BY partition",
+                                names)
+    return {r["partition"]: r["next_offset"] for r in rows if r["n"] == len(set(names))}
+
+
 async def seek_to_earliest_stored(pool: asyncpg.Pool, consumer, names: list[str], partitions) -> None:
     """Position a consumer shared by ``names`` where the least advanced of them got to.
 
     The others read those messages again and skip them by their own stored offsets.
     """
-    async with pool.acquire() as conn:
-        rows = await conn.fetch("SELECT projection, partition, next_offset FROM projection_offsets "
-                                "WHERE projection = ANY($1::text[])", names)
-    stored: dict[int, dict[str, int]] = {}
-    for r in rows:
-        stored.setdefault(r["partition"], {})[r["projection"]] = r["next_offset"]
+    earliest = await earliest_stored(pool, names)
     for tp in partitions:
-        mine = stored.get(tp.partition, {})
-        if len(mine) == len(names):
-            consumer.seek(tp, min(mine.values()))
-        else:  # a projection that stored nothing for this partition starts at the beginning
+        if tp.partition in earliest:
+            consumer.seek(tp, earliest[tp.partition])
+        else:
             await consumer.seek_to_beginning(tp)
-
-
-async def stored_offsets(conn: asyncpg.Connection, name: str) -> dict[int, int]:
-    rows = await conn.fetch("SELECT partition, next_offset FROM projection_offsets WHERE projection = $1", name)
-    return {r["partition"]: r["next_offset"] for r in rows}
 
 
 async def fill_batch(consumer, partitions, max_records: int) -> dict:
@@ -644,10 +640,7 @@ class ProjectionRunner:
             self._pause(name)
 
     def _defer(self, name: str, batch: ParsedBatch) -> None:
-        deferred = self._deferred[name]
-        for partition, (next_offset, top) in batch.reach().items():
-            old_offset, old_max = deferred.get(partition, (0, 0))
-            deferred[partition] = (max(old_offset, next_offset), max(old_max, top))
+        _advance(self._deferred[name], batch.reach())
 
     def _pause(self, name: str) -> None:
         self.states[name] = "paused"
@@ -669,18 +662,12 @@ class ProjectionRunner:
                 self.states[r["projection"]] = "stopped"
         if not back:
             return
-        async with self.pool.acquire() as conn:
-            rows = await conn.fetch("SELECT projection, partition, next_offset FROM projection_offsets "
-                                    "WHERE projection = ANY($1::text[])", back)
-        stored: dict[int, list[int]] = {}
-        for r in rows:
-            stored.setdefault(r["partition"], []).append(r["next_offset"])
+        earliest = await earliest_stored(self.pool, back)
         for tp in consumer.assignment():
-            offsets = stored.get(tp.partition, [])
-            if len(offsets) < len(back):
+            if tp.partition not in earliest:
                 await consumer.seek_to_beginning(tp)
-            elif min(offsets) < await consumer.position(tp):
-                consumer.seek(tp, min(offsets))
+            elif earliest[tp.partition] < await consumer.position(tp):
+                consumer.seek(tp, earliest[tp.partition])
         for name in back:
             self.states[name] = "live"
             log.info("projection %s: resumed", name)
@@ -812,7 +799,7 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
             while (prepared := await ready.get()) is not None:
                 async with conn.transaction():
                     await _check_turn(conn, projection, "rebuilding", generation)
-                    await _commit_prepared(conn, prepared)
+                    await _commit_plan(conn, prepared.plan, prepared.tracking)
                 applied += prepared.applied
                 if progress:
                     done = sum(reached[tp] - begin[tp] for tp in tps)

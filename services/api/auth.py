@@ -13,8 +13,9 @@ their workspaces' rate-limit windows (one increment per workspace by its number 
 snapshot is always later than the request: a key revoked before the request was sent is seen
 revoked. Sharing the statement is what keeps the hot rate-limit row from becoming a lock queue
 under load (one row update per group instead of per call) and saves a round trip per request.
-An unknown or revoked key is numbered nothing; calls of a key found expired (its expiry is read
-in Python, from the upcast event) are taken back.
+An unknown, revoked or expired key is numbered nothing. The expiry is judged again in Python,
+from the upcast event: a key the statement counted that expired in between is refused (its calls
+stay counted in the window); one the statement found expired a moment before is numbered alone.
 """
 
 from __future__ import annotations
@@ -32,9 +33,6 @@ from infra.codec import EventRegistry
 from services.api.errors import ApiError
 from services.api.ratelimit import COUNT_CONFLICT, COUNT_RETURNING, WINDOW_NOW, RateLimiter, Window
 
-_LOOKUP = """SELECT d.key_id, d.workspace_id, e.type, e.schema, e.data
-               FROM api_key_digests d JOIN events e ON e.stream_id = d.key_id
-              WHERE d.digest = $1 ORDER BY e.version"""
 _GROUP_LOOKUP_AND_COUNT = f"""
 WITH asked AS (SELECT * FROM unnest($1::text[], $2::int[]) AS a(digest, calls)),
 valid AS (  -- neither revoked nor expired (ApiKeyIssued schema 1 holds expires_at, ISO 8601 or null)
@@ -86,11 +84,6 @@ def bearer_token(header: str | None) -> str:
     return token
 
 
-async def authenticate(conn: asyncpg.Connection, registry: EventRegistry, token: str,
-                       now: datetime | None = None) -> Principal:
-    return _principal(registry, await conn.fetch(_LOOKUP, crypto.key_digest(token)), now)
-
-
 class Authenticator:
     """Authenticates and numbers the concurrent requests of one API process in groups."""
 
@@ -132,7 +125,7 @@ class Authenticator:
             outcomes: dict[str, Principal | ApiError] = {}
             for digest in calls:
                 try:
-                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), None)
+                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []))
                 except ApiError as exc:
                     outcomes[digest] = exc
             # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..
@@ -161,7 +154,7 @@ class Authenticator:
                     future.set_result((outcome, window))
 
 
-def _principal(registry: EventRegistry, rows: list, now: datetime | None) -> Principal:
+def _principal(registry: EventRegistry, rows: list) -> Principal:
     if not rows:
         raise invalid_key("unknown key")
     issued = None
@@ -176,7 +169,7 @@ def _principal(registry: EventRegistry, rows: list, now: datetime | None) -> Pri
     if revoked:
         raise invalid_key("the key was revoked")
     expires_at = issued.get("expires_at")
-    if expires_at and datetime.fromisoformat(expires_at) <= (now or datetime.now(UTC)):
+    if expires_at and datetime.fromisoformat(expires_at) <= datetime.now(UTC):
         raise invalid_key("the key has expired")
     # asyncpg's own UUID type is not one orjson (the event codec) serialises: plain uuid.UUID.
     return Principal(key_id=UUID(bytes=rows[0]["key_id"].bytes), workspace_id=UUID(bytes=rows[0]["workspace_id"].bytes),
