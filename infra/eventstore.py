@@ -179,8 +179,9 @@ class EventStore:
             outcomes: list[tuple[asyncio.Future, int | None, BaseException | None]] = []
             try:
                 async with self.pool.acquire() as conn:
-                    together = await self._commit_together(conn, group) if len(group) > 1 else None
-                    if together is not None:
+                    if len(group) == 1:  # alone: its own statement (and transaction), one round trip
+                        outcomes = [await self._commit_alone(conn, *group[0])]
+                    elif (together := await self._commit_together(conn, group)) is not None:
                         outcomes = together
                     else:
                         await self._commit_one_by_one(conn, group, outcomes)
@@ -200,6 +201,20 @@ class EventStore:
                 if not isinstance(exc, Exception):
                     raise
                 continue
+
+    async def _commit_alone(self, conn: asyncpg.Connection, events, before, future) -> tuple:
+        """A group of one, as ``append`` without group commit does it: no savepoint is needed."""
+        try:
+            if before:
+                async with conn.transaction():
+                    for effect in before:
+                        await effect(conn)
+                    return future, await conn.fetchval(_APPEND, *_args(events)), None
+            return future, await conn.fetchval(_APPEND, *_args(events)), None
+        except asyncpg.PostgresError as exc:
+            if (exc.sqlstate or "")[:2] in ("08", "57"):
+                raise  # the connection is gone
+            return future, None, _as_conflict(exc)
 
     async def _commit_one_by_one(self, conn: asyncpg.Connection, group, outcomes: list) -> None:
         async with conn.transaction():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -83,7 +84,10 @@ def cmd_relay(args: argparse.Namespace) -> int:
     setup_logging()
     settings = _settings()
     active = relay.Relay(settings)
+    started = time.monotonic()
     run_until_signalled(with_heartbeat(settings, "relay", active.run))
+    logging.getLogger("vaeo.relay").info("relay: stopped after %.0fs, %d events relayed in %d batches",
+                                         time.monotonic() - started, active.relayed, active.batches)
     return 0
 
 

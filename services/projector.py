@@ -737,7 +737,13 @@ async def run_projector(settings: Settings, stop: asyncio.Event, names: list[str
         for p in selected:
             by_source.setdefault(p.source, []).append(p)
         runners = [ProjectionRunner(settings, group, pool, registry) for group in by_source.values()]
-        await asyncio.gather(*(r.run(stop) for r in runners))
+        try:
+            await asyncio.gather(*(r.run(stop) for r in runners))
+        finally:
+            for r in runners:  # applied / batches is the batch size: what each transaction carries
+                log.info("projections %s (%s): stopped after %.0fs, %d messages applied in %d batches",
+                         ",".join(r.projections), r.source, time.monotonic() - r.stats.started,
+                         r.stats.applied, r.stats.batches)
     finally:
         await pool.close()
 

@@ -49,9 +49,8 @@ class ProgressWaiter:
         still = []
         for wanted, fut in waiting:
             if wanted <= position:
-                if not fut.done():
-                    fut.set_result(True)
-            else:
+                _resolve(fut, True)
+            elif not fut.done():
                 still.append((wanted, fut))
         self._waiting[key] = still
 
@@ -108,26 +107,37 @@ class ProgressWaiter:
         key = (projection, partition)
         if self._reached[key] >= position:
             return True
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._waiting[key].append((position, fut))
         deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         listening_since = self._listening_since
-        try:
-            if since is None or listening_since is None or listening_since > since:
-                await self._read_stored(key)
-            while not fut.done():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                try:
-                    await asyncio.wait_for(asyncio.shield(fut), min(POLL_S, remaining))
-                except TimeoutError:
-                    await self._read_stored(key)
-            return True
-        finally:
-            if not fut.done():
-                fut.cancel()
-            self._waiting[key] = [(p, f) for p, f in self._waiting.get(key, []) if f is not fut]
+        if since is None or listening_since is None or listening_since > since:
+            await self._read_stored(key)
+        loop = asyncio.get_running_loop()
+        while self._reached[key] < position:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            # One future per wait, resolved True by a notification (``_advance``) or False by its
+            # timer: a poll of the stored progress is then due. No task, no wait_for, no shield.
+            fut: asyncio.Future = loop.create_future()
+            waiting = self._waiting[key]
+            waiting.append((position, fut))
+            timer = loop.call_later(min(POLL_S, remaining), _resolve, fut, False)
+            try:
+                reached = await fut
+            finally:
+                timer.cancel()
+                if not (fut.done() and not fut.cancelled() and fut.result()):  # timed out or cancelled
+                    fut.cancel()
+                    self._waiting[key] = [w for w in self._waiting.get(key, []) if w[1] is not fut]
+            if reached:
+                return True
+            await self._read_stored(key)
+        return True
+
+
+def _resolve(fut: asyncio.Future, value: bool) -> None:
+    if not fut.done():
+        fut.set_result(value)
 
 
 async def _first_of(*events: asyncio.Event, timeout_s: float) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -48,6 +49,14 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far."""
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+_COMMITS = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def machine_busy() -> tuple[float, float]:
@@ -120,6 +129,20 @@ async def wait_http(port: int, path: str = "/healthz", timeout: float = 60) -> N
     raise TimeoutError(f"port {port}")
 
 
+def batch_sizes(logdir: str) -> dict:
+    """Events per relay batch and messages per projector transaction, from the stop lines of the
+    logs (the whole run, warm-up included): round trips are paid per batch."""
+    out = {}
+    text = open(f"{logdir}/relay.log").read()
+    for relayed, batches in re.findall(r"(\d+) events relayed in (\d+) batches", text):
+        out["relay"] = round(int(relayed) / max(int(batches), 1), 1)
+    text = open(f"{logdir}/projector.log").read()
+    for source, applied, batches in re.findall(r"\((\w+)\): stopped after \d+s, (\d+) messages applied in (\d+) batches",
+                                               text):
+        out[f"projector_{source}"] = round(int(applied) / max(int(batches), 1), 1)
+    return out
+
+
 def start(name: str, env: dict, log: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "services.cli", name], env=env, cwd=ROOT,
                             stdout=open(log, "ab"), stderr=subprocess.STDOUT)
@@ -147,7 +170,12 @@ async def bench_post_medias(base, results: dict) -> None:
         subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, f"http://127.0.0.1:{port}/v1/medias"],
                        capture_output=True, timeout=60)
         # CPU of each part during the measured run, in cores: where a command's cost goes.
+        kafka_pid = stack._kafka_pid(base)
+        async with pool.acquire() as conn:
+            commits_before = await conn.fetchval(_COMMITS)
         before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
+        kafka_before = cpu_seconds(kafka_pid) if kafka_pid else 0.0
+        wrk_before = _children_cpu_seconds()
         pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
         # BENCH_PYSPY=api,projector: py-spy samples those processes during the run (collapsed stacks).
         spies = [subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "-r", "50",
@@ -155,6 +183,7 @@ async def bench_post_medias(base, results: dict) -> None:
                                    f"{logdir}/{n}.stacks"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                  for n in os.environ.get("BENCH_PYSPY", "").split(",") if n in procs]
         post = run_wrk(f"http://127.0.0.1:{port}/v1/medias", script)
+        wrk_seconds = _children_cpu_seconds() - wrk_before  # wrk is the only child waited for in between
         for spy in spies:
             spy.wait(60)
         if spies:
@@ -162,11 +191,24 @@ async def bench_post_medias(base, results: dict) -> None:
         elapsed = time.monotonic() - started
         cores = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
         cores["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
+        if kafka_pid:
+            cores["kafka"] = round((cpu_seconds(kafka_pid) - kafka_before) / elapsed, 2)
+        cores["wrk"] = round(wrk_seconds / elapsed, 2)
         busy_after = machine_busy()
         cores["machine_busy_fraction"] = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
         results["post_medias_cpu_cores"] = cores
+        # CPU per command, in ms, per part: steadier between runs than the rate on a shared machine.
+        results["post_medias_cpu_ms_per_command"] = {
+            n: round(c * elapsed / post["requests"] * 1000, 3)
+            for n, c in cores.items() if n != "machine_busy_fraction"}
         async with pool.acquire() as conn:
             created = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
+            # Commands per group commit: the rows one transaction wrote share its xmin.
+            groups = await conn.fetchval("SELECT count(DISTINCT xmin::text) FROM events WHERE type = 'MediaCreated'")
+            results["post_medias_commands_per_group_commit"] = round(created / max(groups, 1), 2)
+            # Transactions of every process (API groups, relay, projector): round trips cost here.
+            results["post_medias_pg_commits_per_command"] = round(
+                (await conn.fetchval(_COMMITS) - commits_before) / post["requests"], 3)
         results["post_medias"] = post
         results["post_medias_events_committed"] = created
         results["api_peak_rss_mb"] = peak_rss_mb(procs["api"].pid)
@@ -180,6 +222,7 @@ async def bench_post_medias(base, results: dict) -> None:
                 p.kill()
         await pool.close()
         await drop_isolated(base, settings)
+    results["post_medias_batch_sizes"] = batch_sizes(logdir)
     hello_port = free_port()
     hello = subprocess.Popen([sys.executable, "-c", HELLO, str(hello_port)], cwd=ROOT)
     try:

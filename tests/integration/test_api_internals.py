@@ -6,6 +6,8 @@ import asyncio
 import time
 import uuid
 
+import pytest
+
 from infra.db import create_pool
 from services import commands
 from services.api.auth import Authenticator
@@ -128,6 +130,14 @@ async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out
     started = time.monotonic()
     assert await waiter.wait("medias", 1, 46, timeout_s=0.3) is False
     assert 0.25 < time.monotonic() - started < 1.0
+    # A wait that timed out, or whose request was cancelled (client gone), leaves nothing behind.
+    cancelled = asyncio.create_task(waiter.wait("medias", 1, 47, timeout_s=5, since=time.monotonic()))
+    await asyncio.sleep(0.05)
+    assert len(waiter._waiting[("medias", 1)]) == 1
+    cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    assert waiter._waiting[("medias", 1)] == []
 
 
 async def test_kafka_link_reports_partitions_when_up_and_unavailable_when_down(settings):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import asyncpg
 import pytest
 
 from domain.jobs import Job
@@ -158,3 +159,29 @@ async def test_group_commit_returns_each_appends_own_last_position(pool, registr
     for events, last in zip(batches, returned, strict=True):
         assert max(where[e.stream_id] for e in events) == last
     assert sorted(where.values()) == list(range(1, sum(len(b) for b in batches) + 1))
+
+
+async def test_group_commit_of_one_append_answers_its_own_conflict_and_refused_side_effect(pool, registry):
+    """A group of one goes as a single statement (no savepoint): its failures still reach its caller."""
+    grouped = EventStore(pool, registry, group_commit=True)
+    ws = uuid.uuid4()
+    job, events = _job_events(grouped, ws)
+    await grouped.append(events)
+    stale = await grouped.load_aggregate(job.id)
+    current = await grouped.load_aggregate(job.id)
+    current.start(1, "w1")
+    await grouped.append(grouped.registry.to_new_events(current.collect_events(), workspace_id=ws))
+    stale.start(1, "w2")
+    with pytest.raises(ConcurrencyError):
+        await grouped.append(grouped.registry.to_new_events(stale.collect_events(), workspace_id=ws))
+
+    async def claim(conn):
+        await conn.execute("INSERT INTO api_key_digests (digest, key_id, workspace_id) VALUES ('one', $1, $2)",
+                           uuid.uuid4(), ws)
+
+    first = await grouped.append(_job_events(grouped, ws)[1], before=[claim])
+    with pytest.raises(asyncpg.UniqueViolationError):
+        await grouped.append(_job_events(grouped, ws)[1], before=[claim])  # the side effect is refused
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT max(position) FROM events") == first  # nothing of the refused one
+        assert await conn.fetchval("SELECT count(*) FROM api_key_digests") == 1

@@ -181,3 +181,34 @@ async def test_a_second_relay_stands_by_and_takes_over_when_the_active_one_dies(
     await commands.queue_job(store, uuid.uuid4(), job_type="test")
     await wait_relayed(pool, timeout=30)
     assert second.relayed == 1
+
+
+async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(settings, store, pool):
+    """The checkpoint of an acknowledged batch is written by the relay's next fetch (one round trip
+    per batch), which follows at once; a relay stopped right after a batch stores it on the way out."""
+    import asyncio
+
+    relay = Relay(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(relay.run(stop))
+    try:
+        await commands.queue_job(store, uuid.uuid4(), job_type="test")
+        head = await wait_relayed(pool, timeout=30)  # stored without any further event or wake-up
+        assert (relay.checkpoint, relay.stored) == (head, head)
+        for _ in range(3):
+            await commands.queue_job(store, uuid.uuid4(), job_type="test")
+        head = await wait_relayed(pool, timeout=30)
+        assert relay.relayed == head
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+
+    stopped = Relay(settings)  # a relay whose last batch was acknowledged but not yet stored
+    async with pool.acquire() as conn:
+        stopped.checkpoint, stopped.stored = head + 5, head
+        await stopped._store_checkpoint(conn)
+        assert await conn.fetchval("SELECT position FROM relay_checkpoint WHERE name = 'main'") == head + 5
+        stopped.checkpoint = head + 3  # already stored further: nothing is written
+        stopped.stored = head + 5
+        await stopped._store_checkpoint(conn)
+        assert await conn.fetchval("SELECT position FROM relay_checkpoint WHERE name = 'main'") == head + 5
