@@ -47,11 +47,18 @@ class ApiMetrics:
                                  "Time to answer, per method, route and status", ["method", "route", "status"],
                                  buckets=LATENCY_BUCKETS, registry=self.registry)
         ProcessCollector(registry=self.registry)
+        self._children: dict[tuple[str, str, int], tuple] = {}
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        labels = (method, route, str(status))
-        self.requests.labels(*labels).inc()
-        self.latency.labels(*labels).observe(seconds)
+        # The labelled children, looked up once per (method, route template, status): a handful
+        # of combinations, and ``labels()`` validates and locks on every call.
+        children = self._children.get((method, route, status))
+        if children is None:
+            labels = (method, route, str(status))
+            children = self._children[(method, route, status)] = (self.requests.labels(*labels),
+                                                                   self.latency.labels(*labels))
+        children[0].inc()
+        children[1].observe(seconds)
 
 
 METRICS = web.AppKey("metrics", ApiMetrics)
