@@ -1,7 +1,8 @@
 """API benchmarks: durable POST /medias under wrk beside a bare aiohttp hello-world, and the
 read-your-writes wait (commit to visibility in the read model) at a steady command rate.
 
-Run on demand: ``python -m tests.benchmarks api``. Needs ``wrk`` (Debian package; installed when
+Run on demand: ``python -m tests.benchmarks api``; ``BENCH_RUNS=5`` repeats each part and prints the
+median and range of the headline figures. Needs ``wrk`` (Debian package; installed when
 absent). The processes are started as ``vaeo up`` starts them.
 """
 
@@ -137,8 +138,8 @@ def batch_sizes(logdir: str) -> dict:
     for relayed, batches in re.findall(r"(\d+) events relayed in (\d+) batches", text):
         out["relay"] = round(int(relayed) / max(int(batches), 1), 1)
     text = open(f"{logdir}/projector.log").read()
-    for source, applied, batches in re.findall(r"\((\w+)\): stopped after \d+s, (\d+) messages applied in (\d+) batches",
-                                               text):
+    stops = r"\((\w+)\): stopped after \d+s, (\d+) messages applied in (\d+) batches"
+    for source, applied, batches in re.findall(stops, text):
         out[f"projector_{source}"] = round(int(applied) / max(int(batches), 1), 1)
     return out
 
@@ -295,15 +296,44 @@ async def bench_read_your_writes(base, results: dict, rate: int = 500, seconds: 
         await drop_isolated(base, settings)
 
 
+RUNS = int(os.environ.get("BENCH_RUNS", "1"))  # repeat each part; the summary gives median and range
+
+
+def summarise(runs: list[dict]) -> dict:
+    """Median and range of the headline figures over repeated runs: on a shared machine one run
+    says little, and a change is worth keeping only when it moves the median beyond the range."""
+    def spread(values: list[float]) -> dict:
+        return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
+                "max": round(max(values), 3)}
+
+    figures: dict[str, list[float]] = {}
+    for r in runs:
+        pairs = []
+        if "post_medias" in r:
+            pairs += [("post_req_per_s", r["post_medias"]["req_per_s"]), ("post_p99_ms", r["post_medias"]["p99_ms"]),
+                      ("hello_req_per_s", r["hello_world"]["req_per_s"]), ("post_vs_hello", r["post_vs_hello"])]
+            pairs += [(f"cpu_ms_{part}", v) for part, v in r["post_medias_cpu_ms_per_command"].items()]
+        if "ryw_p99_ms" in r:
+            pairs += [("ryw_p50_ms", r["ryw_p50_ms"]), ("ryw_p99_ms", r["ryw_p99_ms"])]
+        for name, value in pairs:
+            figures.setdefault(name, []).append(value)
+    return {name: spread(values) for name, values in figures.items()}
+
+
 async def main(which: list[str]) -> dict:
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
-    results: dict = {"machine": machine()}
-    if not which or "post" in which:
-        await bench_post_medias(base, results)
-    if not which or "ryw" in which:
-        await bench_read_your_writes(base, results)
-    return results
+    runs = []
+    for _ in range(RUNS):
+        results: dict = {"machine": machine()}
+        if not which or "post" in which:
+            await bench_post_medias(base, results)
+        if not which or "ryw" in which:
+            await bench_read_your_writes(base, results)
+        runs.append(results)
+    if RUNS == 1:
+        return runs[0]
+    return {"machine": machine(), "runs": RUNS, "summary": summarise(runs), "each": runs}
 
 
 def run(which: list[str]) -> None:
@@ -311,7 +341,11 @@ def run(which: list[str]) -> None:
 
     results = asyncio.run(main(which))
     for k, v in results.items():
-        print(f"{k:30} {v}")
+        if k == "summary":
+            for name, spread in v.items():
+                print(f"{name:30} {spread}")
+        elif k != "each":
+            print(f"{k:30} {v}")
     print(orjson.dumps(results).decode())
 
 
