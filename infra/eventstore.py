@@ -31,6 +31,22 @@ def _args(events: Sequence[NewEvent]) -> tuple:
     )
 
 
+def _connection_lost(exc: asyncpg.PostgresError) -> bool:
+    """The connection or the server is gone (classes 08 and 57): not this append's own failure."""
+    return (exc.sqlstate or "")[:2] in ("08", "57")
+
+
+async def _append_on(conn: asyncpg.Connection, events: Sequence[NewEvent], before: Sequence[SideEffect]) -> int:
+    """The side effects and the append in one transaction; without side effects, one statement
+    (its own transaction, one round trip). Returns the last position."""
+    if not before:
+        return await conn.fetchval(_APPEND, *_args(events))
+    async with conn.transaction():
+        for effect in before:
+            await effect(conn)
+        return await conn.fetchval(_APPEND, *_args(events))
+
+
 def _as_conflict(exc: asyncpg.PostgresError) -> Exception:
     if exc.sqlstate == CONFLICT_SQLSTATE or (isinstance(exc, asyncpg.UniqueViolationError) and
                                              getattr(exc, "constraint_name", "") == "events_stream_id_version_key"):
@@ -79,13 +95,7 @@ class EventStore:
             return await future
         async with self.pool.acquire() as conn:
             try:
-                if before:
-                    async with conn.transaction():
-                        for effect in before:
-                            await effect(conn)
-                        last = await conn.fetchval(_APPEND, *_args(events))
-                else:
-                    last = await conn.fetchval(_APPEND, *_args(events))  # one statement, its own transaction
+                last = await _append_on(conn, events, before)
             except asyncpg.PostgresError as exc:
                 raise _as_conflict(exc) from exc
             await self._notify(conn, last)
@@ -155,16 +165,9 @@ class EventStore:
         (a conflict, a side effect refused): then the group goes append by append."""
         every = [e for events, _, _ in group for e in events]
         try:
-            if any(before for _, before, _ in group):
-                async with conn.transaction():
-                    for _, before, _ in group:
-                        for effect in before:
-                            await effect(conn)
-                    last = await conn.fetchval(_APPEND, *_args(every))
-            else:  # one statement is its own transaction: no BEGIN and COMMIT round trips
-                last = await conn.fetchval(_APPEND, *_args(every))
+            last = await _append_on(conn, every, [effect for _, before, _ in group for effect in before])
         except asyncpg.PostgresError as exc:
-            if (exc.sqlstate or "")[:2] in ("08", "57"):
+            if _connection_lost(exc):
                 raise
             return None
         outcomes, end = [], last - len(every)
@@ -205,15 +208,10 @@ class EventStore:
     async def _commit_alone(self, conn: asyncpg.Connection, events, before, future) -> tuple:
         """A group of one, as ``append`` without group commit does it: no savepoint is needed."""
         try:
-            if before:
-                async with conn.transaction():
-                    for effect in before:
-                        await effect(conn)
-                    return future, await conn.fetchval(_APPEND, *_args(events)), None
-            return future, await conn.fetchval(_APPEND, *_args(events)), None
+            return future, await _append_on(conn, events, before), None
         except asyncpg.PostgresError as exc:
-            if (exc.sqlstate or "")[:2] in ("08", "57"):
-                raise  # the connection is gone
+            if _connection_lost(exc):
+                raise
             return future, None, _as_conflict(exc)
 
     async def _commit_one_by_one(self, conn: asyncpg.Connection, group, outcomes: list) -> None:
@@ -226,8 +224,8 @@ class EventStore:
                         last = await conn.fetchval(_APPEND, *_args(events))
                     outcomes.append((future, last, None))
                 except asyncpg.PostgresError as exc:
-                    if (exc.sqlstate or "")[:2] in ("08", "57"):
-                        raise  # the connection is gone: the whole group fails
+                    if _connection_lost(exc):
+                        raise  # the whole group fails
                     outcomes.append((future, None, _as_conflict(exc)))
 
     async def load(self, stream_id: UUID) -> list[StoredEvent]:

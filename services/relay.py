@@ -22,15 +22,15 @@ from services.common import supervise
 log = logging.getLogger("vaeo.relay")
 
 RELAY_LOCK = 0x72656C61  # "rela"
-_FETCH = (
+_AFTER = (
     "SELECT position, stream_id, stream_type, version, workspace_id, type, schema, data::text AS data, "
-    "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT $2"
+    "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT "
 )
-_MARK = "UPDATE relay_checkpoint SET position = $1, updated_at = now() WHERE name = $2"
+_FETCH = _AFTER + "$2"  # (checkpoint, batch size)
+_MARK = "UPDATE relay_checkpoint SET position = $1, updated_at = now() WHERE name = $2"  # (checkpoint, name)
 # The checkpoint of the batch Kafka just acknowledged rides on the next fetch: one round trip per
 # batch instead of two. The loop fetches again at once after a batch, so it is stored right away.
-_MARK_AND_FETCH = ("WITH mark AS (UPDATE relay_checkpoint SET position = $1, updated_at = now() WHERE name = $3) "
-                   + _FETCH)
+_MARK_AND_FETCH = f"WITH mark AS ({_MARK}) {_AFTER}$3"  # (checkpoint, name, batch size)
 
 
 def encode(row: asyncpg.Record) -> bytes:
@@ -111,7 +111,7 @@ class Relay:
 
     async def _relay_batch(self, conn: asyncpg.Connection, producer) -> int:
         if self.checkpoint > self.stored:
-            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.settings.relay_batch_size, self.name)
+            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.settings.relay_batch_size)
             self.stored = self.checkpoint
         else:
             rows = await conn.fetch(_FETCH, self.checkpoint, self.settings.relay_batch_size)

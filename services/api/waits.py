@@ -119,14 +119,14 @@ class ProgressWaiter:
             # One future per wait, resolved True by a notification (``_advance``) or False by its
             # timer: a poll of the stored progress is then due. No task, no wait_for, no shield.
             fut: asyncio.Future = loop.create_future()
-            waiting = self._waiting[key]
-            waiting.append((position, fut))
+            self._waiting[key].append((position, fut))
             timer = loop.call_later(min(POLL_S, remaining), _resolve, fut, False)
+            reached = False
             try:
                 reached = await fut
             finally:
                 timer.cancel()
-                if not (fut.done() and not fut.cancelled() and fut.result()):  # timed out or cancelled
+                if not reached:  # timed out or cancelled: no longer waiting
                     fut.cancel()
                     self._waiting[key] = [w for w in self._waiting.get(key, []) if w[1] is not fut]
             if reached:
