@@ -1,6 +1,6 @@
 """``python -m tests.benchmarks [core|api] [parts ...]``: on-demand benchmarks.
 
-core: relay, latency, rebuild, notify, broker. api: post, ryw.
+core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand: the cost ladder, post included).
 """
 
 import sys

@@ -1,5 +1,7 @@
 """API benchmarks: durable POST /medias under wrk beside a bare aiohttp hello-world, and the
-read-your-writes wait (commit to visibility in the read model) at a steady command rate.
+read-your-writes wait (commit to visibility in the read model) at a steady command rate; on
+demand, the cost ladder (``api ladder``): the same command under a bare handler, without and
+with the relay and projector, beside the whole API and the hello-world.
 
 Run on demand: ``python -m tests.benchmarks api``; ``BENCH_RUNS=5`` repeats each part and prints the
 median and range of the headline figures. Needs ``wrk`` (Debian package; installed when
@@ -149,6 +151,65 @@ def start(name: str, env: dict, log: str) -> subprocess.Popen:
                             stdout=open(log, "ab"), stderr=subprocess.STDOUT)
 
 
+def stop_all(procs: dict[str, subprocess.Popen]) -> None:
+    for p in procs.values():
+        p.send_signal(signal.SIGTERM)
+    for p in procs.values():
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def post_script(logdir: str, key: str | None) -> str:
+    script = os.path.join(logdir, "post.lua")
+    with open(script, "w") as f:
+        f.write('wrk.method = "POST"\n'
+                'wrk.headers["Content-Type"] = "application/json"\n'
+                + (f'wrk.headers["Authorization"] = "Bearer {key}"\n' if key else "")
+                + 'wrk.body = \'{"name": "benchmark media"}\'\n')
+    return script
+
+
+async def measure(base, pool, procs: dict[str, subprocess.Popen], url: str, script: str, logdir: str) -> dict:
+    """A warm-up, then one wrk run at ``url`` with the CPU each part used, in cores and in ms per
+    command (steadier between runs than the rate on a shared machine), and the PostgreSQL commits
+    of every process per command: where a command's cost goes."""
+    subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, url], capture_output=True, timeout=60)
+    kafka_pid = stack._kafka_pid(base)
+    async with pool.acquire() as conn:
+        commits_before = await conn.fetchval(_COMMITS)
+    before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
+    kafka_before = cpu_seconds(kafka_pid) if kafka_pid else 0.0
+    wrk_before = _children_cpu_seconds()
+    pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
+    # BENCH_PYSPY=api,projector: py-spy samples those processes during the run (collapsed stacks).
+    spies = [subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "-r", "50",
+                               "-f", "raw", "-d", str(DURATION), "-p", str(procs[n].pid), "-o",
+                               f"{logdir}/{n}.stacks"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for n in os.environ.get("BENCH_PYSPY", "").split(",") if n in procs]
+    figures = run_wrk(url, script)
+    wrk_seconds = _children_cpu_seconds() - wrk_before  # wrk is the only child waited for in between
+    for spy in spies:
+        spy.wait(60)
+    if spies:
+        print("py-spy stacks in", logdir, file=sys.stderr)
+    elapsed = time.monotonic() - started
+    cores = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
+    cores["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
+    if kafka_pid:
+        cores["kafka"] = round((cpu_seconds(kafka_pid) - kafka_before) / elapsed, 2)
+    cores["wrk"] = round(wrk_seconds / elapsed, 2)
+    busy_after = machine_busy()
+    cores["machine_busy_fraction"] = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
+    async with pool.acquire() as conn:
+        commits = await conn.fetchval(_COMMITS) - commits_before
+    return {"wrk": figures, "cpu_cores": cores,
+            "cpu_ms_per_command": {n: round(c * elapsed / figures["requests"] * 1000, 3)
+                                   for n, c in cores.items() if n != "machine_busy_fraction"},
+            "pg_commits_per_command": round(commits / figures["requests"], 3)}
+
+
 async def bench_post_medias(base, results: dict) -> None:
     settings = await fresh(base)
     port = free_port()
@@ -161,78 +222,74 @@ async def bench_post_medias(base, results: dict) -> None:
         _, issued = await commands.create_workspace(store, name="bench", plan="bench", credits=10**9,
                                                     rate_limit=10**9)
         await wait_http(port)
-        script = os.path.join(logdir, "post.lua")
-        with open(script, "w") as f:
-            f.write('wrk.method = "POST"\n'
-                    'wrk.headers["Content-Type"] = "application/json"\n'
-                    f'wrk.headers["Authorization"] = "Bearer {issued.key}"\n'
-                    'wrk.body = \'{"name": "benchmark media"}\'\n')
-        # Warm up (connections, caches), then measure.
-        subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, f"http://127.0.0.1:{port}/v1/medias"],
-                       capture_output=True, timeout=60)
-        # CPU of each part during the measured run, in cores: where a command's cost goes.
-        kafka_pid = stack._kafka_pid(base)
-        async with pool.acquire() as conn:
-            commits_before = await conn.fetchval(_COMMITS)
-        before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
-        kafka_before = cpu_seconds(kafka_pid) if kafka_pid else 0.0
-        wrk_before = _children_cpu_seconds()
-        pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
-        # BENCH_PYSPY=api,projector: py-spy samples those processes during the run (collapsed stacks).
-        spies = [subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "-r", "50",
-                                   "-f", "raw", "-d", str(DURATION), "-p", str(procs[n].pid), "-o",
-                                   f"{logdir}/{n}.stacks"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for n in os.environ.get("BENCH_PYSPY", "").split(",") if n in procs]
-        post = run_wrk(f"http://127.0.0.1:{port}/v1/medias", script)
-        wrk_seconds = _children_cpu_seconds() - wrk_before  # wrk is the only child waited for in between
-        for spy in spies:
-            spy.wait(60)
-        if spies:
-            print("py-spy stacks in", logdir, file=sys.stderr)
-        elapsed = time.monotonic() - started
-        cores = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
-        cores["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
-        if kafka_pid:
-            cores["kafka"] = round((cpu_seconds(kafka_pid) - kafka_before) / elapsed, 2)
-        cores["wrk"] = round(wrk_seconds / elapsed, 2)
-        busy_after = machine_busy()
-        cores["machine_busy_fraction"] = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
-        results["post_medias_cpu_cores"] = cores
-        # CPU per command, in ms, per part: steadier between runs than the rate on a shared machine.
-        results["post_medias_cpu_ms_per_command"] = {
-            n: round(c * elapsed / post["requests"] * 1000, 3)
-            for n, c in cores.items() if n != "machine_busy_fraction"}
+        run = await measure(base, pool, procs, f"http://127.0.0.1:{port}/v1/medias",
+                            post_script(logdir, issued.key), logdir)
+        results["post_medias_cpu_cores"] = run["cpu_cores"]
+        results["post_medias_cpu_ms_per_command"] = run["cpu_ms_per_command"]
+        results["post_medias_pg_commits_per_command"] = run["pg_commits_per_command"]
         async with pool.acquire() as conn:
             created = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
             # Commands per group commit: the rows one transaction wrote share its xmin.
             groups = await conn.fetchval("SELECT count(DISTINCT xmin::text) FROM events WHERE type = 'MediaCreated'")
             results["post_medias_commands_per_group_commit"] = round(created / max(groups, 1), 2)
-            # Transactions of every process (API groups, relay, projector): round trips cost here.
-            results["post_medias_pg_commits_per_command"] = round(
-                (await conn.fetchval(_COMMITS) - commits_before) / post["requests"], 3)
-        results["post_medias"] = post
+        results["post_medias"] = run["wrk"]
         results["post_medias_events_committed"] = created
         results["api_peak_rss_mb"] = peak_rss_mb(procs["api"].pid)
     finally:
-        for p in procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in procs.values():
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_all(procs)
         await pool.close()
         await drop_isolated(base, settings)
     results["post_medias_batch_sizes"] = batch_sizes(logdir)
+    results["hello_world"] = await bench_hello()
+    results["post_vs_hello"] = results["post_medias"]["req_per_s"] / results["hello_world"]["req_per_s"]
+
+
+async def bench_hello() -> dict:
     hello_port = free_port()
     hello = subprocess.Popen([sys.executable, "-c", HELLO, str(hello_port)], cwd=ROOT)
     try:
         await wait_http(hello_port, "/")
-        results["hello_world"] = run_wrk(f"http://127.0.0.1:{hello_port}/", None)
+        return run_wrk(f"http://127.0.0.1:{hello_port}/", None)
     finally:
         hello.terminate()
         hello.wait(10)
-    results["post_vs_hello"] = results["post_medias"]["req_per_s"] / results["hello_world"]["req_per_s"]
+
+
+async def bench_ladder(base, results: dict) -> None:
+    """The cost ladder, in one run: the bare hello-world; the durable command alone (the domain
+    command and its grouped append under a bare aiohttp handler, ``ladder_app``); the same with the
+    relay and the projector carrying its events to Kafka and the read models; the whole API
+    (key, rate-limit window, validation, telemetry, read-your-writes wait). Each rung at the same
+    concurrency, with the CPU per command of every part: what each layer costs, and the most the
+    architecture allows on this machine whatever the API does."""
+    for rung, pipeline in (("durable_command", ()), ("durable_command_with_pipeline", ("relay", "projector"))):
+        settings = await fresh(base)
+        port = free_port()
+        env = env_for(settings)
+        logdir = tempfile.mkdtemp(prefix=f"vaeo-bench-{rung}-")
+        pool = await create_pool(settings.resolved_database_url(), max_size=4)
+        procs: dict[str, subprocess.Popen] = {}
+        try:
+            workspace_id, _ = await commands.create_workspace(EventStore(pool, EventRegistry()), name="bench",
+                                                           plan="bench", credits=10**9, rate_limit=10**9)
+            procs["command"] = subprocess.Popen(
+                [sys.executable, "-m", "tests.benchmarks.ladder_app", str(port), str(workspace_id)], env=env,
+                cwd=ROOT, stdout=open(f"{logdir}/command.log", "ab"), stderr=subprocess.STDOUT)
+            procs.update({n: start(n, env, f"{logdir}/{n}.log") for n in pipeline})
+            await wait_http(port)
+            results[f"ladder_{rung}"] = await measure(base, pool, procs, f"http://127.0.0.1:{port}/",
+                                                      post_script(logdir, None), logdir)
+        finally:
+            stop_all(procs)
+            await pool.close()
+            await drop_isolated(base, settings)
+    await bench_post_medias(base, results)
+    hello = results["hello_world"]["req_per_s"]
+    results["ladder_vs_hello"] = {
+        "durable_command": round(results["ladder_durable_command"]["wrk"]["req_per_s"] / hello, 3),
+        "durable_command_with_pipeline": round(
+            results["ladder_durable_command_with_pipeline"]["wrk"]["req_per_s"] / hello, 3),
+        "api": round(results["post_vs_hello"], 3)}
 
 
 async def bench_read_your_writes(base, results: dict, rate: int = 500, seconds: float = 20.0) -> None:
@@ -313,6 +370,13 @@ def summarise(runs: list[dict]) -> dict:
             pairs += [("post_req_per_s", r["post_medias"]["req_per_s"]), ("post_p99_ms", r["post_medias"]["p99_ms"]),
                       ("hello_req_per_s", r["hello_world"]["req_per_s"]), ("post_vs_hello", r["post_vs_hello"])]
             pairs += [(f"cpu_ms_{part}", v) for part, v in r["post_medias_cpu_ms_per_command"].items()]
+        for rung in ("durable_command", "durable_command_with_pipeline"):
+            if f"ladder_{rung}" in r:
+                measured = r[f"ladder_{rung}"]
+                pairs += [(f"{rung}_req_per_s", measured["wrk"]["req_per_s"]),
+                          (f"{rung}_p99_ms", measured["wrk"]["p99_ms"]),
+                          (f"{rung}_vs_hello", r["ladder_vs_hello"][rung]),
+                          (f"{rung}_cpu_ms", sum(measured["cpu_ms_per_command"].values()))]
         if "ryw_p99_ms" in r:
             pairs += [("ryw_p50_ms", r["ryw_p50_ms"]), ("ryw_p99_ms", r["ryw_p99_ms"])]
         for name, value in pairs:
@@ -326,7 +390,9 @@ async def main(which: list[str]) -> dict:
     runs = []
     for _ in range(RUNS):
         results: dict = {"machine": machine()}
-        if not which or "post" in which:
+        if "ladder" in which:  # on demand only: it includes the post part
+            await bench_ladder(base, results)
+        elif not which or "post" in which:
             await bench_post_medias(base, results)
         if not which or "ryw" in which:
             await bench_read_your_writes(base, results)
