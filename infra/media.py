@@ -119,9 +119,18 @@ def _run(args: list[str], timeout: float, what: str) -> subprocess.CompletedProc
     except subprocess.TimeoutExpired as exc:
         raise MediaError(f"{what}: {args[0]} took longer than {timeout:.0f} s") from exc
     if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace")
-        raise MediaError(f"{what}: {args[0]} exited {done.returncode}: {_tail(stderr)}")
+        raise MediaError(f"{what}: {args[0]} exited {done.returncode}: {_tail(_without_paths(done.stderr, args))}")
     return done
+
+
+def _without_paths(stderr: bytes, args: list[str]) -> str:
+    """ffmpeg names its input by path; a refusal reaches clients (400/415, a job's error), where
+    the server's directories have no business: each absolute path argument becomes ``<input>``."""
+    text = stderr.decode("utf-8", "replace")
+    for arg in args[1:]:
+        if arg.startswith("/"):
+            text = text.replace(arg, "<input>")
+    return text
 
 
 def _ratio(value: str | None) -> float | None:
@@ -145,7 +154,7 @@ def _int(value: object) -> int | None:
 def probe(path: str | Path, timeout: float = PROBE_TIMEOUT_S) -> MediaInfo:
     """Duration, streams, resolution, frame rate and subtitle tracks; MediaError when not media."""
     if not Path(path).is_file():
-        raise MediaError(f"ffprobe: {path} does not exist")
+        raise MediaError("reading media metadata: the file does not exist")
     done = _run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
                 timeout, "reading media metadata")
     try:

@@ -57,10 +57,15 @@ def test_probe_lists_the_embedded_subtitle_track(media: dict) -> None:
 
 
 def test_probe_refuses_what_is_not_media(media: dict, tmp_path: Path) -> None:
-    with pytest.raises(MediaError, match="reading media metadata"):
+    with pytest.raises(MediaError, match="reading media metadata") as refused:
         probe(media["not_media"])
-    with pytest.raises(MediaError, match="does not exist"):
+    # The refusal reaches clients (415, a job's error): ffmpeg's text without the server's paths.
+    assert "Invalid data found" in str(refused.value)
+    assert str(Path(media["not_media"]).parent) not in str(refused.value)
+    assert "<input>" in str(refused.value)
+    with pytest.raises(MediaError, match="does not exist") as absent:
         probe(tmp_path / "absent.mp4")
+    assert str(tmp_path) not in str(absent.value)
 
 
 def test_scene_change_found_within_half_a_second(media: dict) -> None:
