@@ -84,11 +84,13 @@ async def issue_key(store: EventStore, workspace_id: UUID, *, name: str, scopes:
     return IssuedKey(api_key.id, key, position)
 
 
-async def _load(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, what: str):
-    """The aggregate if it exists in this workspace; another workspace's answers exactly like none."""
+async def _load(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+    """The aggregate if it exists in this workspace; another workspace's answers exactly like none.
+
+    The 404 names ``shown_id``, the id the client sent, when the stream id is derived from it."""
     agg = await store.load_aggregate(stream_id)
     if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
-        raise NotFound(f"{what} not found", id=str(stream_id))
+        raise NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))
     return agg
 
 
@@ -194,11 +196,11 @@ async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: 
 
 
 async def _load_in(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, environment: str | None,
-                   what: str):
+                   what: str, shown_id=None):
     """Like ``_load``, and another environment's aggregate (sandbox vs production) is missing too."""
-    agg = await _load(store, stream_id, cls, workspace_id, what)
+    agg = await _load(store, stream_id, cls, workspace_id, what, shown_id)
     if environment is not None and agg.environment != environment:
-        raise NotFound(f"{what} not found", id=str(stream_id))
+        raise NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))
     return agg
 
 
@@ -288,7 +290,7 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             cues = len(segments)
             captions_ext = ".vtt" if (text or "").lstrip().startswith("WEBVTT") else ".srt"
         if media_id is not None:
-            await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media")
+            await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
         video_id = await store.next_id("video_id_seq")
         suffix = PurePosixPath(filename or "").suffix.lower()
         if not suffix or len(suffix) > 8 or not suffix[1:].isalnum():
@@ -329,7 +331,7 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     """
     from domain.videos import ANALYZE_JOB, Video, analysis_price, video_stream_id
 
-    video = await _load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video")
+    video = await _load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
     price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
     job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
                                     params={**options, "video_id": video_id}, credits=price,

@@ -254,7 +254,8 @@ class ParsedBatch:
 
     def reach(self) -> dict[int, tuple[int, int]]:
         """Per partition: the offset after the last message and the highest position seen."""
-        return {partition: (msgs[-1].offset + 1, max(m.position for m in msgs)) for partition, msgs in self.parts.items()}
+        return {partition: (msgs[-1].offset + 1, max(m.position for m in msgs))
+                for partition, msgs in self.parts.items()}
 
 
 def prepare(registry: EventRegistry, projection: Projection, batches: Mapping[int, list[ConsumerRecord]],
@@ -652,8 +653,8 @@ class ProjectionRunner:
         self._checked_paused = time.monotonic()
         paused = self._named("paused")
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch("SELECT projection, status FROM projection_state WHERE projection = ANY($1::text[])",
-                                    paused)
+            rows = await conn.fetch(
+                "SELECT projection, status FROM projection_state WHERE projection = ANY($1::text[])", paused)
         back = []
         for r in rows:
             if r["status"] == "live":

@@ -116,7 +116,9 @@ async def test_upload_analyze_and_read_every_route(service, media):
     assert r.status == 202, r.body
     assert r.data["type"] == "analyze_video" and r.data["status"] == "pending"
     assert r.data["estimated_duration_seconds"] > 0 and r.data["credits_charged"] == 1
-    assert (await other.client.post(f"/videos/{vid}/analyze", {})).status == 404
+    refused = await other.client.post(f"/videos/{vid}/analyze", {})
+    # Another workspace's video is missing, and the 404 names the id the client sent.
+    assert refused.status == 404 and refused.error["details"]["id"] == str(vid), refused.body
     job, steps = await follow(ws.client, r.data["job_id"])
     assert job["status"] == "completed", job
     assert job["progress"] == 100 and isinstance(job["article_id"], int)
@@ -232,6 +234,8 @@ async def test_corrupt_and_non_media_uploads_leave_nothing_behind(service, media
         assert str(LocalStorage.from_settings(service.settings).root) not in str(body), body
     status, body = await upload(ws.client, media["video"], captions=media["not_media"])
     assert status == 400 and body["error"]["details"]["field"] == "captions", body
+    status, body = await upload(ws.client, media["video"], media_id="987654")
+    assert status == 404 and body["error"]["details"]["id"] == "987654", body
     r = await ws.client.post("/videos", {"name": "x"})
     assert r.status == 415 and r.error["code"] == "unsupported_media_type"
     form = aiohttp.FormData(default_to_multipart=True)
