@@ -83,6 +83,7 @@ class Job(Aggregate):
         self.step = "queued"
         self.attempts = 0
         self.article_id: int | None = None
+        self.result: dict | None = None  # what a completed job produced
         self.error_message: str | None = None
 
     @classmethod
@@ -163,6 +164,7 @@ class Job(Aggregate):
         self.progress = 100
         self.step = "completed"
         self.article_id = article_id
+        self.result = result
         self.error_message = None
 
     def fail(self, error_message: str) -> None:

@@ -50,6 +50,11 @@ from services.worker import JobContext, PermanentJobError
 ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
                        "use quality_profile standard (offline engine)")
+_HOW_TO_TRANSCRIPT = "upload the video with a captions file (WebVTT or SRT), or a video with a text subtitle track"
+NO_TRANSCRIPT = (f"no article: the video has no transcript, and an article is written from what is said ("
+                 f"{_HOW_TO_TRANSCRIPT}); the content graph holds the media elements only")
+PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the transcript, and this video has none "
+                         f"({_HOW_TO_TRANSCRIPT}); what the job was charged is refunded")
 
 
 def _transcript(storage: LocalStorage, video: Video, timeout: float):
@@ -129,6 +134,10 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
         segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s)
     except (CaptionError, mediatools.MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {exc}") from exc
+    # No words, no article: an empty one would still be scored, exported and announced.
+    article_skipped = NO_TRANSCRIPT if not any(segment.text.strip() for segment in segments) else None
+    if premium and outputs.get("article", True) and article_skipped:
+        raise PermanentJobError(PREMIUM_NO_TRANSCRIPT)
     await ctx.checkpoint()
 
     await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
@@ -150,7 +159,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     await ctx.checkpoint()
 
     article_agg = None
-    if outputs.get("article", True):
+    if not outputs.get("article", True):
+        article_skipped = None
+    elif not article_skipped:
         style, language = p.get("writing_style", "auto"), p.get("language", "fr")
         answer = None
         if premium:
@@ -182,7 +193,8 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
                                 *(article_agg.collect_events() if article_agg is not None else [])])
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
             "chapters": len(graph.chapters), "transcript_source": source,
-            "geo_readiness_score": graph.geo_readiness_score}
+            "geo_readiness_score": graph.geo_readiness_score,
+            **({"article_skipped": article_skipped} if article_skipped else {})}
 
 
 def analysis_handler(settings: Settings):

@@ -10,6 +10,7 @@ Another workspace's or environment's job answers 404 exactly like a missing one.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +22,7 @@ from services.api.base import Call, Route, not_found
 _COLUMNS = "id, type, status, progress, step, article_id, error_message, created_at"
 _LIST = f"""SELECT {_COLUMNS} FROM jobs WHERE workspace_id = $1 AND environment = $2
              ORDER BY created_at DESC, id LIMIT $3 OFFSET $4"""
-_ONE = f"SELECT {_COLUMNS} FROM jobs WHERE id = $1 AND workspace_id = $2 AND environment = $3"
+_ONE = f"SELECT {_COLUMNS}, result FROM jobs WHERE id = $1 AND workspace_id = $2 AND environment = $3"
 
 
 class JobsQuery(BaseModel):
@@ -54,6 +55,10 @@ class JobDetail(BaseModel):
     article_id: int | None
     error_message: str | None
     created_at: datetime
+    result: dict[str, Any] | None = Field(
+        description="extension: what a completed job produced besides article_id (analyze_video: video_id, "
+                    "claims, chapters, transcript_source, geo_readiness_score, and article_skipped saying why "
+                    "when an article was asked for and none could be written); null unless completed")
 
 
 class JobResponse(BaseModel):
@@ -62,7 +67,8 @@ class JobResponse(BaseModel):
 
 def _detail(r) -> dict:
     return {"id": r["id"], "type": r["type"], "status": r["status"], "progress": r["progress"], "step": r["step"],
-            "article_id": r["article_id"], "error_message": r["error_message"], "created_at": r["created_at"]}
+            "article_id": r["article_id"], "error_message": r["error_message"], "created_at": r["created_at"],
+            "result": r["result"] if r["status"] == "completed" else None}
 
 
 def _job_id(call: Call) -> UUID:
@@ -104,7 +110,8 @@ async def cancel_job(call: Call) -> dict:
 
 def _from_aggregate(job: Job) -> dict:
     return {"id": job.id, "type": job.job_type, "status": job.status, "progress": job.progress, "step": job.step,
-            "article_id": job.article_id, "error_message": job.error_message, "created_at": job.created_on}
+            "article_id": job.article_id, "error_message": job.error_message, "created_at": job.created_on,
+            "result": job.result if job.status == "completed" else None}
 
 
 ROUTES = [

@@ -251,8 +251,10 @@ async def test_job_detail_is_snake_case_and_missing_is_404(service):
     job_id = await _queue_job(service, ws)
     r = await ws.client.get(f"/jobs/{job_id}")
     assert r.status == 200
-    assert set(r.data) == {"id", "type", "status", "progress", "step", "article_id", "error_message", "created_at"}
+    assert set(r.data) == {"id", "type", "status", "progress", "step", "article_id", "error_message", "created_at",
+                           "result"}  # result: an extension, null until the job completes
     assert r.data["type"] == "e2e_idle" and r.data["status"] == "pending" and r.data["error_message"] is None
+    assert r.data["result"] is None
     datetime.fromisoformat(r.data["created_at"])
     for missing in (uuid.uuid4(), "not-a-uuid"):
         r = await ws.client.get(f"/jobs/{missing}")

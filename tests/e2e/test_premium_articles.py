@@ -152,3 +152,19 @@ async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_ar
     # an answer that was refused still cost its tokens; a failed request reported none
     assert len(await events_of(service, ws.id, "LlmUsageRecorded")) == (1 if tokens_spent else 0)
     assert KEY not in job["error_message"]
+
+
+async def test_premium_without_a_transcript_fails_before_the_provider_and_refunds(service, provider, media):
+    provider.answer(fake_llm.article())
+    ws = await service.workspace(credits=10)
+    status, uploaded = await upload(ws.client, media["video"])  # no captions, no subtitle track
+    assert status == 201 and uploaded["data"]["has_transcript"] is False, uploaded
+    r = await ws.client.post(f"/videos/{uploaded['data']['id']}/analyze", {"quality_profile": "premium"})
+    assert r.status == 202 and r.data["credits_charged"] == 2, r.body
+    job, _ = await follow(ws.client, r.data["job_id"])
+    assert job["status"] == "failed" and "has none" in job["error_message"] and job["result"] is None, job
+    assert provider.requests == []
+    [refund] = [e["data"] for e in await events_of(service, ws.id, "CreditsRefunded")]
+    assert refund["amount"] == 2
+    await credits_used(ws.client, 0)
+    assert await events_of(service, ws.id, "ArticleGenerated", "VideoAnalyzed") == []

@@ -122,6 +122,9 @@ async def test_upload_analyze_and_read_every_route(service, media):
     job, steps = await follow(ws.client, r.data["job_id"])
     assert job["status"] == "completed", job
     assert job["progress"] == 100 and isinstance(job["article_id"], int)
+    assert job["result"]["video_id"] == vid  # article_id has its own field
+    assert job["result"]["transcript_source"] == "captions" and job["result"]["claims"] > 0
+    assert "article_skipped" not in job["result"]
     assert (await ws.client.get("/credits")).data["used"] == 1
 
     reads = {}
@@ -191,6 +194,23 @@ async def test_premium_without_a_provider_fails_clearly_and_refunds(service, med
     refunds = await _until(lambda: events_of(service, ws.id, "CreditsRefunded"))
     assert [orjson.loads(e["data"]) if isinstance(e["data"], str) else e["data"] for e in refunds][0]["amount"] == 2
     assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated") == []
+
+
+async def test_no_transcript_no_article(service, media):
+    """Without captions or a text subtitle track nothing said is known: the analysis completes with
+    the media elements and says why there is no article (premium: tests/e2e/test_premium_articles)."""
+    ws = await service.workspace(credits=10)
+    status, body = await upload(ws.client, media["video"])  # no captions, no subtitle track
+    assert status == 201 and body["data"]["has_transcript"] is False, body
+    vid = body["data"]["id"]
+    r = await ws.client.post(f"/videos/{vid}/analyze", {})
+    job, _ = await follow(ws.client, r.data["job_id"])
+    assert job["status"] == "completed" and job["article_id"] is None, job
+    assert "no transcript" in job["result"]["article_skipped"] and job["result"]["transcript_source"] == "none"
+    assert (await ws.client.get(f"/videos/{vid}/graph")).status == 200
+    assert (await ws.client.get("/articles")).data == []
+    assert await events_of(service, ws.id, "ArticleGenerated") == []
+    assert (await ws.client.get("/credits")).data["used"] == 1  # the analysis is what is priced
 
 
 async def _until(fetch, timeout: float = 30):
