@@ -282,7 +282,6 @@ def cmd_videos(args: argparse.Namespace) -> int:
     import shutil
     from pathlib import Path
 
-    from domain.base import DomainError
     from infra.storage import LocalStorage
     from services import commands
 
@@ -313,12 +312,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
             storage.discard(staged)
             await pool.close()
 
-    try:
-        out = asyncio.run(run())
-    except DomainError as exc:
-        print(f"vaeo: {exc.code}: {exc.message}", file=sys.stderr)
-        return 1
-    print(json.dumps(out))
+    print(json.dumps(asyncio.run(run())))  # a refusal: exit 1 with its code (main)
     return 0
 
 
@@ -354,6 +348,32 @@ def cmd_projections(args: argparse.Namespace) -> int:
     return 0
 
 
+def _uuid(text: str) -> str:
+    """argparse type: a malformed id is a usage error (exit 2), not a traceback."""
+    try:
+        return str(UUID(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a uuid: {text!r}") from None
+
+
+def _position(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"positions start at 1: {text!r}")
+    return value
+
+
+def _projection(text: str) -> str:
+    from projections import ALL
+
+    if text not in ALL:
+        raise argparse.ArgumentTypeError(f"unknown projection {text!r} (known: {', '.join(sorted(ALL))})")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vaeo", description="vaeo: videos into AEO/GEO content, event-sourced.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -372,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     api.set_defaults(fn=cmd_api)
     sub.add_parser("relay", help="run the relay (events table to Kafka)").set_defaults(fn=cmd_relay)
     pr = sub.add_parser("projector", help="run the projections")
-    pr.add_argument("--only", nargs="*", help="projection names (default: all)")
+    pr.add_argument("--only", nargs="*", type=_projection, help="projection names (default: all)")
     pr.set_defaults(fn=cmd_projector)
     sub.add_parser("worker", help="run a job worker").set_defaults(fn=cmd_worker)
     sub.add_parser("dispatcher", help="run the webhook dispatcher (signed deliveries from the log)").set_defaults(
@@ -393,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     wc.add_argument("--rate-limit", type=int, default=600, help="requests per minute")
     wc.add_argument("--json", action="store_true")
     wcr = ws_sub.add_parser("credits", help="top up a workspace's credits")
-    wcr.add_argument("workspace")
+    wcr.add_argument("workspace", type=_uuid)
     wcr.add_argument("--add", type=int, required=True)
     ws.set_defaults(fn=cmd_workspace)
 
@@ -402,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     vi = vd_sub.add_parser("import", help="probe, store and register a video (prints its id as JSON)")
     vi.add_argument("file")
     vi.add_argument("--captions", help="WebVTT or SRT captions file")
-    vi.add_argument("--workspace", required=True, help="workspace id")
+    vi.add_argument("--workspace", required=True, type=_uuid, help="workspace id")
     vi.add_argument("--name")
     vi.add_argument("--description")
     vi.add_argument("--language", default="fr")
@@ -413,9 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("events", help="read the event log from Kafka")
     ev_sub = ev.add_subparsers(dest="action", required=True)
     tl = ev_sub.add_parser("tail", help="print events as JSON lines")
-    tl.add_argument("--from", dest="from_position", type=int, default=1, help="first position to print")
+    tl.add_argument("--from", dest="from_position", type=_position, default=1, help="first position to print")
     tl.add_argument("--type", action="append", help="only this event type (repeatable)")
-    tl.add_argument("--workspace", help="only this workspace id")
+    tl.add_argument("--workspace", type=_uuid, help="only this workspace id")
     tl.add_argument("--follow", action="store_true", help="keep printing new events until Ctrl-C")
     ev.set_defaults(fn=cmd_events)
 
@@ -424,18 +444,23 @@ def build_parser() -> argparse.ArgumentParser:
     pl = pj_sub.add_parser("list")
     pl.add_argument("--json", action="store_true")
     rb = pj_sub.add_parser("rebuild")
-    rb.add_argument("name")
+    rb.add_argument("name", type=_projection)
     pj.set_defaults(fn=cmd_projections)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from domain.base import DomainError
+
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args) or 0
     except stack.StackError as exc:
         print(f"vaeo: {exc}", file=sys.stderr)
         return 2
+    except DomainError as exc:  # a refused command (an invariant, a missing workspace): its code and why
+        print(f"vaeo: {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -53,6 +53,29 @@ async def test_workspace_credits_top_up(settings, pool):
     assert added == {"amount": 250}
 
 
+async def test_refusals_and_malformed_arguments_are_one_line_never_a_traceback(settings, pool):
+    _, out, _ = await vaeo(settings, "workspace", "create", "--name", "R", "--json")
+    ws = json.loads(out)["workspace_id"]
+    cases = [  # (arguments, exit code, what stderr says)
+        (("workspace", "create", "--name", "x", "--credits", "-5"), 1, "vaeo: invalid_request: credits must be"),
+        (("workspace", "create", "--name", " "), 1, "vaeo: invalid_request: workspace name"),
+        (("workspace", "credits", ws, "--add", "-5"), 1, "vaeo: invalid_request: a top-up must be positive"),
+        (("workspace", "credits", "11111111-1111-4111-8111-111111111111", "--add", "5"), 1,
+         "vaeo: not_found: workspace not found"),
+        (("workspace", "credits", "nope", "--add", "5"), 2, "not a uuid: 'nope'"),
+        (("videos", "import", "/etc/hostname", "--workspace", "nope"), 2, "not a uuid"),
+        (("events", "tail", "--from", "0"), 2, "positions start at 1"),
+        (("projections", "rebuild", "nosuch"), 2, "unknown projection 'nosuch' (known: api_keys,"),
+        (("projector", "--only", "nosuch"), 2, "unknown projection"),
+    ]
+    for args, code, says in cases:
+        got, _, err = await vaeo(settings, *args)
+        assert (got, "Traceback" in err) == (code, False) and says in err, (args, got, err)
+    async with pool.acquire() as conn:  # nothing refused was written: R's creation only
+        assert await conn.fetchval("SELECT count(*) FROM events WHERE type IN ('CreditsAdded', 'WorkspaceCreated')"
+                                   ) == 1
+
+
 async def test_events_tail_prints_the_log_from_kafka_in_position_order_with_filters(settings, pool, background):
     for name in ("A", "B"):
         assert (await vaeo(settings, "workspace", "create", "--name", name, "--json"))[0] == 0
