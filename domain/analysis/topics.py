@@ -159,13 +159,20 @@ def _overlaps(key: tuple[str, ...], other: tuple[str, ...]) -> bool:
 
 
 def _display(surfaces: Counter) -> str:
-    """The most frequent surface form; lowercase unless the word is always capitalised (a name)."""
+    """The most frequent surface form, word by word: a word keeps its capitals when it always has
+    them (a name: Cadarache) or is a short acronym always in capitals (ITER); the others are
+    lowercase. So "construit à Cadarache" and "organisation ITER" keep their names."""
     form, _ = max(surfaces.items(), key=lambda item: (item[1], item[0]))
-    if all(s[:1].isupper() for s in surfaces) and not all(s.isupper() for s in surfaces):
-        return form
-    if all(s.isupper() for s in surfaces) and len(form) <= 6:
-        return form
-    return form.lower()
+    columns = list(zip(*(s.split(" ") for s in surfaces), strict=True))  # a key's forms: as many words
+    shown = []
+    for word, column in zip(form.split(" "), columns, strict=True):
+        if all(w[:1].isupper() for w in column) and not all(w.isupper() for w in column):
+            shown.append(word)
+        elif all(w.isupper() for w in column) and len(word) <= 6:
+            shown.append(word)
+        else:
+            shown.append(word.lower())
+    return " ".join(shown)
 
 
 def topics_in(sentences: Sequence[Sentence], limit: int = 3, exclude: Iterable[str] = ()) -> list[str]:

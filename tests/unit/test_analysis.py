@@ -175,6 +175,21 @@ def test_topics_are_ranked_phrases_and_words(podcast) -> None:
     assert not {"environ", "souvent", "est-ce"} & set(names)
 
 
+def test_phrase_labels_keep_the_capitals_of_names_and_acronyms() -> None:
+    from domain.analysis.topics import topics_in
+
+    sentences = split_sentences([
+        Segment(0, 4000, "Le chantier est construit à Cadarache. Il est construit à Cadarache depuis 2010."),
+        Segment(4000, 8000, "L'organisation ITER le dit : l'organisation ITER publie le calendrier."),
+        Segment(8000, 9000, "La fusion nucléaire, puis encore la fusion nucléaire."),
+    ])
+    labels = topics_in(sentences, limit=3)
+    # Word by word: a name (always capitalised) and an acronym (always in capitals) keep their
+    # capitals inside a phrase; the other words are lowercase.
+    assert "construit à Cadarache" in labels and "organisation ITER" in labels, labels
+    assert "fusion nucléaire" in labels, labels
+
+
 def test_search_intents_from_questions_and_topics(podcast, english: list[Segment]) -> None:
     queries = {i.query: i for i in podcast.intents}
     assert "Comment fonctionne une pompe à chaleur ?" in queries
