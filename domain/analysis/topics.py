@@ -11,6 +11,7 @@ Plurals in -s/-x fold into the singular when both occur.
 from __future__ import annotations
 
 import heapq
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,8 +36,13 @@ class Topic:
         return {"name": self.name, "relevance": self.relevance, "mentions": self.mentions, "firstMs": self.first_ms}
 
 
+# A verb with its subject pronoun after it (est-il, produira-t-il, peut-on): grammar, not a topic.
+INVERSION_RE = re.compile(r"-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous|ce)$")
+
+
 def _is_content(token: str) -> bool:
-    return len(token) >= 3 and token not in STOP_ALL and not NUMBER_RE.search(token)
+    return (len(token) >= 3 and token not in STOP_ALL and not NUMBER_RE.search(token)
+            and not INVERSION_RE.search(token))
 
 
 def candidates(text: str) -> Iterable[tuple[tuple[str, ...], str]]:

@@ -190,6 +190,18 @@ def test_phrase_labels_keep_the_capitals_of_names_and_acronyms() -> None:
     assert "fusion nucléaire" in labels, labels
 
 
+def test_inverted_verbs_are_not_topics() -> None:
+    from domain.analysis.topics import extract_topics
+
+    sentences = split_sentences([
+        Segment(0, 3000, "Pourquoi le projet est-il si important ? Le projet est-il financé ?"),
+        Segment(3000, 6000, "Quand produira-t-il du plasma ? Peut-on y croire ? Le plasma est chaud."),
+    ])
+    names = [t.name for t in extract_topics(sentences, 6000)]
+    assert "projet" in names and "plasma" in names, names
+    assert not {"est-il", "produira-t-il", "peut-on"} & set(names), names
+
+
 def test_search_intents_from_questions_and_topics(podcast, english: list[Segment]) -> None:
     queries = {i.query: i for i in podcast.intents}
     assert "Comment fonctionne une pompe à chaleur ?" in queries
