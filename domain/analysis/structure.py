@@ -269,6 +269,9 @@ def build_narrative(sentences: Sequence[Sentence], duration_ms: int, chapters: S
     context_end = chapter_cut[0] if chapter_cut and chapter_cut[0] <= duration_ms * 40 // 100 else nearest(
         starts, duration_ms * 25 // 100, hook_end, conclusion_start)
     context_end = min(max(context_end, hook_end), conclusion_start)
+    after_hook = sorted(v for v in starts if hook_end <= v < conclusion_start)
+    if not any(v < context_end for v in after_hook) and len(after_hook) >= 2:
+        context_end = after_hook[1]  # a short video: the context is at least the sentence after the hook
     bounds = [("hook", 0, hook_end), ("context", hook_end, context_end),
               ("development", context_end, conclusion_start), ("conclusion", conclusion_start, duration_ms)]
     by_sentence = {c.sentence: c for c in claims}

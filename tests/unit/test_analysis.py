@@ -266,6 +266,20 @@ def test_narrative_parts_cover_the_video_in_order(podcast) -> None:
         parts[-1].start_ms)].text
 
 
+def test_a_short_videos_context_holds_the_sentence_after_the_hook() -> None:
+    lines = [(0, 4000, "Bonjour et bienvenue."), (5000, 8000, "Aujourd'hui, la fusion nucléaire."),
+             (8400, 15000, "La fusion libère une énergie considérable."),
+             (15300, 19000, "ITER est construit à Cadarache depuis 2010."),
+             (19300, 22700, "Le projet réunit trente-cinq pays."), (23000, 25500, "Il coûte vingt milliards."),
+             (25700, 30000, "Le premier plasma est prévu en 2035."), (30200, 34600, "Merci, c'était passionnant.")]
+    graph = analyse([Segment(a, b, text) for a, b, text in lines], MediaFacts(duration_ms=34_640))
+    parts = {p.part: p for p in graph.narrative}
+    # Without the floor, the context was a 300 ms range holding no sentence and no summary.
+    assert parts["context"].sentences >= 1 and parts["context"].summary, graph.narrative
+    assert parts["development"].sentences >= 1
+    assert [p.end_ms for p in graph.narrative][:-1] == [p.start_ms for p in graph.narrative][1:]
+
+
 # clip moments --------------------------------------------------------------------------------
 
 def test_clip_moments_inside_the_video_on_sentence_boundaries(podcast) -> None:
