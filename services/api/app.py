@@ -24,6 +24,7 @@ import uuid
 
 import orjson
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ValidationError
 
 from infra.codec import EventRegistry
@@ -90,6 +91,8 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
     except Exception as exc:
         err = to_api_error(exc, request, request_id)
         response = json_body(err.envelope(), err.status, err.headers)
+        if isinstance(exc, RequestPayloadError):
+            response.force_close()  # what is left of a body that cannot be decoded cannot be drained either
     response.headers["X-Request-Id"] = request_id
     window = request.get(WINDOW)
     if window is not None:

@@ -2,9 +2,9 @@
 
 One function, ``to_api_error``, turns whatever a call raised into an ``ApiError``: our own
 errors, the domain error family (code and status declared on the class), aiohttp's HTTP
-exceptions (unknown route, method, body size), pydantic validation errors, an append conflict
-that survived its retries, outages of PostgreSQL or Kafka (503), and anything else (500, no
-traceback, the request id to quote).
+exceptions (unknown route, method, body size), a body that cannot be decoded, pydantic
+validation errors, an append conflict that survived its retries, outages of PostgreSQL or Kafka
+(503), and anything else (500, no traceback, the request id to quote).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
@@ -100,6 +101,9 @@ def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> A
         return ApiError(409, "conflict", "the resource kept changing under this request; retry it", {})
     if isinstance(exc, web.HTTPException):
         return _http_status_error(exc, request)
+    if isinstance(exc, RequestPayloadError):  # a body aiohttp cannot decode (a Content-Encoding that lies)
+        reason = getattr(exc.__cause__, "message", None) or "the body ended early or is malformed"
+        return ApiError(400, "invalid_body", f"the request body could not be read: {reason}", {})
     dependency = is_outage(exc)
     if dependency:
         log.warning("request %s: %s unreachable: %s: %s", request_id, dependency, type(exc).__name__, exc,

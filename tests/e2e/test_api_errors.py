@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import re
 import uuid
 
@@ -70,9 +71,17 @@ async def test_body_errors_413_415_and_invalid_json(service):
     _assert_envelope(r, 400, "invalid_json")
     r = await ws.client.post("/medias", data=b'["name"]', headers={"Content-Type": "application/json"})
     _assert_envelope(r, 400, "validation_error")
+    # A Content-Encoding that lies is the client's error (it was a 500), and a real one is decoded.
+    r = await ws.client.post("/medias", data=b'{"name": "x"}',
+                             headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    _assert_envelope(r, 400, "invalid_body")
+    assert "content-encoding" in r.error["message"].lower()
+    r = await ws.client.post("/medias", data=gzip.compress(b'{"name": "zipped"}'),
+                             headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    assert r.status == 200 and r.data["name"] == "zipped", r.body
     async with service.pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated' AND workspace_id = $1",
-                                   ws.id) == 0
+                                   ws.id) == 1
 
 
 async def test_every_response_carries_a_request_id_and_an_incoming_one_is_kept(service):
