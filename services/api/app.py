@@ -155,6 +155,18 @@ def _parse_query(route: Route, request: web.Request) -> BaseModel | None:
         raise validation_error(exc, "query") from None
 
 
+# What aiohttp decodes in a request body. An unknown coding it would pass through undecoded;
+# br and zstd (without their optional packages) it refuses itself, in plain text, before the app.
+_CONTENT_CODINGS = {"", "identity", "gzip", "x-gzip", "deflate"}
+
+
+def _check_content_encoding(request: web.Request) -> None:
+    coding = request.headers.get("Content-Encoding", "").strip().lower()
+    if coding not in _CONTENT_CODINGS and request.body_exists:
+        raise ApiError(415, "unsupported_media_type", f"the body's Content-Encoding {coding!r} is not supported "
+                       "(gzip, deflate or none)", {"content_encoding": coding, "supported": ["gzip", "deflate"]})
+
+
 async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
     if route.body is None:
         return None
@@ -189,6 +201,7 @@ def endpoint(route: Route):
             raise ApiError(403, "insufficient_scope", f"this operation needs the scope {route.scope}",
                            {"required": route.scope, "granted": sorted(principal.scopes) if principal else []})
         query = _parse_query(route, request)
+        _check_content_encoding(request)
         body = await _parse_body(route, request)
         if route.writes and not request.app[KAFKA].available:
             raise unavailable("Kafka")

@@ -79,6 +79,10 @@ async def test_body_errors_413_415_and_invalid_json(service):
     r = await ws.client.post("/medias", data=gzip.compress(b'{"name": "zipped"}'),
                              headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
     assert r.status == 200 and r.data["name"] == "zipped", r.body
+    r = await ws.client.post("/medias", data=b'{"name": "x"}',
+                             headers={"Content-Type": "application/json", "Content-Encoding": "compress"})
+    _assert_envelope(r, 415, "unsupported_media_type")  # passed through undecoded before
+    assert r.error["details"]["content_encoding"] == "compress"
     async with service.pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated' AND workspace_id = $1",
                                    ws.id) == 1
