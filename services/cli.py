@@ -337,10 +337,11 @@ def cmd_projections(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows))
         else:
-            print(f"{'NAME':<14}{'STATUS':<12}{'POSITION':>10}{'LAG':>10}  ERROR")
+            width = max([len("NAME"), *(len(r["name"]) for r in rows)]) + 2  # names never run into statuses
+            print(f"{'NAME':<{width}}{'STATUS':<12}{'POSITION':>10}{'LAG':>10}  ERROR")
             for r in rows:
                 err = f"at {r['error_position']}: {r['error']}" if r["error"] else ""
-                print(f"{r['name']:<14}{r['status']:<12}{r['position']:>10}{r['lag']:>10}  {err}")
+                print(f"{r['name']:<{width}}{r['status']:<12}{r['position']:>10}{r['lag']:>10}  {err}")
         return 0
     result = asyncio.run(rebuild(settings, args.name, progress=progress_bar()))
     sys.stderr.write("\n")

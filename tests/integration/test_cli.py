@@ -104,6 +104,13 @@ async def test_projections_list_and_rebuild(settings, pool, background):
     listed = {p["name"]: p for p in json.loads(out)}
     assert listed["event_counts"] == {"name": "event_counts", "status": "live", "position": 2, "lag": 0,
                                       "error": None, "error_position": None}
+    code, out, err = await vaeo(settings, "projections", "list")
+    assert code == 0, err
+    table = [line.split() for line in out.splitlines()]
+    # Every row splits into its columns, the longest names (monitoring_events) included.
+    assert table[0] == ["NAME", "STATUS", "POSITION", "LAG", "ERROR"]
+    assert "monitoring_events" in {row[0] for row in table[1:]}, out
+    assert all(len(row) == 4 for row in table[1:]), out
     code, out, err = await vaeo(settings, "projections", "rebuild", "event_counts")
     assert code == 0, err
     assert json.loads(out)["messages"] == 2
