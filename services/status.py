@@ -130,7 +130,8 @@ async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int
     if await has_table(conn, "process_heartbeats"):
         processes = [dict(r) for r in await conn.fetch(
             "SELECT process_id, kind, host, pid, started_at, beat_at, stopped_at, "
-            "extract(epoch FROM now() - beat_at)::float8 AS beat_age_s FROM process_heartbeats "
+            "extract(epoch FROM now() - beat_at)::float8 AS beat_age_s, "
+            "extract(epoch FROM now() - stopped_at)::float8 AS stopped_age_s FROM process_heartbeats "
             "ORDER BY kind, process_id")]
     return {"head": head, "relay_checkpoint": checkpoint, "relay_lag": head - checkpoint,
             "projections": await projection_states(conn, ends), "queue": queue, "webhooks": webhooks,
@@ -155,6 +156,9 @@ async def collect(settings: Settings) -> dict[str, Any]:
         await probe.close()
 
 
+STOPPED_SHOWN_S = 3600  # a clean stop older than this is history: counted, not listed
+
+
 def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
     """One screen of text."""
     lines = []
@@ -162,15 +166,20 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
     lines.append("PROCESSES")
     if not state["processes"]:
         lines.append("  (no heartbeat recorded)")
-    for p in state["processes"]:
+    shown = [p for p in state["processes"]
+             if p["stopped_at"] is None or (p.get("stopped_age_s") or 0) <= STOPPED_SHOWN_S]
+    for p in shown:
         if p["stopped_at"] is not None:
             health = "stopped"
         elif p["beat_age_s"] > alive_after:
             health = f"silent {p['beat_age_s']:.0f}s"
         else:
             health = "up"
-        since = f"{p['started_at']:%Y-%m-%d %H:%M:%S}"
+        since = f"{p['stopped_at'] if p['stopped_at'] is not None else p['started_at']:%Y-%m-%d %H:%M:%S}"
         lines.append(f"  {p['kind']:<14}{p['host']}:{p['pid']:<8} {health:<14} since {since}")
+    if len(shown) < len(state["processes"]):
+        lines.append(f"  ({len(state['processes']) - len(shown)} stopped more than an hour ago not listed; "
+                     "--json lists them)")
     lines.append("")
     lines.append("LOG")
     lines.append(f"  head position     {state['head']:>12,}")
