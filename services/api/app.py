@@ -276,7 +276,10 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", get_metrics)
     for route in ROUTES:
-        app.router.add_route(route.method, PREFIX + route.router_path, endpoint(route))
+        if route.method == "GET":  # and HEAD, as HTTP asks of every GET: the same answer without its body
+            app.router.add_get(PREFIX + route.router_path, endpoint(route))
+        else:
+            app.router.add_route(route.method, PREFIX + route.router_path, endpoint(route))
     return app
 
 

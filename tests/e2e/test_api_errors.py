@@ -53,8 +53,13 @@ async def test_unknown_route_and_wrong_method(service):
     _assert_envelope(r, 401, "missing_key")
     r = await ws.client.call("PUT", "/medias", {"name": "x"})
     _assert_envelope(r, 405, "method_not_allowed")
-    assert set(r.headers["Allow"].split(", ")) == {"GET", "POST"}
+    assert set(r.headers["Allow"].split(", ")) == {"GET", "HEAD", "POST"}
     assert r.headers["X-RateLimit-Limit"]
+    # HEAD answers as GET does, without the body (it was a 405).
+    got, head = await ws.client.get("/me"), await ws.client.call("HEAD", "/me")
+    assert (head.status, head.body) == (200, None) and got.status == 200
+    assert head.headers["Content-Type"] == got.headers["Content-Type"] and head.headers["X-RateLimit-Limit"]
+    assert (await service.client().call("HEAD", "/me")).status == 401
 
 
 async def test_body_errors_413_415_and_invalid_json(service):
