@@ -214,6 +214,9 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
 # ------------------------------------------------------------------------------- heartbeats
 
 
+HEARTBEAT_RETENTION_DAYS = 7
+
+
 def process_id(kind: str) -> str:
     """One id per heartbeat, not per OS process: two apps in one process (tests, an embedding
     host) must not mark each other stopped when one of them shuts down."""
@@ -232,6 +235,10 @@ async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
             try:
                 if conn is None or conn.is_closed():
                     conn = await connect(settings.resolved_database_url())
+                    # History has an end: a process stopped, or silent, for longer than the
+                    # retention is forgotten (each restart leaves a row).
+                    await conn.execute("DELETE FROM process_heartbeats WHERE coalesce(stopped_at, beat_at) "
+                                       "< now() - make_interval(days => $1)", HEARTBEAT_RETENTION_DAYS)
                 await conn.execute(
                     "INSERT INTO process_heartbeats (process_id, kind, host, pid, started_at, beat_at) "
                     "VALUES ($1, $2, $3, $4, now(), now()) ON CONFLICT (process_id) DO UPDATE "

@@ -387,3 +387,29 @@ async def test_usage_llm_sums_tokens_per_operation_in_readable_names(settings, s
         "totals": {"calls": 4, "promptTokens": 3110, "completionTokens": 2355, "totalTokens": 5465},
     }
     assert "model" not in orjson.dumps(body).decode()
+
+
+async def test_heartbeats_forget_processes_stopped_or_silent_beyond_the_retention(settings, pool):
+    from services.status import HEARTBEAT_RETENTION_DAYS, heartbeat
+
+    old = datetime.now(UTC) - timedelta(days=HEARTBEAT_RETENTION_DAYS, hours=1)
+    recent = datetime.now(UTC) - timedelta(days=1)
+    async with pool.acquire() as conn:
+        await conn.executemany(
+            "INSERT INTO process_heartbeats (process_id, kind, host, pid, started_at, beat_at, stopped_at) "
+            "VALUES ($1, 'api', 'vm', 1, $2, $2, $3)",
+            [("old-stopped", old, old), ("old-silent", old, None), ("recent-stopped", recent, recent),
+             ("recent-silent", recent, None)])
+    stop = asyncio.Event()
+    beating = asyncio.create_task(heartbeat(settings.model_copy(update={"heartbeat_interval_s": 0.1}), "relay", stop))
+    deadline = time.monotonic() + 10
+    async with pool.acquire() as conn:
+        while not await conn.fetchval("SELECT count(*) FROM process_heartbeats WHERE kind = 'relay'"):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        stop.set()
+        await beating
+        rows = {r["process_id"]: r for r in await conn.fetch("SELECT * FROM process_heartbeats")}
+    assert {"recent-stopped", "recent-silent"} <= set(rows) and not {"old-stopped", "old-silent"} & set(rows)
+    [mine] = [r for r in rows.values() if r["kind"] == "relay"]
+    assert mine["stopped_at"] is not None  # marked stopped on the way out
