@@ -135,8 +135,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     except (CaptionError, mediatools.MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {exc}") from exc
     # No words, no article: an empty one would still be scored, exported and announced.
-    article_skipped = NO_TRANSCRIPT if not any(segment.text.strip() for segment in segments) else None
-    if premium and outputs.get("article", True) and article_skipped:
+    wants_article = outputs.get("article", True)
+    article_skipped = NO_TRANSCRIPT if wants_article and not any(seg.text.strip() for seg in segments) else None
+    if premium and article_skipped:
         raise PermanentJobError(PREMIUM_NO_TRANSCRIPT)
     await ctx.checkpoint()
 
@@ -159,9 +160,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     await ctx.checkpoint()
 
     article_agg = None
-    if not outputs.get("article", True):
-        article_skipped = None
-    elif not article_skipped:
+    if wants_article and not article_skipped:
         style, language = p.get("writing_style", "auto"), p.get("language", "fr")
         answer = None
         if premium:

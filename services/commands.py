@@ -90,8 +90,12 @@ async def _load(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUI
     The 404 names ``shown_id``, the id the client sent, when the stream id is derived from it."""
     agg = await store.load_aggregate(stream_id)
     if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
-        raise NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))
+        raise _missing(what, stream_id, shown_id)
     return agg
+
+
+def _missing(what: str, stream_id: UUID, shown_id) -> NotFound:
+    return NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))
 
 
 async def revoke_key(store: EventStore, workspace_id: UUID, key_id: UUID, meta: dict | None = None) -> int:
@@ -200,7 +204,7 @@ async def _load_in(store: EventStore, stream_id: UUID, cls: type, workspace_id: 
     """Like ``_load``, and another environment's aggregate (sandbox vs production) is missing too."""
     agg = await _load(store, stream_id, cls, workspace_id, what, shown_id)
     if environment is not None and agg.environment != environment:
-        raise NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))
+        raise _missing(what, stream_id, shown_id)
     return agg
 
 

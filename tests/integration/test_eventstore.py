@@ -18,6 +18,17 @@ def _job_events(store: EventStore, ws: uuid.UUID) -> tuple[Job, list[NewEvent]]:
     return job, store.registry.to_new_events(job.collect_events(), workspace_id=ws)
 
 
+async def _overtaken_job(store: EventStore, ws: uuid.UUID) -> Job:
+    """A queued job loaded twice; the first copy is started and appended: the second, returned, is stale."""
+    job, events = _job_events(store, ws)
+    await store.append(events)
+    current = await store.load_aggregate(job.id)
+    stale = await store.load_aggregate(job.id)
+    current.start(1, "first")
+    await store.append(store.registry.to_new_events(current.collect_events(), workspace_id=ws))
+    return stale
+
+
 async def test_fifty_concurrent_appends_at_one_version_exactly_one_wins(store: EventStore, pool):
     ws = uuid.uuid4()
     job, events = _job_events(store, ws)
@@ -73,12 +84,7 @@ async def test_an_append_expecting_a_future_version_is_refused(store: EventStore
 
 async def test_a_conflict_writes_nothing_not_even_the_side_effects(store: EventStore, pool):
     ws = uuid.uuid4()
-    job, events = _job_events(store, ws)
-    await store.append(events)
-    stale_a = await store.load_aggregate(job.id)
-    stale_b = await store.load_aggregate(job.id)
-    stale_a.start(1, "a")
-    await store.append(store.registry.to_new_events(stale_a.collect_events(), workspace_id=ws))
+    stale_b = await _overtaken_job(store, ws)
 
     async def side(conn):
         await conn.execute("CREATE TABLE IF NOT EXISTS side_marks (id int)")
@@ -165,12 +171,7 @@ async def test_group_commit_of_one_append_answers_its_own_conflict_and_refused_s
     """A group of one goes as a single statement (no savepoint): its failures still reach its caller."""
     grouped = EventStore(pool, registry, group_commit=True)
     ws = uuid.uuid4()
-    job, events = _job_events(grouped, ws)
-    await grouped.append(events)
-    stale = await grouped.load_aggregate(job.id)
-    current = await grouped.load_aggregate(job.id)
-    current.start(1, "w1")
-    await grouped.append(grouped.registry.to_new_events(current.collect_events(), workspace_id=ws))
+    stale = await _overtaken_job(grouped, ws)
     stale.start(1, "w2")
     with pytest.raises(ConcurrencyError):
         await grouped.append(grouped.registry.to_new_events(stale.collect_events(), workspace_id=ws))
