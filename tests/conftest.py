@@ -11,6 +11,7 @@ topics and consumer-group prefix, so tests never see each other's events or offs
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import uuid
 from collections.abc import AsyncIterator
@@ -28,7 +29,9 @@ from infra.settings import Settings
 from projections import all_ddl
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE_DB = "vaeo_template"
+# One template per checkout: two clones (or worktrees) can run their suites on one test stack
+# without dropping each other's template.
+TEMPLATE_DB = "vaeo_template_" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
 
 
 def _base_settings() -> Settings:
