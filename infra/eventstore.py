@@ -6,6 +6,7 @@ Only the write side (commands, workers) loads streams here; every reader reads K
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from uuid import UUID
 
@@ -76,6 +77,16 @@ class EventStore:
         self._id_locks: dict[str, asyncio.Lock] = {}
         self._queue: list[tuple[Sequence[NewEvent], Sequence[SideEffect], asyncio.Future]] = []
         self._committer: asyncio.Task | None = None
+        self._stream_locks: weakref.WeakValueDictionary[UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def stream_lock(self, stream_id: UUID) -> asyncio.Lock:
+        """A lock for commands of this process that decide on one stream (a workspace's charges):
+        they take turns instead of failing on each other's version. Other processes are not
+        covered: their conflicts are still retried."""
+        lock = self._stream_locks.get(stream_id)
+        if lock is None:
+            lock = self._stream_locks[stream_id] = asyncio.Lock()
+        return lock
 
     async def append(self, events: Sequence[NewEvent], *, before: Sequence[SideEffect] = ()) -> int:
         """Append events atomically; return the position of the last one.

@@ -93,6 +93,17 @@ class Settings(BaseSettings):
     api_group_commit: bool = True
     # HTTP API: integer ids (medias, videos) taken from their sequence this many at a time.
     api_id_block: int = 32
+    # HTTP API: longest wait for a JSON body to arrive whole, seconds; a stalled body is answered 408.
+    api_body_timeout_s: float = 30.0
+    # HTTP API: longest silence inside an upload's body (no byte arrives), seconds; then 408.
+    api_upload_idle_timeout_s: float = 30.0
+    # HTTP API: least average rate of an upload once its first minute has passed, bytes per second
+    # (a body trickled to hold a connection and a staging file is answered 408).
+    api_upload_min_rate_bytes_s: int = 16_384
+    # HTTP API: staging files older than this (an upload whose process died) are deleted, seconds.
+    api_staging_max_age_s: float = 6 * 3600.0
+    # Sandbox: jobs a workspace's sandbox keys may queue per UTC day (sandbox work is free; 429 beyond).
+    sandbox_daily_jobs: int = 50
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.
     webhook_retry_schedule_s: list[float] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000]
     # Webhooks: jitter of each retry delay, as a fraction of it (+-).

@@ -11,6 +11,7 @@ a key that would leave the root is refused.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -74,6 +75,23 @@ class LocalStorage:
         while parent != self.root.resolve() and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
+
+    def sweep_staging(self, max_age_s: float, now: float | None = None) -> int:
+        """Delete staging files untouched for ``max_age_s``: uploads whose process died before it
+        could discard them. A file being written is touched at every chunk, so it is never taken."""
+        folder = self.root / STAGING
+        if not folder.is_dir():
+            return 0
+        limit = (time.time() if now is None else now) - max_age_s
+        removed = 0
+        for entry in folder.iterdir():
+            try:
+                if entry.is_file() and entry.stat().st_mtime < limit:
+                    entry.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue
+        return removed
 
     def exists(self, key: str) -> bool:
         return self.path(key).is_file()

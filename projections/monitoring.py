@@ -39,7 +39,9 @@ DURATION_BUCKETS: tuple[float, ...] = (0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600
 
 
 def is_failed_call(status: int) -> bool:
-    return status >= 500 or (400 <= status < 500 and status not in (401, 404))
+    """A 5xx, or a 4xx that says the call was wrong; not a missing key or resource (401, 404), and
+    not a client that closed its connection before the answer (499: nothing failed here)."""
+    return status >= 500 or (400 <= status < 500 and status not in (401, 404, 499))
 
 
 def minute_of(at: datetime) -> datetime:

@@ -7,6 +7,8 @@ append (another command moved the stream) is retried a bounded number of times b
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +18,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from domain.api_keys import ApiKey
-from domain.base import NotFound
+from domain.base import DomainError, NotFound
 from domain.jobs import Job
 from domain.media import Media
 from domain.workspaces import Workspace
@@ -25,16 +27,38 @@ from infra.eventstore import ConcurrencyError, EventStore
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5
+CHARGE_RETRIES = 10  # a workspace's charges race across API processes: more, short, jittered attempts
 
 
 async def with_retries(command: Callable[[], Awaitable[T]], attempts: int = CONFLICT_RETRIES) -> T:
+    """Run ``command`` again after a conflict, ``attempts`` times at most. Between attempts a short
+    random pause (a few milliseconds, growing) lets the commands that collided go one after the
+    other instead of colliding again at once."""
     for attempt in range(attempts):
         try:
             return await command()
         except ConcurrencyError:
             if attempt == attempts - 1:
                 raise
+            await asyncio.sleep(random.uniform(0, 0.005 * (attempt + 1)))
     raise AssertionError("unreachable")
+
+
+class SandboxQuotaExceeded(DomainError):
+    code = "sandbox_quota_exceeded"
+    status = 429
+
+
+def _count_sandbox_job(workspace_id: UUID, quota: int, day):
+    """The sandbox job's claim on its workspace's daily quota, in the append's transaction."""
+
+    async def claim(conn: asyncpg.Connection) -> None:
+        await conn.execute(
+            "INSERT INTO sandbox_job_quota AS q (workspace_id, day, jobs, quota) VALUES ($1, $2, 1, $3) "
+            "ON CONFLICT (workspace_id, day) DO UPDATE SET jobs = q.jobs + 1, quota = EXCLUDED.quota",
+            workspace_id, day, quota)
+
+    return claim
 
 
 @dataclass(frozen=True)
@@ -131,12 +155,24 @@ async def create_media(store: EventStore, workspace_id: UUID, *, environment: st
 async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
                     job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
-                    meta: dict | None = None) -> tuple[Job, int]:
+                    sandbox_quota: int | None = None, today=None, meta: dict | None = None) -> tuple[Job, int]:
     """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
-    the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled."""
+    the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled.
+
+    A sandbox job (free) counts against ``sandbox_quota`` jobs per workspace and UTC day
+    (``today``): 429 ``sandbox_quota_exceeded`` beyond it, and nothing is written.
+
+    Charges of one workspace are decided one after the other inside this process (the workspace
+    stream's lock of the event store): concurrent analyses of different videos then queue up for
+    a few milliseconds instead of failing on each other's charge, and retries settle what other
+    processes interleave.
+    """
     job_id = job_id or uuid4()
     if credits is not None:
         params = {**(params or {}), "credits": credits}
+    quota = []
+    if environment == "sandbox" and sandbox_quota is not None:
+        quota = [_count_sandbox_job(workspace_id, sandbox_quota, today)]
 
     async def attempt() -> tuple[Job, int]:
         job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
@@ -146,10 +182,20 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
             workspace = await _load(store, workspace_id, Workspace, workspace_id, "workspace")
             workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
             pending += workspace.collect_events()
-        position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta))
+        try:
+            position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id,
+                                                                       meta=meta), before=quota)
+        except asyncpg.CheckViolationError as exc:
+            if exc.constraint_name != "sandbox_job_quota_within":
+                raise
+            raise SandboxQuotaExceeded(f"the sandbox quota of {sandbox_quota} jobs per day is used up; it resets at "
+                                       "midnight UTC (use a production key for more)", quota=sandbox_quota) from None
         return job, position
 
-    return await with_retries(attempt)
+    if not credits:
+        return await with_retries(attempt)
+    async with store.stream_lock(workspace_id):
+        return await with_retries(attempt, attempts=CHARGE_RETRIES)
 
 
 def _claim_refund(job: Job):
@@ -327,7 +373,7 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
 
 async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
                            options: dict, webhook_url: str | None = None, max_attempts: int = 3,
-                           meta: dict | None = None):
+                           sandbox_quota: int | None = None, today=None, meta: dict | None = None):
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
@@ -340,5 +386,5 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
                                     params={**options, "video_id": video_id}, credits=price,
                                     charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,
-                                    webhook_url=webhook_url, meta=meta)
+                                    webhook_url=webhook_url, sandbox_quota=sandbox_quota, today=today, meta=meta)
     return job, video, price, position

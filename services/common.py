@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import random
+import re
 import signal
 import sys
 import time
@@ -102,8 +103,20 @@ def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> Non
     asyncio.run(runner())
 
 
+# Credentials never reach a log line, whichever layer wrote it (ours, aiohttp, a library quoting
+# a request): API keys, webhook secrets and whatever follows "Bearer" are masked in the line.
+_CREDENTIALS = re.compile(r"(service_(?:live|test)_|whsec_)[A-Za-z0-9_+/=-]+|(?i:(bearer)(\s+))[^\s\"',]+")
+
+
+def redact(text: str) -> str:
+    return _CREDENTIALS.sub(lambda m: (m.group(1) or m.group(2) + m.group(3)) + "<redacted>", text)
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        return redact(self._format(record))
+
+    def _format(self, record: logging.LogRecord) -> str:
         out = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
@@ -118,9 +131,14 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(out).decode()
 
 
+class RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 def setup_logging(level: str = "INFO", json_logs: bool = True) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    plain = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    plain = RedactingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s")
     handler.setFormatter(JsonFormatter() if json_logs else plain)
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -20,7 +20,10 @@ import contextlib
 import logging
 import re
 import time
+import types
+import typing
 import uuid
+from typing import Any
 
 import orjson
 from aiohttp import web
@@ -31,6 +34,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
+from infra.storage import LocalStorage
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     KAFKA,
@@ -47,10 +51,21 @@ from services.api.base import (
     Route,
     json_body,
 )
-from services.api.errors import MAX_BODY, ApiError, to_api_error, too_large, unavailable, validation_error
+from services.api.errors import (
+    MAX_BODY,
+    ApiError,
+    body_timeout,
+    error_response,
+    printable,
+    to_api_error,
+    too_large,
+    unavailable,
+    validation_error,
+)
 from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
+from services.api.protocol import serve_app
 from services.api.ratelimit import RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.waits import ProgressWaiter
@@ -90,9 +105,11 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
         raise
     except Exception as exc:
         err = to_api_error(exc, request, request_id)
-        response = json_body(err.envelope(), err.status, err.headers)
-        if isinstance(exc, RequestPayloadError):
-            response.force_close()  # what is left of a body that cannot be decoded cannot be drained either
+        response = error_response(err)
+        if isinstance(exc, RequestPayloadError) or err.status in (408, 499) or err.close:
+            # What is left of a body that cannot be decoded, that stalled or that was cut cannot
+            # be drained either.
+            response.force_close()
     response.headers["X-Request-Id"] = request_id
     window = request.get(WINDOW)
     if window is not None:
@@ -121,6 +138,9 @@ async def guard(request: web.Request, handler) -> web.StreamResponse:
     needs_key = (request.path == PREFIX or request.path.startswith(PREFIX + "/")) and (
         route is None or route.scope is not None)
     if needs_key:
+        if len(request.headers.getall("Authorization", ())) > 1:
+            raise ApiError(400, "invalid_request", "send one Authorization header, not several",
+                           {"header": "Authorization"})
         token = bearer_token(request.headers.get("Authorization"))
         principal, window = await request.app[AUTHENTICATOR].authenticate(token)
         request[PRINCIPAL] = principal
@@ -149,10 +169,42 @@ def _parse_query(route: Route, request: web.Request) -> BaseModel | None:
                            {"fields": [{"field": f"query.{n}", "rule": "extra_forbidden",
                                         "message": "this operation takes no query parameter"} for n in sorted(names)]})
         return None
+    params = dict(request.query)
+    _check_query_scalars(route.query, params)
     try:
-        return route.query.model_validate(dict(request.query))
+        return route.query.model_validate(params)
     except ValidationError as exc:
         raise validation_error(exc, "query") from None
+
+
+_QUERY_INTEGER = re.compile(r"-?[0-9]{1,19}")
+_QUERY_BOOLEANS = ("true", "false")
+
+
+def _scalar_type(annotation: Any) -> Any:
+    """``int`` of ``int``, ``int | None`` or ``Optional[int]``; the annotation itself otherwise."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    optional = typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1
+    return args[0] if optional else annotation
+
+
+def _check_query_scalars(model: type[BaseModel], params: dict[str, str]) -> None:
+    """Integers and booleans are written one way: ASCII digits with an optional minus, and
+    ``true``/``false``. pydantic's lax parsing of strings would also take ``+5``, ``1_0``, `` 7 ``,
+    ``1.0``, ``yes`` or ``on``: what the interface calls an integer or a boolean is not that."""
+    fields = []
+    for name, value in params.items():
+        info = model.model_fields.get(name)
+        kind = _scalar_type(info.annotation) if info is not None else None
+        if kind is int and not _QUERY_INTEGER.fullmatch(value):
+            fields.append({"field": f"query.{name}", "rule": "int_parsing",
+                           "message": "Input should be an integer written with ASCII digits"})
+        elif kind is bool and value not in _QUERY_BOOLEANS:
+            fields.append({"field": f"query.{name}", "rule": "bool_parsing",
+                           "message": "Input should be true or false"})
+    if fields:
+        raise ApiError(400, "validation_error", f"invalid request: {', '.join(f['field'] for f in fields)}",
+                       {"fields": fields})
 
 
 # What aiohttp decodes in a request body. An unknown coding it would pass through undecoded;
@@ -163,8 +215,9 @@ _CONTENT_CODINGS = {"", "identity", "gzip", "x-gzip", "deflate"}
 def _check_content_encoding(request: web.Request) -> None:
     coding = request.headers.get("Content-Encoding", "").strip().lower()
     if coding not in _CONTENT_CODINGS and request.body_exists:
-        raise ApiError(415, "unsupported_media_type", f"the body's Content-Encoding {coding!r} is not supported "
-                       "(gzip, deflate or none)", {"content_encoding": coding, "supported": ["gzip", "deflate"]})
+        shown = printable(coding)
+        raise ApiError(415, "unsupported_media_type", f"the body's Content-Encoding {shown!r} is not supported "
+                       "(gzip, deflate or none)", {"content_encoding": shown, "supported": ["gzip", "deflate"]})
 
 
 async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
@@ -173,7 +226,10 @@ async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
     limit = request.app[MAX_BODY]
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
-    raw = await request.read()  # aiohttp refuses more than client_max_size (chunked bodies too): 413
+    try:  # aiohttp refuses more than client_max_size (chunked bodies too): 413
+        raw = await asyncio.wait_for(request.read(), request.app[SETTINGS].api_body_timeout_s)
+    except TimeoutError:
+        raise body_timeout(request.app[SETTINGS].api_body_timeout_s) from None
     if raw.strip():
         ctype = request.content_type
         if ctype not in _JSON_TYPES and not ctype.endswith("+json"):
@@ -189,7 +245,9 @@ async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
         raise ApiError(400, "validation_error", "the body must be a JSON object",
                        {"fields": [{"field": "body", "rule": "object_type", "message": "must be an object"}]})
     try:
-        return route.body.model_validate(data)
+        # Strict, from the JSON itself: "1" or true is no integer, "yes" no boolean; JSON's strings
+        # still become the uuids and dates a model declares.
+        return route.body.model_validate_json(raw if raw.strip() else b"{}", strict=True)
     except ValidationError as exc:
         raise validation_error(exc, "body") from None
 
@@ -248,7 +306,7 @@ def build_app(settings: Settings) -> web.Application:
         app[KAFKA] = link
         app[WAITER] = ProgressWaiter(settings.resolved_database_url(), app[POOL], settings.read_your_writes_timeout_s)
         tasks = [asyncio.create_task(link.run(stop)), asyncio.create_task(app[WAITER].run(stop)),
-                 asyncio.create_task(_forget_windows(app, stop))]
+                 asyncio.create_task(_forget_windows(app, stop)), asyncio.create_task(_sweep_staging(app, stop))]
         yield
         stop.set()
         done, pending = await asyncio.wait(tasks, timeout=10)
@@ -283,6 +341,23 @@ def build_app(settings: Settings) -> web.Application:
     return app
 
 
+async def _sweep_staging(app: web.Application, stop: asyncio.Event) -> None:
+    """At start, then hourly: staging files left by uploads whose API process died are deleted."""
+    settings = app[SETTINGS]
+    storage = LocalStorage.from_settings(settings)
+    while not stop.is_set():
+        try:
+            removed = await asyncio.to_thread(storage.sweep_staging, settings.api_staging_max_age_s)
+            if removed:
+                log.info("deleted %d abandoned staging file(s)", removed)
+        except OSError as exc:
+            log.warning("staging files not swept: %s", exc)
+        try:
+            await asyncio.wait_for(stop.wait(), 3600)
+        except TimeoutError:
+            pass
+
+
 async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
@@ -297,4 +372,4 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 
 
 def serve(settings: Settings) -> None:
-    web.run_app(build_app(settings), host=settings.api_host, port=settings.api_port, print=None, access_log=None)
+    asyncio.run(serve_app(build_app(settings), settings.api_host, settings.api_port))

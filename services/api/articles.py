@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.api.base import Call, Route, not_found
+from services.api.base import Call, Route, integer_id, not_found
 
 _ITEM = """id, title, custom_name, language, writing_style, aeo_score, geo_score, media_id, video_id, created_at"""
 _LIST = f"""SELECT {_ITEM} FROM articles WHERE workspace_id = $1 AND environment = $2
@@ -84,10 +84,7 @@ def _item(r) -> dict:
 
 
 def _article_id(call: Call) -> int:
-    raw = call.path("id")
-    if not raw.isdigit() or len(raw) > 10 or int(raw) > 2_147_483_647:
-        raise not_found("article", raw)
-    return int(raw)
+    return integer_id(call.path("id"), "article")
 
 
 async def list_articles(call: Call) -> dict:

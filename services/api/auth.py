@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from uuid import UUID
@@ -49,6 +50,11 @@ SELECT d.digest, d.key_id, d.workspace_id, e.type, e.schema, e.data,
   FROM asked a JOIN api_key_digests d ON d.digest = a.digest JOIN events e ON e.stream_id = d.key_id
   LEFT JOIN valid v ON v.digest = d.digest LEFT JOIN counted c ON c.workspace_id = d.workspace_id
  ORDER BY d.digest, e.version"""
+
+
+# A key is its prefix and URL-safe base64: anything else (other bytes, non-ASCII, bytes that are
+# not UTF-8 at all) is no key of ours and is refused before it is hashed or looked up.
+_KEY_SHAPE = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +85,7 @@ def bearer_token(header: str | None) -> str:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise invalid_key("the Authorization header must be 'Bearer <key>'")
-    if crypto.environment_of_key(token) is None or len(token) > 200:
+    if len(token) > 200 or not _KEY_SHAPE.fullmatch(token) or crypto.environment_of_key(token) is None:
         raise invalid_key("not a key of this service")
     return token
 

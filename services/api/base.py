@@ -96,6 +96,15 @@ class Call:
 Handler = Callable[[Call], Awaitable[Any]]
 
 
+def integer_id(raw: str, what: str) -> int:
+    """An integer id from a path: ASCII digits only, within PostgreSQL's integer; else the 404 of a
+    missing ``what`` (``str.isdigit`` would also take ``²``, ``①`` or Arabic-Indic digits, and
+    ``int()`` would read some of those as another id)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or int(raw) > 2_147_483_647:
+        raise not_found(what, raw)
+    return int(raw)
+
+
 HEX_ID = "[0-9a-fA-F-]+"  # a uuid's characters: no brace, so aiohttp's route syntax takes it as is
 
 

@@ -9,10 +9,12 @@ validation errors, an append conflict that survived its retries, outages of Post
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 import asyncpg
+import orjson
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 from aiokafka.errors import KafkaError
@@ -28,16 +30,44 @@ MAX_BODY = web.AppKey("max_body_bytes", int)
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, close: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details or {}
         self.headers = headers or {}
+        self.close = close  # close the connection after the answer (a body left unread)
 
     def envelope(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+def printable(value: str, limit: int = 80) -> str:
+    """A value the client sent (a header), safe to quote back: ASCII, with every other byte as a
+    ``\\xNN`` escape (aiohttp keeps bytes that are not UTF-8 as surrogates, which JSON cannot carry)."""
+    return value.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")[:limit]
+
+
+def error_response(err: ApiError) -> web.Response:
+    """The envelope of ``err``; one that cannot be encoded (text a client sent, not valid Unicode)
+    is answered with its code and status and a message that quotes nothing."""
+    try:
+        return json_error(err.envelope(), err.status, err.headers)
+    except (TypeError, ValueError):
+        plain = ApiError(err.status, err.code, "the request was refused; its values could not be quoted", {})
+        return json_error(plain.envelope(), err.status, err.headers)
+
+
+def json_error(envelope: dict[str, Any], status: int, headers: dict[str, str]) -> web.Response:
+    return web.Response(body=orjson.dumps(envelope, default=str), status=status, content_type="application/json",
+                        headers=headers)
+
+
+def body_timeout(seconds: float) -> ApiError:
+    return ApiError(408, "request_timeout", f"the request body did not arrive in time (at most {seconds:g} s "
+                    "without data, at a documented minimum rate); nothing was written", {"timeout_s": seconds},
+                    close=True)
 
 
 def not_found(what: str, ident: object) -> ApiError:
@@ -89,6 +119,13 @@ def is_outage(exc: BaseException) -> str | None:
     return None
 
 
+def client_gone(exc: BaseException, request: web.Request) -> bool:
+    """A connection error raised while the client's own connection is closed: its abort, not ours."""
+    transport = request.transport
+    closed = transport is None or transport.is_closing() is True
+    return closed and isinstance(exc, (OSError, RequestPayloadError, asyncio.IncompleteReadError))
+
+
 def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
@@ -104,6 +141,12 @@ def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> A
     if isinstance(exc, RequestPayloadError):  # a body aiohttp cannot decode (a Content-Encoding that lies)
         reason = getattr(exc.__cause__, "message", None) or "the body ended early or is malformed"
         return ApiError(400, "invalid_body", f"the request body could not be read: {reason}", {})
+    if client_gone(exc, request):
+        # The client closed its connection mid-request: nothing is wrong on our side, and the
+        # answer reaches nobody. Counted as 499 (client closed request), not as an outage.
+        log.info("request %s: the client closed the connection (%s)", request_id, type(exc).__name__,
+                 extra={"request_id": request_id})
+        return ApiError(499, "client_closed_request", "the client closed the connection before the answer", {})
     dependency = is_outage(exc)
     if dependency:
         log.warning("request %s: %s unreachable: %s: %s", request_id, dependency, type(exc).__name__, exc,

@@ -19,7 +19,7 @@ from domain.api_keys import SCOPES
 from infra import crypto
 from services import commands
 from services.api.base import ApiError, Call, Route, not_found
-from services.api.models import NAME_PATTERN, Environment
+from services.api.models import Environment, Name
 
 Scope = Literal[tuple(sorted(SCOPES))]  # type: ignore[valid-type]
 
@@ -33,7 +33,7 @@ WARNING = "Store this key now: it is shown only once and cannot be recovered."
 class CreateKey(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200, pattern=NAME_PATTERN)
+    name: Name(200)
     scopes: list[Scope] = Field(min_length=1, max_length=len(SCOPES), json_schema_extra={"uniqueItems": True},
                                 description="a subset of the creating key's scopes; only a wildcard key "
                                             "creates a wildcard key")

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from services import commands
 from services.api.base import Call, Route
-from services.api.models import NAME_PATTERN, TEXT_PATTERN
+from services.api.models import Name, Text
 
 _LIST = """SELECT id, name, description, category, language, created_at FROM medias
             WHERE workspace_id = $1 AND environment = $2 ORDER BY id"""
 
 
 class CreateMedia(BaseModel):
-    name: str = Field(min_length=1, max_length=500, pattern=NAME_PATTERN)
-    description: str | None = Field(default=None, max_length=5000, pattern=TEXT_PATTERN)
-    category: str | None = Field(default=None, max_length=200, pattern=TEXT_PATTERN)
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name(500)
+    description: Text(5000) | None = None
+    category: Text(200) | None = None
     language: str = Field(default="fr", min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 

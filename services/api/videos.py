@@ -15,20 +15,24 @@ missing one. See docs/videos.md for every record.
 from __future__ import annotations
 
 import asyncio
+import time
+import unicodedata
 from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 from uuid import UUID
 
 from aiohttp import BodyPartReader
+from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from domain.videos import MediaTooLarge, estimated_duration_seconds
 from infra.storage import LocalStorage
 from services import commands
-from services.api.base import SETTINGS, ApiError, Call, Route, not_found
-from services.api.errors import validation_error
-from services.api.models import NAME_PATTERN, TEXT_PATTERN
+from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
+from services.api.errors import body_timeout, printable, validation_error
+from services.api.models import Name, Text, is_visible
+from services.api.protocol import parser_reason
 
 CHUNK = 256 * 1024
 LANGUAGE_PATTERN = r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
@@ -49,8 +53,8 @@ _GRAPH = """SELECT g.graph, g.job_id, g.analyzed_at FROM videos v
 class UploadFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, min_length=1, max_length=500, pattern=NAME_PATTERN)
-    description: str | None = Field(default=None, max_length=5000, pattern=TEXT_PATTERN)
+    name: Name(500) | None = None
+    description: Text(5000) | None = None
     language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
     media_id: int | None = Field(default=None, ge=1, le=2_147_483_647)
 
@@ -148,22 +152,58 @@ def _record(r) -> dict:
 
 
 def video_id_of(call: Call) -> int:
-    raw = call.path("id")
-    if not raw.isdigit() or len(raw) > 10 or int(raw) > 2_147_483_647:
-        raise not_found("video", raw)
-    return int(raw)
+    return integer_id(call.path("id"), "video")
 
 
-async def _read_part(part: BodyPartReader, sink, limit: int, what: str) -> int:
+class UploadClock:
+    """The pace an upload's body must keep: no silence longer than ``idle_s``, and once the grace
+    has passed, an average of at least ``min_rate`` bytes per second. A body trickled to hold a
+    connection, a file descriptor and a staging file is answered 408 and closed."""
+
+    GRACE_S = 60.0
+
+    def __init__(self, idle_s: float, min_rate: int, now=time.monotonic) -> None:
+        self.idle_s = idle_s
+        self.min_rate = min_rate
+        self.now = now
+        self.started = now()
+        self.received = 0
+
+    async def next(self, awaitable):
+        try:
+            return await asyncio.wait_for(awaitable, self.idle_s)
+        except TimeoutError:
+            raise body_timeout(self.idle_s) from None
+
+    def count(self, size: int) -> None:
+        self.received += size
+        elapsed = self.now() - self.started
+        if elapsed > self.GRACE_S and self.received < self.min_rate * elapsed:
+            raise body_timeout(self.idle_s)
+
+
+async def _read_part(part: BodyPartReader, sink, limit: int, what: str, clock: UploadClock) -> int:
     size = 0
     while True:
-        chunk = await part.read_chunk(CHUNK)
+        chunk = await clock.next(part.read_chunk(CHUNK))
         if not chunk:
             return size
         size += len(chunk)
+        clock.count(len(chunk))
         if size > limit:
             raise MediaTooLarge(f"the {what} is larger than {limit} bytes", limit_bytes=limit, field=what)
         await sink(chunk)
+
+
+MAX_FILENAME = 255  # what a file system holds; the video's default name is this name's stem
+
+
+def client_filename(raw: str | None) -> str:
+    """The upload's file name as a client sent it, made harmless: its last path component, no
+    control or invisible-only content, at most 255 characters (the default name of the video)."""
+    name = (raw or "").replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cc").strip()
+    return name[:MAX_FILENAME] if any(is_visible(ch) for ch in name) else ""
 
 
 # ------------------------------------------------------------------------------------ handlers
@@ -176,6 +216,11 @@ async def upload_video(call: Call) -> dict:
         raise ApiError(415, "unsupported_media_type",
                        "upload the video as multipart/form-data with a `file` part (and optional `captions`)",
                        {"content_type": request.content_type})
+    if request.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity"):
+        # Media is compressed already; a coded body would only let a small request write a large
+        # staging file (a 300 KB gzip body decodes to 300 MB of zeros).
+        raise ApiError(415, "unsupported_media_type", "upload media without a Content-Encoding (the file itself "
+                       "is compressed media)", {"content_encoding": printable(request.headers["Content-Encoding"])})
     limit = settings.video_max_bytes
     if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
         raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
@@ -185,10 +230,11 @@ async def upload_video(call: Call) -> dict:
     captions: bytes | None = None
     filename = ""
     got_file = False
+    clock = UploadClock(settings.api_upload_idle_timeout_s, settings.api_upload_min_rate_bytes_s)
     try:
         try:
             reader = await request.multipart()
-            while (part := await reader.next()) is not None:
+            while (part := await clock.next(reader.next())) is not None:
                 if not isinstance(part, BodyPartReader):
                     raise ApiError(400, "invalid_request", "nested multipart bodies are not accepted", {})
                 if part.name == "file":
@@ -197,10 +243,10 @@ async def upload_video(call: Call) -> dict:
                                        {"fields": [{"field": "body.file", "rule": "repeated",
                                                     "message": "given more than once"}]})
                     got_file = True
-                    filename = part.filename or ""
+                    filename = client_filename(part.filename)
                     handle = await asyncio.to_thread(open, staged, "wb")
                     try:
-                        await _read_part(part, partial(asyncio.to_thread, handle.write), limit, "file")
+                        await _read_part(part, partial(asyncio.to_thread, handle.write), limit, "file", clock)
                     finally:
                         await asyncio.to_thread(handle.close)
                 elif part.name == "captions":
@@ -209,19 +255,22 @@ async def upload_video(call: Call) -> dict:
                     async def keep(chunk: bytes, buf=buf) -> None:
                         buf.extend(chunk)
 
-                    await _read_part(part, keep, settings.captions_max_bytes, "captions")
+                    await _read_part(part, keep, settings.captions_max_bytes, "captions", clock)
                     captions = bytes(buf)
                 elif part.name in ("name", "description", "language", "media_id"):
-                    value = await part.read(decode=True)
+                    value = await clock.next(part.read(decode=True))
                     if len(value) > 10_000:
                         raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
                     fields[part.name] = value.decode("utf-8", "replace")
                 else:
-                    raise ApiError(400, "validation_error", f"unknown form field {part.name!r}",
-                                   {"fields": [{"field": f"body.{part.name}", "rule": "extra_forbidden",
-                                                "message": "not a field of this upload"}]})
-        except (ValueError, AssertionError) as exc:  # a malformed multipart body
-            raise ApiError(400, "invalid_request", f"the multipart body is malformed: {exc}", {}) from None
+                    shown = printable(part.name) if part.name else "(a part without a name)"
+                    raise ApiError(400, "validation_error", f"unknown form field {shown!r}",
+                                   {"fields": [{"field": f"body.{shown}", "rule": "extra_forbidden",
+                                                "message": "not a field of this upload"}]}, close=True)
+        except (ValueError, AssertionError, LineTooLong, BadHttpMessage) as exc:  # a malformed multipart body
+            reason = parser_reason(exc, None) if isinstance(exc, BadHttpMessage) else printable(str(exc), 200)
+            raise ApiError(400, "invalid_request", f"the multipart body is malformed: {reason}", {},
+                           close=True) from None
         if not got_file:
             raise ApiError(400, "validation_error", "the `file` part (the media) is required",
                            {"fields": [{"field": "body.file", "rule": "missing", "message": "Field required"}]})
@@ -273,9 +322,11 @@ async def analyze_video(call: Call) -> dict:
     options = {"outputs": body.outputs.model_dump(), "writing_style": body.writing_style,
                "analysis_mode": body.analysis_mode, "quality_profile": body.quality_profile,
                "language": body.language}
+    settings = call.app[SETTINGS]
     job, video, price, position = await commands.request_analysis(
         call.store, call.workspace_id, video_id, environment=call.environment, options=options,
-        webhook_url=body.webhook_url, max_attempts=call.app[SETTINGS].job_max_attempts, meta=call.meta())
+        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
+        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "estimated_duration_seconds": estimated_duration_seconds(video.duration_ms),
@@ -354,8 +405,9 @@ ROUTES = [
     Route("GET", "/videos/{id}", get_video, scope="videos:read", tag="Videos", response=VideoResponse,
           errors=_READ_ERRORS, summary="One video record"),
     Route("POST", "/videos/{id}/analyze", analyze_video, scope="analyses:create", tag="Videos", status=202,
-          body=AnalyzeVideo, response=AnalyzeResponse, writes=True, errors=(402, 404),
-          summary="Queue the analysis job; credits charged at once (402 insufficient_credits)"),
+          body=AnalyzeVideo, response=AnalyzeResponse, writes=True, errors=(402, 404, 429),
+          summary="Queue the analysis job; credits charged at once (402 insufficient_credits); sandbox keys "
+                  "are free within a daily quota (429 sandbox_quota_exceeded)"),
     Route("GET", "/videos/{id}/claims", get_claims, scope="analyses:read", tag="Videos", response=ListResponse,
           errors=_READ_ERRORS, summary="Claims of the latest analysis (404 until analyzed)"),
     Route("GET", "/videos/{id}/entities", get_entities, scope="analyses:read", tag="Videos", response=ListResponse,

@@ -130,7 +130,7 @@ async def test_post_keys_validation_names_each_field_and_rule(service):
         ({"name": "x", "scopes": ["jobs:read"], "color": "red"}, "body.color", "extra_forbidden"),
         ({"name": "x", "scopes": ["jobs:read"], "environment": "staging"}, "body.environment", "literal_error"),
         ({"name": "x", "scopes": ["jobs:read"], "expiresInDays": 0}, "body.expiresInDays", "greater_than_equal"),
-        ({"name": "x", "scopes": ["jobs:read"], "expiresInDays": "soon"}, "body.expiresInDays", "int_parsing"),
+        ({"name": "x", "scopes": ["jobs:read"], "expiresInDays": "soon"}, "body.expiresInDays", "int_type"),
     ]
     for body, field, rule in cases:
         r = await ws.client.post("/keys", body)

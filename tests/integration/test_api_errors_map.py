@@ -60,3 +60,17 @@ def test_anything_else_is_500_with_the_request_id_and_no_detail_of_the_failure()
     status, code, details = _map(KeyError("secret internals"))
     assert (status, code, details) == (500, "internal_error", {"request_id": "rid-12345678"})
     assert "secret" not in to_api_error(KeyError("secret internals"), _request(), "rid-12345678").message
+
+
+def test_a_connection_error_on_a_closed_client_connection_is_its_abort_not_an_outage():
+    from unittest import mock
+
+    app = web.Application()
+    app[MAX_BODY] = 1024
+    closing = mock.Mock()
+    closing.is_closing.return_value = True
+    gone = make_mocked_request("POST", "/v1/videos", app=app, transport=closing)
+    err = to_api_error(ConnectionResetError("Connection lost"), gone, "rid-12345678")
+    assert (err.status, err.code) == (499, "client_closed_request")
+    # The same error while the client is still connected is ours: the database's.
+    assert _map(ConnectionResetError("Connection lost"))[:2] == (503, "unavailable")
