@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -34,6 +35,23 @@ from infra.eventstore import EventStore
 from infra.settings import Settings
 from services import commands
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
+
+# Every folder of process logs the e2e tests made: searched for credentials when the session ends.
+LOG_FOLDERS: list[Path] = []
+SECRET_SHAPES = re.compile(rb"service_(?:live|test)_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/]{16,}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_credential_in_any_log():
+    """After the whole session, no log line of any process holds an API key or a webhook secret
+    (the tests send keys in malformed headers, register webhooks, rotate secrets...)."""
+    yield
+    found = []
+    for folder in LOG_FOLDERS:
+        for log in sorted(folder.glob("*.log")) if folder.is_dir() else ():
+            for match in SECRET_SHAPES.finditer(log.read_bytes()):
+                found.append(f"{log}: {match.group()[:24].decode(errors='replace')}...")
+    assert not found, "credentials in the logs:\n" + "\n".join(found[:20])
 
 
 def free_port() -> int:
@@ -183,6 +201,7 @@ async def running_service(stack_settings: Settings, template_db: str, logs: Path
     """Isolated database and topics, ``processes`` and ``apis`` API processes, each with
     ``env_for(settings)`` plus ``env_overrides`` (``VAEO_...`` variables); all stopped on exit."""
     settings = await make_isolated_settings(stack_settings, template_db)
+    LOG_FOLDERS.append(logs)
     env = dict(env_for(settings), **env_overrides)
     procs: dict[str, subprocess.Popen] = {}
     http = aiohttp.ClientSession()
