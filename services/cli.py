@@ -358,13 +358,12 @@ def _uuid(text: str) -> str:
 
 
 def _position(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"positions start at 1: {text!r}")
-    return value
+    """A position to start from: 1 or more, or 0 for "from the beginning" (as Kafka's tools read
+    offset 0); the first event's position is 1, so 0 and 1 print the same."""
+    value = int(text) if text.isascii() and text.isdigit() else -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a position is 0 (the beginning) or more: {text!r}")
+    return max(value, 1)
 
 
 def _projection(text: str) -> str:
@@ -434,7 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("events", help="read the event log from Kafka")
     ev_sub = ev.add_subparsers(dest="action", required=True)
     tl = ev_sub.add_parser("tail", help="print events as JSON lines")
-    tl.add_argument("--from", dest="from_position", type=_position, default=1, help="first position to print")
+    tl.add_argument("--from", dest="from_position", type=_position, default=1,
+                    help="first position to print (0 or 1: from the beginning)")
     tl.add_argument("--type", action="append", help="only this event type (repeatable)")
     tl.add_argument("--workspace", type=_uuid, help="only this workspace id")
     tl.add_argument("--follow", action="store_true", help="keep printing new events until Ctrl-C")

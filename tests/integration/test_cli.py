@@ -64,7 +64,8 @@ async def test_refusals_and_malformed_arguments_are_one_line_never_a_traceback(s
          "vaeo: not_found: workspace not found"),
         (("workspace", "credits", "nope", "--add", "5"), 2, "not a uuid: 'nope'"),
         (("videos", "import", "/etc/hostname", "--workspace", "nope"), 2, "not a uuid"),
-        (("events", "tail", "--from", "0"), 2, "positions start at 1"),
+        (("events", "tail", "--from", "-1"), 2, "a position is 0 (the beginning) or more"),
+        (("events", "tail", "--from", "²"), 2, "a position is 0 (the beginning) or more"),
         (("projections", "rebuild", "nosuch"), 2, "unknown projection 'nosuch' (known: api_keys,"),
         (("projector", "--only", "nosuch"), 2, "unknown projection"),
     ]
@@ -86,6 +87,8 @@ async def test_events_tail_prints_the_log_from_kafka_in_position_order_with_filt
     lines = [orjson.loads(line) for line in out.splitlines()]
     assert [e["position"] for e in lines] == list(range(1, head + 1))
     assert {e["type"] for e in lines} == {"WorkspaceCreated", "ApiKeyIssued"}
+    code, from_zero, err = await vaeo(settings, "events", "tail", "--from", "0")  # Kafka's "from the beginning"
+    assert code == 0 and from_zero == out, err
     _, out, _ = await vaeo(settings, "events", "tail", "--type", "ApiKeyIssued", "--from", "3")
     filtered = [orjson.loads(line) for line in out.splitlines()]
     assert [e["position"] for e in filtered] == [4]
