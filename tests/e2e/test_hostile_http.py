@@ -246,7 +246,8 @@ async def test_stalled_bodies_time_out_and_leave_no_staging_file(edge):
     upload_head = (b"POST /v1/videos HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " + key +
                    b"\r\nContent-Type: multipart/form-data; boundary=" + boundary +
                    b"\r\nContent-Length: 1000000\r\n\r\n")
-    part = b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="s.mp4"\r\n\r\n' + b"\1" * 5000
+    part = (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="s.mp4"\r\n\r\n'
+            + b"\1" * 5000)
     answered, closed, response = await asyncio.to_thread(_stall, edge, upload_head, part)
     print(f"upload answered after {answered:.2f} s, closed after {closed:.2f} s")
     assert answered < BODY_TIMEOUT_S + 5 and closed < BODY_TIMEOUT_S + 8
