@@ -165,7 +165,7 @@ class _Frames:
 
 def _tail(text: str, lines: int = 4) -> str:
     kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
-    return " / ".join(kept)
+    return " | ".join(kept)  # no slash: a client may take any slash for a path
 
 
 # ---- the only way to build an ffprobe / ffmpeg argument list
@@ -244,7 +244,7 @@ def _run(args: list[str], timeout: float, what: str) -> subprocess.CompletedProc
             found = _REFUSED_FORMAT_RE.search(done.stderr.decode("utf-8", "replace"))
             name = found.group(1) if found else None
             raise UnsupportedContainer(f"{what}: the file is {'a ' + name + ' file' if name else 'in a format'}, "
-                                       f"not one of the accepted audio/video containers", name)
+                                       f"not one of the accepted audio and video containers", name)
         raise MediaError(f"{what}: {args[0]} exited {done.returncode}: {_tail(text)}")
     return done
 
@@ -254,7 +254,7 @@ _REFUSED_FORMAT_RE = re.compile(r"\[([a-z0-9_]+)(?:,[a-z0-9_,]+)? @ 0x[0-9a-f]+\
 _CONTEXT_RE = re.compile(r"\[([^\]@\s]+) @ 0x[0-9a-fA-F]+\]")
 # A word with a slash or backslash: a path, a URL, a file: name... A plain ratio (25/1, N/A) stays.
 _PATHLIKE_RE = re.compile(r"[^\s'\"`()\[\]<>,;]*[/\\][^\s'\"`()\[\]<>,;]*")
-_HARMLESS_RE = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|N/A|[a-z]/[a-z]")
+_HARMLESS_RE = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|N/A|[A-Za-z]/[A-Za-z]")
 
 
 def scrub(text: str) -> str:
@@ -313,7 +313,7 @@ def probe(path: str | Path, timeout: float = PROBE_TIMEOUT_S, *, demuxer: str | 
     fmt = data.get("format") or {}
     accepted = accepted_demuxer(str(fmt.get("format_name", "")))
     if accepted is None or (demuxer is not None and accepted != demuxer):
-        raise UnsupportedContainer("reading media metadata: not one of the accepted audio/video containers")
+        raise UnsupportedContainer("reading media metadata: not one of the accepted audio and video containers")
     raw_streams = data.get("streams") or []
     streams = []
     subtitles = []

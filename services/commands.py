@@ -248,8 +248,8 @@ def _media_refusal(exc: Exception):
     text = str(exc)
     if isinstance(exc, UnsupportedContainer):
         found = {"format": exc.format_name} if exc.format_name else {}
-        return UnsupportedMedia("the file is not in one of the accepted audio/video containers (MP4/MOV, "
-                                "Matroska/WebM, AVI, FLV, MPEG-TS/PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
+        return UnsupportedMedia("the file is not in one of the accepted audio and video containers (MP4, MOV, "
+                                "Matroska, WebM, AVI, FLV, MPEG-TS, MPEG-PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
                                 reason=text[-300:], **found)
     if "Invalid data found" in text or "not a media file" in text or "no audio or video stream" in text:
         return UnsupportedMedia("the file is not an audio or video file ffprobe can read", reason=text[-300:])
