@@ -192,7 +192,8 @@ def ffprobe_argv(path: str | Path, demuxer: str | None, *options: str) -> list[s
 def ffmpeg_argv(path: str | Path, demuxer: str, limit_ms: int, outputs: list[str], *,
                 loglevel: str = "error", extra_input: tuple[str, ...] = ()) -> list[str]:
     """ffmpeg reading one accepted file: the whitelists, ``-f demuxer`` (required) and the read
-    limit ``-t`` (required: no run processes more media than was priced), then ``outputs``."""
+    limit ``-t`` (required: no run processes more media than was priced), ``extra_input`` (more
+    input options, such as a clip's seek ``-ss``), then ``outputs``."""
     if not demuxer:
         raise MediaError("an ffmpeg run needs the demuxer its probe accepted")
     if limit_ms is None or limit_ms <= 0:

@@ -139,7 +139,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     try:
         segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s)
     except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {exc}") from exc
+        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc  # no path
     # No words, no article: an empty one would still be scored, exported and announced.
     wants_article = outputs.get("article", True)
     article_skipped = NO_TRANSCRIPT if wants_article and not any(seg.text.strip() for seg in segments) else None

@@ -173,3 +173,11 @@ def test_scrub_keeps_ratios_and_words() -> None:
         "Stream #0:0: Video: h264, 25/1 fps, 1/1000 tbn, N/A bitrate"
     assert scrub("[matroska,webm @ 0x5600aa] File ended prematurely") == "[matroska,webm] File ended prematurely"
     assert scrub("cannot open '/srv/a b/c.mkv'") == "cannot open '<path> <path>'"
+
+
+def test_a_job_error_from_the_file_system_names_no_path() -> None:
+    from services.worker import _readable
+
+    missing = FileNotFoundError(2, "No such file or directory", "/var/tmp/vaeo/test/storage/videos/w/1/source.mkv")
+    assert _readable(missing) == "FileNotFoundError: No such file or directory"
+    assert _readable(MediaError("extracting subtitles: no track 2")) == "extracting subtitles: no track 2"
