@@ -15,6 +15,8 @@ from eventsourcing.domain import Aggregate
 PUBLISHED: dict[str, tuple[type, int, str]] = {}
 # aggregate class name (the stream type) -> aggregate class
 AGGREGATES: dict[str, type[Aggregate]] = {}
+# (stable event name, schema) -> the pure function turning that schema's data into schema + 1
+UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {}
 
 NAMESPACE = UUID("6f1f8a52-3b0e-4c55-9a57-5c1d9c7f2a10")
 
@@ -45,6 +47,17 @@ def aggregate(stream_type: str) -> Callable[[type[Aggregate]], type[Aggregate]]:
                     raise TypeError(f"event name {name} published twice")
                 PUBLISHED[name] = (attr, getattr(attr, "schema_version", 1), stream_type)
         return cls
+
+    return register
+
+
+def upcaster(name: str, from_schema: int) -> Callable[[Callable[[dict], dict]], Callable[[dict], dict]]:
+    """Register the upcaster of ``name``'s schema ``from_schema`` (to ``from_schema + 1``): every
+    ``infra.codec.EventRegistry`` applies it to old events when they are read."""
+
+    def register(fn: Callable[[dict], dict]) -> Callable[[dict], dict]:
+        UPCASTERS[(name, from_schema)] = fn
+        return fn
 
     return register
 

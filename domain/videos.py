@@ -7,7 +7,14 @@ analysis ``VideoGraphRecorded`` (the whole Content Graph, for the read models) a
 together; the graph is kept out of ``VideoAnalyzed`` so that deliveries stay small.
 
 Pricing (pure policy, docs/videos.md): an analysis costs one credit per started minute of video,
-twice that with ``quality_profile=premium``; sandbox keys are never charged.
+twice that with ``quality_profile=premium``; sandbox keys are never charged. The minutes are those
+the service measured of the accepted bytes (``billable_duration_ms``), never a header's word alone,
+and the analysis reads no more than that.
+
+Bounds: every value of ``VideoUploaded`` that a read model stores is checked here before the event
+exists (``Video.upload``), so that no accepted upload can stop a projection: the duration is at
+most ``MAX_DURATION_MS`` (12 h, 400 ``media_too_long`` beyond), ids and counts fit a PostgreSQL
+``integer``, sizes a ``bigint``, dimensions and frame rates are those of real video.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, aggregate, deterministic_id
+from domain.base import DomainError, aggregate, deterministic_id, upcaster
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -28,6 +35,18 @@ PREMIUM_FACTOR = 2
 # Seconds of work per second of video, measured (docs/analysis.md: 10 min of 720p in 20.9 s), plus setup.
 ESTIMATE_RATIO = 1 / 25
 ESTIMATE_FLOOR_S = 5
+
+# The longest media accepted (a setting may lower it, never raise it): 12 h is longer than any
+# recording the analysis is meant for, and keeps every duration well inside an int32 of ms.
+MAX_DURATION_MS = 12 * 3600 * 1000
+# A container's duration is trusted when the packets end within this of it (the last packet's own
+# length, an audio priming delay); beyond, the packets' measure is the duration.
+DURATION_TOLERANCE_MS = 1000
+INT32_MAX = 2 ** 31 - 1
+INT64_MAX = 2 ** 63 - 1
+MAX_DIMENSION = 65_535  # pixels: no codec encodes more (H.264/HEVC/AV1 stop far below)
+MAX_FRAME_RATE = 1000.0
+MAX_CODEC_NAME = 64
 
 
 class UnsupportedMedia(DomainError):
@@ -45,6 +64,43 @@ class MediaTooLarge(DomainError):
     status = 413
 
 
+class MediaTooLong(DomainError):
+    code = "media_too_long"
+    status = 400
+
+
+def max_duration_ms(setting_s: float | None = None) -> int:
+    """The maximum in force: the setting (seconds) when given, never above ``MAX_DURATION_MS``."""
+    if setting_s is None or setting_s <= 0:
+        return MAX_DURATION_MS
+    return min(MAX_DURATION_MS, int(setting_s * 1000))
+
+
+def check_duration(duration_ms: int, limit_ms: int = MAX_DURATION_MS) -> None:
+    """400 ``media_too_long`` above the maximum (checked on the header before measuring, and on
+    the measure), 400 ``unreadable_media`` when there is nothing to play."""
+    if duration_ms > min(limit_ms, MAX_DURATION_MS):
+        limit_ms = min(limit_ms, MAX_DURATION_MS)
+        raise MediaTooLong(f"the media lasts longer than the maximum of {limit_ms / 1000:g} seconds",
+                           max_duration_seconds=limit_ms / 1000, field="file")
+    if duration_ms <= 0:
+        raise UnreadableMedia("the media has no duration")
+
+
+def billable_duration_ms(declared_ms: int, measured_ms: int) -> int:
+    """The duration an upload is priced and analysed by: the container's own figure when the
+    packets the service read end within ``DURATION_TOLERANCE_MS`` of it, else the packets' end.
+
+    A header can state anything: a playlist or an edited header declaring half a second around ten
+    minutes of packets is priced ten minutes, one declaring hours around three seconds, three
+    seconds. Agreeing figures keep the header's exact value (the measure ends on the last
+    packet's start, a frame away from the true end, and must not tip a 60.0 s video into a
+    second minute)."""
+    if abs(measured_ms - declared_ms) <= DURATION_TOLERANCE_MS:
+        return declared_ms
+    return measured_ms
+
+
 def video_stream_id(video_id: int) -> UUID:
     return deterministic_id("video", video_id)
 
@@ -57,6 +113,18 @@ def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
 
 def estimated_duration_seconds(duration_ms: int) -> int:
     return int(ESTIMATE_FLOOR_S + math.ceil(duration_ms / 1000 * ESTIMATE_RATIO))
+
+
+def _check_int(field_name: str, value: object, low: int, high: int) -> None:
+    """An integer in [low, high]: the range of the read model's column, or of the media's reality."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise UnreadableMedia(f"{field_name} {value!r} is out of range ({low} to {high})", field=field_name)
+
+
+@upcaster("VideoUploaded", 1)
+def _uploaded_v1(data: dict) -> dict:
+    """Schema 1 recorded no demuxer: None, and the worker probes the file again (whitelisted)."""
+    return {**data, "demuxer": None}
 
 
 @aggregate("Video")
@@ -81,6 +149,10 @@ class Video(Aggregate):
         audio_codec: str | None
         subtitle_tracks: int
         caption_cues: int
+        # The demuxer the upload's probe accepted (infra.media.CONTAINERS), forced on every later
+        # ffmpeg run. Schema 1 events have none: the worker probes the file again, whitelisted.
+        demuxer: str | None
+        schema_version = 2
 
     class GraphRecorded(Aggregate.Event):
         published_as = "VideoGraphRecorded"
@@ -104,7 +176,7 @@ class Video(Aggregate):
                  description: str | None, language: str, storage_key: str, captions_key: str | None,
                  size_bytes: int, duration_ms: int, width: int | None, height: int | None,
                  frame_rate: float | None, video_codec: str | None, audio_codec: str | None, subtitle_tracks: int,
-                 caption_cues: int):
+                 caption_cues: int, demuxer: str | None):
         self.video_id = video_id
         self.workspace_id = workspace_id
         self.environment = environment
@@ -123,6 +195,7 @@ class Video(Aggregate):
         self.audio_codec = audio_codec
         self.subtitle_tracks = subtitle_tracks
         self.caption_cues = caption_cues
+        self.demuxer = demuxer
         self.analyzed_by: list[UUID] = []
 
     @classmethod
@@ -130,16 +203,31 @@ class Video(Aggregate):
                size_bytes: int, duration_ms: int, media_id: int | None = None, description: str | None = None,
                language: str = "fr", captions_key: str | None = None, width: int | None = None,
                height: int | None = None, frame_rate: float | None = None, video_codec: str | None = None,
-               audio_codec: str | None = None, subtitle_tracks: int = 0, caption_cues: int = 0) -> Video:
+               audio_codec: str | None = None, subtitle_tracks: int = 0, caption_cues: int = 0,
+               demuxer: str | None = None, max_duration_ms: int = MAX_DURATION_MS) -> Video:
         if not name.strip():
             raise DomainError("name must not be empty", field="name")
-        if duration_ms <= 0:
-            raise UnreadableMedia("the media has no duration")
+        check_duration(duration_ms, max_duration_ms)
+        _check_int("video_id", video_id, 1, INT32_MAX)
+        if media_id is not None:
+            _check_int("media_id", media_id, 1, INT32_MAX)
+        _check_int("size_bytes", size_bytes, 1, INT64_MAX)
+        for field_name, value in (("width", width), ("height", height)):
+            if value is not None:
+                _check_int(field_name, value, 1, MAX_DIMENSION)
+        if frame_rate is not None and (isinstance(frame_rate, bool) or not isinstance(frame_rate, (int, float))
+                                       or not 0 < frame_rate <= MAX_FRAME_RATE):
+            raise UnreadableMedia(f"the frame rate {frame_rate!r} is not a video's", field="frame_rate")
+        _check_int("subtitle_tracks", subtitle_tracks, 0, INT32_MAX)
+        _check_int("caption_cues", caption_cues, 0, INT32_MAX)
+        for field_name, value in (("video_codec", video_codec), ("audio_codec", audio_codec), ("demuxer", demuxer)):
+            if value is not None and (not value.isprintable() or len(value) > MAX_CODEC_NAME):
+                raise UnreadableMedia(f"the {field_name} is not a codec or container name", field=field_name)
         return cls(video_id=video_id, workspace_id=workspace_id, environment=environment, media_id=media_id,
                    name=name.strip(), description=description, language=language, storage_key=storage_key,
                    captions_key=captions_key, size_bytes=size_bytes, duration_ms=duration_ms, width=width,
                    height=height, frame_rate=frame_rate, video_codec=video_codec, audio_codec=audio_codec,
-                   subtitle_tracks=subtitle_tracks, caption_cues=caption_cues)
+                   subtitle_tracks=subtitle_tracks, caption_cues=caption_cues, demuxer=demuxer)
 
     @property
     def has_transcript(self) -> bool:

@@ -25,7 +25,7 @@ from eventsourcing.utils import get_topic
 from pydantic import TypeAdapter
 
 import domain  # noqa: F401  (registers every published event)
-from domain.base import AGGREGATES, PUBLISHED
+from domain.base import AGGREGATES, PUBLISHED, UPCASTERS
 
 ENVELOPE_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "originator_topic"})
 
@@ -112,7 +112,7 @@ class EventRegistry:
     def __init__(self) -> None:
         self._by_name: dict[str, tuple[type, int, str]] = dict(PUBLISHED)
         self._by_class: dict[type, str] = {cls: name for name, (cls, _, _) in self._by_name.items()}
-        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = dict(UPCASTERS)  # the domain's (domain.base.upcaster)
 
     # ---- names and schemas
 

@@ -143,6 +143,8 @@ class Settings(BaseSettings):
     video_max_bytes: int = 2 * 1024 ** 3
     # Videos: largest captions file accepted with an upload, bytes.
     captions_max_bytes: int = 5 * 1024 ** 2
+    # Videos: longest media accepted, seconds (400 media_too_long beyond); at most 43200 (12 h).
+    media_max_duration_s: float = Field(default=43200.0, gt=0, le=43200.0)
     # Article provider (OpenAI-compatible Chat Completions): base URL up to /v1, e.g. https://api.openai.com/v1;
     # empty = no provider (quality_profile=premium then fails clearly and is refunded).
     llm_base_url: str = ""

@@ -58,22 +58,28 @@ PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the t
 
 
 def _transcript(storage: LocalStorage, video: Video, timeout: float):
-    """Segments and where they came from: sidecar captions, an embedded text track, or none."""
+    """Segments and where they came from: sidecar captions, an embedded text track, or none.
+
+    The file is read as the container its upload was accepted as (``video.demuxer``; a video
+    recorded before the demuxer was kept is probed again, whitelisted), and no further than the
+    duration that was priced."""
     if video.captions_key:
         return read_captions(storage.path(video.captions_key)), "captions"
     source = storage.path(video.storage_key)
-    info = mediatools.probe(source)
+    info = mediatools.probe(source, demuxer=video.demuxer)
     position = mediatools.pick_subtitle_track(info, video.language)
     if position is None:
         return [], "none"
-    text = mediatools.extract_subtitles(source, position, timeout=timeout, info=info)
+    text = mediatools.extract_subtitles(source, position, timeout=timeout, info=info, limit_ms=video.duration_ms)
     return parse_captions(text), "embedded"
 
 
-def _facts(path: Path, settings: Settings):
+def _facts(path: Path, settings: Settings, video: Video):
+    """The media passes, on the accepted container and the priced duration only."""
     return mediatools.media_facts(path, scene_threshold=settings.media_scene_threshold,
                                   silence_db=settings.media_silence_db, silence_min_s=settings.media_silence_min_s,
-                                  timeout=settings.media_timeout_s)
+                                  timeout=settings.media_timeout_s, demuxer=video.demuxer,
+                                  limit_ms=video.duration_ms)
 
 
 def _article(graph, writing_style: str, language: str, answer: str | None = None):
@@ -133,7 +139,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     try:
         segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s)
     except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {exc}") from exc
+        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc  # no path
     # No words, no article: an empty one would still be scored, exported and announced.
     wants_article = outputs.get("article", True)
     article_skipped = NO_TRANSCRIPT if wants_article and not any(seg.text.strip() for seg in segments) else None
@@ -143,7 +149,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 
     await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
     try:
-        facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings)
+        facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings, video)
     except mediatools.MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
     await ctx.checkpoint()

@@ -282,6 +282,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
     import shutil
     from pathlib import Path
 
+    from domain.videos import max_duration_ms
     from infra.storage import LocalStorage
     from services import commands
 
@@ -304,7 +305,8 @@ def cmd_videos(args: argparse.Namespace) -> int:
             video, position = await commands.ingest_video(
                 store, storage, UUID(args.workspace), staged, environment=args.environment, filename=source.name,
                 name=args.name, description=args.description, language=args.language, media_id=args.media_id,
-                captions=captions, meta={"cli": "videos import"})
+                captions=captions, meta={"cli": "videos import"},
+                max_duration_ms=max_duration_ms(settings.media_max_duration_s))
             return {"video_id": video.video_id, "name": video.name, "duration_seconds": video.duration_ms / 1000,
                     "width": video.width, "height": video.height, "has_transcript": video.has_transcript,
                     "position": position}

@@ -286,10 +286,17 @@ async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, 
 
 
 def _media_refusal(exc: Exception):
-    """What ffprobe's refusal means to a client: not media at all (415) or media it cannot read (400)."""
+    """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
+    (415), or media it cannot read (400). The text is ``infra.media``'s, which holds no path."""
     from domain.videos import UnreadableMedia, UnsupportedMedia
+    from infra.media import UnsupportedContainer
 
     text = str(exc)
+    if isinstance(exc, UnsupportedContainer):
+        found = {"format": exc.format_name} if exc.format_name else {}
+        return UnsupportedMedia("the file is not in one of the accepted audio and video containers (MP4, MOV, "
+                                "Matroska, WebM, AVI, FLV, MPEG-TS, MPEG-PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
+                                reason=text[-300:], **found)
     if "Invalid data found" in text or "not a media file" in text or "no audio or video stream" in text:
         return UnsupportedMedia("the file is not an audio or video file ffprobe can read", reason=text[-300:])
     return UnreadableMedia(f"the media file could not be read: {text[-300:]}", reason=text[-300:])
@@ -298,29 +305,39 @@ def _media_refusal(exc: Exception):
 async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
                        name: str | None = None, description: str | None = None, language: str = "fr",
                        media_id: int | None = None, captions: bytes | None = None,
-                       meta: dict | None = None):
-    """Probe a staged upload, move it (and its captions) into storage, append ``VideoUploaded``.
+                       meta: dict | None = None, max_duration_ms: int | None = None):
+    """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
 
-    Every refusal (not media: 415, unreadable: 400, bad captions or media id: 400) and every
-    failure after the files were moved deletes them: nothing half-stored remains. The staged file
-    is gone when this returns or raises.
+    The probe accepts only the whitelisted containers (``infra.media``); a declared duration over
+    ``max_duration_ms`` is refused before the file is read further; then every packet is read
+    (bounded by the maximum) to measure how long it really plays, which is the duration recorded,
+    priced and analysed (``billable_duration_ms``). The stored file is named by the service, with
+    the accepted container's extension; the client's file name only gives the default name.
+
+    Every refusal (not media or not an accepted container: 415; unreadable, damaged, too long: 400;
+    bad captions or media id: 400) and every failure after the files were moved deletes them:
+    nothing half-stored remains. The staged file is gone when this returns or raises.
     """
     import asyncio
     from pathlib import Path, PurePosixPath
 
     from domain.base import DomainError
     from domain.media import media_stream_id
-    from domain.videos import Video
+    from domain.videos import MAX_DURATION_MS, Video, billable_duration_ms, check_duration
     from infra import media as mediatools
     from infra.captions import CaptionError, parse_captions
 
     staged = Path(staged)
     stored_keys: list[str] = []
     try:
+        limit_ms = max_duration_ms or MAX_DURATION_MS
         try:
             info = await asyncio.to_thread(mediatools.probe, staged)
+            check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
+            measured_ms = await asyncio.to_thread(mediatools.measure_duration, staged, info.demuxer, limit_ms)
         except mediatools.MediaError as exc:
             raise _media_refusal(exc) from None
+        duration_ms = billable_duration_ms(info.duration_ms, measured_ms)
         cues = 0
         captions_ext = None
         if captions is not None:
@@ -342,9 +359,7 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
         if media_id is not None:
             await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
         video_id = await store.next_id("video_id_seq")
-        suffix = PurePosixPath(filename or "").suffix.lower()
-        if not suffix or len(suffix) > 8 or not suffix[1:].isalnum():
-            suffix = ".bin"
+        suffix = mediatools.CONTAINERS[info.demuxer]  # never the client's extension
         folder = f"videos/{workspace_id}/{video_id}"
         source_key = f"{folder}/source{suffix}"
         captions_key = f"{folder}/captions{captions_ext}" if captions_ext else None
@@ -357,10 +372,11 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
         video = Video.upload(
             video_id=video_id, workspace_id=workspace_id, environment=environment,
             name=name or PurePosixPath(filename or "").stem or f"video {video_id}", storage_key=source_key,
-            size_bytes=size, duration_ms=info.duration_ms, media_id=media_id, description=description,
+            size_bytes=size, duration_ms=duration_ms, media_id=media_id, description=description,
             language=language, captions_key=captions_key, width=info.width, height=info.height,
             frame_rate=info.frame_rate, video_codec=info.video_codec, audio_codec=info.audio_codec,
-            subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues)
+            subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues,
+            demuxer=info.demuxer, max_duration_ms=limit_ms)
         position = await store.append(store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id,
                                                                    meta=meta))
         stored_keys.clear()

@@ -325,6 +325,10 @@ _RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $4, last_er
 
 
 def _readable(exc: Exception) -> str:
+    """A job's ``error_message``, which clients read: an OSError names its file by the server's
+    path, so it is told by its reason alone (``No such file or directory``)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{type(exc).__name__}: {exc.strerror}"
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= 500 else text[:497] + "..."
 

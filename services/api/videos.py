@@ -26,7 +26,7 @@ from aiohttp import BodyPartReader
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from domain.videos import MediaTooLarge, estimated_duration_seconds
+from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms
 from infra.storage import LocalStorage
 from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
@@ -283,7 +283,7 @@ async def upload_video(call: Call) -> dict:
         video, position = await commands.ingest_video(
             call.store, storage, call.workspace_id, staged, environment=call.environment, filename=filename,
             name=form.name, description=form.description, language=form.language, media_id=form.media_id,
-            captions=captions, meta=call.meta())
+            captions=captions, meta=call.meta(), max_duration_ms=max_duration_ms(settings.media_max_duration_s))
     finally:
         storage.discard(staged)
     await call.read_your_writes("videos", position)
@@ -399,7 +399,8 @@ ROUTES = [
     Route("POST", "/videos", upload_video, scope="analyses:create", tag="Videos", status=201, response=VideoResponse,
           writes=True, errors=(400, 404, 413, 415),
           summary="Extension: upload a video (multipart/form-data: file, captions, name, media_id, language, "
-                  "description); 415 not media, 400 unreadable, 413 over the size limit"),
+                  "description); 415 not media or not an accepted container, 400 unreadable or longer than "
+                  "the maximum duration, 413 over the size limit"),
     Route("GET", "/videos", list_videos, scope="videos:read", tag="Videos", query=VideosQuery, response=VideoList,
           summary="The caller's environment's videos, newest first (limit 1-100, offset)"),
     Route("GET", "/videos/{id}", get_video, scope="videos:read", tag="Videos", response=VideoResponse,

@@ -77,7 +77,8 @@ def make_video(path: Path, minutes: int) -> None:
 
 
 def bench_media(minutes: int) -> None:
-    from infra.media import analyse_audio, detect_scenes, media_facts, probe
+    from domain.videos import MAX_DURATION_MS
+    from infra.media import analyse_audio, detect_scenes, measure_duration, media_facts, probe
     from infra.tools import ensure_media_tools
 
     ensure_media_tools()
@@ -87,6 +88,9 @@ def bench_media(minutes: int) -> None:
         make_video(path, minutes)
         t1 = time.perf_counter()
         info = probe(path)
+        t_probe = time.perf_counter()
+        measured = measure_duration(path, info.demuxer, MAX_DURATION_MS)
+        size_mb = path.stat().st_size / 1e6
         t2 = time.perf_counter()
         facts = media_facts(path, info)
         t3 = time.perf_counter()
@@ -97,7 +101,9 @@ def bench_media(minutes: int) -> None:
     real = info.duration_ms / 1000
     print(f"media: {info.width}x{info.height} @ {info.frame_rate} fps, {real / 60:.1f} min "
           f"(generated in {t1 - t0:.1f} s)")
-    print(f"  ffprobe          {t2 - t1:8.3f} s")
+    print(f"  ffprobe          {t_probe - t1:8.3f} s")
+    print(f"  measure (upload) {t2 - t_probe:8.3f} s: every packet read, {size_mb:.0f} MB, {measured / 1000:.1f} s "
+          f"measured")
     print(f"  scenes + audio   {t3 - t2:8.3f} s = 1/{real / (t3 - t2):,.1f} of real time (goal 1/20)")
     print(f"  alone: scenes {t4 - t3:.1f} s, audio {t5 - t4:.1f} s")
     print(f"  found {len(facts.scene_changes)} scene changes (expected {int(real // 20) - 1}), "

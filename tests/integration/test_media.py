@@ -151,3 +151,27 @@ def test_media_facts_and_two_speaker_captions_give_the_content_graph(media: dict
     assert {"ITER", "Cadarache", "France"} <= names
     assert any(i["source"] == "question" for i in data["searchIntents"])
     assert 0 <= data["summary"]["geoReadinessScore"] <= 100
+
+
+def test_a_path_ffmpeg_derives_from_its_input_never_reaches_a_client(tmp_path: Path) -> None:
+    """A playlist naming a missing relative segment: ffmpeg names the segment by the absolute path
+    it derived from the playlist's, which is not the input argument; no path of it survives."""
+    import subprocess
+
+    from infra.media import UnsupportedContainer, _without_paths
+
+    staging = tmp_path / "storage" / ".staging"
+    staging.mkdir(parents=True)
+    playlist = staging / "ws-upload.part"
+    playlist.write_text("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\nmissing/segment0.ts\n#EXT-X-ENDLIST\n")
+    # ffprobe as it was run before the whitelists (test tooling): the words a client used to get.
+    args = ["ffprobe", "-v", "error", "-show_format", str(playlist)]
+    unrestricted = subprocess.run(args, capture_output=True, check=False).stderr
+    assert str(staging / "missing") in unrestricted.decode()  # ffmpeg did derive a path
+
+    text = _without_paths(unrestricted, args)
+    assert "/" not in text and "staging" not in text and "segment0" not in text, text
+
+    with pytest.raises(UnsupportedContainer) as refused:  # and today the playlist is not even opened
+        probe(playlist)
+    assert refused.value.format_name == "hls" and "/" not in str(refused.value)

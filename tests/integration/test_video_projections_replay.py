@@ -100,3 +100,19 @@ async def test_an_older_analysis_applied_after_a_newer_one_is_ignored(pool):
     assert (graph["job_id"], graph["graph"], graph["version"]) == (JOB_B, {"claims": [{"id": "new"}]}, 4)
     [row] = (await state(pool))["videos"]
     assert (row["last_article_id"], row["version"]) == (8, 5)
+
+
+async def test_the_extremes_the_domain_accepts_are_stored_by_the_videos_projection(pool):
+    """No accepted upload can stop the projection: the largest values Video.upload accepts fit the
+    columns (a duration over 2^31-1 ms used to be accepted and then fail the integer column)."""
+    from domain.videos import INT32_MAX, INT64_MAX, MAX_DIMENSION, MAX_DURATION_MS, MAX_FRAME_RATE
+
+    video = Video.upload(video_id=INT32_MAX, workspace_id=WORKSPACE, environment="production", name="long",
+                         storage_key="k", size_bytes=INT64_MAX, duration_ms=MAX_DURATION_MS, media_id=INT32_MAX,
+                         width=MAX_DIMENSION, height=MAX_DIMENSION, frame_rate=MAX_FRAME_RATE,
+                         subtitle_tracks=INT32_MAX, caption_cues=INT32_MAX, demuxer="matroska")
+    await apply(pool, stored(video))
+
+    [row] = await snapshot(pool, "videos", "id")
+    assert (row["id"], row["duration_ms"], row["size_bytes"], row["width"], row["frame_rate"]) == (
+        INT32_MAX, MAX_DURATION_MS, INT64_MAX, MAX_DIMENSION, MAX_FRAME_RATE)

@@ -1,0 +1,183 @@
+"""infra.media's argument lists: every ffprobe and ffmpeg run reads its one input through the
+protocol and container whitelists, as ``file:<absolute path>``; every ffmpeg run forces the
+accepted demuxer and carries a read limit; a hand-built list without them is refused before
+anything runs; ffmpeg's text reaches a client without any path.
+
+The runs are recorded instead of executed (``subprocess.run`` replaced by a recorder that
+answers what ffprobe/ffmpeg would): what is under test is the argument list, not ffmpeg.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from infra import media
+from infra.media import CONTAINERS, FORMAT_WHITELIST, MediaError, checked_argv, scrub
+
+PROBE_JSON = json.dumps({
+    "format": {"format_name": "matroska,webm", "duration": "12.5", "size": "1000"},
+    "streams": [
+        {"index": 0, "codec_type": "video", "codec_name": "h264", "width": 320, "height": 240,
+         "avg_frame_rate": "25/1"},
+        {"index": 1, "codec_type": "audio", "codec_name": "aac"},
+        {"index": 2, "codec_type": "subtitle", "codec_name": "subrip", "tags": {"language": "fra"}},
+    ]}).encode()
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
+    recorded: list[list[str]] = []
+
+    def fake_run(args, **kwargs):
+        recorded.append(list(args))
+        out = PROBE_JSON if args[0] == "ffprobe" else b"out_time_us=12500000\nprogress=end\n"
+        return subprocess.CompletedProcess(args, 0, stdout=out, stderr=b"")
+
+    monkeypatch.setattr(media.subprocess, "run", fake_run)
+    return recorded
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "source.mkv"
+    path.write_bytes(b"\x1a\x45\xdf\xa3")
+    return path
+
+
+def _option(args: list[str], name: str) -> str:
+    return args[args.index(name) + 1]
+
+
+def _assert_whitelisted(args: list[str], source: Path) -> None:
+    input_at = args.index("-i") if "-i" in args else len(args) - 1
+    before = args[:input_at]
+    assert _option(before, "-protocol_whitelist") == "file", args
+    assert _option(before, "-format_whitelist") == FORMAT_WHITELIST, args
+    assert args[input_at + 1 if "-i" in args else input_at] == f"file:{source}", args
+    if args[0] == "ffmpeg":
+        assert _option(before, "-f") == "matroska", args  # the demuxer the probe accepted, forced
+        assert float(_option(before, "-t")) > 0, args  # the read limit is an input option
+
+
+def test_every_run_of_the_analysis_is_whitelisted_forced_and_limited(runs, source) -> None:
+    info = media.probe(source)
+    media.measure_duration(source, info.demuxer, 60_000)
+    media.extract_subtitles(source, 0, info=info, limit_ms=4_000)
+    media.detect_scenes(source, demuxer="matroska", limit_ms=4_000)
+    media.analyse_audio(source, 4_000, demuxer="matroska")
+    media.media_facts(source, demuxer="matroska", limit_ms=4_000)
+
+    assert info.demuxer == "matroska"
+    assert [r[0] for r in runs] == ["ffprobe", "ffmpeg", "ffmpeg", "ffmpeg", "ffmpeg", "ffprobe", "ffmpeg",
+                                    "ffmpeg"]
+    for args in runs:
+        _assert_whitelisted(args, source)
+    limits = [float(_option(r, "-t")) for r in runs if r[0] == "ffmpeg"]
+    assert limits == [61.0, 4.0, 4.0, 4.0, 4.0, 4.0]  # the measure reads one second past the maximum
+    assert _option(runs[5], "-f") == "matroska"  # media_facts' probe forces the known demuxer too
+
+
+def test_without_a_known_demuxer_or_limit_the_run_probes_first_whitelisted(runs, source) -> None:
+    media.detect_scenes(source)
+    media.analyse_audio(source, 0)
+
+    assert [r[0] for r in runs] == ["ffprobe", "ffmpeg", "ffprobe", "ffmpeg"]
+    assert "-f" not in runs[0]  # identification: among the whitelisted demuxers only
+    for args in runs:
+        _assert_whitelisted(args, source)
+    assert _option(runs[1], "-t") == "12.500"  # the container's duration, when no limit is given
+
+
+def test_a_probe_naming_a_container_outside_the_whitelist_is_refused(monkeypatch, source) -> None:
+    def fake_run(args, **kwargs):
+        out = json.dumps({"format": {"format_name": "hls", "duration": "3"},
+                          "streams": [{"index": 0, "codec_type": "video", "codec_name": "h264"}]}).encode()
+        return subprocess.CompletedProcess(args, 0, stdout=out, stderr=b"")
+
+    monkeypatch.setattr(media.subprocess, "run", fake_run)
+    with pytest.raises(media.UnsupportedContainer):
+        media.probe(source)
+
+
+@pytest.mark.parametrize("args", [
+    ["ffmpeg", "-i", "/srv/x.mp4", "-f", "null", "-"],
+    ["ffprobe", "-show_format", "/srv/x.mp4"],
+    ["ffprobe", "-protocol_whitelist", "file", "-format_whitelist", "hls,mov", "file:/srv/x.mp4"],
+    ["ffprobe", "-protocol_whitelist", "file,http", "-format_whitelist", FORMAT_WHITELIST, "file:/srv/x.mp4"],
+    ["ffprobe", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-f", "hls", "file:/srv/x"],
+    ["ffprobe", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "/srv/x.mp4"],
+    # ffmpeg: no forced demuxer, no read limit, a second input, a demuxer outside the whitelist
+    ["ffmpeg", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-t", "3", "-i",
+     "file:/srv/x.mp4", "-f", "null", "-"],
+    ["ffmpeg", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-f", "mov", "-i",
+     "file:/srv/x.mp4", "-f", "null", "-"],
+    ["ffmpeg", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-f", "mov", "-t", "3", "-i",
+     "file:/srv/x.mp4", "-i", "file:/srv/y.m3u8", "-f", "null", "-"],
+    ["ffmpeg", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-f", "concat", "-t", "3",
+     "-i", "file:/srv/x.txt", "-f", "null", "-"],
+    ["sh", "-c", "ffmpeg -i x"],
+])
+def test_a_run_built_by_hand_is_refused_before_it_starts(args: list[str], monkeypatch) -> None:
+    monkeypatch.setattr(media.subprocess, "run", lambda *a, **k: pytest.fail("ran"))
+    with pytest.raises(MediaError):
+        media._run(args, 5, "testing")
+
+
+def test_the_builders_refuse_a_demuxer_outside_the_whitelist_and_a_missing_limit(source) -> None:
+    for demuxer in ("hls", "concat", "image2", "lavfi", "tee", "srt", "webvtt"):
+        with pytest.raises(media.UnsupportedContainer):
+            media.ffmpeg_argv(source, demuxer, 1000, ["-f", "null", "-"])
+    with pytest.raises(MediaError):
+        media.ffmpeg_argv(source, "mov", 0, ["-f", "null", "-"])
+    assert checked_argv(media.ffmpeg_argv(source, "mov", 1000, ["-f", "null", "-"]))
+    assert checked_argv(media.ffprobe_argv(source, None, "-show_format"))
+
+
+def test_the_whitelist_holds_real_containers_only() -> None:
+    never = {"hls", "applehttp", "concat", "image2", "image2pipe", "lavfi", "tee", "srt", "webvtt", "ass", "subviewer",
+             "ffmetadata", "data", "tty", "m3u8", "playlist", "dash", "rtsp", "sdp", "http", "mpjpeg", "smjpeg"}
+    assert not never & set(CONTAINERS)
+    assert {"mov", "matroska", "mp3", "wav"} <= set(CONTAINERS)
+    assert all(ext.startswith(".") and ext[1:].isalnum() for ext in CONTAINERS.values())
+
+
+# ---- no path in what reaches a client
+
+# ffprobe 5.1's words for a playlist whose relative segment is missing (probed without whitelists):
+# the segment's path is derived from the playlist's, and is not the input argument.
+PLAYLIST_STDERR = (
+    b"[hls @ 0x55d0c3a4b280] Skip ('#EXT-X-VERSION:3')\n"
+    b"[hls @ 0x55d0c3a4b280] Opening '/var/tmp/vaeo/test/storage/.staging/0b7e-c0ffee.part/../seg0.ts' for reading\n"
+    b"[hls @ 0x55d0c3a4b280] Failed to open segment 0 of playlist 0\n"
+    b"[file @ 0x55d0c3a4b9c0] Setting default whitelist 'file,crypto,data'\n"
+    b"/var/tmp/vaeo/test/storage/.staging/seg0.ts: No such file or directory\n"
+    b"file:/var/tmp/vaeo/test/storage/.staging/0b7e-c0ffee.part: Invalid data found when processing input\n"
+    b"C:\\storage\\videos\\a.mkv and videos/ws/46/source.mkv and ../../etc/passwd too\n")
+
+
+def test_ffmpeg_text_keeps_no_path_at_all() -> None:
+    args = ["ffprobe", "-protocol_whitelist", "file", "file:/var/tmp/vaeo/test/storage/.staging/0b7e-c0ffee.part"]
+    text = media._without_paths(PLAYLIST_STDERR, args)
+
+    assert "/" not in text.replace("N/A", "") and "\\" not in text and "0x55d0" not in text, text
+    assert "storage" not in text and "staging" not in text and "passwd" not in text, text
+    assert "<input>: Invalid data found" in text and "Failed to open segment 0 of playlist 0" in text
+
+
+def test_scrub_keeps_ratios_and_words() -> None:
+    assert scrub("Stream #0:0: Video: h264, 25/1 fps, 1/1000 tbn, N/A bitrate") == \
+        "Stream #0:0: Video: h264, 25/1 fps, 1/1000 tbn, N/A bitrate"
+    assert scrub("[matroska,webm @ 0x5600aa] File ended prematurely") == "[matroska,webm] File ended prematurely"
+    assert scrub("cannot open '/srv/a b/c.mkv'") == "cannot open '<path> <path>'"
+
+
+def test_a_job_error_from_the_file_system_names_no_path() -> None:
+    from services.worker import _readable
+
+    missing = FileNotFoundError(2, "No such file or directory", "/var/tmp/vaeo/test/storage/videos/w/1/source.mkv")
+    assert _readable(missing) == "FileNotFoundError: No such file or directory"
+    assert _readable(MediaError("extracting subtitles: no track 2")) == "extracting subtitles: no track 2"
