@@ -1,6 +1,6 @@
 """The event codec: stable names, JSON Schemas, orjson encoding and upcasting.
 
-A stored event (and the Kafka value) is the envelope of DESIGN.md::
+A stored event (and the Kafka value) is this envelope (docs/events.md)::
 
     {position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at}
 
