@@ -1,4 +1,4 @@
-"""LLM usage: one stream per provider call, recorded by the engine that made it (issue 5).
+"""LLM usage: one stream per provider call, recorded by the engine that made it.
 
 ``operation`` is a stable, readable name of what the call was for (``article.write``,
 ``article.translate``, ...), never the provider's model name; costs and margins are not events.

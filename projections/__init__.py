@@ -20,13 +20,13 @@ from projections.base import Projection
 ALL: dict[str, Projection] = {
     p.name: p for p in (jobs.projection, medias.projection, scheduler.projection, event_counts.projection)
 }
-# The HTTP API's read models (issue 3).
+# The HTTP API's read models.
 ALL.update({p.name: p for p in (workspaces.projection, api_keys.projection, usage.projection)})
-# Webhook subscriptions and delivery history (issue 4); the dispatcher's own state is not here.
+# Webhook subscriptions and delivery history; the dispatcher's own state is not here.
 ALL[webhooks.projection.name] = webhooks.projection
-# Videos, their content graphs and the articles the analysis writes (issue 6).
+# Videos, their content graphs and the articles the analysis writes.
 ALL.update({p.name: p for p in (videos.projection, content_graph.projection, articles.projection)})
-# Monitoring buckets from the telemetry topic and from the event log (issue 5).
+# Monitoring buckets from the telemetry topic and from the event log.
 ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
 # LLM usage per operation (GET /usage/llm).
 ALL[llm_usage.projection.name] = llm_usage.projection
