@@ -15,7 +15,8 @@ Two loops in one process, sharing nothing but PostgreSQL:
   dispatchers never send the same attempt), checks the destination again, signs the attempt
   afresh, sends it to the vetted address, appends the attempt and its outcome as events on the
   delivery's stream, and sets the row's next attempt from the schedule (or succeeded,
-  exhausted, failed). A 410 disables the webhook (``WebhookDisabled``). The pending deliveries
+  exhausted, failed). A destination the guard refuses at send time ends the delivery failed at
+  once, unsent and not retried. A 410 disables the webhook (``WebhookDisabled``). The pending deliveries
   of a webhook deleted or disabled end at once, unsent, with ``WebhookDeliveryCancelled``.
 
 Neither the tables above nor the offsets are rebuilt by ``vaeo projections rebuild``; the
@@ -554,9 +555,14 @@ class Sender:
                 return
             signed_at = int(time.time())
             allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
+            refused_for_good = False
             try:
                 vetted = await vet(row.url, self.resolver, allowance)
             except DestinationRefused as exc:
+                # The destination itself is refused (its URL, its name or an address it resolves
+                # to): no retry would be sent either, so the delivery ends now. A name that does
+                # not resolve at all is an outage, retried on the schedule.
+                refused_for_good = exc.permanent
                 outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
             else:
                 body = orjson.dumps(row.payload)
@@ -566,7 +572,7 @@ class Sender:
         if outcome.delivered:
             status = "succeeded"
             self.stats.delivered += 1
-        elif outcome.status_code == 410 and row.webhook_id is not None:
+        elif refused_for_good or (outcome.status_code == 410 and row.webhook_id is not None):
             status = "failed"
             self.stats.failed += 1
         else:

@@ -12,7 +12,6 @@ See docs/webhooks.md.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Literal
@@ -26,7 +25,7 @@ from domain.base import NotFound
 from domain.webhooks import EVENT_NAMES, TEST_EVENT, Webhook, WebhookDelivery, payload
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
-from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
+from infra.netguard import DestinationRefused, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import (
     Outcome,
@@ -35,13 +34,13 @@ from infra.webhook_http import (
     new_webhook_secret,
     signature_headers,
 )
-from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
+from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
+from services.api.destinations import BoundedResolver, check_destination
 from services.commands import with_retries
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
 WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
 TEST_TIMEOUT_S = 10.0  # the interface's bound for POST /webhooks/{id}/test
-RESOLVE_TIMEOUT_S = 5.0
 
 
 # ------------------------------------------------------------------------------- commands
@@ -90,21 +89,6 @@ async def resend_delivery(store: EventStore, workspace_id: UUID, webhook_id: UUI
                                                                meta=meta))
 
     return await with_retries(attempt)
-
-
-class _BoundedResolver(SystemResolver):
-    """The system resolver with a bound: a name that does not answer is refused, not waited on."""
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        try:
-            return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
-        except TimeoutError:
-            raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
-
-
-def _refused(exc: DestinationRefused) -> ApiError:
-    return ApiError(400, "destination_refused", f"the webhook url is not a public HTTPS destination: {exc.reason}",
-                    {"field": "url", "reason": exc.reason})
 
 
 # ------------------------------------------------------------------------------- models
@@ -242,11 +226,7 @@ def _uuid(call: Call, name: str, what: str) -> UUID:
 async def create_webhook(call: Call) -> dict:
     body: CreateWebhook = call.body
     settings = _settings(call)
-    try:
-        await vet(body.url, _BoundedResolver(), allowance_for(settings.webhook_test_allow, settings.mode,
-                                                              call.environment))
-    except DestinationRefused as exc:
-        raise _refused(exc) from None
+    await check_destination(settings, call.environment, body.url, field="url")
     webhook, secret, position = await register_webhook(
         call.store, SecretBox(settings.secret_key), call.workspace_id, environment=call.environment, url=body.url,
         events=list(body.events) if body.events is not None else None, meta=call.meta())
@@ -299,7 +279,7 @@ async def test_webhook(call: Call) -> dict:
                                 call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
     started = time.perf_counter()
     try:
-        vetted = await vet(webhook.url, _BoundedResolver(),
+        vetted = await vet(webhook.url, BoundedResolver(),
                            allowance_for(settings.webhook_test_allow, settings.mode, call.environment))
     except DestinationRefused as exc:
         outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")

@@ -408,7 +408,8 @@ async def test_send_time_guard_refuses_every_form_and_pins_the_vetted_address_ag
     resolver = ControlledResolver({
         # rebinding: checked answer (the receiver), then the canary: the send must use the checked one
         "rebind.test": [["127.0.0.10"], ["127.0.0.11"]],
-        # the other way round: first answer refused (no connection), the retry's check passes
+        # the other way round: first answer refused (no connection), and a refusal is final: no
+        # retry is made, although a second lookup would have passed
         "late.test": [["127.0.0.11"], ["127.0.0.10"]],
         "canary.test": [["127.0.0.11"]],
         "canary6.test": [["::1"]],
@@ -437,21 +438,65 @@ async def test_send_time_guard_refuses_every_form_and_pins_the_vetted_address_ag
     background.start(Relay(settings).run)
     background.start(lambda stop: run_dispatcher(settings, stop, resolver=resolver))
     await end_job(store, ws, fail=True)
-    await wait_until(lambda: len(receiver.hits) >= 2, what="rebind.test and late.test delivered")
+    await wait_until(lambda: len(receiver.hits) >= 1, what="rebind.test delivered")
     await wait_dispatched(settings, pool)
     async with pool.acquire() as conn:
         rows = await conn.fetch("SELECT url, status, attempts, last_error FROM webhook_deliveries")
     by_url = {r["url"]: r for r in rows}
     for url in refused:
         r = by_url[url]
-        assert r["status"] == "exhausted" and r["last_error"].startswith("destination refused"), dict(r)
+        assert r["last_error"].startswith("destination refused"), dict(r)
+        if url.startswith("https://nxdomain.test"):  # no answer at all: an outage, retried on the schedule
+            assert (r["status"], r["attempts"]) == ("exhausted", 2), dict(r)
+        else:  # refused for good at the first attempt
+            assert (r["status"], r["attempts"]) == ("failed", 1), dict(r)
     assert by_url[receiver.url(host="rebind.test")]["status"] == "succeeded"
-    assert by_url[receiver.url(host="late.test")]["attempts"] == 2
+    late = by_url[receiver.url(host="late.test")]
+    assert (late["status"], late["attempts"]) == ("failed", 1) and "resolves to" in late["last_error"]
     assert resolver.lookups["rebind.test"] == 1  # one lookup per attempt: none at connection time
-    assert sorted(h.host.split(":")[0] for h in receiver.hits) == ["late.test", "rebind.test"]  # Host kept
+    assert resolver.lookups["late.test"] == 1
+    assert [h.host.split(":")[0] for h in receiver.hits] == ["rebind.test"]  # Host kept
     assert canary4.connections == 0 and canary6.connections == 0
     for r in (receiver, canary4, canary6):
         await r.stop()
+
+
+async def test_a_destination_that_becomes_refused_ends_failed_at_once_without_retries(
+        settings, store, pool, background, ca):
+    """A name that passed the guard at registration and now resolves to a refused address (a
+    metadata address): the attempt is not sent, not retried, and the delivery ends failed with the
+    guard's reason on its stream; a job's per-request webhook_url the same way."""
+    receiver = await Receiver(ca, "127.0.0.12", names=["turned.test"]).start()
+    settings = webhook_settings(settings, ca, webhook_test_allow="127.0.0.12/32",
+                                webhook_retry_schedule_s=[0, 0.2, 0.2, 0.2, 0.2])
+    resolver = ControlledResolver({"turned.test": [["127.0.0.12"], ["169.254.169.254"]]})
+    ws = uuid.uuid4()
+    hook, _ = await _register(store, settings, ws, receiver.url(host="turned.test"), ["job.completed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop, resolver=resolver))
+    await end_job(store, ws)
+    await wait_until(lambda: len(receiver.hits) == 1, what="the first delivery, while the name was fine")
+    await wait_dispatched(settings, pool)
+    await end_job(store, ws)  # the name now resolves to the metadata address
+    await end_job(store, ws, webhook_url=receiver.url("/job", host="turned.test"))
+    await wait_dispatched(settings, pool)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT id, webhook_id, status, attempts, last_error FROM webhook_deliveries "
+                                "WHERE status <> 'succeeded'")
+    assert len(rows) == 3, [dict(r) for r in rows]  # the webhook: jobs 2 and 3; job 3: its webhook_url
+    for r in rows:
+        assert (r["status"], r["attempts"]) == ("failed", 1), dict(r)
+        assert r["last_error"].startswith("destination refused: turned.test resolves to"), dict(r)
+        types = await _delivery_events(pool, r["id"])
+        assert types == ["WebhookDeliveryScheduled", "WebhookDeliveryAttempted", "WebhookDeliveryFailed"]
+    async with pool.acquire() as conn:
+        failed = await conn.fetchval("SELECT data FROM events WHERE stream_id = $1 AND type = 'WebhookDeliveryFailed'",
+                                     rows[0]["id"])
+    failed = orjson.loads(failed) if isinstance(failed, str) else failed
+    assert failed["next_attempt_at"] is None and failed["status_code"] is None
+    await asyncio.sleep(0.6)  # longer than the whole schedule: still nothing more
+    assert len(receiver.hits) == 1 and resolver.lookups["turned.test"] == 1 + len(rows)
+    await receiver.stop()
 
 
 async def test_a_replay_of_the_log_sends_nothing_again(settings, store, pool, background, ca):
