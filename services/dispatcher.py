@@ -77,7 +77,7 @@ log = logging.getLogger("vaeo.dispatcher")
 NAME = "dispatcher"
 WAKE_CHANNEL = "vaeo_webhooks"
 INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
-                          "WebhookDeliveryResent"})
+                          "WebhookDeliveryResent", "JobSecretRotated"})
 
 
 # ----------------------------------------------------------------------------------- intake
@@ -107,6 +107,7 @@ class IntakePlan:
     jobs: list[tuple] = field(default_factory=list)
     deliveries: list[tuple] = field(default_factory=list)
     resends: list[UUID] = field(default_factory=list)
+    job_secrets: list[tuple] = field(default_factory=list)  # (workspace, environment, version, previous, until)
 
 
 def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Target]],
@@ -137,6 +138,9 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
             plan.jobs.append((ev.stream_id, ev.workspace_id, info.environment, info.job_type, info.webhook_url))
         elif ev.type == "WebhookDeliveryResent":
             plan.resends.append(ev.stream_id)
+        elif ev.type == "JobSecretRotated":
+            plan.job_secrets.append((ev.workspace_id, d["environment"], d["version"], d["previous_version"],
+                                     datetime.fromisoformat(d["previous_valid_until"])))
         elif ev.type in EVENT_FOR:
             _fan_out(ev, targets, jobs, plan)
     return plan
@@ -177,6 +181,13 @@ INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, 
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
 # Pending retries of a webhook deleted or disabled: due now, so the sender ends them (cancelled) at once.
 _EXPEDITE = "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'"
+_ROTATE_JOB_SECRET = """
+INSERT INTO webhook_job_secrets (workspace_id, environment, version, previous_version, previous_valid_until)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (workspace_id, environment) DO UPDATE
+   SET version = excluded.version, previous_version = excluded.previous_version,
+       previous_valid_until = excluded.previous_valid_until
+ WHERE webhook_job_secrets.version < excluded.version"""
 _RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
                     updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
 
@@ -241,6 +252,8 @@ async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
             await conn.executemany(_INSERT_DELIVERY, plan.deliveries)
         if plan.resends:
             await conn.executemany(_RESEND, [(r,) for r in plan.resends])
+        if plan.job_secrets:
+            await conn.executemany(_ROTATE_JOB_SECRET, plan.job_secrets)
         await conn.executemany(
             "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
@@ -318,7 +331,13 @@ UPDATE webhook_deliveries d SET status = 'sending', lease_owner = $1, attempts =
 RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.source_position, d.payload,
           d.attempts, d.schedule_base, d.stream_version,
           (SELECT t.status FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_status,
-          (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret"""
+          (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret,
+          -- a job URL's: the job secret's versions valid now, current first (no row: version 1 only)
+          (SELECT CASE WHEN s.previous_valid_until > now() THEN ARRAY[s.version, s.previous_version]
+                       ELSE ARRAY[s.version] END
+             FROM webhook_job_secrets s
+            WHERE d.webhook_id IS NULL AND s.workspace_id = d.workspace_id
+              AND s.environment = d.environment) AS job_secret_versions"""
 
 # Claimed rows not sent (shutdown, or held too long): back to pending, the claim undone.
 _RELEASE = """
@@ -360,6 +379,7 @@ class Claimed:
     stream_version: int
     target_status: str | None = None
     target_secret: str | None = None
+    job_secret_versions: list[int] | None = None  # a job URL's: current first, then one in its grace period
     claimed_at: float = 0.0  # monotonic
 
     def scheduled(self) -> dict[str, Any]:
@@ -528,10 +548,18 @@ class Sender:
             finally:
                 busy.discard(me)
 
+    def _job_secrets(self, row: Claimed) -> tuple[str, tuple[str, ...]]:
+        """(the current job secret of the row's workspace and environment, the previous one while
+        its grace period lasts): the versions come from the log (``JobSecretRotated``)."""
+        versions = row.job_secret_versions or [1]
+        current, *older = (job_notification_secret(self.settings.secret_key, row.workspace_id, row.environment, v)
+                           for v in versions)
+        return current, tuple(older)
+
     def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
         """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""
         if row.webhook_id is None:
-            return job_notification_secret(self.settings.secret_key, row.workspace_id), None
+            return self._job_secrets(row)[0], None
         if row.target_status != ACTIVE or row.target_secret is None:
             return None, f"webhook {row.target_status or 'unknown'}"
         secret = self._secrets.get(row.webhook_id)
@@ -566,7 +594,9 @@ class Sender:
                 outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
             else:
                 body = orjson.dumps(row.payload)
-                outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at))
+                also = self._job_secrets(row)[1] if row.webhook_id is None else ()
+                outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at,
+                                                                            also=also))
         self.stats.attempts += 1
         next_at = None
         if outcome.delivered:

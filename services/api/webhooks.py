@@ -1,19 +1,24 @@
 """POST /webhooks, GET /webhooks, DELETE /webhooks/{id}, POST /webhooks/{id}/test, and the
 extensions GET /webhooks/{id}/deliveries, POST /webhooks/{id}/deliveries/{delivery_id}/resend,
-GET /webhooks/job-secret.
+GET /webhooks/job-secret, POST /webhooks/job-secret/rotate.
 
 The secret is returned once, by POST /webhooks: the event holds it encrypted (AES-GCM under the
 service key, the webhook id as associated data), the read model not at all. The destination is
 checked by ``infra.netguard`` at registration, by the test endpoint just before it sends, and by
 the dispatcher before every attempt. A webhook belongs to its key's workspace and environment;
 another workspace's (or environment's) webhook answers 404 exactly like a missing one.
+
+The job-notification secret (which signs deliveries to jobs' per-request ``webhook_url``) is one
+per workspace and environment, derived from the service key and a version; a rotation appends
+``JobSecretRotated`` (the new version and when the previous one stops being valid: no secret) to
+the workspace's stream.
 See docs/webhooks.md.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 from uuid import UUID, uuid4
 
@@ -23,6 +28,7 @@ from pydantic_core import PydanticCustomError
 
 from domain.base import NotFound
 from domain.webhooks import EVENT_NAMES, TEST_EVENT, Webhook, WebhookDelivery, payload
+from domain.workspaces import JobSecretVersions, Workspace
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
 from infra.netguard import DestinationRefused, allowance_for, vet
@@ -56,6 +62,30 @@ async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID
     position = await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
                                                                meta=meta))
     return webhook, secret, position
+
+
+async def rotate_workspace_job_secret(store: EventStore, workspace_id: UUID, environment: str, *, grace: timedelta,
+                            meta: dict | None = None) -> tuple[JobSecretVersions, int]:
+    """A new version of the workspace's job-notification secret for ``environment``; the current
+    one stays valid for ``grace``. Returns the versions now and the position of the event."""
+
+    async def attempt() -> tuple[JobSecretVersions, int]:
+        workspace = await store.load_aggregate(workspace_id)
+        if not isinstance(workspace, Workspace):
+            raise NotFound("workspace not found", id=str(workspace_id))
+        versions = workspace.rotate_job_secret(environment, now=datetime.now(UTC), grace=grace)
+        position = await store.append(store.registry.to_new_events(workspace.collect_events(),
+                                                                   workspace_id=workspace_id, meta=meta))
+        return versions, position
+
+    return await with_retries(attempt)
+
+
+async def job_secret_versions(store: EventStore, workspace_id: UUID, environment: str) -> JobSecretVersions:
+    workspace = await store.load_aggregate(workspace_id)
+    if not isinstance(workspace, Workspace):
+        raise NotFound("workspace not found", id=str(workspace_id))
+    return workspace.job_secret_versions(environment)
 
 
 async def _load_webhook(store: EventStore, workspace_id: UUID, environment: str, webhook_id: UUID) -> Webhook:
@@ -202,11 +232,22 @@ class ResentResponse(BaseModel):
 
 
 class JobSecret(BaseModel):
-    secret: str = Field(description="signs deliveries to jobs' per-request webhook_url (same scheme as a webhook)")
+    secret: str = Field(description="signs deliveries to jobs' per-request webhook_url (same scheme as a webhook); "
+                                    "one per workspace and environment (the caller's)")
+    environment: str
+    version: int = Field(description="1 until a first rotation; each rotation adds one")
+    previous_version: int | None = Field(description="the version replaced by the last rotation, if any")
+    previous_valid_until: datetime | None = Field(
+        description="until then deliveries also carry a signature made with the previous version's secret")
 
 
 class JobSecretResponse(BaseModel):
     data: JobSecret
+
+
+class RotatedJobSecretResponse(BaseModel):
+    data: JobSecret
+    warning: str = Field(alias="_warning")
 
 
 # ------------------------------------------------------------------------------- handlers
@@ -334,8 +375,31 @@ async def resend(call: Call) -> dict:
     return {"data": {"id": delivery, "status": "pending"}}
 
 
+def _job_secret_data(call: Call, versions: JobSecretVersions) -> dict:
+    return {"secret": job_notification_secret(_settings(call).secret_key, call.workspace_id, call.environment,
+                                              versions.current),
+            "environment": call.environment, "version": versions.current,
+            "previous_version": versions.previous, "previous_valid_until": versions.previous_valid_until}
+
+
 async def job_secret(call: Call) -> dict:
-    return {"data": {"secret": job_notification_secret(_settings(call).secret_key, call.workspace_id)}}
+    versions = await job_secret_versions(call.store, call.workspace_id, call.environment)
+    return {"data": _job_secret_data(call, versions)}
+
+
+ROTATION_WARNING = ("Deliveries to jobs' webhook_url are signed with this secret from now on, and also with the "
+                    "previous one until previous_valid_until; update your receivers before then.")
+
+
+async def rotate_job_secret(call: Call) -> dict:
+    """A new job-notification secret for the caller's environment. The answer comes once the
+    dispatcher has read the rotation (bounded wait), so deliveries signed after it carry the new
+    signature; the previous secret still verifies ``webhook-signature`` during the grace period."""
+    grace = timedelta(seconds=_settings(call).job_secret_grace_s)
+    versions, position = await rotate_workspace_job_secret(call.store, call.workspace_id, call.environment,
+                                                           grace=grace, meta=call.meta())
+    await call.read_your_writes("dispatcher", position)
+    return {"data": _job_secret_data(call, versions), "_warning": ROTATION_WARNING}
 
 
 ROUTES = [
@@ -346,7 +410,12 @@ ROUTES = [
           summary="The workspace's webhooks (never the secret)"),
     Route("GET", "/webhooks/job-secret", job_secret, scope="webhooks:admin", tag="Webhooks",
           response=JobSecretResponse,
-          summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url"),
+          summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url (one per "
+                  "workspace and environment)"),
+    Route("POST", "/webhooks/job-secret/rotate", rotate_job_secret, scope="webhooks:admin", tag="Webhooks",
+          response=RotatedJobSecretResponse, writes=True,
+          summary="Extension: rotate the caller's environment's job-notification secret; the previous one keeps "
+                  "signing webhook-signature during a grace period (24 h)"),
     Route("DELETE", "/webhooks/{id}", remove_webhook, scope="webhooks:admin", tag="Webhooks",
           response=DeletedWebhookResponse, writes=True, errors=(404,), patterns=(("id", HEX_ID),),
           summary="Delete a webhook; events after this get no delivery"),

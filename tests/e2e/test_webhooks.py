@@ -13,6 +13,7 @@ import signal
 import time
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import pytest
@@ -147,6 +148,36 @@ async def test_a_job_webhook_url_is_guarded_when_the_request_arrives(hooks, tmp_
     allowed = await ws.client.post(f"/videos/{video}/analyze", {"outputs": {"article": False},
                                                                 "webhook_url": "https://127.0.0.21:9/job"})
     assert allowed.status == 202, allowed.body  # the test network the processes allow
+
+
+async def test_the_job_secret_is_per_environment_and_rotates_without_writing_it_anywhere(hooks):
+    ws = await hooks.workspace()
+    sandbox = hooks.client(await hooks.key(ws, ["webhooks:admin"], environment="sandbox"))
+    production = await ws.client.get("/webhooks/job-secret")
+    sandboxed = await sandbox.get("/webhooks/job-secret")
+    assert production.status == 200 and sandboxed.status == 200, (production.body, sandboxed.body)
+    assert production.data["secret"].startswith("whsec_") and sandboxed.data["secret"].startswith("whsec_")
+    assert production.data["secret"] != sandboxed.data["secret"]  # a sandbox key cannot sign for production
+    assert (production.data["environment"], sandboxed.data["environment"]) == ("production", "sandbox")
+    assert production.data["version"] == 1 and production.data["previous_version"] is None
+
+    rotated = await sandbox.post("/webhooks/job-secret/rotate")
+    assert rotated.status == 200, rotated.body
+    assert rotated.body["_warning"]
+    assert rotated.data["version"] == 2 and rotated.data["previous_version"] == 1
+    assert rotated.data["secret"] not in (sandboxed.data["secret"], production.data["secret"])
+    valid_until = datetime.fromisoformat(rotated.data["previous_valid_until"].replace("Z", "+00:00"))
+    assert timedelta(hours=23, minutes=59) < valid_until - datetime.now(UTC) <= timedelta(hours=24)
+    assert (await sandbox.get("/webhooks/job-secret")).data["secret"] == rotated.data["secret"]
+    assert (await ws.client.get("/webhooks/job-secret")).data == production.data  # production untouched
+    async with hooks.pool.acquire() as conn:
+        stored = await conn.fetch("SELECT data::text AS data FROM events WHERE workspace_id = $1", ws.id)
+    text = " ".join(r["data"] for r in stored)
+    for secret in (rotated.data["secret"], sandboxed.data["secret"], production.data["secret"]):
+        assert secret[6:] not in text
+    for log in hooks.logs.iterdir():
+        content = log.read_text(errors="replace")
+        assert rotated.data["secret"][6:] not in content and production.data["secret"][6:] not in content
 
 
 async def _test_events(pool, hook_id: str) -> list[dict]:

@@ -37,7 +37,7 @@ from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
-from services.api.webhooks import delete_webhook, register_webhook
+from services.api.webhooks import delete_webhook, register_webhook, rotate_workspace_job_secret
 from services.dispatcher import NAME, run_dispatcher
 from services.projector import run_projector
 from services.relay import Relay
@@ -313,9 +313,57 @@ async def test_a_job_webhook_url_gets_its_end_signed_with_the_workspace_job_secr
     await end_job(store, ws)  # no webhook_url: nothing
     await wait_dispatched(settings, pool)
     assert len(receiver.hits) == 1
-    body = verify(job_notification_secret(settings.secret_key, ws), receiver.hits[0])
+    body = verify(job_notification_secret(settings.secret_key, ws, "production"), receiver.hits[0])
     assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
     await receiver.stop()
+
+
+async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_both_during_its_grace(
+        settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca)
+    production, sandbox = await Receiver(ca, "127.0.0.13").start(), await Receiver(ca, "127.0.0.14").start()
+    ws, _ = await commands.create_workspace(store, name="ws", plan="pro", credits=100, rate_limit=100)
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    await end_job(store, ws, webhook_url=production.url("/job"))
+    await end_job(store, ws, webhook_url=sandbox.url("/job"), environment="sandbox")
+    await wait_until(lambda: len(production.hits) == 1 and len(sandbox.hits) == 1, what="both environments' ends")
+    v1 = {env: job_notification_secret(settings.secret_key, ws, env) for env in ("production", "sandbox")}
+    verify(v1["production"], production.hits[0])
+    verify(v1["sandbox"], sandbox.hits[0])
+    with pytest.raises(WebhookVerificationError):  # a sandbox secret cannot stand for production
+        StandardVerifier(v1["sandbox"]).verify(production.hits[0].body, production.hits[0].headers)
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(v1["production"]).verify(sandbox.hits[0].body, sandbox.hits[0].headers)
+
+    grace_s = 2.0
+    versions, _ = await rotate_workspace_job_secret(store, ws, "production", grace=dt.timedelta(seconds=grace_s))
+    rotated_at = time.monotonic()
+    assert (versions.current, versions.previous) == (2, 1)
+    v2 = job_notification_secret(settings.secret_key, ws, "production", 2)
+    await end_job(store, ws, webhook_url=production.url("/job"))  # after the rotation on the log
+    await end_job(store, ws, webhook_url=sandbox.url("/job"), environment="sandbox")
+    await wait_until(lambda: len(production.hits) == 2 and len(sandbox.hits) == 2, what="the ends after rotation")
+    assert time.monotonic() - rotated_at < grace_s, "too slow to observe the grace period"
+    during = production.hits[1]
+    assert len(during.headers["webhook-signature"].split(" ")) == 2
+    verify(v2, during)  # the interface's header and Standard Webhooks with the new secret
+    StandardVerifier(v1["production"]).verify(during.body, during.headers)  # and the old one, in its grace
+    verify(v1["sandbox"], sandbox.hits[1])  # the sandbox secret did not move
+    assert len(sandbox.hits[1].headers["webhook-signature"].split(" ")) == 1
+
+    await asyncio.sleep(max(0.0, grace_s - (time.monotonic() - rotated_at)) + 0.2)
+    await end_job(store, ws, webhook_url=production.url("/job"))
+    await wait_until(lambda: len(production.hits) == 3, what="the end after the grace period")
+    after = production.hits[2]
+    verify(v2, after)
+    with pytest.raises(WebhookVerificationError):  # the grace is over: only the new secret verifies
+        StandardVerifier(v1["production"]).verify(after.body, after.headers)
+    async with pool.acquire() as conn:
+        logged = await conn.fetch("SELECT data::text FROM events WHERE type = 'JobSecretRotated'")
+    assert len(logged) == 1 and all(secret[6:] not in logged[0][0] for secret in (v2, v1["production"]))
+    for r in (production, sandbox):
+        await r.stop()
 
 
 async def test_500_five_times_then_200_keeps_the_schedule_and_the_delivery_id(settings, store, pool, background, ca):

@@ -7,14 +7,14 @@ import hashlib
 import hmac
 import random
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook as StandardVerifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from domain.base import InvalidTransition
+from domain.base import DomainError, InvalidTransition
 from domain.webhooks import (
     EVENT_FOR,
     EVENT_NAMES,
@@ -26,6 +26,7 @@ from domain.webhooks import (
     delivery_id,
     next_delay,
 )
+from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
@@ -69,11 +70,62 @@ def test_each_attempt_is_signed_afresh_with_its_own_timestamp_and_the_same_id():
 def test_job_notification_secret_is_per_workspace_derived_and_verifiable():
     key = SecretBox.generate_key_hex()
     ws1, ws2 = uuid.uuid4(), uuid.uuid4()
-    s1 = job_notification_secret(key, ws1)
-    assert s1 == job_notification_secret(key, ws1) != job_notification_secret(key, ws2)
-    assert s1 != job_notification_secret(SecretBox.generate_key_hex(), ws1)
+    s1 = job_notification_secret(key, ws1, "production")
+    assert s1 == job_notification_secret(key, ws1, "production") != job_notification_secret(key, ws2, "production")
+    assert s1 != job_notification_secret(SecretBox.generate_key_hex(), ws1, "production")
     body = b'{"type":"job.completed"}'
     StandardVerifier(s1).verify(body, signature_headers(s1, "d", body))
+
+
+def test_job_notification_secret_is_per_environment_and_version():
+    key = SecretBox.generate_key_hex()
+    ws = uuid.uuid4()
+    production, sandbox = job_notification_secret(key, ws, "production"), job_notification_secret(key, ws, "sandbox")
+    rotated = job_notification_secret(key, ws, "production", 2)
+    assert len({production, sandbox, rotated, job_notification_secret(key, ws, "sandbox", 2)}) == 4
+    body = b'{"type":"job.completed"}'
+    with pytest.raises(WebhookVerificationError):  # a sandbox secret never verifies a production delivery
+        StandardVerifier(sandbox).verify(body, signature_headers(production, "d", body))
+    with pytest.raises(ValueError):
+        job_notification_secret(key, ws, "staging")
+
+
+def test_a_delivery_in_a_grace_period_verifies_with_either_secret_and_the_spec_header_uses_the_new_one():
+    key = SecretBox.generate_key_hex()
+    ws = uuid.uuid4()
+    old, new = job_notification_secret(key, ws, "production", 1), job_notification_secret(key, ws, "production", 2)
+    body = b'{"type":"job.completed"}'
+    headers = signature_headers(new, "d", body, also=(old,))
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    StandardVerifier(new).verify(body, headers)
+    StandardVerifier(old).verify(body, headers)
+    assert headers["X-Service-Signature"] == "sha256=" + hmac.new(new.encode(), body, hashlib.sha256).hexdigest()
+    after = signature_headers(new, "d", body)
+    StandardVerifier(new).verify(body, after)
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(old).verify(body, after)
+
+
+def test_a_rotation_records_the_version_and_the_grace_never_a_secret():
+    workspace = Workspace.open(uuid.uuid4(), "ws", "pro", 10, 10)
+    workspace.collect_events()
+    now = datetime.now(UTC)
+    assert workspace.job_secret_versions("sandbox").valid_at(now) == [1]
+
+    first = workspace.rotate_job_secret("sandbox", now=now, grace=timedelta(hours=24))
+    assert (first.current, first.previous) == (2, 1)
+    assert first.valid_at(now + timedelta(hours=23)) == [2, 1] and first.valid_at(now + timedelta(hours=24)) == [2]
+    assert workspace.job_secret_versions("production").valid_at(now) == [1]  # the other environment: untouched
+    second = workspace.rotate_job_secret("sandbox", now=now + timedelta(hours=1), grace=timedelta(hours=24))
+    assert (second.current, second.previous) == (3, 2)  # version 1 ends with the second rotation
+    [ev1, ev2] = workspace.collect_events()
+    assert isinstance(ev2, Workspace.JobSecretRotated)
+    stored = EventRegistry().to_new_events([ev1, ev2], workspace_id=workspace.id)
+    assert [e.data.keys() for e in stored] == [{"environment", "version", "previous_version",
+                                                "previous_valid_until"}] * 2
+    assert stored[1].data["version"] == 3 and stored[1].data["environment"] == "sandbox"
+    with pytest.raises(DomainError):
+        workspace.rotate_job_secret("staging", now=now, grace=timedelta(0))
 
 
 def test_delivery_ids_are_stable_and_distinct_per_target_position_and_name():
