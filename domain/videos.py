@@ -88,12 +88,16 @@ class Video(Aggregate):
         graph: dict
 
     class Analyzed(Aggregate.Event):
+        """An analysis of the video is recorded (the ``video.analyzed`` webhook); carries the video's environment."""
+
         published_as = "VideoAnalyzed"
+        schema_version = 2  # 2: environment (None only when upcast from 1: the analysis job's JobQueued has it)
         job_id: UUID
         analysis_mode: str
         article_id: int | None
         geo_readiness_score: float
         counts: dict
+        environment: str | None
 
     @staticmethod
     def create_id(video_id: int) -> UUID:
@@ -156,7 +160,7 @@ class Video(Aggregate):
         self._graph_recorded(job_id=job_id, graph=graph)
         self._analyzed(job_id=job_id, analysis_mode=analysis_mode, article_id=article_id,
                        geo_readiness_score=float(graph.get("summary", {}).get("geoReadinessScore", 0.0)),
-                       counts=counts)
+                       counts=counts, environment=self.environment)
 
     @event(GraphRecorded)
     def _graph_recorded(self, job_id: UUID, graph: dict) -> None:
@@ -164,5 +168,5 @@ class Video(Aggregate):
 
     @event(Analyzed)
     def _analyzed(self, job_id: UUID, analysis_mode: str, article_id: int | None, geo_readiness_score: float,
-                  counts: dict) -> None:
+                  counts: dict, environment: str | None) -> None:
         pass

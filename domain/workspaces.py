@@ -11,6 +11,9 @@ from eventsourcing.domain import Aggregate, event
 from domain.base import DomainError, InsufficientCredits, aggregate
 
 ENVIRONMENTS = ("production", "sandbox")
+# Credits are production's: sandbox operations never charge them, so what is said about the
+# balance (CreditsLow) is about production.
+CREDITS_ENVIRONMENT = "production"
 
 
 class JobSecretVersions:
@@ -60,14 +63,16 @@ class Workspace(Aggregate):
         amount: int
 
     class CreditsLow(Aggregate.Event):
-        """Credits remaining crossed the warning threshold downwards (issue 5: the ``credits.low`` webhook)."""
+        """Credits remaining crossed the warning threshold downwards (the ``credits.low`` webhook); production's."""
 
         published_as = "CreditsLow"
+        schema_version = 2  # 2: environment, always production (sandbox calls never charge credits)
         balance: int
         total: int
         remaining_pct: float
         threshold_pct: float
         crossing_version: int  # the stream version of the CreditsCharged that crossed the threshold
+        environment: str
 
     class JobSecretRotated(Aggregate.Event):
         """A new version of the environment's job-notification secret. The secret itself is derived
@@ -156,12 +161,12 @@ class Workspace(Aggregate):
         if crossing_version <= getattr(self, "low_credits_flagged_at", 0):
             return False
         self._low(balance=self.credits_balance, total=self.credits_total, remaining_pct=round(self.remaining_pct, 2),
-                  threshold_pct=threshold_pct, crossing_version=crossing_version)
+                  threshold_pct=threshold_pct, crossing_version=crossing_version, environment=CREDITS_ENVIRONMENT)
         return True
 
     @event(CreditsLow)
     def _low(self, balance: int, total: int, remaining_pct: float, threshold_pct: float,
-             crossing_version: int) -> None:
+             crossing_version: int, environment: str) -> None:
         self.low_credits_flagged_at = crossing_version
 
     def job_secret_versions(self, environment: str) -> JobSecretVersions:

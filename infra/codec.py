@@ -106,13 +106,33 @@ class UnknownEventType(LookupError):
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def _with_environment(value: str | None) -> Upcaster:
+    """Schema n -> n + 1 where n + 1 adds ``environment``: ``value`` when the event's type alone
+    tells it, None when only its stream or its job can (a consumer derives it from there: the
+    dispatcher from the job's ``JobQueued``)."""
+
+    def upcast(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "environment": data.get("environment", value)}
+
+    return upcast
+
+
+# Every event tied to an environment carries it from these schemas on; older ones are upcast.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("VideoAnalyzed", 1): _with_environment(None),  # the video's, and its analysis job's
+    ("JobCompleted", 1): _with_environment(None),  # the job's (JobQueued)
+    ("JobFailed", 1): _with_environment(None),
+    ("CreditsLow", 1): _with_environment("production"),  # credits are production's: sandbox never charges
+}
+
+
 class EventRegistry:
     """Stable name <-> event class, current schema number, JSON Schema and upcasters."""
 
     def __init__(self) -> None:
         self._by_name: dict[str, tuple[type, int, str]] = dict(PUBLISHED)
         self._by_class: dict[type, str] = {cls: name for name, (cls, _, _) in self._by_name.items()}
-        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = dict(UPCASTERS)
 
     # ---- names and schemas
 

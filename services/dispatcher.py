@@ -61,6 +61,7 @@ from domain.webhooks import (
     next_delay,
     payload,
 )
+from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.db import create_pool
@@ -107,6 +108,7 @@ class IntakePlan:
     jobs: list[tuple] = field(default_factory=list)
     deliveries: list[tuple] = field(default_factory=list)
     resends: list[UUID] = field(default_factory=list)
+    unrouted: list[tuple] = field(default_factory=list)  # (position, workspace, type, why): never delivered
     job_secrets: list[tuple] = field(default_factory=list)  # (workspace, environment, version, previous, until)
 
 
@@ -146,24 +148,54 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
     return plan
 
 
+def _job_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> JobInfo | None:
+    """The job an event is about: its stream's for a Job event, else the job named by ``job_id``."""
+    if ev.stream_type == "Job":
+        return jobs.get(ev.stream_id)
+    job_id = ev.data.get("job_id")
+    try:
+        return jobs.get(UUID(job_id)) if isinstance(job_id, str) else None
+    except ValueError:
+        return None
+
+
+def environment_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> str | None:
+    """The environment an event belongs to: its own ``environment`` (every event tied to one
+    carries it from its current schema on), else its job's (events written before, upcast with
+    None), else None: unknown."""
+    environment = ev.data.get("environment")
+    if environment is None:
+        job = _job_of(ev, jobs)
+        environment = job.environment if job is not None else None
+    return environment if environment in ENVIRONMENTS else None
+
+
 def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dict[UUID, JobInfo],
              plan: IntakePlan) -> None:
+    """The deliveries of one mapped event: to the active webhooks of its workspace and environment
+    subscribed to it, and to its job's webhook_url when a job ends. An event whose environment
+    cannot be told is delivered to nobody (a sandbox webhook must never see production data, nor
+    the reverse): it is recorded in ``webhook_unrouted`` and logged instead."""
     name = EVENT_FOR[ev.type]
+    environment = environment_of(ev, jobs)
+    if environment is None:
+        plan.unrouted.append((ev.position, ev.workspace_id, ev.type, "the event's environment is unknown"))
+        return
     job = jobs.get(ev.stream_id) if ev.stream_type == "Job" else None
-    environment = job.environment if job else ev.data.get("environment")
     data = event_data(ev.stream_type, ev.stream_id, ev.data)
+    data["environment"] = environment
     if job is not None:
         data.setdefault("job_type", job.job_type)
     created_at = ev.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
     for t in targets.get(ev.workspace_id, {}).values():
-        if t.status != ACTIVE or name not in t.events or (environment is not None and t.environment != environment):
+        if t.status != ACTIVE or name not in t.events or t.environment != environment:
             continue
         did = delivery_id(t.webhook_id, ev.position, name)
         plan.deliveries.append((did, ev.workspace_id, t.environment, t.webhook_id, t.url, name, ev.position,
                                 payload(did, name, created_at, ev.workspace_id, data)))
     if job is not None and job.webhook_url and ev.type in JOB_END_EVENTS:
         did = delivery_id(job.webhook_url, ev.position, name)
-        plan.deliveries.append((did, ev.workspace_id, job.environment, None, job.webhook_url, name, ev.position,
+        plan.deliveries.append((did, ev.workspace_id, environment, None, job.webhook_url, name, ev.position,
                                 payload(did, name, created_at, ev.workspace_id, data)))
 
 
@@ -188,13 +220,32 @@ ON CONFLICT (workspace_id, environment) DO UPDATE
    SET version = excluded.version, previous_version = excluded.previous_version,
        previous_valid_until = excluded.previous_valid_until
  WHERE webhook_job_secrets.version < excluded.version"""
+_UNROUTED = """INSERT INTO webhook_unrouted (source_position, workspace_id, event_type, reason)
+                VALUES ($1, $2, $3, $4) ON CONFLICT (source_position) DO NOTHING"""
 _RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
                     updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
 
 
+def _job_ids(events: list[StoredEvent]) -> list[UUID]:
+    """The jobs the batch's mapped events may need: a Job stream's, and the ``job_id`` of an event
+    that does not carry its environment (written before it did)."""
+    ids = set()
+    for ev in events:
+        if ev.type not in EVENT_FOR:
+            continue
+        if ev.stream_type == "Job":
+            ids.add(ev.stream_id)
+        elif ev.data.get("environment") is None and isinstance(ev.data.get("job_id"), str):
+            try:
+                ids.add(UUID(ev.data["job_id"]))
+            except ValueError:
+                pass
+    return list(ids)
+
+
 async def _known(conn: asyncpg.Connection, events: list[StoredEvent]) -> tuple[dict, dict]:
     workspaces = list({ev.workspace_id for ev in events if ev.type in EVENT_FOR and ev.workspace_id})
-    job_ids = list({ev.stream_id for ev in events if ev.type in EVENT_FOR and ev.stream_type == "Job"})
+    job_ids = _job_ids(events)
     targets: dict[UUID, dict[UUID, Target]] = defaultdict(dict)
     if workspaces:
         for r in await conn.fetch("SELECT * FROM webhook_targets WHERE workspace_id = ANY($1::uuid[])", workspaces):
@@ -254,6 +305,11 @@ async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
             await conn.executemany(_RESEND, [(r,) for r in plan.resends])
         if plan.job_secrets:
             await conn.executemany(_ROTATE_JOB_SECRET, plan.job_secrets)
+        if plan.unrouted:
+            await conn.executemany(_UNROUTED, plan.unrouted)
+            for position, workspace_id, event_type, reason in plan.unrouted:
+                log.warning("dispatcher intake: %s at position %d (workspace %s) delivered to nobody: %s",
+                            event_type, position, workspace_id, reason)
         await conn.executemany(
             "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "

@@ -31,6 +31,8 @@ from cryptography.x509.oid import NameOID
 from standardwebhooks.webhooks import Webhook as StandardVerifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from domain.videos import Video, video_stream_id
+from infra.codec import NewEvent
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
 from infra.netguard import Vetted, parse_destination
@@ -362,6 +364,51 @@ async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_bot
     async with pool.acquire() as conn:
         logged = await conn.fetch("SELECT data::text FROM events WHERE type = 'JobSecretRotated'")
     assert len(logged) == 1 and all(secret[6:] not in logged[0][0] for secret in (v2, v1["production"]))
+    for r in (production, sandbox):
+        await r.stop()
+
+
+async def _analyzed_video(store: EventStore, workspace_id, video_id: int, environment: str) -> uuid.UUID:
+    """A video uploaded and analysed in ``environment``, as the worker records it."""
+    job, _ = await commands.queue_job(store, workspace_id, job_type="analyze_video", environment=environment)
+    video = Video.upload(video_id=video_id, workspace_id=workspace_id, environment=environment, name="v",
+                         storage_key="k", size_bytes=1, duration_ms=1000)
+    video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
+    await store.append(store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id))
+    return job.id
+
+
+async def test_video_analyzed_reaches_only_the_webhooks_of_its_environment_and_an_unknown_one_reaches_none(
+        settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca)
+    production, sandbox = await Receiver(ca, "127.0.0.15").start(), await Receiver(ca, "127.0.0.16").start()
+    ws = uuid.uuid4()
+    await _register(store, settings, ws, production.url(), ["video.analyzed"])
+    await _register(store, settings, ws, sandbox.url(), ["video.analyzed"], environment="sandbox")
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    base = 900_000 + int(time.time() * 1000) % 90_000
+    production_job = await _analyzed_video(store, ws, base, "production")
+    sandbox_job = await _analyzed_video(store, ws, base + 1, "sandbox")
+    # Written before VideoAnalyzed carried its environment (schema 1), by a job the log knows: upcast,
+    # then derived from the job's JobQueued (sandbox).
+    old_job, _ = await commands.queue_job(store, ws, job_type="analyze_video", environment="sandbox")
+    # ... and one whose job the dispatcher never saw: its environment cannot be told.
+    orphan_job = uuid.uuid4()
+    for n, job_id in enumerate((old_job.id, orphan_job), start=2):
+        stream = video_stream_id(base + n)
+        await store.append([NewEvent(stream, "Video", 1, ws, "VideoAnalyzed", 1,
+                                     {"job_id": str(job_id), "analysis_mode": "standard", "article_id": None,
+                                      "geo_readiness_score": 0.1, "counts": {}})])
+    await wait_dispatched(settings, pool)
+
+    assert [b["data"]["job_id"] for b in production.bodies()] == [str(production_job)]
+    assert sorted(b["data"]["job_id"] for b in sandbox.bodies()) == sorted([str(sandbox_job), str(old_job.id)])
+    assert {b["data"]["environment"] for b in production.bodies()} == {"production"}
+    assert {b["data"]["environment"] for b in sandbox.bodies()} == {"sandbox"}
+    async with pool.acquire() as conn:
+        unrouted = await conn.fetch("SELECT event_type, workspace_id FROM webhook_unrouted")
+    assert [(r["event_type"], r["workspace_id"]) for r in unrouted] == [("VideoAnalyzed", ws)]
     for r in (production, sandbox):
         await r.stop()
 

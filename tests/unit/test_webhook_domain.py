@@ -314,3 +314,83 @@ def test_intake_a_deleted_webhook_gets_nothing_after_its_deletion():
         _ev(3, ws, "JobFailed", job, {"error_message": "boom", "attempts": 1}),
     ]
     assert plan_intake(events, {}, {}).deliveries == []
+
+
+def _hooks(ws: uuid.UUID) -> tuple[list[StoredEvent], uuid.UUID, uuid.UUID]:
+    production, sandbox = uuid.uuid4(), uuid.uuid4()
+    regs = [_ev(n, ws, "WebhookRegistered", hook, {"webhook_id": str(hook), "workspace_id": str(ws),
+                                                   "environment": env, "url": f"https://h/{env}",
+                                                   "events": list(EVENT_NAMES), "secret_encrypted": "v1.x"},
+                "Webhook")
+            for n, (hook, env) in enumerate(((production, "production"), (sandbox, "sandbox")), start=1)]
+    return regs, production, sandbox
+
+
+def _analyzed(position: int, ws: uuid.UUID, job: uuid.UUID, **extra) -> StoredEvent:
+    return _ev(position, ws, "VideoAnalyzed", uuid.uuid4(), {"job_id": str(job), "analysis_mode": "standard",
+                                                             "article_id": None, "geo_readiness_score": 0.5,
+                                                             "counts": {}, **extra}, "Video", version=3)
+
+
+def test_intake_delivers_an_event_only_to_its_own_environment_s_webhooks():
+    ws, job = uuid.uuid4(), uuid.uuid4()
+    regs, production, sandbox = _hooks(ws)
+    events = [*regs, _analyzed(10, ws, job, environment="sandbox"), _analyzed(11, ws, job, environment="production"),
+              _ev(12, ws, "CreditsLow", ws, {"balance": 1, "total": 10, "remaining_pct": 10.0, "threshold_pct": 20.0,
+                                             "crossing_version": 3, "environment": "production"}, "Workspace")]
+    plan = plan_intake(events, {}, {})
+    got = sorted((row[6], row[3] == sandbox, row[2], row[7]["data"]["environment"]) for row in plan.deliveries)
+    assert got == [(10, True, "sandbox", "sandbox"), (11, False, "production", "production"),
+                   (12, False, "production", "production")]
+    assert plan.unrouted == []
+
+
+def test_intake_derives_an_old_event_s_environment_from_its_job_and_refuses_one_it_cannot_tell():
+    ws, job, unknown_job = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    regs, production, sandbox = _hooks(ws)
+    registry = EventRegistry()
+    old = _analyzed(11, ws, job)  # written as schema 1: no environment; upcast, it says None
+    upcast = StoredEvent(old.position, old.stream_id, old.stream_type, old.version, ws, old.type,
+                         registry.current_schema("VideoAnalyzed"), registry.upcast("VideoAnalyzed", 1, old.data),
+                         {}, old.recorded_at)
+    assert upcast.data["environment"] is None
+    queued = _ev(10, ws, "JobQueued", job, {"job_id": str(job), "workspace_id": str(ws), "environment": "sandbox",
+                                            "job_type": "analyze_video", "params": {}, "max_attempts": 3,
+                                            "webhook_url": None})
+    orphan = _analyzed(12, ws, unknown_job)
+    plan = plan_intake([*regs, queued, upcast, orphan], {}, {})
+    assert [(row[6], row[3]) for row in plan.deliveries] == [(11, sandbox)]  # the job said sandbox
+    assert [(p, t) for p, _, t, _ in plan.unrouted] == [(12, "VideoAnalyzed")]  # nobody: neither environment
+
+
+def test_old_events_are_upcast_with_the_environment_where_their_type_tells_it():
+    registry = EventRegistry()
+    low = registry.upcast("CreditsLow", 1, {"balance": 1, "total": 10, "remaining_pct": 10.0, "threshold_pct": 20.0,
+                                            "crossing_version": 3})
+    assert low["environment"] == "production"  # credits are production's
+    for name, data in (("JobCompleted", {"result": {}, "article_id": None}),
+                       ("JobFailed", {"error_message": "x", "attempts": 1})):
+        assert registry.current_schema(name) == 2 and registry.upcast(name, 1, data)["environment"] is None
+
+
+def test_the_events_a_webhook_is_delivered_for_carry_their_environment():
+    from domain.jobs import Job
+    from domain.videos import Video
+
+    ws = uuid.uuid4()
+    video = Video.upload(video_id=4, workspace_id=ws, environment="sandbox", name="v", storage_key="k",
+                         size_bytes=1, duration_ms=1000)
+    job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze_video", environment="sandbox")
+    job.start(1, "w")
+    video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
+    job.complete({})
+    failing = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze_video", environment="production")
+    failing.fail("boom")
+    workspace = Workspace.open(ws, "w", "pro", 10, 10)
+    workspace.charge(9, "x")
+    workspace.flag_low_credits(20.0, 2)
+    stored = EventRegistry().to_new_events([*video.collect_events(), *job.collect_events(),
+                                            *failing.collect_events(), *workspace.collect_events()], workspace_id=ws)
+    carried = {e.type: e.data["environment"] for e in stored if e.type in EVENT_FOR}
+    assert carried == {"VideoUploaded": "sandbox", "VideoAnalyzed": "sandbox", "JobCompleted": "sandbox",
+                       "JobFailed": "production", "CreditsLow": "production"}

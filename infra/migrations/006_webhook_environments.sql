@@ -10,3 +10,14 @@ CREATE TABLE webhook_job_secrets (
     previous_valid_until timestamptz,
     PRIMARY KEY (workspace_id, environment)
 );
+
+-- Mapped events the dispatcher delivered to nobody because their environment could not be told
+-- (neither the event nor its job says it): a sandbox webhook must never receive production data,
+-- nor the reverse, so such an event is recorded here (and logged), never fanned out to both.
+CREATE TABLE webhook_unrouted (
+    source_position bigint PRIMARY KEY,
+    workspace_id    uuid,
+    event_type      text NOT NULL,
+    reason          text NOT NULL,
+    recorded_at     timestamptz NOT NULL DEFAULT now()
+);
