@@ -54,6 +54,7 @@ def new_webhook_secret() -> str:
 JOB_SECRET_SALT = b"vaeo job webhook secret v2"
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of its arguments, computed for every job URL attempt
 def job_notification_secret(service_key_hex: str, workspace_id: UUID | str, environment: str,
                             version: int = 1) -> str:
     """The secret that signs deliveries to jobs' per-request ``webhook_url`` of one workspace and
