@@ -72,12 +72,17 @@ class ApiKey(Aggregate):
         if environment not in ENVIRONMENTS:
             raise DomainError("environment must be production or sandbox", field="environment")
         if issuer_scopes is not None:
-            check_scopes_subset(scopes, issuer_scopes)
+            check_scopes_subset(scopes, issuer_scopes, action="create")
         return cls(key_id=key_id, workspace_id=workspace_id, name=name, scopes=list(scopes),
                    environment=environment, key_prefix=key_prefix, key_digest=key_digest,
                    expires_at=expires_at, issued_by=issued_by)
 
-    def revoke(self, reason: str = "revoked by API") -> None:
+    def revoke(self, reason: str = "revoked by API", *, revoker_scopes: list[str] | None = None) -> None:
+        """Revoke the key. The creating rule binds the revoker too: the key's scopes must be within
+        ``revoker_scopes`` and only a wildcard key revokes a wildcard key, so a lesser key cannot
+        lock the owner out. ``revoker_scopes`` None means an operator (the CLI), bound by nothing."""
+        if revoker_scopes is not None:
+            check_scopes_subset(self.scopes, revoker_scopes, action="revoke")
         if not self.active:
             raise InvalidTransition("the key is already revoked", key_id=str(self.id))
         self._revoked(reason=reason)
@@ -92,13 +97,14 @@ class ScopeNotGranted(DomainError):
     status = 403
 
 
-def check_scopes_subset(requested: list[str], issuer: list[str]) -> None:
-    """A new key's scopes must be a subset of its issuer's; only a wildcard key grants ``*``."""
+def check_scopes_subset(requested: list[str], issuer: list[str], *, action: str = "create") -> None:
+    """The target key's scopes must be a subset of the acting key's; only a wildcard key creates
+    (``action="create"``) or revokes (``action="revoke"``) a wildcard key."""
     if "*" in requested and "*" not in issuer:
-        raise ScopeNotGranted("only a wildcard key can create a wildcard key", field="scopes")
+        raise ScopeNotGranted(f"only a wildcard key can {action} a wildcard key", field="scopes")
     if "*" in issuer:
         return
     extra = sorted(set(requested) - set(issuer))
     if extra:
-        raise ScopeNotGranted(f"scopes not held by the creating key: {', '.join(extra)}",
+        raise ScopeNotGranted(f"scopes not held by the {action[:-1]}ing key: {', '.join(extra)}",
                               field="scopes", not_granted=extra)

@@ -62,6 +62,16 @@ def upcaster(name: str, from_schema: int) -> Callable[[Callable[[dict], dict]], 
     return register
 
 
+def upcast_with_environment(name: str, from_schema: int, value: str | None) -> None:
+    """``name``'s schema ``from_schema + 1`` adds ``environment``: older events get ``value`` when
+    their type alone tells it, None when only their stream or their job can (a consumer derives
+    it from there: the dispatcher from the job's ``JobQueued``)."""
+
+    @upcaster(name, from_schema)
+    def upcast(data: dict) -> dict:
+        return {**data, "environment": data.get("environment", value)}
+
+
 class DomainError(Exception):
     """A command refused by an invariant. The API maps ``code`` and ``status`` to the envelope."""
 

@@ -17,7 +17,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InvalidTransition, aggregate
+from domain.base import DomainError, InvalidTransition, aggregate, upcast_with_environment
 
 PENDING, RUNNING, COMPLETED, FAILED, CANCELLED = "pending", "running", "completed", "failed", "cancelled"
 FINISHED = frozenset({COMPLETED, FAILED, CANCELLED})
@@ -52,14 +52,22 @@ class Job(Aggregate):
         retry_at: datetime
 
     class Completed(Aggregate.Event):
+        """The job succeeded (the ``job.completed`` webhook); carries the job's environment."""
+
         published_as = "JobCompleted"
+        schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
         result: dict
         article_id: int | None
+        environment: str | None
 
     class Failed(Aggregate.Event):
+        """The job failed for good (the ``job.failed`` webhook); carries the job's environment."""
+
         published_as = "JobFailed"
+        schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
         error_message: str
         attempts: int
+        environment: str | None
 
     class Cancelled(Aggregate.Event):
         published_as = "JobCancelled"
@@ -156,10 +164,10 @@ class Job(Aggregate):
         self.check_not_finished("completed")
         if self.status != RUNNING:
             raise InvalidTransition("only a running job completes", status=self.status)
-        self._completed(result=result or {}, article_id=article_id)
+        self._completed(result=result or {}, article_id=article_id, environment=self.environment)
 
     @event(Completed)
-    def _completed(self, result: dict, article_id: int | None) -> None:
+    def _completed(self, result: dict, article_id: int | None, environment: str | None) -> None:
         self.status = COMPLETED
         self.progress = 100
         self.step = "completed"
@@ -169,10 +177,10 @@ class Job(Aggregate):
 
     def fail(self, error_message: str) -> None:
         self.check_not_finished("failed")
-        self._failed(error_message=error_message or "job failed", attempts=self.attempts)
+        self._failed(error_message=error_message or "job failed", attempts=self.attempts, environment=self.environment)
 
     @event(Failed)
-    def _failed(self, error_message: str, attempts: int) -> None:
+    def _failed(self, error_message: str, attempts: int, environment: str | None) -> None:
         self.status = FAILED
         self.step = "failed"
         self.error_message = error_message
@@ -185,3 +193,8 @@ class Job(Aggregate):
     def _cancelled(self, reason: str) -> None:
         self.status = CANCELLED
         self.step = "cancelled"
+
+
+# The job's end carries its environment from schema 2 on; schema 1 leaves it to the job's JobQueued.
+upcast_with_environment("JobCompleted", 1, None)
+upcast_with_environment("JobFailed", 1, None)

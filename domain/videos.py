@@ -24,7 +24,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, aggregate, deterministic_id, upcaster
+from domain.base import DomainError, aggregate, deterministic_id, upcast_with_environment, upcaster
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -160,12 +160,16 @@ class Video(Aggregate):
         graph: dict
 
     class Analyzed(Aggregate.Event):
+        """An analysis of the video is recorded (the ``video.analyzed`` webhook); carries the video's environment."""
+
         published_as = "VideoAnalyzed"
+        schema_version = 2  # 2: environment (None only when upcast from 1: the analysis job's JobQueued has it)
         job_id: UUID
         analysis_mode: str
         article_id: int | None
         geo_readiness_score: float
         counts: dict
+        environment: str | None
 
     @staticmethod
     def create_id(video_id: int) -> UUID:
@@ -244,7 +248,7 @@ class Video(Aggregate):
         self._graph_recorded(job_id=job_id, graph=graph)
         self._analyzed(job_id=job_id, analysis_mode=analysis_mode, article_id=article_id,
                        geo_readiness_score=float(graph.get("summary", {}).get("geoReadinessScore", 0.0)),
-                       counts=counts)
+                       counts=counts, environment=self.environment)
 
     @event(GraphRecorded)
     def _graph_recorded(self, job_id: UUID, graph: dict) -> None:
@@ -252,5 +256,9 @@ class Video(Aggregate):
 
     @event(Analyzed)
     def _analyzed(self, job_id: UUID, analysis_mode: str, article_id: int | None, geo_readiness_score: float,
-                  counts: dict) -> None:
+                  counts: dict, environment: str | None) -> None:
         pass
+
+
+# VideoAnalyzed schema 2 carries its environment; schema 1 leaves it to the video (and the analysis job).
+upcast_with_environment("VideoAnalyzed", 1, None)

@@ -1,12 +1,39 @@
-"""Workspace: the tenant. Owns the plan, the credit balance and the per-minute rate limit."""
+"""Workspace: the tenant. Owns the plan, the credit balance, the per-minute rate limit, and the
+versions of its job-notification secrets (one per environment)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InsufficientCredits, aggregate
+from domain.base import DomainError, InsufficientCredits, aggregate, upcast_with_environment
+
+ENVIRONMENTS = ("production", "sandbox")
+# Credits are production's: sandbox operations never charge them, so what is said about the
+# balance (CreditsLow) is about production.
+CREDITS_ENVIRONMENT = "production"
+
+
+class JobSecretVersions:
+    """The versions of one environment's job-notification secret: the current one, and the
+    previous one with the end of its grace period (None before any rotation)."""
+
+    __slots__ = ("current", "previous", "previous_valid_until")
+
+    def __init__(self, current: int = 1, previous: int | None = None,
+                 previous_valid_until: datetime | None = None) -> None:
+        self.current = current
+        self.previous = previous
+        self.previous_valid_until = previous_valid_until
+
+    def valid_at(self, now: datetime) -> list[int]:
+        """The versions a delivery signed at ``now`` carries: the current first, then the previous
+        one while its grace period lasts."""
+        if self.previous is not None and self.previous_valid_until is not None and now < self.previous_valid_until:
+            return [self.current, self.previous]
+        return [self.current]
 
 
 @aggregate("Workspace")
@@ -36,14 +63,27 @@ class Workspace(Aggregate):
         amount: int
 
     class CreditsLow(Aggregate.Event):
-        """Credits remaining crossed the warning threshold downwards (issue 5: the ``credits.low`` webhook)."""
+        """Credits remaining crossed the warning threshold downwards (the ``credits.low`` webhook); production's."""
 
         published_as = "CreditsLow"
+        schema_version = 2  # 2: environment, always production (sandbox calls never charge credits)
         balance: int
         total: int
         remaining_pct: float
         threshold_pct: float
         crossing_version: int  # the stream version of the CreditsCharged that crossed the threshold
+        environment: str
+
+    class JobSecretRotated(Aggregate.Event):
+        """A new version of the environment's job-notification secret. The secret itself is derived
+        from the service key and (workspace, environment, version), so no secret is in the event;
+        the previous version stays valid (deliveries carry both signatures) until ``previous_valid_until``."""
+
+        published_as = "JobSecretRotated"
+        environment: str
+        version: int
+        previous_version: int
+        previous_valid_until: datetime
 
     @staticmethod
     def create_id(workspace_id: UUID) -> UUID:
@@ -58,6 +98,7 @@ class Workspace(Aggregate):
         self.credits_used = 0
         self.rate_limit_per_min = rate_limit_per_min
         self.low_credits_flagged_at = 0  # crossing_version of the last CreditsLow
+        self.job_secrets: dict[str, JobSecretVersions] = {}
 
     @classmethod
     def open(cls, workspace_id: UUID, name: str, plan: str, credits_total: int, rate_limit_per_min: int) -> Workspace:
@@ -120,13 +161,40 @@ class Workspace(Aggregate):
         if crossing_version <= getattr(self, "low_credits_flagged_at", 0):
             return False
         self._low(balance=self.credits_balance, total=self.credits_total, remaining_pct=round(self.remaining_pct, 2),
-                  threshold_pct=threshold_pct, crossing_version=crossing_version)
+                  threshold_pct=threshold_pct, crossing_version=crossing_version, environment=CREDITS_ENVIRONMENT)
         return True
 
     @event(CreditsLow)
     def _low(self, balance: int, total: int, remaining_pct: float, threshold_pct: float,
-             crossing_version: int) -> None:
+             crossing_version: int, environment: str) -> None:
         self.low_credits_flagged_at = crossing_version
+
+    def job_secret_versions(self, environment: str) -> JobSecretVersions:
+        """The environment's job-secret versions (version 1, no previous, until a first rotation)."""
+        return self._job_secrets().get(environment) or JobSecretVersions()
+
+    def rotate_job_secret(self, environment: str, *, now: datetime, grace: timedelta) -> JobSecretVersions:
+        """Make a new version of the environment's job-notification secret; the current one stays
+        valid for ``grace`` (a rotation during a grace period ends the older one's grace at once:
+        at most two versions are ever valid)."""
+        if environment not in ENVIRONMENTS:
+            raise DomainError("environment must be production or sandbox", field="environment")
+        if grace < timedelta(0):
+            raise DomainError("the grace period must not be negative", field="grace")
+        current = self.job_secret_versions(environment).current
+        self._job_secret_rotated(environment=environment, version=current + 1, previous_version=current,
+                                 previous_valid_until=now + grace)
+        return self.job_secret_versions(environment)
+
+    @event(JobSecretRotated)
+    def _job_secret_rotated(self, environment: str, version: int, previous_version: int,
+                            previous_valid_until: datetime) -> None:
+        self._job_secrets()[environment] = JobSecretVersions(version, previous_version, previous_valid_until)
+
+    def _job_secrets(self) -> dict[str, JobSecretVersions]:
+        if not hasattr(self, "job_secrets"):  # folded from a snapshot or state before job secrets existed
+            self.job_secrets = {}
+        return self.job_secrets
 
 
 def crosses_below(threshold_pct: float, before: Workspace, after: Workspace) -> bool:
@@ -136,3 +204,7 @@ def crosses_below(threshold_pct: float, before: Workspace, after: Workspace) -> 
     needs no state: a top-up that lifts the balance over the threshold re-arms the next crossing.
     """
     return before.remaining_pct >= threshold_pct > after.remaining_pct
+
+
+# Credits are production's (sandbox never charges): an old CreditsLow is production's.
+upcast_with_environment("CreditsLow", 1, "production")

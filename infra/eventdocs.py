@@ -67,6 +67,23 @@ and an upcaster from the previous one. Old schemas are **upcast when read, never
 log keeps every event as it was written, so a consumer may meet any schema number up to the one
 documented here, and should upcast (or ignore) older ones the same way.
 
+## Environments
+
+Production and sandbox data live side by side in one workspace, so every event tied to an
+environment says which in `data.environment` (`production` or `sandbox`):
+
+- the first event of every stream that belongs to one (`ApiKeyIssued`, `ArticleGenerated`,
+  `JobQueued`, `LlmUsageRecorded`, `MediaCreated`, `VideoUploaded`, `WebhookRegistered`,
+  `WebhookDeliveryScheduled`); the later events of such a stream (`JobStarted`,
+  `VideoGraphRecorded`, ...) belong to the same environment;
+- every event a webhook is delivered for: `JobCompleted`, `JobFailed` and `VideoAnalyzed` from
+  schema 2 (upcast from schema 1 with `environment: null`: the job's `JobQueued` says it, and a
+  consumer derives it from there), and `CreditsLow` from schema 2 (always `production`: sandbox
+  calls never charge credits; schema 1 is upcast to `production`).
+
+A consumer that cannot tell an event's environment must not treat it as both: the webhook
+dispatcher delivers such an event to nobody and records it (`webhook_unrouted`).
+
 ## Envelope
 
 The Kafka value (and the row of the events table) of every event. `data` holds the event's own

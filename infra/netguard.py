@@ -72,13 +72,20 @@ COMPAT = ipaddress.ip_network("::/96")
 
 
 class DestinationRefused(ValueError):
-    """The URL or one of its addresses is not a public HTTPS destination."""
+    """The URL or one of its addresses is not a public HTTPS destination.
 
-    def __init__(self, reason: str, *, url: str = "", address: str | None = None) -> None:
+    ``permanent`` is False only when the name could not be resolved at all (no answer, a lookup
+    error): that says nothing about the destination and may pass on a later try. Every other
+    refusal is a verdict on the destination itself (its URL, its name, or an address it resolves
+    to), which a sender does not retry.
+    """
+
+    def __init__(self, reason: str, *, url: str = "", address: str | None = None, permanent: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
         self.url = url
         self.address = address
+        self.permanent = permanent
 
 
 @dataclass(frozen=True)
@@ -312,9 +319,9 @@ async def vet(url: str, resolver: Resolver, allowance: Allowance = NO_ALLOWANCE)
     try:
         addresses = await resolver.resolve(dest.host, dest.port)
     except (OSError, UnicodeError) as exc:
-        raise DestinationRefused(f"{dest.host} does not resolve: {exc}", url=url) from None
+        raise DestinationRefused(f"{dest.host} does not resolve: {exc}", url=url, permanent=False) from None
     if not addresses:
-        raise DestinationRefused(f"{dest.host} does not resolve", url=url)
+        raise DestinationRefused(f"{dest.host} does not resolve", url=url, permanent=False)
     name_allowed = dest.host in allowance.names
     for address in addresses:
         try:

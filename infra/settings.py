@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     # Webhooks: names and CIDRs allowed despite the destination guard, comma-separated (tests only; off by
     # default, ignored for production keys in production mode).
     webhook_test_allow: str = ""
+    # Webhooks: how long a job-notification secret stays valid after a rotation replaced it, seconds
+    # (deliveries carry both signatures meanwhile).
+    job_secret_grace_s: float = 86400.0
     # Webhooks: an extra CA file (PEM) the dispatcher trusts besides the system store (test receivers).
     webhook_extra_ca_file: str = ""
     # Dispatcher: lease of a claimed delivery attempt, seconds (an expired lease is claimed again).

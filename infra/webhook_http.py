@@ -7,7 +7,8 @@ Signing (each attempt afresh, with its own timestamp):
 - Standard Webhooks: ``webhook-id`` (the delivery id, stable across retries),
   ``webhook-timestamp`` (seconds) and ``webhook-signature: v1,<base64 HMAC-SHA256(key,
   "{id}.{timestamp}.{body}")>``, the key being the base64-decoded part after ``whsec_``, as the
-  ``standardwebhooks`` libraries expect.
+  ``standardwebhooks`` libraries expect; during a job secret's grace period a second ``v1,``
+  signature, space-separated, made with the previous secret.
 
 Sending: ``WebhookClient.post`` takes a ``netguard.Vetted`` destination and connects to its
 vetted address only: the request's URL carries that address itself, so the client never looks
@@ -50,14 +51,25 @@ def new_webhook_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
-def job_notification_secret(service_key_hex: str, workspace_id: UUID | str) -> str:
-    """The secret that signs deliveries to jobs' per-request ``webhook_url`` of one workspace.
+JOB_SECRET_SALT = b"vaeo job webhook secret v2"
 
-    Derived (HKDF-SHA256) from the service key and the workspace id, so it is never stored and
-    every process computes the same one; a workspace reads it through GET /webhooks/job-secret.
+
+@functools.lru_cache(maxsize=4096)  # a pure function of its arguments, computed for every job URL attempt
+def job_notification_secret(service_key_hex: str, workspace_id: UUID | str, environment: str,
+                            version: int = 1) -> str:
+    """The secret that signs deliveries to jobs' per-request ``webhook_url`` of one workspace and
+    environment, at one version (the workspace's ``JobSecretRotated`` events make new versions).
+
+    Derived (HKDF-SHA256) from the service key and ``{workspace id}/{environment}/v{version}``, so
+    it is never stored nor written in any event, every process computes the same one, a sandbox
+    key's secret says nothing about production's, and a rotation is only a new version number.
+    A workspace reads its environment's current one through GET /webhooks/job-secret.
     """
-    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"vaeo job webhook secret v1",
-               info=str(workspace_id).encode()).derive(bytes.fromhex(service_key_hex))
+    if environment not in ("production", "sandbox") or version < 1:
+        raise ValueError("a job secret is per environment (production or sandbox) and version (from 1)")
+    info = f"{workspace_id}/{environment}/v{version}".encode()
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=JOB_SECRET_SALT,
+               info=info).derive(bytes.fromhex(service_key_hex))
     return SECRET_PREFIX + base64.b64encode(key).decode()
 
 
@@ -68,16 +80,22 @@ def _keys(secret: str) -> tuple[bytes, bytes]:
     return secret.encode(), base64.b64decode(raw + "==")
 
 
-def signature_headers(secret: str, message_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+def signature_headers(secret: str, message_id: str, body: bytes, timestamp: int | None = None,
+                      also: tuple[str, ...] = ()) -> dict[str, str]:
+    """The signature headers of one attempt. ``secret`` signs both schemes; each of ``also``
+    (an older secret in its grace period) adds a signature to ``webhook-signature`` only, which
+    Standard Webhooks allows (space-separated ``v1,`` signatures: a verifier accepts any)."""
     ts = int(time.time()) if timestamp is None else timestamp
-    spec_key, standard_key = _keys(secret)
+    spec_key, _ = _keys(secret)
     spec = hmac.digest(spec_key, body, "sha256").hex()
-    standard = hmac.digest(standard_key, f"{message_id}.{ts}.".encode() + body, "sha256")
+    signed = f"{message_id}.{ts}.".encode() + body
+    standard = " ".join("v1," + base64.b64encode(hmac.digest(_keys(key)[1], signed, "sha256")).decode()
+                        for key in (secret, *also))
     return {
         "X-Service-Signature": f"sha256={spec}",
         "webhook-id": message_id,
         "webhook-timestamp": str(ts),
-        "webhook-signature": "v1," + base64.b64encode(standard).decode(),
+        "webhook-signature": standard,
     }
 
 

@@ -255,12 +255,13 @@ async def _load_in(store: EventStore, stream_id: UUID, cls: type, workspace_id: 
 
 
 async def revoke_key_in(store: EventStore, workspace_id: UUID, key_id: UUID, *, environment: str | None,
-                        meta: dict | None = None) -> tuple[ApiKey, int]:
-    """Revoke a key of the workspace; ``environment`` limits it to that environment's keys (None: any)."""
+                        revoker_scopes: list[str] | None = None, meta: dict | None = None) -> tuple[ApiKey, int]:
+    """Revoke a key of the workspace; ``environment`` limits it to that environment's keys (None: any),
+    ``revoker_scopes`` binds it by the creating rule (``ApiKey.revoke``)."""
 
     async def attempt() -> tuple[ApiKey, int]:
         api_key = await _load_in(store, key_id, ApiKey, workspace_id, environment, "key")
-        api_key.revoke()
+        api_key.revoke(revoker_scopes=revoker_scopes)
         position = await store.append(store.registry.to_new_events(api_key.collect_events(),
                                                                    workspace_id=workspace_id, meta=meta))
         return api_key, position

@@ -15,7 +15,8 @@ Two loops in one process, sharing nothing but PostgreSQL:
   dispatchers never send the same attempt), checks the destination again, signs the attempt
   afresh, sends it to the vetted address, appends the attempt and its outcome as events on the
   delivery's stream, and sets the row's next attempt from the schedule (or succeeded,
-  exhausted, failed). A 410 disables the webhook (``WebhookDisabled``). The pending deliveries
+  exhausted, failed). A destination the guard refuses at send time ends the delivery failed at
+  once, unsent and not retried. A 410 disables the webhook (``WebhookDisabled``). The pending deliveries
   of a webhook deleted or disabled end at once, unsent, with ``WebhookDeliveryCancelled``.
 
 Neither the tables above nor the offsets are rebuilt by ``vaeo projections rebuild``; the
@@ -60,6 +61,7 @@ from domain.webhooks import (
     next_delay,
     payload,
 )
+from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.db import create_pool
@@ -76,7 +78,7 @@ log = logging.getLogger("vaeo.dispatcher")
 NAME = "dispatcher"
 WAKE_CHANNEL = "vaeo_webhooks"
 INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
-                          "WebhookDeliveryResent"})
+                          "WebhookDeliveryResent", "JobSecretRotated"})
 
 
 # ----------------------------------------------------------------------------------- intake
@@ -106,6 +108,8 @@ class IntakePlan:
     jobs: list[tuple] = field(default_factory=list)
     deliveries: list[tuple] = field(default_factory=list)
     resends: list[UUID] = field(default_factory=list)
+    unrouted: list[tuple] = field(default_factory=list)  # (position, workspace, type, why): never delivered
+    job_secrets: list[tuple] = field(default_factory=list)  # (workspace, environment, version, previous, until)
 
 
 def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Target]],
@@ -136,29 +140,62 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
             plan.jobs.append((ev.stream_id, ev.workspace_id, info.environment, info.job_type, info.webhook_url))
         elif ev.type == "WebhookDeliveryResent":
             plan.resends.append(ev.stream_id)
+        elif ev.type == "JobSecretRotated":
+            plan.job_secrets.append((ev.workspace_id, d["environment"], d["version"], d["previous_version"],
+                                     datetime.fromisoformat(d["previous_valid_until"])))
         elif ev.type in EVENT_FOR:
             _fan_out(ev, targets, jobs, plan)
     return plan
 
 
+def _job_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> JobInfo | None:
+    """The job an event is about: its stream's for a Job event, else the job named by ``job_id``."""
+    if ev.stream_type == "Job":
+        return jobs.get(ev.stream_id)
+    job_id = ev.data.get("job_id")
+    try:
+        return jobs.get(UUID(job_id)) if isinstance(job_id, str) else None
+    except ValueError:
+        return None
+
+
+def environment_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> str | None:
+    """The environment an event belongs to: its own ``environment`` (every event tied to one
+    carries it from its current schema on), else its job's (events written before, upcast with
+    None), else None: unknown."""
+    environment = ev.data.get("environment")
+    if environment is None:
+        job = _job_of(ev, jobs)
+        environment = job.environment if job is not None else None
+    return environment if environment in ENVIRONMENTS else None
+
+
 def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dict[UUID, JobInfo],
              plan: IntakePlan) -> None:
+    """The deliveries of one mapped event: to the active webhooks of its workspace and environment
+    subscribed to it, and to its job's webhook_url when a job ends. An event whose environment
+    cannot be told is delivered to nobody (a sandbox webhook must never see production data, nor
+    the reverse): it is recorded in ``webhook_unrouted`` and logged instead."""
     name = EVENT_FOR[ev.type]
+    environment = environment_of(ev, jobs)
+    if environment is None:
+        plan.unrouted.append((ev.position, ev.workspace_id, ev.type, "the event's environment is unknown"))
+        return
     job = jobs.get(ev.stream_id) if ev.stream_type == "Job" else None
-    environment = job.environment if job else ev.data.get("environment")
     data = event_data(ev.stream_type, ev.stream_id, ev.data)
+    data["environment"] = environment
     if job is not None:
         data.setdefault("job_type", job.job_type)
     created_at = ev.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
     for t in targets.get(ev.workspace_id, {}).values():
-        if t.status != ACTIVE or name not in t.events or (environment is not None and t.environment != environment):
+        if t.status != ACTIVE or name not in t.events or t.environment != environment:
             continue
         did = delivery_id(t.webhook_id, ev.position, name)
         plan.deliveries.append((did, ev.workspace_id, t.environment, t.webhook_id, t.url, name, ev.position,
                                 payload(did, name, created_at, ev.workspace_id, data)))
     if job is not None and job.webhook_url and ev.type in JOB_END_EVENTS:
         did = delivery_id(job.webhook_url, ev.position, name)
-        plan.deliveries.append((did, ev.workspace_id, job.environment, None, job.webhook_url, name, ev.position,
+        plan.deliveries.append((did, ev.workspace_id, environment, None, job.webhook_url, name, ev.position,
                                 payload(did, name, created_at, ev.workspace_id, data)))
 
 
@@ -176,13 +213,39 @@ INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, 
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
 # Pending retries of a webhook deleted or disabled: due now, so the sender ends them (cancelled) at once.
 _EXPEDITE = "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'"
+_ROTATE_JOB_SECRET = """
+INSERT INTO webhook_job_secrets (workspace_id, environment, version, previous_version, previous_valid_until)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (workspace_id, environment) DO UPDATE
+   SET version = excluded.version, previous_version = excluded.previous_version,
+       previous_valid_until = excluded.previous_valid_until
+ WHERE webhook_job_secrets.version < excluded.version"""
+_UNROUTED = """INSERT INTO webhook_unrouted (source_position, workspace_id, event_type, reason)
+                VALUES ($1, $2, $3, $4) ON CONFLICT (source_position) DO NOTHING"""
 _RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
                     updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
 
 
+def _job_ids(events: list[StoredEvent]) -> list[UUID]:
+    """The jobs the batch's mapped events may need: a Job stream's, and the ``job_id`` of an event
+    that does not carry its environment (written before it did)."""
+    ids = set()
+    for ev in events:
+        if ev.type not in EVENT_FOR:
+            continue
+        if ev.stream_type == "Job":
+            ids.add(ev.stream_id)
+        elif ev.data.get("environment") is None and isinstance(ev.data.get("job_id"), str):
+            try:
+                ids.add(UUID(ev.data["job_id"]))
+            except ValueError:
+                pass
+    return list(ids)
+
+
 async def _known(conn: asyncpg.Connection, events: list[StoredEvent]) -> tuple[dict, dict]:
     workspaces = list({ev.workspace_id for ev in events if ev.type in EVENT_FOR and ev.workspace_id})
-    job_ids = list({ev.stream_id for ev in events if ev.type in EVENT_FOR and ev.stream_type == "Job"})
+    job_ids = _job_ids(events)
     targets: dict[UUID, dict[UUID, Target]] = defaultdict(dict)
     if workspaces:
         for r in await conn.fetch("SELECT * FROM webhook_targets WHERE workspace_id = ANY($1::uuid[])", workspaces):
@@ -240,6 +303,13 @@ async def intake_batch(conn: asyncpg.Connection, registry: EventRegistry,
             await conn.executemany(_INSERT_DELIVERY, plan.deliveries)
         if plan.resends:
             await conn.executemany(_RESEND, [(r,) for r in plan.resends])
+        if plan.job_secrets:
+            await conn.executemany(_ROTATE_JOB_SECRET, plan.job_secrets)
+        if plan.unrouted:
+            await conn.executemany(_UNROUTED, plan.unrouted)
+            for position, workspace_id, event_type, reason in plan.unrouted:
+                log.warning("dispatcher intake: %s at position %d (workspace %s) delivered to nobody: %s",
+                            event_type, position, workspace_id, reason)
         await conn.executemany(
             "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
@@ -317,7 +387,13 @@ UPDATE webhook_deliveries d SET status = 'sending', lease_owner = $1, attempts =
 RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.source_position, d.payload,
           d.attempts, d.schedule_base, d.stream_version,
           (SELECT t.status FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_status,
-          (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret"""
+          (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret,
+          -- a job URL's: the job secret's versions valid now, current first (no row: version 1 only)
+          (SELECT CASE WHEN s.previous_valid_until > now() THEN ARRAY[s.version, s.previous_version]
+                       ELSE ARRAY[s.version] END
+             FROM webhook_job_secrets s
+            WHERE d.webhook_id IS NULL AND s.workspace_id = d.workspace_id
+              AND s.environment = d.environment) AS job_secret_versions"""
 
 # Claimed rows not sent (shutdown, or held too long): back to pending, the claim undone.
 _RELEASE = """
@@ -359,6 +435,7 @@ class Claimed:
     stream_version: int
     target_status: str | None = None
     target_secret: str | None = None
+    job_secret_versions: list[int] | None = None  # a job URL's: current first, then one in its grace period
     claimed_at: float = 0.0  # monotonic
 
     def scheduled(self) -> dict[str, Any]:
@@ -527,10 +604,18 @@ class Sender:
             finally:
                 busy.discard(me)
 
+    def _job_secrets(self, row: Claimed) -> tuple[str, tuple[str, ...]]:
+        """(the current job secret of the row's workspace and environment, the previous one while
+        its grace period lasts): the versions come from the log (``JobSecretRotated``)."""
+        versions = row.job_secret_versions or [1]
+        current, *older = (job_notification_secret(self.settings.secret_key, row.workspace_id, row.environment, v)
+                           for v in versions)
+        return current, tuple(older)
+
     def _secret_for(self, row: Claimed) -> tuple[str | None, str | None]:
         """(secret, why not): the webhook's secret if it is still active, the job secret for a job URL."""
         if row.webhook_id is None:
-            return job_notification_secret(self.settings.secret_key, row.workspace_id), None
+            return self._job_secrets(row)[0], None
         if row.target_status != ACTIVE or row.target_secret is None:
             return None, f"webhook {row.target_status or 'unknown'}"
         secret = self._secrets.get(row.webhook_id)
@@ -554,19 +639,26 @@ class Sender:
                 return
             signed_at = int(time.time())
             allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
+            refused_for_good = False
             try:
                 vetted = await vet(row.url, self.resolver, allowance)
             except DestinationRefused as exc:
+                # The destination itself is refused (its URL, its name or an address it resolves
+                # to): no retry would be sent either, so the delivery ends now. A name that does
+                # not resolve at all is an outage, retried on the schedule.
+                refused_for_good = exc.permanent
                 outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
             else:
                 body = orjson.dumps(row.payload)
-                outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at))
+                also = self._job_secrets(row)[1] if row.webhook_id is None else ()
+                outcome = await client.post(vetted, body, signature_headers(secret, str(row.id), body, signed_at,
+                                                                            also=also))
         self.stats.attempts += 1
         next_at = None
         if outcome.delivered:
             status = "succeeded"
             self.stats.delivered += 1
-        elif outcome.status_code == 410 and row.webhook_id is not None:
+        elif refused_for_good or (outcome.status_code == 410 and row.webhook_id is not None):
             status = "failed"
             self.stats.failed += 1
         else:

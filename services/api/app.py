@@ -51,6 +51,7 @@ from services.api.base import (
     Route,
     json_body,
 )
+from services.api.destinations import check_body_webhook_url
 from services.api.errors import (
     MAX_BODY,
     ApiError,
@@ -261,6 +262,8 @@ def endpoint(route: Route):
         query = _parse_query(route, request)
         _check_content_encoding(request)
         body = await _parse_body(route, request)
+        await check_body_webhook_url(request.app[SETTINGS], principal.environment if principal else "production",
+                                     body)
         if route.writes and not request.app[KAFKA].available:
             raise unavailable("Kafka")
         result = await route.handler(Call(request, principal, query, body))

@@ -3,7 +3,9 @@
 The full key is returned once, by POST /keys, and never stored: the event and the digest index
 hold its SHA-256 digest, the read model its first characters (``keyPrefix``). A sandbox key
 manages only sandbox keys (it can neither see, create nor revoke production keys), so a sandbox
-credential can never mint a production one.
+credential can never mint a production one. Revoking follows the creating rule: the target's
+scopes within the caller's, and only a wildcard key revokes a wildcard key, so a lesser key
+cannot lock the owner's bootstrap key out.
 """
 
 from __future__ import annotations
@@ -128,7 +130,8 @@ async def revoke_key(call: Call) -> dict:
     except ValueError:
         raise not_found("key", call.path("id")) from None
     _, position = await commands.revoke_key_in(call.store, call.workspace_id, key_id,
-                                               environment=_visible_environment(call), meta=call.meta())
+                                               environment=_visible_environment(call),
+                                               revoker_scopes=sorted(call.principal.scopes), meta=call.meta())
     await call.read_your_writes("api_keys", position)
     return {"data": {"id": key_id, "active": False}}
 
@@ -140,6 +143,8 @@ ROUTES = [
           response=CreatedKeyResponse, writes=True,
           summary="Create a key; the full key is in this response only (see _warning)"),
     Route("DELETE", "/keys/{id}", revoke_key, scope="keys:admin", tag="Foundation", response=RevokedKeyResponse,
-          writes=True, errors=(404, 409),
-          summary="Revoke a key; it fails on the very next request. Revoking it again is 409 invalid_state"),
+          writes=True, errors=(403, 404, 409),
+          summary="Revoke a key; it fails on the very next request. Revoking it again is 409 invalid_state. "
+                  "The key's scopes must be within the caller's, and only a wildcard key revokes a wildcard "
+                  "key (403 insufficient_scope)"),
 ]

@@ -1,20 +1,24 @@
 """POST /webhooks, GET /webhooks, DELETE /webhooks/{id}, POST /webhooks/{id}/test, and the
 extensions GET /webhooks/{id}/deliveries, POST /webhooks/{id}/deliveries/{delivery_id}/resend,
-GET /webhooks/job-secret.
+GET /webhooks/job-secret, POST /webhooks/job-secret/rotate.
 
 The secret is returned once, by POST /webhooks: the event holds it encrypted (AES-GCM under the
 service key, the webhook id as associated data), the read model not at all. The destination is
 checked by ``infra.netguard`` at registration, by the test endpoint just before it sends, and by
 the dispatcher before every attempt. A webhook belongs to its key's workspace and environment;
 another workspace's (or environment's) webhook answers 404 exactly like a missing one.
+
+The job-notification secret (which signs deliveries to jobs' per-request ``webhook_url``) is one
+per workspace and environment, derived from the service key and a version; a rotation appends
+``JobSecretRotated`` (the new version and when the previous one stops being valid: no secret) to
+the workspace's stream.
 See docs/webhooks.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 from uuid import UUID, uuid4
 
@@ -24,9 +28,10 @@ from pydantic_core import PydanticCustomError
 
 from domain.base import NotFound
 from domain.webhooks import EVENT_NAMES, TEST_EVENT, Webhook, WebhookDelivery, payload
+from domain.workspaces import JobSecretVersions, Workspace
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
-from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
+from infra.netguard import DestinationRefused, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import (
     Outcome,
@@ -35,13 +40,13 @@ from infra.webhook_http import (
     new_webhook_secret,
     signature_headers,
 )
-from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
+from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
+from services.api.destinations import BoundedResolver, check_destination
 from services.commands import with_retries
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
 WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
 TEST_TIMEOUT_S = 10.0  # the interface's bound for POST /webhooks/{id}/test
-RESOLVE_TIMEOUT_S = 5.0
 
 
 # ------------------------------------------------------------------------------- commands
@@ -57,6 +62,30 @@ async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID
     position = await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
                                                                meta=meta))
     return webhook, secret, position
+
+
+async def rotate_workspace_job_secret(store: EventStore, workspace_id: UUID, environment: str, *, grace: timedelta,
+                            meta: dict | None = None) -> tuple[JobSecretVersions, int]:
+    """A new version of the workspace's job-notification secret for ``environment``; the current
+    one stays valid for ``grace``. Returns the versions now and the position of the event."""
+
+    async def attempt() -> tuple[JobSecretVersions, int]:
+        workspace = await store.load_aggregate(workspace_id)
+        if not isinstance(workspace, Workspace):
+            raise NotFound("workspace not found", id=str(workspace_id))
+        versions = workspace.rotate_job_secret(environment, now=datetime.now(UTC), grace=grace)
+        position = await store.append(store.registry.to_new_events(workspace.collect_events(),
+                                                                   workspace_id=workspace_id, meta=meta))
+        return versions, position
+
+    return await with_retries(attempt)
+
+
+async def job_secret_versions(store: EventStore, workspace_id: UUID, environment: str) -> JobSecretVersions:
+    workspace = await store.load_aggregate(workspace_id)
+    if not isinstance(workspace, Workspace):
+        raise NotFound("workspace not found", id=str(workspace_id))
+    return workspace.job_secret_versions(environment)
 
 
 async def _load_webhook(store: EventStore, workspace_id: UUID, environment: str, webhook_id: UUID) -> Webhook:
@@ -90,21 +119,6 @@ async def resend_delivery(store: EventStore, workspace_id: UUID, webhook_id: UUI
                                                                meta=meta))
 
     return await with_retries(attempt)
-
-
-class _BoundedResolver(SystemResolver):
-    """The system resolver with a bound: a name that does not answer is refused, not waited on."""
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        try:
-            return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
-        except TimeoutError:
-            raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
-
-
-def _refused(exc: DestinationRefused) -> ApiError:
-    return ApiError(400, "destination_refused", f"the webhook url is not a public HTTPS destination: {exc.reason}",
-                    {"field": "url", "reason": exc.reason})
 
 
 # ------------------------------------------------------------------------------- models
@@ -218,11 +232,22 @@ class ResentResponse(BaseModel):
 
 
 class JobSecret(BaseModel):
-    secret: str = Field(description="signs deliveries to jobs' per-request webhook_url (same scheme as a webhook)")
+    secret: str = Field(description="signs deliveries to jobs' per-request webhook_url (same scheme as a webhook); "
+                                    "one per workspace and environment (the caller's)")
+    environment: str
+    version: int = Field(description="1 until a first rotation; each rotation adds one")
+    previous_version: int | None = Field(description="the version replaced by the last rotation, if any")
+    previous_valid_until: datetime | None = Field(
+        description="until then deliveries also carry a signature made with the previous version's secret")
 
 
 class JobSecretResponse(BaseModel):
     data: JobSecret
+
+
+class RotatedJobSecretResponse(BaseModel):
+    data: JobSecret
+    warning: str = Field(alias="_warning")
 
 
 # ------------------------------------------------------------------------------- handlers
@@ -242,11 +267,7 @@ def _uuid(call: Call, name: str, what: str) -> UUID:
 async def create_webhook(call: Call) -> dict:
     body: CreateWebhook = call.body
     settings = _settings(call)
-    try:
-        await vet(body.url, _BoundedResolver(), allowance_for(settings.webhook_test_allow, settings.mode,
-                                                              call.environment))
-    except DestinationRefused as exc:
-        raise _refused(exc) from None
+    await check_destination(settings, call.environment, body.url, field="url")
     webhook, secret, position = await register_webhook(
         call.store, SecretBox(settings.secret_key), call.workspace_id, environment=call.environment, url=body.url,
         events=list(body.events) if body.events is not None else None, meta=call.meta())
@@ -299,7 +320,7 @@ async def test_webhook(call: Call) -> dict:
                                 call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
     started = time.perf_counter()
     try:
-        vetted = await vet(webhook.url, _BoundedResolver(),
+        vetted = await vet(webhook.url, BoundedResolver(),
                            allowance_for(settings.webhook_test_allow, settings.mode, call.environment))
     except DestinationRefused as exc:
         outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
@@ -354,8 +375,31 @@ async def resend(call: Call) -> dict:
     return {"data": {"id": delivery, "status": "pending"}}
 
 
+def _job_secret_data(call: Call, versions: JobSecretVersions) -> dict:
+    return {"secret": job_notification_secret(_settings(call).secret_key, call.workspace_id, call.environment,
+                                              versions.current),
+            "environment": call.environment, "version": versions.current,
+            "previous_version": versions.previous, "previous_valid_until": versions.previous_valid_until}
+
+
 async def job_secret(call: Call) -> dict:
-    return {"data": {"secret": job_notification_secret(_settings(call).secret_key, call.workspace_id)}}
+    versions = await job_secret_versions(call.store, call.workspace_id, call.environment)
+    return {"data": _job_secret_data(call, versions)}
+
+
+ROTATION_WARNING = ("Deliveries to jobs' webhook_url are signed with this secret from now on, and also with the "
+                    "previous one until previous_valid_until; update your receivers before then.")
+
+
+async def rotate_job_secret(call: Call) -> dict:
+    """A new job-notification secret for the caller's environment. The answer comes once the
+    dispatcher has read the rotation (bounded wait), so deliveries signed after it carry the new
+    signature; the previous secret still verifies ``webhook-signature`` during the grace period."""
+    grace = timedelta(seconds=_settings(call).job_secret_grace_s)
+    versions, position = await rotate_workspace_job_secret(call.store, call.workspace_id, call.environment,
+                                                           grace=grace, meta=call.meta())
+    await call.read_your_writes("dispatcher", position)
+    return {"data": _job_secret_data(call, versions), "_warning": ROTATION_WARNING}
 
 
 ROUTES = [
@@ -366,7 +410,12 @@ ROUTES = [
           summary="The workspace's webhooks (never the secret)"),
     Route("GET", "/webhooks/job-secret", job_secret, scope="webhooks:admin", tag="Webhooks",
           response=JobSecretResponse,
-          summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url"),
+          summary="Extension: the secret that signs deliveries to jobs' per-request webhook_url (one per "
+                  "workspace and environment)"),
+    Route("POST", "/webhooks/job-secret/rotate", rotate_job_secret, scope="webhooks:admin", tag="Webhooks",
+          response=RotatedJobSecretResponse, writes=True,
+          summary="Extension: rotate the caller's environment's job-notification secret; the previous one keeps "
+                  "signing webhook-signature during a grace period (24 h)"),
     Route("DELETE", "/webhooks/{id}", remove_webhook, scope="webhooks:admin", tag="Webhooks",
           response=DeletedWebhookResponse, writes=True, errors=(404,), patterns=(("id", HEX_ID),),
           summary="Delete a webhook; events after this get no delivery"),

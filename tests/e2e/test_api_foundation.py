@@ -120,6 +120,28 @@ async def test_key_lifecycle_create_use_list_revoke_then_401_on_the_next_request
     assert again.status == 409 and again.error["code"] == "invalid_state"
 
 
+async def test_a_keys_admin_only_key_cannot_revoke_the_wildcard_bootstrap_key(service):
+    ws = await service.workspace()
+    await wait_projected(service.settings, service.pool, ["api_keys"])
+    listed = await ws.client.get("/keys")
+    [bootstrap] = [k for k in listed.data if k["scopes"] == ["*"]]
+    admin = service.client(await service.key(ws, ["keys:admin"]))
+    wider = await ws.client.post("/keys", {"name": "hooks", "scopes": ["webhooks:admin"]})
+
+    refused = await admin.delete(f"/keys/{bootstrap['id']}")
+    assert refused.status == 403, refused.body
+    assert refused.error["code"] == "insufficient_scope"
+    beyond = await admin.delete(f"/keys/{wider.data['id']}")
+    assert beyond.status == 403 and beyond.error["details"]["not_granted"] == ["webhooks:admin"]
+    assert (await ws.client.get("/me")).status == 200  # the owner's key still works
+    listed = await ws.client.get("/keys")
+    assert all(k["active"] for k in listed.data if k["id"] in (bootstrap["id"], wider.data["id"]))
+
+    lesser = await ws.client.post("/keys", {"name": "lesser", "scopes": ["keys:admin"]})
+    assert (await admin.delete(f"/keys/{lesser.data['id']}")).status == 200  # within its own scopes
+    assert (await ws.client.delete(f"/keys/{wider.data['id']}")).status == 200  # a wildcard key revokes any
+
+
 async def test_post_keys_validation_names_each_field_and_rule(service):
     ws = await service.workspace()
     cases = [

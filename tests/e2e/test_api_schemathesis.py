@@ -27,14 +27,20 @@ ST = str(Path(sys.executable).with_name("st"))
 EXCLUDED = ["use_after_free"]
 
 # POST /webhooks resolves the destination's host at registration and refuses what does not
-# resolve to a public address (400 destination_refused). Any schema-valid host name the generator
-# invents fails that here, where DNS reaches nothing: for this operation a 400 is an acceptable
-# answer to schema-valid data.
+# resolve to a public address (400 destination_refused), and so does every operation taking a
+# per-job webhook_url (POST /videos/{id}/analyze). Any schema-valid host name the generator
+# invents fails that here, where DNS reaches nothing: for these operations a 400 is an
+# acceptable answer to schema-valid data.
 WEBHOOK_REGISTRATION = """
 [[operations]]
 include-path = "/webhooks"
 include-method = "POST"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 409, 429]
+
+[[operations]]
+include-path = "/videos/{id}/analyze"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
 """
 
 

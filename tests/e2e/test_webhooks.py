@@ -13,6 +13,7 @@ import signal
 import time
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import pytest
@@ -110,6 +111,73 @@ async def test_registration_refuses_the_ssrf_table_and_invalid_bodies(hooks):
         r = await ws.client.post("/webhooks", body)
         assert r.status == 400 and r.error["code"] == "validation_error", (body, r.body)
     assert (await ws.client.get("/webhooks")).data == []
+
+
+# The per-job webhook_url forms of the black-box probe, and more: each is 400 destination_refused
+# at request time (the pattern of the body may refuse a few first: 400 validation_error).
+JOB_URLS_REFUSED = [
+    "https://127.0.0.1:18443/job", "https://169.254.169.254/latest/meta-data/", "https://evil@127.0.0.1/",
+    "https://[::1]:18444/", "https://user:pass@127.0.0.20/", "https://2130706433/", "https://0x7f000001/",
+    "https://127.1/", "https://[::ffff:127.0.0.1]/", "https://localhost/", "https://metadata.google.internal/",
+    "https://10.0.0.7/", "https://[fd00:ec2::254]/", "https://100.100.100.200/",
+]
+
+
+async def test_a_job_webhook_url_is_guarded_when_the_request_arrives(hooks, tmp_path):
+    from tests.e2e.test_videos import upload
+    from tests.media_factory import run
+
+    ws = await hooks.workspace()
+    clip = tmp_path / "tone.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
+         "-c:a", "aac", str(clip)])
+    status, body = await upload(ws.client, clip)
+    assert status == 201, body
+    video = body["data"]["id"]
+    for url in JOB_URLS_REFUSED:
+        r = await ws.client.post(f"/videos/{video}/analyze", {"outputs": {"article": False}, "webhook_url": url})
+        assert r.status == 400, (url, r.body)
+        assert r.error["code"] in ("destination_refused", "validation_error"), (url, r.body)
+        if r.error["code"] == "destination_refused":
+            assert r.error["details"]["field"] == "webhook_url" and r.error["details"]["reason"], r.body
+    for url in JOB_URLS_REFUSED[:4]:  # the probe's own four reach the guard itself
+        r = await ws.client.post(f"/videos/{video}/analyze", {"webhook_url": url})
+        assert r.error["code"] == "destination_refused", (url, r.body)
+    jobs = await ws.client.get("/jobs")
+    assert jobs.data == []  # nothing was queued, nothing charged
+    allowed = await ws.client.post(f"/videos/{video}/analyze", {"outputs": {"article": False},
+                                                                "webhook_url": "https://127.0.0.21:9/job"})
+    assert allowed.status == 202, allowed.body  # the test network the processes allow
+
+
+async def test_the_job_secret_is_per_environment_and_rotates_without_writing_it_anywhere(hooks):
+    ws = await hooks.workspace()
+    sandbox = hooks.client(await hooks.key(ws, ["webhooks:admin"], environment="sandbox"))
+    production = await ws.client.get("/webhooks/job-secret")
+    sandboxed = await sandbox.get("/webhooks/job-secret")
+    assert production.status == 200 and sandboxed.status == 200, (production.body, sandboxed.body)
+    assert production.data["secret"].startswith("whsec_") and sandboxed.data["secret"].startswith("whsec_")
+    assert production.data["secret"] != sandboxed.data["secret"]  # a sandbox key cannot sign for production
+    assert (production.data["environment"], sandboxed.data["environment"]) == ("production", "sandbox")
+    assert production.data["version"] == 1 and production.data["previous_version"] is None
+
+    rotated = await sandbox.post("/webhooks/job-secret/rotate")
+    assert rotated.status == 200, rotated.body
+    assert rotated.body["_warning"]
+    assert rotated.data["version"] == 2 and rotated.data["previous_version"] == 1
+    assert rotated.data["secret"] not in (sandboxed.data["secret"], production.data["secret"])
+    valid_until = datetime.fromisoformat(rotated.data["previous_valid_until"].replace("Z", "+00:00"))
+    assert timedelta(hours=23, minutes=59) < valid_until - datetime.now(UTC) <= timedelta(hours=24)
+    assert (await sandbox.get("/webhooks/job-secret")).data["secret"] == rotated.data["secret"]
+    assert (await ws.client.get("/webhooks/job-secret")).data == production.data  # production untouched
+    async with hooks.pool.acquire() as conn:
+        stored = await conn.fetch("SELECT data::text AS data FROM events WHERE workspace_id = $1", ws.id)
+    text = " ".join(r["data"] for r in stored)
+    for secret in (rotated.data["secret"], sandboxed.data["secret"], production.data["secret"]):
+        assert secret[6:] not in text
+    for log in hooks.logs.iterdir():
+        content = log.read_text(errors="replace")
+        assert rotated.data["secret"][6:] not in content and production.data["secret"][6:] not in content
 
 
 async def _test_events(pool, hook_id: str) -> list[dict]:

@@ -31,13 +31,15 @@ from cryptography.x509.oid import NameOID
 from standardwebhooks.webhooks import Webhook as StandardVerifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from domain.videos import Video, video_stream_id
+from infra.codec import NewEvent
 from infra.crypto import SecretBox
 from infra.eventstore import EventStore
 from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
-from services.api.webhooks import delete_webhook, register_webhook
+from services.api.webhooks import delete_webhook, register_webhook, rotate_workspace_job_secret
 from services.dispatcher import NAME, run_dispatcher
 from services.projector import run_projector
 from services.relay import Relay
@@ -313,9 +315,102 @@ async def test_a_job_webhook_url_gets_its_end_signed_with_the_workspace_job_secr
     await end_job(store, ws)  # no webhook_url: nothing
     await wait_dispatched(settings, pool)
     assert len(receiver.hits) == 1
-    body = verify(job_notification_secret(settings.secret_key, ws), receiver.hits[0])
+    body = verify(job_notification_secret(settings.secret_key, ws, "production"), receiver.hits[0])
     assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
     await receiver.stop()
+
+
+async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_both_during_its_grace(
+        settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca)
+    production, sandbox = await Receiver(ca, "127.0.0.13").start(), await Receiver(ca, "127.0.0.14").start()
+    ws, _ = await commands.create_workspace(store, name="ws", plan="pro", credits=100, rate_limit=100)
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    await end_job(store, ws, webhook_url=production.url("/job"))
+    await end_job(store, ws, webhook_url=sandbox.url("/job"), environment="sandbox")
+    await wait_until(lambda: len(production.hits) == 1 and len(sandbox.hits) == 1, what="both environments' ends")
+    v1 = {env: job_notification_secret(settings.secret_key, ws, env) for env in ("production", "sandbox")}
+    verify(v1["production"], production.hits[0])
+    verify(v1["sandbox"], sandbox.hits[0])
+    with pytest.raises(WebhookVerificationError):  # a sandbox secret cannot stand for production
+        StandardVerifier(v1["sandbox"]).verify(production.hits[0].body, production.hits[0].headers)
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(v1["production"]).verify(sandbox.hits[0].body, sandbox.hits[0].headers)
+
+    grace_s = 2.0
+    versions, _ = await rotate_workspace_job_secret(store, ws, "production", grace=dt.timedelta(seconds=grace_s))
+    rotated_at = time.monotonic()
+    assert (versions.current, versions.previous) == (2, 1)
+    v2 = job_notification_secret(settings.secret_key, ws, "production", 2)
+    await end_job(store, ws, webhook_url=production.url("/job"))  # after the rotation on the log
+    await end_job(store, ws, webhook_url=sandbox.url("/job"), environment="sandbox")
+    await wait_until(lambda: len(production.hits) == 2 and len(sandbox.hits) == 2, what="the ends after rotation")
+    assert time.monotonic() - rotated_at < grace_s, "too slow to observe the grace period"
+    during = production.hits[1]
+    assert len(during.headers["webhook-signature"].split(" ")) == 2
+    verify(v2, during)  # the interface's header and Standard Webhooks with the new secret
+    StandardVerifier(v1["production"]).verify(during.body, during.headers)  # and the old one, in its grace
+    verify(v1["sandbox"], sandbox.hits[1])  # the sandbox secret did not move
+    assert len(sandbox.hits[1].headers["webhook-signature"].split(" ")) == 1
+
+    await asyncio.sleep(max(0.0, grace_s - (time.monotonic() - rotated_at)) + 0.2)
+    await end_job(store, ws, webhook_url=production.url("/job"))
+    await wait_until(lambda: len(production.hits) == 3, what="the end after the grace period")
+    after = production.hits[2]
+    verify(v2, after)
+    with pytest.raises(WebhookVerificationError):  # the grace is over: only the new secret verifies
+        StandardVerifier(v1["production"]).verify(after.body, after.headers)
+    async with pool.acquire() as conn:
+        logged = await conn.fetch("SELECT data::text FROM events WHERE type = 'JobSecretRotated'")
+    assert len(logged) == 1 and all(secret[6:] not in logged[0][0] for secret in (v2, v1["production"]))
+    for r in (production, sandbox):
+        await r.stop()
+
+
+async def _analyzed_video(store: EventStore, workspace_id, video_id: int, environment: str) -> uuid.UUID:
+    """A video uploaded and analysed in ``environment``, as the worker records it."""
+    job, _ = await commands.queue_job(store, workspace_id, job_type="analyze_video", environment=environment)
+    video = Video.upload(video_id=video_id, workspace_id=workspace_id, environment=environment, name="v",
+                         storage_key="k", size_bytes=1, duration_ms=1000)
+    video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
+    await store.append(store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id))
+    return job.id
+
+
+async def test_video_analyzed_reaches_only_the_webhooks_of_its_environment_and_an_unknown_one_reaches_none(
+        settings, store, pool, background, ca):
+    settings = webhook_settings(settings, ca)
+    production, sandbox = await Receiver(ca, "127.0.0.15").start(), await Receiver(ca, "127.0.0.16").start()
+    ws = uuid.uuid4()
+    await _register(store, settings, ws, production.url(), ["video.analyzed"])
+    await _register(store, settings, ws, sandbox.url(), ["video.analyzed"], environment="sandbox")
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop))
+    base = 900_000 + int(time.time() * 1000) % 90_000
+    production_job = await _analyzed_video(store, ws, base, "production")
+    sandbox_job = await _analyzed_video(store, ws, base + 1, "sandbox")
+    # Written before VideoAnalyzed carried its environment (schema 1), by a job the log knows: upcast,
+    # then derived from the job's JobQueued (sandbox).
+    old_job, _ = await commands.queue_job(store, ws, job_type="analyze_video", environment="sandbox")
+    # ... and one whose job the dispatcher never saw: its environment cannot be told.
+    orphan_job = uuid.uuid4()
+    for n, job_id in enumerate((old_job.id, orphan_job), start=2):
+        stream = video_stream_id(base + n)
+        await store.append([NewEvent(stream, "Video", 1, ws, "VideoAnalyzed", 1,
+                                     {"job_id": str(job_id), "analysis_mode": "standard", "article_id": None,
+                                      "geo_readiness_score": 0.1, "counts": {}})])
+    await wait_dispatched(settings, pool)
+
+    assert [b["data"]["job_id"] for b in production.bodies()] == [str(production_job)]
+    assert sorted(b["data"]["job_id"] for b in sandbox.bodies()) == sorted([str(sandbox_job), str(old_job.id)])
+    assert {b["data"]["environment"] for b in production.bodies()} == {"production"}
+    assert {b["data"]["environment"] for b in sandbox.bodies()} == {"sandbox"}
+    async with pool.acquire() as conn:
+        unrouted = await conn.fetch("SELECT event_type, workspace_id FROM webhook_unrouted")
+    assert [(r["event_type"], r["workspace_id"]) for r in unrouted] == [("VideoAnalyzed", ws)]
+    for r in (production, sandbox):
+        await r.stop()
 
 
 async def test_500_five_times_then_200_keeps_the_schedule_and_the_delivery_id(settings, store, pool, background, ca):
@@ -408,7 +503,8 @@ async def test_send_time_guard_refuses_every_form_and_pins_the_vetted_address_ag
     resolver = ControlledResolver({
         # rebinding: checked answer (the receiver), then the canary: the send must use the checked one
         "rebind.test": [["127.0.0.10"], ["127.0.0.11"]],
-        # the other way round: first answer refused (no connection), the retry's check passes
+        # the other way round: first answer refused (no connection), and a refusal is final: no
+        # retry is made, although a second lookup would have passed
         "late.test": [["127.0.0.11"], ["127.0.0.10"]],
         "canary.test": [["127.0.0.11"]],
         "canary6.test": [["::1"]],
@@ -437,21 +533,65 @@ async def test_send_time_guard_refuses_every_form_and_pins_the_vetted_address_ag
     background.start(Relay(settings).run)
     background.start(lambda stop: run_dispatcher(settings, stop, resolver=resolver))
     await end_job(store, ws, fail=True)
-    await wait_until(lambda: len(receiver.hits) >= 2, what="rebind.test and late.test delivered")
+    await wait_until(lambda: len(receiver.hits) >= 1, what="rebind.test delivered")
     await wait_dispatched(settings, pool)
     async with pool.acquire() as conn:
         rows = await conn.fetch("SELECT url, status, attempts, last_error FROM webhook_deliveries")
     by_url = {r["url"]: r for r in rows}
     for url in refused:
         r = by_url[url]
-        assert r["status"] == "exhausted" and r["last_error"].startswith("destination refused"), dict(r)
+        assert r["last_error"].startswith("destination refused"), dict(r)
+        if url.startswith("https://nxdomain.test"):  # no answer at all: an outage, retried on the schedule
+            assert (r["status"], r["attempts"]) == ("exhausted", 2), dict(r)
+        else:  # refused for good at the first attempt
+            assert (r["status"], r["attempts"]) == ("failed", 1), dict(r)
     assert by_url[receiver.url(host="rebind.test")]["status"] == "succeeded"
-    assert by_url[receiver.url(host="late.test")]["attempts"] == 2
+    late = by_url[receiver.url(host="late.test")]
+    assert (late["status"], late["attempts"]) == ("failed", 1) and "resolves to" in late["last_error"]
     assert resolver.lookups["rebind.test"] == 1  # one lookup per attempt: none at connection time
-    assert sorted(h.host.split(":")[0] for h in receiver.hits) == ["late.test", "rebind.test"]  # Host kept
+    assert resolver.lookups["late.test"] == 1
+    assert [h.host.split(":")[0] for h in receiver.hits] == ["rebind.test"]  # Host kept
     assert canary4.connections == 0 and canary6.connections == 0
     for r in (receiver, canary4, canary6):
         await r.stop()
+
+
+async def test_a_destination_that_becomes_refused_ends_failed_at_once_without_retries(
+        settings, store, pool, background, ca):
+    """A name that passed the guard at registration and now resolves to a refused address (a
+    metadata address): the attempt is not sent, not retried, and the delivery ends failed with the
+    guard's reason on its stream; a job's per-request webhook_url the same way."""
+    receiver = await Receiver(ca, "127.0.0.12", names=["turned.test"]).start()
+    settings = webhook_settings(settings, ca, webhook_test_allow="127.0.0.12/32",
+                                webhook_retry_schedule_s=[0, 0.2, 0.2, 0.2, 0.2])
+    resolver = ControlledResolver({"turned.test": [["127.0.0.12"], ["169.254.169.254"]]})
+    ws = uuid.uuid4()
+    hook, _ = await _register(store, settings, ws, receiver.url(host="turned.test"), ["job.completed"])
+    background.start(Relay(settings).run)
+    background.start(lambda stop: run_dispatcher(settings, stop, resolver=resolver))
+    await end_job(store, ws)
+    await wait_until(lambda: len(receiver.hits) == 1, what="the first delivery, while the name was fine")
+    await wait_dispatched(settings, pool)
+    await end_job(store, ws)  # the name now resolves to the metadata address
+    await end_job(store, ws, webhook_url=receiver.url("/job", host="turned.test"))
+    await wait_dispatched(settings, pool)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT id, webhook_id, status, attempts, last_error FROM webhook_deliveries "
+                                "WHERE status <> 'succeeded'")
+    assert len(rows) == 3, [dict(r) for r in rows]  # the webhook: jobs 2 and 3; job 3: its webhook_url
+    for r in rows:
+        assert (r["status"], r["attempts"]) == ("failed", 1), dict(r)
+        assert r["last_error"].startswith("destination refused: turned.test resolves to"), dict(r)
+        types = await _delivery_events(pool, r["id"])
+        assert types == ["WebhookDeliveryScheduled", "WebhookDeliveryAttempted", "WebhookDeliveryFailed"]
+    async with pool.acquire() as conn:
+        failed = await conn.fetchval("SELECT data FROM events WHERE stream_id = $1 AND type = 'WebhookDeliveryFailed'",
+                                     rows[0]["id"])
+    failed = orjson.loads(failed) if isinstance(failed, str) else failed
+    assert failed["next_attempt_at"] is None and failed["status_code"] is None
+    await asyncio.sleep(0.6)  # longer than the whole schedule: still nothing more
+    assert len(receiver.hits) == 1 and resolver.lookups["turned.test"] == 1 + len(rows)
+    await receiver.stop()
 
 
 async def test_a_replay_of_the_log_sends_nothing_again(settings, store, pool, background, ca):

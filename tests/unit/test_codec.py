@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import fields
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -255,6 +255,7 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     ws.refund(1, "b")
     ws.add_credits(1)
     ws.flag_low_credits(20.0, 2)
+    ws.rotate_job_secret("sandbox", now=datetime(2031, 1, 1, tzinfo=UTC), grace=timedelta(hours=24))
     llm = LlmUsage.record(call_key="job/1", workspace_id=WORKSPACE, environment="production",
                           operation="article.write", prompt_tokens=10, completion_tokens=5)
     media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")

@@ -7,14 +7,14 @@ import hashlib
 import hmac
 import random
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook as StandardVerifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from domain.base import InvalidTransition
+from domain.base import DomainError, InvalidTransition
 from domain.webhooks import (
     EVENT_FOR,
     EVENT_NAMES,
@@ -26,6 +26,7 @@ from domain.webhooks import (
     delivery_id,
     next_delay,
 )
+from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
@@ -69,11 +70,62 @@ def test_each_attempt_is_signed_afresh_with_its_own_timestamp_and_the_same_id():
 def test_job_notification_secret_is_per_workspace_derived_and_verifiable():
     key = SecretBox.generate_key_hex()
     ws1, ws2 = uuid.uuid4(), uuid.uuid4()
-    s1 = job_notification_secret(key, ws1)
-    assert s1 == job_notification_secret(key, ws1) != job_notification_secret(key, ws2)
-    assert s1 != job_notification_secret(SecretBox.generate_key_hex(), ws1)
+    s1 = job_notification_secret(key, ws1, "production")
+    assert s1 == job_notification_secret(key, ws1, "production") != job_notification_secret(key, ws2, "production")
+    assert s1 != job_notification_secret(SecretBox.generate_key_hex(), ws1, "production")
     body = b'{"type":"job.completed"}'
     StandardVerifier(s1).verify(body, signature_headers(s1, "d", body))
+
+
+def test_job_notification_secret_is_per_environment_and_version():
+    key = SecretBox.generate_key_hex()
+    ws = uuid.uuid4()
+    production, sandbox = job_notification_secret(key, ws, "production"), job_notification_secret(key, ws, "sandbox")
+    rotated = job_notification_secret(key, ws, "production", 2)
+    assert len({production, sandbox, rotated, job_notification_secret(key, ws, "sandbox", 2)}) == 4
+    body = b'{"type":"job.completed"}'
+    with pytest.raises(WebhookVerificationError):  # a sandbox secret never verifies a production delivery
+        StandardVerifier(sandbox).verify(body, signature_headers(production, "d", body))
+    with pytest.raises(ValueError):
+        job_notification_secret(key, ws, "staging")
+
+
+def test_a_delivery_in_a_grace_period_verifies_with_either_secret_and_the_spec_header_uses_the_new_one():
+    key = SecretBox.generate_key_hex()
+    ws = uuid.uuid4()
+    old, new = job_notification_secret(key, ws, "production", 1), job_notification_secret(key, ws, "production", 2)
+    body = b'{"type":"job.completed"}'
+    headers = signature_headers(new, "d", body, also=(old,))
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    StandardVerifier(new).verify(body, headers)
+    StandardVerifier(old).verify(body, headers)
+    assert headers["X-Service-Signature"] == "sha256=" + hmac.new(new.encode(), body, hashlib.sha256).hexdigest()
+    after = signature_headers(new, "d", body)
+    StandardVerifier(new).verify(body, after)
+    with pytest.raises(WebhookVerificationError):
+        StandardVerifier(old).verify(body, after)
+
+
+def test_a_rotation_records_the_version_and_the_grace_never_a_secret():
+    workspace = Workspace.open(uuid.uuid4(), "ws", "pro", 10, 10)
+    workspace.collect_events()
+    now = datetime.now(UTC)
+    assert workspace.job_secret_versions("sandbox").valid_at(now) == [1]
+
+    first = workspace.rotate_job_secret("sandbox", now=now, grace=timedelta(hours=24))
+    assert (first.current, first.previous) == (2, 1)
+    assert first.valid_at(now + timedelta(hours=23)) == [2, 1] and first.valid_at(now + timedelta(hours=24)) == [2]
+    assert workspace.job_secret_versions("production").valid_at(now) == [1]  # the other environment: untouched
+    second = workspace.rotate_job_secret("sandbox", now=now + timedelta(hours=1), grace=timedelta(hours=24))
+    assert (second.current, second.previous) == (3, 2)  # version 1 ends with the second rotation
+    [ev1, ev2] = workspace.collect_events()
+    assert isinstance(ev2, Workspace.JobSecretRotated)
+    stored = EventRegistry().to_new_events([ev1, ev2], workspace_id=workspace.id)
+    assert [e.data.keys() for e in stored] == [{"environment", "version", "previous_version",
+                                                "previous_valid_until"}] * 2
+    assert stored[1].data["version"] == 3 and stored[1].data["environment"] == "sandbox"
+    with pytest.raises(DomainError):
+        workspace.rotate_job_secret("staging", now=now, grace=timedelta(0))
 
 
 def test_delivery_ids_are_stable_and_distinct_per_target_position_and_name():
@@ -262,3 +314,83 @@ def test_intake_a_deleted_webhook_gets_nothing_after_its_deletion():
         _ev(3, ws, "JobFailed", job, {"error_message": "boom", "attempts": 1}),
     ]
     assert plan_intake(events, {}, {}).deliveries == []
+
+
+def _hooks(ws: uuid.UUID) -> tuple[list[StoredEvent], uuid.UUID, uuid.UUID]:
+    production, sandbox = uuid.uuid4(), uuid.uuid4()
+    regs = [_ev(n, ws, "WebhookRegistered", hook, {"webhook_id": str(hook), "workspace_id": str(ws),
+                                                   "environment": env, "url": f"https://h/{env}",
+                                                   "events": list(EVENT_NAMES), "secret_encrypted": "v1.x"},
+                "Webhook")
+            for n, (hook, env) in enumerate(((production, "production"), (sandbox, "sandbox")), start=1)]
+    return regs, production, sandbox
+
+
+def _analyzed(position: int, ws: uuid.UUID, job: uuid.UUID, **extra) -> StoredEvent:
+    return _ev(position, ws, "VideoAnalyzed", uuid.uuid4(), {"job_id": str(job), "analysis_mode": "standard",
+                                                             "article_id": None, "geo_readiness_score": 0.5,
+                                                             "counts": {}, **extra}, "Video", version=3)
+
+
+def test_intake_delivers_an_event_only_to_its_own_environment_s_webhooks():
+    ws, job = uuid.uuid4(), uuid.uuid4()
+    regs, production, sandbox = _hooks(ws)
+    events = [*regs, _analyzed(10, ws, job, environment="sandbox"), _analyzed(11, ws, job, environment="production"),
+              _ev(12, ws, "CreditsLow", ws, {"balance": 1, "total": 10, "remaining_pct": 10.0, "threshold_pct": 20.0,
+                                             "crossing_version": 3, "environment": "production"}, "Workspace")]
+    plan = plan_intake(events, {}, {})
+    got = sorted((row[6], row[3] == sandbox, row[2], row[7]["data"]["environment"]) for row in plan.deliveries)
+    assert got == [(10, True, "sandbox", "sandbox"), (11, False, "production", "production"),
+                   (12, False, "production", "production")]
+    assert plan.unrouted == []
+
+
+def test_intake_derives_an_old_event_s_environment_from_its_job_and_refuses_one_it_cannot_tell():
+    ws, job, unknown_job = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    regs, production, sandbox = _hooks(ws)
+    registry = EventRegistry()
+    old = _analyzed(11, ws, job)  # written as schema 1: no environment; upcast, it says None
+    upcast = StoredEvent(old.position, old.stream_id, old.stream_type, old.version, ws, old.type,
+                         registry.current_schema("VideoAnalyzed"), registry.upcast("VideoAnalyzed", 1, old.data),
+                         {}, old.recorded_at)
+    assert upcast.data["environment"] is None
+    queued = _ev(10, ws, "JobQueued", job, {"job_id": str(job), "workspace_id": str(ws), "environment": "sandbox",
+                                            "job_type": "analyze_video", "params": {}, "max_attempts": 3,
+                                            "webhook_url": None})
+    orphan = _analyzed(12, ws, unknown_job)
+    plan = plan_intake([*regs, queued, upcast, orphan], {}, {})
+    assert [(row[6], row[3]) for row in plan.deliveries] == [(11, sandbox)]  # the job said sandbox
+    assert [(p, t) for p, _, t, _ in plan.unrouted] == [(12, "VideoAnalyzed")]  # nobody: neither environment
+
+
+def test_old_events_are_upcast_with_the_environment_where_their_type_tells_it():
+    registry = EventRegistry()
+    low = registry.upcast("CreditsLow", 1, {"balance": 1, "total": 10, "remaining_pct": 10.0, "threshold_pct": 20.0,
+                                            "crossing_version": 3})
+    assert low["environment"] == "production"  # credits are production's
+    for name, data in (("JobCompleted", {"result": {}, "article_id": None}),
+                       ("JobFailed", {"error_message": "x", "attempts": 1})):
+        assert registry.current_schema(name) == 2 and registry.upcast(name, 1, data)["environment"] is None
+
+
+def test_the_events_a_webhook_is_delivered_for_carry_their_environment():
+    from domain.jobs import Job
+    from domain.videos import Video
+
+    ws = uuid.uuid4()
+    video = Video.upload(video_id=4, workspace_id=ws, environment="sandbox", name="v", storage_key="k",
+                         size_bytes=1, duration_ms=1000)
+    job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze_video", environment="sandbox")
+    job.start(1, "w")
+    video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
+    job.complete({})
+    failing = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze_video", environment="production")
+    failing.fail("boom")
+    workspace = Workspace.open(ws, "w", "pro", 10, 10)
+    workspace.charge(9, "x")
+    workspace.flag_low_credits(20.0, 2)
+    stored = EventRegistry().to_new_events([*video.collect_events(), *job.collect_events(),
+                                            *failing.collect_events(), *workspace.collect_events()], workspace_id=ws)
+    carried = {e.type: e.data["environment"] for e in stored if e.type in EVENT_FOR}
+    assert carried == {"VideoUploaded": "sandbox", "VideoAnalyzed": "sandbox", "JobCompleted": "sandbox",
+                       "JobFailed": "production", "CreditsLow": "production"}

@@ -249,6 +249,33 @@ def test_an_operator_is_bound_by_no_issuer_scopes() -> None:
     assert ev.scopes == ["*"]
 
 
+def test_only_a_wildcard_key_revokes_a_wildcard_key() -> None:
+    owner = issue(["*"], ["*"])
+    owner.collect_events()
+
+    with pytest.raises(ScopeNotGranted) as err:
+        owner.revoke(revoker_scopes=["keys:admin"])
+    assert (err.value.status, err.value.code) == (403, "insufficient_scope")
+    assert "wildcard" in err.value.message
+    assert owner.active and then(owner) == []
+
+    owner.revoke(revoker_scopes=["*"])
+    assert not owner.active
+
+
+def test_revoking_a_key_with_scopes_beyond_the_revokers_is_refused() -> None:
+    key = issue(["jobs:read", "webhooks:admin"], ["*"])
+    key.collect_events()
+
+    with pytest.raises(ScopeNotGranted) as err:
+        key.revoke(revoker_scopes=["jobs:read", "keys:admin"])
+    assert err.value.details["not_granted"] == ["webhooks:admin"]
+    assert key.active
+
+    key.revoke(revoker_scopes=["jobs:read", "keys:admin", "webhooks:admin"])
+    assert not key.active
+
+
 def test_revoke_records_api_key_revoked() -> None:
     key = issue(["jobs:read"])
     key.collect_events()
