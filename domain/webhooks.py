@@ -25,9 +25,9 @@ from eventsourcing.utils import get_topic
 
 from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
 
-# The nine webhook event names of the interface (section 6), each with the domain event that
-# emits it. Those whose domain event belongs to a later issue are mapped by name now: they
-# are delivered as soon as that event exists on the log.
+# The nine webhook event names of the interface, each with the domain event that emits it.
+# Those whose domain event no operation appends yet (a translation, a rendered clip, an export)
+# are mapped by name already: they are delivered as soon as that event is on the log.
 EVENT_FOR: dict[str, str] = {
     "JobCompleted": "job.completed",
     "JobFailed": "job.failed",

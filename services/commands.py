@@ -283,7 +283,7 @@ async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, 
     return await with_retries(attempt)
 
 
-# ---- videos and their analysis (issue 6)
+# ---- videos and their analysis
 
 
 def _media_refusal(exc: Exception):
