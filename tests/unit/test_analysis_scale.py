@@ -53,3 +53,57 @@ def test_sliding_chapter_windows_score_exactly_as_whole_windows() -> None:
                        silences=tuple(TimeRange(t, t + 900) for t in range(12_000, sentences[-1].end_ms, 31_000)))
     for window in (3, 8, 25):
         assert boundary_scores(sentences, facts, window) == _reference_scores(sentences, facts, window)
+
+
+def test_the_words_around_a_point_are_those_splitting_would_give() -> None:
+    import random
+
+    from domain.analysis.text import word_after, word_before
+
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "".join(rng.choice("ab. \t\u00a0J«-") for _ in range(rng.randint(0, 30)))
+        for k in range(len(text) + 1):
+            assert word_before(text, k) == (text[:k].split() or [""])[-1]
+            assert word_after(text, k) == (text[k:].split() or [""])[0]
+
+
+def _reference_split_points(text: str) -> list[int]:
+    """Sentence ends as first written: slicing and splitting everything before each end."""
+    import re
+
+    from domain.analysis.sentences import ABBREVIATIONS, BOUNDARY_RE
+
+    def is_initial(before: str, after: str) -> bool:
+        previous = before.split()[-1] if before.split() else ""
+        following = after.split()[0] if after.split() else ""
+        if re.fullmatch(r"[A-Z]\.", following) or re.fullmatch(r"[A-Z]\.", previous):
+            return True
+        return bool(previous[:1].isupper() and not previous.endswith((".", "!", "?")) and following[:1].isupper())
+
+    points = []
+    for match in BOUNDARY_RE.finditer(text):
+        if match.group(1) == ".":
+            before = text[:match.start()]
+            last = re.search(r"([\w.\-]+)$", before)
+            token = last.group(1) if last else ""
+            bare = token.rstrip(".").lower()
+            if bare in ABBREVIATIONS or re.fullmatch(r"(?:\w\.)+\w", token):
+                continue
+            if len(bare) == 1 and bare.isalpha() and is_initial(before[:-1], text[match.end():]):
+                continue
+        points.append(match.end())
+    return points
+
+
+def test_sentence_ends_in_a_long_cue_are_found_as_before() -> None:
+    import random
+
+    from domain.analysis.sentences import _split_points
+
+    rng = random.Random(11)
+    pieces = ["J.", "K.", "Rowling", "a.", "etc.", "M.", "Dupont", "classés", "F", "ou", "G.", "Ces", "2.5", "U.S.A.",
+              "fin.", "Vraiment ?", "Oui !", "é.", "x-y.", "«", "»", "Paris."]
+    for _ in range(200):
+        text = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        assert _split_points(text) == _reference_split_points(text)
