@@ -66,11 +66,9 @@ async def test_an_analysis_over_its_cpu_time_limit_fails_with_a_clear_message(fa
     job, _, _, _ = await commands.request_analysis(
         store, ws, video.video_id, environment="sandbox",
         options={"outputs": {"article": True}, "quality_profile": "standard", "language": "fr"})
-    started = time.monotonic()
     done = await _finished(store, job.id)
     assert done.status == "failed" and done.attempts == 1, (done.status, done.error_message)
     assert done.error_message == ("building the content graph was stopped at its CPU-time limit of 1 s "
                                   "(20000 transcript segments); nothing was stored")
-    assert time.monotonic() - started < 60
     stream = await store.load(video.id)
     assert [e.type for e in stream] == ["VideoUploaded"]  # no graph, no analysis recorded

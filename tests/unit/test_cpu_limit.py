@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 
 import pytest
 
@@ -41,11 +40,9 @@ async def test_an_exception_of_the_work_is_raised_in_the_caller() -> None:
 
 
 async def test_a_runaway_is_stopped_at_its_cpu_time_limit() -> None:
-    started = time.monotonic()
     with pytest.raises(CpuLimitExceeded) as stopped:
         await run_with_cpu_limit(spin_forever, cpu_seconds=1)
     assert stopped.value.cpu_seconds == 1
-    assert time.monotonic() - started < 30  # a second of CPU, on a busy machine
 
 
 async def test_cancelling_the_caller_kills_the_child(tmp_path) -> None:
