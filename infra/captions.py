@@ -7,6 +7,9 @@ An all-capitals prefix is always a speaker; a Title Case one only when it recurs
 least twice (otherwise "Note: ..." would become a speaker). A cue with no label continues the
 previous speaker: captions name a speaker at the start of a turn, not on every line.
 Markup (``<i>``, ``<c.x>``, timestamps, ``{\\an8}``, ``<font>``) and entities are removed.
+Control characters (NUL, the other C0 controls but tab and line ends, DEL, C1) are removed before
+anything else, wherever the text comes from (an upload, a stored file, an embedded track): they
+are never caption text, and PostgreSQL refuses a NUL in the events that carry the transcript.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ CAPS_PREFIX_RE = re.compile(r"^(?:>>\s*)?([A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ0-9.'’\
 TITLE_PREFIX_RE = re.compile(
     r"^(?:>>\s*)?((?:[A-ZÀ-ÖØ-Þ][\w'’\-.]*)(?:\s+(?:de\s+|van\s+|von\s+|le\s+)?[A-ZÀ-ÖØ-Þ][\w'’\-.]*){0,2})\s?:\s+(?=\S)")
 BRACKET_PREFIX_RE = re.compile(r"^\[([^\]\d][^\]]{0,40})\]\s*")
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def parse_timestamp(value: str) -> int:
@@ -97,6 +101,7 @@ def _split_label(line: str, titled: set[str]) -> tuple[str | None, str]:
 
 def parse_captions(text: str) -> list[Segment]:
     """WebVTT or SRT text to segments in time order."""
+    text = CONTROL_RE.sub("", text)
     if not text.strip():
         return []
     cues = _cues(text)
@@ -141,14 +146,33 @@ def parse_captions(text: str) -> list[Segment]:
     return segments
 
 
-def read_captions(path: str | Path) -> list[Segment]:
-    data = Path(path).read_bytes()
-    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+def decode_captions(data: bytes) -> str:
+    """Caption bytes to text: UTF-16 when a byte-order mark says so, else UTF-8 (BOM or not),
+    cp1252, Latin-1 (which decodes anything)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return parse_captions(data.decode(encoding))
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
         except UnicodeDecodeError:
             continue
-    raise CaptionError(f"{path}: unreadable text encoding")
+    return data.decode("latin-1")
+
+
+def read_captions(path: str | Path) -> list[Segment]:
+    return parse_captions(decode_captions(Path(path).read_bytes()))
+
+
+def read_caption_upload(data: bytes) -> tuple[list[Segment], str]:
+    """An uploaded caption file: its segments and the extension it is stored under (``.vtt`` or
+    ``.srt``). CPU work in proportion to the file (5 MiB: seconds): run it off the event loop.
+    ``CaptionError`` when it is not WebVTT or SRT; no segment when it holds no caption text."""
+    text = decode_captions(data)
+    segments = parse_captions(text)
+    return segments, ".vtt" if CONTROL_RE.sub("", text).lstrip().startswith("WEBVTT") else ".srt"
 
 
 def to_webvtt(segments: list[Segment]) -> str:

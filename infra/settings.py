@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     media_silence_min_s: float = 0.5
     # Media analysis: longest run of one ffprobe/ffmpeg call, seconds (a stuck decoder fails the job).
     media_timeout_s: float = 1800.0
+    # Analysis: CPU seconds the content-graph step may use (in its own process) before the job fails.
+    analysis_cpu_limit_s: int = Field(default=300, ge=1)
     # Storage of uploaded media: a local directory; empty means <stack_dir>/<stack_instance>/storage.
     storage_dir: str = ""
     # Videos: largest upload accepted by POST /videos and `vaeo videos import`, bytes (413 beyond).

@@ -12,7 +12,10 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
       with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
 ====  ==========================================================================
 
-ffmpeg and the analysis run through ``ctx.run_blocking``, never on the loop. A media or caption
+ffmpeg runs through ``ctx.run_blocking``, never on the loop; the content graph is built in a
+process of its own with a CPU-time limit (``analysis_cpu_limit_s``; ``services.cpu_limit``),
+so that a transcript made to be slow cannot hold a worker: at the limit the job fails, with a
+message saying so, and is not retried (another attempt would take as long). A media or caption
 error fails the job at once (``PermanentJobError``: another attempt reads the same file).
 ``quality_profile=premium`` has its article written by the OpenAI-compatible provider
 (``infra.llm``; prompt and answer checks in ``domain.analysis.provider_article``). Without a
@@ -29,7 +32,6 @@ the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from uuid import UUID
 
@@ -45,6 +47,7 @@ from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import LocalStorage
+from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.worker import JobContext, PermanentJobError
 
 ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
@@ -155,8 +158,14 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
     await ctx.checkpoint()
 
     await ctx.progress(60, "building the content graph")
-    graph = await ctx.run_blocking(partial(analyse, segments, facts, language=p.get("language", "fr"),
-                                           mode=p.get("analysis_mode", "standard")))
+    try:
+        graph = await run_with_cpu_limit(analyse, segments, facts, language=p.get("language", "fr"),
+                                         mode=p.get("analysis_mode", "standard"),
+                                         cpu_seconds=settings.analysis_cpu_limit_s)
+    except CpuLimitExceeded as exc:
+        raise PermanentJobError(
+            f"building the content graph was stopped at its CPU-time limit of {exc.cpu_seconds} s "
+            f"({len(segments)} transcript segments); nothing was stored") from None
     graph_dict = graph.to_dict()
     graph_dict["transcriptSource"] = source
     if outputs.get("transcript"):

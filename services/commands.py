@@ -317,16 +317,18 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
 
     Every refusal (not media or not an accepted container: 415; unreadable, damaged, too long: 400;
     bad captions or media id: 400) and every failure after the files were moved deletes them:
-    nothing half-stored remains. The staged file is gone when this returns or raises.
+    nothing half-stored remains. The staged file is gone when this returns or raises. Captions are
+    parsed in a thread, and must fit the media's measured duration (``domain.captions``).
     """
     import asyncio
     from pathlib import Path, PurePosixPath
 
     from domain.base import DomainError
+    from domain.captions import check_captions_fit
     from domain.media import media_stream_id
     from domain.videos import MAX_DURATION_MS, Video, billable_duration_ms, check_duration
     from infra import media as mediatools
-    from infra.captions import CaptionError, parse_captions
+    from infra.captions import CaptionError, read_caption_upload
 
     staged = Path(staged)
     stored_keys: list[str] = []
@@ -342,21 +344,14 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
         cues = 0
         captions_ext = None
         if captions is not None:
-            text = None
-            for encoding in ("utf-8-sig", "cp1252", "latin-1"):
-                try:
-                    text = captions.decode(encoding)
-                    break
-                except UnicodeDecodeError:
-                    continue
-            try:
-                segments = parse_captions(text or "")
+            try:  # parsing 5 MiB of captions takes seconds: never on the event loop
+                segments, captions_ext = await asyncio.to_thread(read_caption_upload, captions)
             except CaptionError as exc:
                 raise DomainError(f"the captions file is not WebVTT or SRT: {exc}", field="captions") from None
             if not segments:
                 raise DomainError("the captions file holds no caption", field="captions")
+            check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
             cues = len(segments)
-            captions_ext = ".vtt" if (text or "").lstrip().startswith("WEBVTT") else ".srt"
         if media_id is not None:
             await _load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
         video_id = await store.next_id("video_id_seq")

@@ -7,6 +7,8 @@ versions, so a cancellation (``JobCancelled``) that lands between two steps make
 next append see a finished job and stop. Retries: any failure but ``PermanentJobError`` is
 retried after ``job_retry_backoff_s * 2**(attempt-1)`` until ``max_attempts``; a lease that
 expired counts as an attempt. The last failure appends ``JobFailed`` with a readable message.
+Results the database refuses to store (a value it cannot hold) fail the job at once with the
+database's reason; only an outage while recording them leaves the lease to expire.
 CPU-heavy steps go through ``JobContext.run_blocking`` (a thread or process pool), never the loop.
 
 Every append to a job goes through ``commands.append_job``: the one that ends it ``failed``
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import socket
 import time
 import uuid
@@ -268,6 +271,17 @@ class Worker:
             await self._after_failure(fresh, attempt, max_attempts, ConcurrencyError(
                 f"recording the results conflicted with a concurrent change: {exc}"))
             return
+        except Exception as exc:
+            if is_transient(exc):
+                raise  # an outage: the lease expires and a later attempt records the results
+            # The results themselves cannot be stored (a value the database refuses): another
+            # attempt would compute the same ones, so the job fails now, with that cause, rather
+            # than as a lost lease after every attempt.
+            log.warning("worker: job %s: its results cannot be recorded: %s", job_id, _readable(exc))
+            fresh = await self.store.load_aggregate(job_id)
+            await self._after_failure(fresh, attempt, max_attempts, PermanentJobError(
+                f"recording the results failed: {_database_reason(exc)}"))
+            return
         await self._set_queue_state(job_id, attempt, _FINAL, "completed")
         self.completed += 1
         log.info("worker: job %s completed in %.2fs", job_id, time.monotonic() - started)
@@ -324,13 +338,25 @@ _RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $4, last_er
           f"lease_expires_at = NULL, updated_at = now() {_GUARD}")
 
 
+# Control characters (NUL above all, which PostgreSQL refuses in JSON text) never go into a
+# job's message: a message that cannot be stored would leave the job unfinished.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def _readable(exc: Exception) -> str:
     """A job's ``error_message``, which clients read: an OSError names its file by the server's
-    path, so it is told by its reason alone (``No such file or directory``)."""
+    path, so it is told by its reason alone (``No such file or directory``); control characters
+    are dropped (a message that cannot be stored would leave the job unfinished)."""
     if isinstance(exc, OSError) and exc.strerror:
         return f"{type(exc).__name__}: {exc.strerror}"
-    text = str(exc).strip() or type(exc).__name__
+    text = _CONTROL_RE.sub("", str(exc)).strip() or type(exc).__name__
     return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _database_reason(exc: Exception) -> str:
+    """The database's message and its detail (``\\u0000 cannot be converted to text.``)."""
+    detail = getattr(exc, "detail", None) if isinstance(exc, asyncpg.PostgresError) else None
+    return f"{_readable(exc)} ({detail})" if detail else _readable(exc)
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

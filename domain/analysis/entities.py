@@ -10,6 +10,7 @@ transcript always gives the same ids.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from domain.analysis.model import Sentence
-from domain.analysis.text import STOP_ALL, fold
+from domain.analysis.text import STOP_ALL, fold, word_after, word_before
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -161,6 +162,33 @@ def _type_of(name: str, prev_word: str, next_word: str, speakers: set[str]) -> s
     return "other"
 
 
+OPENING_CHARS = " «\"'(-—–"
+
+
+def _opening(text: str) -> int:
+    """Where the sentence's first word starts: a span at or before it opens the sentence."""
+    return len(text) - len(text.lstrip(OPENING_CHARS))
+
+
+class _Spans:
+    """Disjoint character ranges already taken by a date or a figure, sorted, so that whether a new
+    match overlaps one is a bisection rather than a scan of them all (a sentence of many figures
+    was quadratic)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        k = bisect.bisect_left(self.starts, end)  # the ranges that start before this one ends
+        return k > 0 and self.ends[k - 1] > start  # disjoint: the last of them ends last
+
+    def add(self, start: int, end: int) -> None:
+        k = bisect.bisect_left(self.starts, start)
+        self.starts.insert(k, start)
+        self.ends.insert(k, end)
+
+
 def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()) -> tuple[
         list[Entity], list[SentenceEntities]]:
     """Entities of the transcript, most mentioned first, and per-sentence entity facts."""
@@ -184,34 +212,36 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
     # words seen capitalised inside sentences: a name, even when it opens a sentence elsewhere
     inner_names: set[str] = set()
     for sentence in sentences:
+        opening = _opening(sentence.text)
         for match in SPAN_RE.finditer(sentence.text):
             found_words = match.group(0).split()
-            if sentence.text[:match.start()].strip(" «\"'(-—–"):
+            if match.start() > opening:
                 inner_names.update(fold(w) for w in found_words)
             else:
                 inner_names.update(fold(w) for w in found_words[1:])
 
     for sentence in sentences:
         text = sentence.text
+        opening = _opening(text)
         facts = SentenceEntities()
-        taken: list[tuple[int, int]] = []
+        taken = _Spans()
         for date_re in DATE_RES:
             for match in date_re.finditer(text):
-                if any(a < match.end() and match.start() < b for a, b in taken):
+                if taken.overlaps(match.start(), match.end()):
                     continue
                 value = match.group(0).strip(" ,")
                 if value.lower() in MONTHS_SET and value.lower() in ("mai", "may", "march", "mars"):
                     continue  # "mai"/"may"/"march" alone are far more often words than dates
-                taken.append((match.start(), match.end()))
+                taken.add(match.start(), match.end())
                 add("date", value, sentence)
                 facts.dates += 1
         for match in NUMBER_RE.finditer(text):
-            if any(a < match.end() and match.start() < b for a, b in taken):
+            if taken.overlaps(match.start(), match.end()):
                 continue
             value = match.group(0).strip()
             if value.replace(" ", "").replace("\u202f", "").isdigit() and len(value) < 3:
                 continue  # a bare "3" or "20" says little; with a unit, or "560 000", it is a figure
-            taken.append((match.start(), match.end()))
+            taken.add(match.start(), match.end())
             add("number", value, sentence)
             facts.numbers += 1
         for match in SPAN_RE.finditer(text):
@@ -220,7 +250,7 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             if not tokens:
                 continue
             start = match.start()
-            at_sentence_start = not text[:start].strip(" «\"'(-—–")
+            at_sentence_start = start <= opening
             if at_sentence_start:
                 # The first word is capitalised anyway: keep the span only when what follows is
                 # itself a name, or the word is never a common word.
@@ -236,10 +266,8 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             name = " ".join(tokens)
             if len(name) < 2 or name.lower() in STOP_ALL or name.lower() in MONTHS_SET:
                 continue
-            prev = text[:start].split()
-            prev_word = prev[-1].lower().strip(",;:«\"'(") if prev else ""
-            after = text[match.end():].split()
-            next_word = after[0].lower().strip(",;:.!?»\"')") if after else ""
+            prev_word = word_before(text, start).lower().strip(",;:«\"'(")
+            next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
             kind = _type_of(name, prev_word, next_word, speaker_folds)
             if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
                 name = " ".join(tokens[1:])

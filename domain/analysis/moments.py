@@ -7,11 +7,17 @@ clip (15), named entities (10), the main topics (15), a length near ``IDEAL_MS``
 opening that stands alone (5; a start such as "and", "but", "ça", "this" depends on what came
 before). The best candidates that do not overlap are kept, one per ``MINUTES_PER_MOMENT`` of
 video, between 3 and 20.
+
+A candidate holds at most ``MAX_SENTENCES`` sentences. A minute of speech holds about ten (a
+quick dialogue of short replies, thirty or so), so the bound never cuts a real clip; it keeps the
+number of candidates linear in the number of sentences when captions crowd many sentences into
+a short time, where every pair of sentences would otherwise be a candidate (quadratic).
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +32,7 @@ MIN_MS = 15_000
 MAX_MS = 60_000
 IDEAL_MS = 35_000
 MINUTES_PER_MOMENT = 2
+MAX_SENTENCES = 60
 DEPENDENT_START_RE = re.compile(
     r"^(?:et|mais|donc|alors|puis|ça|cela|ce|c['’]est|il|elle|ils|elles|aussi|and|but|so|then|this|that|it|"
     r"they|he|she|also|because|parce)\b", re.IGNORECASE)
@@ -63,13 +70,16 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
         pre_ents.append(pre_ents[-1] + len(facts[i].names) + facts[i].dates + facts[i].numbers)
         pre_topic.append(pre_topic[-1] + (1 if top_words.intersection(s.tokens) else 0))
 
+    # (-score, i, j): a heap gives the candidates best first, as a full sort would, but only as
+    # many as the selection below looks at.
     scored: list[tuple[float, int, int]] = []
     for i in range(n):
         start = sentences[i].start_ms
         if start < 0 or start >= duration_ms:
             continue
         question_at = i if sentences[i].is_question else -1
-        for j in range(i, n):
+        opening = 0 if DEPENDENT_START_RE.match(strip_leading_fillers(sentences[i].text)) else 5
+        for j in range(i, min(n, i + MAX_SENTENCES)):
             end = min(sentences[j].end_ms, duration_ms)
             length = end - start
             if length > MAX_MS:
@@ -90,15 +100,15 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
                      + 10 * min(1.0, (pre_ents[j + 1] - pre_ents[i]) / 4)
                      + 15 * (pre_topic[j + 1] - pre_topic[i]) / count
                      + 10 * max(0.0, 1 - abs(length - IDEAL_MS) / IDEAL_MS)
-                     + (0 if DEPENDENT_START_RE.match(strip_leading_fillers(sentences[i].text)) else 5))
-            scored.append((round(score, 1), i, j))
+                     + opening)
+            scored.append((-round(score, 1), i, j))
     wanted = limit or max(3, min(20, duration_ms // (MINUTES_PER_MOMENT * 60_000)))
-    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    heapq.heapify(scored)
     taken: list[tuple[int, int]] = []
     moments: list[ClipMoment] = []
-    for score, i, j in scored:
-        if len(moments) >= wanted:
-            break
+    while scored and len(moments) < wanted:
+        negative, i, j = heapq.heappop(scored)
+        score = -negative
         if any(not (j < a or i > b) for a, b in taken):
             continue
         taken.append((i, j))

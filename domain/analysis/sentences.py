@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from domain.analysis.model import Segment, Sentence
-from domain.analysis.text import clean_spaces, content_tokens, looks_like_question
+from domain.analysis.text import clean_spaces, content_tokens, looks_like_question, word_after, word_before
 
 MAX_GAP_MS = 2500
 MAX_WORDS = 45
@@ -26,28 +26,36 @@ co corp dept approx min max tel tél
 BOUNDARY_RE = re.compile(r"([.!?…]+)([\"”»)\]]*)(?=\s|$)")
 
 
-def _is_initial(before: str, after: str) -> bool:
-    """"J. K. Rowling", "Marie S. Curie": a capital letter and a dot inside a name, not "classés F ou G. Ces"."""
-    previous = before.split()[-1] if before.split() else ""
-    following = after.split()[0] if after.split() else ""
+def _is_initial(previous: str, following: str) -> bool:
+    """"J. K. Rowling", "Marie S. Curie": a capital letter and a dot inside a name, not "classés F ou G. Ces".
+
+    ``previous`` is the word before the letter, ``following`` the word after its dot."""
     if re.fullmatch(r"[A-Z]\.", following) or re.fullmatch(r"[A-Z]\.", previous):
         return True
     return bool(previous[:1].isupper() and not previous.endswith((".", "!", "?")) and following[:1].isupper())
 
 
+def _token_before(text: str, end: int) -> str:
+    """The run of word characters, dots and hyphens that ends at ``end`` (scanned back from it)."""
+    begin = end
+    while begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in "_.-"):
+        begin -= 1
+    return text[begin:end]
+
+
 def _split_points(text: str) -> list[int]:
-    """Character offsets just after each sentence end in ``text``."""
+    """Character offsets just after each sentence end in ``text``. Each end looks only at the words
+    around it, so a long cue costs its length, not its length times its sentence ends."""
     points = []
     for match in BOUNDARY_RE.finditer(text):
         punct = match.group(1)
         if punct == ".":
-            before = text[:match.start()]
-            last = re.search(r"([\w.\-]+)$", before)
-            token = last.group(1) if last else ""
+            token = _token_before(text, match.start())
             bare = token.rstrip(".").lower()
             if bare in ABBREVIATIONS or re.fullmatch(r"(?:\w\.)+\w", token):
                 continue
-            if len(bare) == 1 and bare.isalpha() and _is_initial(before[:-1], text[match.end():]):
+            if len(bare) == 1 and bare.isalpha() and _is_initial(word_before(text, match.start() - 1),
+                                                                 word_after(text, match.end())):
                 continue
         points.append(match.end())
     return points

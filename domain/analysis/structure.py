@@ -17,6 +17,7 @@ Titles are the chapter's most distinctive phrases (frequent in the chapter, rare
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -107,38 +108,73 @@ def validate_chapters(chapters: Sequence[Chapter | dict], duration_ms: int) -> l
     return problems
 
 
-def _cosine(a: Counter, b: Counter) -> float:
-    if not a or not b:
-        return 0.0
-    if len(a) > len(b):
-        a, b = b, a
-    dot = sum(v * b.get(k, 0) for k, v in a.items())
-    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
-    return dot / norm if norm else 0.0
+class _Windows:
+    """Word counts of the sentences before and after a point, with their dot product and squared
+    norms kept up to date word by word, so the cosine at each point costs the words that moved
+    rather than the windows' whole vocabulary (the counts are integers: the same cosine exactly)."""
+
+    def __init__(self) -> None:
+        self.before: dict[str, int] = {}
+        self.after: dict[str, int] = {}
+        self.squares = {"before": 0, "after": 0}
+        self.dot = 0
+
+    def add(self, side: str, tokens: Sequence[str]) -> None:
+        counts, other = (self.before, self.after) if side == "before" else (self.after, self.before)
+        for token in tokens:
+            count = counts.get(token, 0)
+            counts[token] = count + 1
+            self.squares[side] += 2 * count + 1
+            self.dot += other.get(token, 0)
+
+    def remove(self, side: str, tokens: Sequence[str]) -> None:
+        """Words that leave a window are dropped from its counts (a ``Counter.subtract`` keeps them
+        at zero, which made every step cost the vocabulary of the whole transcript)."""
+        counts, other = (self.before, self.after) if side == "before" else (self.after, self.before)
+        for token in tokens:
+            count = counts[token]
+            if count > 1:
+                counts[token] = count - 1
+            else:
+                del counts[token]
+            self.squares[side] -= 2 * count - 1
+            self.dot -= other.get(token, 0)
+
+    def cosine(self) -> float:
+        if not self.before or not self.after:
+            return 0.0
+        norm = math.sqrt(self.squares["before"]) * math.sqrt(self.squares["after"])
+        return self.dot / norm if norm else 0.0
+
+
+def _near(sorted_times: Sequence[int], t: int, within: int) -> bool:
+    k = bisect.bisect_left(sorted_times, t - within)
+    return k < len(sorted_times) and sorted_times[k] <= t + within
 
 
 def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, window: int) -> list[float]:
-    """Score of starting a new chapter at each sentence (index 0 is never a boundary)."""
+    """Score of starting a new chapter at each sentence (index 0 is never a boundary).
+
+    The two windows slide by one sentence per step, and scene changes and silence ends are found
+    by bisection, so the pass is linear in the number of sentences (times the window).
+    """
     n = len(sentences)
     scores = [0.0] * n
-    before: Counter = Counter()
-    after: Counter = Counter()
+    windows = _Windows()
     for s in sentences[1:1 + window]:
-        after.update(s.tokens)
-    scene_times = [c.time_ms for c in facts.scene_changes] if facts else []
-    silence_ends = [r.end_ms for r in facts.silences] if facts else []
+        windows.add("after", s.tokens)
+    scene_times = sorted(c.time_ms for c in facts.scene_changes) if facts else []
+    silence_ends = sorted(r.end_ms for r in facts.silences) if facts else []
     for i in range(1, n):
-        before.update(sentences[i - 1].tokens)
+        windows.add("before", sentences[i - 1].tokens)
         if i - 1 - window >= 0:
-            before.subtract(sentences[i - 1 - window].tokens)
+            windows.remove("before", sentences[i - 1 - window].tokens)
         if i > 1:
-            after.subtract(sentences[i - 1].tokens)
+            windows.remove("after", sentences[i - 1].tokens)
         if i + window - 1 < n and i > 1:
-            after.update(sentences[i + window - 1].tokens)
-        before_pos = +before
-        after_pos = +after
+            windows.add("after", sentences[i + window - 1].tokens)
         sentence = sentences[i]
-        score = 1.0 - _cosine(before_pos, after_pos)
+        score = 1.0 - windows.cosine()
         if MARKER_RE.match(sentence.text):
             score += 0.35
         if sentence.is_question:
@@ -147,9 +183,9 @@ def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, win
             score += 0.15
         if sentence.speaker != sentences[i - 1].speaker:
             score += 0.05
-        if any(abs(t - sentence.start_ms) <= 1500 for t in scene_times):
+        if _near(scene_times, sentence.start_ms, 1500):
             score += 0.15
-        if any(abs(t - sentence.start_ms) <= 1500 for t in silence_ends):
+        if _near(silence_ends, sentence.start_ms, 1500):
             score += 0.1
         scores[i] = score
     return scores

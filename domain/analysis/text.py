@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import islice
 
 STOP_FR = frozenset("""
 a à ai aie ainsi alors as au aucun aucune aujourd aujourd'hui auquel aura aurait aussi autre autres aux avait avant
@@ -58,6 +59,7 @@ WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 ELISION_RE = re.compile(r"^(?:[ldjmntsc]|qu|jusqu|lorsqu|puisqu)['’]", re.IGNORECASE)
 NUMBER_RE = re.compile(r"\d")
 SPACE_RE = re.compile(r"\s+")
+FILLER_RE = re.compile(r"([^\W\d_]+)\s*[,.…]*\s+")
 
 QUESTION_WORDS = {
     "fr": ("comment", "pourquoi", "qu'est-ce", "qu’est-ce", "quel", "quelle", "quels", "quelles", "quand", "où",
@@ -98,6 +100,29 @@ def clean_spaces(text: str) -> str:
     return SPACE_RE.sub(" ", text).strip()
 
 
+def word_before(text: str, end: int) -> str:
+    """The last whitespace-separated word of ``text[:end]`` ("" when none), found by scanning back
+    from ``end``: splitting everything before each point made long sentences quadratic."""
+    stop = end
+    while stop > 0 and text[stop - 1].isspace():
+        stop -= 1
+    begin = stop
+    while begin > 0 and not text[begin - 1].isspace():
+        begin -= 1
+    return text[begin:stop]
+
+
+def word_after(text: str, start: int) -> str:
+    """The first whitespace-separated word of ``text[start:]`` ("" when none), scanning forward."""
+    begin, n = start, len(text)
+    while begin < n and text[begin].isspace():
+        begin += 1
+    stop = begin
+    while stop < n and not text[stop].isspace():
+        stop += 1
+    return text[begin:stop]
+
+
 def words(text: str) -> list[str]:
     """Surface words in order (letters, digits, inner apostrophes and hyphens)."""
     return WORD_RE.findall(text)
@@ -132,15 +157,16 @@ def fold(text: str) -> str:
 
 def strip_leading_fillers(text: str) -> str:
     """Drop disfluencies and loose connectors at the start ("Euh, alors, ...") and capitalise."""
-    rest = text.strip()
+    text = text.strip()
+    at = 0  # an index rather than a slice per filler: a long run of fillers stays linear
     while True:
-        match = re.match(r"^([^\W\d_]+)\s*[,.…]*\s+", rest)
+        match = FILLER_RE.match(text, at)
         if not match or match.group(1).lower() not in FILLERS:
             break
-        candidate = rest[match.end():]
-        if len(words(candidate)) < 4:
+        if len(list(islice(WORD_RE.finditer(text, match.end()), 4))) < 4:
             break
-        rest = candidate
+        at = match.end()
+    rest = text[at:]
     return rest[:1].upper() + rest[1:] if rest else rest
 
 

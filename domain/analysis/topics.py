@@ -49,20 +49,20 @@ def candidates(text: str) -> Iterable[tuple[tuple[str, ...], str]]:
     """(normalised word tuple, surface form) for every single word and phrase candidate of a sentence."""
     raw = WORD_RE.findall(text)
     toks = [norm_token(w) for w in raw]
+    content = [_is_content(t) for t in toks]
     n = len(toks)
     for i in range(n):
-        if not _is_content(toks[i]):
+        if not content[i]:
             continue
         head = ELISION_RE.sub("", raw[i]) or raw[i]
         yield (toks[i],), head
         for length in (2, 3):
             j = i + length
-            if j > n or not _is_content(toks[j - 1]):
+            if j > n or not content[j - 1]:
                 continue
-            inner = toks[i + 1:j - 1]
-            if any(not _is_content(t) and t not in PHRASE_CONNECTORS for t in inner):
+            if length == 3 and not content[i + 1] and toks[i + 1] not in PHRASE_CONNECTORS:
                 continue
-            if length == 2 and not _is_content(toks[i + 1]):
+            if length == 2 and not content[i + 1]:
                 continue
             yield tuple(toks[i:j]), " ".join([head, *raw[i + 1:j]])
 
@@ -93,7 +93,8 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
         bucket = min(SLICES - 1, sentence.start_ms * SLICES // span)
         seen: set[tuple[str, ...]] = set()
         for key, surface in candidates(sentence.text):
-            key = tuple(fold_map.get(t, t) for t in key)
+            if fold_map:
+                key = tuple(map(fold_map.get, key, key))
             if key in seen:
                 continue
             seen.add(key)

@@ -1,13 +1,14 @@
 """``python -m tests.benchmarks [core|api] [parts ...]``: on-demand benchmarks.
 
 core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand: the cost ladder, post included).
+analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
 """
 
 import sys
 
-from tests.benchmarks import bench_api, bench_core
+from tests.benchmarks import bench_analysis, bench_api, bench_core
 
-SUITES = {"core": bench_core.run, "api": bench_api.run}
+SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -183,3 +183,27 @@ async def test_two_workers_never_run_the_same_job_at_once(fast, store, pool, bac
     async with pool.acquire() as conn:
         completed = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'JobCompleted'")
     assert completed == 30
+
+
+async def test_results_the_database_cannot_store_fail_the_job_at_once_with_the_reason(fast, store, pool, background):
+    # A NUL in a result: PostgreSQL refuses it in JSON text. Another attempt would compute the
+    # same results, so the job fails on its first attempt and says why (it used to end, after
+    # every attempt's lease had expired, as "worker lost its lease").
+    start_pipeline(fast, background)
+    handlers = JobHandlers()
+    calls: list[int] = []
+
+    @handlers.register("unstorable")
+    async def nul_in_result(ctx):
+        calls.append(ctx.attempt)
+        return {"transcript": "caption text with a \x00 inside"}
+
+    background.start(Worker(fast, handlers, pool=pool).run)
+    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="unstorable", max_attempts=3)
+    done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
+    assert (done.status, done.attempts, calls) == ("failed", 1, [1])
+    assert done.error_message.startswith("recording the results failed: ")
+    assert "lease" not in done.error_message
+    assert "\\u0000" in done.error_message  # the database's detail names the value it refused
+    types = [e.type for e in await job_events(store, job.id)]
+    assert types == ["JobQueued", "JobStarted", "JobFailed"]

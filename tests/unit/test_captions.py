@@ -105,3 +105,33 @@ def test_windows_1252_file_is_read(tmp_path: Path) -> None:
     path = tmp_path / "old.srt"
     path.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nÉté à Paris.\n".encode("cp1252"))
     assert read_captions(path)[0].text == "Été à Paris."
+
+
+def test_control_characters_are_never_caption_text() -> None:
+    from infra.captions import parse_captions
+
+    text = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann\x00e>Hel\x00lo\x01 wor\x7fld\x9b.\n"
+    assert [(s.text, s.speaker) for s in parse_captions(text)] == [("Hello world.", "Anne")]
+
+
+def test_utf16_captions_with_a_byte_order_mark_are_read() -> None:
+    from infra.captions import read_caption_upload
+
+    data = "1\n00:00:01,000 --> 00:00:02,500\nMARIE : Bonjour à tous.\n".encode("utf-16")
+    segments, ext = read_caption_upload(data)
+    assert ext == ".srt" and [(s.text, s.speaker) for s in segments] == [("Bonjour à tous.", "Marie")]
+
+
+def test_captions_fit_the_media_they_came_with() -> None:
+    from domain.captions import CUE_ALLOWANCE, MAX_CUES_PER_SECOND, CaptionsDoNotFit, check_captions_fit
+
+    check_captions_fit([Segment(0, 2000, "Bonjour."), Segment(9_500, 11_000, "Fin.")], 10_000)  # ends late: fine
+    with pytest.raises(CaptionsDoNotFit, match="start after the end of the media"):
+        check_captions_fit([Segment(0, 2000, "Bonjour."), Segment(11_001, 12_000, "Encore.")], 10_000)
+    most = 10 * MAX_CUES_PER_SECOND + CUE_ALLOWANCE
+    check_captions_fit([Segment(k, k + 1, "a") for k in range(most)], 10_000)
+    with pytest.raises(CaptionsDoNotFit, match="more than anyone can say") as refused:
+        check_captions_fit([Segment(k, k + 1, "a") for k in range(most + 1)], 10_000)
+    assert refused.value.details["max_cues"] == most and refused.value.status == 400
+    with pytest.raises(CaptionsDoNotFit, match="characters"):
+        check_captions_fit([Segment(0, 9000, "x" * 3000)], 10_000)

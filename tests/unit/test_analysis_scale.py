@@ -1,0 +1,109 @@
+"""domain.analysis on crowded or long transcripts: bounds that keep the passes linear, and the
+sliding windows of the chapter pass giving exactly what whole-window counts give."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+from domain.analysis import MediaFacts, SceneChange, Segment, TimeRange, analyse
+from domain.analysis.moments import MAX_SENTENCES
+from domain.analysis.sentences import split_sentences
+from domain.analysis.structure import MARKER_RE, boundary_scores
+from infra.captions import read_captions
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
+
+
+def test_a_clip_moment_holds_a_bounded_number_of_sentences_when_captions_crowd_them() -> None:
+    # 240 factual sentences of half a second each: every 35 s stretch (the ideal clip) holds 70.
+    segments = [Segment(k * 500, k * 500 + 450, f"Le projet {k} coûte 45 millions d'euros à Paris en 2024.", "Anne")
+                for k in range(240)]
+    graph = analyse(segments)
+    assert graph.moments
+    for moment in graph.moments:
+        assert moment.last_sentence - moment.first_sentence + 1 <= MAX_SENTENCES
+
+
+def _reference_scores(sentences, facts, window):
+    """The chapter boundary scores computed from whole windows at every sentence (the definition)."""
+    scores = [0.0] * len(sentences)
+    for i in range(1, len(sentences)):
+        before = Counter(t for s in sentences[max(0, i - window):i] for t in s.tokens)
+        after = Counter(t for s in sentences[i:i + window] for t in s.tokens)
+        dot = sum(v * after.get(k, 0) for k, v in before.items())
+        norm = math.sqrt(sum(v * v for v in before.values())) * math.sqrt(sum(v * v for v in after.values()))
+        score = 1.0 - (dot / norm if before and after and norm else 0.0)
+        s, prev = sentences[i], sentences[i - 1]
+        score += 0.35 if MARKER_RE.match(s.text) else 0
+        score += 0.1 if s.is_question else 0
+        score += 0.15 if s.start_ms - prev.end_ms > 2000 else 0
+        score += 0.05 if s.speaker != prev.speaker else 0
+        score += 0.15 if any(abs(c.time_ms - s.start_ms) <= 1500 for c in facts.scene_changes) else 0
+        score += 0.1 if any(abs(r.end_ms - s.start_ms) <= 1500 for r in facts.silences) else 0
+        scores[i] = score
+    return scores
+
+
+def test_sliding_chapter_windows_score_exactly_as_whole_windows() -> None:
+    sentences = split_sentences(read_captions(FIXTURE), "fr")
+    facts = MediaFacts(duration_ms=sentences[-1].end_ms,
+                       scene_changes=tuple(SceneChange(t, 0.5) for t in range(7_000, sentences[-1].end_ms, 23_000)),
+                       silences=tuple(TimeRange(t, t + 900) for t in range(12_000, sentences[-1].end_ms, 31_000)))
+    for window in (3, 8, 25):
+        assert boundary_scores(sentences, facts, window) == _reference_scores(sentences, facts, window)
+
+
+def test_the_words_around_a_point_are_those_splitting_would_give() -> None:
+    import random
+
+    from domain.analysis.text import word_after, word_before
+
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "".join(rng.choice("ab. \t\u00a0J«-") for _ in range(rng.randint(0, 30)))
+        for k in range(len(text) + 1):
+            assert word_before(text, k) == (text[:k].split() or [""])[-1]
+            assert word_after(text, k) == (text[k:].split() or [""])[0]
+
+
+def _reference_split_points(text: str) -> list[int]:
+    """Sentence ends as first written: slicing and splitting everything before each end."""
+    import re
+
+    from domain.analysis.sentences import ABBREVIATIONS, BOUNDARY_RE
+
+    def is_initial(before: str, after: str) -> bool:
+        previous = before.split()[-1] if before.split() else ""
+        following = after.split()[0] if after.split() else ""
+        if re.fullmatch(r"[A-Z]\.", following) or re.fullmatch(r"[A-Z]\.", previous):
+            return True
+        return bool(previous[:1].isupper() and not previous.endswith((".", "!", "?")) and following[:1].isupper())
+
+    points = []
+    for match in BOUNDARY_RE.finditer(text):
+        if match.group(1) == ".":
+            before = text[:match.start()]
+            last = re.search(r"([\w.\-]+)$", before)
+            token = last.group(1) if last else ""
+            bare = token.rstrip(".").lower()
+            if bare in ABBREVIATIONS or re.fullmatch(r"(?:\w\.)+\w", token):
+                continue
+            if len(bare) == 1 and bare.isalpha() and is_initial(before[:-1], text[match.end():]):
+                continue
+        points.append(match.end())
+    return points
+
+
+def test_sentence_ends_in_a_long_cue_are_found_as_before() -> None:
+    import random
+
+    from domain.analysis.sentences import _split_points
+
+    rng = random.Random(11)
+    pieces = ["J.", "K.", "Rowling", "a.", "etc.", "M.", "Dupont", "classés", "F", "ou", "G.", "Ces", "2.5", "U.S.A.",
+              "fin.", "Vraiment ?", "Oui !", "é.", "x-y.", "«", "»", "Paris."]
+    for _ in range(200):
+        text = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        assert _split_points(text) == _reference_split_points(text)
