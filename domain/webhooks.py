@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -320,7 +320,8 @@ def _start(version: int, delivery_id: UUID, now: datetime, scheduled: dict[str, 
 
 def attempt_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *, attempt: int, signed_at: int,
                    status_code: int | None, latency_ms: float, error: str | None,
-                   next_attempt_at: datetime | None = None, exhausted: bool = False) -> list[Aggregate.Event]:
+                   now: datetime, next_attempt_at: datetime | None = None,
+                   exhausted: bool = False) -> list[Aggregate.Event]:
     """The events of one attempt on a delivery stream at ``version`` (0: a new stream, which starts
     with ``Scheduled(**scheduled)``): ``Attempted``, then ``Delivered`` (2xx) or ``Failed``.
 
@@ -330,7 +331,6 @@ def attempt_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *
     it), so the stream's version, which the sender's row keeps, is all it needs; replaying would
     cost a load per retry and most of the sender's time.
     """
-    now = datetime.now(UTC)
     out = _start(version, delivery_id, now, scheduled)
     v = version + len(out)
     out.append(WebhookDelivery.Attempted(originator_id=delivery_id, originator_version=v + 1, timestamp=now,
@@ -348,9 +348,8 @@ def attempt_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *
 
 
 def cancel_events(delivery_id: UUID, version: int, scheduled: dict[str, Any], *, reason: str,
-                  attempts: int) -> list[Aggregate.Event]:
+                  attempts: int, now: datetime) -> list[Aggregate.Event]:
     """The events that end a delivery unsent (``Cancelled``), as ``attempt_events`` builds an attempt's."""
-    now = datetime.now(UTC)
     out = _start(version, delivery_id, now, scheduled)
     out.append(WebhookDelivery.Cancelled(originator_id=delivery_id, originator_version=version + len(out) + 1,
                                          timestamp=now, reason=reason, attempts=attempts))

@@ -27,7 +27,7 @@ import email.utils
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -35,7 +35,7 @@ import aiohttp
 import orjson
 from yarl import URL
 
-from infra.settings import Settings
+from infra.settings import Settings, wall_clock
 
 log = logging.getLogger("vaeo.llm")
 
@@ -76,6 +76,7 @@ class ChatProvider:
     retry_after_max_s: float
     max_response_bytes: int
     json_mode: bool
+    clock: Callable[[], datetime] = field(default=wall_clock, repr=False, compare=False)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ChatProvider | None:
@@ -85,7 +86,8 @@ class ChatProvider:
                    api_key=settings.llm_api_key.get_secret_value(), timeout_s=settings.llm_timeout_s,
                    max_attempts=max(1, settings.llm_max_attempts), backoff_s=settings.llm_retry_backoff_s,
                    retry_after_max_s=settings.llm_retry_after_max_s,
-                   max_response_bytes=settings.llm_max_response_bytes, json_mode=settings.llm_json_mode)
+                   max_response_bytes=settings.llm_max_response_bytes, json_mode=settings.llm_json_mode,
+                   clock=settings.now)
 
     @property
     def endpoint(self) -> str:
@@ -130,7 +132,7 @@ class ChatProvider:
         try:
             async with http.post(self.endpoint, data=payload, headers=headers, allow_redirects=False) as resp:
                 status, reason = resp.status, resp.reason or ""
-                retry_after = _retry_after(resp.headers.get("Retry-After"))
+                retry_after = _retry_after(resp.headers.get("Retry-After"), self.clock())
                 raw = bytearray()
                 async for chunk in resp.content.iter_chunked(65536):
                     raw += chunk
@@ -185,8 +187,9 @@ class ChatProvider:
         return text.replace(self.api_key, "***") if self.api_key else text
 
 
-def _retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date); None if absent or unreadable."""
+def _retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date, counted from ``now``);
+    None if absent or unreadable."""
     if not value:
         return None
     try:
@@ -199,4 +202,4 @@ def _retry_after(value: str | None) -> float | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return max(0.0, (when - now).total_seconds())

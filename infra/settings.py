@@ -14,6 +14,12 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+def wall_clock() -> datetime:
+    """The machine's clock: the one place that reads it. Use ``Settings.now`` (which can be fixed or
+    shifted) wherever settings are at hand; this is the default of adapters built without them."""
+    return datetime.now(UTC)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="VAEO_", extra="ignore")
 
@@ -206,8 +212,9 @@ class Settings(BaseSettings):
     mode: str = Field(default="development", pattern="^(development|production)$")
 
     def now(self) -> datetime:
-        """The service's "now": the wall clock, or the fixed instant of ``clock_fixed``, plus the offset."""
-        base = datetime.fromisoformat(self.clock_fixed) if self.clock_fixed else datetime.now(UTC)
+        """The service's "now": the wall clock, or the fixed instant of ``clock_fixed``, plus the offset.
+        Code that needs "now" takes it from here (or as a parameter), so tests and replays can fix it."""
+        base = datetime.fromisoformat(self.clock_fixed) if self.clock_fixed else wall_clock()
         return base + timedelta(seconds=self.clock_offset_s)
 
     @property

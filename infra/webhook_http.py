@@ -30,7 +30,9 @@ import secrets
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -41,6 +43,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from yarl import URL
 
 from infra.netguard import Vetted
+from infra.settings import wall_clock
 
 SECRET_PREFIX = "whsec_"
 USER_AGENT = "vaeo-webhooks/1"
@@ -85,7 +88,7 @@ def signature_headers(secret: str, message_id: str, body: bytes, timestamp: int 
     """The signature headers of one attempt. ``secret`` signs both schemes; each of ``also``
     (an older secret in its grace period) adds a signature to ``webhook-signature`` only, which
     Standard Webhooks allows (space-separated ``v1,`` signatures: a verifier accepts any)."""
-    ts = int(time.time()) if timestamp is None else timestamp
+    ts = int(wall_clock().timestamp()) if timestamp is None else timestamp
     spec_key, _ = _keys(secret)
     spec = hmac.digest(spec_key, body, "sha256").hex()
     signed = f"{message_id}.{ts}.".encode() + body
@@ -113,7 +116,8 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-def parse_retry_after(value: str | None) -> float | None:
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds, or an HTTP date counted from ``now``)."""
     if not value:
         return None
     value = value.strip()
@@ -123,7 +127,7 @@ def parse_retry_after(value: str | None) -> float | None:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, when.timestamp() - now.timestamp())
 
 
 class NoLookups(AbstractResolver):
@@ -155,7 +159,8 @@ class WebhookClient:
     """One connection pool for many destinations; every request pinned to its vetted address."""
 
     def __init__(self, *, timeout_s: float = 10.0, max_response_bytes: int = 65536, extra_ca_file: str = "",
-                 limit: int = 100) -> None:
+                 limit: int = 100, clock: Callable[[], datetime] = wall_clock) -> None:
+        self.clock = clock
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
         self.extra_ca_file = extra_ca_file
@@ -199,7 +204,7 @@ class WebhookClient:
                     error = f"redirect ({status}) not followed"
                 elif not 200 <= status < 300:
                     error = f"HTTP {status}"
-                return Outcome(status, latency, error, parse_retry_after(resp.headers.get("Retry-After")),
+                return Outcome(status, latency, error, parse_retry_after(resp.headers.get("Retry-After"), self.clock()),
                                body_excerpt=excerpt[:200].decode(errors="replace"))
         except TimeoutError:
             latency = (time.perf_counter() - started) * 1000

@@ -518,7 +518,8 @@ class Sender:
             await listener.add_listener(WAKE_CHANNEL, self._on_notify)
             async with WebhookClient(timeout_s=self.settings.webhook_timeout_s,
                                      max_response_bytes=self.settings.webhook_max_response_bytes,
-                                     extra_ca_file=self.settings.webhook_extra_ca_file, limit=limit) as client:
+                                     extra_ca_file=self.settings.webhook_extra_ca_file, limit=limit,
+                                     clock=self.settings.now) as client:
                 # Twice as many workers as attempts on the wire: a worker waiting for its attempt
                 # to be recorded holds no connection, and another one sends meanwhile.
                 workers = [asyncio.create_task(self._work(client, busy)) for _ in range(2 * limit)]
@@ -630,14 +631,14 @@ class Sender:
             made = row.attempts - 1
             await self._record(Record(row, "failed", made, None, None, f"cancelled: {why_not}",
                                       lambda v: cancel_events(row.id, v, row.scheduled(), reason=why_not,
-                                                              attempts=made)))
+                                                              attempts=made, now=self.settings.now())))
             self.stats.cancelled += 1
             return
         async with self._sending:
             if time.monotonic() - row.claimed_at > self.settings.dispatcher_lease_s / 2:
                 await self._release([row])  # held too long to finish inside its lease: claimed again now
                 return
-            signed_at = int(time.time())
+            signed_at = int(self.settings.now().timestamp())
             allowance = allowance_for(self.settings.webhook_test_allow, self.settings.mode, row.environment)
             refused_for_good = False
             try:
@@ -672,12 +673,12 @@ class Sender:
             if delay is None:
                 status = "exhausted"
             else:
-                status, next_at = "pending", datetime.now(UTC) + timedelta(seconds=delay)
+                status, next_at = "pending", self.settings.now() + timedelta(seconds=delay)
         await self._record(Record(
             row, status, row.attempts, next_at, outcome.status_code, outcome.error,
             lambda v: attempt_events(row.id, v, row.scheduled(), attempt=row.attempts, signed_at=signed_at,
                                      status_code=outcome.status_code, latency_ms=outcome.latency_ms,
-                                     error=outcome.error, next_attempt_at=next_at,
+                                     error=outcome.error, now=self.settings.now(), next_attempt_at=next_at,
                                      exhausted=status == "exhausted")))
         if outcome.status_code == 410 and row.webhook_id is not None:
             await self._disable(row)

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
@@ -291,7 +291,7 @@ class Worker:
         if isinstance(exc, PermanentJobError) or attempt >= max_attempts:
             await self._finish_failed(job, attempt, message)
             return
-        retry_at = datetime.now(UTC) + timedelta(seconds=self.settings.job_retry_backoff_s * 2 ** (attempt - 1))
+        retry_at = self.settings.now() + timedelta(seconds=self.settings.job_retry_backoff_s * 2 ** (attempt - 1))
         try:
             await self.append_to_job(job, lambda j: j.fail_attempt(message, retry_at))
         except JobCancelledError:

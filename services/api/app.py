@@ -248,9 +248,21 @@ async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
     try:
         # Strict, from the JSON itself: "1" or true is no integer, "yes" no boolean; JSON's strings
         # still become the uuids and dates a model declares.
-        return route.body.model_validate_json(raw if raw.strip() else b"{}", strict=True)
+        # A number with no fraction (1426.0) is an integer, as JSON Schema says: written as one.
+        return route.body.model_validate_json(orjson.dumps(_integral(data)), strict=True)
     except ValidationError as exc:
         raise validation_error(exc, "body") from None
+
+
+def _integral(value: Any) -> Any:
+    """The parsed body with every float that has no fraction written as an integer."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    return value
 
 
 def endpoint(route: Route):
@@ -298,7 +310,7 @@ def build_app(settings: Settings) -> web.Application:
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
-        app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER])
+        app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         yield
         await app[POOL].close()
 

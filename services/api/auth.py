@@ -23,14 +23,16 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from uuid import UUID
 
 import asyncpg
 
 from infra import crypto
 from infra.codec import EventRegistry
+from infra.settings import wall_clock
 from services.api.errors import ApiError
 from services.api.ratelimit import COUNT_CONFLICT, COUNT_RETURNING, WINDOW_NOW, RateLimiter, Window
 
@@ -93,7 +95,9 @@ def bearer_token(header: str | None) -> str:
 class Authenticator:
     """Authenticates and numbers the concurrent requests of one API process in groups."""
 
-    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, limiter: RateLimiter, max_group: int = 256) -> None:
+    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, limiter: RateLimiter, max_group: int = 256,
+                 clock: Callable[[], datetime] = wall_clock) -> None:
+        self.clock = clock
         self.pool = pool
         self.registry = registry
         self.limiter = limiter
@@ -131,7 +135,7 @@ class Authenticator:
             outcomes: dict[str, Principal | ApiError] = {}
             for digest in calls:
                 try:
-                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []))
+                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), self.clock())
                 except ApiError as exc:
                     outcomes[digest] = exc
             # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..
@@ -160,7 +164,7 @@ class Authenticator:
                     future.set_result((outcome, window))
 
 
-def _principal(registry: EventRegistry, rows: list) -> Principal:
+def _principal(registry: EventRegistry, rows: list, now: datetime) -> Principal:
     if not rows:
         raise invalid_key("unknown key")
     issued = None
@@ -175,7 +179,7 @@ def _principal(registry: EventRegistry, rows: list) -> Principal:
     if revoked:
         raise invalid_key("the key was revoked")
     expires_at = issued.get("expires_at")
-    if expires_at and datetime.fromisoformat(expires_at) <= datetime.now(UTC):
+    if expires_at and datetime.fromisoformat(expires_at) <= now:
         raise invalid_key("the key has expired")
     # asyncpg's own UUID type is not one orjson (the event codec) serialises: plain uuid.UUID.
     return Principal(key_id=UUID(bytes=rows[0]["key_id"].bytes), workspace_id=UUID(bytes=rows[0]["workspace_id"].bytes),

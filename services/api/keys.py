@@ -10,7 +10,7 @@ cannot lock the owner's bootstrap key out.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Literal
 from uuid import UUID
 
@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 from domain.api_keys import SCOPES
 from infra import crypto
 from services import commands
-from services.api.base import ApiError, Call, Route, not_found
+from services.api.base import SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import Environment, Name
 
 Scope = Literal[tuple(sorted(SCOPES))]  # type: ignore[valid-type]
@@ -95,7 +95,7 @@ def _visible_environment(call: Call) -> str | None:
 
 
 async def list_keys(call: Call) -> dict:
-    now = datetime.now(UTC)
+    now = call.app[SETTINGS].now()
     async with call.pool.acquire() as conn:
         rows = await conn.fetch(_LIST, call.workspace_id, _visible_environment(call))
     return {"data": [
@@ -112,7 +112,7 @@ async def create_key(call: Call) -> dict:
     if call.environment == "sandbox" and body.environment != "sandbox":
         raise ApiError(403, "sandbox_only", "a sandbox key can only create sandbox keys",
                        {"field": "environment", "allowed": ["sandbox"]})
-    expires_at = (datetime.now(UTC) + timedelta(days=body.expiresInDays)) if body.expiresInDays else None
+    expires_at = (call.app[SETTINGS].now() + timedelta(days=body.expiresInDays)) if body.expiresInDays else None
     issued = await commands.issue_key(
         call.store, call.workspace_id, name=body.name, scopes=list(body.scopes), environment=body.environment,
         expires_at=expires_at, issuer_scopes=sorted(call.principal.scopes), issued_by=call.principal.key_id,

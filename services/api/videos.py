@@ -31,7 +31,7 @@ from infra.storage import LocalStorage
 from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.errors import body_timeout, printable, validation_error
-from services.api.models import Name, Text, is_visible
+from services.api.models import NAME_PATTERN, TEXT_PATTERN, Name, Text, is_visible
 from services.api.protocol import parser_reason
 
 CHUNK = 256 * 1024
@@ -440,9 +440,9 @@ def describe_upload(document: dict) -> dict:
             "properties": {
                 "file": {"type": "string", "format": "binary", "description": "the media (video or audio)"},
                 "captions": {"type": "string", "format": "binary", "description": "WebVTT or SRT captions"},
-                "name": {"type": "string", "minLength": 1, "maxLength": 500},
+                "name": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": NAME_PATTERN},
                 "media_id": {"type": "integer", "minimum": 1},
                 "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
-                "description": {"type": "string", "maxLength": 5000},
+                "description": {"type": "string", "maxLength": 5000, "pattern": TEXT_PATTERN},
             }}}}}
     return document

@@ -18,7 +18,7 @@ See docs/webhooks.md.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Literal
 from uuid import UUID, uuid4
 
@@ -65,7 +65,7 @@ async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID
 
 
 async def rotate_workspace_job_secret(store: EventStore, workspace_id: UUID, environment: str, *, grace: timedelta,
-                            meta: dict | None = None) -> tuple[JobSecretVersions, int]:
+                                      now: datetime, meta: dict | None = None) -> tuple[JobSecretVersions, int]:
     """A new version of the workspace's job-notification secret for ``environment``; the current
     one stays valid for ``grace``. Returns the versions now and the position of the event."""
 
@@ -73,7 +73,7 @@ async def rotate_workspace_job_secret(store: EventStore, workspace_id: UUID, env
         workspace = await store.load_aggregate(workspace_id)
         if not isinstance(workspace, Workspace):
             raise NotFound("workspace not found", id=str(workspace_id))
-        versions = workspace.rotate_job_secret(environment, now=datetime.now(UTC), grace=grace)
+        versions = workspace.rotate_job_secret(environment, now=now, grace=grace)
         position = await store.append(store.registry.to_new_events(workspace.collect_events(),
                                                                    workspace_id=workspace_id, meta=meta))
         return versions, position
@@ -315,8 +315,9 @@ async def test_webhook(call: Call) -> dict:
     settings = _settings(call)
     webhook = await _load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
     message_id = uuid4()
-    signed_at = int(time.time())
-    body = orjson.dumps(payload(message_id, TEST_EVENT, datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+    now = settings.now()
+    signed_at = int(now.timestamp())
+    body = orjson.dumps(payload(message_id, TEST_EVENT, now.isoformat().replace("+00:00", "Z"),
                                 call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
     started = time.perf_counter()
     try:
@@ -328,7 +329,7 @@ async def test_webhook(call: Call) -> dict:
         secret = SecretBox(settings.secret_key).decrypt(webhook.secret_encrypted, str(webhook_id))
         remaining = max(0.5, min(settings.webhook_timeout_s, TEST_TIMEOUT_S) - (time.perf_counter() - started))
         async with WebhookClient(timeout_s=remaining, max_response_bytes=settings.webhook_max_response_bytes,
-                                 extra_ca_file=settings.webhook_extra_ca_file, limit=1) as client:
+                                 extra_ca_file=settings.webhook_extra_ca_file, limit=1, clock=settings.now) as client:
             outcome = await client.post(vetted, body, signature_headers(secret, str(message_id), body, signed_at))
     latency_ms = round(outcome.latency_ms, 1)
     await record_test(call.store, call.workspace_id, webhook_id, message_id=message_id, signed_at=signed_at,
@@ -397,7 +398,7 @@ async def rotate_job_secret(call: Call) -> dict:
     signature; the previous secret still verifies ``webhook-signature`` during the grace period."""
     grace = timedelta(seconds=_settings(call).job_secret_grace_s)
     versions, position = await rotate_workspace_job_secret(call.store, call.workspace_id, call.environment,
-                                                           grace=grace, meta=call.meta())
+                                                           grace=grace, now=_settings(call).now(), meta=call.meta())
     await call.read_your_writes("dispatcher", position)
     return {"data": _job_secret_data(call, versions), "_warning": ROTATION_WARNING}
 

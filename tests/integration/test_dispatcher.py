@@ -339,7 +339,8 @@ async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_bot
         StandardVerifier(v1["production"]).verify(sandbox.hits[0].body, sandbox.hits[0].headers)
 
     grace_s = 2.0
-    versions, _ = await rotate_workspace_job_secret(store, ws, "production", grace=dt.timedelta(seconds=grace_s))
+    versions, _ = await rotate_workspace_job_secret(store, ws, "production", grace=dt.timedelta(seconds=grace_s),
+                                                    now=settings.now())
     rotated_at = time.monotonic()
     assert (versions.current, versions.previous) == (2, 1)
     v2 = job_notification_secret(settings.secret_key, ws, "production", 2)

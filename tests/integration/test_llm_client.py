@@ -175,9 +175,10 @@ async def test_a_long_retry_after_is_clamped_to_the_setting(fake):
 
 
 def test_retry_after_reads_seconds_and_http_dates():
-    soon = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
-    gone = email.utils.format_datetime(datetime.now(UTC) - timedelta(seconds=30), usegmt=True)
+    now = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)  # the provider's clock, fixed: dates are counted from it
+    soon = email.utils.format_datetime(now + timedelta(seconds=30), usegmt=True)
+    gone = email.utils.format_datetime(now - timedelta(seconds=30), usegmt=True)
 
-    assert (_retry_after("7"), _retry_after("0.5"), _retry_after(None), _retry_after("soon")) == (7.0, 0.5, None, None)
-    assert 20 < _retry_after(soon) <= 30
-    assert _retry_after(gone) == 0.0
+    assert [_retry_after(v, now) for v in ("7", "0.5", None, "soon")] == [7.0, 0.5, None, None]
+    assert _retry_after(soon, now) == 30.0
+    assert _retry_after(gone, now) == 0.0

@@ -248,7 +248,7 @@ async def test_credits_low_is_appended_once_per_crossing_and_again_after_a_top_u
     first = await lows()
     assert len(first) == 1
     assert first[0].data == {"balance": 15, "total": 100, "remaining_pct": 15.0, "threshold_pct": 20.0,
-                             "crossing_version": 5}
+                             "crossing_version": 5, "environment": "production"}
     # Monitoring shows the warning.
     await wait_projected(settings, pool, ["workspaces"])
     async with Api(settings) as api:

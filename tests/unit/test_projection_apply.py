@@ -238,7 +238,8 @@ def test_unhandled_events_give_no_statements(projection) -> None:
 def test_webhooks_a_cancelled_delivery_ends_with_its_reason_guarded_by_the_version() -> None:
     hook = uuid.uuid4()
     did = delivery_id(hook, 9, "job.failed")
-    new = REGISTRY.to_new_events(cancel_events(did, 3, {}, reason="webhook deleted", attempts=1),
+    new = REGISTRY.to_new_events(cancel_events(did, 3, {}, reason="webhook deleted", attempts=1,
+                                               now=datetime(2026, 5, 4, tzinfo=UTC)),
                                  workspace_id=WORKSPACE)
     ev = StoredEvent(position=40, stream_id=did, stream_type=new[0].stream_type, version=new[0].version,
                      workspace_id=WORKSPACE, type=new[0].type, schema=1, data=new[0].data, meta={}, recorded_at=T0)

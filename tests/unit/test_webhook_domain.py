@@ -32,6 +32,8 @@ from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
 from services.dispatcher import plan_intake
 
+NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
+
 
 def _verify_service_signature(secret: str, body: bytes, header: str) -> bool:
     """What the docs tell receivers to do for X-Service-Signature."""
@@ -153,8 +155,10 @@ def test_schedule_jitter_retry_after_and_exhaustion():
     assert next_delay(schedule, 2, jitter=0, retry_after=10) == 300
     assert next_delay(schedule, 1, jitter=0, retry_after=0, floor=2) == 5
     assert next_delay([0, 0.1], 1, jitter=0, timed_out=True, floor=1) == 1
-    assert parse_retry_after("30") == 30
-    assert parse_retry_after("soon") is None
+    now = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
+    assert parse_retry_after("30", now) == 30
+    assert parse_retry_after("soon", now) is None
+    assert parse_retry_after("Mon, 04 May 2026 12:01:00 GMT", now) == 60
 
 
 def test_register_checks_events_and_https():
@@ -216,9 +220,9 @@ def test_the_sender_s_attempt_events_are_the_aggregate_s_without_a_replay(status
         d.record_failed(2, status_code, error, 12.6, next_at, exhausted)
     by_aggregate = _stored_form(d.collect_events(), ws)
     first = attempt_events(did, 0, scheduled, attempt=1, signed_at=1_700_000_000, status_code=500, latency_ms=2.4,
-                           error="HTTP 500", next_attempt_at=datetime(2026, 1, 1, tzinfo=UTC))
+                           error="HTTP 500", now=NOW, next_attempt_at=datetime(2026, 1, 1, tzinfo=UTC))
     second = attempt_events(did, 3, scheduled, attempt=2, signed_at=1_700_000_005, status_code=status_code,
-                            latency_ms=12.6, error=error, next_attempt_at=next_at, exhausted=exhausted)
+                            latency_ms=12.6, error=error, now=NOW, next_attempt_at=next_at, exhausted=exhausted)
     assert _stored_form(first + second, ws) == by_aggregate
     replayed = REGISTRY.reconstruct([StoredEvent(i, e.stream_id, e.stream_type, e.version, ws, e.type, 1, e.data,
                                                  {}, datetime.now(UTC))
@@ -231,13 +235,13 @@ def test_a_cancelled_delivery_ended_unsent_and_cannot_be_resent():
     scheduled = {"workspace_id": ws, "environment": "production", "webhook_id": hook, "url": "https://a.example",
                  "event_name": "job.failed", "source_position": 7}
     did = delivery_id(hook, 7, "job.failed")
-    never_sent = _stored_form(cancel_events(did, 0, scheduled, reason="webhook deleted", attempts=0), ws)
+    never_sent = _stored_form(cancel_events(did, 0, scheduled, reason="webhook deleted", attempts=0, now=NOW), ws)
     assert [(v, t, d) for _, v, t, d in never_sent] == [
         (1, "WebhookDeliveryScheduled", {"delivery_id": str(did), "workspace_id": str(ws), "environment": "production",
                                          "webhook_id": str(hook), "url": "https://a.example",
                                          "event_name": "job.failed", "source_position": 7}),
         (2, "WebhookDeliveryCancelled", {"reason": "webhook deleted", "attempts": 0})]
-    after_one = _stored_form(cancel_events(did, 3, scheduled, reason="webhook disabled", attempts=1), ws)
+    after_one = _stored_form(cancel_events(did, 3, scheduled, reason="webhook disabled", attempts=1, now=NOW), ws)
     assert [(v, t, d) for _, v, t, d in after_one] == [
         (4, "WebhookDeliveryCancelled", {"reason": "webhook disabled", "attempts": 1})]
     d = WebhookDelivery(delivery_id=did, **scheduled)
