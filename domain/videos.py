@@ -1,6 +1,6 @@
 """Video: an uploaded media file (and its captions) that the analysis job turns into a Content Graph.
 
-Ids are integers (spec, section 4), allocated from ``video_id_seq`` in the upload command. The
+Ids are integers (as the interface numbers videos), allocated from ``video_id_seq`` in the upload command. The
 stream holds ``VideoUploaded`` (the probed metadata and where the files are stored), then per
 analysis ``VideoGraphRecorded`` (the whole Content Graph, for the read models) and ``VideoAnalyzed``
 (a small summary: what webhook subscribers of ``video.analyzed`` receive). The two are appended

@@ -1,4 +1,4 @@
--- The dispatcher's own state (issue 4). Not read models: `vaeo projections rebuild` never
+-- The dispatcher's own state, not read models: `vaeo projections rebuild` never
 -- truncates them, so a rebuild or a replay of the log can never send a delivery again. The
 -- dispatcher's intake fills them from Kafka in the same transaction as its offsets (kept in
 -- projection_offsets under the name 'dispatcher'); its sender claims due deliveries.

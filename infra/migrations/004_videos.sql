@@ -1,4 +1,4 @@
--- Videos and articles (issue 6): integer ids allocated in the command, like media ids.
+-- Videos and articles: integer ids allocated in the command, like media ids.
 CREATE SEQUENCE IF NOT EXISTS video_id_seq;
 CREATE SEQUENCE IF NOT EXISTS article_id_seq;
 
