@@ -2,7 +2,8 @@
 
 Never written by hand: every operation of ``ROUTES`` appears with its scope as a security
 requirement (``bearerAuth: [scope]``), its query and body schemas from the pydantic models, its
-success schema, and the error envelope on every error status it can answer.
+success schema (``text/event-stream`` for a streaming operation), and the error envelope on
+every error status it can answer.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
     for r in routes:
         if r.body is not None:
             models.append((r.body, "validation"))
-        if r.response is not None:
+        if r.response is not None and not r.stream:
             models.append((r.response, "serialization"))
     refs, defs = models_json_schema(list(dict.fromkeys(models)), by_alias=True,
                                     ref_template="#/components/schemas/{model}")
@@ -95,7 +96,11 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
             op["requestBody"] = {"required": True,
                                  "content": {"application/json": {"schema": refs[(r.body, "validation")]}}}
         ok: dict[str, Any] = {"description": "success", "headers": _header_refs(r)}
-        if r.response is not None:
+        if r.stream:
+            ok["description"] = ("a stream of Server-Sent Events: blocks of `id:`, `event:` and `data:` (one line "
+                                 "of JSON) lines, and `: keep-alive` comment lines while nothing happens")
+            ok["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
+        elif r.response is not None:
             ok["content"] = {"application/json": {"schema": refs[(r.response, "serialization")]}}
         responses: dict[str, Any] = {str(r.status): ok}
         for status in _error_statuses(r):
