@@ -167,6 +167,7 @@ ROUTES = [
     Route("GET", "/jobs/{id}", get_job, scope="jobs:read", tag="Jobs", response=JobResponse, errors=(404,),
           summary="One job (snake_case)"),
     Route("GET", "/jobs/{id}/events", job_events, scope="jobs:read", tag="Jobs", stream=True, errors=(404,),
+          response=JobDetail, events=("job.progressed", "job.completed", "job.failed", "job.cancelled"),
           summary="Extension: the job's progress as Server-Sent Events (job.progressed, then job.completed, "
                   "job.failed or job.cancelled, and the stream ends); 404 before the stream starts"),
     Route("DELETE", "/jobs/{id}", cancel_job, scope="jobs:write", tag="Jobs", response=JobResponse, writes=True,

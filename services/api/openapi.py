@@ -64,12 +64,26 @@ def _header_refs(route: Route) -> dict[str, Any]:
     return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
 
 
+def _event_schema(route: Route, data_ref: dict | None) -> dict[str, Any]:
+    """One event of a stream, as OpenAPI describes the items of ``text/event-stream`` (the fields
+    an ``EventSource`` reads; ``data`` is a JSON text). The ``error`` event that ends a stream
+    failing after its start has no ``id`` and the error envelope as data."""
+    data: dict[str, Any] = {"type": "string", "contentMediaType": "application/json"}
+    if data_ref is not None:
+        data["contentSchema"] = data_ref
+    event: dict[str, Any] = {"type": "string"}
+    if route.events:
+        event["enum"] = [*route.events, "error"]
+    return {"type": "object", "required": ["event", "data"],
+            "properties": {"id": {"type": "string"}, "event": event, "data": data}}
+
+
 def build_document(routes: list[Route]) -> dict[str, Any]:
     models: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
     for r in routes:
         if r.body is not None:
             models.append((r.body, "validation"))
-        if r.response is not None and not r.stream:
+        if r.response is not None:
             models.append((r.response, "serialization"))
     refs, defs = models_json_schema(list(dict.fromkeys(models)), by_alias=True,
                                     ref_template="#/components/schemas/{model}")
@@ -99,7 +113,8 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
         if r.stream:
             ok["description"] = ("a stream of Server-Sent Events: blocks of `id:`, `event:` and `data:` (one line "
                                  "of JSON) lines, and `: keep-alive` comment lines while nothing happens")
-            ok["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
+            ok["content"] = {"text/event-stream": {"schema": _event_schema(
+                r, refs[(r.response, "serialization")] if r.response is not None else None)}}
         elif r.response is not None:
             ok["content"] = {"application/json": {"schema": refs[(r.response, "serialization")]}}
         responses: dict[str, Any] = {str(r.status): ok}

@@ -352,6 +352,12 @@ async def test_openapi_describes_the_stream_as_text_event_stream(service):
     doc = (await service.client().get("/openapi.json")).body
     op = doc["paths"]["/jobs/{id}/events"]["get"]
     assert set(op["responses"]["200"]["content"]) == {"text/event-stream"}
+    event = op["responses"]["200"]["content"]["text/event-stream"]["schema"]  # one event, as OpenAPI reads it
+    assert event["properties"]["event"]["enum"] == ["job.progressed", "job.completed", "job.failed",
+                                                    "job.cancelled", "error"]
+    data = event["properties"]["data"]
+    assert data["contentMediaType"] == "application/json"
+    assert data["contentSchema"] == {"$ref": "#/components/schemas/JobDetail"}
     assert op["security"] == [{"bearerAuth": ["jobs:read"]}]
     assert op["responses"]["404"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ErrorEnvelope"}
