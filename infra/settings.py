@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     api_upload_min_rate_bytes_s: int = 16_384
     # HTTP API: staging files older than this (an upload whose process died) are deleted, seconds.
     api_staging_max_age_s: float = 6 * 3600.0
+    # HTTP API: a Server-Sent Events stream with nothing to send writes a comment line this often,
+    # seconds, so that proxies and clients do not take the quiet connection for a dead one.
+    api_stream_keepalive_s: float = 15.0
     # Sandbox: jobs a workspace's sandbox keys may queue per UTC day (sandbox work is free; 429 beyond).
     sandbox_daily_jobs: int = 50
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.

@@ -3,12 +3,14 @@
 A call goes through, in order:
 
 1. ``outer`` (every request): a request id, the error envelope for anything raised, the
-   ``X-Request-Id`` and rate-limit headers, and one telemetry record once the answer is known;
+   ``X-Request-Id`` and rate-limit headers (a stream gets them before its first byte, from the
+   endpoint), and one telemetry record once the answer is known;
 2. ``guard`` (every ``/v1`` request but the public ones, unknown routes included): the key
    (401), then the workspace's rate-limit window (429), in one PostgreSQL statement shared by the
    requests that arrived together (``Authenticator``);
 3. the route's endpoint: scope (403), query and body validation (400, 413, 415), a 503 for a
-   command while Kafka is unreachable, then the resource module's handler.
+   command while Kafka is unreachable, then the resource module's handler; a streaming route's
+   handler returns its events, which ``services/api/streams.py`` sends as Server-Sent Events.
 
 Resources live in ``cleanup_ctx`` under typed keys; nothing is wired at import time.
 """
@@ -69,6 +71,7 @@ from services.api.monitoring import END_OFFSETS
 from services.api.protocol import serve_app
 from services.api.ratelimit import RateLimiter, Window
 from services.api.routes import ROUTES
+from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
 from services.status import EndOffsets, heartbeat
 
@@ -111,26 +114,36 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
             # What is left of a body that cannot be decoded, that stalled or that was cut cannot
             # be drained either.
             response.force_close()
-    response.headers["X-Request-Id"] = request_id
-    window = request.get(WINDOW)
-    if window is not None:
-        response.headers.update(window.headers())
-    if READ_YOUR_WRITES in request:
-        response.headers["X-Read-Your-Writes"] = request[READ_YOUR_WRITES]
+    if not response.prepared:  # a stream sent its headers with its first byte (answer_headers)
+        response.headers.update(answer_headers(request))
+    # A stream's latency is the time to open it, not how long its client kept listening.
+    latency_s = request.get(OPENED, time.perf_counter()) - started
     route = request.match_info.route.resource
     request.app[METRICS].observe(request.method, route.canonical if route is not None else "unmatched",
-                                 response.status, time.perf_counter() - started)
+                                 response.status, latency_s)
     principal = request.get(PRINCIPAL)
     if principal is not None:
         request.app[KAFKA].record(str(principal.workspace_id), {
             "kind": "api_call", "workspace_id": str(principal.workspace_id), "environment": principal.environment,
             "key_id": str(principal.key_id), "method": request.method,
             "route": route.canonical if route is not None else "unmatched", "status": response.status,
-            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+            "latency_ms": round(latency_s * 1000, 3),
             "ts": int(request.app[SETTINGS].now().timestamp() * 1000),
             "request_id": request_id,
         })
     return response
+
+
+def answer_headers(request: web.Request) -> dict[str, str]:
+    """What every answer carries: its request id, the workspace's rate-limit window once the key
+    was checked, and the outcome of a read-your-writes wait."""
+    headers = {"X-Request-Id": request[REQUEST_ID]}
+    window = request.get(WINDOW)
+    if window is not None:
+        headers.update(window.headers())
+    if READ_YOUR_WRITES in request:
+        headers["X-Read-Your-Writes"] = request[READ_YOUR_WRITES]
+    return headers
 
 
 @web.middleware
@@ -279,6 +292,9 @@ def endpoint(route: Route):
         if route.writes and not request.app[KAFKA].available:
             raise unavailable("Kafka")
         result = await route.handler(Call(request, principal, query, body))
+        if route.stream:
+            return await send_events(request, result, answer_headers(request),
+                                     request.app[SETTINGS].api_stream_keepalive_s)
         return json_body(result, route.status)
 
     handle.vaeo_route = route  # type: ignore[attr-defined]
@@ -332,6 +348,15 @@ def build_app(settings: Settings) -> web.Application:
                 await task
 
     app[METRICS] = ApiMetrics()
+    app[STREAMS] = OpenStreams()
+    app[METRICS].open_streams.set_function(lambda: app[STREAMS].count)
+
+    async def end_streams(app: web.Application) -> None:
+        # Before the server waits for its handlers to finish: a stream would otherwise hold the
+        # shutdown until its job ends.
+        app[STREAMS].closing.set()
+
+    app.on_shutdown.append(end_streams)
 
     async def monitoring(app: web.Application):
         app[END_OFFSETS] = EndOffsets(settings)

@@ -113,7 +113,10 @@ class Route:
     """One operation: where, who may call it, what it takes and what it answers.
 
     ``scope`` None means a public route (no key). ``writes`` marks commands: they are refused with
-    503 while Kafka is unreachable, since what they write could not become readable.
+    503 while Kafka is unreachable, since what they write could not become readable. ``stream``
+    marks a Server-Sent Events operation: its handler returns an async iterator of
+    ``ServerSentEvent`` (``services/api/streams.py``) instead of a JSON payload; ``events`` names
+    its events and ``response``, if given, describes their data.
     """
 
     method: str
@@ -131,6 +134,8 @@ class Route:
     # Regexes of path parameters, e.g. (("id", HEX_ID),): a static sibling such as
     # /webhooks/job-secret then never matches /webhooks/{id} (nor its Allow header).
     patterns: tuple[tuple[str, str], ...] = ()
+    stream: bool = False
+    events: tuple[str, ...] = ()  # a stream's event names, for the OpenAPI document
 
     @property
     def router_path(self) -> str:

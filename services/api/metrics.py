@@ -3,7 +3,8 @@
 Two parts, concatenated:
 
 - this API process's own series (a registry per app, never the global one): requests and their
-  latency per method, route (the route template, never the raw path) and status, and telemetry
+  latency per method, route (the route template, never the raw path) and status (a stream's
+  latency is the time to open it), the Server-Sent Events streams open now, and telemetry
   records dropped;
 - the pipeline, read at scrape time from PostgreSQL and the topics' end offsets (so every API
   process answers the same, whichever the scraper reaches): events appended (the log head), the
@@ -23,7 +24,7 @@ import hmac
 import logging
 
 from aiohttp import web
-from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from projections.monitoring import DURATION_BUCKETS
@@ -46,6 +47,9 @@ class ApiMetrics:
         self.latency = Histogram("vaeo_http_request_duration_seconds",
                                  "Time to answer, per method, route and status", ["method", "route", "status"],
                                  buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.open_streams = Gauge("vaeo_http_open_streams",
+                                  "Server-Sent Events streams this process is sending (0 once every client left)",
+                                  registry=self.registry)
         ProcessCollector(registry=self.registry)
         self._children: dict[tuple[str, str, int], tuple] = {}
 

@@ -2,7 +2,8 @@
 
 Never written by hand: every operation of ``ROUTES`` appears with its scope as a security
 requirement (``bearerAuth: [scope]``), its query and body schemas from the pydantic models, its
-success schema, and the error envelope on every error status it can answer.
+success schema (``text/event-stream`` for a streaming operation), and the error envelope on
+every error status it can answer.
 """
 
 from __future__ import annotations
@@ -63,6 +64,20 @@ def _header_refs(route: Route) -> dict[str, Any]:
     return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
 
 
+def _event_schema(route: Route, data_ref: dict | None) -> dict[str, Any]:
+    """One event of a stream, as OpenAPI describes the items of ``text/event-stream`` (the fields
+    an ``EventSource`` reads; ``data`` is a JSON text). The ``error`` event that ends a stream
+    failing after its start has no ``id`` and the error envelope as data."""
+    data: dict[str, Any] = {"type": "string", "contentMediaType": "application/json"}
+    if data_ref is not None:
+        data["contentSchema"] = data_ref
+    event: dict[str, Any] = {"type": "string"}
+    if route.events:
+        event["enum"] = [*route.events, "error"]
+    return {"type": "object", "required": ["event", "data"],
+            "properties": {"id": {"type": "string"}, "event": event, "data": data}}
+
+
 def build_document(routes: list[Route]) -> dict[str, Any]:
     models: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
     for r in routes:
@@ -95,7 +110,12 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
             op["requestBody"] = {"required": True,
                                  "content": {"application/json": {"schema": refs[(r.body, "validation")]}}}
         ok: dict[str, Any] = {"description": "success", "headers": _header_refs(r)}
-        if r.response is not None:
+        if r.stream:
+            ok["description"] = ("a stream of Server-Sent Events: blocks of `id:`, `event:` and `data:` (one line "
+                                 "of JSON) lines, and `: keep-alive` comment lines while nothing happens")
+            ok["content"] = {"text/event-stream": {"schema": _event_schema(
+                r, refs[(r.response, "serialization")] if r.response is not None else None)}}
+        elif r.response is not None:
             ok["content"] = {"application/json": {"schema": refs[(r.response, "serialization")]}}
         responses: dict[str, Any] = {str(r.status): ok}
         for status in _error_statuses(r):

@@ -18,6 +18,7 @@ import re
 import signal
 import traceback
 import uuid
+from collections.abc import Callable
 from http import HTTPStatus
 
 import orjson
@@ -41,6 +42,28 @@ def parser_reason(exc: BaseException | None, message: str | None) -> str:
 
 
 class SafeRequestHandler(RequestHandler):
+    def when_lost(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` once the client's connection is closed (at once if it is already);
+        returns the function that forgets it. A Server-Sent Events stream ends on it: aiohttp does
+        not cancel a handler whose client left, and a quiet stream would notice only at its next
+        write."""
+        if self.transport is None:
+            callback()
+            return lambda: None
+        callbacks = self.__dict__.setdefault("_lost_callbacks", [])
+        callbacks.append(callback)
+
+        def forget() -> None:
+            if callback in callbacks:
+                callbacks.remove(callback)
+
+        return forget
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        super().connection_lost(exc)
+        for callback in self.__dict__.pop("_lost_callbacks", []):
+            callback()
+
     def handle_error(self, request, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
         request_id = uuid.uuid4().hex

@@ -91,6 +91,11 @@ class ProgressWaiter:
                 if conn is not None and not conn.is_closed():
                     await conn.close()
 
+    def reached(self, projection: str, partition: int) -> int:
+        """The highest position of ``partition`` this process knows ``projection`` has applied
+        (0 before it heard of any): a wait for the next one wakes on the projection's next batch."""
+        return self._reached.get((projection, partition), 0)
+
     async def _read_stored(self, key: tuple[str, int]) -> None:
         async with self.pool.acquire() as conn:
             stored = await conn.fetchval(_OFFSET, *key)
