@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     api_upload_min_rate_bytes_s: int = 16_384
     # HTTP API: staging files older than this (an upload whose process died) are deleted, seconds.
     api_staging_max_age_s: float = 6 * 3600.0
+    # Idempotency keys: how long a request's claim on its key holds, seconds; a process that died in
+    # flight leaves its key answering 409 idempotency_key_in_use at most this long.
+    idempotency_claim_s: float = Field(default=60.0, gt=0)
+    # Idempotency keys: how long a key and its first answer are kept, seconds (at least 24 h), then purged.
+    idempotency_retention_s: float = Field(default=86400.0, ge=86400.0)
     # Sandbox: jobs a workspace's sandbox keys may queue per UTC day (sandbox work is free; 429 beyond).
     sandbox_daily_jobs: int = 50
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.

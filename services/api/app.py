@@ -37,6 +37,7 @@ from infra.settings import Settings
 from infra.storage import LocalStorage
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
+    IDEMPOTENCY,
     KAFKA,
     LIMITER,
     POOL,
@@ -70,6 +71,7 @@ from services.api.protocol import serve_app
 from services.api.ratelimit import RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.waits import ProgressWaiter
+from services.idempotency import IdempotencyKeys
 from services.status import EndOffsets, heartbeat
 
 log = logging.getLogger("vaeo.api")
@@ -299,6 +301,8 @@ def build_app(settings: Settings) -> web.Application:
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER])
+        app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
+                                           retention_s=settings.idempotency_retention_s)
         yield
         await app[POOL].close()
 
@@ -362,6 +366,7 @@ async def _sweep_staging(app: web.Application, stop: asyncio.Event) -> None:
 
 
 async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
+    """Every minute: the rate-limit windows that ended, and the idempotency keys past their retention."""
     while not stop.is_set():
         try:
             await asyncio.wait_for(stop.wait(), 60)
@@ -372,6 +377,10 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
             await RateLimiter.forget_old_windows(app[POOL])
         except Exception as exc:
             log.debug("old rate windows not forgotten: %s", exc)
+        try:
+            await app[IDEMPOTENCY].purge()
+        except Exception as exc:
+            log.debug("old idempotency keys not purged: %s", exc)
 
 
 def serve(settings: Settings) -> None:
