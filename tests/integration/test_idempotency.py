@@ -206,26 +206,30 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
     assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95
 
 
-async def test_a_request_whose_claim_lapsed_cannot_commit(store, pool):
+@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
+async def test_a_request_whose_claim_lapsed_cannot_commit(store, pool, group_commit):
     """A slow request (not dead) whose claim was taken over by a retry: its append is refused whole,
-    so the key has one execution and one charge."""
+    so the key has one execution and one charge. Another request's append made at the same time
+    (with group commit, possibly in the same group) is not affected."""
     ws = await workspace(store)
     clock = Clock()
     keys = IdempotencyKeys(pool, clock=clock, claim_s=60)
-    slow = ChargedJob(store, ws)
+    api = EventStore(pool, store.registry, group_commit=group_commit)
+    slow = ChargedJob(api, ws)
     slow.hold = asyncio.Event()
     first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow))
     await asyncio.wait_for(slow.started.wait(), 10)
 
     clock.now = T0 + timedelta(seconds=61)
-    retry = ChargedJob(store, ws)
+    retry = ChargedJob(api, ws)
     answer = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
     slow.hold.set()
+    late, neighbour = await asyncio.gather(
+        first, keys.run(ws, "jobs.create", "another-key-0001", REQUEST, ChargedJob(api, ws)), return_exceptions=True)
 
-    with pytest.raises(IdempotencyKeyInUse):
-        await first
-    assert retry.executions == 1 and not answer.reused
-    assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95
+    assert isinstance(late, IdempotencyKeyInUse), late
+    assert retry.executions == 1 and not answer.reused and not neighbour.reused
+    assert (await written(pool, ws))["JobQueued"] == 2 and await balance(store, ws) == 90
     replay = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
     assert replay.body["data"]["job_id"] == answer.body["data"]["job_id"]
 
