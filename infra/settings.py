@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     # HTTP API: a Server-Sent Events stream with nothing to send writes a comment line this often,
     # seconds, so that proxies and clients do not take the quiet connection for a dead one.
     api_stream_keepalive_s: float = 15.0
+    # Idempotency keys: how long a request's claim on its key holds, seconds; a process that died in
+    # flight leaves its key answering 409 idempotency_key_in_use at most this long.
+    idempotency_claim_s: float = Field(default=60.0, gt=0)
+    # Idempotency keys: how long a key and its first answer are kept, seconds (at least 24 h), then purged.
+    idempotency_retention_s: float = Field(default=86400.0, ge=86400.0)
     # Sandbox: jobs a workspace's sandbox keys may queue per UTC day (sandbox work is free; 429 beyond).
     sandbox_daily_jobs: int = 50
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.

@@ -23,7 +23,7 @@ from domain.jobs import Job
 from domain.media import Media
 from domain.workspaces import Workspace
 from infra import crypto
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, EventStore, SideEffect
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5
@@ -155,9 +155,15 @@ async def create_media(store: EventStore, workspace_id: UUID, *, environment: st
 async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
                     job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
-                    sandbox_quota: int | None = None, today=None, meta: dict | None = None) -> tuple[Job, int]:
+                    sandbox_quota: int | None = None, today=None, meta: dict | None = None,
+                    before: Sequence[SideEffect] = (), reuse_existing: bool = False) -> tuple[Job, int | None]:
     """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
     the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled.
+
+    ``before`` are side effects of the caller committed with the job (an idempotency key's answer).
+    With ``reuse_existing``, ``job_id`` names an identical earlier request (``services.idempotency``):
+    when that job's stream exists already, it is returned with position None and nothing is written
+    nor charged.
 
     A sandbox job (free) counts against ``sandbox_quota`` jobs per workspace and UTC day
     (``today``): 429 ``sandbox_quota_exceeded`` beyond it, and nothing is written.
@@ -174,7 +180,9 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
     if environment == "sandbox" and sandbox_quota is not None:
         quota = [_count_sandbox_job(workspace_id, sandbox_quota, today)]
 
-    async def attempt() -> tuple[Job, int]:
+    async def attempt() -> tuple[Job, int | None]:
+        if reuse_existing and isinstance(earlier := await store.load_aggregate(job_id), Job):
+            return earlier, None
         job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
                         environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
         pending = list(job.collect_events())
@@ -184,7 +192,7 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
             pending += workspace.collect_events()
         try:
             position = await store.append(store.registry.to_new_events(pending, workspace_id=workspace_id,
-                                                                       meta=meta), before=quota)
+                                                                       meta=meta), before=[*quota, *before])
         except asyncpg.CheckViolationError as exc:
             if exc.constraint_name != "sandbox_job_quota_within":
                 raise

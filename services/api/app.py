@@ -39,6 +39,7 @@ from infra.settings import Settings
 from infra.storage import LocalStorage
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
+    IDEMPOTENCY,
     KAFKA,
     LIMITER,
     POOL,
@@ -73,6 +74,7 @@ from services.api.ratelimit import RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
+from services.idempotency import IdempotencyKeys
 from services.status import EndOffsets, heartbeat
 
 log = logging.getLogger("vaeo.api")
@@ -327,6 +329,8 @@ def build_app(settings: Settings) -> web.Application:
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
+        app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
+                                           retention_s=settings.idempotency_retention_s)
         yield
         await app[POOL].close()
 
@@ -399,6 +403,7 @@ async def _sweep_staging(app: web.Application, stop: asyncio.Event) -> None:
 
 
 async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
+    """Every minute: the rate-limit windows that ended, and the idempotency keys past their retention."""
     while not stop.is_set():
         try:
             await asyncio.wait_for(stop.wait(), 60)
@@ -409,6 +414,10 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
             await RateLimiter.forget_old_windows(app[POOL])
         except Exception as exc:
             log.debug("old rate windows not forgotten: %s", exc)
+        try:
+            await app[IDEMPOTENCY].purge()
+        except Exception as exc:
+            log.debug("old idempotency keys not purged: %s", exc)
 
 
 def serve(settings: Settings) -> None:

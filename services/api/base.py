@@ -25,6 +25,7 @@ from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported 
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateLimiter
 from services.api.waits import ProgressWaiter
+from services.idempotency import IdempotencyKeys
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
@@ -32,6 +33,7 @@ STORE = web.AppKey("store", EventStore)
 KAFKA = web.AppKey("kafka", KafkaLink)
 WAITER = web.AppKey("waiter", ProgressWaiter)
 LIMITER = web.AppKey("limiter", RateLimiter)
+IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
 REQUEST_ID = web.RequestKey("request_id", str)
 PRINCIPAL = web.RequestKey("principal", Principal)
 READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
@@ -77,6 +79,12 @@ class Call:
     @property
     def store(self) -> EventStore:
         return self.app[STORE]
+
+    @property
+    def idempotency(self) -> IdempotencyKeys:
+        """Idempotency keys: ``call.idempotency.run(call.workspace_id, operation, key, params, command,
+        environment=call.environment)`` runs a command once per key."""
+        return self.app[IDEMPOTENCY]
 
     def path(self, name: str) -> str:
         return self.request.match_info[name]

@@ -1,0 +1,271 @@
+"""Idempotent requests for any command of the write side, with Stripe's semantics.
+
+A client sends a key with a request. The key is scoped to its workspace, its environment and the
+operation; the request's parameters are hashed (``request_hash``, canonical JSON). Then:
+
+- the first request with the key claims it, runs, and its answer (status and body, refusals
+  included) is stored in the transaction that appends the command's events: the answer exists
+  if and only if the events do;
+- a later request with the key and the same parameters gets that answer again, without running
+  (``reused`` true in ``data`` where the operation's answer has that field);
+- the same key with other parameters is refused, 409 ``idempotency_key_mismatch``, and changes
+  nothing;
+- while the first request still runs, another one with the key is refused, 409
+  ``idempotency_key_in_use`` (Stripe does the same): the client retries it and then gets the
+  replay. Of many concurrent requests with one key exactly one runs; each other one is either
+  a replay or that 409.
+
+The claim is a row taken in its own short transaction, with an owner and a time it lapses
+(``claim_s``): a process that dies in flight blocks its key that long at most, then the next
+request runs. A request whose claim lapsed and was taken over cannot commit: completing a claim
+one no longer holds fails the append it rides in (PostgreSQL ``VA002``), so a key never has two
+executions. A request that fails unexpectedly (an outage, a conflict retried out) wrote nothing:
+its claim is released and the key can be used again at once. Keys and their answers are kept
+``retention_s`` (at least 24 hours) after they were first claimed, then ``purge`` deletes them.
+
+The deterministic form, for an operation that reuses an identical earlier request's job without
+any key (``queue_job_once``): the canonical request hashed into the job id (uuid5), so an
+identical request finds the job's stream instead of creating one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID, uuid4
+
+import asyncpg
+import orjson
+
+from domain.base import DomainError, deterministic_id
+from domain.jobs import CANCELLED, FAILED, Job
+from infra.eventstore import EventStore, SideEffect
+
+CLAIM_S = 60.0
+RETENTION_S = 24 * 3600.0
+LAPSED_SQLSTATE = "VA002"
+
+
+class IdempotencyKeyInUse(DomainError):
+    code = "idempotency_key_in_use"
+    status = 409
+
+
+class IdempotencyKeyMismatch(DomainError):
+    code = "idempotency_key_mismatch"
+    status = 409
+
+
+class ReplayedRefusal(DomainError):
+    """The refusal the key's first request got, answered again: same status, code, message, details."""
+
+    def __init__(self, status: int, code: str, message: str, details: dict) -> None:
+        super().__init__(message, **details)
+        self.status = status
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An operation's answer: what the first request got, and what a replay gets (``reused``)."""
+
+    status: int
+    body: dict
+    reused: bool = False
+
+
+def request_hash(request: Mapping[str, Any]) -> str:
+    """The hash of a request's parameters, independent of key order: what a key's replay must match."""
+    canonical = orjson.dumps(request, option=orjson.OPT_SORT_KEYS, default=str)
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def _refusal_body(exc: DomainError) -> dict:
+    return {"error": {"code": exc.code, "message": exc.message, "details": dict(exc.details)}}
+
+
+def _as_json(body: dict) -> dict:
+    """The body as stored and replayed: JSON values only (ids and instants become strings)."""
+    return orjson.loads(orjson.dumps(body, default=str))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A request's hold on its key while it runs. ``records(outcome)`` is the side effect that
+    stores the answer: give it to the command's append (``before=``)."""
+
+    workspace_id: UUID
+    environment: str
+    operation: str
+    key: str
+    owner: UUID
+    clock: Callable[[], datetime] = field(repr=False, compare=False)
+
+    def _args(self, outcome: Outcome) -> tuple:
+        return (self.workspace_id, self.environment, self.operation, self.key, self.owner, outcome.status,
+                _as_json(outcome.body), self.clock())
+
+    def records(self, outcome: Outcome) -> SideEffect:
+        async def complete(conn: asyncpg.Connection) -> None:
+            await conn.execute(_COMPLETE, *self._args(outcome))
+
+        return complete
+
+
+class IdempotencyKeys:
+    """The keys of one database: ``run`` a command once per key, ``purge`` the expired keys."""
+
+    def __init__(self, pool: asyncpg.Pool, *, clock: Callable[[], datetime] | None = None,
+                 claim_s: float = CLAIM_S, retention_s: float = RETENTION_S) -> None:
+        if retention_s < RETENTION_S:
+            raise ValueError("idempotency keys are kept 24 hours at least")
+        self.pool = pool
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.claim_s = claim_s
+        self.retention_s = retention_s
+
+    async def run(self, workspace_id: UUID, operation: str, key: str, request: Mapping[str, Any],
+                  command: Callable[[Claim], Awaitable[Outcome]], *, environment: str = "production") -> Outcome:
+        """``command(claim)`` once for this key; its answer again for every later request with it.
+
+        The command decides, builds its answer (an ``Outcome``) and appends its events with
+        ``before=[claim.records(outcome)]``, then returns the outcome. A command that appends
+        nothing has its answer stored when it returns. A ``DomainError`` it raises is stored as the
+        key's answer and raised again (a replay raises ``ReplayedRefusal``, the same envelope).
+        Raises ``IdempotencyKeyMismatch`` and ``IdempotencyKeyInUse``, which store nothing.
+        """
+        found = await self._claim(workspace_id, environment, operation, key, request_hash(request))
+        if isinstance(found, Outcome):
+            return _replay(found)
+        claim = found
+        try:
+            outcome = await command(claim)
+        except DomainError as exc:
+            await self._finish(claim, Outcome(exc.status, _refusal_body(exc)))
+            raise
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate == LAPSED_SQLSTATE:
+                raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it "
+                                          "shortly", operation=operation) from None
+            await asyncio.shield(self._release(claim))
+            raise
+        except BaseException:
+            await asyncio.shield(self._release(claim))
+            raise
+        await self._finish(claim, outcome)
+        return outcome
+
+    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
+                     digest: str) -> Claim | Outcome:
+        """The key claimed for this request, or the stored answer to replay; raises when in use
+        or bound to other parameters. A lapsed claim is taken over (its request wrote nothing)."""
+        for _ in range(3):  # a row purged or released between the two statements: try again
+            now, owner = self.clock(), uuid4()
+            async with self.pool.acquire() as conn:
+                claimed = await conn.fetchval(_CLAIM, workspace_id, environment, operation, key, digest, owner,
+                                              now + timedelta(seconds=self.claim_s), now)
+                if claimed is not None:
+                    return Claim(workspace_id, environment, operation, key, owner, self.clock)
+                row = await conn.fetchrow(_READ, workspace_id, environment, operation, key)
+            if row is None:
+                continue
+            if row["request_hash"] != digest:
+                raise IdempotencyKeyMismatch("this idempotency key was used with other parameters; use a new key "
+                                             "for a different request", operation=operation)
+            if row["state"] == "done":
+                return Outcome(row["status"], row["body"])
+            raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it shortly",
+                                      operation=operation)
+        raise IdempotencyKeyInUse("the idempotency key is changing hands; retry the request", operation=operation)
+
+    async def _finish(self, claim: Claim, outcome: Outcome) -> None:
+        """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
+        when the command's append stored it already, or when the claim lapsed and moved on."""
+        async with self.pool.acquire() as conn:
+            try:
+                await conn.execute(_COMPLETE, *claim._args(outcome))
+            except asyncpg.PostgresError as exc:
+                if exc.sqlstate != LAPSED_SQLSTATE:
+                    raise
+
+    async def _release(self, claim: Claim) -> None:
+        """Give the key back after an unexpected failure: the request wrote nothing (had its append
+        committed, the claim would be done, which this leaves alone)."""
+        try:
+            async with self.pool.acquire() as conn:
+                await conn.execute(_RELEASE, claim.workspace_id, claim.environment, claim.operation, claim.key,
+                                   claim.owner)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            pass  # the claim lapses by itself
+
+    async def purge(self) -> int:
+        """Delete the keys first claimed more than ``retention_s`` ago (a live claim is left alone)."""
+        now = self.clock()
+        async with self.pool.acquire() as conn:
+            status = await conn.execute(_PURGE, now - timedelta(seconds=self.retention_s), now)
+        return int(status.split()[-1])
+
+
+def _replay(stored: Outcome) -> Outcome:
+    """A stored answer given again: a refusal is raised, a success says ``reused`` where it has the field."""
+    error = stored.body.get("error") if stored.status >= 400 else None
+    if isinstance(error, dict):
+        raise ReplayedRefusal(stored.status, error.get("code", "invalid_request"), error.get("message", ""),
+                              error.get("details") or {})
+    body = stored.body
+    data = body.get("data")
+    if isinstance(data, dict) and "reused" in data:
+        body = {**body, "data": {**data, "reused": True}}
+    return replace(stored, body=body, reused=True)
+
+
+def job_id_for(workspace_id: UUID, environment: str, operation: str, request: Mapping[str, Any],
+               generation: int = 0) -> UUID:
+    """The job id an identical request always names (uuid5 of the scope and the request's hash)."""
+    return deterministic_id("job", workspace_id, environment, operation, request_hash(request), generation)
+
+
+async def queue_job_once(store: EventStore, workspace_id: UUID, *, operation: str, request: Mapping[str, Any],
+                         environment: str = "production", **queue: Any) -> tuple[Job, bool]:
+    """Queue the job of ``request`` unless an identical earlier request's job exists: ``(job, reused)``.
+
+    The job id is ``job_id_for`` the request, so concurrent identical requests queue one job (the
+    others find it, in this process under the workspace's charge lock, across processes after the
+    append conflict) and are charged once. A job that ended failed or cancelled is not reused: the
+    identical request then queues a new job under the next generation of the id. ``queue`` are
+    ``commands.queue_job``'s other arguments (``job_type``, ``params``, ``credits``...).
+    """
+    from services import commands
+
+    generation = 0
+    while True:
+        job_id = job_id_for(workspace_id, environment, operation, request, generation)
+        job, position = await commands.queue_job(store, workspace_id, job_id=job_id, environment=environment,
+                                                 reuse_existing=True, **queue)
+        if position is not None:
+            return job, False
+        if job.status not in (FAILED, CANCELLED):
+            return job, True
+        generation += 1
+
+
+_CLAIM = """
+INSERT INTO idempotency_keys AS k (workspace_id, environment, operation, key, request_hash, state, owner,
+                                   claimed_until, created_at)
+VALUES ($1, $2, $3, $4, $5, 'in_flight', $6, $7, $8)
+ON CONFLICT (workspace_id, environment, operation, key) DO UPDATE
+   SET request_hash = EXCLUDED.request_hash, owner = EXCLUDED.owner, claimed_until = EXCLUDED.claimed_until,
+       created_at = EXCLUDED.created_at
+ WHERE k.state = 'in_flight' AND k.claimed_until <= EXCLUDED.created_at
+RETURNING owner
+"""
+_READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
+         "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
+_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::jsonb, $8)"
+_RELEASE = ("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
+            "AND key = $4 AND owner = $5 AND state = 'in_flight'")
+_PURGE = "DELETE FROM idempotency_keys WHERE created_at < $1 AND (state = 'done' OR claimed_until <= $2)"
