@@ -34,7 +34,7 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -44,6 +44,7 @@ import orjson
 from domain.base import DomainError, deterministic_id
 from domain.jobs import CANCELLED, FAILED, Job
 from infra.eventstore import EventStore, SideEffect
+from infra.settings import wall_clock
 
 CLAIM_S = 60.0
 RETENTION_S = 24 * 3600.0
@@ -119,12 +120,12 @@ class Claim:
 class IdempotencyKeys:
     """The keys of one database: ``run`` a command once per key, ``purge`` the expired keys."""
 
-    def __init__(self, pool: asyncpg.Pool, *, clock: Callable[[], datetime] | None = None,
+    def __init__(self, pool: asyncpg.Pool, *, clock: Callable[[], datetime] = wall_clock,
                  claim_s: float = CLAIM_S, retention_s: float = RETENTION_S) -> None:
         if retention_s < RETENTION_S:
             raise ValueError("idempotency keys are kept 24 hours at least")
         self.pool = pool
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock
         self.claim_s = claim_s
         self.retention_s = retention_s
 
