@@ -267,6 +267,8 @@ def endpoint(route: Route):
         if route.writes and not request.app[KAFKA].available:
             raise unavailable("Kafka")
         result = await route.handler(Call(request, principal, query, body))
+        if isinstance(result, web.StreamResponse):  # a handler that answers other than JSON (a file)
+            return result
         return json_body(result, route.status)
 
     handle.vaeo_route = route  # type: ignore[attr-defined]

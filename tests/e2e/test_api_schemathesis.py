@@ -30,8 +30,14 @@ EXCLUDED = ["use_after_free"]
 # resolve to a public address (400 destination_refused), and so does every operation taking a
 # per-job webhook_url (POST /videos/{id}/analyze). Any schema-valid host name the generator
 # invents fails that here, where DNS reaches nothing: for these operations a 400 is an
-# acceptable answer to schema-valid data.
+# acceptable answer to schema-valid data. POST /videos takes any binary `file` by its schema, and
+# the bytes the generator invents are no audio or video container ffprobe accepts: 415
+# (unsupported_media_type) is the right answer to them (413 when they exceed the limit).
 WEBHOOK_REGISTRATION = """
+[[operations]]
+include-name = "POST /videos"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 409, 413, 415, 429]
+
 [[operations]]
 include-path = "/webhooks"
 include-method = "POST"
