@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from stat import S_ISREG
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, runtime_checkable
 
 from infra.settings import Settings
 
@@ -86,6 +86,7 @@ def workspace_of_key(key: str) -> str | None:
     return parts[1] if len(parts) >= 3 else None
 
 
+@runtime_checkable
 class Storage(Protocol):
     """The operations the service needs from a file storage (see the module docstring)."""
 

@@ -34,7 +34,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
-from infra.storage import LocalStorage
+from infra.storage import storage_for
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     KAFKA,
@@ -349,7 +349,7 @@ def build_app(settings: Settings) -> web.Application:
 async def _sweep_staging(app: web.Application, stop: asyncio.Event) -> None:
     """At start, then hourly: staging files left by uploads whose API process died are deleted."""
     settings = app[SETTINGS]
-    storage = LocalStorage.from_settings(settings)
+    storage = storage_for(settings)
     while not stop.is_set():
         try:
             removed = await asyncio.to_thread(storage.sweep_staging, settings.api_staging_max_age_s)

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms, video_stream_id
 from infra.file_urls import signed_url
-from infra.storage import LocalStorage
+from infra.storage import storage_for
 from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.errors import body_timeout, printable, validation_error
@@ -228,7 +228,7 @@ async def upload_video(call: Call) -> dict:
     limit = settings.video_max_bytes
     if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
         raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
-    storage = LocalStorage.from_settings(settings)
+    storage = storage_for(settings)
     staged = storage.staging_path(str(call.workspace_id))
     fields: dict[str, str] = {}
     captions: bytes | None = None

@@ -21,7 +21,7 @@ from infra.file_urls import (
     verify,
 )
 from infra.settings import Settings
-from infra.storage import STAGING, LocalStorage, StorageError, check_key
+from infra.storage import STAGING, LocalStorage, Storage, StorageError, check_key, storage_for
 from services.api.files import ByteRange, Unsatisfiable, content_type_of, parse_range
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -205,3 +205,9 @@ def test_storage_refuses_keys_that_leave_its_root(tmp_path):
         storage.open("a/b/missing.txt")
     with pytest.raises(FileNotFoundError):
         storage.stat("a/b")  # a folder is no file
+
+
+def test_the_local_directory_is_the_default_storage(tmp_path):
+    storage = storage_for(Settings(storage_dir=str(tmp_path)))
+    assert isinstance(storage, LocalStorage) and isinstance(storage, Storage)
+    assert storage.root == tmp_path
