@@ -38,6 +38,7 @@ from aiohttp.abc import AbstractStreamWriter
 from infra.file_urls import InvalidFileToken, verify
 from infra.storage import OpenedFile, StorageError, storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route
+from services.api.errors import printable
 
 log = logging.getLogger("vaeo.api")
 
@@ -207,8 +208,9 @@ async def download_file(call: Call) -> web.StreamResponse:
         try:
             wanted = parse_range(range_header, info.size)
         except Unsatisfiable:
-            raise ApiError(416, "range_not_satisfiable", f"the range {range_header.strip()[:60]!r} selects no byte "
-                           f"of this file ({info.size} bytes)", {"size": info.size},
+            shown = printable(range_header.strip(), 60)
+            raise ApiError(416, "range_not_satisfiable", f"the range {shown!r} selects no byte of this file "
+                           f"({info.size} bytes)", {"size": info.size},
                            headers={hdrs.CONTENT_RANGE: f"bytes */{info.size}", hdrs.ACCEPT_RANGES: "bytes"}) from None
         status, start, length = 200, 0, info.size
         if wanted is not None:
