@@ -42,7 +42,7 @@ from services.api.errors import printable
 
 log = logging.getLogger("vaeo.api")
 
-CHUNK = 256 * 1024
+CHUNK = 256 * 1024  # per download in flight: memory stays bounded with many concurrent downloads
 
 # Content types by the stored file's extension (the service names its files; no sniffing).
 CONTENT_TYPES: dict[str, str] = {
