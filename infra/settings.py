@@ -158,6 +158,11 @@ class Settings(BaseSettings):
     analysis_cpu_limit_s: int = Field(default=300, ge=1)
     # Storage of uploaded media: a local directory; empty means <stack_dir>/<stack_instance>/storage.
     storage_dir: str = ""
+    # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the
+    # signed file URLs; empty = the API's own address, http://<api_host>:<api_port>.
+    public_base_url: str = ""
+    # Signed file URLs (GET /v1/files/{token}): how long one stays valid, seconds.
+    file_url_ttl_s: float = Field(default=86400.0, gt=0)
     # Videos: largest upload accepted by POST /videos and `vaeo videos import`, bytes (413 beyond).
     video_max_bytes: int = 2 * 1024 ** 3
     # Videos: largest captions file accepted with an upload, bytes.

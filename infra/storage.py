@@ -1,34 +1,153 @@
-"""File storage for uploaded media: a local directory (``VAEO_STORAGE_DIR``, default
-``<stack dir>/<instance>/storage``).
+"""File storage: the ``Storage`` interface and its default, a local directory (``VAEO_STORAGE_DIR``,
+default ``<stack dir>/<instance>/storage``).
+
+Every stored file is named by a **key**, a relative POSIX path chosen by the service, never by a
+client (``videos/<workspace>/<id>/source.mp4``). A workspace's files live under
+``<kind>/<workspace id>/``, which lets a signed download URL check that the key it names belongs
+to the workspace it was issued for. A key that is absolute, holds an empty, ``.`` or ``..``
+segment, a backslash or a NUL, names the staging folder, or resolves outside the root is refused
+(``StorageError``) before any file system call.
 
 Nothing half-stored: an upload is written to a staging file under ``.staging/`` and moved into
 place with one ``os.replace`` (atomic on one file system) only once it has been accepted; a
 refused or failed upload deletes its staging file, and a command whose append fails deletes what
-it had moved into place. Keys are relative POSIX paths (``videos/<workspace>/<id>/source.mp4``);
-a key that would leave the root is refused.
+it had moved into place.
+
+``Storage`` lists what the rest of the code uses, so that an object store can implement it later
+(staging stays a local file; ``commit`` uploads it, ``open`` streams a range, ``path`` fetches the
+object into a local cache for ffmpeg). ``LocalStorage`` is the only implementation today.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 import uuid
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from stat import S_ISREG
+from typing import BinaryIO, Protocol, runtime_checkable
 
 from infra.settings import Settings
 
 STAGING = ".staging"
+MAX_KEY_LENGTH = 1024
 
 
 class StorageError(Exception):
-    pass
+    """A key the storage refuses (it would leave the root, or is not a key at all)."""
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What the storage knows of one stored file."""
+
+    key: str
+    size: int
+    modified_ns: int
+
+    @property
+    def etag(self) -> str:
+        """A strong entity tag: changes whenever the file is replaced (new size or modification
+        time); says nothing of the key or the time (a digest, not the values)."""
+        digest = hashlib.sha256(f"{self.key}\0{self.size}\0{self.modified_ns}".encode()).hexdigest()
+        return f'"{digest[:32]}"'
+
+
+@dataclass
+class OpenedFile:
+    """A stored file open for reading, with what it was when opened (a file replaced or deleted
+    afterwards is still read whole: the reader holds the version it opened)."""
+
+    reader: BinaryIO
+    info: FileInfo
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+def check_key(key: str) -> str:
+    """``key`` when it is a well-formed storage key; ``StorageError`` otherwise. Pure: no file
+    system call, so a hostile key is refused before anything is touched."""
+    if not isinstance(key, str) or not key or len(key) > MAX_KEY_LENGTH:
+        raise StorageError("a storage key is a non-empty relative path")
+    if "\\" in key or "\0" in key or key.startswith("/"):
+        raise StorageError(f"storage key {key!r} is not a relative POSIX path")
+    parts = key.split("/")
+    if any(part in ("", ".", "..") for part in parts) or parts[0] == STAGING:
+        raise StorageError(f"storage key {key!r} leaves the storage root")
+    return key
+
+
+def workspace_of_key(key: str) -> str | None:
+    """The workspace folder of a key (``<kind>/<workspace id>/...``), or None for a shorter key."""
+    parts = PurePosixPath(key).parts
+    return parts[1] if len(parts) >= 3 else None
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """The operations the service needs from a file storage (see the module docstring)."""
+
+    def staging_path(self, label: str = "upload") -> Path:
+        """A fresh local staging file name (not created) to write an incoming file to."""
+        ...
+
+    def commit(self, staged: Path, key: str) -> object:
+        """Make the staged file the content of ``key``, all at once."""
+        ...
+
+    def discard(self, staged: Path) -> None:
+        """Delete a staging file (no error when it is already gone)."""
+        ...
+
+    def write_bytes(self, key: str, data: bytes) -> object:
+        """Store ``data`` as ``key``, all at once."""
+        ...
+
+    def exists(self, key: str) -> bool:
+        ...
+
+    def stat(self, key: str) -> FileInfo:
+        """Size and version of ``key``; ``FileNotFoundError`` when there is none."""
+        ...
+
+    def size(self, key: str) -> int:
+        ...
+
+    def open(self, key: str) -> OpenedFile:
+        """``key`` open for reading (seekable) with its ``FileInfo``; ``FileNotFoundError`` when there is none."""
+        ...
+
+    def read_range(self, key: str, start: int, length: int) -> bytes:
+        """``length`` bytes of ``key`` from ``start`` (fewer at the end of the file)."""
+        ...
+
+    def path(self, key: str) -> Path:
+        """A local file holding ``key`` (ffmpeg and ffprobe read files)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Delete ``key`` (no error when it is already gone)."""
+        ...
+
+    def sweep_staging(self, max_age_s: float, now: float | None = None) -> int:
+        ...
 
 
 def storage_root(settings: Settings) -> Path:
     return Path(settings.storage_dir) if settings.storage_dir else settings.instance_dir / "storage"
 
 
+def storage_for(settings: Settings) -> Storage:
+    """The storage the settings name (the local directory: the only kind today)."""
+    return LocalStorage.from_settings(settings)
+
+
 class LocalStorage:
+    """``Storage`` on a local directory (the default)."""
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
@@ -37,7 +156,9 @@ class LocalStorage:
         return cls(storage_root(settings))
 
     def path(self, key: str) -> Path:
-        target = (self.root / key).resolve()
+        """The file of ``key`` under the root; ``StorageError`` for a malformed key or one that
+        resolves outside the root (through a symbolic link, say)."""
+        target = (self.root / check_key(key)).resolve()
         if self.root.resolve() not in target.parents:
             raise StorageError(f"storage key {key!r} leaves the storage root")
         return target
@@ -95,3 +216,28 @@ class LocalStorage:
 
     def exists(self, key: str) -> bool:
         return self.path(key).is_file()
+
+    def stat(self, key: str) -> FileInfo:
+        st = self.path(key).stat()
+        if not S_ISREG(st.st_mode):
+            raise FileNotFoundError(key)
+        return FileInfo(key, st.st_size, st.st_mtime_ns)
+
+    def size(self, key: str) -> int:
+        return self.stat(key).size
+
+    def open(self, key: str) -> OpenedFile:
+        reader = open(self.path(key), "rb")  # noqa: SIM115 (the caller closes it: OpenedFile.close)
+        try:
+            st = os.fstat(reader.fileno())
+            if not S_ISREG(st.st_mode):
+                raise FileNotFoundError(key)
+            return OpenedFile(reader, FileInfo(key, st.st_size, st.st_mtime_ns))
+        except BaseException:
+            reader.close()
+            raise
+
+    def read_range(self, key: str, start: int, length: int) -> bytes:
+        with open(self.path(key), "rb") as f:
+            f.seek(start)
+            return f.read(length)

@@ -46,7 +46,7 @@ from infra.captions import CaptionError, parse_captions, read_captions
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
-from infra.storage import LocalStorage
+from infra.storage import Storage, storage_for
 from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.worker import JobContext, PermanentJobError
 
@@ -60,7 +60,7 @@ PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the t
                          f"({_HOW_TO_TRANSCRIPT}); what the job was charged is refunded")
 
 
-def _transcript(storage: LocalStorage, video: Video, timeout: float):
+def _transcript(storage: Storage, video: Video, timeout: float):
     """Segments and where they came from: sidecar captions, an embedded text track, or none.
 
     The file is read as the container its upload was accepted as (``video.demuxer``; a video
@@ -123,7 +123,7 @@ async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writi
     return completion.content
 
 
-async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorage,
+async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
                        provider: ChatProvider | None = None) -> dict:
     p = ctx.params
     job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))  # asyncpg's UUID type -> stdlib
@@ -212,7 +212,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: LocalStorag
 
 
 def analysis_handler(settings: Settings):
-    storage = LocalStorage.from_settings(settings)
+    storage = storage_for(settings)
 
     provider = ChatProvider.from_settings(settings)
 

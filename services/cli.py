@@ -283,7 +283,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from domain.videos import max_duration_ms
-    from infra.storage import LocalStorage
+    from infra.storage import storage_for
     from services import commands
 
     settings = _settings()
@@ -298,7 +298,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
 
     async def run() -> dict:
         store, pool = await _store(settings)
-        storage = LocalStorage.from_settings(settings)
+        storage = storage_for(settings)
         staged = storage.staging_path("cli")
         try:
             await asyncio.to_thread(shutil.copyfile, source, staged)

@@ -36,7 +36,7 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
-from infra.storage import LocalStorage
+from infra.storage import storage_for
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     IDEMPOTENCY,
@@ -297,6 +297,8 @@ def endpoint(route: Route):
         if route.stream:
             return await send_events(request, result, answer_headers(request),
                                      request.app[SETTINGS].api_stream_keepalive_s)
+        if isinstance(result, web.StreamResponse):  # a handler that answers other than JSON (a file)
+            return result
         return json_body(result, route.status)
 
     handle.vaeo_route = route  # type: ignore[attr-defined]
@@ -388,7 +390,7 @@ def build_app(settings: Settings) -> web.Application:
 async def _sweep_staging(app: web.Application, stop: asyncio.Event) -> None:
     """At start, then hourly: staging files left by uploads whose API process died are deleted."""
     settings = app[SETTINGS]
-    storage = LocalStorage.from_settings(settings)
+    storage = storage_for(settings)
     while not stop.is_set():
         try:
             removed = await asyncio.to_thread(storage.sweep_staging, settings.api_staging_max_age_s)

@@ -29,6 +29,7 @@ _ERROR_MEANING = {
     409: "Conflict: the resource's state forbids it (`invalid_state`) or it kept changing (`conflict`)",
     413: "Body over the limit (`payload_too_large`, `details.limit_bytes`)",
     415: "Body that is not JSON (`unsupported_media_type`)",
+    416: "Range selecting no byte of the file (`range_not_satisfiable`); see Content-Range",
     429: "Rate limit of the workspace reached (`rate_limited`); see Retry-After",
     500: "Internal error (`internal_error`): no traceback, `details.request_id` to quote",
     503: "PostgreSQL or Kafka unreachable (`unavailable`); nothing was written",

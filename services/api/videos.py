@@ -26,8 +26,9 @@ from aiohttp import BodyPartReader
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms
-from infra.storage import LocalStorage
+from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms, video_stream_id
+from infra.file_urls import signed_url
+from infra.storage import storage_for
 from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.errors import body_timeout, printable, validation_error
@@ -76,6 +77,9 @@ class VideoRecord(BaseModel):
     created_at: datetime
     last_job_id: UUID | None
     article_id: int | None = Field(description="the article of the latest analysis, if it wrote one")
+    source_url: str | None = Field(default=None, description=(
+        "extension, detail and upload only: a signed URL of the uploaded media, valid 24 h, fetched without a "
+        "key (Range requests work); see docs/api.md, Files and signed URLs"))
 
 
 class VideoResponse(BaseModel):
@@ -224,7 +228,7 @@ async def upload_video(call: Call) -> dict:
     limit = settings.video_max_bytes
     if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
         raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
-    storage = LocalStorage.from_settings(settings)
+    storage = storage_for(settings)
     staged = storage.staging_path(str(call.workspace_id))
     fields: dict[str, str] = {}
     captions: bytes | None = None
@@ -289,14 +293,16 @@ async def upload_video(call: Call) -> dict:
     await call.read_your_writes("videos", position)
     async with call.pool.acquire() as conn:
         row = await conn.fetchrow(_ONE, video.video_id, call.workspace_id, call.environment)
+    source_url = signed_url(settings, call.workspace_id, video.storage_key)
     if row is not None:
-        return {"data": _record(row)}
+        return {"data": _record(row) | {"source_url": source_url}}
     return {"data": {"id": video.video_id, "media_id": video.media_id, "name": video.name,
                      "description": video.description, "language": video.language,
                      "duration_seconds": round(video.duration_ms / 1000, 3), "width": video.width,
                      "height": video.height, "frame_rate": video.frame_rate, "size_bytes": video.size_bytes,
                      "status": "uploaded", "has_transcript": video.has_transcript, "analyzed_at": None,
-                     "created_at": video.created_on, "last_job_id": None, "article_id": None}}
+                     "created_at": video.created_on, "last_job_id": None, "article_id": None,
+                     "source_url": source_url}}
 
 
 async def list_videos(call: Call) -> dict:
@@ -313,7 +319,9 @@ async def get_video(call: Call) -> dict:
         row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
     if row is None:
         raise not_found("video", video_id)
-    return {"data": _record(row)}
+    video = await call.store.load_aggregate(video_stream_id(video_id))  # the read model has no storage key
+    source_url = signed_url(call.app[SETTINGS], call.workspace_id, video.storage_key) if video else None
+    return {"data": _record(row) | {"source_url": source_url}}
 
 
 async def analyze_video(call: Call) -> dict:

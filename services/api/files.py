@@ -1,0 +1,258 @@
+"""Stored files: ``GET /v1/files/{token}`` (and ``HEAD``), the download behind every signed URL.
+
+Public (no API key): the signed token is the credential (``infra/file_urls.py``). A tampered,
+expired or unknown token, a key outside its workspace and a file deleted since are all the same
+404 ``not_found``, so a client learns nothing about which. The token is the only input: the
+storage key comes from its signed payload, and the storage refuses keys that leave its root.
+
+The answer streams the file in chunks read off the event loop (never whole in memory), from the
+version opened when the request arrived (a file replaced meanwhile does not mix two versions):
+
+- ``Accept-Ranges: bytes``; one range per request: ``bytes=a-b``, ``bytes=a-`` and ``bytes=-n``
+  answer 206 with ``Content-Range``; a range starting at or past the end (or ``bytes=-0``, or any
+  range of an empty file) answers 416 with ``Content-Range: bytes */<size>`` and the error
+  envelope; a header that is not one byte range (another unit, several ranges, bad syntax) is
+  ignored, as HTTP allows, and the whole file is sent;
+- ``ETag`` (strong), ``If-None-Match`` (304) and ``If-Range`` (a range only while the file is
+  the one the client saw);
+- ``Content-Type`` from the key's extension, ``Content-Length``, ``Content-Disposition: inline``
+  with the stored file's name, ``Cache-Control: private`` until the token expires,
+  ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token stays out of
+  the Referer of anything an HTML file links to) and, for HTML, ``Content-Security-Policy:
+  sandbox`` (a stored page runs no script with the API's origin).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from aiohttp import hdrs, payload, web
+from aiohttp.abc import AbstractStreamWriter
+
+from infra.file_urls import InvalidFileToken, verify
+from infra.storage import OpenedFile, StorageError, storage_for
+from services.api.base import SETTINGS, ApiError, Call, Route
+from services.api.errors import printable
+
+log = logging.getLogger("vaeo.api")
+
+CHUNK = 256 * 1024  # per download in flight: memory stays bounded with many concurrent downloads
+
+# Content types by the stored file's extension (the service names its files; no sniffing).
+CONTENT_TYPES: dict[str, str] = {
+    ".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm",
+    ".mkv": "video/x-matroska", ".avi": "video/x-msvideo", ".flv": "video/x-flv", ".ts": "video/mp2t",
+    ".mpg": "video/mpeg", ".asf": "video/x-ms-asf",
+    ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".wav": "audio/wav", ".ogg": "audio/ogg",
+    ".oga": "audio/ogg", ".opus": "audio/ogg", ".flac": "audio/flac", ".aiff": "audio/aiff",
+    ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp", ".gif": "image/gif",
+    ".svg": "image/svg+xml",
+    ".json": "application/json", ".pdf": "application/pdf", ".zip": "application/zip",
+    ".html": "text/html; charset=utf-8", ".htm": "text/html; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
+    ".vtt": "text/vtt; charset=utf-8", ".srt": "application/x-subrip", ".csv": "text/csv; charset=utf-8",
+}
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+_SANDBOXED = ("text/html", "image/svg+xml")  # types a browser would run scripts of
+
+
+def content_type_of(storage_key: str) -> str:
+    return CONTENT_TYPES.get(PurePosixPath(storage_key).suffix.lower(), DEFAULT_CONTENT_TYPE)
+
+
+# --------------------------------------------------------------------------------- ranges
+
+
+@dataclass(frozen=True)
+class ByteRange:
+    start: int
+    end: int  # inclusive, as in Content-Range
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+
+class Unsatisfiable(Exception):
+    """A syntactically valid range that selects no byte of the file (416)."""
+
+
+_RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})", re.ASCII)
+
+
+def parse_range(header: str | None, size: int) -> ByteRange | None:
+    """The one byte range ``header`` asks of a file of ``size`` bytes; None to send it whole (no
+    header, or one that is not a single valid byte range, which HTTP lets a server ignore);
+    ``Unsatisfiable`` when it selects no byte."""
+    if header is None:
+        return None
+    match = _RANGE.fullmatch(header.strip().replace(" ", ""))
+    if match is None:
+        return None
+    first, last = match.groups()
+    if first == "" and last == "":
+        return None
+    if first == "":  # the last n bytes
+        suffix = int(last)
+        if suffix == 0 or size == 0:
+            raise Unsatisfiable
+        return ByteRange(max(0, size - suffix), size - 1)
+    start = int(first)
+    end = int(last) if last else size - 1
+    if last and end < start:
+        return None  # invalid: ignored
+    if start >= size:
+        raise Unsatisfiable
+    return ByteRange(start, min(end, size - 1))
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    """``If-None-Match``: ``*`` or a list holding our tag (weak comparison: ``W/`` ignored)."""
+    tags = [t.strip().removeprefix("W/") for t in header.split(",")]
+    return "*" in tags or etag in tags
+
+
+# --------------------------------------------------------------------------------- the body
+
+
+class FileSlice(payload.Payload):
+    """``length`` bytes of an opened stored file from ``start``, read in chunks off the event loop;
+    the file is closed once written (or once the connection is gone)."""
+
+    def __init__(self, opened: OpenedFile, start: int, length: int, content_type: str) -> None:
+        super().__init__(opened, content_type=content_type)
+        self._opened = opened
+        self._start = start
+        self._size = length
+
+    async def write(self, writer: AbstractStreamWriter) -> None:
+        await self.write_with_length(writer, None)
+
+    async def write_with_length(self, writer: AbstractStreamWriter, content_length: int | None) -> None:
+        reader = self._opened.reader
+        remaining = self._size if content_length is None else min(self._size, content_length)
+        try:
+            await asyncio.to_thread(reader.seek, self._start)
+            while remaining > 0:
+                chunk = await asyncio.to_thread(reader.read, min(CHUNK, remaining))
+                if not chunk:  # cannot happen with the version held open; never loop on it
+                    raise ConnectionAbortedError("the stored file ended before its announced length")
+                await writer.write(chunk)
+                remaining -= len(chunk)
+        finally:
+            self._opened.close()
+
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        raise TypeError("a stored file is streamed, never decoded whole")
+
+    async def close(self) -> None:
+        self._opened.close()
+
+
+# --------------------------------------------------------------------------------- the route
+
+
+def file_not_found() -> ApiError:
+    """The one answer to every token that grants nothing: no hint of the reason."""
+    return ApiError(404, "not_found", "file not found (the link may have expired)", {})
+
+
+async def _open(call: Call, storage_key: str) -> OpenedFile:
+    storage = storage_for(call.app[SETTINGS])
+    try:
+        return await asyncio.to_thread(storage.open, storage_key)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, StorageError):
+        raise file_not_found() from None
+    except OSError as exc:
+        log.warning("a stored file could not be opened: %s", type(exc).__name__)
+        raise file_not_found() from None
+
+
+async def download_file(call: Call) -> web.StreamResponse:
+    request = call.request
+    settings = request.app[SETTINGS]
+    try:
+        grant = verify(settings, call.path("token"))
+    except InvalidFileToken:
+        raise file_not_found() from None
+    opened = await _open(call, grant.storage_key)
+    info = opened.info
+    ctype = content_type_of(grant.storage_key)
+    remaining_s = max(0, math.floor(grant.expires_at.timestamp() - settings.now().timestamp()))
+    headers: dict[str, Any] = {
+        hdrs.CONTENT_TYPE: ctype,
+        hdrs.ACCEPT_RANGES: "bytes",
+        hdrs.ETAG: info.etag,
+        hdrs.CACHE_CONTROL: f"private, max-age={remaining_s}",
+        hdrs.CONTENT_DISPOSITION: f'inline; filename="{PurePosixPath(grant.storage_key).name}"',
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+    if ctype.startswith(_SANDBOXED):
+        headers["Content-Security-Policy"] = "sandbox"
+    try:
+        if_none_match = request.headers.get(hdrs.IF_NONE_MATCH)
+        if if_none_match is not None and _etag_matches(if_none_match, info.etag):
+            opened.close()
+            return web.Response(status=304, headers=headers)
+        range_header = request.headers.get(hdrs.RANGE)
+        if_range = request.headers.get(hdrs.IF_RANGE)
+        if if_range is not None and if_range.strip() != info.etag:
+            range_header = None  # the client's partial copy is of another version: send it whole
+        try:
+            wanted = parse_range(range_header, info.size)
+        except Unsatisfiable:
+            shown = printable(range_header.strip(), 60)
+            raise ApiError(416, "range_not_satisfiable", f"the range {shown!r} selects no byte of this file "
+                           f"({info.size} bytes)", {"size": info.size},
+                           headers={hdrs.CONTENT_RANGE: f"bytes */{info.size}", hdrs.ACCEPT_RANGES: "bytes"}) from None
+        status, start, length = 200, 0, info.size
+        if wanted is not None:
+            status, start, length = 206, wanted.start, wanted.length
+            headers[hdrs.CONTENT_RANGE] = f"bytes {wanted.start}-{wanted.end}/{info.size}"
+        if request.method == hdrs.METH_HEAD or length == 0:
+            opened.close()
+            headers[hdrs.CONTENT_LENGTH] = str(length)
+            return web.Response(status=status, headers=headers)
+    except BaseException:
+        opened.close()
+        raise
+    return web.Response(status=status, headers=headers, body=FileSlice(opened, start, length, ctype))
+
+
+def describe_download(document: dict) -> dict:
+    """Describe the file download in the generated document: binary content, 206 and the Range
+    header (the route table knows JSON answers only)."""
+    op = document.get("paths", {}).get("/files/{token}", {}).get("get")
+    if op is None or "206" in op["responses"]:  # the document is cached: described once
+        return document
+    op["description"] = ("No key: the signed token is the credential. A tampered, expired or unknown token, or a "
+                         "file deleted since, answers 404. If-None-Match (304) and If-Range are honoured; HEAD "
+                         "answers the headers alone.")
+    op.setdefault("parameters", []).append(
+        {"name": "Range", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "one byte range: bytes=a-b, bytes=a- or bytes=-n"})
+    binary = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+    file_headers = {
+        "Content-Length": {"schema": {"type": "integer"}}, "ETag": {"schema": {"type": "string"}},
+        "Accept-Ranges": {"schema": {"type": "string"}},
+    }
+    responses = op["responses"]
+    responses["200"] = {"description": "the whole file", "headers": {**responses["200"].get("headers", {}),
+                                                                     **file_headers}, "content": binary}
+    responses["206"] = {"description": "the requested byte range (Content-Range)",
+                        "headers": {**file_headers, "Content-Range": {"schema": {"type": "string"}}},
+                        "content": binary}
+    return document
+
+
+ROUTES = [
+    Route("GET", "/files/{token}", download_file, scope=None, tag="Files", errors=(404, 416),
+          summary="Extension: download a stored file through a signed, expiring URL (no key; Range and HEAD)"),
+]

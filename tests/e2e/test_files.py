@@ -1,0 +1,239 @@
+"""Signed file URLs over real HTTP: a real media is uploaded, the video record's ``source_url`` is
+fetched without a key (whole, by ranges, HEAD, conditional), and every token that grants nothing
+(tampered, expired, another workspace's key swapped in, a file deleted since, a path traversal,
+an unknown token) answers the same 404 envelope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import time
+import uuid
+
+import aiohttp
+import orjson
+import pytest
+
+from infra.file_urls import encode_token, issue_token, signing_key
+from infra.storage import LocalStorage
+from tests.e2e.conftest import running_service
+from tests.e2e.test_videos import upload
+from tests.media_factory import run
+
+
+@pytest.fixture(scope="module")
+async def service(stack_settings, template_db, tmp_path_factory):
+    async with running_service(stack_settings, template_db, tmp_path_factory.mktemp("logs"),
+                               processes=("relay", "projector"), apis=1) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    """Two seconds of a test pattern and a tone, as mp4 (a few tens of kilobytes)."""
+    path = tmp_path_factory.mktemp("files") / "clip.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=2",
+         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
+         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+         "-movflags", "+faststart", str(path)])
+    return path
+
+
+async def _video(service, ws, clip) -> dict:
+    status, body = await upload(ws.client, clip)
+    assert status == 201, body
+    video_id = body["data"]["id"]
+    deadline = time.monotonic() + 30
+    while True:  # the detail reads the projection
+        r = await ws.client.get(f"/videos/{video_id}")
+        if r.status == 200:
+            return r.data | {"upload_source_url": body["data"]["source_url"]}
+        assert time.monotonic() < deadline, r.body
+        await asyncio.sleep(0.1)
+
+
+async def fetch(service, url: str, method: str = "GET", headers: dict | None = None):
+    async with service.http.request(method, url, headers=headers or {}) as resp:
+        return resp.status, resp.headers, await resp.read()
+
+
+def token_of(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def payload_of(token: str) -> dict:
+    body = token.split(".")[0]
+    return orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+
+
+async def test_source_url_downloads_the_media_without_a_key(service, clip):
+    ws = await service.workspace()
+    video = await _video(service, ws, clip)
+    data = clip.read_bytes()
+    url = video["source_url"]
+    origin = service.base.removesuffix("/v1")
+    assert url.startswith(origin + "/v1/files/"), url  # absolute, on the API's own address by default
+    assert video["upload_source_url"].startswith(origin + "/v1/files/")
+
+    status, headers, body = await fetch(service, url)  # no Authorization header
+    assert status == 200
+    assert body == data
+    assert headers["Content-Type"] == "video/mp4"
+    assert headers["Content-Length"] == str(len(data))
+    assert headers["Accept-Ranges"] == "bytes"
+    assert headers["ETag"].startswith('"') and "X-Request-Id" in headers
+    assert "X-RateLimit-Limit" not in headers  # public: no workspace window is spent
+
+    status, head_headers, head_body = await fetch(service, url, "HEAD")
+    assert (status, head_body) == (200, b"")
+    assert head_headers["Content-Length"] == str(len(data))
+    assert head_headers["Content-Type"] == "video/mp4" and head_headers["Accept-Ranges"] == "bytes"
+    assert head_headers["ETag"] == headers["ETag"]
+
+    status, _, body = await fetch(service, url, headers={"If-None-Match": headers["ETag"]})
+    assert (status, body) == (304, b"")
+
+    # The upload's answer carries one too, and it fetches the same bytes.
+    status, _, body = await fetch(service, video["upload_source_url"])
+    assert (status, body) == (200, data)
+
+
+async def test_range_requests(service, clip):
+    ws = await service.workspace()
+    url = (await _video(service, ws, clip))["source_url"]
+    data = clip.read_bytes()
+    size = len(data)
+    mid = size // 2
+    cases = {
+        "bytes=0-99": (0, 99),  # the first bytes
+        f"bytes={mid}-{mid + 1000}": (mid, mid + 1000),  # the middle
+        "bytes=-500": (size - 500, size - 1),  # a suffix
+        f"bytes={size - 300}-": (size - 300, size - 1),  # open-ended
+        f"bytes={size - 10}-{size + 5000}": (size - 10, size - 1),  # past the end: clamped
+    }
+    for header, (start, end) in cases.items():
+        status, headers, body = await fetch(service, url, headers={"Range": header})
+        assert status == 206, header
+        assert headers["Content-Range"] == f"bytes {start}-{end}/{size}", header
+        assert headers["Content-Length"] == str(end - start + 1), header
+        assert body == data[start:end + 1], header
+        assert headers["Content-Type"] == "video/mp4"
+
+    status, headers, body = await fetch(service, url, "HEAD", headers={"Range": "bytes=0-99"})
+    assert (status, headers["Content-Range"], headers["Content-Length"], body) == (206, f"bytes 0-99/{size}", "100",
+                                                                                    b"")
+
+    for unsatisfiable in (f"bytes={size}-", f"bytes={size + 10}-{size + 20}", "bytes=-0"):
+        status, headers, body = await fetch(service, url, headers={"Range": unsatisfiable})
+        assert status == 416, unsatisfiable
+        assert headers["Content-Range"] == f"bytes */{size}"
+        assert orjson.loads(body)["error"]["code"] == "range_not_satisfiable"
+
+    # If-Range naming another version: the whole file, not the range.
+    status, _, body = await fetch(service, url, headers={"Range": "bytes=0-9", "If-Range": '"another"'})
+    assert (status, body) == (200, data)
+
+
+async def test_every_token_that_grants_nothing_is_the_same_404(service, clip):
+    ws, other = await service.workspace(), await service.workspace()
+    mine, theirs, doomed = (await _video(service, ws, clip), await _video(service, other, clip),
+                            await _video(service, ws, clip))
+    settings = service.settings
+    origin = service.base.removesuffix("/v1") + "/v1/files/"
+    token = token_of(mine["source_url"])
+    payload_b64, _, signature = token.partition(".")
+    my_key, their_key = payload_of(token)["k"], payload_of(token_of(theirs["source_url"]))["k"]
+    key = signing_key(settings.secret_key)
+    future = int(time.time()) + 3600
+
+    def forged_payload(**change) -> str:
+        raw = orjson.dumps(payload_of(token) | change)
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    # A file deleted since its URL was made.
+    doomed_key = payload_of(token_of(doomed["source_url"]))["k"]
+    LocalStorage.from_settings(settings).delete(doomed_key)
+
+    refused = {
+        "tampered signature": token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
+        "tampered payload": forged_payload(x=future + 86400) + "." + signature,
+        "expired": issue_token(settings, ws.id, my_key, expires_in=-1),
+        "other workspace's key swapped in": forged_payload(k=their_key) + "." + signature,
+        "other workspace's key, signed for mine": encode_token(key, ws.id, their_key, future),
+        "deleted file": token_of(doomed["source_url"]),
+        "traversal, signed": encode_token(key, ws.id, f"videos/{ws.id}/../../../../etc/passwd", future),
+        "staging file, signed": encode_token(key, ws.id, f".staging/{ws.id}/x", future),
+        "traversal in the path": "..%2F..%2F..%2Fetc%2Fpasswd",
+        "unknown": base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode() + "." + "A" * 43,
+        "garbage": "not-a-token",
+    }
+    answers = {}
+    for reason, bad in refused.items():
+        for method in ("GET", "HEAD"):
+            status, headers, body = await fetch(service, origin + bad, method)
+            assert status == 404, (reason, method, status)
+            if method == "GET":
+                assert headers["Content-Type"].startswith("application/json"), reason
+                answers[reason] = orjson.loads(body)
+    assert all(answer == {"error": {"code": "not_found", "message": "file not found (the link may have expired)",
+                                    "details": {}}} for answer in answers.values()), answers
+
+    # The same URLs still work for what they grant: nothing above was refused for another reason.
+    assert (await fetch(service, mine["source_url"]))[0] == 200
+    assert (await fetch(service, theirs["source_url"]))[0] == 200
+
+
+async def test_a_path_that_is_no_token_never_reaches_the_storage(service):
+    async with aiohttp.ClientSession() as http:
+        for raw in ("/v1/files/../../etc/passwd", "/v1/files/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+                    "/v1/files/..%2f..%2f..%2fetc%2fpasswd", "/v1/files/%00"):
+            async with http.get(service.base.removesuffix("/v1") + raw,
+                                skip_auto_headers=("Accept-Encoding",)) as resp:
+                body = await resp.read()
+                assert resp.status in (404, 401), (raw, resp.status)  # a normalised path may land on /v1/etc/...
+                assert b"root:" not in body
+
+
+async def test_a_large_file_streams_and_a_client_that_leaves_ends_it_cleanly(service):
+    """64 MiB, stored under the workspace's folder and fetched whole (streamed, never buffered), then
+    again by clients that hang up after the first chunk: the API logs no error and keeps serving."""
+    ws = await service.workspace()
+    storage = LocalStorage.from_settings(service.settings)
+    storage_key = f"exports/{ws.id}/big/archive.bin"
+    block = bytes(range(256)) * 4096  # 1 MiB
+    staged = storage.staging_path("test")
+    with open(staged, "wb") as f:
+        for _ in range(64):
+            f.write(block)
+    storage.commit(staged, storage_key)
+    try:
+        await _fetch_whole_then_leave(service, issue_token(service.settings, ws.id, storage_key), block)
+    finally:
+        storage.delete(storage_key)
+
+
+async def _fetch_whole_then_leave(service, token: str, block: bytes) -> None:
+    url = service.base.removesuffix("/v1") + "/v1/files/" + token
+
+    async with service.http.get(url) as resp:
+        assert resp.status == 200 and resp.headers["Content-Type"] == "application/octet-stream"
+        assert resp.headers["Content-Length"] == str(64 * len(block))
+        received, digest = 0, hashlib.sha256()
+        async for chunk in resp.content.iter_chunked(1 << 20):
+            received += len(chunk)
+            digest.update(chunk)
+    assert received == 64 * len(block)
+    assert digest.hexdigest() == hashlib.sha256(block * 64).hexdigest()
+
+    for _ in range(5):
+        async with aiohttp.ClientSession() as http:  # its own connection, closed mid-body
+            async with http.get(url) as resp:
+                assert resp.status == 200
+                await resp.content.read(65536)
+    await asyncio.sleep(0.5)
+    status, _, body = await fetch(service, url, headers={"Range": "bytes=-4"})
+    assert (status, body) == (206, block[-4:])
+    log = (service.logs / "api.log").read_text()
+    assert "Traceback" not in log and "Error handling request" not in log and '"level":"error"' not in log, log[-3000:]
