@@ -1,4 +1,4 @@
--- The event store: the commit point of every change (DESIGN.md, "The event log contract").
+-- The event store: the commit point of every change (docs/architecture.md, docs/events.md).
 CREATE TABLE events (
     position     bigint      PRIMARY KEY,            -- global, gap-free, in commit order
     stream_id    uuid        NOT NULL,
