@@ -33,6 +33,8 @@ LINES = [
 
 
 def run(args: list[str], timeout: float = 120) -> None:
+    """Run a media tool, installing ffmpeg and espeak-ng first on a machine that lacks them."""
+    ensure_tools()
     subprocess.run(args, check=True, capture_output=True, timeout=timeout)
 
 
