@@ -31,7 +31,6 @@ WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial",
 ANALYSIS_MODES = ("standard", "behavioral")
 QUALITY_PROFILES = ("standard", "premium")
 ANALYZE_JOB = "analyze_video"
-PREMIUM_FACTOR = 2
 # Seconds of work per second of video, measured (docs/analysis.md: 10 min of 720p in 20.9 s), plus setup.
 ESTIMATE_RATIO = 1 / 25
 ESTIMATE_FLOOR_S = 5
@@ -103,12 +102,6 @@ def billable_duration_ms(declared_ms: int, measured_ms: int) -> int:
 
 def video_stream_id(video_id: int) -> UUID:
     return deterministic_id("video", video_id)
-
-
-def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
-    """Credits of one analysis: one per started minute (at least one), doubled for premium."""
-    minutes = max(1, math.ceil(duration_ms / 60_000))
-    return minutes * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
 
 
 def estimated_duration_seconds(duration_ms: int) -> int:

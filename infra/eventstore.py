@@ -112,6 +112,16 @@ class EventStore:
             await self._notify(conn, last)
         return last
 
+    async def save(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
+                   events: Sequence = (), before: Sequence[SideEffect] = ()) -> int:
+        """Append what ``aggregates`` decided (their pending events, collected here) and ``events``
+        (domain events collected earlier), with ``meta`` on each, in one append (``append``)."""
+        pending = [*events]
+        for agg in aggregates:
+            pending.extend(agg.collect_events())
+        return await self.append(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
+                                 before=before)
+
     async def next_id(self, sequence: str) -> int:
         """A new integer id (media, video, article) from a PostgreSQL sequence.
 

@@ -33,7 +33,6 @@ the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
 from __future__ import annotations
 
 from pathlib import Path
-from uuid import UUID
 
 from domain.analysis import analyse, chapters_text, write_article
 from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
@@ -106,15 +105,13 @@ async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writi
         completion = await provider.complete(messages)
     except ProviderError as exc:
         raise PermanentJobError(f"the article provider failed: {exc}; no article was stored") from None
-    job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))
+    job_id, workspace_id = ctx.job_id, ctx.workspace_id
     usage = LlmUsage.record(call_key=f"{job_id}:{ARTICLE_OPERATION}:attempt-{ctx.attempt}",
                             workspace_id=workspace_id, environment=environment, operation=ARTICLE_OPERATION,
                             prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
                             job_id=job_id)
-    store = ctx._worker.store
     try:
-        await store.append(store.registry.to_new_events(usage.collect_events(), workspace_id=workspace_id,
-                                                        meta={"job_id": str(job_id)}))
+        await ctx.save_now(usage)
     except ConcurrencyError:
         pass  # this call is recorded already
     if completion.finish_reason == "length":
@@ -126,13 +123,12 @@ async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writi
 async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
                        provider: ChatProvider | None = None) -> dict:
     p = ctx.params
-    job_id, workspace_id = UUID(str(ctx.job_id)), UUID(str(ctx.workspace_id))  # asyncpg's UUID type -> stdlib
+    job_id, workspace_id = ctx.job_id, ctx.workspace_id
     outputs = p.get("outputs") or {}
     premium = p.get("quality_profile") == "premium"
     if premium and provider is None:
         raise PermanentJobError(PREMIUM_UNAVAILABLE)
-    store = ctx._worker.store
-    video: Video | None = await store.load_aggregate(video_stream_id(p["video_id"]))
+    video: Video | None = await ctx.store.load_aggregate(video_stream_id(p["video_id"]))
     if video is None or video.workspace_id != workspace_id:
         raise PermanentJobError(f"video {p['video_id']} not found")
     if not storage.exists(video.storage_key):
@@ -189,8 +185,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
         except InvalidProviderArticle as exc:
             refused = f"the article provider's answer was refused: {exc}; no article was stored"
             raise PermanentJobError(refused) from None
-        async with ctx._worker.pool.acquire() as conn:
-            article_id = await conn.fetchval("SELECT nextval('article_id_seq')")
+        article_id = await ctx.next_id("article_id_seq")
         article_agg = Article(
             article_id=article_id, workspace_id=workspace_id, environment=video.environment, job_id=job_id,
             video_id=video.video_id, media_id=video.media_id, title=written.title, language=written.language,

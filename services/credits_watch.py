@@ -60,8 +60,7 @@ async def check_charge(store: EventStore, workspace_id, version: int, threshold_
             return None  # this crossing was flagged already
         # The event reports the balance at the crossing, not later moves.
         try:
-            return await store.append(store.registry.to_new_events(current.collect_events(),
-                                                                   workspace_id=workspace_id))
+            return await store.save(current, workspace_id=workspace_id)
         except ConcurrencyError:
             continue
     raise ConcurrencyError(f"workspace {workspace_id}: CreditsLow not appended after {CONFLICT_RETRIES} conflicts")

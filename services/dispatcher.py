@@ -756,8 +756,7 @@ class Sender:
                 return
             webhook.disable("the receiver answered 410 Gone")
             try:
-                await self.store.append(self.store.registry.to_new_events(webhook.collect_events(),
-                                                                          workspace_id=row.workspace_id))
+                await self.store.save(webhook, workspace_id=row.workspace_id)
                 self._secrets.pop(row.webhook_id, None)
                 return
             except ConcurrencyError:

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -97,16 +97,43 @@ RETURNING q.job_id, q.workspace_id, q.job_type, q.params, q.attempts, q.max_atte
 
 
 class JobContext:
-    """What a handler sees: its params, progress reporting, cancellation checks, off-loop work."""
+    """What a handler sees, and all it may use: its params, the event store (load and save other
+    streams), the settings' clock, id allocation, progress reporting, cancellation checks,
+    results that commit with the job's completion, and off-loop work."""
 
     def __init__(self, worker: Worker, job: Job, params: dict, attempt: int) -> None:
         self._worker = worker
         self._job = job
-        self.job_id: uuid.UUID = job.id
-        self.workspace_id: uuid.UUID = job.workspace_id
+        self.job_id: uuid.UUID = uuid.UUID(str(job.id))  # asyncpg's UUID type -> the standard one
+        self.workspace_id: uuid.UUID = uuid.UUID(str(job.workspace_id))
+        self.environment: str = job.environment
         self.params = params
         self.attempt = attempt
         self.completion_events: list = []
+
+    @property
+    def store(self) -> EventStore:
+        """The event store: ``load_aggregate`` and ``save`` for streams other than the job's."""
+        return self._worker.store
+
+    @property
+    def job(self) -> Job:
+        """The job as this attempt last saw it."""
+        return self._job
+
+    def now(self) -> datetime:
+        """The settings' clock (fixed in tests and replays)."""
+        return self._worker.settings.now()
+
+    async def next_id(self, sequence: str) -> int:
+        """A new integer id (an article's, ...) from its PostgreSQL sequence."""
+        return await self._worker.store.next_id(sequence)
+
+    async def save_now(self, *aggregates, meta: dict | None = None) -> int:
+        """Append other streams' events at once, in their own transaction, with this job's meta:
+        for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
+        return await self._worker.store.save(*aggregates, workspace_id=self.workspace_id,
+                                             meta={**self._worker.job_meta(self._job), **(meta or {})})
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
@@ -200,8 +227,7 @@ class Worker:
             loaded = job.version
             decide(job)
             try:
-                await commands.append_job(self.store, job, also=also,
-                                          meta={"worker": self.worker_id, "job_id": str(job.id)})
+                await commands.append_job(self.store, job, also=also, meta=self.job_meta(job))
                 return job
             except ConcurrencyError:
                 fresh = await self.store.load_aggregate(job.id)
@@ -209,6 +235,10 @@ class Worker:
                     raise
                 job = fresh
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
+
+    def job_meta(self, job: Job) -> dict:
+        """The ``meta`` of every event a job's work appends."""
+        return {"worker": self.worker_id, "job_id": str(job.id)}
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:

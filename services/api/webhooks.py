@@ -26,99 +26,32 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from domain.base import NotFound
-from domain.webhooks import EVENT_NAMES, TEST_EVENT, Webhook, WebhookDelivery, payload
-from domain.workspaces import JobSecretVersions, Workspace
+from domain.webhooks import EVENT_NAMES, TEST_EVENT, payload
+from domain.workspaces import JobSecretVersions
 from infra.crypto import SecretBox
-from infra.eventstore import EventStore
 from infra.netguard import DestinationRefused, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import (
     Outcome,
     WebhookClient,
     job_notification_secret,
-    new_webhook_secret,
     signature_headers,
 )
 from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
 from services.api.destinations import BoundedResolver, check_destination
-from services.commands import with_retries
+from services.commands import (
+    delete_webhook,
+    job_secret_versions,
+    load_webhook,
+    record_test,
+    register_webhook,
+    resend_delivery,
+    rotate_workspace_job_secret,
+)
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
 WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
 TEST_TIMEOUT_S = 10.0  # the interface's bound for POST /webhooks/{id}/test
-
-
-# ------------------------------------------------------------------------------- commands
-
-
-async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID, *, environment: str, url: str,
-                           events: list[str] | None, meta: dict | None = None) -> tuple[Webhook, str, int]:
-    """A new webhook; returns it, its secret (never stored in clear) and the position."""
-    webhook_id = uuid4()
-    secret = new_webhook_secret()
-    webhook = Webhook.register(webhook_id=webhook_id, workspace_id=workspace_id, environment=environment, url=url,
-                               events=events, secret_encrypted=box.encrypt(secret, str(webhook_id)))
-    position = await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
-                                                               meta=meta))
-    return webhook, secret, position
-
-
-async def rotate_workspace_job_secret(store: EventStore, workspace_id: UUID, environment: str, *, grace: timedelta,
-                                      now: datetime, meta: dict | None = None) -> tuple[JobSecretVersions, int]:
-    """A new version of the workspace's job-notification secret for ``environment``; the current
-    one stays valid for ``grace``. Returns the versions now and the position of the event."""
-
-    async def attempt() -> tuple[JobSecretVersions, int]:
-        workspace = await store.load_aggregate(workspace_id)
-        if not isinstance(workspace, Workspace):
-            raise NotFound("workspace not found", id=str(workspace_id))
-        versions = workspace.rotate_job_secret(environment, now=now, grace=grace)
-        position = await store.append(store.registry.to_new_events(workspace.collect_events(),
-                                                                   workspace_id=workspace_id, meta=meta))
-        return versions, position
-
-    return await with_retries(attempt)
-
-
-async def job_secret_versions(store: EventStore, workspace_id: UUID, environment: str) -> JobSecretVersions:
-    workspace = await store.load_aggregate(workspace_id)
-    if not isinstance(workspace, Workspace):
-        raise NotFound("workspace not found", id=str(workspace_id))
-    return workspace.job_secret_versions(environment)
-
-
-async def _load_webhook(store: EventStore, workspace_id: UUID, environment: str, webhook_id: UUID) -> Webhook:
-    webhook = await store.load_aggregate(webhook_id)
-    if (not isinstance(webhook, Webhook) or webhook.workspace_id != workspace_id
-            or webhook.environment != environment or webhook.status == "deleted"):
-        raise NotFound("webhook not found", id=str(webhook_id))
-    return webhook
-
-
-async def delete_webhook(store: EventStore, workspace_id: UUID, webhook_id: UUID, *, environment: str,
-                         meta: dict | None = None) -> int:
-    async def attempt() -> int:
-        webhook = await _load_webhook(store, workspace_id, environment, webhook_id)
-        webhook.delete()
-        return await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
-                                                               meta=meta))
-
-    return await with_retries(attempt)
-
-
-async def resend_delivery(store: EventStore, workspace_id: UUID, webhook_id: UUID, delivery_id: UUID, *,
-                          environment: str, requested_by: str, meta: dict | None = None) -> int:
-    async def attempt() -> int:
-        await _load_webhook(store, workspace_id, environment, webhook_id)
-        delivery = await store.load_aggregate(delivery_id)
-        if not isinstance(delivery, WebhookDelivery) or delivery.webhook_id != webhook_id:
-            raise NotFound("delivery not found", id=str(delivery_id))
-        delivery.resend(requested_by)
-        return await store.append(store.registry.to_new_events(delivery.collect_events(), workspace_id=workspace_id,
-                                                               meta=meta))
-
-    return await with_retries(attempt)
 
 
 # ------------------------------------------------------------------------------- models
@@ -294,26 +227,12 @@ async def remove_webhook(call: Call) -> dict:
     return {"data": {"id": webhook_id, "deleted": True}}
 
 
-async def record_test(store: EventStore, workspace_id: UUID, webhook_id: UUID, *, message_id: UUID, signed_at: int,
-                      status_code: int | None, latency_ms: float, error: str | None, meta: dict | None = None) -> int:
-    """``WebhookTestSent`` on the webhook's stream: what the test endpoint did, never the secret."""
-
-    async def attempt() -> int:
-        webhook = await store.load_aggregate(webhook_id)
-        webhook.record_test(message_id=message_id, signed_at=signed_at, status_code=status_code,
-                            latency_ms=latency_ms, error=error)
-        return await store.append(store.registry.to_new_events(webhook.collect_events(), workspace_id=workspace_id,
-                                                               meta=meta))
-
-    return await with_retries(attempt)
-
-
 async def test_webhook(call: Call) -> dict:
     """Sign and send a ``webhook.test`` event now, within 10 s, to a destination checked again now,
     and record what happened (``WebhookTestSent``) before answering it."""
     webhook_id = _uuid(call, "id", "webhook")
     settings = _settings(call)
-    webhook = await _load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
+    webhook = await load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
     message_id = uuid4()
     now = settings.now()
     signed_at = int(now.timestamp())

@@ -35,7 +35,7 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.netguard import Allowance, SystemResolver, vet
 from infra.webhook_http import ssl_context
-from services.api.webhooks import register_webhook
+from services.commands import register_webhook
 from services.common import freeze_startup_heap
 from services.dispatcher import Sender, run_dispatcher
 from services.relay import Relay

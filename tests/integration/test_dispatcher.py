@@ -39,7 +39,7 @@ from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
-from services.api.webhooks import delete_webhook, register_webhook, rotate_workspace_job_secret
+from services.commands import delete_webhook, register_webhook, rotate_workspace_job_secret
 from services.dispatcher import NAME, run_dispatcher
 from services.projector import run_projector
 from services.relay import Relay

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from domain.base import DomainError
+from domain.pricing import analysis_price
 from domain.videos import (
     DURATION_TOLERANCE_MS,
     INT32_MAX,
@@ -17,7 +18,6 @@ from domain.videos import (
     MAX_DURATION_MS,
     MAX_FRAME_RATE,
     MediaTooLong,
-    analysis_price,
     billable_duration_ms,
     max_duration_ms,
 )

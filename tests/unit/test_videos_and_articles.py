@@ -10,13 +10,13 @@ from eventsourcing.domain import Aggregate
 
 from domain.articles import Article, article_stream_for_job
 from domain.base import PUBLISHED, DomainError, deterministic_id
+from domain.pricing import analysis_price
 from domain.videos import (
     ANALYZE_JOB,
     MediaTooLarge,
     UnreadableMedia,
     UnsupportedMedia,
     Video,
-    analysis_price,
     estimated_duration_seconds,
     video_stream_id,
 )

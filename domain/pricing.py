@@ -1,0 +1,24 @@
+"""Prices: the one policy that says what each operation costs, in credits.
+
+Every price is a pure function of what the service measured or will really process (a video's
+measured duration, an article's words, the clips asked for), never of what a client declared.
+The command that queues the work charges the price in the same append as the job, and the
+append that ends the job failed or cancelled refunds it (``services.commands.append_job``).
+Sandbox keys are never charged. The table of prices is in docs/api.md ("Credits and prices").
+"""
+
+from __future__ import annotations
+
+import math
+
+PREMIUM_FACTOR = 2  # the provider-written (premium) article costs twice the offline one
+
+
+def started_minutes(duration_ms: int) -> int:
+    """Whole minutes, any started minute counted, at least one."""
+    return max(1, math.ceil(duration_ms / 60_000))
+
+
+def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
+    """One analysis: one credit per started minute of the measured duration, doubled for premium."""
+    return started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)

@@ -1,0 +1,143 @@
+"""Jobs: queue one with its charge, append to one (with its refund when it ends unpaid), cancel one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from domain.base import DomainError
+from domain.jobs import Job
+from domain.workspaces import Workspace
+from infra.eventstore import EventStore, SideEffect
+from services.commands.common import CHARGE_RETRIES, load_in, load_owned, with_retries
+
+
+class SandboxQuotaExceeded(DomainError):
+    code = "sandbox_quota_exceeded"
+    status = 429
+
+
+def _count_sandbox_job(workspace_id: UUID, quota: int, day):
+    """The sandbox job's claim on its workspace's daily quota, in the append's transaction."""
+
+    async def claim(conn: asyncpg.Connection) -> None:
+        await conn.execute(
+            "INSERT INTO sandbox_job_quota AS q (workspace_id, day, jobs, quota) VALUES ($1, $2, 1, $3) "
+            "ON CONFLICT (workspace_id, day) DO UPDATE SET jobs = q.jobs + 1, quota = EXCLUDED.quota",
+            workspace_id, day, quota)
+
+    return claim
+
+
+async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
+                    environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
+                    job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
+                    sandbox_quota: int | None = None, today=None, meta: dict | None = None,
+                    before: Sequence[SideEffect] = (), reuse_existing: bool = False) -> tuple[Job, int | None]:
+    """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
+    the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled.
+
+    ``before`` are side effects of the caller committed with the job (an idempotency key's answer).
+    With ``reuse_existing``, ``job_id`` names an identical earlier request (``services.idempotency``):
+    when that job's stream exists already, it is returned with position None and nothing is written
+    nor charged.
+
+    A sandbox job (free) counts against ``sandbox_quota`` jobs per workspace and UTC day
+    (``today``): 429 ``sandbox_quota_exceeded`` beyond it, and nothing is written.
+
+    Charges of one workspace are decided one after the other inside this process (the workspace
+    stream's lock of the event store): concurrent analyses of different videos then queue up for
+    a few milliseconds instead of failing on each other's charge, and retries settle what other
+    processes interleave.
+    """
+    job_id = job_id or uuid4()
+    if credits is not None:
+        params = {**(params or {}), "credits": credits}
+    quota = []
+    if environment == "sandbox" and sandbox_quota is not None:
+        quota = [_count_sandbox_job(workspace_id, sandbox_quota, today)]
+
+    async def attempt() -> tuple[Job, int | None]:
+        if reuse_existing and isinstance(earlier := await store.load_aggregate(job_id), Job):
+            return earlier, None
+        job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
+                        environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
+        pending = list(job.collect_events())
+        if credits:
+            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
+            pending += workspace.collect_events()
+        try:
+            position = await store.save(workspace_id=workspace_id, meta=meta, events=pending,
+                                        before=[*quota, *before])
+        except asyncpg.CheckViolationError as exc:
+            if exc.constraint_name != "sandbox_job_quota_within":
+                raise
+            raise SandboxQuotaExceeded(f"the sandbox quota of {sandbox_quota} jobs per day is used up; it resets at "
+                                       "midnight UTC (use a production key for more)", quota=sandbox_quota) from None
+        return job, position
+
+    if not credits:
+        return await with_retries(attempt)
+    async with store.stream_lock(workspace_id):
+        return await with_retries(attempt, attempts=CHARGE_RETRIES)
+
+
+def _claim_refund(job: Job):
+    """The at-most-once guard of a job's refund: a second claim is a unique violation, so the
+    append that carries it is refused whole (in group commit too: it is a PostgreSQL error)."""
+
+    async def claim(conn: asyncpg.Connection) -> None:
+        await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3)",
+                           job.id, job.workspace_id, job.credits_charged)
+
+    return claim
+
+
+async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: dict | None = None) -> int:
+    """Append the job's pending events, and ``also`` (other aggregates' events that commit with them).
+
+    When those events end the job ``failed`` or ``cancelled`` and it was charged at queue time,
+    ``CreditsRefunded`` goes into the same append, with its claim in ``credit_refunds``: the end
+    and the refund commit together or not at all, and a job is refunded at most once whoever ends
+    it (the cancel command, a worker, a worker taking over an expired lease). A claim that exists
+    already (refunded before this rule, by the analysis handler itself) ends the job without a
+    second refund. ``ConcurrencyError`` when the job or the workspace moved: reload and decide again.
+    """
+    pending = [*job.collect_events(), *also]
+    if job.refund_due:
+        workspace = await store.load_aggregate(job.workspace_id)
+        refund = []
+        if isinstance(workspace, Workspace):
+            # str() first: a reloaded job's id is asyncpg's UUID type, which the codec does not encode
+            workspace.refund(job.credits_charged, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
+            refund = list(workspace.collect_events())
+        if refund:
+            try:
+                return await store.save(workspace_id=job.workspace_id, meta=meta, events=[*pending, *refund],
+                                        before=[_claim_refund(job)])
+            except asyncpg.UniqueViolationError as exc:
+                if exc.constraint_name != "credit_refunds_pkey":
+                    raise
+    return await store.save(workspace_id=job.workspace_id, meta=meta, events=pending)
+
+
+async def cancel_job(store: EventStore, workspace_id: UUID, job_id: UUID, meta: dict | None = None) -> tuple[Job, int]:
+    """Cancel a pending or running job of the workspace (any environment); see ``cancel_job_in``."""
+    return await cancel_job_in(store, workspace_id, job_id, environment=None, meta=meta)
+
+async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, environment: str | None,
+                        meta: dict | None = None) -> tuple[Job, int]:
+    """Cancel a pending or running job of this workspace and environment (None: any); finished:
+    InvalidTransition. What the job was charged is refunded in the same append (``append_job``),
+    whether or not a worker had claimed it."""
+
+    async def attempt() -> tuple[Job, int]:
+        job = await load_in(store, job_id, Job, workspace_id, environment, "job")
+        job.cancel()
+        return job, await append_job(store, job, meta=meta)
+
+    return await with_retries(attempt)
+

@@ -1,0 +1,127 @@
+"""Videos: ingest an upload (probe, measure, store, ``VideoUploaded``) and queue its analysis."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path, PurePosixPath
+from uuid import UUID
+
+from domain.base import DomainError
+from domain.captions import check_captions_fit
+from domain.media import Media, media_stream_id
+from domain.pricing import analysis_price
+from domain.videos import (
+    ANALYZE_JOB,
+    MAX_DURATION_MS,
+    UnreadableMedia,
+    UnsupportedMedia,
+    Video,
+    billable_duration_ms,
+    check_duration,
+    video_stream_id,
+)
+from infra import media as mediatools
+from infra.captions import CaptionError, read_caption_upload
+from infra.eventstore import EventStore
+from services.commands.common import load_in
+from services.commands.jobs import queue_job
+
+
+def media_refusal(exc: Exception):
+    """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
+    (415), or media it cannot read (400). The text is ``infra.media``'s, which holds no path."""
+    text = str(exc)
+    if isinstance(exc, mediatools.UnsupportedContainer):
+        found = {"format": exc.format_name} if exc.format_name else {}
+        return UnsupportedMedia("the file is not in one of the accepted audio and video containers (MP4, MOV, "
+                                "Matroska, WebM, AVI, FLV, MPEG-TS, MPEG-PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
+                                reason=text[-300:], **found)
+    if "Invalid data found" in text or "not a media file" in text or "no audio or video stream" in text:
+        return UnsupportedMedia("the file is not an audio or video file ffprobe can read", reason=text[-300:])
+    return UnreadableMedia(f"the media file could not be read: {text[-300:]}", reason=text[-300:])
+
+
+async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
+                       name: str | None = None, description: str | None = None, language: str = "fr",
+                       media_id: int | None = None, captions: bytes | None = None,
+                       meta: dict | None = None, max_duration_ms: int | None = None):
+    """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
+
+    The probe accepts only the whitelisted containers (``infra.media``); a declared duration over
+    ``max_duration_ms`` is refused before the file is read further; then every packet is read
+    (bounded by the maximum) to measure how long it really plays, which is the duration recorded,
+    priced and analysed (``billable_duration_ms``). The stored file is named by the service, with
+    the accepted container's extension; the client's file name only gives the default name.
+
+    Every refusal (not media or not an accepted container: 415; unreadable, damaged, too long: 400;
+    bad captions or media id: 400) and every failure after the files were moved deletes them:
+    nothing half-stored remains. The staged file is gone when this returns or raises. Captions are
+    parsed in a thread, and must fit the media's measured duration (``domain.captions``).
+    """
+    staged = Path(staged)
+    stored_keys: list[str] = []
+    try:
+        limit_ms = max_duration_ms or MAX_DURATION_MS
+        try:
+            info = await asyncio.to_thread(mediatools.probe, staged)
+            check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
+            measured_ms = await asyncio.to_thread(mediatools.measure_duration, staged, info.demuxer, limit_ms)
+        except mediatools.MediaError as exc:
+            raise media_refusal(exc) from None
+        duration_ms = billable_duration_ms(info.duration_ms, measured_ms)
+        cues = 0
+        captions_ext = None
+        if captions is not None:
+            try:  # parsing 5 MiB of captions takes seconds: never on the event loop
+                segments, captions_ext = await asyncio.to_thread(read_caption_upload, captions)
+            except CaptionError as exc:
+                raise DomainError(f"the captions file is not WebVTT or SRT: {exc}", field="captions") from None
+            if not segments:
+                raise DomainError("the captions file holds no caption", field="captions")
+            check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
+            cues = len(segments)
+        if media_id is not None:
+            await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
+        video_id = await store.next_id("video_id_seq")
+        suffix = mediatools.CONTAINERS[info.demuxer]  # never the client's extension
+        folder = f"videos/{workspace_id}/{video_id}"
+        source_key = f"{folder}/source{suffix}"
+        captions_key = f"{folder}/captions{captions_ext}" if captions_ext else None
+        size = staged.stat().st_size
+        await asyncio.to_thread(storage.commit, staged, source_key)
+        stored_keys.append(source_key)
+        if captions_key:
+            await asyncio.to_thread(storage.write_bytes, captions_key, captions)
+            stored_keys.append(captions_key)
+        video = Video.upload(
+            video_id=video_id, workspace_id=workspace_id, environment=environment,
+            name=name or PurePosixPath(filename or "").stem or f"video {video_id}", storage_key=source_key,
+            size_bytes=size, duration_ms=duration_ms, media_id=media_id, description=description,
+            language=language, captions_key=captions_key, width=info.width, height=info.height,
+            frame_rate=info.frame_rate, video_codec=info.video_codec, audio_codec=info.audio_codec,
+            subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues,
+            demuxer=info.demuxer, max_duration_ms=limit_ms)
+        position = await store.save(video, workspace_id=workspace_id, meta=meta)
+        stored_keys.clear()
+        return video, position
+    finally:
+        staged.unlink(missing_ok=True)
+        for key in stored_keys:
+            storage.delete(key)
+
+
+async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
+                           options: dict, webhook_url: str | None = None, max_attempts: int = 3,
+                           sandbox_quota: int | None = None, today=None, meta: dict | None = None):
+    """Queue the analysis job of a video and charge its price in the same append (402 when short).
+
+    Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
+    their failures refund nothing.
+    """
+    video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
+    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
+    job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
+                                    params={**options, "video_id": video_id}, credits=price,
+                                    charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,
+                                    webhook_url=webhook_url, sandbox_quota=sandbox_quota, today=today, meta=meta)
+    return job, video, price, position
