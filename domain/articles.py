@@ -22,6 +22,12 @@ def article_stream_for_job(job_id: UUID) -> UUID:
 @aggregate("Article")
 class Article(Aggregate):
     class Generated(Aggregate.Created):
+        """The article an analysis wrote from a video's content graph (title, scores, structured content, Markdown),
+        appended with the job's `JobCompleted`, so an article exists exactly when its job completed.
+
+        Read by the `articles` read model (GET /articles, GET /articles/{id}); the dispatcher (the `article.generated`
+        webhook)."""
+
         published_as = "ArticleGenerated"
         article_id: int
         workspace_id: UUID

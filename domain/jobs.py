@@ -26,6 +26,14 @@ FINISHED = frozenset({COMPLETED, FAILED, CANCELLED})
 @aggregate("Job")
 class Job(Aggregate):
     class Queued(Aggregate.Created):
+        """A unit of asynchronous work is accepted: its type, its parameters (its price among them), its attempts and
+        its own `webhook_url`. It starts the job's stream and the job's chain: its `meta` names the request that queued
+        it, and every later event of the job quotes it as its cause.
+
+        Read by the `jobs` read model (GET /jobs), the `scheduler` (the `job_queue` row workers claim), `videos` (the
+        analysis is pending), `monitoring_events` (jobs not finished yet); the dispatcher (the job's environment, type
+        and `webhook_url`, for its end)."""
+
         published_as = "JobQueued"
         job_id: UUID
         workspace_id: UUID
@@ -36,23 +44,43 @@ class Job(Aggregate):
         webhook_url: str | None
 
     class Started(Aggregate.Event):
+        """A worker claimed the job and begins an attempt: which worker ran which attempt is on record, and a lease that
+        expired shows as a second start by another worker.
+
+        Read by the `jobs` read model (running, attempts, `started_at`), the `scheduler` (attempts only ever rise),
+        `monitoring_events` (running jobs, durations)."""
+
         published_as = "JobStarted"
         attempt: int
         worker: str
 
     class Progressed(Aggregate.Event):
+        """Where a running job is (a percentage and a step), for the client who follows it; each one is an append with
+        the job's expected version, so a cancellation that landed meanwhile stops the worker there.
+
+        Read by the `jobs` read model (GET /jobs/{id} and its event stream)."""
+
         published_as = "JobProgressed"
         progress: int
         step: str
 
     class AttemptFailed(Aggregate.Event):
+        """An attempt failed with an error another attempt may not meet; it records the error and when the retry is due,
+        so retries are on record and a client sees why the job takes longer.
+
+        Read by the `jobs` read model (attempts, `error_message`), `monitoring_events`."""
+
         published_as = "JobAttemptFailed"
         attempt: int
         error_message: str
         retry_at: datetime
 
     class Completed(Aggregate.Event):
-        """The job succeeded (the ``job.completed`` webhook); carries the job's environment."""
+        """The job succeeded, with its result: appended in the same append as everything the job produced (the video's
+        graph and analysis, the article), which therefore exists exactly when the job completed.
+
+        Read by the `jobs` read model, the `scheduler` (the row is final), `monitoring_events` (durations); the
+        dispatcher (the `job.completed` webhook and the job's own `webhook_url`)."""
 
         published_as = "JobCompleted"
         schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
@@ -61,7 +89,11 @@ class Job(Aggregate):
         environment: str | None
 
     class Failed(Aggregate.Event):
-        """The job failed for good (the ``job.failed`` webhook); carries the job's environment."""
+        """The job failed for good (an error no retry fixes, or its last attempt), with a readable `error_message`; its
+        refund is in the same append.
+
+        Read by the `jobs` read model, the `scheduler` (the row is final), `videos` (the analysis failed),
+        `monitoring_events`; the dispatcher (the `job.failed` webhook and the job's own `webhook_url`)."""
 
         published_as = "JobFailed"
         schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
@@ -70,6 +102,12 @@ class Job(Aggregate):
         environment: str | None
 
     class Cancelled(Aggregate.Event):
+        """The client stopped a pending or running job (DELETE /jobs/{id}): a worker sees it at its next step and stops,
+        nothing of the job is recorded after it, and its refund is in the same append.
+
+        Read by the `jobs` read model, the `scheduler` (the row is final: never claimed again), `videos`,
+        `monitoring_events`."""
+
         published_as = "JobCancelled"
         reason: str
 

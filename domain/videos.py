@@ -123,6 +123,12 @@ def _uploaded_v1(data: dict) -> dict:
 @aggregate("Video")
 class Video(Aggregate):
     class Uploaded(Aggregate.Created):
+        """An upload was accepted: the facts measured from the file (the duration it is priced and analysed by, the
+        container forced on every later ffmpeg run, size, codecs, captions) and the storage keys the service chose.
+
+        Read by the `videos` read model (GET /videos); the dispatcher (the `video.uploaded` webhook); the analysis job
+        loads the video's stream for its file and container."""
+
         published_as = "VideoUploaded"
         video_id: int
         workspace_id: UUID
@@ -148,12 +154,20 @@ class Video(Aggregate):
         schema_version = 2
 
     class GraphRecorded(Aggregate.Event):
+        """The whole content graph of one analysis (claims, entities, intents, moments, chapters, speakers, media
+        elements): the material every analysis route serves, appended with the job's `JobCompleted`.
+
+        Read by the `content_graphs` read model (GET /videos/{id}/graph and the claims, entities, ... routes)."""
+
         published_as = "VideoGraphRecorded"
         job_id: UUID
         graph: dict
 
     class Analyzed(Aggregate.Event):
-        """An analysis of the video is recorded (the ``video.analyzed`` webhook); carries the video's environment."""
+        """The outcome of one analysis of the video (mode, counts, GEO readiness score, article id), with the video's
+        environment: what a customer is notified of, apart from the graph itself.
+
+        Read by the `videos` read model (status `analyzed`); the dispatcher (the `video.analyzed` webhook)."""
 
         published_as = "VideoAnalyzed"
         schema_version = 2  # 2: environment (None only when upcast from 1: the analysis job's JobQueued has it)

@@ -254,6 +254,14 @@ class EventStore:
             rows = await conn.fetch(_LOAD, stream_id)
         return [row_to_stored(r) for r in rows]
 
+    async def origin(self, stream_id: UUID) -> StoredEvent | None:
+        """The first event of a stream (what started it), or None: its ``meta`` names the chain the
+        stream belongs to (a job's ``JobQueued`` says which request queued it), and its position is
+        what the stream's later events quote as their cause."""
+        async with self.pool.acquire() as conn:
+            row = await conn.fetchrow(_ORIGIN, stream_id)
+        return row_to_stored(row) if row is not None else None
+
     async def load_aggregate(self, stream_id: UUID):
         """The aggregate rebuilt from its stream, or None when the stream is empty."""
         return self.registry.reconstruct(await self.load(stream_id))
@@ -281,6 +289,7 @@ def _append_call(offset: int = 0) -> str:
 _APPEND = f"SELECT {_append_call()}"
 _COLUMNS = "position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at"
 _LOAD = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY version"
+_ORIGIN = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version = 1"
 SELECT_FROM = f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"
 
 

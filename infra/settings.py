@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     stack_pg_port: int = 55432
     # Client port of the local Kafka broker (the controller listens on the next port).
     stack_kafka_port: int = 19092
-    # Heap of the local Kafka broker in MB (the issue caps it at 512).
+    # Heap of the local Kafka broker in MB (512 at most: it shares a small machine with everything else).
     stack_kafka_heap_mb: int = 512
     # Where the Kafka jars resolved by Maven are cached between runs.
     kafka_jar_cache: Path = Path.home() / ".cache" / "vaeo" / "kafka"

@@ -3,14 +3,16 @@
 Without ``--follow`` it reads every partition up to the end offsets seen at start and prints the
 events in position order. With ``--follow`` it prints events as they arrive (in order within a
 workspace; the ``position`` field orders them globally). Duplicates that the at-least-once relay
-may have written are dropped by position.
+may have written are dropped by position. ``keep``, if given, is asked last about each message
+(after the duplicate, position, type and workspace filters), in offset order per partition.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
-from aiokafka import TopicPartition
+from aiokafka import ConsumerRecord, TopicPartition
 
 from infra.codec import StoredEvent
 from infra.eventlog import make_consumer, topic_partitions
@@ -19,7 +21,8 @@ from services.projector import position_of
 
 
 async def tail(settings: Settings, out: TextIO, *, from_position: int = 1, types: set[str] | None = None,
-               workspace: str | None = None, follow: bool = False) -> int:
+               workspace: str | None = None, follow: bool = False,
+               keep: Callable[[ConsumerRecord], bool] | None = None) -> int:
     consumer = make_consumer(settings, group_id=None)
     await consumer.start()
     printed = 0
@@ -32,7 +35,7 @@ async def tail(settings: Settings, out: TextIO, *, from_position: int = 1, types
         pending: list[tuple[int, bytes]] = []
         remaining = {tp for tp in tps if end[tp] > 0}
 
-        def keep(tp: TopicPartition, msg) -> bool:
+        def wanted(tp: TopicPartition, msg) -> bool:
             position = position_of(msg)
             if position <= seen_max[tp]:
                 return False
@@ -44,13 +47,13 @@ async def tail(settings: Settings, out: TextIO, *, from_position: int = 1, types
                 return False
             if workspace and (msg.key or b"").decode() != workspace:
                 return False
-            return True
+            return keep is None or keep(msg)
 
         while remaining or follow:
             batches = await consumer.getmany(timeout_ms=500, max_records=5000)
             for tp, msgs in batches.items():
                 for msg in msgs:
-                    if keep(tp, msg):
+                    if wanted(tp, msg):
                         if follow and not remaining:
                             out.write(msg.value.decode() + "\n")
                             printed += 1

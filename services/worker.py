@@ -27,6 +27,7 @@ import re
 import socket
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
@@ -40,6 +41,7 @@ from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from services import commands
+from services.commands.meta import caused_by
 from services.common import backoff_delays, is_transient, until_connected
 
 log = logging.getLogger("vaeo.worker")
@@ -129,11 +131,18 @@ class JobContext:
         """A new integer id (an article's, ...) from its PostgreSQL sequence."""
         return await self._worker.store.next_id(sequence)
 
+    @property
+    def meta(self) -> dict:
+        """The ``meta`` of what this job's work appends: the worker, the job, the job's chain and
+        its ``JobQueued`` as the cause (``Worker.job_meta``). ``save_now`` and the results of
+        ``record_with_completion`` carry it; a handler that saves through ``store`` passes it."""
+        return self._worker.job_meta(self._job)
+
     async def save_now(self, *aggregates, meta: dict | None = None) -> int:
         """Append other streams' events at once, in their own transaction, with this job's meta:
         for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
         return await self._worker.store.save(*aggregates, workspace_id=self.workspace_id,
-                                             meta={**self._worker.job_meta(self._job), **(meta or {})})
+                                             meta={**self.meta, **(meta or {})})
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
@@ -167,6 +176,10 @@ class Worker:
         self.store: EventStore | None = None
         self.completed = 0
         self.failed = 0
+        # Job id -> the chain of the job's JobQueued (services.commands.meta.caused_by), while one
+        # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
+        self._chains: dict[str, dict] = {}
+        self._runs: Counter[str] = Counter()
 
     async def run(self, stop: asyncio.Event) -> None:
         own_pool = self.pool is None
@@ -237,8 +250,9 @@ class Worker:
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
 
     def job_meta(self, job: Job) -> dict:
-        """The ``meta`` of every event a job's work appends."""
-        return {"worker": self.worker_id, "job_id": str(job.id)}
+        """The ``meta`` of every event a job's work appends: this worker, the job, and the chain of
+        the request that queued it with its ``JobQueued`` as the cause (``services.commands.meta``)."""
+        return {"worker": self.worker_id, "job_id": str(job.id), **self._chains.get(str(job.id), {})}
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:
@@ -246,18 +260,25 @@ class Worker:
 
     async def _run_claimed(self, row: asyncpg.Record) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
+        self._runs[str(job_id)] += 1
         try:
             await self._run_job(row)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug or an outage in the bookkeeping itself: the lease will expire
             log.exception("worker: job %s attempt %d/%d: bookkeeping failed: %s", job_id, attempt, max_attempts, exc)
+        finally:
+            self._runs[str(job_id)] -= 1
+            if not self._runs[str(job_id)]:
+                del self._runs[str(job_id)]
+                self._chains.pop(str(job_id), None)
 
     async def _run_job(self, row: asyncpg.Record) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
         job: Job | None = await self.store.load_aggregate(job_id)
         if job is None:
             return
+        self._chains[str(job_id)] = caused_by(await self.store.origin(job_id))
         if job.finished:
             await self._set_queue_state(job_id, attempt, _FINAL, job.status)
             return

@@ -12,6 +12,7 @@ from domain.jobs import Job
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore, SideEffect
 from services.commands.common import CHARGE_RETRIES, load_in, load_owned, with_retries
+from services.commands.meta import joining
 
 
 class SandboxQuotaExceeded(DomainError):
@@ -132,12 +133,13 @@ async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, 
                         meta: dict | None = None) -> tuple[Job, int]:
     """Cancel a pending or running job of this workspace and environment (None: any); finished:
     InvalidTransition. What the job was charged is refunded in the same append (``append_job``),
-    whether or not a worker had claimed it."""
+    whether or not a worker had claimed it. The cancellation and the refund join the job's chain
+    (``meta.joining``): the audit of the job finds them."""
 
     async def attempt() -> tuple[Job, int]:
         job = await load_in(store, job_id, Job, workspace_id, environment, "job")
         job.cancel()
-        return job, await append_job(store, job, meta=meta)
+        return job, await append_job(store, job, meta=joining(meta, await store.origin(job_id)))
 
     return await with_retries(attempt)
 

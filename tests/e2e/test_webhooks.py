@@ -29,7 +29,7 @@ from tests.unit.test_netguard import REFUSED
 
 ALLOW = "127.0.0.20/30"
 SCHEDULE = "[0, 0.3, 0.3]"
-KILL_DELIVERIES = 2000  # kill -9 of a dispatcher during this many deliveries (the figure)
+KILL_DELIVERIES = 2000  # kill -9 of a dispatcher during this many deliveries (docs/webhooks.md)
 CONCURRENCY = 100  # attempts on the wire per dispatcher
 
 
