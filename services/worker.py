@@ -44,6 +44,7 @@ from typing import Any
 
 import asyncpg
 
+from domain.base import DomainError
 from domain.jobs import Job, StaleAttempt
 from infra.codec import EventRegistry
 from infra.db import create_pool
@@ -79,11 +80,14 @@ class ItemsFailed(Exception):
 
 @dataclass
 class ItemDone:
-    """An item's outcome: its ``result`` (kept on the job, readable at once) and ``events`` of other
-    aggregates that commit with it (a rendered clip's own event)."""
+    """An item's outcome: its ``result`` (kept on the job, readable at once), ``events`` of other
+    aggregates that commit with it (a rendered clip's own event), and ``discard``, which undoes
+    what the item left outside the log (its stored files) when its outcome cannot be recorded
+    (the job was cancelled meanwhile, or another attempt owns it now)."""
 
     result: dict
     events: list = field(default_factory=list)
+    discard: Callable[[], None] | None = None
 
 
 Handler = Callable[["JobContext"], Awaitable[dict | None]]
@@ -215,8 +219,14 @@ class JobContext:
                 await self._record_item(lambda j, i=item, m=message: j.fail_item(i, m, attempt=self.attempt), extra)
                 continue
             share = (len(self._job.items_done) + 1) / len(ordered)
-            await self._record_item(lambda j, i=item, d=done, p=round(first + (last - first) * share):
-                                    j.complete_item(i, d.result, attempt=self.attempt, progress=p), done.events)
+            try:
+                await self._record_item(lambda j, i=item, d=done, p=round(first + (last - first) * share):
+                                        j.complete_item(i, d.result, attempt=self.attempt, progress=p), done.events)
+            except (JobCancelledError, LeaseLost, DomainError, ConcurrencyError):
+                # Refused for sure (an outage may hide a commit: then the files stay, as the log may name them).
+                if done.discard is not None:
+                    done.discard()
+                raise
         if failed:
             if permanent:
                 raise PermanentJobError(str(ItemsFailed(failed, len(ordered))))
