@@ -28,7 +28,8 @@ the target as its sentences and pauses allow.
   clean exit into a pause, dead air (long silences) counted against it.
 
 Each signal adds points (a hook 8 to 18, an answered search intent 16 or more, a statistic 12 or
-more, a quotation 10, the prompt 15 to 40, a scene change at the start 8, ...; a connective start
+more, a quotation 10, the prompt 40 to 80 (it steers: the clips that
+match it come first), a scene change at the start 8, ...; a connective start
 -12, dead air -6); ``viral_score`` is ``100 * (1 - exp(-(20 + points) / 70))`` (``viral_score``),
 and the ``rationale`` names the strongest signals, so the score can be read. Clips are chosen best
 first without overlapping, then returned best first. When fewer than ``requested_clip_count``
@@ -266,7 +267,7 @@ def _score(c: Candidate, sentences: Sequence[Sentence], index: _Index, signals: 
         if index.prompt_terms:
             hits = index.prompt_hits[c.last + 1] - index.prompt_hits[c.first]
             if hits:
-                points.append((15 + 25 * min(1.0, hits / len(index.prompt_terms)), "prompt", None))
+                points.append((40 + 40 * min(1.0, hits / len(index.prompt_terms)), "prompt", None))
     if "visual" in signals and index.cuts:
         k = bisect.bisect_left(index.cuts, a - SCENE_AT_START_MS)
         if k < len(index.cuts) and index.cuts[k] <= a + SCENE_AT_START_MS:

@@ -339,6 +339,16 @@ async def get_clip_job(call: Call) -> dict:
         "shortfall_reason": row["shortfall_reason"]}}
 
 
+def describe_tracking(document: dict) -> dict:
+    """The length rule of the tracking route's ``jobId`` in the generated document (the route
+    matches any text there, so that a wrong length answers 400 rather than an unknown route)."""
+    op = document.get("paths", {}).get("/production/clips/jobs/{jobId}", {}).get("get")
+    for param in (op or {}).get("parameters", []):
+        if param["name"] == "jobId":
+            param["schema"] = {"type": "string", "minLength": MIN_JOB_ID, "maxLength": MAX_JOB_ID}
+    return document
+
+
 ROUTES = [
     Route("POST", "/videos/{id}/clips", create_video_clip, scope="clips:create", tag="Clips", status=202,
           body=VideoClipRequest, response=ClipJobCreatedResponse, writes=True, errors=(402, 404, 429),

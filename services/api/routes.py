@@ -12,7 +12,7 @@ from services.api.openapi import document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    return files.describe_download(videos.describe_upload(document_for(tuple(ROUTES))))
+    return clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
 
 
 ROUTES: list[Route] = [
