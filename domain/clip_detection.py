@@ -27,6 +27,11 @@ the target as its sentences and pauses allow.
 - ``audio``: speech entering after a pause or music (an energy change), the share of speech, a
   clean exit into a pause, dead air (long silences) counted against it.
 
+**The prompt through a provider.** When an OpenAI-compatible provider is configured, the job
+sends it the prompt and the ``MAX_RATED`` best windows (by the offline score, with an excerpt of
+what is said in each: ``shortlist``, ``rating_messages``), and its relevance ratings (0-100,
+``parse_ratings``) give ``RATING_POINTS`` per point instead of the offline matching of the terms.
+
 Each signal adds points (a hook 8 to 18, an answered search intent 16 or more, a statistic 12 or
 more, a quotation 10, the prompt 40 to 80 (it steers: the clips that
 match it come first), a scene change at the start 8, ...; a connective start
@@ -39,6 +44,7 @@ fit, ``shortfall_reason`` says why.
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -148,6 +154,7 @@ class _Index:
         self.audio = audio
         self.audio_starts = [int(a.get("startMs", 0)) for a in audio]
         self.prompt_terms = set(content_tokens(prompt)) if prompt else set()
+        self.rated: dict[tuple[int, int], int] | None = None  # the provider's ratings, when it rated
         self.prompt_hits = [0]
         # Per sentence: its opening (question, hook formula, figure), a connective first word, and
         # the first sentence from it on that quotes or attributes.
@@ -264,10 +271,13 @@ def _score(c: Candidate, sentences: Sequence[Sentence], index: _Index, signals: 
                 best_moment = max(best_moment, overlap / (m["endMs"] - m["startMs"]) * float(m.get("geoScore") or 0))
         if best_moment >= 20:
             points.append((best_moment * 0.2, "moment", None))
-        if index.prompt_terms:
+        if index.rated is None and index.prompt_terms:
             hits = index.prompt_hits[c.last + 1] - index.prompt_hits[c.first]
             if hits:
                 points.append((40 + 40 * min(1.0, hits / len(index.prompt_terms)), "prompt", None))
+    if index.rated is not None and index.rated.get((a, b)):
+        relevance = index.rated[(a, b)]
+        points.append((RATING_POINTS * relevance, "provider", relevance))
     if "visual" in signals and index.cuts:
         k = bisect.bisect_left(index.cuts, a - SCENE_AT_START_MS)
         if k < len(index.cuts) and index.cuts[k] <= a + SCENE_AT_START_MS:
@@ -340,6 +350,8 @@ def _reason(kind: str, found: object, sentences: Sequence[Sentence], index: _Ind
         return f"speech enters after {'a pause' if found == 'silence' else 'music'} (an energy change)"
     if kind == "speech":
         return f"{round(found * 100)} % speech"
+    if kind == "provider":
+        return f"the provider rates it {found}/100 for the prompt"
     return f"{found / 1000:.1f} s of dead air"  # dead_air
 
 
@@ -422,24 +434,39 @@ def viral_score(points: float) -> int:
     return max(0, min(100, round(100 * (1 - math.exp(-max(0.0, points) / SCORE_SCALE)))))
 
 
-def detect(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest) -> Detection:
-    """Up to ``requested_clip_count`` non-overlapping clips, best first, and the shortfall's reason."""
+def _scored(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
+            rated: dict[tuple[int, int], int] | None) -> tuple[_Index, list[Candidate], bool]:
+    """Every window of the request, scored: (the index, the windows, whether they follow sentences)."""
     if request.analysis_mode not in MODES:
         raise ValueError(f"analysis_mode must be one of {', '.join(MODES)}")
-    signals = SIGNALS_OF_MODE[request.analysis_mode]
     index = _Index(graph, sentences, request.prompt)
-    sentences = list(sentences)
-    duration = index.duration_ms
-    if "transcript" in signals and not sentences and request.analysis_mode == "transcript":
-        return Detection([], "the video has no transcript, which analysis_mode transcript reads: upload it with "
-                             "captions, or use visual, audio or multimodal", list(signals))
+    index.rated = rated
     by_sentences = request.protect_sentence_boundaries and bool(sentences)
     if by_sentences:
-        candidates = _sentence_windows(sentences, request, duration)
+        candidates = _sentence_windows(sentences, request, index.duration_ms)
     else:
         candidates = _grid_windows(index, sentences, request)
+    signals = SIGNALS_OF_MODE[request.analysis_mode]
     for c in candidates:
         _score(c, sentences, index, signals)
+    return index, candidates, by_sentences
+
+
+def detect(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
+           rated: dict[tuple[int, int], int] | None = None) -> Detection:
+    """Up to ``requested_clip_count`` non-overlapping clips, best first, and the shortfall's reason.
+
+    ``rated``: the provider's relevance to the prompt (0-100) of the windows it was shown
+    (``shortlist``), by ``(start_ms, end_ms)``; it replaces the offline matching of the prompt's
+    terms (``rating_points``), and windows it did not rate get no prompt points."""
+    signals = SIGNALS_OF_MODE[request.analysis_mode] if request.analysis_mode in MODES else ()
+    used = [*signals, *((("prompt:provider" if rated is not None else "prompt:terms"),) if request.prompt else ())]
+    sentences = list(sentences)
+    if "transcript" in signals and not sentences and request.analysis_mode == "transcript":
+        return Detection([], "the video has no transcript, which analysis_mode transcript reads: upload it with "
+                             "captions, or use visual, audio or multimodal", used)
+    index, candidates, by_sentences = _scored(sentences, graph, request, rated)
+    duration = index.duration_ms
     chosen = _choose(candidates, request)
     clips = []
     for c in chosen:
@@ -456,4 +483,73 @@ def detect(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest
                      f"{'s' if len(clips) != 1 else ''} of {bounds} {how}; {request.requested_clip_count} were asked")
         if not clips and by_sentences and request.min_ms == request.max_ms:
             shortfall += " (a duration margin or allow_shorter_duration widens the choice)"
-    return Detection(clips, shortfall, list(signals))
+    return Detection(clips, shortfall, used)
+
+
+# ------------------------------------------------------------------------------------ the prompt, by a provider
+
+MAX_RATED = 40  # windows a provider rates for a prompt: the best offline ones (a bounded prompt, a bounded answer)
+EXCERPT_CHARS = 600  # of each window's transcript in that prompt
+RATING_POINTS = 0.8  # points per point of the provider's relevance (0-100): up to 80, as the offline matching
+
+RATING_SYSTEM = """You choose short clips of a video for a request.
+For each candidate clip (its id, its time range and what is said in it), rate from 0 to 100 how well
+it answers the request: 100 when it is exactly what is asked, 0 when it has nothing to do with it.
+Judge only from the text given. Answer with one JSON object and nothing else:
+{"ratings": [{"id": "<candidate id>", "relevance": <integer 0-100>}, ...]}, one entry per candidate."""
+
+
+def shortlist(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
+              size: int = MAX_RATED) -> list[dict]:
+    """The windows a provider rates: the best window of each start by the offline score (the
+    prompt's terms included), the ``size`` best, each with an id and an excerpt of its transcript."""
+    sentences = list(sentences)
+    _, candidates, _ = _scored(sentences, graph, request, None)
+    per_start: dict[int, Candidate] = {}
+    for c in candidates:
+        if c.start_ms not in per_start or c.score > per_start[c.start_ms].score:
+            per_start[c.start_ms] = c
+    best = sorted(per_start.values(), key=lambda c: (-c.score, c.start_ms))[:size]
+    out = []
+    for k, c in enumerate(best):
+        said = " ".join(s.text for s in sentences[c.first:c.last + 1]) if c.first is not None else ""
+        out.append({"id": f"w{k + 1}", "start_ms": c.start_ms, "end_ms": c.end_ms, "text": _short(said, EXCERPT_CHARS)})
+    return out
+
+
+def rating_messages(prompt: str, windows: Sequence[dict]) -> list[dict]:
+    """The Chat Completions messages asking a provider to rate ``windows`` for ``prompt``."""
+    material = {"request": prompt, "candidates": [
+        {"id": w["id"], "from_s": round(w["start_ms"] / 1000, 1), "to_s": round(w["end_ms"] / 1000, 1),
+         "text": w["text"]} for w in windows]}
+    return [{"role": "system", "content": RATING_SYSTEM},
+            {"role": "user", "content": json.dumps(material, ensure_ascii=False)}]
+
+
+class InvalidRatings(ValueError):
+    """A provider's answer that is not the ratings asked for."""
+
+
+def parse_ratings(answer: str, windows: Sequence[dict]) -> dict[tuple[int, int], int]:
+    """The provider's ratings by window range; ``InvalidRatings`` unless the answer is one JSON
+    object (one Markdown code fence tolerated) rating known ids with integers 0-100. A window it
+    did not rate counts 0."""
+    text = answer.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.DOTALL)
+    try:
+        data = json.loads(fenced.group(1) if fenced else text)
+    except json.JSONDecodeError as exc:
+        raise InvalidRatings(f"the answer is not JSON ({exc.msg})") from None
+    ratings = data.get("ratings") if isinstance(data, dict) else None
+    if not isinstance(ratings, list):
+        raise InvalidRatings("the answer has no list of ratings")
+    by_id = {w["id"]: (w["start_ms"], w["end_ms"]) for w in windows}
+    out: dict[tuple[int, int], int] = {}
+    for entry in ratings:
+        if not isinstance(entry, dict) or entry.get("id") not in by_id:
+            raise InvalidRatings(f"a rating names no candidate: {str(entry)[:80]}")
+        value = entry.get("relevance")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+            raise InvalidRatings(f"the relevance of {entry['id']} is not an integer from 0 to 100")
+        out[by_id[entry["id"]]] = value
+    return out

@@ -17,7 +17,10 @@ whatever happens, and stored files whose clip could not be recorded are deleted 
 
 Detection reads the article's transcript (the video's captions or subtitle track) and the content
 graph its analysis recorded, and runs ``domain.clip_detection.detect`` off the loop; its clips
-commit with the job's completion (``ClipsDetected``).
+commit with the job's completion (``ClipsDetected``). With a ``prompt`` and an OpenAI-compatible
+provider configured (``VAEO_LLM_BASE_URL``, ``VAEO_LLM_MODEL``), the provider rates the best
+windows for the prompt (``shortlist``, ``rating_messages``, ``parse_ratings``) and its ratings
+replace the offline matching of the prompt's terms; its tokens are recorded (``clips.detect``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from uuid import UUID
 
 from domain.analysis.sentences import split_sentences
 from domain.articles import Article, article_stream_for_job
-from domain.clip_detection import DetectionRequest, detect
+from domain.clip_detection import DetectionRequest, InvalidRatings, detect, parse_ratings, rating_messages, shortlist
 from domain.clips import (
     DETECTION_JOB,
     RENDER_JOB,
@@ -45,9 +48,12 @@ from domain.clips import (
     template,
     title_lines,
 )
+from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
 from infra import media as mediatools
 from infra.captions import CaptionError
+from infra.eventstore import ConcurrencyError
+from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
@@ -69,6 +75,7 @@ class ClipWork:
     def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
         self.settings = settings
         self.storage = storage or storage_for(settings)
+        self.provider = ChatProvider.from_settings(settings)  # reads a detection's prompt, when configured
         self.slots = asyncio.Semaphore(settings.worker_ffmpeg_processes)
         faults = settings.clip_fail_once if settings.mode != "production" else ""
         self.fail_once = frozenset(x.strip() for x in faults.split(",") if x.strip())
@@ -263,10 +270,45 @@ async def detect_clips(ctx: JobContext, work: ClipWork) -> dict:
         duration_margin_percent=options["duration_margin_percent"],
         allow_shorter_duration=options["allow_shorter_duration"],
         allow_longer_duration=options["allow_longer_duration"])
-    found = await ctx.run_blocking(detect, sentences, graph, request)
+    rated = None
+    if request.prompt and work.provider is not None:
+        await ctx.progress(55, "rating the candidate clips for the prompt (provider)")
+        windows = await ctx.run_blocking(shortlist, sentences, graph, request)
+        if windows:
+            rated = await _provider_ratings(ctx, work.provider, request.prompt, windows)
+        await ctx.checkpoint()
+    found = await ctx.run_blocking(detect, sentences, graph, request, rated)
     detection.record(found.clips, found.shortfall_reason, found.signals)
     ctx.record_with_completion(list(detection.collect_events()))
     return {"clips": len(found.clips), "shortfall_reason": found.shortfall_reason}
+
+
+DETECT_OPERATION = "clips.detect"  # LlmUsageRecorded.operation of the prompt's ratings (GET /usage/llm)
+
+
+async def _provider_ratings(ctx: JobContext, provider: ChatProvider, prompt: str,
+                            windows: list[dict]) -> dict[tuple[int, int], int]:
+    """The provider's relevance of each window to the prompt. Its usage is recorded at once (the
+    tokens are spent whatever happens next); a failure or an answer that is not the ratings fails
+    the job with the reason, refunded, rather than pass the offline matching off as the provider's."""
+    try:
+        completion = await provider.complete(rating_messages(prompt, windows))
+    except ProviderError as exc:
+        raise PermanentJobError(f"the provider that reads the prompt failed: {exc}; no clip was detected") from None
+    usage = LlmUsage.record(call_key=f"{ctx.job_id}:{DETECT_OPERATION}:attempt-{ctx.attempt}",
+                            workspace_id=ctx.workspace_id, environment=ctx.environment, operation=DETECT_OPERATION,
+                            prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+                            job_id=ctx.job_id)
+    try:
+        await ctx.save_now(usage)
+    except ConcurrencyError:
+        pass  # this call is recorded already
+    if completion.finish_reason == "length":
+        raise PermanentJobError("the provider's ratings were cut at its length limit; no clip was detected")
+    try:
+        return parse_ratings(completion.content, windows)
+    except InvalidRatings as exc:
+        raise PermanentJobError(f"the provider's ratings were refused: {exc}; no clip was detected") from None
 
 
 def register_clip_jobs(handlers: JobHandlers, settings: Settings, storage: Storage | None = None) -> JobHandlers:

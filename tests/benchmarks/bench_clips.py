@@ -207,13 +207,18 @@ async def main(which: list[str]) -> dict:
             print(f"source: 10 minutes of 1280x720 H.264 + AAC, generated in {time.perf_counter() - t0:.0f} s")
             if "cut" in which:
                 results.update(await bench_cut_ffmpeg(source, tmp))
-            if "render" in which:
-                results.update(bench_render_bare(source, captions, tmp))
+            bare_runs = []
+            if "render" in which:  # bare before and after the job: the machine's drift shows in both
+                bare_runs.append(bench_render_bare(source, captions, tmp)["render_bare_per_min"])
             results.update(await bench_service(source, captions, which))
+            if "render" in which:
+                bare_runs.append(bench_render_bare(source, captions, tmp)["render_bare_per_min"])
+                results["render_bare_per_min"] = statistics.mean(bare_runs)
+                results["render_bare_runs"] = bare_runs
         if "render_job_per_min" in results:
             share = results["render_job_per_min"] / results["render_bare_per_min"]
             results["render_share_of_bare"] = share
-            print(f"render job / bare ffmpeg: {share:.0%} (goal >= 85 %)")
+            print(f"render job / bare ffmpeg (the mean of the runs before and after): {share:.0%} (goal >= 85 %)")
     return results
 
 

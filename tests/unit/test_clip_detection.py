@@ -3,13 +3,22 @@ overlap, the count and its shortfall, the signals of each analysis mode, the pro
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from domain.analysis import Segment, analyse
 from domain.analysis.sentences import split_sentences
-from domain.clip_detection import DetectionRequest, detect, viral_score
+from domain.clip_detection import (
+    DetectionRequest,
+    InvalidRatings,
+    detect,
+    parse_ratings,
+    rating_messages,
+    shortlist,
+    viral_score,
+)
 
 # A talk of 24 sentences of 4 s each, 600 ms apart, from 2 s on: sentence k runs 2000 + 4600k to
 # 6000 + 4600k. Every fourth is a question; sentence 9 quotes a figure; 14 names a prompt word.
@@ -188,3 +197,46 @@ def test_viral_score_grows_with_points_and_stays_within_0_and_100() -> None:
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError):
         detect([], {}, DetectionRequest(target_ms=10_000, analysis_mode="smell"))
+
+
+# ---- the prompt through a provider
+
+
+def test_the_shortlist_sends_the_best_windows_with_what_is_said(talk) -> None:
+    sentences, graph = talk
+    request = DetectionRequest(target_ms=9_000, requested_clip_count=3, prompt="tempêtes satellites")
+    windows = shortlist(sentences, graph, request, size=5)
+    assert [w["id"] for w in windows] == ["w1", "w2", "w3", "w4", "w5"]
+    assert "tempêtes" in windows[0]["text"]  # the offline matching puts the prompt's window first
+    assert all(len(w["text"]) <= 600 and w["end_ms"] - w["start_ms"] <= 9_000 for w in windows)
+    system, user = rating_messages(request.prompt, windows)
+    assert system["role"] == "system" and "JSON" in system["content"]
+    material = json.loads(user["content"])
+    assert material["request"] == "tempêtes satellites" and [c["id"] for c in material["candidates"]][:2] == [
+        "w1", "w2"]
+
+
+def test_the_providers_ratings_replace_the_offline_matching(talk) -> None:
+    sentences, graph = talk
+    request = DetectionRequest(target_ms=9_000, requested_clip_count=1, prompt="tempêtes satellites")
+    windows = shortlist(sentences, graph, request, size=10)
+    favourite = windows[-1]  # the provider prefers what the offline matching ranked last
+    answer = json.dumps({"ratings": [{"id": w["id"], "relevance": 100 if w is favourite else 5} for w in windows]})
+    rated = parse_ratings(f"```json\n{answer}\n```", windows)
+    [clip] = detect(sentences, graph, request, rated).clips
+    assert (clip["start_ms"], clip["end_ms"]) == (favourite["start_ms"], favourite["end_ms"])
+    assert "the provider rates it 100/100 for the prompt" in clip["rationale"].lower()
+    assert "matches the prompt" not in clip["rationale"]
+    assert detect(sentences, graph, request, rated).signals[-1] == "prompt:provider"
+    assert detect(sentences, graph, request).signals[-1] == "prompt:terms"
+
+
+@pytest.mark.parametrize("answer", [
+    "not json", "[]", '{"scores": []}', '{"ratings": [{"id": "w99", "relevance": 5}]}',
+    '{"ratings": [{"id": "w1", "relevance": 101}]}', '{"ratings": [{"id": "w1", "relevance": "high"}]}',
+    '{"ratings": [{"id": "w1", "relevance": true}]}', '{"ratings": ["w1"]}',
+])
+def test_an_answer_that_is_not_the_ratings_is_refused(answer: str) -> None:
+    windows = [{"id": "w1", "start_ms": 0, "end_ms": 5000, "text": "x"}]
+    with pytest.raises(InvalidRatings):
+        parse_ratings(answer, windows)
