@@ -36,7 +36,7 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -183,7 +183,7 @@ class JobContext:
         """Pending events of other aggregates (the job's results) to append with ``JobCompleted``."""
         self.completion_events.extend(events)
 
-    async def run_items(self, items: Sequence[str], work: Callable[[str], Awaitable[ItemDone]], *,
+    async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
                         failure_events: Callable[[str, str], list] | None = None,
                         progress: tuple[int, int] = (0, 100)) -> dict[str, dict]:
         """Do the job's items in order and record each outcome as soon as it is known.
