@@ -312,7 +312,9 @@ class ClipDetection(Aggregate):
 
     class Queued(Aggregate.Created):
         """A detection was asked for (with its job's ``JobQueued``): the article, its video, the template and
-        every option of the request, so the tracking object shows what was asked."""
+        every option of the request, so the tracking object shows what was asked.
+
+        Read by `clip_jobs` (the tracking object's article, template, target and options)."""
 
         published_as = "ClipDetectionQueued"
         job_id: UUID
@@ -326,7 +328,9 @@ class ClipDetection(Aggregate):
 
     class Detected(Aggregate.Event):
         """The clips detected (at most the number asked for, non-overlapping, each with its rationale), and
-        why there are fewer when the video could not give more; appended with the job's completion."""
+        why there are fewer when the video could not give more; appended with the job's completion.
+
+        Read by `clip_jobs` (the tracking object's clips and shortfall_reason)."""
 
         published_as = "ClipsDetected"
         job_id: UUID
@@ -372,7 +376,9 @@ class ClipRender(Aggregate):
 
     class Queued(Aggregate.Created):
         """Clips were asked for (with the job's ``JobQueued``): the video, the template (none for a simple cut),
-        the output format and each requested clip, as the tracking object lists them."""
+        the output format and each requested clip, as the tracking object lists them.
+
+        Read by `clip_jobs` (the requested clips, the template, the format)."""
 
         published_as = "ClipRenderQueued"
         job_id: UUID
@@ -388,7 +394,10 @@ class ClipRender(Aggregate):
     class Rendered(Aggregate.Event):
         """One clip is made, checked (probed: its duration and streams) and stored, with its thumbnail for a
         template render: the ``clip.generated`` webhook. Appended with its job's item (render) or its
-        completion (simple cut); a clip is rendered at most once per job."""
+        completion (simple cut); a clip is rendered at most once per job.
+
+        Read by `clip_jobs` (rendered_clips: the files whose URLs are signed when read) and the dispatcher (the
+        `clip.generated` webhook)."""
 
         published_as = "ClipRendered"
         job_id: UUID
@@ -405,7 +414,9 @@ class ClipRender(Aggregate):
 
     class RenderFailed(Aggregate.Event):
         """One clip could not be made in this attempt, with the reason; the job's next attempt makes it again
-        (with its job's ``JobItemFailed``)."""
+        (with its job's ``JobItemFailed``).
+
+        Read by `clip_jobs` (failed_clips, until the clip is rendered)."""
 
         published_as = "ClipRenderFailed"
         job_id: UUID

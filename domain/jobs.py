@@ -90,7 +90,9 @@ class Job(Aggregate):
 
     class ItemCompleted(Aggregate.Event):
         """One item of a running job is done (a clip of a render): its result is readable at once, before the
-        job ends, and a later attempt does not do it again."""
+        job ends, and a later attempt does not do it again.
+
+        Read by the `jobs` read model (the job's progress) and `clip_jobs` (a clip job's progress)."""
 
         published_as = "JobItemCompleted"
         item_id: str
@@ -100,7 +102,9 @@ class Job(Aggregate):
 
     class ItemFailed(Aggregate.Event):
         """One item of a running job failed in this attempt, with its error; the job's next attempt (on its
-        retry schedule) does it again, and only the items not completed."""
+        retry schedule) does it again, and only the items not completed.
+
+        Read by the `jobs` read model and `clip_jobs` (the version of the job they show)."""
 
         published_as = "JobItemFailed"
         item_id: str
