@@ -26,7 +26,6 @@ replace the offline matching of the prompt's terms; its tokens are recorded (``c
 from __future__ import annotations
 
 import asyncio
-import logging
 from functools import partial
 from pathlib import Path
 from uuid import UUID
@@ -59,8 +58,6 @@ from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
 from services.analysis_job import _transcript as read_transcript  # the analysis's reading of a video's transcript
 from services.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
-
-log = logging.getLogger("vaeo.clips")
 
 THUMBNAIL_AT_MS = 1000  # the thumbnail's frame: a second in (past a fade-in), or the clip's middle if shorter
 

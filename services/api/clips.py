@@ -222,7 +222,7 @@ def file_url(call: Call, key: str | None) -> str | None:
     return signed_url(call.app[SETTINGS], call.workspace_id, key) if key else None
 
 
-def present_result(call: Call, job_type: str, result: dict | None) -> dict | None:
+def present_result(call: Call, result: dict | None) -> dict | None:
     """A job's result as clients read it: a stored clip's key becomes its signed URL."""
     if not result or "file_key" not in result:
         return result

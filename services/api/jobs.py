@@ -115,7 +115,7 @@ def _shown(call: Call, detail: dict) -> dict:
     """A stored file in a job's result (a clip) is shown as a signed URL, made when it is read."""
     from services.api.clips import present_result
 
-    return {**detail, "result": present_result(call, detail["type"], detail["result"])}
+    return {**detail, "result": present_result(call, detail["result"])}
 
 
 async def cancel_job(call: Call) -> dict:

@@ -164,6 +164,34 @@ async def test_a_simple_clip_is_cut_frame_accurately_in_each_format(svc, talk, f
     assert (await ws.client.get("/credits")).data["used"] == credits_before + 1
 
 
+async def test_a_simple_clip_announces_itself_and_its_end_to_the_webhooks(svc, talk):
+    ws, video_id = talk["ws"], talk["video_id"]
+    receiver = await Receiver(svc.ca, address="127.0.0.42").start()
+    try:
+        hook = await ws.client.post("/webhooks", {"url": f"https://127.0.0.42:{receiver.port}/hooks",
+                                                  "events": ["clip.generated"]})
+        assert hook.status == 201, hook.body
+        job_secret = (await ws.client.get("/webhooks/job-secret")).data["secret"]
+        r = await ws.client.post(f"/videos/{video_id}/clips", {
+            "start_ms": 1_000, "end_ms": 3_000, "format": "webm",
+            "webhook_url": f"https://127.0.0.42:{receiver.port}/job-end"})
+        assert r.status == 202, r.body
+        assert (await wait_job(ws.client, r.data["job_id"]))["status"] == "completed"
+        await wait_until(lambda: len(receiver.hits) >= 2, 30, "two deliveries")
+        by_type = {}
+        for hit in receiver.hits:  # job.completed comes only to webhook_url (signed with the job secret)
+            secret = job_secret if b'"job.completed"' in hit.body else hook.data["secret"]
+            body = verify(secret, hit)
+            by_type[body["type"]] = body["data"]
+        assert set(by_type) == {"clip.generated", "job.completed"}
+        assert by_type["clip.generated"]["job_id"] == r.data["job_id"]
+        assert by_type["clip.generated"]["format"] == "webm" and by_type["clip.generated"]["clip_id"] == "clip"
+        assert by_type["job.completed"]["job_type"] == "video_clip"
+        assert by_type["job.completed"]["result"]["format"] == "webm"
+    finally:
+        await receiver.stop()
+
+
 async def test_simple_clip_refusals(svc, talk, media):
     ws, video_id = talk["ws"], talk["video_id"]
     duration = talk["duration_ms"]
