@@ -56,6 +56,16 @@ def long_render(source: Path, tmp: Path, tag: str) -> list[str]:
     return media.render_argv(source, "mov", 0, 20_000, t, script, tmp / f"{tag}-out.mp4")
 
 
+def test_ffmpeg_has_the_filters_and_encoders_clips_use():
+    filters = subprocess.run(["ffmpeg", "-hide_banner", "-filters"], capture_output=True, text=True).stdout
+    named = {line.split()[1] for line in filters.splitlines() if len(line.split()) > 2}
+    assert {"ass", "scale", "crop", "split", "boxblur", "overlay", "setsar"} <= named  # libass for the captions
+    encoders = subprocess.run(["ffmpeg", "-hide_banner", "-encoders"], capture_output=True, text=True).stdout
+    for encoder in ("libx264", "aac", "libvpx-vp9", "libopus", "libmp3lame", "mjpeg"):
+        assert f" {encoder} " in encoders, encoder
+    assert Path(media.FONTS_DIR, "DejaVuSans-Bold.ttf").is_file()
+
+
 async def test_cancelling_the_task_kills_ffmpeg_at_once(source, tmp_path):
     task = asyncio.create_task(media.run_killable(long_render(source, tmp_path, "cancelme"), 120, "render"))
     await wait_started("cancelme-out")
