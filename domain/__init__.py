@@ -3,6 +3,7 @@
 from domain import (  # noqa: F401  (registers the published events)
     api_keys,
     articles,
+    clips,
     jobs,
     llm_usage,
     media,

@@ -8,6 +8,15 @@ every further transition, cancellation included, with ``InvalidTransition`` (HTT
 append as ``JobQueued``). A job that ends ``failed`` or ``cancelled`` gives it back: the command
 that appends ``JobFailed`` or ``JobCancelled`` appends ``CreditsRefunded`` with it
 (``services.commands.append_job``).
+
+Items: a job may do its work as named items (the clips of a render). Each finished item is
+recorded at once (``JobItemCompleted``, with its result), so readers see it before the job ends;
+an item that fails is recorded with its error (``JobItemFailed``) and done again by the job's next
+attempt, which skips the items already completed. An item is completed at most once (a second
+completion is refused), and only by the attempt that is running (a worker that lost its lease to
+a later attempt is refused: ``StaleAttempt``). When ``params.item_credits`` prices the items
+(``{item_id: credits}``), a job that ends failed or cancelled refunds only the items it did not
+deliver: what was delivered stays paid.
 """
 
 from __future__ import annotations
@@ -18,6 +27,12 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.base import DomainError, InvalidTransition, aggregate, upcast_with_environment
+
+
+class StaleAttempt(InvalidTransition):
+    """An attempt that is no longer the job's running one tried to record something."""
+
+MAX_ITEM_ID = 100  # characters of an item's id (a clip's id is at most 100)
 
 PENDING, RUNNING, COMPLETED, FAILED, CANCELLED = "pending", "running", "completed", "failed", "cancelled"
 FINISHED = frozenset({COMPLETED, FAILED, CANCELLED})
@@ -111,6 +126,29 @@ class Job(Aggregate):
         published_as = "JobCancelled"
         reason: str
 
+    class ItemCompleted(Aggregate.Event):
+        """One item of a running job is done (a clip of a render): its result is readable at once, before the
+        job ends, and a later attempt does not do it again.
+
+        Read by the `jobs` read model (the job's progress) and `clip_jobs` (a clip job's progress)."""
+
+        published_as = "JobItemCompleted"
+        item_id: str
+        attempt: int
+        progress: int
+        result: dict
+
+    class ItemFailed(Aggregate.Event):
+        """One item of a running job failed in this attempt, with its error; the job's next attempt (on its
+        retry schedule) does it again, and only the items not completed.
+
+        Read by the `jobs` read model and `clip_jobs` (the version of the job they show)."""
+
+        published_as = "JobItemFailed"
+        item_id: str
+        attempt: int
+        error_message: str
+
     @staticmethod
     def create_id(job_id: UUID) -> UUID:
         return job_id
@@ -131,6 +169,8 @@ class Job(Aggregate):
         self.article_id: int | None = None
         self.result: dict | None = None  # what a completed job produced
         self.error_message: str | None = None
+        self.items_done: dict[str, dict] = {}  # item id -> its result, in completion order
+        self.items_failed: dict[str, str] = {}  # item id -> its last error, while not completed
 
     @classmethod
     def queue(cls, *, job_id: UUID, workspace_id: UUID, job_type: str, params: dict | None = None,
@@ -152,9 +192,22 @@ class Job(Aggregate):
         return max(0, int(self.params.get("credits") or 0))
 
     @property
+    def credits_delivered(self) -> int:
+        """The part of the charge paid for items already completed (``params.item_credits``), which a
+        failure or a cancellation does not give back."""
+        prices = self.params.get("item_credits") or {}
+        delivered = sum(max(0, int(prices.get(item_id) or 0)) for item_id in self.items_done)
+        return min(self.credits_charged, delivered)
+
+    @property
+    def refund_amount(self) -> int:
+        """What a failure or a cancellation gives back: the charge, less the items delivered."""
+        return self.credits_charged - self.credits_delivered
+
+    @property
     def refund_due(self) -> bool:
-        """Ended without its result (failed or cancelled) after being charged: the charge goes back."""
-        return self.status in (FAILED, CANCELLED) and self.credits_charged > 0
+        """Ended without its result (failed or cancelled) after being charged: the undelivered part goes back."""
+        return self.status in (FAILED, CANCELLED) and self.refund_amount > 0
 
     def check_not_finished(self, action: str) -> None:
         if self.finished:
@@ -222,6 +275,44 @@ class Job(Aggregate):
         self.status = FAILED
         self.step = "failed"
         self.error_message = error_message
+
+    def check_running_attempt(self, attempt: int) -> None:
+        """Only the attempt that is running records items; an older one (its worker lost the lease
+        and another attempt started) is refused with ``StaleAttempt``."""
+        self.check_not_finished("updated")
+        if self.status != RUNNING or attempt != self.attempts:
+            raise StaleAttempt(f"attempt {attempt} is not the running attempt of this job",
+                               attempt=attempt, running=self.attempts if self.status == RUNNING else None)
+
+    def _check_item(self, item_id: str) -> None:
+        if not isinstance(item_id, str) or not 1 <= len(item_id) <= MAX_ITEM_ID:
+            raise DomainError(f"an item id is 1 to {MAX_ITEM_ID} characters", field="item_id")
+        if item_id in self.items_done:
+            raise InvalidTransition(f"item {item_id!r} is already completed", item_id=item_id)
+
+    def complete_item(self, item_id: str, result: dict, *, attempt: int, progress: int) -> None:
+        """Record one item's result now (the job goes on with its other items)."""
+        self.check_running_attempt(attempt)
+        self._check_item(item_id)
+        if not 0 <= progress <= 100:
+            raise DomainError("progress must be between 0 and 100", field="progress")
+        self._item_completed(item_id=item_id, attempt=attempt, progress=progress, result=result)
+
+    @event(ItemCompleted)
+    def _item_completed(self, item_id: str, attempt: int, progress: int, result: dict) -> None:
+        self.items_done[item_id] = result
+        self.items_failed.pop(item_id, None)
+        self.progress = progress
+
+    def fail_item(self, item_id: str, error_message: str, *, attempt: int) -> None:
+        """Record that one item failed in this attempt; the next attempt does it again."""
+        self.check_running_attempt(attempt)
+        self._check_item(item_id)
+        self._item_failed(item_id=item_id, attempt=attempt, error_message=error_message or "item failed")
+
+    @event(ItemFailed)
+    def _item_failed(self, item_id: str, attempt: int, error_message: str) -> None:
+        self.items_failed[item_id] = error_message
 
     def cancel(self, reason: str = "cancelled by API") -> None:
         self.check_not_finished("cancelled")

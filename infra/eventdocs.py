@@ -95,9 +95,11 @@ Production and sandbox data live side by side in one workspace, so every event t
 environment says which in `data.environment` (`production` or `sandbox`):
 
 - the first event of every stream that belongs to one (`ApiKeyIssued`, `ArticleGenerated`,
-  `JobQueued`, `LlmUsageRecorded`, `MediaCreated`, `VideoUploaded`, `WebhookRegistered`,
-  `WebhookDeliveryScheduled`); the later events of such a stream (`JobStarted`,
-  `VideoGraphRecorded`, ...) belong to the same environment;
+  `ClipDetectionQueued`, `ClipRenderQueued`, `JobQueued`, `LlmUsageRecorded`, `MediaCreated`,
+  `VideoUploaded`, `WebhookRegistered`, `WebhookDeliveryScheduled`); the later events of such a
+  stream (`JobStarted`, `VideoGraphRecorded`, ...) belong to the same environment;
+- the events of the clip flow (`ClipsDetected`, `ClipRendered`, `ClipRenderFailed`), which also
+  carry their job's `job_id`;
 - every event a webhook is delivered for: `JobCompleted`, `JobFailed` and `VideoAnalyzed` from
   schema 2 (upcast from schema 1 with `environment: null`: the job's `JobQueued` says it, and a
   consumer derives it from there), and `CreditsLow` from schema 2 (always `production`: sandbox

@@ -3,6 +3,7 @@
 from projections import (
     api_keys,
     articles,
+    clip_jobs,
     content_graph,
     event_counts,
     jobs,
@@ -34,3 +35,5 @@ ALL[llm_usage.projection.name] = llm_usage.projection
 
 def all_ddl() -> list[str]:
     return [stmt for p in ALL.values() for stmt in p.ddl]
+# Clip jobs: the tracking object of GET /production/clips/jobs/{jobId}.
+ALL[clip_jobs.projection.name] = clip_jobs.projection

@@ -16,4 +16,7 @@ def default_handlers(settings: Settings) -> JobHandlers:
 
     handlers = JobHandlers()
     handlers.register(ANALYZE_JOB)(analysis_handler(settings))
+    from services.clip_jobs import register_clip_jobs
+
+    register_clip_jobs(handlers, settings)  # video_clip, clip_detection, clip_render
     return handlers

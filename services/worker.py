@@ -16,6 +16,15 @@ Every append to a job goes through ``commands.append_job``: the one that ends it
 refund of what it was charged. A handler's results (``JobContext.record_with_completion``)
 commit in the same append as ``JobCompleted``, so a cancellation that lands first leaves nothing
 recorded, and one that lands after finds the job completed (409).
+
+Jobs with items (``JobContext.run_items``): a handler that works through named items (the clips
+of a render) has each item's result appended the moment it is done (``JobItemCompleted``, with
+the item's own events), a failed item recorded with its error (``JobItemFailed``) while the
+others go on, and cancellation observed before each item. If any item failed, the attempt fails
+(``ItemsFailed``) and is retried on the job's schedule; the next attempt skips the completed
+items, so no item is done twice, whatever crashed in between: a completion commits whole or not
+at all, and the job refuses a second completion of an item or one from an attempt that is no
+longer running (``StaleAttempt``: that worker lost its lease and stops).
 """
 
 from __future__ import annotations
@@ -30,12 +39,14 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
 
-from domain.jobs import Job
+from domain.base import DomainError
+from domain.jobs import Job, StaleAttempt
 from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
@@ -57,6 +68,28 @@ class JobCancelledError(Exception):
 
 class LeaseLost(Exception):
     pass
+
+
+class ItemsFailed(Exception):
+    """Some items of this attempt failed (each is recorded with its error): the attempt fails and
+    the job's next attempt does them again, and only them."""
+
+    def __init__(self, failed: dict[str, str], total: int) -> None:
+        self.failed = failed
+        listed = "; ".join(f"{item}: {error}" for item, error in failed.items())
+        super().__init__(f"{len(failed)} of {total} items failed: {listed}")
+
+
+@dataclass
+class ItemDone:
+    """An item's outcome: its ``result`` (kept on the job, readable at once), ``events`` of other
+    aggregates that commit with it (a rendered clip's own event), and ``discard``, which undoes
+    what the item left outside the log (its stored files) when its outcome cannot be recorded
+    (the job was cancelled meanwhile, or another attempt owns it now)."""
+
+    result: dict
+    events: list = field(default_factory=list)
+    discard: Callable[[], None] | None = None
 
 
 Handler = Callable[["JobContext"], Awaitable[dict | None]]
@@ -158,6 +191,63 @@ class JobContext:
     def record_with_completion(self, events: list) -> None:
         """Pending events of other aggregates (the job's results) to append with ``JobCompleted``."""
         self.completion_events.extend(events)
+
+    async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
+                        failure_events: Callable[[str, str], list] | None = None,
+                        progress: tuple[int, int] = (0, 100)) -> dict[str, dict]:
+        """Do the job's items in order and record each outcome as soon as it is known.
+
+        Items an earlier attempt completed are skipped. Before each item the job is re-read, so a
+        cancellation stops the work there. ``work(item)`` returns an ``ItemDone``: its result is
+        appended at once as ``JobItemCompleted`` with its events, and the job's progress moves
+        through ``progress`` (the share of items done). An item that raises is appended as
+        ``JobItemFailed`` (with ``failure_events(item, message)``) and the next item goes on.
+        Then, if any item failed: ``PermanentJobError`` when every failure was one (another attempt
+        would fail alike), else ``ItemsFailed``, which the worker retries on the job's schedule.
+        Returns every item's result (earlier attempts' included), in the order of ``items``.
+        """
+        ordered = list(dict.fromkeys(items))
+        first, last = progress
+        failed: dict[str, str] = {}
+        permanent = True
+        for item in ordered:
+            if item in self._job.items_done:
+                continue
+            await self.checkpoint()
+            try:
+                done = await work(item)
+            except (JobCancelledError, LeaseLost):
+                raise
+            except Exception as exc:
+                if is_transient(exc):
+                    raise  # an outage, not the item's fault: the lease expires and a later attempt goes on
+                message = _readable(exc)
+                permanent = permanent and isinstance(exc, PermanentJobError)
+                failed[item] = message
+                extra = failure_events(item, message) if failure_events else []
+                await self._record_item(lambda j, i=item, m=message: j.fail_item(i, m, attempt=self.attempt), extra)
+                continue
+            share = (len(self._job.items_done) + 1) / len(ordered)
+            try:
+                await self._record_item(lambda j, i=item, d=done, p=round(first + (last - first) * share):
+                                        j.complete_item(i, d.result, attempt=self.attempt, progress=p), done.events)
+            except (JobCancelledError, LeaseLost, DomainError, ConcurrencyError):
+                # Refused for sure (an outage may hide a commit: then the files stay, as the log may name them).
+                if done.discard is not None:
+                    done.discard()
+                raise
+        if failed:
+            if permanent:
+                raise PermanentJobError(str(ItemsFailed(failed, len(ordered))))
+            raise ItemsFailed(failed, len(ordered))
+        return {item: self._job.items_done[item] for item in ordered}
+
+    async def _record_item(self, decide: Callable[[Job], None], events: list) -> None:
+        """Append an item's outcome with ``events``; an attempt that is no longer running stops here."""
+        try:
+            self._job = await self._worker.append_to_job(self._job, decide, also=events)
+        except StaleAttempt as exc:
+            raise LeaseLost(f"job {self.job_id}: {exc}") from None
 
     async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run CPU-heavy or blocking work off the event loop (the worker's executor)."""
@@ -299,6 +389,9 @@ class Worker:
             fresh = await self.store.load_aggregate(job_id)
             await self._set_queue_state(job_id, attempt, _FINAL, fresh.status if fresh.finished else "cancelled")
             log.info("worker: job %s stopped: %s", job_id, fresh.status)
+            return
+        except LeaseLost as exc:  # a later attempt runs the job now (run_items found this one stale)
+            log.warning("worker: job %s: %s; another worker owns it now", job_id, exc)
             return
         except asyncio.CancelledError:
             if beat.done() and isinstance(beat.exception(), LeaseLost):

@@ -6,13 +6,13 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import articles, files, jobs, keys, me, medias, monitoring, usage, videos, webhooks
+from services.api import articles, clips, files, jobs, keys, me, medias, monitoring, usage, videos, webhooks
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    return files.describe_download(videos.describe_upload(document_for(tuple(ROUTES))))
+    return clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
 
 
 ROUTES: list[Route] = [
@@ -26,6 +26,7 @@ ROUTES: list[Route] = [
     *articles.ROUTES,
     *monitoring.ROUTES,
     *files.ROUTES,
+    *clips.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -36,11 +36,14 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
                     job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
                     sandbox_quota: int | None = None, today=None, meta: dict | None = None,
-                    before: Sequence[SideEffect] = (), reuse_existing: bool = False) -> tuple[Job, int | None]:
+                    before: Sequence[SideEffect] = (), reuse_existing: bool = False,
+                    announce: Callable[[UUID], Sequence] | None = None) -> tuple[Job, int | None]:
     """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
     the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled.
 
     ``before`` are side effects of the caller committed with the job (an idempotency key's answer).
+    ``announce(job_id)`` gives other aggregates' new events that commit with ``JobQueued`` (what the
+    job is about, such as ``ClipRenderQueued``).
     With ``reuse_existing``, ``job_id`` names an identical earlier request (``services.idempotency``):
     when that job's stream exists already, it is returned with position None and nothing is written
     nor charged.
@@ -66,6 +69,8 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
         job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
                         environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
         pending = list(job.collect_events())
+        if announce is not None:
+            pending += announce(job_id)
         if credits:
             workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
             workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
@@ -92,7 +97,7 @@ def _claim_refund(job: Job):
 
     async def claim(conn: asyncpg.Connection) -> None:
         await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3)",
-                           job.id, job.workspace_id, job.credits_charged)
+                           job.id, job.workspace_id, job.refund_amount)
 
     return claim
 
@@ -101,7 +106,8 @@ async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: 
     """Append the job's pending events, and ``also`` (other aggregates' events that commit with them).
 
     When those events end the job ``failed`` or ``cancelled`` and it was charged at queue time,
-    ``CreditsRefunded`` goes into the same append, with its claim in ``credit_refunds``: the end
+    ``CreditsRefunded`` (the charge less what its completed items delivered: ``Job.refund_amount``)
+    goes into the same append, with its claim in ``credit_refunds``: the end
     and the refund commit together or not at all, and a job is refunded at most once whoever ends
     it (the cancel command, a worker, a worker taking over an expired lease). A claim that exists
     already (refunded before this rule, by the analysis handler itself) ends the job without a
@@ -113,7 +119,7 @@ async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: 
         refund = []
         if isinstance(workspace, Workspace):
             # str() first: a reloaded job's id is asyncpg's UUID type, which the codec does not encode
-            workspace.refund(job.credits_charged, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
+            workspace.refund(job.refund_amount, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
             refund = list(workspace.collect_events())
         if refund:
             try:

@@ -48,6 +48,22 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 
 include-name = "POST /videos/{id}/analyze"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
 """
+# Clips: what a schema cannot say about the video a request names (a range past its end, an end
+# before the start, mp3 of a silent video, a render clip whose duration_ms disagrees) is a 400,
+# and a request naming no article of the caller's is a 404.
+CLIPS = """
+[[operations]]
+include-name = "POST /videos/{id}/clips"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /production/clips/detect"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /production/clips/render"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+"""
 
 
 @pytest.mark.skipif(not Path(ST).exists(), reason="schemathesis is not installed (test extra)")
@@ -65,7 +81,8 @@ async def test_schemathesis_two_workspaces_no_server_error_every_response_confor
         {"name": name, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {ws.key}"}]}
         for name, ws in peers.items()]}))
     config = tmp_path / "schemathesis.toml"
-    config.write_text(f'[auth.wfc]\npath = "{auth}"\npeers = ["workspace-a", "workspace-b"]\n' + WEBHOOK_REGISTRATION)
+    config.write_text(f'[auth.wfc]\npath = "{auth}"\npeers = ["workspace-a", "workspace-b"]\n' + WEBHOOK_REGISTRATION
+                      + CLIPS)
     proc = await asyncio.create_subprocess_exec(
         ST, "--config-file", str(config), "run", service.base + "/openapi.json", "--url", service.base,
         "--checks", "all", "--exclude-checks", ",".join(EXCLUDED), "--max-examples", "40", "--seed", "7",

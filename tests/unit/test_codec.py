@@ -13,6 +13,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.api_keys import ApiKey
 from domain.articles import Article
 from domain.base import PUBLISHED
+from domain.clips import ClipDetection, ClipRender
 from domain.jobs import Job
 from domain.llm_usage import LlmUsage
 from domain.media import Media
@@ -261,6 +262,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")
     job2 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job2.start(1, "w")
+    job2.complete_item("clip-1", {"url_key": "clips/w/1.mp4"}, attempt=1, progress=50)
+    job2.fail_item("clip-2", "ffmpeg exited 1", attempt=1)
     job2.fail("no")
     job3 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job3.cancel()
@@ -288,7 +291,15 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm)
+    detection = ClipDetection(job_id=job.id, workspace_id=WORKSPACE, environment="production", article_id=9,
+                              video_id=4, template_id=1, target_duration_seconds=30, options={"prompt": None})
+    detection.record([{"id": "clip_0_30000", "start_ms": 0, "end_ms": 30000}], "the video gives 1 clip", ["audio"])
+    render = ClipRender.queue(job_id=job2.id, workspace_id=WORKSPACE, environment="production", video_id=4,
+                              clips=[{"id": "a", "start_ms": 0, "end_ms": 5000, "duration_ms": 5000}], template_id=1)
+    render.record_failed("a", attempt=1, error_message="ffmpeg exited 1")
+    render.record_rendered("a", attempt=2, file_key="clips/w/j/a.2.mp4", thumbnail_key="clips/w/j/a.2.jpg",
+                           duration_ms=5000, size_bytes=1000, width=720, height=1280)
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
