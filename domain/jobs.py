@@ -46,8 +46,8 @@ class Job(Aggregate):
         it, and every later event of the job quotes it as its cause.
 
         Read by the `jobs` read model (GET /jobs), the `scheduler` (the `job_queue` row workers claim), `videos` (the
-        analysis is pending), `monitoring_events` (jobs not finished yet); the dispatcher (the job's environment, type
-        and `webhook_url`, for its end)."""
+        analysis is pending), `monitoring_events` (jobs not finished yet), `clip_jobs` (a clip job's tracking object
+        begins); the dispatcher (the job's environment, type and `webhook_url`, for its end)."""
 
         published_as = "JobQueued"
         job_id: UUID
@@ -63,7 +63,7 @@ class Job(Aggregate):
         expired shows as a second start by another worker.
 
         Read by the `jobs` read model (running, attempts, `started_at`), the `scheduler` (attempts only ever rise),
-        `monitoring_events` (running jobs, durations)."""
+        `monitoring_events` (running jobs, durations), `clip_jobs` (detecting or rendering, attempts, `started_at`)."""
 
         published_as = "JobStarted"
         attempt: int
@@ -73,7 +73,8 @@ class Job(Aggregate):
         """Where a running job is (a percentage and a step), for the client who follows it; each one is an append with
         the job's expected version, so a cancellation that landed meanwhile stops the worker there.
 
-        Read by the `jobs` read model (GET /jobs/{id} and its event stream)."""
+        Read by the `jobs` read model (GET /jobs/{id} and its event stream), `clip_jobs` (a clip job's progress and
+        stage)."""
 
         published_as = "JobProgressed"
         progress: int
@@ -83,7 +84,8 @@ class Job(Aggregate):
         """An attempt failed with an error another attempt may not meet; it records the error and when the retry is due,
         so retries are on record and a client sees why the job takes longer.
 
-        Read by the `jobs` read model (attempts, `error_message`), `monitoring_events`."""
+        Read by the `jobs` read model (attempts, `error_message`), `monitoring_events`, `clip_jobs` (the error and
+        `next_attempt_at` of a clip job)."""
 
         published_as = "JobAttemptFailed"
         attempt: int
@@ -94,8 +96,8 @@ class Job(Aggregate):
         """The job succeeded, with its result: appended in the same append as everything the job produced (the video's
         graph and analysis, the article), which therefore exists exactly when the job completed.
 
-        Read by the `jobs` read model, the `scheduler` (the row is final), `monitoring_events` (durations); the
-        dispatcher (the `job.completed` webhook and the job's own `webhook_url`)."""
+        Read by the `jobs` read model, the `scheduler` (the row is final), `monitoring_events` (durations), `clip_jobs`
+        (a clip job completed); the dispatcher (the `job.completed` webhook and the job's own `webhook_url`)."""
 
         published_as = "JobCompleted"
         schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
@@ -108,7 +110,8 @@ class Job(Aggregate):
         refund is in the same append.
 
         Read by the `jobs` read model, the `scheduler` (the row is final), `videos` (the analysis failed),
-        `monitoring_events`; the dispatcher (the `job.failed` webhook and the job's own `webhook_url`)."""
+        `monitoring_events`, `clip_jobs` (a clip job failed, its error); the
+        dispatcher (the `job.failed` webhook and the job's own `webhook_url`)."""
 
         published_as = "JobFailed"
         schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
@@ -121,7 +124,7 @@ class Job(Aggregate):
         nothing of the job is recorded after it, and its refund is in the same append.
 
         Read by the `jobs` read model, the `scheduler` (the row is final: never claimed again), `videos`,
-        `monitoring_events`."""
+        `monitoring_events`, `clip_jobs` (a clip job cancelled)."""
 
         published_as = "JobCancelled"
         reason: str

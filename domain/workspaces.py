@@ -68,7 +68,7 @@ class Workspace(Aggregate):
         once (a claim in `credit_refunds`): a customer never pays for work that was not delivered.
 
         Read by the `workspaces` read model (credits used goes down), `monitoring_events` (credits refunded per
-        minute)."""
+        minute), `clip_jobs` (what a clip job's `credits_used` no longer counts)."""
 
         published_as = "CreditsRefunded"
         amount: int
