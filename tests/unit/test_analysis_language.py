@@ -14,6 +14,7 @@ from domain.analysis.language import LANGUAGES, language
 from domain.analysis.phrases import publishable
 from domain.analysis.sentences import split_sentences
 from domain.analysis.topics import extract_topics
+from tests.unit.test_analysis import _timed
 
 # titles -----------------------------------------------------------------------------------------
 
@@ -172,18 +173,9 @@ LINES = [
 ]
 
 
-def _timed(lines, ms_per_word=380, gap=600):
-    segments, t = [], 0
-    for speaker, text in lines:
-        length = ms_per_word * len(text.split()) + 800
-        segments.append(Segment(t, t + length, text, speaker))
-        t += length + gap
-    return segments
-
-
 @pytest.fixture(scope="module")
 def talk():
-    return analyse(_timed(LINES), language="en")
+    return analyse(_timed(LINES, ms_per_word=380, gap=600), language="en")
 
 
 def test_an_faq_answer_is_the_passage_right_after_its_question(talk) -> None:
