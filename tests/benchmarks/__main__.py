@@ -3,18 +3,21 @@
 core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand: the cost ladder, post included).
 analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
 clips: cut, render, detect (docs/benchmarks.md, Clips).
+quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
 """
 
 import sys
 
-from tests.benchmarks import bench_analysis, bench_api, bench_clips, bench_core
+from tests.benchmarks import bench_analysis, bench_api, bench_clips, bench_core, bench_quality
 
-SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run}
-SUITES["clips"] = bench_clips.run
+SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "clips": bench_clips.run}
+ON_DEMAND = {"quality": bench_quality.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args and args[0] in SUITES:
+    if args and args[0] in ON_DEMAND:
+        ON_DEMAND[args[0]](args[1:])
+    elif args and args[0] in SUITES:
         SUITES[args[0]](args[1:])
     else:
         for run in SUITES.values():
