@@ -59,9 +59,14 @@ from infra.tools import ensure_caption_font
 from services.analysis_job import _transcript as read_transcript  # the analysis's reading of a video's transcript
 from services.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
-# Staging files of clip work are named clip-<what>-<random>: deleted when the clip is done or has
-# failed; a worker killed meanwhile leaves them to the storage's sweep of old staging files.
+# Staging files of clip work are named clip-<job id>-<what>-<random>: deleted when the clip is done
+# or has failed; a worker killed meanwhile leaves them to the storage's sweep of old staging files.
 STAGING_LABEL = "clip"
+
+
+def staging_label(job_id: UUID, what: str) -> str:
+    """The staging file label of one job's clip work: whose leftovers they are is in the name."""
+    return f"{STAGING_LABEL}-{job_id.hex}-{what}"
 THUMBNAIL_AT_MS = 1000  # the thumbnail's frame: a second in (past a fade-in), or the clip's middle if shorter
 
 
@@ -142,7 +147,7 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
         work.check_fault(ctx, clip_id)
         await ctx.progress(10, f"cutting the clip ({fmt})")
         duration = clip["end_ms"] - clip["start_ms"]
-        staged = work.storage.staging_path(f"{STAGING_LABEL}-cut")
+        staged = work.storage.staging_path(staging_label(ctx.job_id, "cut"))
         key = work.key(ctx, clip_id, f".{fmt}")
         try:
             await work.run(mediatools.cut_argv(work.storage.path(video.storage_key), video.demuxer, clip["start_ms"],
@@ -195,7 +200,7 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
     start, end = clip["start_ms"], clip["end_ms"]
     duration = end - start
     source = work.storage.path(video.storage_key)
-    staged = {name: work.storage.staging_path(f"{STAGING_LABEL}-{name}")
+    staged = {name: work.storage.staging_path(staging_label(ctx.job_id, name))
               for name in ("render", "thumbnail", "captions", "cover")}
     clip_key = work.key(ctx, clip["id"], ".mp4")
     thumbnail_key = work.key(ctx, clip["id"], ".jpg")

@@ -20,12 +20,13 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from uuid import UUID
 
 import aiohttp
 import pytest
 
 from infra.storage import STAGING, LocalStorage, storage_root
-from services.clip_jobs import STAGING_LABEL
+from services.clip_jobs import staging_label
 from tests.conftest import env_for
 from tests.e2e.conftest import running_service, spawn
 from tests.e2e.test_videos import upload
@@ -380,7 +381,8 @@ async def test_a_render_shows_each_clip_at_once_retries_the_failed_one_alone_and
         diff = sum(abs(a - b) for a, b in zip(clip_frame[bottom], source_frame[bottom], strict=True))
         assert diff / (720 * 300) > 2, "no captions burned at a caption time"
         staging = LocalStorage(storage_root(svc.settings)).root / STAGING
-        assert not list(staging.glob(f"{STAGING_LABEL}-*")), "a render left staging files behind"
+        leftovers = list(staging.glob(staging_label(UUID(job_id), "*")))
+        assert not leftovers, "a render left staging files behind"
         thumb = await download(svc.http, by_id["first"]["thumbnail_url"], tmp_path / "first.jpg")
         assert thumb.read_bytes()[:2] == b"\xff\xd8"
         assert (ffprobe(thumb)["streams"][0]["width"], ffprobe(thumb)["streams"][0]["height"]) == (720, 1280)
