@@ -22,3 +22,9 @@ def started_minutes(duration_ms: int) -> int:
 def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
     """One analysis: one credit per started minute of the measured duration, doubled for premium."""
     return started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
+
+
+def description_price(platforms: int) -> int:
+    """One completion of a candidate's descriptions: one credit per platform drafted (each draft
+    is built, measured and fitted on its own). A replay of the same request is not charged again."""
+    return max(1, platforms)

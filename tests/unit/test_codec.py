@@ -16,6 +16,7 @@ from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.llm_usage import LlmUsage
 from domain.media import Media
+from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video
 from domain.webhooks import Webhook, WebhookDelivery
 from domain.workspaces import Workspace
@@ -288,7 +289,21 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm)
+    video.change_description("a new description")
+    candidate = Candidate.open(video_id=4, workspace_id=WORKSPACE, environment="production", media_id=1)
+    basis = (job.id, video.description_revision)
+    candidate.move("reviewing", basis)
+    completion_id = uuid.uuid4()
+    candidate.select(completion_id, ["videosite_long"], basis)
+    completion = DescriptionCompletion(
+        completion_id=completion_id, workspace_id=WORKSPACE, environment="production", candidate_id=candidate.id,
+        video_id=4, media_id=1, article_id=9, platforms=["videosite_long"], drafts=[{"platform_id": "videosite_long"}],
+        warnings=[], videosite_experiment_id=None, credits=1, analysis_job_id=job.id, description_revision=1)
+    experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=WORKSPACE,
+                                           environment="production", candidate=candidate.id, video_id=4,
+                                           platforms=["videosite_long"])
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, candidate,
+                             completion, experiment)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
