@@ -9,6 +9,7 @@ from projections import (
     llm_usage,
     medias,
     monitoring,
+    revival_candidates,
     scheduler,
     usage,
     videos,
@@ -34,3 +35,5 @@ ALL[llm_usage.projection.name] = llm_usage.projection
 
 def all_ddl() -> list[str]:
     return [stmt for p in ALL.values() for stmt in p.ddl]
+# Revival candidates (GET /production/revival/candidates).
+ALL[revival_candidates.projection.name] = revival_candidates.projection
