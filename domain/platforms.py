@@ -93,15 +93,12 @@ _KNOWN_TLDS = frozenset("""com org net edu gov mil int info biz name pro app dev
     blog shop online site store tech news media video live cloud page link xyz club""".split())
 
 
-def _weight(code_point: int) -> int:
-    for low, high in _LIGHT_RANGES:
-        if low <= code_point <= high:
-            return 1
-    return 2
+# Every code point outside the light ranges: each adds 1 to the code point count.
+_HEAVY = re.compile("[^" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in _LIGHT_RANGES) + "]")
 
 
 def _weight_of(text: str) -> int:
-    return sum(_weight(ord(ch)) for ch in text)
+    return len(text) + len(_HEAVY.findall(text))
 
 
 def weighted_length(text: str) -> int:

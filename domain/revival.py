@@ -161,11 +161,16 @@ class Candidate(Aggregate):
         self.status = to_status
         self.decided_on = (analysis_job_id, description_revision)
 
-    def select(self, completion_id: UUID, platforms: Sequence[str], current: Basis) -> None:
+    def select(self, completion_id: UUID, platforms: Sequence[str], current: Basis) -> bool:
+        """Selected by a completion; False (nothing recorded) when it is selected already on this
+        very analysis and description: the new drafts are recorded, the status does not change."""
         status = self.status_on(current)
         check_selectable(status)
+        if status == SELECTED:
+            return False
         self._selected(completion_id=completion_id, from_status=status, platforms=list(platforms),
                        analysis_job_id=current[0], description_revision=current[1])
+        return True
 
     @event(Selected)
     def _selected(self, completion_id: UUID, from_status: str, platforms: list[str], analysis_job_id: UUID | None,

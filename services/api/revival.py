@@ -243,7 +243,7 @@ async def complete_descriptions(call: Call) -> dict:
     body: CompleteDescriptions = call.body
     request = body.model_dump(mode="json", exclude={"idempotency_key"})
     settings = call.app[SETTINGS]
-    written: list[int] = []
+    written: list[int | None] = []
 
     async def command(claim):
         outcome, position = await commands.complete_descriptions(
@@ -255,7 +255,7 @@ async def complete_descriptions(call: Call) -> dict:
 
     outcome = await call.idempotency.run(call.workspace_id, COMPLETE_OPERATION, body.idempotency_key, request,
                                          command, environment=call.environment)
-    if written:
+    if written and written[0] is not None:  # the candidate became selected: the list shows it next
         await call.read_your_writes("revival_candidates", written[0])
     return outcome.body
 

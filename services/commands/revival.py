@@ -24,7 +24,7 @@ from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video, video_stream_id
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore
-from services.commands.common import CHARGE_RETRIES, load_owned, with_retries
+from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_owned, with_retries
 from services.idempotency import Claim, Outcome
 
 _VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AND workspace_id = $2 "
@@ -86,15 +86,16 @@ async def move_candidate(store: EventStore, workspace_id: UUID, environment: str
 
 async def complete_descriptions(store: EventStore, workspace_id: UUID, environment: str, *, candidate_id: UUID,
                                 media_id: int, article_id: int | None, platforms: Sequence[str], claim: Claim,
-                                now: datetime, meta: dict | None = None) -> tuple[Outcome, int]:
+                                now: datetime, meta: dict | None = None) -> tuple[Outcome, int | None]:
     """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
     ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
     when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
     key's answer (``claim``). The candidate must match ``media_id`` (and ``article_id`` when given),
-    else 404; a dismissed candidate is 409."""
+    else 404; a dismissed candidate is 409. The position returned is that of ``CandidateSelected``
+    (what the candidates read model shows), None when the candidate was selected already."""
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
-    async def attempt() -> tuple[Outcome, int]:
+    async def attempt() -> tuple[Outcome, int | None]:
         state = await load_candidate(store, workspace_id, environment, candidate_id)
         video = state.video
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
@@ -104,7 +105,7 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
             raise _missing(candidate_id)
         completion_id = uuid4()
         candidate = state.stream()
-        candidate.select(completion_id, platforms, state.basis)
+        selected = candidate.select(completion_id, platforms, state.basis)
         # Pure, and a few milliseconds for a long video: off the event loop.
         completion = await asyncio.to_thread(revival.complete_descriptions, video.description, video.graph,
                                              article.content, article.language, platforms)
@@ -124,15 +125,17 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
                   "created_at": now.isoformat(), "credits_charged": price}
         outcome = Outcome(200, {"data": result})
         aggregates: list = [candidate, record, *([experiment] if experiment is not None else [])]
-        if price:
+        if not price:
+            position = await store.save(*aggregates, workspace_id=workspace_id, meta=meta,
+                                        before=[claim.records(outcome)])
+            return outcome, position if selected else None
+        # The workspace's charges are decided one after the other in this process (its stream's
+        # lock), the rest of the work is not: the lock is held for the charge and the append only.
+        async with store.stream_lock(workspace_id):
             workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
             workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
-            aggregates.append(workspace)
-        position = await store.save(*aggregates, workspace_id=workspace_id, meta=meta,
-                                    before=[claim.records(outcome)])
-        return outcome, position
+            position = await store.save(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
+                                        before=[claim.records(outcome)])
+        return outcome, position if selected else None
 
-    if not price:
-        return await with_retries(attempt)
-    async with store.stream_lock(workspace_id):
-        return await with_retries(attempt, attempts=CHARGE_RETRIES)
+    return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)
