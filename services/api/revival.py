@@ -31,7 +31,7 @@ MAX_DURATION_S = 12 * 3600  # the longest media accepted (docs/videos.md)
 COMPLETE_OPERATION = "complete_descriptions"  # the idempotency keys' operation
 Status = Literal["eligible", "reviewing", "selected", "dismissed", "stale"]
 PlatformId = Literal[PLATFORM_IDS]  # type: ignore[valid-type]
-_NUMBER = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,6})?")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")  # a JSON number
 
 _COLUMNS = """candidate_id, video_id, media_id, article_id, title, description, thumbnail_key, published_at,
               duration_ms, score, status, has_prose, prose_chars, has_chapters, has_summary, claims, answered,
@@ -55,19 +55,10 @@ class CandidatesQuery(BaseModel):
     @field_validator("min_score", mode="before")
     @classmethod
     def _decimal(cls, value: object) -> object:
-        """A number as a person writes one: digits and an optional decimal part (no ``nan``,
-        ``1e2``, ``+5`` or spaces)."""
+        """A number written as JSON writes one (no ``nan``, ``inf``, ``+5``, ``1_0`` or spaces, which
+        a lenient float parser would take)."""
         if isinstance(value, str) and not _NUMBER.fullmatch(value):
             raise PydanticCustomError("float_parsing", "Input should be a number written with ASCII digits")
-        return value
-
-    @field_validator("max_duration_seconds")
-    @classmethod
-    def _not_below_min(cls, value: int | None, info) -> int | None:
-        low = info.data.get("min_duration_seconds")
-        if value is not None and low is not None and value < low:
-            raise PydanticCustomError("greater_than_equal", "max_duration_seconds must be at least "
-                                      "min_duration_seconds")
         return value
 
 

@@ -124,6 +124,8 @@ async def test_candidates_appear_with_every_field_best_first(service, world):
     ({"min_duration_seconds": "60"}, ["long"]),
     ({"max_duration_seconds": "12"}, ["short"]),
     ({"min_duration_seconds": "12", "max_duration_seconds": "80"}, ["long", "short"]),
+    ({"min_duration_seconds": "30", "max_duration_seconds": "20"}, []),  # no video lasts both
+    ({"min_score": "1e2"}, []),
     ({"query": "RENOVATION ENERGETIQUE"}, ["long"]),  # case and accents ignored
     ({"query": "court extrait"}, ["short"]),  # the description
     ({"query": "nothing like this"}, []),
@@ -143,9 +145,8 @@ async def test_each_filter(world, params, expected):
 @pytest.mark.parametrize(("params", "field"), [
     ({"media_id": "0"}, "media_id"), ({"media_id": "x"}, "media_id"), ({"status": "open"}, "status"),
     ({"min_score": "101"}, "min_score"), ({"min_score": "-1"}, "min_score"), ({"min_score": "nan"}, "min_score"),
-    ({"min_score": "1e2"}, "min_score"), ({"min_duration_seconds": "-1"}, "min_duration_seconds"),
-    ({"max_duration_seconds": "0"}, "max_duration_seconds"),
-    ({"min_duration_seconds": "30", "max_duration_seconds": "20"}, "max_duration_seconds"),
+    ({"min_score": "inf"}, "min_score"), ({"min_score": "+5"}, "min_score"), ({"min_score": " 5"}, "min_score"),
+    ({"min_duration_seconds": "-1"}, "min_duration_seconds"), ({"max_duration_seconds": "0"}, "max_duration_seconds"),
     ({"query": "q" * 161}, "query"), ({"query": "a\x01b"}, "query"), ({"limit": "0"}, "limit"),
     ({"limit": "101"}, "limit"), ({"limit": "2.5"}, "limit"), ({"page": "2"}, "page"),
 ])
