@@ -27,11 +27,13 @@ from pathlib import Path
 
 import aiohttp
 
+from domain.analysis.text import fold
 from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
 from services.projector import execute_statements
+from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_seconds
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
@@ -127,8 +129,17 @@ async def bench_complete(base_settings, results: dict) -> None:
         await timed_requests(16, 1, send)  # warm-up
         alone = await timed_requests(50, 1, send)
         results["complete_one_at_a_time"] = percentiles(alone)
+        pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
+        busy_before = machine_busy()
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
+        busy_after = machine_busy()
+        cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         results["complete_concurrency_8"] = percentiles(samples)
+        results["complete_cpu_ms_per_request"] = {name: round((cpu_after[name] - cpu_before[name]) * 1000 / REQUESTS, 1)
+                                                  for name in cpu_after}
+        results["complete_machine_busy_pct"] = round(100 * (busy_after[0] - busy_before[0])
+                                                     / max(1, busy_after[1] - busy_before[1]), 1)
         results["complete_video_id"] = video_id
 
 
@@ -173,10 +184,13 @@ async def bench_candidates(base_settings, results: dict) -> None:
             total = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE is_candidate")
         results["candidates"] = total
         headers = {"Authorization": f"Bearer {ws.key}"}
-        for label, query in (("selective", "pompe à chaleur"), ("common", "rénovation")):
+        # a query no candidate matches (every row must be looked at, unless an index says none
+        # match), a rare one, a common one
+        for label, query in (("no_match", "éolienne flottante"), ("rare", "copropriété"),
+                             ("common", "rénovation")):
             async with svc.pool.acquire() as conn:
                 matching = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE search_text LIKE $1",
-                                               "%" + query.replace("à", "a").replace("é", "e") + "%")
+                                               "%" + fold(query) + "%")
             for indexed in (True, False):
                 if not indexed:
                     async with svc.pool.acquire() as conn:
@@ -197,8 +211,8 @@ async def bench_candidates(base_settings, results: dict) -> None:
                         await conn.execute(revival_candidates.projection.ddl[2])
         async with svc.pool.acquire() as conn:
             plan = await conn.fetch("EXPLAIN SELECT video_id FROM revival_candidates WHERE workspace_id = $1 AND "
-                                    "environment = 'production' AND is_candidate AND search_text LIKE '%pompe a "
-                                    "chaleur%' ORDER BY score DESC, video_id LIMIT 30", ws.id)
+                                    "environment = 'production' AND is_candidate AND search_text LIKE '%eolienne "
+                                    "flottante%' ORDER BY score DESC, video_id LIMIT 30", ws.id)
         results["candidates_plan"] = " / ".join(r[0].strip() for r in plan[:4])
 
 
