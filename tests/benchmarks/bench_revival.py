@@ -132,6 +132,7 @@ async def bench_complete(base_settings, results: dict) -> None:
         pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
+        print(f"completions at concurrency {CONCURRENCY} (api pid {pids['api0']})", flush=True)
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}

@@ -219,8 +219,8 @@ async def test_completion_for_all_ten_platforms(service, world):
     assert by_id["videosite_long"]["sections"]["geo_summary"].startswith("En bref : ")
     assert by_id["microblog_video"]["measured_length"] <= 280
     assert any(w.startswith("microblog_video: ") for w in result["warnings"])
+    await wait_projected(service.settings, service.pool, ["revival_candidates", "workspaces"])
     assert (await ws.client.get("/credits")).data["balance"] == before - 10
-    await wait_projected(service.settings, service.pool, ["revival_candidates"])
     listed = await ws.client.get("/production/revival/candidates", params={"media_id": str(long["media_id"])})
     assert listed.data[0]["status"] == "selected"
     async with service.pool.acquire() as conn:
@@ -243,11 +243,13 @@ async def test_replay_mismatch_and_fifty_concurrent_requests(service, world):
             "idempotency_key": "replayed-request-key-0001"}
     first = await ws.client.post("/production/descriptions/complete", body)
     assert first.status == 200 and first.data["reused"] is False, first.body
+    await wait_projected(service.settings, service.pool, ["workspaces"])  # its charge, in GET /credits
     count, balance = await completions(service, ws), (await ws.client.get("/credits")).data["balance"]
     again = await ws.client.post("/production/descriptions/complete", {**body})
     assert again.status == 200 and again.data["reused"] is True
     assert (again.data["request_id"], again.data["drafts"]) == (first.data["request_id"], first.data["drafts"])
     assert await completions(service, ws) == count
+    await wait_projected(service.settings, service.pool, ["workspaces"])
     assert (await ws.client.get("/credits")).data["balance"] == balance  # a replay is not charged again
     mismatch = await ws.client.post("/production/descriptions/complete", {**body, "platforms": ["pinboard_site"]})
     assert mismatch.status == 409 and mismatch.error["code"] == "idempotency_key_mismatch"
