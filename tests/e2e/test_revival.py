@@ -186,6 +186,7 @@ def traceable(line: str, transcript: str) -> bool:
 
 async def test_completion_for_all_ten_platforms(service, world):
     ws, long = world["ws"], world["long"]
+    await wait_projected(service.settings, service.pool, ["workspaces"])
     before = (await ws.client.get("/credits")).data["balance"]
     r = await ws.client.post("/production/descriptions/complete", {
         "media_id": long["media_id"], "article_id": long["article_id"], "candidate_id": long["id"],
