@@ -98,7 +98,11 @@ class Candidate(Aggregate):
     """The decisions about one video's candidate. The stream starts with the first decision."""
 
     class Opened(Aggregate.Created):
-        """The first decision about a candidate opens its stream: which video, workspace and environment."""
+        """The first decision about a candidate opens its stream, saying which video, workspace and environment it
+        belongs to, so that the candidate's history stands on its own.
+
+        Read by no read model (the candidates read model has the row from the video's events); kept for audit and
+        downstream consumers."""
 
         published_as = "CandidateOpened"
         video_id: int
@@ -107,7 +111,10 @@ class Candidate(Aggregate):
         media_id: int
 
     class StatusChanged(Aggregate.Event):
-        """A person moved the candidate (reviewing, dismissed, or back to eligible), on the video as it was then."""
+        """A person moved the candidate (to reviewing, dismissed, or back to eligible), with the analysis and the
+        description revision the decision was made on, so that a later change of the video makes it stale.
+
+        Read by the `revival_candidates` read model (the status)."""
 
         published_as = "CandidateStatusChanged"
         from_status: str
@@ -116,7 +123,10 @@ class Candidate(Aggregate):
         description_revision: int
 
     class Selected(Aggregate.Event):
-        """Descriptions were completed for the candidate (``DescriptionsCompleted``): it is selected."""
+        """Descriptions were completed for the candidate (``DescriptionsCompleted``), which is now selected, on the
+        analysis and description revision the drafts were made from.
+
+        Read by the `revival_candidates` read model (the status)."""
 
         published_as = "CandidateSelected"
         completion_id: UUID
@@ -184,7 +194,11 @@ class DescriptionCompletion(Aggregate):
     """One completion request's result: the drafts, as they were answered (and replayed)."""
 
     class Completed(Aggregate.Created):
-        """Per-platform completed descriptions of a candidate; nothing is published anywhere."""
+        """Per-platform completed descriptions of a candidate, as they were answered: the drafts, their warnings, the
+        credits charged and what they were made from; nothing is published anywhere.
+
+        Read by no read model (a replay of the request is answered from its idempotency key); downstream consumers
+        get the drafts."""
 
         published_as = "DescriptionsCompleted"
         completion_id: UUID
@@ -225,8 +239,10 @@ class VideositeExperiment(Aggregate):
     publishes nothing and changes nothing on any site."""
 
     class Drafted(Aggregate.Created):
-        """Which descriptions would be compared on which video (the original against each completed
-        video-site draft), status ``draft``: a record for a person to run, never sent anywhere."""
+        """Which descriptions would be compared on which video (the original against each completed video-site
+        draft), status ``draft``: a record for a person to run, never sent anywhere by the service.
+
+        Read by no read model; downstream consumers and audit."""
 
         published_as = "VideositeExperimentDrafted"
         experiment_id: UUID

@@ -177,8 +177,10 @@ class Video(Aggregate):
         schema_version = 3
 
     class DescriptionChanged(Aggregate.Event):
-        """The video's description was replaced (its revision counts the changes): what revival
-        completes, so a candidate decided on the previous one becomes stale."""
+        """The video's description was replaced (its revision counts the changes): the text revival completes, so a
+        candidate reviewed or selected on the previous one becomes stale.
+
+        Read by the `videos` read model (the description) and the `revival_candidates` read model."""
 
         published_as = "VideoDescriptionChanged"
         description: str | None
