@@ -20,7 +20,8 @@ that needs two sources: missing from the description, and possible for the video
 guarded by the log position of the last event applied to the row (one workspace's events are in
 one partition, in order), so a replay changes nothing; a rebuild equals the live model.
 ``search_text`` is the title and description folded (lower case, accents removed) for ``query``,
-with a trigram index (migration 013 installs ``pg_trgm``).
+with a trigram index (migration 013 installs ``pg_trgm``), kept without a pending list so that a
+search's time does not depend on when the table was last vacuumed.
 """
 
 from __future__ import annotations
@@ -82,8 +83,10 @@ projection = Projection(
         )""",
         """CREATE INDEX IF NOT EXISTS revival_candidates_by_score
              ON revival_candidates (workspace_id, environment, score DESC, video_id) WHERE is_candidate""",
+        # fastupdate off: a search never scans a pending list of recent rows (which can hold thousands
+        # after a rebuild, until a vacuum), at the price of updating the index with each row.
         """CREATE INDEX IF NOT EXISTS revival_candidates_search
-             ON revival_candidates USING gin (search_text gin_trgm_ops)""",
+             ON revival_candidates USING gin (search_text gin_trgm_ops) WITH (fastupdate = off)""",
     ],
     tables=["revival_candidates"],
 )
