@@ -7,6 +7,7 @@ from domain import (  # noqa: F401  (registers the published events)
     jobs,
     llm_usage,
     media,
+    revival,
     videos,
     webhooks,
     workspaces,

@@ -45,3 +45,7 @@ def render_clip_price(duration_ms: int) -> int:
 def detection_price(video_duration_ms: int) -> int:
     """A clip detection: one credit per started ten minutes of the article's video."""
     return max(1, math.ceil(started_minutes(video_duration_ms) / DETECTION_MINUTES_PER_CREDIT))
+def description_price(platforms: int) -> int:
+    """One completion of a candidate's descriptions: one credit per platform drafted (each draft
+    is built, measured and fitted on its own). A replay of the same request is not charged again."""
+    return max(1, platforms)

@@ -833,3 +833,35 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
     await proc.wait()
+THUMBNAIL_WIDTH = 640
+THUMBNAIL_TIMEOUT_S = 30.0
+# Where a video's thumbnail is taken: a tenth into it (past a black first frame or a title card),
+# and never later than a minute; the read window after that point is two seconds.
+THUMBNAIL_AT_FRACTION = 0.1
+THUMBNAIL_AT_MAX_MS = 60_000
+THUMBNAIL_WINDOW_MS = 2_000
+# An audio-only media's picture is its waveform over its first two minutes (a longer read would
+# make the upload wait for a picture).
+WAVEFORM_MAX_MS = 120_000
+
+
+def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bool,
+              width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S) -> bytes:
+    """A JPEG picture of the media, ``width`` pixels wide: a frame of the video, or for audio only
+    the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
+    waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
+    encode = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "5", "-f", "image2pipe", "-"]
+    if has_video:
+        at_ms = min(int(duration_ms * THUMBNAIL_AT_FRACTION), THUMBNAIL_AT_MAX_MS)
+        args = ffmpeg_argv(path, demuxer, THUMBNAIL_WINDOW_MS,
+                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale={width}:-2", *encode],
+                           extra_input=("-ss", f"{at_ms / 1000:.3f}"))
+    else:
+        height = width * 9 // 16
+        args = ffmpeg_argv(path, demuxer, min(duration_ms, WAVEFORM_MAX_MS) or WAVEFORM_MAX_MS,
+                           ["-filter_complex", f"[0:a:0]showwavespic=s={width}x{height}:colors=0x3a6ea5[w]",
+                            "-map", "[w]", *encode])
+    done = _run(args, timeout, "making a thumbnail")
+    if not done.stdout.startswith(b"\xff\xd8"):
+        raise MediaError("making a thumbnail: ffmpeg made no picture")
+    return done.stdout

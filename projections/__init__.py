@@ -10,6 +10,7 @@ from projections import (
     llm_usage,
     medias,
     monitoring,
+    revival_candidates,
     scheduler,
     usage,
     videos,
@@ -37,3 +38,5 @@ def all_ddl() -> list[str]:
     return [stmt for p in ALL.values() for stmt in p.ddl]
 # Clip jobs: the tracking object of GET /production/clips/jobs/{jobId}.
 ALL[clip_jobs.projection.name] = clip_jobs.projection
+# Revival candidates (GET /production/revival/candidates).
+ALL[revival_candidates.projection.name] = revival_candidates.projection

@@ -11,7 +11,7 @@ from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, 
 from services.commands.jobs import SandboxQuotaExceeded, append_job, cancel_job, cancel_job_in, queue_job
 from services.commands.keys import IssuedKey, issue_key, revoke_key, revoke_key_in
 from services.commands.media import create_media
-from services.commands.videos import ingest_video, media_refusal, request_analysis
+from services.commands.videos import change_video_description, ingest_video, media_refusal, request_analysis
 from services.commands.webhooks import delete_webhook, load_webhook, record_test, register_webhook, resend_delivery
 from services.commands.workspaces import (
     add_credits,
@@ -22,7 +22,8 @@ from services.commands.workspaces import (
 
 __all__ = [
     "CHARGE_RETRIES", "CONFLICT_RETRIES", "IssuedKey", "SandboxQuotaExceeded", "add_credits", "append_job",
-    "cancel_job", "cancel_job_in", "create_media", "create_workspace", "delete_webhook", "ingest_video",
+    "cancel_job", "cancel_job_in", "change_video_description", "create_media", "create_workspace", "delete_webhook",
+    "ingest_video",
     "issue_key", "job_secret_versions", "load_in", "load_owned", "load_webhook", "media_refusal", "missing",
     "queue_job", "record_test", "register_webhook", "request_analysis", "resend_delivery", "revoke_key",
     "revoke_key_in", "rotate_workspace_job_secret", "with_retries",

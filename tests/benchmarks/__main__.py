@@ -4,13 +4,15 @@ core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand
 analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
+revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 """
 
 import sys
 
-from tests.benchmarks import bench_analysis, bench_api, bench_clips, bench_core, bench_quality
+from tests.benchmarks import bench_analysis, bench_api, bench_clips, bench_core, bench_quality, bench_revival
 
-SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "clips": bench_clips.run}
+SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "clips": bench_clips.run,
+          "revival": bench_revival.run}
 ON_DEMAND = {"quality": bench_quality.run}
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from domain.clips import ClipDetection, ClipRender
 from domain.jobs import Job
 from domain.llm_usage import LlmUsage
 from domain.media import Media
+from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video
 from domain.webhooks import Webhook, WebhookDelivery
 from domain.workspaces import Workspace
@@ -299,7 +300,21 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     render.record_failed("a", attempt=1, error_message="ffmpeg exited 1")
     render.record_rendered("a", attempt=2, file_key="clips/w/j/a.2.mp4", thumbnail_key="clips/w/j/a.2.jpg",
                            duration_ms=5000, size_bytes=1000, width=720, height=1280)
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render)
+    video.change_description("a new description")
+    candidate = Candidate.open(video_id=4, workspace_id=WORKSPACE, environment="production", media_id=1)
+    basis = (job.id, video.description_revision)
+    candidate.move("reviewing", basis)
+    completion_id = uuid.uuid4()
+    candidate.select(completion_id, ["videosite_long"], basis)
+    completion = DescriptionCompletion(
+        completion_id=completion_id, workspace_id=WORKSPACE, environment="production", candidate_id=candidate.id,
+        video_id=4, media_id=1, article_id=9, platforms=["videosite_long"], drafts=[{"platform_id": "videosite_long"}],
+        warnings=[], videosite_experiment_id=None, credits=1, analysis_job_id=job.id, description_revision=1)
+    experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=WORKSPACE,
+                                           environment="production", candidate=candidate.id, video_id=4,
+                                           platforms=["videosite_long"])
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render,
+                             candidate, completion, experiment)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)

@@ -177,8 +177,8 @@ def test_an_article_without_video_or_media_stores_nulls() -> None:
 
 
 @pytest.mark.parametrize(("projection", "handled", "tables", "ordering"), [
-    (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled"}, ["videos"],
-     "strict"),
+    (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled",
+                         "VideoDescriptionChanged"}, ["videos"], "strict"),
     (content_graph.projection, {"VideoGraphRecorded"}, ["content_graphs"], "per_stream"),
     (articles.projection, {"ArticleGenerated"}, ["articles"], "per_stream"),
 ], ids=lambda p: getattr(p, "name", None))
