@@ -17,7 +17,7 @@ from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
 from infra.eventstore import NOTIFY_CHANNEL
 from infra.settings import Settings
-from services.common import supervise
+from services.common import sleep_until_stopped, supervise
 
 log = logging.getLogger("vaeo.relay")
 
@@ -66,7 +66,7 @@ class Relay:
         try:
             while not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
                 log.info("relay: another relay holds the lock; standing by")
-                if await _sleep_or_stop(stop, 2.0):
+                if await sleep_until_stopped(stop, 2.0):
                     return
             await lock_conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
@@ -134,13 +134,6 @@ class Relay:
             self.on_acked(rows[0]["position"], last)
         return len(rows)
 
-
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-        return True
-    except TimeoutError:
-        return False
 
 
 async def relay_lag(conn: asyncpg.Connection, name: str = "main") -> tuple[int, int]:
