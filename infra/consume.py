@@ -310,17 +310,19 @@ async def retry_stopped(conn: asyncpg.Connection, readers: list[str]) -> None:
 
 # ------------------------------------------------------------------------------- causes
 
-# A correlation id is copied from the causing event's meta as it is only when it is a short
-# printable token: meta written by a request may carry what a client sent, and what a reader
-# copies on is bounded first.
+# What is copied from an event's meta into what a reader appends is bounded first: a request id
+# may be what a client sent. A short printable token is carried on; anything else is not.
 _CORRELATION_ID = re.compile(r"[\x21-\x7e]{1,128}")
 
 
 def caused_by(event: StoredEvent) -> dict[str, str]:
-    """The ``meta`` of an event a reader appends because of ``event``: its ``causation_id`` is
-    ``event:<position>`` and its ``correlation_id`` is the causing event's, when it has one."""
+    """The ``meta`` of an event a reader appends because of ``event``: ``causation_id`` is
+    ``event:<position>``, ``correlation_id`` the chain ``event`` belongs to (its own
+    ``correlation_id``; for an event written before events carried one, its ``request_id``, else
+    its stream)."""
     meta = {"causation_id": f"event:{event.position}"}
-    correlation = event.meta.get("correlation_id") if isinstance(event.meta, dict) else None
-    if isinstance(correlation, str) and _CORRELATION_ID.fullmatch(correlation):
-        meta["correlation_id"] = correlation
+    own = event.meta if isinstance(event.meta, dict) else {}
+    chain = own.get("correlation_id") or own.get("request_id") or str(event.stream_id)
+    if isinstance(chain, str) and _CORRELATION_ID.fullmatch(chain):
+        meta["correlation_id"] = chain
     return meta

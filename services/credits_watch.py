@@ -19,9 +19,9 @@ A tracked reader (``services/consuming.py``) under the name ``credits_watch``, i
 group ``<consumer_group_prefix>credits_watch`` (several watches share the partitions). The
 CreditsLow events a batch decides are appended in the transaction that stores the batch's
 tracking: both commit or neither. Each carries in its ``meta`` the charge that crossed:
-``causation_id`` ``event:<position>`` and the charge's ``correlation_id``. Failure policy: the
-runner's; a charge the watch cannot judge stops the watch at that charge (``vaeo status``,
-``vaeo projections list``) until the process restarts, and is never skipped.
+``causation_id`` ``event:<position>`` and the charge's chain as ``correlation_id``. Failure
+policy: the runner's; a charge the watch cannot judge stops the watch at that charge (``vaeo
+status``, ``vaeo projections list``) until the process restarts, and is never skipped.
 """
 
 from __future__ import annotations

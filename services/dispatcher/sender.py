@@ -3,9 +3,9 @@
 It claims due deliveries with ``FOR UPDATE SKIP LOCKED`` and a lease (so two dispatchers never
 send the same attempt), checks the destination again, signs the attempt afresh, sends it to the
 vetted address, appends the attempt and its outcome as events on the delivery's stream (their
-``meta`` is the delivery's cause: the ``causation_id`` and ``correlation_id`` of the event the
-intake turned into it), and sets the row's next attempt from the schedule (or succeeded,
-exhausted, failed). A destination the guard refuses at send time ends the delivery failed at
+``meta`` is the delivery's cause: ``causation_id`` names the event the intake turned into it,
+``correlation_id`` is that event's chain), and sets the row's next attempt from the schedule
+(or succeeded, exhausted, failed). A destination the guard refuses at send time ends the delivery failed at
 once, unsent and not retried. A 410 disables the webhook (``WebhookDisabled``). The pending
 deliveries of a webhook deleted or disabled end at once, unsent, with ``WebhookDeliveryCancelled``.
 

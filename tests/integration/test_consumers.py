@@ -197,5 +197,12 @@ async def test_tail_prints_events_decoded_and_upcast_and_keeps_what_the_predicat
     assert uploaded["schema"] == registry.current_schema("VideoUploaded") == 2
     assert uploaded["data"] == {**data, "demuxer": None}
     kept = io.StringIO()
-    assert await tail(settings, kept, keep=lambda ev: ev.type == "VideoUploaded") == 1
+    asked = []
+
+    def video_only(record) -> bool:  # asked about the raw message, in offset order
+        asked.append(record.offset)
+        return orjson.loads(record.value)["type"] == "VideoUploaded"
+
+    assert await tail(settings, kept, keep=video_only) == 1
+    assert len(asked) == head
     assert orjson.loads(kept.getvalue())["position"] == position

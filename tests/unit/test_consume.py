@@ -80,12 +80,14 @@ def test_a_schema_without_upcaster_fails_the_decoding_and_an_unknown_type_passes
 
 
 def _event(meta) -> StoredEvent:
-    return StoredEvent(41, uuid.uuid4(), "Job", 2, WS, "JobCompleted", 2, {}, meta, datetime.now(UTC))
+    return StoredEvent(41, uuid.UUID(int=7), "Job", 2, WS, "JobCompleted", 2, {}, meta, datetime.now(UTC))
 
 
-def test_the_cause_names_the_event_and_carries_a_bounded_correlation_id_on():
+def test_the_cause_names_the_event_and_carries_its_chain_on_bounded():
     assert caused_by(_event({"correlation_id": "req-7f3a", "request_id": "r"})) == {
         "causation_id": "event:41", "correlation_id": "req-7f3a"}
-    assert caused_by(_event({})) == {"causation_id": "event:41"}
-    for hostile in ("x" * 129, "two words", "line\nbreak", 42, ""):
+    # Written before events carried a correlation id: the request's, else the event's own stream.
+    assert caused_by(_event({"request_id": "r-1"}))["correlation_id"] == "r-1"
+    assert caused_by(_event({}))["correlation_id"] == str(uuid.UUID(int=7))
+    for hostile in ("x" * 129, "two words", "line\nbreak", 42):
         assert caused_by(_event({"correlation_id": hostile})) == {"causation_id": "event:41"}
