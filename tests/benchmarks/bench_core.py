@@ -112,6 +112,12 @@ async def bulk_append(pool: asyncpg.Pool, events: list, batch: int = 5000) -> No
                                 [e.meta for e in chunk])
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a running process so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM:"):
@@ -313,6 +319,7 @@ async def bench_rebuild(base: Settings, settings: Settings, results: dict) -> No
         t = time.monotonic()
         await wait_value(pool, "SELECT sum(next_offset) FROM projection_offsets WHERE projection = 'jobs'", total)
         results["projector_all_catch_up_s"] = time.monotonic() - t
+        results["projector_all_catch_up_cpu_s"] = cpu_seconds(proc.pid)
         results["projector_peak_rss_mb"] = peak_rss_mb(proc.pid)
     finally:
         proc.terminate()
