@@ -15,8 +15,10 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.netguard import Resolver
 from infra.settings import Settings
-from services.dispatcher.intake import Intake
+from services.dispatcher.intake import INTAKE_TYPES, NAME, WAKE_CHANNEL, Intake, plan_intake
 from services.dispatcher.sender import Sender
+
+__all__ = ["INTAKE_TYPES", "NAME", "WAKE_CHANNEL", "Intake", "Sender", "plan_intake", "run_dispatcher"]
 
 
 async def run_dispatcher(settings: Settings, stop: asyncio.Event, *, resolver: Resolver | None = None,
