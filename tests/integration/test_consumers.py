@@ -122,7 +122,14 @@ async def test_the_intake_stops_on_an_event_it_cannot_apply_and_resumes_from_it_
             assert await conn.fetchval("SELECT count(*) FROM webhook_jobs WHERE job_id = $1", poison_job.id) == 1
             delivery = await conn.fetchval("SELECT id FROM webhook_deliveries WHERE source_position = $1",
                                            after_position)
-            metas = await conn.fetch("SELECT type, meta FROM events WHERE stream_id = $1 ORDER BY version", delivery)
+
+        async def recorded() -> list | None:  # the attempt is recorded once the receiver has answered
+            async with pool.acquire() as conn:
+                rows = await conn.fetch("SELECT type, meta FROM events WHERE stream_id = $1 ORDER BY version",
+                                        delivery)
+            return rows if rows and rows[-1]["type"] == "WebhookDelivered" else None
+
+        metas = await wait_for(recorded, what="the delivery's attempt recorded")
         # The delivery's events carry their cause: the JobCompleted and its correlation id.
         assert [m["type"] for m in metas] == ["WebhookDeliveryScheduled", "WebhookDeliveryAttempted",
                                               "WebhookDelivered"]
