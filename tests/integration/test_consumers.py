@@ -179,7 +179,7 @@ async def test_the_credits_watch_stops_on_a_charge_it_cannot_judge_and_resumes_f
     [credits_low] = await wait_for(low, what="CreditsLow after the restart")
     assert credits_low.data["crossing_version"] == 3 and credits_low.data["balance"] == 15
     assert credits_low.meta == {"causation_id": f"event:{poison}", "correlation_id": "req-42"}
-    assert fixed.appended == 1
+    await wait_until(lambda: fixed.appended == 1, what="the watch counted its append")  # counted after the commit
     await wait_for(lambda: _lag_is_zero(settings, "credits_watch"), what="watch caught up")
 
 
