@@ -177,6 +177,18 @@ class EventStore:
                 await self._notify(conn, last)
         return last
 
+    async def append_within(self, conn: asyncpg.Connection, events: Sequence[NewEvent]) -> int:
+        """Append on the caller's connection, inside the caller's transaction: for a reader of the
+        log whose effect is an append, committed with its tracking. Checks the expected versions
+        as ``append`` does (``ConcurrencyError``; the caller's savepoint keeps the rest of its
+        transaction). No NOTIFY: the caller ``announce``s after its commit."""
+        if not events:
+            raise ValueError("nothing to append")
+        try:
+            return await conn.fetchval(_APPEND, *_args(events))
+        except asyncpg.PostgresError as exc:
+            raise _as_conflict(exc) from exc
+
     async def announce(self, last: int) -> None:
         """The NOTIFY that ``append`` sends after a commit (wakes the relay), for ``notify=False``."""
         if self.notify:

@@ -93,7 +93,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
-    from services.projector import run_projector
+    from services.projection.runner import run_projector
     from services.status import with_heartbeat
 
     setup_logging()
@@ -346,20 +346,15 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 
 
 def cmd_projections(args: argparse.Namespace) -> int:
-    from services.projector import list_projections, progress_bar, rebuild
-
     settings = _settings()
     if args.action == "list":
-        rows = asyncio.run(list_projections(settings))
-        if args.json:
-            print(json.dumps(rows))
-        else:
-            width = max([len("NAME"), *(len(r["name"]) for r in rows)]) + 2  # names never run into statuses
-            print(f"{'NAME':<{width}}{'STATUS':<12}{'POSITION':>10}{'LAG':>10}  ERROR")
-            for r in rows:
-                err = f"at {r['error_position']}: {r['error']}" if r["error"] else ""
-                print(f"{r['name']:<{width}}{r['status']:<12}{r['position']:>10}{r['lag']:>10}  {err}")
+        from services.projection import listing
+
+        rows = asyncio.run(listing.list_projections(settings))
+        print(json.dumps(rows) if args.json else listing.render(rows))
         return 0
+    from services.projection.rebuild import progress_bar, rebuild
+
     result = asyncio.run(rebuild(settings, args.name, progress=progress_bar()))
     sys.stderr.write("\n")
     print(json.dumps(result))
@@ -417,7 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("credits-watch", help="run the credits watch (CreditsLow once per crossing of the threshold)"
                    ).set_defaults(fn=cmd_credits_watch)
-    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, queue, webhooks")
+    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, consumers, queue, "
+                         "webhooks")
     stt.add_argument("--json", action="store_true")
     stt.set_defaults(fn=cmd_status)
 
@@ -465,9 +461,10 @@ def build_parser() -> argparse.ArgumentParser:
     jh.add_argument("--json", action="store_true", help="the events' envelopes as JSON lines")
     jb.set_defaults(fn=cmd_jobs)
 
-    pj = sub.add_parser("projections", help="list or rebuild read models")
+    pj = sub.add_parser("projections", help="list the log's readers (read models, dispatcher intake, credits "
+                        "watch) or rebuild a read model")
     pj_sub = pj.add_subparsers(dest="action", required=True)
-    pl = pj_sub.add_parser("list")
+    pl = pj_sub.add_parser("list", help="status, position and lag of every read model and consumer with effects")
     pl.add_argument("--json", action="store_true")
     rb = pj_sub.add_parser("rebuild")
     rb.add_argument("name", type=_projection)

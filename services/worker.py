@@ -53,7 +53,7 @@ from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from services import commands
 from services.commands.meta import caused_by
-from services.common import backoff_delays, is_transient, until_connected
+from services.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
 
 log = logging.getLogger("vaeo.worker")
 
@@ -294,12 +294,12 @@ class Worker:
                         raise
                     delay = next(delays)
                     log.warning("worker: claim failed (%s); retrying in %.1fs", exc, delay)
-                    await _sleep_or_stop(stop, delay)
+                    await sleep_until_stopped(stop, delay)
                     continue
                 delays = backoff_delays()
                 if claimed is None:
                     slots.release()
-                    await _sleep_or_stop(stop, self.settings.worker_poll_interval_s)
+                    await sleep_until_stopped(stop, self.settings.worker_poll_interval_s)
                     continue
                 task = asyncio.create_task(self._run_claimed(claimed))
                 running.add(task)
@@ -501,10 +501,3 @@ def _database_reason(exc: Exception) -> str:
     """The database's message and its detail (``\\u0000 cannot be converted to text.``)."""
     detail = getattr(exc, "detail", None) if isinstance(exc, asyncpg.PostgresError) else None
     return f"{_readable(exc)} ({detail})" if detail else _readable(exc)
-
-
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-    except TimeoutError:
-        pass

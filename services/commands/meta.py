@@ -19,6 +19,7 @@ from __future__ import annotations
 from uuid import UUID, uuid4
 
 from infra.codec import StoredEvent
+from infra.consume import caused_by  # noqa: F401  (the meta of what a reader or worker appends because of an event)
 
 
 def request_meta(request_id: str, key_id: UUID | str) -> dict[str, str]:
@@ -39,11 +40,6 @@ def correlation_of(event: StoredEvent) -> str:
     belongs to the request that appended it, else to its own stream."""
     meta = event.meta or {}
     return str(meta.get("correlation_id") or meta.get("request_id") or event.stream_id)
-
-
-def caused_by(event: StoredEvent) -> dict[str, str]:
-    """The meta of what is appended because of ``event``: its chain, and it as the cause."""
-    return {"correlation_id": correlation_of(event), "causation_id": f"event:{event.position}"}
 
 
 def joining(meta: dict | None, origin: StoredEvent | None) -> dict:

@@ -32,7 +32,7 @@ from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
-from services.projector import execute_statements
+from services.projection.runner import execute_statements
 from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_seconds
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
 from tests.conftest import _base_settings, drop_isolated

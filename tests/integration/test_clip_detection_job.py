@@ -20,7 +20,7 @@ from infra.captions import read_captions
 from infra.storage import LocalStorage
 from services import commands
 from services.clip_jobs import register_clip_jobs
-from services.projector import run_projector
+from services.projection.runner import run_projector
 from services.relay import Relay
 from services.worker import JobHandlers, Worker
 from tests.fake_llm import FakeProvider, completion, status
