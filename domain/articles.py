@@ -34,6 +34,8 @@ from domain.analysis.scoring import RUBRIC_VERSION
 from domain.base import DomainError, aggregate, deterministic_id, upcaster
 
 ORIGINS = ("analysis", "regeneration", "translation")
+TRANSLATE_JOB = "translate_article"
+REGENERATE_JOB = "regenerate_article"
 MAX_CUSTOM_NAME = 500
 INT32_MAX = 2 ** 31 - 1
 EXPORT_FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")

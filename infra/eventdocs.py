@@ -30,11 +30,13 @@ def _purpose(event_cls: type, schema: dict[str, Any]) -> str:
     """The event class's own docstring if it has one, else the schema's description.
 
     Event classes are dataclasses: one without a docstring gets a generated signature as ``__doc__``,
-    which says nothing about purpose and is skipped.
+    which says nothing about purpose and is skipped. The aggregate's metaclass subclasses the
+    declared event class, so the declared docstring is found further up the MRO.
     """
-    doc = inspect.cleandoc(event_cls.__doc__ or "")
-    if doc and not doc.startswith(f"{event_cls.__name__}("):
-        return doc.split("\n\n", 1)[0].replace("\n", " ")
+    for cls in event_cls.__mro__:
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        if cls.__name__ == event_cls.__name__ and doc and not doc.startswith(f"{event_cls.__name__}("):
+            return doc.split("\n\n", 1)[0].replace("\n", " ")
     return str(schema.get("description", ""))
 
 

@@ -596,3 +596,46 @@ def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_thresh
         duration_ms=limit_ms, scene_changes=tuple(scene_changes),
         silences=sound.silences if sound else (), audio_segments=sound.segments if sound else (),
         loudness=sound.loudness if sound else None, has_audio=info.has_audio, has_video=info.has_video)
+
+
+# ---- thumbnails (the poster image of the video exports)
+
+THUMBNAIL_WIDTH = 1280  # wide enough for every rich result and social card; never upscaled
+THUMBNAIL_TIMEOUT_S = 60.0
+THUMBNAIL_SEEK_MAX_MS = 300_000  # the frame 10% in, but no further than 5 min: a seek, not a decode
+THUMBNAIL_READ_MS = 5_000  # a video poster reads at most this from its seek point
+WAVEFORM_READ_MS = 600_000  # an audio poster draws the waveform of at most the first 10 min
+
+
+def make_thumbnail(path: str | Path, out: str | Path, *, demuxer: str, duration_ms: int, has_video: bool,
+                   timeout: float = THUMBNAIL_TIMEOUT_S) -> None:
+    """A JPEG poster of the media at ``out``: the frame 10% in (at most ``THUMBNAIL_SEEK_MAX_MS``),
+    at most ``THUMBNAIL_WIDTH`` wide, aspect kept; for audio alone, its waveform (16:9). The input
+    is read through the whitelisted builder like every run, and no further than it needs."""
+    if has_video:
+        at_ms = min(duration_ms // 10, THUMBNAIL_SEEK_MAX_MS)
+        args = ffmpeg_argv(path, demuxer, min(THUMBNAIL_READ_MS, max(1, duration_ms - at_ms)),
+                           ["-map", "0:v:0", "-frames:v", "1", "-vf", f"scale='min({THUMBNAIL_WIDTH},iw)':-2",
+                            "-q:v", "3", "-f", "image2", "-update", "1", "-y", str(out)],
+                           extra_input=("-ss", f"{at_ms / 1000:.3f}"))
+    else:
+        height = THUMBNAIL_WIDTH * 9 // 16
+        args = ffmpeg_argv(path, demuxer, min(WAVEFORM_READ_MS, duration_ms),
+                           ["-filter_complex", f"[0:a:0]showwavespic=s={THUMBNAIL_WIDTH}x{height}:colors=0x2563eb",
+                            "-frames:v", "1", "-q:v", "3", "-f", "image2", "-update", "1", "-y", str(out)])
+    _run(args, timeout, "making the thumbnail")
+
+
+def jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, found in its first bytes; None if not there."""
+    if head[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker, length = head[at + 1], int.from_bytes(head[at + 2:at + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
+        at += 2 + length
+    return None

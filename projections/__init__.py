@@ -34,3 +34,10 @@ ALL[llm_usage.projection.name] = llm_usage.projection
 
 def all_ddl() -> list[str]:
     return [stmt for p in ALL.values() for stmt in p.ddl]
+
+# What the article routes read besides the articles: each analysis' graph, the translations asked, the
+# first export of each format.
+from projections import analysis_graphs, article_exports, article_translations  # noqa: E402
+
+ALL.update({p.name: p for p in (analysis_graphs.projection, article_translations.projection,
+                                article_exports.projection)})

@@ -16,4 +16,10 @@ def default_handlers(settings: Settings) -> JobHandlers:
 
     handlers = JobHandlers()
     handlers.register(ANALYZE_JOB)(analysis_handler(settings))
+
+    from domain.articles import REGENERATE_JOB, TRANSLATE_JOB
+    from services.article_jobs import regeneration_handler, translation_handler
+
+    handlers.register(TRANSLATE_JOB)(translation_handler(settings))
+    handlers.register(REGENERATE_JOB)(regeneration_handler(settings))
     return handlers

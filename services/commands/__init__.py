@@ -26,3 +26,16 @@ __all__ = [
     "queue_job", "record_test", "register_webhook", "request_analysis", "resend_delivery", "revoke_key",
     "revoke_key_in", "rotate_workspace_job_secret", "with_retries",
 ]
+
+# Articles: rename and attach, translation and regeneration jobs, the first export of a format.
+from services.commands.articles import (  # noqa: E402
+    ProviderNotConfigured,
+    load_article,
+    record_export,
+    request_regeneration,
+    request_translation,
+    update_article,
+)
+
+__all__ += ["ProviderNotConfigured", "load_article", "record_export", "request_regeneration",
+            "request_translation", "update_article"]

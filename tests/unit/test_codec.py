@@ -11,7 +11,7 @@ import pytest
 from eventsourcing.domain import Aggregate, event
 
 from domain.api_keys import ApiKey
-from domain.articles import Article
+from domain.articles import Article, ArticleExport
 from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.llm_usage import LlmUsage
@@ -288,7 +288,15 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm)
+    article.rename("Custom")
+    article.attach_media(1)
+    translated = Article.translation(source=article, article_id=10, job_id=job2.id, language="en", title="t",
+                                     content={"title": "t"}, markdown="# t\n", aeo_score=1, geo_score=2,
+                                     composite_score=1.7, keywords_primary=["k"])
+    export = ArticleExport.record(article_id=9, workspace_id=WORKSPACE, environment="production",
+                                  export_format="html", content_type="text/html; charset=utf-8", etag='"e"', size=3,
+                                  path="/v1/articles/9/export/html")
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, translated, export)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
