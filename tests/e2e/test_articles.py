@@ -426,8 +426,8 @@ async def test_a_failed_translation_is_refunded_and_stores_nothing(service, corp
     assert any(f["job_id"] == r.data["job_id"] and f["amount"] == r.data["credits_charged"] for f in refunds)
     async with service.pool.acquire() as conn:  # the refund commits with the failure, in one transaction
         transactions = await conn.fetch("SELECT DISTINCT xmin::text FROM events WHERE (stream_id = $1::uuid AND "
-                                        "type = 'JobFailed') OR (type = 'CreditsRefunded' AND data->>'job_id' = $1)",
-                                        r.data["job_id"])
+                                        "type = 'JobFailed') OR (type = 'CreditsRefunded' AND data->>'job_id' = $2)",
+                                        r.data["job_id"], r.data["job_id"])
     assert len(transactions) == 1
     assert await credits_used(ws.client) == used
     [item] = [t for t in (await ws.client.get(f"/articles/{article}/translations")).data
