@@ -28,6 +28,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from domain.analysis.scoring import cited_sources
@@ -74,9 +75,9 @@ ATTRIBUTED_STYLES = ("conversational", "interview")  # the styles whose paragrap
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 # What CommonMark gives a meaning anywhere in a line, and what it does only at the start of one
-# (a heading, a list item, a thematic break or setext underline, an ordered list item).
+# (a list item, a thematic break or setext underline, an ordered list item).
 _MARKDOWN_INLINE = re.compile(r"([\\`*_{}\[\]<>#!|~&])")
-_MARKDOWN_LINE_START = re.compile(r"^([+\-=])")
+_MARKDOWN_LINE_START = "+-="
 _MARKDOWN_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
@@ -151,119 +152,143 @@ def iso_duration(ms: int) -> str:
     return out + (f"{secs}S" if secs or out == "PT" else "")
 
 
-def seek_url(src: ExportSource, ms: int | None) -> str | None:
-    """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
-    if src.video is None or not src.video.content_url or ms is None:
-        return None
-    return f"{src.video.content_url}#t={max(0, int(ms) // 1000)}"
-
-
-def description(src: ExportSource) -> str:
-    """The introduction (else the first paragraph), cut at a word before ``DESCRIPTION_CHARS``."""
-    content = src.content
-    text = clean(content.get("introduction"))
-    if not text:
-        first = next((p.get("text") for s in content.get("sections") or [] for p in s.get("paragraphs") or []), "")
-        text = clean(first) or clean(src.title)
-    if len(text) <= DESCRIPTION_CHARS:
-        return text
-    cut = text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + "…"
-
-
 def _named(speaker: Any) -> str | None:
     name = clean(speaker)
     return name if name and name.lower() not in ("unknown", "inconnu") else None
 
 
-def paragraphs(src: ExportSource, section: dict) -> list[tuple[str, str | None, str]]:
-    """(text, speaker shown or None, role) of each paragraph of a section."""
-    out = []
-    for paragraph in section.get("paragraphs") or []:
-        text = clean(paragraph.get("text") or " ".join(paragraph.get("sentences") or []))
-        if not text:
-            continue
-        speaker = _named(paragraph.get("speaker")) if src.writing_style in ATTRIBUTED_STYLES else None
-        out.append((text, speaker, paragraph.get("role") or "text"))
-    return out
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def chapters(src: ExportSource) -> list[dict]:
-    """The article's sections as the video's chapters: title, time range, timestamp, link."""
-    out = []
-    for section in src.content.get("sections") or []:
-        start = section.get("startMs")
-        if not isinstance(start, int):
-            continue
-        end = section.get("endMs") if isinstance(section.get("endMs"), int) else None
-        out.append({"title": clean(section.get("heading")), "startMs": start, "endMs": end,
-                    "timestamp": timestamp(start), "url": seek_url(src, start)})
-    return out
+class Prepared:
+    """One source's text cleaned once, and the parts every format shares (sections, chapters, key
+    facts, FAQ, the description, the sources), each computed the first time a format asks."""
+
+    def __init__(self, src: ExportSource) -> None:
+        self.src = src
+        self.labels = labels(src.language)
+        content = src.content
+        self.title = clean(src.title)
+        self.original_title = clean(src.original_title)
+        self.introduction = clean(content.get("introduction"))
+        self.conclusion = clean(content.get("conclusion"))
+        self.keywords = [k for k in (clean(k) for k in src.keywords) if k]
+        self.video_url = src.video.content_url if src.video is not None and src.video.content_url else None
+
+    def seek_url(self, ms: int | None) -> str | None:
+        """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
+        if self.video_url is None or ms is None:
+            return None
+        return f"{self.video_url}#t={max(0, int(ms) // 1000)}"
+
+    @cached_property
+    def sections(self) -> list[dict]:
+        """Each section: heading, time range, timestamp, link, and (text, speaker shown, role) of
+        its paragraphs (the speaker only in the styles that show it)."""
+        shows_speakers = self.src.writing_style in ATTRIBUTED_STYLES
+        out = []
+        for section in self.src.content.get("sections") or []:
+            start, end = _int(section.get("startMs")), _int(section.get("endMs"))
+            paragraphs = []
+            for paragraph in section.get("paragraphs") or []:
+                text = clean(paragraph.get("text") or " ".join(paragraph.get("sentences") or []))
+                if text:
+                    speaker = _named(paragraph.get("speaker")) if shows_speakers else None
+                    paragraphs.append((text, speaker, paragraph.get("role") or "text"))
+            out.append({"heading": clean(section.get("heading")), "startMs": start, "endMs": end,
+                        "timestamp": timestamp(start) if start is not None else None, "url": self.seek_url(start),
+                        "paragraphs": paragraphs})
+        return out
+
+    @cached_property
+    def chapters(self) -> list[dict]:
+        """The article's sections as the video's chapters: title, time range, timestamp, link."""
+        return [{"title": s["heading"], "startMs": s["startMs"], "endMs": s["endMs"], "timestamp": s["timestamp"],
+                 "url": s["url"]} for s in self.sections if s["startMs"] is not None]
+
+    @cached_property
+    def faq(self) -> list[dict]:
+        out = []
+        for entry in self.src.content.get("faq") or []:
+            question, answer = clean(entry.get("question")), clean(entry.get("answer"))
+            if question and answer:
+                out.append({"question": question, "answer": answer, "startMs": _int(entry.get("startMs"))})
+        return out
+
+    @cached_property
+    def key_facts(self) -> list[dict]:
+        out = []
+        for fact in self.src.content.get("key_facts") or []:
+            text = clean(fact.get("text"))
+            if text:
+                start = _int(fact.get("startMs"))
+                out.append({"text": text, "startMs": start, "timestamp": timestamp(start) if start is not None
+                            else None, "claimId": fact.get("claimId"), "url": self.seek_url(start)})
+        return out
+
+    @cached_property
+    def description(self) -> str:
+        """The introduction (else the first paragraph), cut at a word before ``DESCRIPTION_CHARS``."""
+        text = self.introduction or next((p[0] for s in self.sections for p in s["paragraphs"]), "") or self.title
+        if len(text) <= DESCRIPTION_CHARS:
+            return text
+        return text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+    @cached_property
+    def sources(self) -> list[dict]:
+        """The video the article was written from, then the sources its text names."""
+        out: list[dict] = []
+        video = self.src.video
+        if video is not None:
+            out.append({"type": "video", "name": clean(video.name), "url": video.content_url,
+                        "uploadDate": video.uploaded_at.isoformat()})
+        texts = [self.introduction, *(p[0] for s in self.sections for p in s["paragraphs"]),
+                 *(f["answer"] for f in self.faq), self.conclusion]
+        out += [{"type": "cited", "name": clean(s["source"]), "text": clean(s["text"])}
+                for s in cited_sources(t for t in texts if t)]
+        return out
 
 
-def _faq(src: ExportSource) -> list[dict]:
-    return [{"question": clean(f.get("question")), "answer": clean(f.get("answer")), "startMs": f.get("startMs")}
-            for f in src.content.get("faq") or [] if clean(f.get("question")) and clean(f.get("answer"))]
+def _prepared(src: ExportSource | Prepared) -> Prepared:
+    return src if isinstance(src, Prepared) else Prepared(src)
 
 
-def _key_facts(src: ExportSource) -> list[dict]:
-    out = []
-    for fact in src.content.get("key_facts") or []:
-        text = clean(fact.get("text"))
-        if text:
-            start = fact.get("startMs") if isinstance(fact.get("startMs"), int) else None
-            out.append({"text": text, "startMs": start, "timestamp": timestamp(start) if start is not None else None,
-                        "claimId": fact.get("claimId"), "url": seek_url(src, start)})
-    return out
+def description(src: ExportSource | Prepared) -> str:
+    return _prepared(src).description
 
 
-def _all_text(src: ExportSource) -> list[str]:
-    content = src.content
-    texts = [clean(content.get("introduction"))]
-    for section in content.get("sections") or []:
-        texts += [text for text, _, _ in paragraphs(src, section)]
-    texts += [f["answer"] for f in _faq(src)] + [clean(content.get("conclusion"))]
-    return [t for t in texts if t]
+def chapters(src: ExportSource | Prepared) -> list[dict]:
+    return _prepared(src).chapters
 
 
-def sources(src: ExportSource) -> list[dict]:
-    """The video the article was written from, then the sources its text names."""
-    out: list[dict] = []
-    if src.video is not None:
-        out.append({"type": "video", "name": clean(src.video.name), "url": src.video.content_url,
-                    "uploadDate": src.video.uploaded_at.isoformat()})
-    out += [{"type": "cited", "name": clean(s["source"]), "text": clean(s["text"])}
-            for s in cited_sources(_all_text(src))]
-    return out
+def sources(src: ExportSource | Prepared) -> list[dict]:
+    return _prepared(src).sources
 
 
 # ------------------------------------------------------------------------------------- json
 
 
-def to_json(src: ExportSource) -> dict:
+def to_json(src: ExportSource | Prepared) -> dict:
     """The structured article: sections, key facts with timestamps, chapters, FAQ, sources."""
-    content = src.content
-    video = src.video
+    p = _prepared(src)
+    article, video = p.src, p.src.video
     return {
-        "id": src.article_id, "title": clean(src.title), "original_title": clean(src.original_title),
-        "language": src.language, "writing_style": src.writing_style, "origin": src.origin,
-        "source_article_id": src.source_article_id, "url": src.url, "description": description(src),
-        "created_at": src.created_at.isoformat(), "updated_at": src.updated_at.isoformat(),
-        "keywords": [clean(k) for k in src.keywords if clean(k)],
-        "introduction": clean(content.get("introduction")),
-        "sections": [{"heading": clean(s.get("heading")), "startMs": s.get("startMs"), "endMs": s.get("endMs"),
-                      "timestamp": timestamp(s.get("startMs")) if isinstance(s.get("startMs"), int) else None,
-                      "url": seek_url(src, s.get("startMs")),
+        "id": article.article_id, "title": p.title, "original_title": p.original_title,
+        "language": article.language, "writing_style": article.writing_style, "origin": article.origin,
+        "source_article_id": article.source_article_id, "url": article.url, "description": p.description,
+        "created_at": article.created_at.isoformat(), "updated_at": article.updated_at.isoformat(),
+        "keywords": p.keywords, "introduction": p.introduction,
+        "sections": [{**{k: v for k, v in s.items() if k != "paragraphs"},
                       "paragraphs": [{"text": text, "speaker": speaker, "role": role}
-                                     for text, speaker, role in paragraphs(src, s)]}
-                     for s in content.get("sections") or []],
-        "key_facts": _key_facts(src),
-        "chapters": chapters(src),
-        "faq": _faq(src),
-        "conclusion": clean(content.get("conclusion")),
-        "sources": sources(src),
-        "scores": src.scores,
-        "word_count": content.get("word_count"),
+                                     for text, speaker, role in s["paragraphs"]]} for s in p.sections],
+        "key_facts": p.key_facts,
+        "chapters": p.chapters,
+        "faq": p.faq,
+        "conclusion": p.conclusion,
+        "sources": p.sources,
+        "scores": article.scores,
+        "word_count": article.content.get("word_count"),
         "video": None if video is None else {
             "id": video.video_id, "name": clean(video.name), "description": clean(video.description) or None,
             "duration_seconds": round(video.duration_ms / 1000, 3), "duration": iso_duration(video.duration_ms),
@@ -276,35 +301,35 @@ def to_json(src: ExportSource) -> dict:
 # ----------------------------------------------------------------------------------- schema
 
 
-def to_schema(src: ExportSource) -> dict:
+def to_schema(src: ExportSource | Prepared) -> dict:
     """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
     (name, thumbnailUrl, uploadDate, description, duration, contentUrl), its chapters as ``Clip``
     key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
-    title = clean(src.title)
+    p = _prepared(src)
+    article_src, video = p.src, p.src.video
+    url = article_src.url
     graph: list[dict] = []
     article: dict[str, Any] = {
-        "@type": "Article", "@id": f"{src.url}#article", "url": src.url, "mainEntityOfPage": src.url,
-        "headline": title if len(title) <= HEADLINE_CHARS else title[:HEADLINE_CHARS - 1].rstrip() + "…",
-        "name": title, "description": description(src), "inLanguage": src.language,
-        "datePublished": src.created_at.isoformat(), "dateModified": src.updated_at.isoformat(),
-        "articleSection": [c["title"] for c in chapters(src) if c["title"]],
+        "@type": "Article", "@id": f"{url}#article", "url": url, "mainEntityOfPage": url,
+        "headline": p.title if len(p.title) <= HEADLINE_CHARS else p.title[:HEADLINE_CHARS - 1].rstrip() + "…",
+        "name": p.title, "description": p.description, "inLanguage": article_src.language,
+        "datePublished": article_src.created_at.isoformat(), "dateModified": article_src.updated_at.isoformat(),
+        "articleSection": [c["title"] for c in p.chapters if c["title"]],
     }
-    keywords = [clean(k) for k in src.keywords if clean(k)]
-    if keywords:
-        article["keywords"] = ", ".join(keywords)
-    if isinstance(src.content.get("word_count"), int):
-        article["wordCount"] = src.content["word_count"]
-    cited = [s for s in sources(src) if s["type"] == "cited"]
+    if p.keywords:
+        article["keywords"] = ", ".join(p.keywords)
+    if isinstance(article_src.content.get("word_count"), int):
+        article["wordCount"] = article_src.content["word_count"]
+    cited = [s["name"] for s in p.sources if s["type"] == "cited"]
     if cited:
-        article["citation"] = [s["name"] for s in cited]
+        article["citation"] = cited
     graph.append(article)
-    video = src.video
     if video is not None:
-        video_id = f"{src.url}#video"
+        video_id = f"{url}#video"
         obj: dict[str, Any] = {
-            "@type": "VideoObject", "@id": video_id, "name": clean(video.name) or title,
-            "description": clean(video.description) or description(src), "uploadDate": video.uploaded_at.isoformat(),
-            "duration": iso_duration(video.duration_ms), "inLanguage": src.language,
+            "@type": "VideoObject", "@id": video_id, "name": clean(video.name) or p.title,
+            "description": clean(video.description) or p.description, "uploadDate": video.uploaded_at.isoformat(),
+            "duration": iso_duration(video.duration_ms), "inLanguage": article_src.language,
         }
         if video.thumbnail_url:
             obj["thumbnailUrl"] = [video.thumbnail_url]
@@ -314,7 +339,7 @@ def to_schema(src: ExportSource) -> dict:
             clips = [{"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": c["startMs"] // 1000,
                       **({"endOffset": max(c["startMs"] // 1000 + 1, -(-c["endMs"] // 1000))}
                          if c["endMs"] is not None else {}),
-                      "url": c["url"]} for c in chapters(src)]
+                      "url": c["url"]} for c in p.chapters]
             if clips:
                 obj["hasPart"] = clips
             obj["potentialAction"] = {"@type": "SeekToAction",
@@ -322,67 +347,76 @@ def to_schema(src: ExportSource) -> dict:
                                       "startOffset-input": "required name=seek_to_second_number"}
         article["video"] = {"@id": video_id}
         graph.append(obj)
-    faq = _faq(src)
-    if faq:
-        graph.append({"@type": "FAQPage", "@id": f"{src.url}#faq", "inLanguage": src.language,
+    if p.faq:
+        graph.append({"@type": "FAQPage", "@id": f"{url}#faq", "inLanguage": article_src.language,
                       "mainEntity": [{"@type": "Question", "name": f["question"],
-                                      "acceptedAnswer": {"@type": "Answer", "text": f["answer"]}} for f in faq]})
+                                      "acceptedAnswer": {"@type": "Answer", "text": f["answer"]}} for f in p.faq]})
     return {"@context": "https://schema.org", "@graph": graph}
 
 
-def script_safe_json(value: Any, indent: int | None = None) -> str:
+def _json_text(value: Any) -> str:
+    """Compact JSON, UTF-8 as is (the standard library's C encoder)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def script_safe_json(value: Any) -> str:
     """JSON that may sit inside ``<script>``: ``<``, ``>``, ``&`` and U+2028/U+2029 escaped, so no
     string can end the element (``</script>``) or open a comment (``<!--``)."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return (_json_text(value).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 # -------------------------------------------------------------------------------- opengraph
 
 
+def _e(text: str) -> str:
+    """Cleaned text escaped for HTML text and attribute values."""
+    return html.escape(text, quote=True)
+
+
 def _meta(attribute: str, name: str, value: Any) -> str:
-    return f'<meta {attribute}="{name}" content="{html.escape(clean(value), quote=True)}">'
+    return f'<meta {attribute}="{name}" content="{_e(clean(value))}">'
 
 
-def opengraph_tags(src: ExportSource) -> list[str]:
+def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
     """``og:*`` (type ``video.other`` when the video can be linked, else ``article``) and
     ``twitter:*`` meta elements."""
-    video = src.video
-    playable = video is not None and bool(video.content_url)
+    p = _prepared(src)
+    article, video = p.src, p.src.video
+    playable = p.video_url is not None
     tags = [_meta("property", "og:type", "video.other" if playable else "article"),
-            _meta("property", "og:title", src.title), _meta("property", "og:description", description(src)),
-            _meta("property", "og:url", src.url)]
-    code = (src.language or "").lower().split("-")[0]
+            _meta("property", "og:title", p.title), _meta("property", "og:description", p.description),
+            _meta("property", "og:url", article.url)]
+    code = (article.language or "").lower().split("-")[0]
     if code in LOCALES:
         tags.append(_meta("property", "og:locale", LOCALES[code]))
-    if video is not None and video.thumbnail_url:
+    has_image = video is not None and bool(video.thumbnail_url)
+    if has_image:
         tags.append(_meta("property", "og:image", video.thumbnail_url))
         if video.thumbnail_width and video.thumbnail_height:
             tags += [_meta("property", "og:image:width", video.thumbnail_width),
                      _meta("property", "og:image:height", video.thumbnail_height)]
-        tags.append(_meta("property", "og:image:alt", src.title))
+        tags.append(_meta("property", "og:image:alt", p.title))
     if playable:
-        tags.append(_meta("property", "og:video", video.content_url))
-        if video.content_url.startswith("https://"):
-            tags.append(_meta("property", "og:video:secure_url", video.content_url))
+        tags.append(_meta("property", "og:video", p.video_url))
+        if p.video_url.startswith("https://"):
+            tags.append(_meta("property", "og:video:secure_url", p.video_url))
         tags.append(_meta("property", "og:video:type", video.content_type))
         if video.width and video.height:
             tags += [_meta("property", "og:video:width", video.width),
                      _meta("property", "og:video:height", video.height)]
         tags.append(_meta("property", "video:duration", max(0, round(video.duration_ms / 1000))))
     else:
-        tags += [_meta("property", "article:published_time", src.created_at.isoformat()),
-                 _meta("property", "article:modified_time", src.updated_at.isoformat())]
-    has_image = video is not None and bool(video.thumbnail_url)
+        tags += [_meta("property", "article:published_time", article.created_at.isoformat()),
+                 _meta("property", "article:modified_time", article.updated_at.isoformat())]
     tags += [_meta("name", "twitter:card", "summary_large_image" if has_image else "summary"),
-             _meta("name", "twitter:title", src.title), _meta("name", "twitter:description", description(src))]
+             _meta("name", "twitter:title", p.title), _meta("name", "twitter:description", p.description)]
     if has_image:
-        tags += [_meta("name", "twitter:image", video.thumbnail_url), _meta("name", "twitter:image:alt", src.title)]
+        tags += [_meta("name", "twitter:image", video.thumbnail_url), _meta("name", "twitter:image:alt", p.title)]
     return tags
 
 
-def to_opengraph(src: ExportSource) -> str:
+def to_opengraph(src: ExportSource | Prepared) -> str:
     """The meta elements as an HTML fragment, one per line, for a page's ``<head>``."""
     return "\n".join(opengraph_tags(src)) + "\n"
 
@@ -390,46 +424,41 @@ def to_opengraph(src: ExportSource) -> str:
 # ------------------------------------------------------------------------------------- html
 
 
-def _e(text: Any) -> str:
-    return html.escape(clean(text), quote=True)
-
-
-def _time_link(src: ExportSource, ms: int | None) -> str:
-    url = seek_url(src, ms)
+def _time_link(p: Prepared, ms: int | None) -> str:
+    url = p.seek_url(ms)
     if url is None or ms is None:
         return ""
-    label = labels(src.language)["watch"]
-    return f' <a class="timestamp" href="{_e(url)}" title="{_e(label)} {timestamp(ms)}">{timestamp(ms)}</a>'
+    stamp = timestamp(ms)
+    return f' <a class="timestamp" href="{_e(url)}" title="{_e(p.labels["watch"])} {stamp}">{stamp}</a>'
 
 
-def to_html(src: ExportSource) -> str:
+def to_html(src: ExportSource | Prepared) -> str:
     """A complete HTML5 document: ``<head>`` with the description, the canonical link, the Open
     Graph tags and the JSON-LD; an ``<article>`` with the chapters as timestamped links, the
     sections (attributed paragraphs as quotations), the key facts, the FAQ and the conclusion."""
-    label = labels(src.language)
-    content = src.content
+    p = _prepared(src)
+    label, article, video = p.labels, p.src, p.src.video
     head = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{_e(src.title)}</title>", f'<meta name="description" content="{_e(description(src))}">',
-            f'<link rel="canonical" href="{_e(src.url)}">', *opengraph_tags(src),
-            f'<script type="application/ld+json">{script_safe_json(to_schema(src))}</script>']
-    body = ["<article>", f"<header><h1>{_e(src.title)}</h1>",
-            f'<p><time datetime="{_e(src.created_at.isoformat())}">{_e(src.created_at.date().isoformat())}</time></p>',
-            "</header>"]
-    if clean(content.get("introduction")):
-        body.append(f'<section><h2>{_e(label["introduction"])}</h2><p>{_e(content.get("introduction"))}</p></section>')
-    marks = chapters(src)
-    if marks and src.video is not None and src.video.content_url:
-        items = "".join(f'<li><a href="{_e(c["url"])}">{c["timestamp"]}</a> {_e(c["title"])}</li>' for c in marks)
+            f"<title>{_e(p.title)}</title>", f'<meta name="description" content="{_e(p.description)}">',
+            f'<link rel="canonical" href="{_e(clean(article.url))}">', *opengraph_tags(p),
+            f'<script type="application/ld+json">{script_safe_json(to_schema(p))}</script>']
+    created = article.created_at
+    body = ["<article>", f"<header><h1>{_e(p.title)}</h1>",
+            f'<p><time datetime="{created.isoformat()}">{created.date().isoformat()}</time></p>', "</header>"]
+    if p.introduction:
+        body.append(f'<section><h2>{_e(label["introduction"])}</h2><p>{_e(p.introduction)}</p></section>')
+    if p.chapters and p.video_url:
+        items = "".join(f'<li><a href="{_e(c["url"])}">{c["timestamp"]}</a> {_e(c["title"])}</li>'
+                        for c in p.chapters)
         body.append(f'<nav aria-label="{_e(label["chapters"])}"><h2>{_e(label["chapters"])}</h2><ol>{items}</ol></nav>')
-    facts = _key_facts(src)
-    if facts:
-        items = "".join(f"<li>{_e(f['text'])}{_time_link(src, f['startMs'])}</li>" for f in facts)
+    if p.key_facts:
+        items = "".join(f"<li>{_e(f['text'])}{_time_link(p, f['startMs'])}</li>" for f in p.key_facts)
         body.append(f'<section><h2>{_e(label["key_facts"])}</h2><ul>{items}</ul></section>')
-    for number, section in enumerate(content.get("sections") or [], start=1):
-        parts = [f'<section id="chapter-{number}"><h2>{_e(section.get("heading"))}</h2>']
-        if isinstance(section.get("startMs"), int):
-            parts.append(f"<p>{_time_link(src, section['startMs']).strip()}</p>")
-        for text, speaker, role in paragraphs(src, section):
+    for number, section in enumerate(p.sections, start=1):
+        parts = [f'<section id="chapter-{number}"><h2>{_e(section["heading"])}</h2>']
+        if section["startMs"] is not None and p.video_url:
+            parts.append(f"<p>{_time_link(p, section['startMs']).strip()}</p>")
+        for text, speaker, role in section["paragraphs"]:
             if speaker:
                 parts.append(f'<blockquote class="{_e(role)}"><p>{_e(text)}</p><footer>— <cite>{_e(speaker)}</cite>'
                              "</footer></blockquote>")
@@ -437,100 +466,99 @@ def to_html(src: ExportSource) -> str:
                 parts.append(f"<p>{_e(text)}</p>")
         parts.append("</section>")
         body.append("".join(parts))
-    faq = _faq(src)
-    if faq:
-        items = "".join(f"<h3>{_e(f['question'])}</h3><p>{_e(f['answer'])}</p>" for f in faq)
+    if p.faq:
+        items = "".join(f"<h3>{_e(f['question'])}</h3><p>{_e(f['answer'])}</p>" for f in p.faq)
         body.append(f'<section><h2>{_e(label["faq"])}</h2>{items}</section>')
-    if clean(content.get("conclusion")):
-        body.append(f'<section><h2>{_e(label["conclusion"])}</h2><p>{_e(content.get("conclusion"))}</p></section>')
-    if src.video is not None:
-        name = _e(src.video.name)
-        video = f'<a href="{_e(src.video.content_url)}">{name}</a>' if src.video.content_url else name
-        body.append(f"<footer><p>{_e(label['source'])}: {video}</p></footer>")
+    if p.conclusion:
+        body.append(f'<section><h2>{_e(label["conclusion"])}</h2><p>{_e(p.conclusion)}</p></section>')
+    if video is not None:
+        name = _e(clean(video.name))
+        shown = f'<a href="{_e(p.video_url)}">{name}</a>' if p.video_url else name
+        body.append(f"<footer><p>{_e(label['source'])}: {shown}</p></footer>")
     body.append("</article>")
-    return ("<!DOCTYPE html>\n" + f'<html lang="{_e(src.language)}">\n<head>\n' + "\n".join(head)
+    return ("<!DOCTYPE html>\n" + f'<html lang="{_e(clean(article.language))}">\n<head>\n' + "\n".join(head)
             + "\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
 
 
 # --------------------------------------------------------------------------------- markdown
 
 
+def _md(text: str) -> str:
+    """Cleaned text escaped so that CommonMark reads it as the text itself."""
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    if escaped[:1] in _MARKDOWN_LINE_START and escaped:
+        return "\\" + escaped
+    return _MARKDOWN_LIST_START.sub(r"\1\\\2", escaped) if escaped[:1].isdigit() else escaped
+
+
 def md_escape(text: Any) -> str:
-    """Inline text that CommonMark reads as the text itself."""
-    escaped = _MARKDOWN_LINE_START.sub(r"\\\1", _MARKDOWN_INLINE.sub(r"\\\1", clean(text)))
-    return _MARKDOWN_LIST_START.sub(r"\1\\\2", escaped)
+    """Any text as inline Markdown that CommonMark reads as the text itself."""
+    return _md(clean(text))
 
 
 def _md_link(text: str, url: str | None) -> str:
+    """A link of cleaned text to a URL the service made (its few special characters percent-escaped)."""
     if not url:
-        return md_escape(text)
+        return _md(text)
     safe = url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
-    return f"[{md_escape(text)}](<{safe}>)"
+    return f"[{_md(text)}](<{safe}>)"
 
 
-def to_markdown(src: ExportSource) -> str:
-    label = labels(src.language)
-    content = src.content
-    out = [f"# {md_escape(src.title)}", ""]
-    if clean(content.get("introduction")):
-        out += [f"## {md_escape(label['introduction'])}", "", md_escape(content.get("introduction")), ""]
-    marks = chapters(src)
-    if marks:
-        out += [f"## {md_escape(label['chapters'])}", ""]
-        out += [f"- {_md_link(c['timestamp'], c['url'])} {md_escape(c['title'])}" for c in marks] + [""]
-    facts = _key_facts(src)
-    if facts:
-        out += [f"## {md_escape(label['key_facts'])}", ""]
-        out += [f"- {md_escape(f['text'])}" + (f" ({_md_link(f['timestamp'], f['url'])})" if f["timestamp"] else "")
-                for f in facts] + [""]
-    for section in content.get("sections") or []:
-        out += [f"## {md_escape(section.get('heading'))}", ""]
-        for text, speaker, _ in paragraphs(src, section):
-            out += [f"> {md_escape(text)}\n>\n> — *{md_escape(speaker)}*" if speaker else md_escape(text), ""]
-    faq = _faq(src)
-    if faq:
-        out += [f"## {md_escape(label['faq'])}", ""]
-        for f in faq:
-            out += [f"### {md_escape(f['question'])}", "", md_escape(f["answer"]), ""]
-    if clean(content.get("conclusion")):
-        out += [f"## {md_escape(label['conclusion'])}", "", md_escape(content.get("conclusion")), ""]
-    if src.video is not None:
-        out += [f"{md_escape(label['source'])}: {_md_link(src.video.name, src.video.content_url)}", ""]
+def to_markdown(src: ExportSource | Prepared) -> str:
+    p = _prepared(src)
+    label = p.labels
+    out = [f"# {_md(p.title)}", ""]
+    if p.introduction:
+        out += [f"## {_md(label['introduction'])}", "", _md(p.introduction), ""]
+    if p.chapters:
+        out += [f"## {_md(label['chapters'])}", ""]
+        out += [f"- {_md_link(c['timestamp'], c['url'])} {_md(c['title'])}" for c in p.chapters] + [""]
+    if p.key_facts:
+        out += [f"## {_md(label['key_facts'])}", ""]
+        out += [f"- {_md(f['text'])}" + (f" ({_md_link(f['timestamp'], f['url'])})" if f["timestamp"] else "")
+                for f in p.key_facts] + [""]
+    for section in p.sections:
+        out += [f"## {_md(section['heading'])}", ""]
+        for text, speaker, _ in section["paragraphs"]:
+            out += [f"> {_md(text)}\n>\n> — *{_md(speaker)}*" if speaker else _md(text), ""]
+    if p.faq:
+        out += [f"## {_md(label['faq'])}", ""]
+        for f in p.faq:
+            out += [f"### {_md(f['question'])}", "", _md(f["answer"]), ""]
+    if p.conclusion:
+        out += [f"## {_md(label['conclusion'])}", "", _md(p.conclusion), ""]
+    if p.src.video is not None:
+        out += [f"{_md(label['source'])}: {_md_link(clean(p.src.video.name), p.video_url)}", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
 # ------------------------------------------------------------------------------------- text
 
 
-def to_text(src: ExportSource) -> str:
+def to_text(src: ExportSource | Prepared) -> str:
     """Plain text without markup: headings as lines of their own, timestamps as ``(1:23)``."""
-    label = labels(src.language)
-    content = src.content
-    out = [clean(src.title), ""]
-    if clean(content.get("introduction")):
-        out += [label["introduction"], clean(content.get("introduction")), ""]
-    marks = chapters(src)
-    if marks:
-        out += [label["chapters"]] + [f"{c['timestamp']} {c['title']}" for c in marks] + [""]
-    facts = _key_facts(src)
-    if facts:
+    p = _prepared(src)
+    label = p.labels
+    out = [p.title, ""]
+    if p.introduction:
+        out += [label["introduction"], p.introduction, ""]
+    if p.chapters:
+        out += [label["chapters"]] + [f"{c['timestamp']} {c['title']}" for c in p.chapters] + [""]
+    if p.key_facts:
         out += [label["key_facts"]] + [f["text"] + (f" ({f['timestamp']})" if f["timestamp"] else "")
-                                       for f in facts] + [""]
-    for section in content.get("sections") or []:
-        out.append(clean(section.get("heading")))
-        for text, speaker, _ in paragraphs(src, section):
-            out.append(f"{speaker}: {text}" if speaker else text)
+                                       for f in p.key_facts] + [""]
+    for section in p.sections:
+        out.append(section["heading"])
+        out += [f"{speaker}: {text}" if speaker else text for text, speaker, _ in section["paragraphs"]]
         out.append("")
-    faq = _faq(src)
-    if faq:
+    if p.faq:
         out.append(label["faq"])
-        for f in faq:
+        for f in p.faq:
             out += [f"{label['question']}: {f['question']}", f"{label['answer']}: {f['answer']}", ""]
-    if clean(content.get("conclusion")):
-        out += [label["conclusion"], clean(content.get("conclusion")), ""]
-    if src.video is not None:
-        out += [f"{label['source']}: {clean(src.video.name)}" + (f" {src.video.content_url}"
-                                                                   if src.video.content_url else ""), ""]
+    if p.conclusion:
+        out += [label["conclusion"], p.conclusion, ""]
+    if p.src.video is not None:
+        out += [f"{label['source']}: {clean(p.src.video.name)}" + (f" {p.video_url}" if p.video_url else ""), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -538,17 +566,19 @@ def to_text(src: ExportSource) -> str:
 
 
 def render(export_format: str, src: ExportSource) -> bytes:
-    """The export's bytes (UTF-8). The JSON formats are the documents themselves, with no envelope."""
+    """The export's bytes (UTF-8). The JSON formats are the documents themselves, compact, with no
+    envelope."""
+    p = Prepared(src)
     if export_format == "html":
-        return to_html(src).encode()
+        return to_html(p).encode()
     if export_format == "markdown":
-        return to_markdown(src).encode()
+        return to_markdown(p).encode()
     if export_format == "txt":
-        return to_text(src).encode()
+        return to_text(p).encode()
     if export_format == "opengraph":
-        return to_opengraph(src).encode()
+        return to_opengraph(p).encode()
     if export_format == "json":
-        return json.dumps(to_json(src), ensure_ascii=False, indent=2).encode()
+        return _json_text(to_json(p)).encode()
     if export_format == "schema":
-        return script_safe_json(to_schema(src), indent=2).encode()
+        return script_safe_json(to_schema(p)).encode()
     raise ValueError(f"export format must be one of {', '.join(FORMATS)}")

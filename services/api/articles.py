@@ -18,6 +18,7 @@ import logging
 import math
 import re
 import unicodedata
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import quote
@@ -64,12 +65,17 @@ _SCORES = """SELECT a.aeo_score, a.geo_score, a.content, a.rubric_version, g.job
                       AS graph
                FROM articles a LEFT JOIN analysis_graphs g ON g.job_id = coalesce(a.graph_job_id, a.job_id)
               WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
-_EXPORT = """SELECT a.id, a.title, a.custom_name, a.language, a.writing_style, a.content, a.keywords_primary,
+# What an export is a function of (with the format, the canonical URL and the hour): read first,
+# so that a rendered export this process has already made is answered without the article's content.
+_EXPORT_VERSION = """SELECT a.version, a.title, a.custom_name,
+                            EXISTS (SELECT 1 FROM article_exports e WHERE e.article_id = a.id AND e.format = $4)
+                              AS exported
+                       FROM articles a WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+_EXPORT = """SELECT a.id, a.version, a.title, a.custom_name, a.language, a.writing_style, a.content, a.keywords_primary,
                     a.aeo_score, a.geo_score, a.composite_score, a.created_at,
                     coalesce(a.updated_at, a.created_at) AS updated_at, a.origin, a.source_article_id, a.video_id,
                     v.name AS video_name, v.description AS video_description, v.duration_ms, v.width, v.height,
-                    v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id,
-                    EXISTS (SELECT 1 FROM article_exports e WHERE e.article_id = a.id AND e.format = $4) AS exported
+                    v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id
                FROM articles a LEFT JOIN videos v ON v.id = a.video_id AND v.workspace_id = a.workspace_id
               WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
 # The upload event of a video holds where its file is stored (the videos read model does not).
@@ -85,6 +91,7 @@ SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.fi
  LIMIT $4 OFFSET $5"""
 
 URL_BUCKET_S = 3600  # signed URLs in exports are issued per hour: an export is byte-identical within the hour
+EXPORT_CACHE_BYTES = 32 * 1024 * 1024  # rendered exports kept per API process (a 60-minute video's: 60 KB)
 THUMBNAIL_FORMATS = frozenset({"html", "json", "schema", "opengraph"})  # the formats that show the poster
 JPEG_HEAD_BYTES = 65_536
 
@@ -281,6 +288,37 @@ class RegenerateResponse(BaseModel):
 # ------------------------------------------------------------------------------------ helpers
 
 
+class ExportCache:
+    """The exports this API process rendered, by what an export is a function of: the workspace,
+    the article and its version (a rename or an attachment makes a new one), the format, the
+    canonical URL and the hour its signed URLs were issued in. An export read again within the hour
+    is its stored bytes and ETag, not a second rendering. Least recently used out first, at most
+    ``max_bytes`` of bodies; an hour's entries are never read in the next one and age out."""
+
+    def __init__(self, max_bytes: int = EXPORT_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple) -> tuple[bytes, str] | None:
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+        return item
+
+    def put(self, key: tuple, body: bytes, etag: str) -> None:
+        if len(body) > self.max_bytes or key in self._items:
+            return
+        self._items[key] = (body, etag)
+        self._bytes += len(body)
+        while self._bytes > self.max_bytes:
+            _, (old, _) = self._items.popitem(last=False)
+            self._bytes -= len(old)
+
+
+EXPORTS = web.AppKey("exports", ExportCache)
+
+
 def _item(r) -> dict:
     return {"id": r["id"], "title": r["custom_name"] or r["title"], "original_title": r["title"],
             "custom_name": r["custom_name"], "language": r["language"], "writing_style": r["writing_style"],
@@ -293,23 +331,24 @@ def _article_id(call: Call) -> int:
     return integer_id(call.path("id"), "article")
 
 
-def _stable_expiry(call: Call) -> float:
-    """``expires_in`` for the signed URLs of an export: to the end of the current hour plus the
-    URL lifetime, so every URL made within the hour is the same (and the export, and its ETag)."""
+def _stable_expiry(call: Call, hour: int) -> float:
+    """``expires_in`` for the signed URLs of an export made in ``hour`` (hours since the epoch): to
+    the end of that hour plus the URL lifetime, so every URL made within the hour is the same (and
+    the export, and its ETag)."""
     settings = call.app[SETTINGS]
-    now = settings.now().timestamp()
-    ends = (math.floor(now / URL_BUCKET_S) + 1) * URL_BUCKET_S + settings.file_url_ttl_s
-    return ends - now + 0.5  # issue_token floors now + expires_in: this lands on ``ends``
+    ends = (hour + 1) * URL_BUCKET_S + settings.file_url_ttl_s
+    return ends - settings.now().timestamp() + 0.5  # issue_token floors now + expires_in: this lands on ``ends``
 
 
-def _thumbnail(storage: Storage, upload: dict, key: str, timeout: float) -> tuple[int, int] | None:
-    """The poster's size, making it first when it does not exist (ffmpeg through infra.media)."""
+def _thumbnail(storage: Storage, upload: dict, key: str) -> tuple[int, int] | None:
+    """The poster's size, making it first when it does not exist (ffmpeg through infra.media, within
+    its own time bound: a request never waits longer for it)."""
     if not storage.exists(key):
         staged = storage.staging_path("thumbnail")
         try:
             mediatools.make_thumbnail(storage.path(upload["storage_key"]), staged, demuxer=upload["demuxer"],
                                       duration_ms=upload["duration_ms"],
-                                      has_video=upload.get("width") is not None, timeout=timeout)
+                                      has_video=upload.get("width") is not None)
             storage.commit(staged, key)
         finally:
             storage.discard(staged)
@@ -413,7 +452,9 @@ async def get_article_graph(call: Call) -> dict:
     return {"data": r["graph"]}
 
 
-async def _export_source(call: Call, r, export_format: str, url: str) -> ExportSource:
+async def _export_source(call: Call, r, export_format: str, url: str, hour: int) -> ExportSource:
+    """What the export renders: the article row, the video it came from, signed URLs of the video and
+    of its poster (made on first need), issued for the current hour."""
     settings = call.app[SETTINGS]
     video = None
     if r["video_id"] is not None and r["video_stream_id"] is not None:
@@ -421,13 +462,13 @@ async def _export_source(call: Call, r, export_format: str, url: str) -> ExportS
             upload = await conn.fetchval(_UPLOAD, r["video_stream_id"])
         content_url = thumbnail_url = size = None
         if upload is not None:
-            expires = _stable_expiry(call)
+            expires = _stable_expiry(call, hour)
             storage = storage_for(settings)
             content_url = signed_url(settings, call.workspace_id, upload["storage_key"], expires)
             if export_format in THUMBNAIL_FORMATS:
                 key = f"thumbnails/{call.workspace_id}/{r['video_id']}/poster.jpg"
                 try:
-                    size = await asyncio.to_thread(_thumbnail, storage, upload, key, settings.media_timeout_s)
+                    size = await asyncio.to_thread(_thumbnail, storage, upload, key)
                     thumbnail_url = signed_url(settings, call.workspace_id, key, expires)
                 except (mediatools.MediaError, OSError) as exc:  # the export stands without its poster
                     log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"],
@@ -457,20 +498,29 @@ async def export_article(call: Call) -> web.Response:
                        {"fields": [{"field": "path.format", "rule": "literal_error", "message": message}],
                         "allowed": list(FORMATS)})
     q: ExportQuery = call.query
+    settings = call.app[SETTINGS]
     async with call.pool.acquire() as conn:
-        r = await conn.fetchrow(_EXPORT, article_id, call.workspace_id, call.environment, export_format)
-    if r is None:
-        raise not_found("article", article_id)
+        current = await conn.fetchrow(_EXPORT_VERSION, article_id, call.workspace_id, call.environment, export_format)
+        if current is None:
+            raise not_found("article", article_id)
+        url = q.url or f"{public_base_url(settings)}/v1/articles/{article_id}/export/html"
+        hour = math.floor(settings.now().timestamp() / URL_BUCKET_S)
+        key = (call.workspace_id, article_id, current["version"], export_format, url, hour)
+        rendered = call.app[EXPORTS].get(key)
+        if rendered is None:
+            r = await conn.fetchrow(_EXPORT, article_id, call.workspace_id, call.environment)
+    if rendered is None:
+        body = render(export_format, await _export_source(call, r, export_format, url, hour))
+        rendered = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+        call.app[EXPORTS].put((*key[:2], r["version"], *key[3:]), *rendered)  # the version rendered
+    body, etag = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
-    url = q.url or f"{public_base_url(call.app[SETTINGS])}/v1/articles/{article_id}/export/html"
-    body = render(export_format, await _export_source(call, r, export_format, url))
-    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    if call.request.method == "GET" and not r["exported"]:
+    if call.request.method == "GET" and not current["exported"]:
         await commands.record_export(call.store, call.workspace_id, environment=call.environment,
                                      article_id=article_id, export_format=export_format,
                                      content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path,
                                      meta=call.meta())
-    ascii_name, utf8_name = _file_name(r["custom_name"] or r["title"], article_id, export_format)
+    ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
     disposition = "attachment" if q.download else "inline"
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
                "Content-Disposition": f"{disposition}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name)}"}

@@ -375,6 +375,31 @@ async def test_a_translation_through_the_provider_becomes_an_article_of_its_own(
     assert any(o["operation"] == "article.translate" and o["calls"] == 1 for o in usage)
 
 
+async def test_a_provider_written_article_is_regenerated_by_the_provider(service, corpus, provider):
+    ws, _, article = corpus["main"]
+    provider.answer(fake_llm.translation("ES: "))
+    asked = await ws.client.post(f"/articles/{article}/translate", {"target_language": "es"})
+    translated_id = (await follow(ws.client, asked.data["job_id"]))[0]["article_id"]
+    refused = await bare_client(service, ws.key).post(f"/articles/{translated_id}/regenerate", {})
+    assert refused.status == 503 and refused.error["code"] == "provider_not_configured", refused.body
+    provider.answer(fake_llm.article())
+    r = await ws.client.post(f"/articles/{translated_id}/regenerate", {"writing_style": "analytical"})
+    assert r.status == 202 and r.data["compute_billing"] == {"enabled": True, "estimated_credits": 2}, r.body
+    job, _ = await follow(ws.client, r.data["job_id"])
+    async with service.pool.acquire() as conn:
+        steps = [s for (s,) in await conn.fetch("SELECT data->>'step' FROM events WHERE stream_id = $1::uuid AND "
+                                                "type = 'JobProgressed' ORDER BY version", r.data["job_id"])]
+    assert job["status"] == "completed" and "writing the article (provider)" in steps, (job, steps)
+    assert job["result"]["engine"] == "provider" and job["result"]["graph_rebuilt_exactly"] is True
+    new = (await ws.client.get(f"/articles/{job['article_id']}")).data
+    assert (new["language"], new["origin"], new["source_article_id"]) == ("es", "regeneration", translated_id)
+    assert new["content"]["engine"] == "provider" and new["content"]["introduction"] == fake_llm.INTRO
+    request = provider.requests[-1]["body"]["messages"]
+    assert "in the language es" in request[0]["content"] and "figures" in request[0]["content"]
+    usage = (await ws.client.get("/usage/llm")).data["operations"]
+    assert any(o["operation"] == "article.regenerate" and o["calls"] >= 1 for o in usage)
+
+
 async def test_translation_requests_are_refused_before_anything_is_written(service, corpus):
     ws, _, article = corpus["main"]
     jobs = len((await ws.client.get("/jobs", params={"limit": "100"})).data)

@@ -244,3 +244,16 @@ def test_only_translation_jobs_become_translation_rows_and_graphs_are_kept_per_a
     [(sql, args)] = article_exports.projection.apply(_event("ExportReady", {
         "article_id": 4, "format": "html", "etag": '"e"', "environment": "production"}))
     assert "ON CONFLICT (article_id, format) DO NOTHING" in sql and args[:2] == (4, "html")
+
+
+def test_the_export_cache_keeps_the_most_recent_bodies_within_its_bound() -> None:
+    from services.api.articles import ExportCache
+
+    cache = ExportCache(max_bytes=10)
+    cache.put(("a",), b"1234", '"a"')
+    cache.put(("b",), b"5678", '"b"')
+    assert cache.get(("a",)) == (b"1234", '"a"')  # a is now the most recent
+    cache.put(("c",), b"9012", '"c"')  # 12 bytes: b, the least recent, goes
+    assert cache.get(("b",)) is None and cache.get(("a",)) and cache.get(("c",))
+    cache.put(("d",), b"x" * 11, '"d"')  # larger than the whole cache: not kept
+    assert cache.get(("d",)) is None and cache.get(("c",))
