@@ -257,3 +257,14 @@ def test_the_export_cache_keeps_the_most_recent_bodies_within_its_bound() -> Non
     assert cache.get(("b",)) is None and cache.get(("a",)) and cache.get(("c",))
     cache.put(("d",), b"x" * 11, '"d"')  # larger than the whole cache: not kept
     assert cache.get(("d",)) is None and cache.get(("c",))
+
+
+def test_download_names_and_if_none_match() -> None:
+    from services.api.articles import _file_name, _matches
+
+    assert _file_name("Fusion : l'énergie des étoiles ?", 42, "markdown") == (
+        "fusion-l-energie-des-etoiles-42.md", "fusion-l-énergie-des-étoiles-42.md")
+    assert _file_name('"; rm -rf / <x>', 7, "schema") == ("rm-rf-x-7.jsonld", "rm-rf-x-7.jsonld")
+    assert _file_name("???", 1, "txt") == ("article-1.txt", "article-1.txt")
+    assert _matches('"abc"', '"abc"') and _matches('W/"abc", "x"', '"abc"') and _matches("*", '"abc"')
+    assert not _matches('"abd"', '"abc"') and not _matches(None, '"abc"') and not _matches("", '"abc"')
