@@ -47,7 +47,8 @@ class Job(Aggregate):
 
         Read by the `jobs` read model (GET /jobs), the `scheduler` (the `job_queue` row workers claim), `videos` (the
         analysis is pending), `monitoring_events` (jobs not finished yet), `clip_jobs` (a clip job's tracking object
-        begins); the dispatcher (the job's environment, type and `webhook_url`, for its end)."""
+        begins), `article_translations` (a translation asked, listed with its job); the dispatcher (the job's
+        environment, type and `webhook_url`, for its end)."""
 
         published_as = "JobQueued"
         job_id: UUID

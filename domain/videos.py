@@ -197,8 +197,9 @@ class Video(Aggregate):
         """The whole content graph of one analysis (claims, entities, intents, moments, chapters, speakers, media
         elements): the material every analysis route serves, appended with the job's `JobCompleted`.
 
-        Read by the `content_graphs` read model (GET /videos/{id}/graph and the claims, entities, ... routes) and the
-        `revival_candidates` read model (what the analysis found counts in a candidate's score)."""
+        Read by the `content_graphs` read model (GET /videos/{id}/graph and the claims, entities, ... routes), the
+        `revival_candidates` read model (what the analysis found counts in a candidate's score) and the
+        `analysis_graphs` read model (GET /articles/{id}/graph: the graph of the analysis an article came from)."""
 
         published_as = "VideoGraphRecorded"
         job_id: UUID

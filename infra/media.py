@@ -847,14 +847,14 @@ WAVEFORM_MAX_MS = 120_000
 
 def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bool,
               width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S) -> bytes:
-    """A JPEG picture of the media, ``width`` pixels wide: a frame of the video, or for audio only
-    the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
+    """A JPEG picture of the media, ``width`` pixels wide at most (never upscaled): a frame of the
+    video, or for audio only the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
     waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
     encode = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "5", "-f", "image2pipe", "-"]
     if has_video:
         at_ms = min(int(duration_ms * THUMBNAIL_AT_FRACTION), THUMBNAIL_AT_MAX_MS)
         args = ffmpeg_argv(path, demuxer, THUMBNAIL_WINDOW_MS,
-                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale={width}:-2", *encode],
+                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale='min({width},iw)':-2", *encode],
                            extra_input=("-ss", f"{at_ms / 1000:.3f}"))
     else:
         height = width * 9 // 16
@@ -865,3 +865,16 @@ def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bo
     if not done.stdout.startswith(b"\xff\xd8"):
         raise MediaError("making a thumbnail: ffmpeg made no picture")
     return done.stdout
+def jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, found in its first bytes; None if not there."""
+    if head[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker, length = head[at + 1], int.from_bytes(head[at + 2:at + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
+        at += 2 + length
+    return None

@@ -40,3 +40,10 @@ def all_ddl() -> list[str]:
 ALL[clip_jobs.projection.name] = clip_jobs.projection
 # Revival candidates (GET /production/revival/candidates).
 ALL[revival_candidates.projection.name] = revival_candidates.projection
+
+# What the article routes read besides the articles: each analysis' graph, the translations asked, the
+# first export of each format.
+from projections import analysis_graphs, article_exports, article_translations  # noqa: E402
+
+ALL.update({p.name: p for p in (analysis_graphs.projection, article_translations.projection,
+                                article_exports.projection)})

@@ -213,7 +213,7 @@ async def _article(call: Call, article_id: int):
     if stream_id is None:
         raise not_found("article", article_id)
     try:
-        return await commands.load_article(call.store, call.workspace_id, call.environment, stream_id, article_id)
+        return await commands.load_article_video(call.store, call.workspace_id, call.environment, stream_id, article_id)
     except ClipRefused as exc:
         raise refused(exc) from None
 

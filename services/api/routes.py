@@ -12,7 +12,8 @@ from services.api.openapi import document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    return clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
+    document = clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
+    return articles.describe_exports(document)
 
 
 ROUTES: list[Route] = [

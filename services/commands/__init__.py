@@ -6,7 +6,7 @@ stream) is retried a bounded number of times by ``with_retries``; the caller tur
 ``ConcurrencyError`` into a 409. API modules parse, call one of these and answer.
 """
 
-from services.commands.clips import load_article, request_clip, request_detection, request_render
+from services.commands.clips import load_article_video, request_clip, request_detection, request_render
 from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, load_owned, missing, with_retries
 from services.commands.jobs import SandboxQuotaExceeded, append_job, cancel_job, cancel_job_in, queue_job
 from services.commands.keys import IssuedKey, issue_key, revoke_key, revoke_key_in
@@ -28,4 +28,17 @@ __all__ = [
     "queue_job", "record_test", "register_webhook", "request_analysis", "resend_delivery", "revoke_key",
     "revoke_key_in", "rotate_workspace_job_secret", "with_retries",
 ]
-__all__ += ["load_article", "request_clip", "request_detection", "request_render"]
+__all__ += ["load_article_video", "request_clip", "request_detection", "request_render"]
+
+# Articles: rename and attach, translation and regeneration jobs, the first export of a format.
+from services.commands.articles import (  # noqa: E402
+    ProviderNotConfigured,
+    load_article,
+    record_export,
+    request_regeneration,
+    request_translation,
+    update_article,
+)
+
+__all__ += ["ProviderNotConfigured", "load_article", "record_export", "request_regeneration",
+            "request_translation", "update_article"]

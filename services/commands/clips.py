@@ -72,8 +72,8 @@ async def request_clip(store: EventStore, workspace_id: UUID, video_id: int, *, 
     return job, price, position
 
 
-async def load_article(store: EventStore, workspace_id: UUID, environment: str, article_stream_id: UUID,
-                       article_id: int) -> tuple[Article, Video]:
+async def load_article_video(store: EventStore, workspace_id: UUID, environment: str, article_stream_id: UUID,
+                             article_id: int) -> tuple[Article, Video]:
     """The article (404 unless it is the caller's) and the video it was written from (400 when it
     has none: clips are cut from a video)."""
     article = await load_in(store, article_stream_id, Article, workspace_id, environment, "article", article_id)

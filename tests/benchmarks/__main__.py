@@ -2,6 +2,7 @@
 
 core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand: the cost ladder, post included).
 analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
+articles: the six exports and the detail read of a 60-minute video's article, at concurrency 8.
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
@@ -9,10 +10,18 @@ revival: complete (descriptions of a 60-minute video, concurrency 8), candidates
 
 import sys
 
-from tests.benchmarks import bench_analysis, bench_api, bench_clips, bench_core, bench_quality, bench_revival
+from tests.benchmarks import (
+    bench_analysis,
+    bench_api,
+    bench_articles,
+    bench_clips,
+    bench_core,
+    bench_quality,
+    bench_revival,
+)
 
-SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "clips": bench_clips.run,
-          "revival": bench_revival.run}
+SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
+          "clips": bench_clips.run, "revival": bench_revival.run}
 ON_DEMAND = {"quality": bench_quality.run}
 
 if __name__ == "__main__":

@@ -28,11 +28,14 @@ EXCLUDED = ["use_after_free"]
 
 # POST /webhooks resolves the destination's host at registration and refuses what does not
 # resolve to a public address (400 destination_refused), and so does every operation taking a
-# per-job webhook_url (POST /videos/{id}/analyze). Any schema-valid host name the generator
+# per-job webhook_url (POST /videos/{id}/analyze, POST /articles/{id}/translate and regenerate). Any
+# schema-valid host name the generator
 # invents fails that here, where DNS reaches nothing: for these operations a 400 is an
 # acceptable answer to schema-valid data. So it is for an upload: a schema cannot say that the
 # `file` part must be real audio or video in an accepted container, nor that captions must be
-# WebVTT or SRT that fits the media (400 and 415 are its answers to a file that is not).
+# WebVTT or SRT that fits the media (400 and 415 are its answers to a file that is not). A
+# regeneration refuses a language other than the transcript's for the offline engine (400), and a
+# translation needs a language model provider, which this test's service has not (503).
 # One `include-name` per entry: schemathesis ORs the include filters of an entry, so
 # `include-path` with `include-method` would select every POST operation.
 WEBHOOK_REGISTRATION = """
@@ -47,6 +50,14 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 
 [[operations]]
 include-name = "POST /videos/{id}/analyze"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /articles/{id}/translate"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429, 503]
+
+[[operations]]
+include-name = "POST /articles/{id}/regenerate"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429, 503]
 """
 # Clips: what a schema cannot say about the video a request names (a range past its end, an end
 # before the start, mp3 of a silent video, a render clip whose duration_ms disagrees) is a 400,

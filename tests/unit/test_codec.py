@@ -11,7 +11,7 @@ import pytest
 from eventsourcing.domain import Aggregate, event
 
 from domain.api_keys import ApiKey
-from domain.articles import Article
+from domain.articles import Article, ArticleExport
 from domain.base import PUBLISHED
 from domain.clips import ClipDetection, ClipRender
 from domain.jobs import Job
@@ -313,8 +313,16 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=WORKSPACE,
                                            environment="production", candidate=candidate.id, video_id=4,
                                            platforms=["videosite_long"])
+    article.rename("Custom")
+    article.attach_media(1)
+    translated = Article.translation(source=article, article_id=10, job_id=job2.id, language="en", title="t",
+                                     content={"title": "t"}, markdown="# t\n", aeo_score=1, geo_score=2,
+                                     composite_score=1.7, keywords_primary=["k"])
+    export = ArticleExport.record(article_id=9, workspace_id=WORKSPACE, environment="production",
+                                  export_format="html", content_type="text/html; charset=utf-8", etag='"e"', size=3,
+                                  path="/v1/articles/9/export/html")
     pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render,
-                             candidate, completion, experiment)
+                             candidate, completion, experiment, translated, export)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
