@@ -51,7 +51,8 @@ def test_a_title_head_is_plural_when_the_chapter_says_the_plural(code: str, labe
 
 def test_a_chapter_that_treats_several_instances_is_titled_in_the_plural() -> None:
     titles = _titles([
-        ["Arrays hold values in order.", "An array has a length.", "You can sort an array.", "Each array is an object."],
+        ["Arrays hold values in order.", "An array has a length.", "You can sort an array.",
+         "Each array is an object."],
         ["Promises wait for results.", "A promise resolves later.", "A promise can reject.", "Chain one promise."],
         ["The garbage collector frees memory.", "The garbage collector runs often.", "Memory leaks hurt.",
          "The garbage collector is automatic."],
