@@ -117,6 +117,7 @@ class PhraseReader:
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
+        self._candidates: dict[str, tuple] = {}
         self.verbs: frozenset[str] = frozenset()
         self.names: frozenset[str] = frozenset()
 
@@ -160,8 +161,15 @@ class PhraseReader:
             stem = self._stems[token] = self.kit.stem(token)
         return stem
 
-    def candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
-        """(stem key, surface form, normalised words) of every candidate of a sentence."""
+    def candidates(self, text: str) -> tuple[tuple[tuple[str, ...], str, tuple[str, ...]], ...]:
+        """(stem key, surface form, normalised words) of every candidate of a sentence, read once per
+        sentence text: the topics, the chapter titles and the clip moments all read them."""
+        found = self._candidates.get(text)
+        if found is None:
+            found = self._candidates[text] = tuple(self._read_candidates(text))
+        return found
+
+    def _read_candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
         raw = WORD_RE.findall(text)
         toks = [norm_token(w) for w in raw]
         content = [self.is_content(t, w) for t, w in zip(toks, raw, strict=True)]
