@@ -38,7 +38,7 @@ SAFE_GAP_MS = 11_000
 SLOWEST_MS = 300_000
 FASTEST_MS = 120_000
 MAX_CHAPTERS = 20
-LONGEST_CHAPTER_MS = 480_000  # eight minutes: about the longest chapters people write in a talk
+LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the chapters people write
 # Words compared on each side of a candidate boundary: a minute and a half of speech, or less in
 # a short video (a fifth of the typical chapter count's share).
 WINDOW_MS = (20_000, 60_000)
