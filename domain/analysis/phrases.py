@@ -76,6 +76,16 @@ VERB_SIGNALS = {
     "nl": "ik jij hij wij we jullie men te",
 }
 VERB_SHARE = 0.3
+# Endings that make a noun plural, per language (Italian changes the last vowel instead: none).
+PLURAL_ENDINGS = {
+    "en": ("s", "es"),
+    "fr": ("s", "x"),
+    "de": ("e", "en", "n", "s", "er"),
+    "es": ("s", "es"),
+    "it": (),
+    "pt": ("s", "es"),
+    "nl": ("s", "en"),
+}
 MAX_TITLE_WORDS = 6
 QUESTION_TITLE_WORDS = 8
 ACRONYM_RE = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")
@@ -107,6 +117,7 @@ class PhraseReader:
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
+        self._candidates: dict[str, tuple] = {}
         self.verbs: frozenset[str] = frozenset()
         self.names: frozenset[str] = frozenset()
 
@@ -150,8 +161,15 @@ class PhraseReader:
             stem = self._stems[token] = self.kit.stem(token)
         return stem
 
-    def candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
-        """(stem key, surface form, normalised words) of every candidate of a sentence."""
+    def candidates(self, text: str) -> tuple[tuple[tuple[str, ...], str, tuple[str, ...]], ...]:
+        """(stem key, surface form, normalised words) of every candidate of a sentence, read once per
+        sentence text: the topics, the chapter titles and the clip moments all read them."""
+        found = self._candidates.get(text)
+        if found is None:
+            found = self._candidates[text] = tuple(self._read_candidates(text))
+        return found
+
+    def _read_candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
         raw = WORD_RE.findall(text)
         toks = [norm_token(w) for w in raw]
         content = [self.is_content(t, w) for t, w in zip(toks, raw, strict=True)]
@@ -197,6 +215,24 @@ class PhraseReader:
     def is_frequent_word(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
         """A single word frequent in the language, and no name: never a topic or a title alone."""
         return len(tokens) == 1 and self.kit.is_frequent(tokens[0]) and not self.is_name(surfaces)
+
+    def is_vague(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+        """Made only of words frequent in the language, and no name: "Couple of people", "Small
+        change", "Simple question" name no subject of their own (a single frequent word included)."""
+        return all(self.kit.is_frequent(t) for t in tokens if t not in self.connectors) and not self.is_name(surfaces)
+
+    def plural_head(self, label: str, surfaces: Counter) -> str:
+        """``label`` with its last word in the plural when the plural is among the forms said:
+        "Function" said once as "functions" gives "Functions". A heading names the kind of thing a
+        part treats ("Arrays", "Phase kicks", "Favorite plugins"), and a noun said in the plural is
+        one that has instances; a word never said in the plural (a name, "entropy") stays as said."""
+        shown = label.split(" ")
+        last = shown[-1]
+        said = {s.rsplit(" ", 1)[-1].lower() for s in surfaces}
+        for ending in PLURAL_ENDINGS[self.kit.code]:
+            if (last + ending).lower() in said:
+                return " ".join([*shown[:-1], last + ending])
+        return label
 
     def publishable(self, title: str) -> bool:
         return publishable(title, self.kit.code)

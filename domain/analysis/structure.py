@@ -38,7 +38,7 @@ SAFE_GAP_MS = 11_000
 SLOWEST_MS = 300_000
 FASTEST_MS = 120_000
 MAX_CHAPTERS = 20
-LONGEST_CHAPTER_MS = 480_000  # eight minutes: about the longest chapters people write in a talk
+LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the chapters people write
 # Words compared on each side of a candidate boundary: a minute and a half of speech, or less in
 # a short video (a fifth of the typical chapter count's share).
 WINDOW_MS = (20_000, 60_000)
@@ -377,7 +377,9 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
             spread.update(table.counts.keys())
     used: set[str] = set()  # titles given, folded without spaces, and their words' stems
     for chapter, table in zip(chapters, tables, strict=True):
-        chapter.title = chapter_title(chapter, sentences, table, spread, len(chapters), reader, used)
+        opening = set(reader.table(sentences[chapter.first_sentence:min(
+            chapter.last_sentence + 1, chapter.first_sentence + SUBJECT_OPENING_SENTENCES)]).counts) if table else set()
+        chapter.title = chapter_title(chapter, sentences, table, spread, len(chapters), reader, used, opening)
         used.add(_title_key(chapter.title, reader))
         used.add(fold(chapter.title).replace(" ", ""))
 
@@ -388,11 +390,14 @@ def _title_key(title: str, reader: PhraseReader) -> str:
 
 
 def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread: Counter, chapters: int,
-                  reader: PhraseReader, used: set[str]) -> str:
+                  reader: PhraseReader, used: set[str], opening: set | frozenset = frozenset()) -> str:
     """The question the chapter opens with, when it names the chapter's subject; else the chapter's
     key phrase by tf-idf against the other chapters (frequent here, rare elsewhere, so a word
-    common to the whole talk is no title), a phrase weighing twice a word and a word frequent in
-    the language ``FREQUENT_WORD_TITLE_WEIGHT``; always a publishable heading, unique."""
+    common to the whole talk is no title), a phrase weighing twice a word, a phrase made only of
+    words frequent in the language ``FREQUENT_WORD_TITLE_WEIGHT`` ("Couple of people"), a phrase
+    said in the chapter's opening sentences (``opening``: the subject a speaker announces when a
+    part starts) ``OPENING_TITLE_WEIGHT``; its head in the plural when the chapter says the plural
+    (``PhraseReader.plural_head``); always a publishable heading, unique."""
     if table is None:
         return _fallback_title(chapter, sentences, reader, used)
     question = _opening_question(chapter, sentences, table, reader)
@@ -404,12 +409,14 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
         if not reader.describes(tokens):
             continue
         score = count * math.log(1 + chapters / spread[key]) * PHRASE_TITLE_WEIGHT[len(key)]
-        if reader.is_frequent_word(tokens, table.surfaces[key]):
+        if reader.is_vague(tokens, table.surfaces[key]):
             score *= FREQUENT_WORD_TITLE_WEIGHT
+        if key in opening:
+            score *= OPENING_TITLE_WEIGHT
         ranked.append((score, key))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     for _, key in ranked[:40]:
-        title = heading(table.label(key))
+        title = heading(reader.plural_head(table.label(key), table.surfaces[key]))
         if _title_key(title, reader) not in used and fold(title).replace(" ", "") not in used and (
                 reader.publishable(title)):
             return title
@@ -418,19 +425,27 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
 
 PHRASE_TITLE_WEIGHT = {1: 1.0, 2: 2.0, 3: 2.0}
 FREQUENT_WORD_TITLE_WEIGHT = 0.6
+# The opening of a chapter: its first four sentences (about 10 s of a dialogue, 40 s of a lecture),
+# where a speaker names what comes ("let's turn to continuous distributions"); a phrase said there
+# weighs half as much again (chosen on the podcasts of the development set, checked on the lectures:
+# docs/benchmarks.md).
+SUBJECT_OPENING_SENTENCES = 4
+OPENING_TITLE_WEIGHT = 1.5
 OPENING_SENTENCES = 5
 
 
 def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
-    """A question among the chapter's first sentences that is a publishable title and names one of
-    the chapter's recurring words ("What happens inside a multilayer perceptron?")."""
+    """A question among the chapter's first sentences that is a publishable title and names a
+    subject: one of the chapter's recurring words, or a word rare in the language said there once
+    ("What happens inside a multilayer perceptron?", "What is an abstract group?")."""
     recurring = {t for key, count in table.counts.items() if count >= 2 for t in table.tokens[key]}
     for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
                                                           chapter.first_sentence + OPENING_SENTENCES)]:
         if not sentence.is_question or TAG_QUESTION_RE.search(sentence.text):
             continue
         question = heading(strip_leading_fillers(sentence.text, reader.kit.code))
-        if len(words(question)) >= 3 and reader.publishable(question) and recurring & set(sentence.tokens):
+        names_subject = any(t in recurring or not reader.kit.is_frequent(t) for t in sentence.tokens)
+        if len(words(question)) >= 3 and reader.publishable(question) and names_subject:
             return question
     return None
 
