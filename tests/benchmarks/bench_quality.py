@@ -17,7 +17,9 @@ Each item is analysed in this process exactly as the worker would (the captions 
 - unpublishable titles: the share of the predicted titles with a pronoun or contraction, a
   dangling conjunction or article, a repeated word, or no word at all.
 
-Prints one row per item and the mean, the titles given and the human ones, the analysis time per
+Prints one row per item, the means of the monologues (one speaker: lectures) and of the dialogues
+(speakers labelled: podcasts, interviews) apart, so that a parameter chosen on one kind can be
+checked on the other, and the mean of all, the titles given and the human ones, the analysis time per
 item, and optionally writes every row as JSON (``--json out.json``).
 """
 
@@ -182,6 +184,13 @@ def load_items(folder: Path, only: set[str] | None = None) -> list[Item]:
     return items
 
 
+def transcript_kind(graph) -> str:
+    """"dialogue" when the captions name two speakers or more (podcasts, interviews), else
+    "monologue" (lectures, one narrator): the two kinds whose boundaries differ most, so that a
+    parameter chosen on one can be checked on the other."""
+    return "dialogue" if graph.diarisation.diarised and len(graph.diarisation.speakers) > 1 else "monologue"
+
+
 def run_item(item: Item) -> dict:
     segments = parse_captions(item.captions)
     duration_ms = (max(s.end_ms for s in segments) // 1000 + 2) * 1000
@@ -189,7 +198,9 @@ def run_item(item: Item) -> dict:
     graph = analyse(segments, MediaFacts(duration_ms=duration_ms), language=item.language)
     seconds = time.perf_counter() - started
     row = score_item([c.to_dict() for c in graph.chapters], item.gold, duration_ms / 1000)
-    return {"item": item.name, "lang": item.language, "duration_s": duration_ms // 1000, "analyse_s": seconds,
+    return {"item": item.name, "lang": item.language, "kind": transcript_kind(graph),
+            "duration_s": duration_ms // 1000,
+            "analyse_s": seconds,
             "gold_titles": [g["title"] for g in item.gold], "topics": [t.name for t in graph.topics[:8]], **row}
 
 
@@ -204,6 +215,15 @@ def summary(rows: list[dict]) -> dict:
     return mean
 
 
+def kind_summaries(rows: list[dict]) -> list[tuple[str, dict]]:
+    """The means of each kind of transcript apart when the set holds both (the held-out figures),
+    then the mean of all."""
+    groups = [(f"MEAN of {len(part)} {kind}{'s' if len(part) > 1 else ''}", part)
+              for kind in ("monologue", "dialogue")
+              if 0 < len(part := [r for r in rows if r["kind"] == kind]) < len(rows)]
+    return [*((label, summary(part)) for label, part in groups), (f"MEAN of {len(rows)}", summary(rows))]
+
+
 def print_table(rows: list[dict], verbose: bool) -> None:
     print(f"{'item':38} {'lang':4} {'pred/gold':>9} {'F1@30':>6} {'F1@15':>6} {'even':>6} {'title':>6} "
           f"{'bad':>5} {'time':>6}")
@@ -214,9 +234,9 @@ def print_table(rows: list[dict], verbose: bool) -> None:
             print("    given:", " | ".join(r["titles"]))
             print("    human:", " | ".join(r["gold_titles"]))
             print("    topics:", " | ".join(r["topics"]))
-    m = summary(rows)
-    print(f"{'MEAN of ' + str(m['items']):38} {'':4} {'':9} {m['f1_30']:6.3f} {m['f1_15']:6.3f} "
-          f"{m['uniform_f1_30']:6.3f} {m['title_overlap']:6.3f} {m['bad_titles']:5.3f}")
+    for label, m in kind_summaries(rows):
+        print(f"{label:38} {'':4} {'':9} {m['f1_30']:6.3f} {m['f1_15']:6.3f} "
+              f"{m['uniform_f1_30']:6.3f} {m['title_overlap']:6.3f} {m['bad_titles']:5.3f}")
     print(f"chapter count within {COUNT_RATIO_OK[0]}-{COUNT_RATIO_OK[1]}x of the human count: "
           f"{m['count_ok']} of {m['items']} items")
 
