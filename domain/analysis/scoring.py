@@ -360,7 +360,8 @@ def document_from_transcript(sentences: Sequence[Any], graph: dict, title: str =
     said = [Said(s.text, s.speaker if parts["diarised"] and _named(s.speaker) else None) for s in sentences]
     # A claim's text is its sentence without the fillers it started with: matched as a suffix.
     claim_texts = [_key(c["text"]) for c in parts["claims"] if c.get("confidence", 0) >= 0.6]
-    quotations = [q for q in said if q.speaker and any(_key(q.text).endswith(t) for t in claim_texts if t)]
+    claim_texts = [t for t in claim_texts if t]
+    quotations = [q for q in said if q.speaker and (key := _key(q.text)) and any(key.endswith(t) for t in claim_texts)]
     answered = []
     for i, s in enumerate(sentences):
         if getattr(s, "is_question", False) and len(words(s.text)) >= 4:
