@@ -6,7 +6,7 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import articles, files, jobs, keys, me, medias, monitoring, usage, videos, webhooks
+from services.api import agent, articles, files, jobs, keys, me, medias, monitoring, usage, videos, webhooks
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
@@ -26,6 +26,7 @@ ROUTES: list[Route] = [
     *articles.ROUTES,
     *monitoring.ROUTES,
     *files.ROUTES,
+    *agent.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

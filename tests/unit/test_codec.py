@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from eventsourcing.domain import Aggregate, event
 
+from domain.agent.conversation import Conversation
 from domain.api_keys import ApiKey
 from domain.articles import Article
 from domain.base import PUBLISHED
@@ -288,7 +289,13 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm)
+    conversation = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WORKSPACE,
+                                      environment="production", key_id=key.id)
+    turn = conversation.receive("my balance", planner="offline", request_id="r-1")
+    conversation.record_action(turn, name="get_credits", arguments={}, status="refused", result=None,
+                               error={"code": "insufficient_scope", "message": "m", "details": {"required": "x"}})
+    conversation.reply(turn, "no", outcome="completed", not_done=0)
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, conversation)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)
