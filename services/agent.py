@@ -167,6 +167,7 @@ class Turn:
             try:
                 arguments = planner.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
             except planner.Unresolved as exc:
+                events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
                 outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
                                   status="failed")
             else:
@@ -287,12 +288,13 @@ class Turn:
         name = tool_call.name
         try:
             arguments = orjson.loads(tool_call.arguments or "{}")
+            problem = None if isinstance(arguments, dict) else "the arguments must be a JSON object"
         except orjson.JSONDecodeError as exc:
-            return refusal(name, {"raw": tool_call.arguments[:500]}, "invalid_arguments",
-                           f"the arguments are not valid JSON ({exc})", status="failed")
-        if not isinstance(arguments, dict):
-            return refusal(name, {"raw": tool_call.arguments[:500]}, "invalid_arguments",
-                           "the arguments must be a JSON object", status="failed")
+            problem = f"the arguments are not valid JSON ({exc})"
+        if problem is not None:
+            raw = {"raw": tool_call.arguments[:500]}
+            events.started({"index": index, "name": name, "arguments": raw})
+            return refusal(name, raw, "invalid_arguments", problem, status="failed")
         events.started({"index": index, "name": name, "arguments": arguments})
         return await self.runner.run(index, name, arguments)
 

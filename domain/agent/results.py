@@ -275,9 +275,10 @@ SUMMARISERS: dict[str, Callable[[dict, Any], dict]] = {
 def summarise(name: str, arguments: dict, answer: Any) -> dict:
     """The short result of an action of ``name`` whose operation answered ``answer``."""
     try:
-        return SUMMARISERS.get(name, generic)(arguments, answer)
+        result = SUMMARISERS.get(name, generic)(arguments, answer)
     except (AttributeError, TypeError, KeyError, ValueError):  # an answer of another shape than expected
-        return generic(arguments, answer)
+        result = {}
+    return result or generic(arguments, answer)
 
 
 def shrink(value: Any, budget: int = MODEL_VIEW_CHARS) -> Any:

@@ -18,6 +18,7 @@ from domain.agent.planner import (
     resolve,
 )
 from domain.agent.policy import asked_writes, fold
+from domain.agent.reply import ActionView, compose
 
 JOB = "0f8fad5b-d9cb-469f-a165-70867728950e"
 JOB2 = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
@@ -288,3 +289,28 @@ def test_resolve_says_why_when_the_earlier_answer_is_missing() -> None:
 ])
 def test_a_message_asks_for_the_writes_its_words_name(message: str, writes: set) -> None:
     assert asked_writes(message) == writes
+
+
+def test_any_text_gives_a_plan_and_never_an_error() -> None:
+    """Random mixes of the planner's own words, numbers, ids, times and symbols."""
+    import random
+
+    rng = random.Random(7)
+    words = ("video", "vidéos", "article", "job", JOB, "media", "template", "clip", "clips", "from", "to", "à", "and",
+             "et", "then", "puis", "analyse", "export", "cancel", "annule", "detect", "render", "translate", "rename",
+             "complete", "descriptions", "scores", "graph", "claims", "balance", "solde", "last", "derniers",
+             "0:10", "99:99", "1:02:03", "5 s", "12.5 min", "0", "7", "2147483648", "99999999999", "-", ",", ";",
+             "\n", "«", "»", '"', "'", "it", "sa", "webm", "premium", "german", "all platforms", "candidats", "#",
+             "n°", "🙂", "\u200b", "x" * 300)
+    for _ in range(3000):
+        message = " ".join(rng.choice(words) for _ in range(rng.randint(1, 25)))
+        p = plan(message, Context(video_id=1, article_id=2, job_id=JOB, clip_job_id=JOB))
+        assert p.language in ("en", "fr")
+        views = [ActionView(a.name, a.arguments, "failed", None, {"code": "not_found", "message": "gone"})
+                 for a in p.actions]
+        assert compose(p.language, views, notes=p.notes, not_understood=p.not_understood,
+                       asked_help=p.asked_help) or not (p.actions or p.notes or p.not_understood or p.asked_help)
+        for action in p.actions:
+            for value in action.arguments.values():
+                if isinstance(value, int):
+                    assert 0 <= value <= 2_147_483_647

@@ -1,0 +1,127 @@
+"""The assistant's benchmark: ``python -m tests.benchmarks agent``.
+
+The real processes (one API, relay, projector, worker) on the test stack, no model provider, a
+client in this process at concurrency 8, in one run, one after the other on the same workspace:
+
+1. ``GET /v1/credits`` (the plain read the chat is compared with);
+2. ``POST /v1/agent/chat`` with a single-action request ("what is my balance?": the planner, one
+   action through ``get_credits``, the rate-limit count of the action, the conversation recorded);
+3. ``POST /v1/agent/stream`` with the same request: time to the first byte of the body (the
+   ``conversation`` event) and to the ``done`` event.
+
+Latencies are measured by the client, from sending to the end of the answer (or to the byte that
+matters for the stream), and given as p50 / p99. Goals: the chat's p99 at most 3x the plain
+read's; the stream's first byte at most 50 ms at p99.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import asyncpg
+import orjson
+
+from infra import stack
+from infra.db import migrate
+from projections import all_ddl
+from tests.benchmarks.bench_core import machine
+from tests.conftest import _base_settings
+from tests.e2e.conftest import running_service
+
+SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
+CONCURRENCY = 8
+TEMPLATE = "vaeo_bench_agent_template"
+MESSAGE = orjson.dumps({"message": "what is my balance?"})
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return f"p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms  ({len(ordered)} requests)"
+
+
+async def load(seconds: float, one) -> list:
+    """``one()`` by ``CONCURRENCY`` clients for ``seconds``; every sample it returned."""
+    samples: list = []
+    deadline = time.perf_counter() + seconds
+
+    async def client() -> None:
+        while time.perf_counter() < deadline:
+            samples.append(await one())
+
+    await asyncio.gather(*(client() for _ in range(CONCURRENCY)))
+    return samples
+
+
+async def main() -> None:
+    base = _base_settings()
+    stack.up(base)
+    admin = await asyncpg.connect(base.resolved_database_url().rsplit("/", 1)[0] + "/postgres")
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+        await admin.execute(f"CREATE DATABASE {TEMPLATE}")
+    finally:
+        await admin.close()
+    await migrate(base.resolved_database_url().rsplit("/", 1)[0] + f"/{TEMPLATE}", all_ddl())
+    logs = Path(tempfile.mkdtemp(prefix="vaeo-bench-agent-"))
+    async with running_service(base, TEMPLATE, logs, apis=1) as service:
+        ws = await service.workspace(credits=1000, rate_limit=10_000_000)
+        headers = {"Authorization": f"Bearer {ws.key}", "Content-Type": "application/json"}
+        connector = aiohttp.TCPConnector(limit=CONCURRENCY)
+        async with aiohttp.ClientSession(connector=connector) as http:
+            async def credits() -> float:
+                started = time.perf_counter()
+                async with http.get(service.base + "/credits", headers=headers) as resp:
+                    await resp.read()
+                    assert resp.status == 200
+                return time.perf_counter() - started
+
+            async def chat() -> float:
+                started = time.perf_counter()
+                async with http.post(service.base + "/agent/chat", data=MESSAGE, headers=headers) as resp:
+                    body = await resp.read()
+                    assert resp.status == 200, body
+                return time.perf_counter() - started
+
+            async def stream() -> tuple[float, float]:
+                started = time.perf_counter()
+                first = None
+                async with http.post(service.base + "/agent/stream", data=MESSAGE, headers=headers) as resp:
+                    assert resp.status == 200
+                    received = b""
+                    async for chunk in resp.content.iter_any():
+                        if first is None:
+                            first = time.perf_counter() - started
+                        received += chunk
+                        if b"event: done" in received:
+                            break
+                return first, time.perf_counter() - started
+
+            for warm in (credits, chat, stream):  # connections, caches, the first appends
+                await load(2, warm)
+            read = await load(SECONDS, credits)
+            chatted = await load(SECONDS, chat)
+            streamed = await load(SECONDS, stream)
+    print(f"machine: {machine()}")
+    print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
+    print(f"GET /v1/credits                     {percentiles(read)}")
+    print(f"POST /v1/agent/chat (one action)    {percentiles(chatted)}")
+    print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed])}")
+    print(f"POST /v1/agent/stream, to done      {percentiles([d for _, d in streamed])}")
+    ratio = sorted(chatted)[int(len(chatted) * 0.99)] / sorted(read)[int(len(read) * 0.99)]
+    print(f"chat p99 / read p99: {ratio:.2f}x (goal at most 3x)")
+
+
+def run(argv: list[str] | None = None) -> None:
+    asyncio.run(main())
+
+
+if __name__ == "__main__":
+    run()
