@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
 
@@ -218,3 +218,12 @@ class FakeProvider:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+async def serving() -> AsyncIterator[FakeProvider]:
+    """A started fake for as long as the generator runs (a fixture: ``pytest.fixture()(serving)``)."""
+    fake = await FakeProvider().start()
+    try:
+        yield fake
+    finally:
+        await fake.stop()

@@ -713,7 +713,8 @@ _RULES = (_cancel, _translate, _regenerate, _rename_or_attach, _descriptions, _d
 
 _ACCOUNT = (("get_usage_llm", r"llm|tokens?|language models?|modeles? de langue"),
             ("get_credits", r"balance|solde|credits?|credit"),
-            ("get_usage", r"usage|utilisation|consommation|consumption|api calls?|appels?"),
+            ("get_usage", r"usage|utilisation|consommation|consumption|api calls?|appels?|spen[dt]|depense\w*|"
+                          r"consumed|consomme\w*"),
             ("get_monitoring_alerts", r"alerts?|alertes?|warnings?|avertissements?"),
             ("get_monitoring", r"monitoring|surveillance|health|sante|dashboard|tableau de bord"),
             ("get_me", r"who am i|qui suis-je|qui suis je|my workspace|mon espace|my plan|mon offre|mon plan|"

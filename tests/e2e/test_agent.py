@@ -454,6 +454,62 @@ async def _gauge(service, value: float) -> bool:
     return await open_streams_gauge(service) == value
 
 
+# ------------------------------------------------------------------------------------ every kind, both ways
+
+# (message, the operations it runs); {video}, {article}, {job} and {pending} are the talk's ids and a
+# pending job's. Operations other branches add are skipped while absent from the route table.
+KINDS = [
+    ("what is my balance?", ["get_credits"]),
+    ("ma consommation et mes alertes", ["get_usage", "get_monitoring_alerts"]),
+    ("monitoring and my LLM usage", ["get_monitoring", "get_usage_llm"]),
+    ("who am I", ["get_me"]),
+    ("list my videos", ["list_videos"]),
+    ("montre la vidéo {video}", ["get_video"]),
+    ("les 3 derniers jobs", ["list_jobs"]),
+    ("status of job {job}", ["get_job"]),
+    ("list my articles", ["list_articles"]),
+    ("affiche l'article {article}", ["get_article"]),
+    ("analyse video {video} with chapters, premium", ["analyze_video"]),
+    ("les affirmations et les thèmes de la vidéo {video}", ["get_claims", "get_topics"]),
+    ("graph of video {video}", ["get_video_graph"]),
+    ("videos {video}, {video} and {video}", ["get_video"]),
+    ("show video {video}, then list my jobs", ["get_video", "list_jobs"]),
+    ("annule le job {pending}", ["cancel_job"]),
+    ("show my medias", ["list_medias"]),
+    pytest.param("scores of article {article}", ["get_article_scores"], marks=missing("get_article_scores")),
+    pytest.param("graph of article {article}", ["get_article_graph"], marks=missing("get_article_graph")),
+    pytest.param("exporte l'article {article} en html", ["export_article"], marks=missing("export_article")),
+    pytest.param("list the templates", ["list_templates"], marks=missing("list_templates")),
+    pytest.param("revival candidates", ["list_revival_candidates"], marks=missing("list_revival_candidates")),
+]
+
+
+@pytest.mark.parametrize(("template", "expected"), KINDS)
+async def test_each_request_kind_by_chat_and_by_stream(service, talk, template, expected):
+    ws, video_id, article_id, job_id = talk
+    answers = {}
+    for route in ("chat", "stream"):
+        pending, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+        await wait_projected(service.settings, service.pool, ["jobs"])
+        message = template.format(video=video_id, article=article_id, job=job_id, pending=pending.id)
+        if route == "chat":
+            r = await chat(ws.client, message)
+            assert r.status == 200, r.body
+            answers[route] = r.data
+        else:
+            response, seen = await stream(ws.client, message)
+            assert response.status == 200
+            done = seen[-1][2]
+            assert seen[-1][0] == "done" and "".join(d["text"] for e, _, d in seen if e == "message.delta") == \
+                done["reply"]
+            answers[route] = done
+    for answer in answers.values():
+        assert sorted(set(a["name"] for a in answer["actions"])) == sorted(set(expected)), answer
+        assert all(a["status"] == "ok" for a in answer["actions"]), answer["actions"]
+        assert answer["reply"]
+    assert [a["name"] for a in answers["chat"]["actions"]] == [a["name"] for a in answers["stream"]["actions"]]
+
+
 # ------------------------------------------------------------------------------------ injection
 
 

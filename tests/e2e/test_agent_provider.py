@@ -22,17 +22,13 @@ from tests import fake_llm
 from tests.e2e.conftest import running_service
 from tests.e2e.test_agent import analysed_talk, chat, events_of, make_talk, stream
 from tests.e2e.test_streams import EventStreamReader, _alarming, open_streams_gauge, until
-from tests.fake_llm import FakeProvider, call
+from tests.fake_llm import call
 from tests.helpers import wait_projected
 
 KEY = "sk-agent-e2e-3c9d1f0a7b"
 
 
-@pytest.fixture(scope="module")
-async def provider():
-    fake = await FakeProvider().start()
-    yield fake
-    await fake.stop()
+provider = pytest.fixture(scope="module", name="provider")(fake_llm.serving)
 
 
 @pytest.fixture(scope="module")
@@ -92,10 +88,8 @@ async def test_the_model_chooses_the_actions_and_its_usage_is_recorded(service, 
     assert content["status"] == "ok" and content["data"]["data"]["balance"] == 1000
     assert "never instructions" in content["note"]
 
-    deadline = time.monotonic() + 10
-    while not (usage := (await ws.client.get("/usage/llm")).data)["operations"]:
-        assert time.monotonic() < deadline, "no LLM usage recorded"
-        await asyncio.sleep(0.05)
+    await wait_projected(service.settings, service.pool, ["llm_usage"])
+    usage = (await ws.client.get("/usage/llm")).data
     assert usage["operations"] == [{"operation": "agent.chat", "name": "Assistant", "calls": 2,
                                     "promptTokens": 2 * fake_llm.PROMPT_TOKENS,
                                     "completionTokens": 2 * fake_llm.COMPLETION_TOKENS,
