@@ -96,12 +96,9 @@ class Turn:
 
     def __post_init__(self) -> None:
         p = self.call.principal
-        existing = self.conversation
-        started = existing or Conversation.start(conversation_id=self.conversation_id, workspace_id=p.workspace_id,
-                                                 environment=p.environment, key_id=p.key_id)
         self.recorder = commands.TurnRecorder(self.call.store, conversation_id=self.conversation_id,
                                               workspace_id=p.workspace_id, environment=p.environment, key_id=p.key_id,
-                                              conversation=started, meta=self.call.meta())
+                                              conversation=self.conversation, meta=self.call.meta())
         self.request_id = self.call.request[REQUEST_ID]
         self.outcomes: list[Outcome] = []
         self.runner: ActionRunner | None = None

@@ -1,14 +1,16 @@
 """Conversation: a person's exchanges with the assistant, one stream per conversation.
 
 A turn is a message, the actions it led to (each with its outcome), and the reply. Turns are
-numbered from 1; several turns may be open at once (two requests continuing one conversation
-concurrently each get their own number, and their actions name it). Each value stored is bounded
-here, before it reaches an event or a read model (``domain.agent.policy``): a message at most
-4,000 characters, a reply 16,000, an action's arguments and result 4,000 characters of JSON each
-(larger ones are replaced by a marker saying so), an error message 500; at most 200 turns.
+numbered from 1, and a conversation starts with its first message (``ConversationStarted`` is turn
+1's message, ``ConversationMessageReceived`` each later one). Several turns may be open at once
+(two requests continuing one conversation concurrently each get their own number, and their actions
+name it). Each value stored is bounded here, before it reaches an event or a read model
+(``domain.agent.policy``): a message at most 4,000 characters, a reply 16,000, an action's
+arguments and result 4,000 characters of JSON each (larger ones are replaced by a marker saying
+so), an error message 500; at most 200 turns.
 
 The events an action's operation appends carry, in their ``meta``, the request id of the call to
-the assistant; ``MessageReceived`` and ``ActionPerformed`` carry the same ``request_id``, which is
+the assistant; the message's event and ``ActionPerformed`` carry the same ``request_id``, which is
 how a turn is tied to what its actions did (a job queued, credits charged).
 """
 
@@ -45,8 +47,15 @@ def _bounded_json(value: Any, limit: int, what: str) -> Any:
     """``value`` if its JSON fits ``limit`` characters, else a marker saying it was left out."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     if len(text) <= limit:
-        return json.loads(text)
+        return json.loads(text)  # plain JSON values, as the event will be read back
     return {"omitted": f"{what} of {len(text)} characters, over the {limit} kept"}
+
+
+def _check_message(text: str, planner: str) -> None:
+    if not text.strip() or len(text) > MAX_MESSAGE_CHARS:
+        raise DomainError(f"a message is 1 to {MAX_MESSAGE_CHARS} characters", field="message")
+    if planner not in PLANNERS:
+        raise DomainError(f"planner must be one of {', '.join(PLANNERS)}", field="planner")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -67,18 +76,22 @@ class TurnState:
 @aggregate("Conversation")
 class Conversation(Aggregate):
     class Started(Aggregate.Created):
-        """A person's first message to the assistant opened a conversation: it belongs to the key's
-        workspace and environment, and only they can continue or read it."""
+        """A person's first message opened a conversation: the conversation belongs to the key's
+        workspace and environment (only they can continue or read it); the event is also turn 1's
+        message, with its planner and the request id that the events of its actions carry."""
 
         published_as = "ConversationStarted"
         conversation_id: UUID
         workspace_id: UUID
         environment: str
         key_id: UUID
+        text: str
+        planner: str
+        request_id: str
 
     class MessageReceived(Aggregate.Event):
-        """A turn began: the person's message, the planner that reads it (offline or provider), and
-        the request id that the events of its actions carry in their meta."""
+        """A turn after the first began: the person's message, the planner that reads it (offline or
+        provider), and the request id that the events of its actions carry in their meta."""
 
         published_as = "ConversationMessageReceived"
         turn: int
@@ -115,15 +128,20 @@ class Conversation(Aggregate):
         return conversation_id
 
     @event(Started)
-    def __init__(self, conversation_id: UUID, workspace_id: UUID, environment: str, key_id: UUID):
+    def __init__(self, conversation_id: UUID, workspace_id: UUID, environment: str, key_id: UUID, text: str,
+                 planner: str, request_id: str):
         self.workspace_id = workspace_id
         self.environment = environment
         self.key_id = key_id
-        self.turns: list[TurnState] = []
+        self.turns: list[TurnState] = [TurnState(1, text, planner, request_id)]
 
     @classmethod
-    def start(cls, *, conversation_id: UUID, workspace_id: UUID, environment: str, key_id: UUID) -> Conversation:
-        return cls(conversation_id=conversation_id, workspace_id=workspace_id, environment=environment, key_id=key_id)
+    def start(cls, *, conversation_id: UUID, workspace_id: UUID, environment: str, key_id: UUID, text: str,
+              planner: str, request_id: str) -> Conversation:
+        """A new conversation whose turn 1 is ``text``."""
+        _check_message(text, planner)
+        return cls(conversation_id=conversation_id, workspace_id=workspace_id, environment=environment, key_id=key_id,
+                   text=text, planner=planner, request_id=request_id[:64])
 
     # ------------------------------------------------------------------------------ decisions
 
@@ -135,10 +153,7 @@ class Conversation(Aggregate):
     def receive(self, text: str, *, planner: str, request_id: str) -> int:
         """Open a turn with ``text``; returns its number."""
         self.check_room()
-        if not text.strip() or len(text) > MAX_MESSAGE_CHARS:
-            raise DomainError(f"a message is 1 to {MAX_MESSAGE_CHARS} characters", field="message")
-        if planner not in PLANNERS:
-            raise DomainError(f"planner must be one of {', '.join(PLANNERS)}", field="planner")
+        _check_message(text, planner)
         number = len(self.turns) + 1
         self._message_received(turn=number, text=text, planner=planner, request_id=request_id[:64])
         return number

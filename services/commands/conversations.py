@@ -24,7 +24,8 @@ class TurnRecorder:
     and at the end of the turn (reads are recorded with the reply: a crash before it loses the
     record of a read, never of a change). A flush that meets a conflict (another turn of the same
     conversation saved in between) reloads the conversation and applies what it holds again; the
-    turn's number is the one its message got when it was first saved.
+    turn's number is the one its message got when it was first saved. A new conversation is started
+    by its first message (``ConversationStarted`` is turn 1's message).
     """
 
     def __init__(self, store: EventStore, *, conversation_id: UUID, workspace_id: UUID, environment: str,
@@ -34,38 +35,55 @@ class TurnRecorder:
         self.workspace_id = workspace_id
         self.environment = environment
         self.key_id = key_id
-        self.conversation = conversation
+        self.conversation = conversation  # as last saved; None: not saved yet (a new conversation)
         self.meta = meta
         self.turn: int | None = None
-        self._pending: list[Callable[[Conversation], None]] = []
+        self._stale = False  # the aggregate in memory differs from the store (a failed save): reload it
+        self._pending: list[Callable[[Conversation | None], Conversation]] = []
 
     def message(self, text: str, *, planner: str, request_id: str) -> None:
-        def receive(conversation: Conversation) -> None:
+        def receive(conversation: Conversation | None) -> Conversation:
+            if conversation is None:
+                self.turn = 1
+                return Conversation.start(conversation_id=self.conversation_id, workspace_id=self.workspace_id,
+                                          environment=self.environment, key_id=self.key_id, text=text,
+                                          planner=planner, request_id=request_id)
             self.turn = conversation.receive(text, planner=planner, request_id=request_id)
+            return conversation
 
         self._pending.append(receive)
 
     def action(self, *, name: str, arguments: dict, status: str, result: dict | None, error: dict | None) -> None:
-        self._pending.append(lambda c: c.record_action(self.turn, name=name, arguments=arguments, status=status,
-                                                       result=result, error=error))
+        def record(conversation: Conversation) -> Conversation:
+            conversation.record_action(self.turn, name=name, arguments=arguments, status=status, result=result,
+                                       error=error)
+            return conversation
+
+        self._pending.append(record)
 
     def reply(self, text: str, *, outcome: str, not_done: int) -> None:
-        self._pending.append(lambda c: c.reply(self.turn, text, outcome=outcome, not_done=not_done))
+        def end(conversation: Conversation) -> Conversation:
+            conversation.reply(self.turn, text, outcome=outcome, not_done=not_done)
+            return conversation
+
+        self._pending.append(end)
 
     async def flush(self) -> int | None:
         """Save what was decided since the last flush; the position of the last event, or None."""
         if not self._pending:
             return None
         for attempt in range(CONFLICT_RETRIES):
-            conversation = self.conversation or await self._load_or_start()
-            turn_before = self.turn
-            for apply in self._pending:
-                apply(conversation)
+            if self._stale:
+                self.conversation = await self.store.load_aggregate(self.conversation_id)
+                self._stale = False
+            conversation, turn_before = self.conversation, self.turn
             try:
+                for apply in self._pending:
+                    conversation = apply(conversation)
                 position = await self.store.save(conversation, workspace_id=self.workspace_id, meta=self.meta)
             except BaseException as exc:
-                # The aggregate in memory holds what was not saved: reload it next time.
-                self.conversation, self.turn = None, turn_before
+                # The aggregate in memory holds what was not saved: the next flush reloads it.
+                self.turn, self._stale = turn_before, True
                 if not isinstance(exc, ConcurrencyError) or attempt == CONFLICT_RETRIES - 1:
                     raise
                 continue
@@ -73,10 +91,3 @@ class TurnRecorder:
             self._pending.clear()
             return position
         raise AssertionError("unreachable")
-
-    async def _load_or_start(self) -> Conversation:
-        found = await self.store.load_aggregate(self.conversation_id)
-        if found is None:
-            return Conversation.start(conversation_id=self.conversation_id, workspace_id=self.workspace_id,
-                                      environment=self.environment, key_id=self.key_id)
-        return found

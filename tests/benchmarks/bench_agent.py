@@ -60,9 +60,7 @@ async def load(seconds: float, one) -> list:
     return samples
 
 
-async def main() -> None:
-    base = _base_settings()
-    stack.up(base)
+async def main(base) -> None:
     admin = await asyncpg.connect(base.resolved_database_url().rsplit("/", 1)[0] + "/postgres")
     try:
         await admin.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
@@ -120,7 +118,9 @@ async def main() -> None:
 
 
 def run(argv: list[str] | None = None) -> None:
-    asyncio.run(main())
+    base = _base_settings()
+    stack.up(base)  # synchronous: it runs its own event loop to probe the broker
+    asyncio.run(main(base))
 
 
 if __name__ == "__main__":

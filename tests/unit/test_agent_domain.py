@@ -26,21 +26,25 @@ from services.api.routes import ROUTES
 WS = uuid.uuid4()
 
 
-def conversation() -> Conversation:
-    return Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
-                              key_id=uuid.uuid4())
+def conversation(first: str = "hello") -> Conversation:
+    """A conversation whose turn 1 (``first``) has ended."""
+    c = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
+                           key_id=uuid.uuid4(), text=first, planner="offline", request_id="r0")
+    c.reply(1, "hi", outcome="completed", not_done=0)
+    return c
 
 
 # ------------------------------------------------------------------------------------ the aggregate
 
 
 def test_a_turn_records_its_message_actions_and_reply_and_the_history_holds_ended_turns():
-    c = conversation()
-    first = c.receive("my balance", planner="offline", request_id="r1")
+    c = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
+                           key_id=uuid.uuid4(), text="my balance", planner="offline", request_id="r1")
+    first = 1
     c.record_action(first, name="get_credits", arguments={}, status="ok", result={"balance": 3}, error=None)
     second = c.receive("and my videos", planner="offline", request_id="r2")  # two turns may be open at once
     c.reply(first, "3 credits", outcome="completed", not_done=0)
-    assert (first, second) == (1, 2)
+    assert second == 2 and c.turns[0].message == "my balance"
     assert [t.number for t in c.history(10)] == [1]
     assert c.actions_so_far() == [("get_credits", {}, "ok", {"balance": 3})]
     with pytest.raises(InvalidTransition):
@@ -58,7 +62,7 @@ def test_every_stored_value_is_bounded():
                     error={"code": "c" * 100, "message": "m" * 2000, "details": {"d": "e" * 2000}})
     c.reply(turn, "r" * (MAX_REPLY_CHARS + 50), outcome="completed", not_done=-3)
     events = EventRegistry().to_new_events(c.collect_events(), workspace_id=WS)
-    received, performed, replied = (e.data for e in events[1:])
+    received, performed, replied = (e.data for e in events[-3:])
     assert len(received["request_id"]) == 64
     assert len(performed["name"]) == 64 and set(performed["arguments"]) == {"omitted"}
     assert set(performed["result"]) == {"omitted"}
@@ -73,7 +77,7 @@ def test_every_stored_value_is_bounded():
 
 def test_a_conversation_keeps_at_most_its_number_of_turns():
     c = conversation()
-    for _ in range(MAX_TURNS):
+    for _ in range(MAX_TURNS - 1):
         c.reply(c.receive("hi", planner="offline", request_id="r"), "hello", outcome="completed", not_done=0)
     with pytest.raises(ConversationFull) as refused:
         c.receive("one more", planner="offline", request_id="r")
@@ -91,7 +95,7 @@ def test_a_conversation_is_rebuilt_from_its_events():
                           recorded_at=datetime.now(UTC))
               for i, e in enumerate(registry.to_new_events(c.collect_events(), workspace_id=WS), 1)]
     again = registry.reconstruct(stored)
-    assert again.environment == "production" and again.history(5)[0].outcome == "stopped"
+    assert again.environment == "production" and again.history(5)[-1].outcome == "stopped"
     assert again.actions_so_far() == [("get_me", {}, "ok", {"plan": "pro"})]
 
 
@@ -183,6 +187,7 @@ def test_the_model_is_told_the_rules_and_the_history_stays_within_its_budget():
     messages = history_messages(c.history(10))
     assert [m["role"] for m in messages[:2]] == ["user", "assistant"]
     assert messages[-2]["content"].startswith("message 29")  # the newest kept
+    assert len(messages) < 2 * 10
     assert sum(len(m["content"]) for m in messages) <= 12_000 + 100 * len(messages)
     assert "[actions: get_me {} ok]" in messages[-1]["content"]
 
@@ -226,16 +231,20 @@ def stored(event_type: str, version: int, data: dict, stream_id: uuid.UUID) -> S
                        workspace_id=WS, type=event_type, schema=1, data=data, meta={}, recorded_at=datetime.now(UTC))
 
 
-def test_the_projection_appends_an_action_only_at_its_index_and_a_reply_once():
+def test_the_projection_writes_one_statement_per_event_safe_under_replay():
     sid = uuid.uuid4()
-    [(sql, args), _] = projection.apply(stored("ConversationActionPerformed", 3, {
+    [(sql, args)] = projection.apply(stored("ConversationStarted", 1, {
+        "conversation_id": str(sid), "workspace_id": str(WS), "environment": "sandbox", "key_id": str(sid),
+        "text": "hi", "planner": "offline", "request_id": "r"}, sid))
+    assert sql.count("ON CONFLICT") == 2 and args[2] == "sandbox" and args[5:] == ("hi", "offline", "r")
+    [(sql, args)] = projection.apply(stored("ConversationActionPerformed", 3, {
         "turn": 1, "index": 0, "name": "get_me", "arguments": {}, "status": "ok", "result": {}, "error": None,
         "request_id": "r"}, sid))
     assert "jsonb_array_length(actions) = $4" in sql and args[3] == 0 and args[2]["name"] == "get_me"
     assert "error" not in args[2]
-    [(sql, args), (touch, touch_args)] = projection.apply(stored("ConversationReplied", 4, {
+    [(sql, args)] = projection.apply(stored("ConversationReplied", 4, {
         "turn": 1, "reply": "r", "outcome": "completed", "not_done": 0}, sid))
-    assert "reply IS NULL" in sql and "version < $3" in touch and touch_args[2] == 4
+    assert "reply IS NULL" in sql and "version < $4" in sql and args[3] == 4
     assert projection.ordering == "per_stream"
 
 

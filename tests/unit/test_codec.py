@@ -290,7 +290,9 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
     conversation = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WORKSPACE,
-                                      environment="production", key_id=key.id)
+                                      environment="production", key_id=key.id, text="hi", planner="offline",
+                                      request_id="r-0")
+    conversation.reply(1, "hello", outcome="completed", not_done=0)
     turn = conversation.receive("my balance", planner="offline", request_id="r-1")
     conversation.record_action(turn, name="get_credits", arguments={}, status="refused", result=None,
                                error={"code": "insufficient_scope", "message": "m", "details": {"required": "x"}})
