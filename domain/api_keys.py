@@ -23,6 +23,13 @@ ENVIRONMENTS = ("production", "sandbox")
 @aggregate("ApiKey")
 class ApiKey(Aggregate):
     class Issued(Aggregate.Created):
+        """A credential now exists for one workspace, scope set and environment. It carries the key's SHA-256 digest and
+        display prefix, never the key, so the key can be listed, audited and revoked while only its holder can present
+        it.
+
+        Read by the `api_keys` read model (GET /keys). Authentication does not wait for it: the digest index is written
+        in the same transaction, and the key's state is read from its own stream."""
+
         published_as = "ApiKeyIssued"
         key_id: UUID
         workspace_id: UUID
@@ -35,6 +42,12 @@ class ApiKey(Aggregate):
         issued_by: UUID | None
 
     class Revoked(Aggregate.Event):
+        """A key stops working, with the reason: it must fail on the next request on every API process and its
+        revocation stays on record.
+
+        Read by the `api_keys` read model (GET /keys shows it revoked); authentication reads the key's own stream, so it
+        is refused at once."""
+
         published_as = "ApiKeyRevoked"
         reason: str
 

@@ -19,6 +19,11 @@ from domain.base import DomainError, aggregate, deterministic_id
 @aggregate("LlmUsage")
 class LlmUsage(Aggregate):
     class Recorded(Aggregate.Created):
+        """The tokens one call to the language-model provider spent, appended at once in its own append: they were spent
+        whatever happens to the job next. One stream per call (`call_key`), so recording it twice is refused.
+
+        Read by the `llm_usage` read model (GET /usage/llm)."""
+
         published_as = "LlmUsageRecorded"
         call_key: str  # the engine's name for the call (job, step, attempt): a retry records once
         workspace_id: UUID

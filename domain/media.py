@@ -16,6 +16,10 @@ def media_stream_id(media_id: int) -> UUID:
 @aggregate("Media")
 class Media(Aggregate):
     class Created(Aggregate.Created):
+        """A named container that videos and articles attach to (POST /medias), with the integer id clients use.
+
+        Read by the `medias` read model (GET /medias); commands that attach a video to it load its stream."""
+
         published_as = "MediaCreated"
         media_id: int
         workspace_id: UUID

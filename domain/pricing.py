@@ -22,3 +22,56 @@ def started_minutes(duration_ms: int) -> int:
 def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
     """One analysis: one credit per started minute of the measured duration, doubled for premium."""
     return started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
+
+
+# Clips. A simple clip is a re-encode of the range: priced like an analysis of that range. A template
+# render also reframes, burns captions and makes a thumbnail: twice that, per clip. Detection reads
+# the whole article's video (transcript and content graph), not its frames: one credit per started
+# ten minutes of the video.
+RENDER_FACTOR = 2
+DETECTION_MINUTES_PER_CREDIT = 10
+
+
+def clip_price(duration_ms: int) -> int:
+    """A simple clip (POST /videos/{id}/clips): one credit per started minute of the range."""
+    return started_minutes(duration_ms)
+
+
+def render_clip_price(duration_ms: int) -> int:
+    """One clip rendered with a template: two credits per started minute of the clip."""
+    return started_minutes(duration_ms) * RENDER_FACTOR
+
+
+def detection_price(video_duration_ms: int) -> int:
+    """A clip detection: one credit per started ten minutes of the article's video."""
+    return max(1, math.ceil(started_minutes(video_duration_ms) / DETECTION_MINUTES_PER_CREDIT))
+def description_price(platforms: int) -> int:
+    """One completion of a candidate's descriptions: one credit per platform drafted (each draft
+    is built, measured and fitted on its own). A replay of the same request is not charged again."""
+    return max(1, platforms)
+# ------------------------------------------------------------------ articles: translation, regeneration
+
+TRANSLATION_WORDS_PER_CREDIT = 1000  # a provider's cost follows the words it reads and writes
+REGENERATION_MINUTES_PER_CREDIT = 10  # rewriting re-reads the transcript, not the media: a tenth of an analysis
+# Plans whose subscription includes compute-billed work (regeneration): their workspaces are not
+# charged for it. Every other plan pays it from its credits; sandbox keys never pay.
+PLANS_WITH_COMPUTE_INCLUDED = frozenset({"enterprise"})
+
+
+def translation_price(words: int) -> int:
+    """One translation: one credit per started thousand words of the structured article (title,
+    introduction, sections, key facts, FAQ, conclusion), counted by the service, at least one."""
+    return max(1, math.ceil(max(0, words) / TRANSLATION_WORDS_PER_CREDIT))
+
+
+def regeneration_price(duration_ms: int, engine: str = "offline") -> int:
+    """One regeneration: one credit per started ten minutes of the video's measured duration (the
+    transcript analysed again), at least one; twice that when the provider writes it (premium)."""
+    price = max(1, math.ceil(duration_ms / (REGENERATION_MINUTES_PER_CREDIT * 60_000)))
+    return price * (PREMIUM_FACTOR if engine == "provider" else 1)
+
+
+def compute_billing_enabled(plan: str, environment: str) -> bool:
+    """Whether compute-billed operations (regeneration) charge credits: never for sandbox keys,
+    not on a plan that includes them (``PLANS_WITH_COMPUTE_INCLUDED``), on every other plan."""
+    return environment != "sandbox" and plan not in PLANS_WITH_COMPUTE_INCLUDED

@@ -20,6 +20,7 @@ most ``MAX_DURATION_MS`` (12 h, 400 ``media_too_long`` beyond), ids and counts f
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -46,6 +47,12 @@ INT64_MAX = 2 ** 63 - 1
 MAX_DIMENSION = 65_535  # pixels: no codec encodes more (H.264/HEVC/AV1 stop far below)
 MAX_FRAME_RATE = 1000.0
 MAX_CODEC_NAME = 64
+MAX_DESCRIPTION = 5000  # characters: the upload's own bound on a description
+# A publication date is when the video went out on its site: never before the first day of Unix
+# time (no video site is older), never after its upload (a little clock skew between the client
+# and us allowed).
+EARLIEST_PUBLICATION = datetime(1970, 1, 1, tzinfo=UTC)
+PUBLICATION_SKEW = timedelta(minutes=5)
 
 
 class UnsupportedMedia(DomainError):
@@ -120,9 +127,34 @@ def _uploaded_v1(data: dict) -> dict:
     return {**data, "demuxer": None}
 
 
+@upcaster("VideoUploaded", 2)
+def _uploaded_v2(data: dict) -> dict:
+    """Schema 2 had no publication date (the upload's time stands for it) and no thumbnail."""
+    return {**data, "published_at": None, "thumbnail_key": None}
+
+
+def check_published_at(published_at: datetime | None, now: datetime) -> None:
+    """A publication date with a timezone, from 1970 to the upload (400 otherwise)."""
+    if published_at is None:
+        return
+    if published_at.tzinfo is None:
+        raise DomainError("published_at needs a timezone (an ISO 8601 time such as 2021-05-04T10:00:00Z)",
+                          field="published_at")
+    if not EARLIEST_PUBLICATION <= published_at <= now + PUBLICATION_SKEW:
+        raise DomainError("published_at must be between 1970 and the upload: a video is published before it is "
+                          "uploaded here", field="published_at")
+
+
 @aggregate("Video")
 class Video(Aggregate):
     class Uploaded(Aggregate.Created):
+        """An upload was accepted: the facts measured from the file (the duration it is priced and analysed by, the
+        container forced on every later ffmpeg run, size, codecs, captions) and the storage keys the service chose.
+
+        Read by the `videos` read model (GET /videos), the `revival_candidates` read model (a candidate's video, its
+        description, thumbnail and age); the dispatcher (the `video.uploaded` webhook); the analysis job loads the
+        video's stream for its file and container."""
+
         published_as = "VideoUploaded"
         video_id: int
         workspace_id: UUID
@@ -145,15 +177,40 @@ class Video(Aggregate):
         # The demuxer the upload's probe accepted (infra.media.CONTAINERS), forced on every later
         # ffmpeg run. Schema 1 events have none: the worker probes the file again, whitelisted.
         demuxer: str | None
-        schema_version = 2
+        # When the video went out on its site (None: the upload's time, the event's recorded_at),
+        # and the stored picture of the video that lists show (None: none could be made).
+        published_at: datetime | None
+        thumbnail_key: str | None
+        schema_version = 3
+
+    class DescriptionChanged(Aggregate.Event):
+        """The video's description was replaced (its revision counts the changes): the text revival completes, so a
+        candidate reviewed or selected on the previous one becomes stale.
+
+        Read by the `videos` read model (the description) and the `revival_candidates` read model."""
+
+        published_as = "VideoDescriptionChanged"
+        description: str | None
+        revision: int
 
     class GraphRecorded(Aggregate.Event):
+        """The whole content graph of one analysis (claims, entities, intents, moments, chapters, speakers, media
+        elements): the material every analysis route serves, appended with the job's `JobCompleted`.
+
+        Read by the `content_graphs` read model (GET /videos/{id}/graph and the claims, entities, ... routes), the
+        `revival_candidates` read model (what the analysis found counts in a candidate's score) and the
+        `analysis_graphs` read model (GET /articles/{id}/graph: the graph of the analysis an article came from)."""
+
         published_as = "VideoGraphRecorded"
         job_id: UUID
         graph: dict
 
     class Analyzed(Aggregate.Event):
-        """An analysis of the video is recorded (the ``video.analyzed`` webhook); carries the video's environment."""
+        """The outcome of one analysis of the video (mode, counts, GEO readiness score, article id), with the video's
+        environment: what a customer is notified of, apart from the graph itself.
+
+        Read by the `videos` read model (status `analyzed`), the `revival_candidates` read model (a new analysis makes
+        an open candidate stale); the dispatcher (the `video.analyzed` webhook)."""
 
         published_as = "VideoAnalyzed"
         schema_version = 2  # 2: environment (None only when upcast from 1: the analysis job's JobQueued has it)
@@ -173,7 +230,8 @@ class Video(Aggregate):
                  description: str | None, language: str, storage_key: str, captions_key: str | None,
                  size_bytes: int, duration_ms: int, width: int | None, height: int | None,
                  frame_rate: float | None, video_codec: str | None, audio_codec: str | None, subtitle_tracks: int,
-                 caption_cues: int, demuxer: str | None):
+                 caption_cues: int, demuxer: str | None, published_at: datetime | None = None,
+                 thumbnail_key: str | None = None):
         self.video_id = video_id
         self.workspace_id = workspace_id
         self.environment = environment
@@ -193,7 +251,14 @@ class Video(Aggregate):
         self.subtitle_tracks = subtitle_tracks
         self.caption_cues = caption_cues
         self.demuxer = demuxer
+        self.published_at = published_at
+        self.thumbnail_key = thumbnail_key
         self.analyzed_by: list[UUID] = []
+        self.description_revision = 0
+        self.last_analysis_job_id: UUID | None = None
+        self.graph: dict | None = None  # the latest analysis' Content Graph
+        self.article_id: int | None = None  # the latest article, and the job that wrote it
+        self.article_job_id: UUID | None = None
 
     @classmethod
     def upload(cls, *, video_id: int, workspace_id: UUID, environment: str, name: str, storage_key: str,
@@ -201,7 +266,9 @@ class Video(Aggregate):
                language: str = "fr", captions_key: str | None = None, width: int | None = None,
                height: int | None = None, frame_rate: float | None = None, video_codec: str | None = None,
                audio_codec: str | None = None, subtitle_tracks: int = 0, caption_cues: int = 0,
-               demuxer: str | None = None, max_duration_ms: int = MAX_DURATION_MS) -> Video:
+               demuxer: str | None = None, max_duration_ms: int = MAX_DURATION_MS,
+               published_at: datetime | None = None, thumbnail_key: str | None = None,
+               now: datetime | None = None) -> Video:
         if not name.strip():
             raise DomainError("name must not be empty", field="name")
         check_duration(duration_ms, max_duration_ms)
@@ -220,16 +287,35 @@ class Video(Aggregate):
         for field_name, value in (("video_codec", video_codec), ("audio_codec", audio_codec), ("demuxer", demuxer)):
             if value is not None and (not value.isprintable() or len(value) > MAX_CODEC_NAME):
                 raise UnreadableMedia(f"the {field_name} is not a codec or container name", field=field_name)
+        if published_at is not None:
+            check_published_at(published_at, now or published_at)
         return cls(video_id=video_id, workspace_id=workspace_id, environment=environment, media_id=media_id,
                    name=name.strip(), description=description, language=language, storage_key=storage_key,
                    captions_key=captions_key, size_bytes=size_bytes, duration_ms=duration_ms, width=width,
                    height=height, frame_rate=frame_rate, video_codec=video_codec, audio_codec=audio_codec,
-                   subtitle_tracks=subtitle_tracks, caption_cues=caption_cues, demuxer=demuxer)
+                   subtitle_tracks=subtitle_tracks, caption_cues=caption_cues, demuxer=demuxer,
+                   published_at=published_at, thumbnail_key=thumbnail_key)
 
     @property
     def has_transcript(self) -> bool:
         """Captions came with the upload, or the file carries a subtitle track."""
         return self.caption_cues > 0 or self.subtitle_tracks > 0
+
+    def change_description(self, description: str | None) -> bool:
+        """Replace the description (None or blank: none). False, and nothing recorded, when it is
+        the description already."""
+        description = description if description and description.strip() else None
+        if description is not None and len(description) > MAX_DESCRIPTION:
+            raise DomainError(f"the description is longer than {MAX_DESCRIPTION} characters", field="description")
+        if description == self.description:
+            return False
+        self._description_changed(description=description, revision=self.description_revision + 1)
+        return True
+
+    @event(DescriptionChanged)
+    def _description_changed(self, description: str | None, revision: int) -> None:
+        self.description = description
+        self.description_revision = revision
 
     def record_analysis(self, *, job_id: UUID, graph: dict, analysis_mode: str, article_id: int | None) -> None:
         """The graph and the summary of one analysis job; a job records once (a retry is a no-op)."""
@@ -246,11 +332,14 @@ class Video(Aggregate):
     @event(GraphRecorded)
     def _graph_recorded(self, job_id: UUID, graph: dict) -> None:
         self.analyzed_by.append(job_id)
+        self.graph = graph
 
     @event(Analyzed)
     def _analyzed(self, job_id: UUID, analysis_mode: str, article_id: int | None, geo_readiness_score: float,
                   counts: dict, environment: str | None) -> None:
-        pass
+        self.last_analysis_job_id = job_id
+        if article_id is not None:
+            self.article_id, self.article_job_id = article_id, job_id
 
 
 # VideoAnalyzed schema 2 carries its environment; schema 1 leaves it to the video (and the analysis job).

@@ -116,6 +116,11 @@ def next_delay(schedule: Sequence[float], attempts_done: int, *, jitter: float =
 @aggregate("Webhook")
 class Webhook(Aggregate):
     class Registered(Aggregate.Created):
+        """A subscription (a URL, the events it wants, an environment) with its secret encrypted under the service key.
+        It is on the log, so a webhook registered before an event is ordered before it.
+
+        Read by the `webhooks` read model (GET /webhooks); the dispatcher (its subscriptions come from the log)."""
+
         published_as = "WebhookRegistered"
         webhook_id: UUID
         workspace_id: UUID
@@ -125,15 +130,28 @@ class Webhook(Aggregate):
         secret_encrypted: str  # AES-GCM under the service key, associated data = webhook id
 
     class Deleted(Aggregate.Event):
+        """The customer deleted a subscription: nothing more is sent to it, and its deliveries not yet sent end
+        cancelled.
+
+        Read by the `webhooks` read model; the dispatcher (stops delivering to it)."""
+
         published_as = "WebhookDeleted"
         reason: str
 
     class Disabled(Aggregate.Event):
+        """The receiver answered 410 Gone: the dispatcher stops sending to it until the customer registers a new
+        webhook.
+
+        Read by the `webhooks` read model; the dispatcher."""
+
         published_as = "WebhookDisabled"
         reason: str
 
     class TestSent(Aggregate.Event):
-        """POST /webhooks/{id}/test sent (or tried to send) a signed ``webhook.test`` event."""
+        """POST /webhooks/{id}/test sent (or tried to send) a signed `webhook.test` event: the outcome is on record
+        before the answer, though a test is not a delivery (no retry).
+
+        Read by no read model: the audit of the log (`vaeo events tail`)."""
 
         published_as = "WebhookTestSent"
         message_id: UUID  # the test message's webhook-id
@@ -209,6 +227,11 @@ class WebhookDelivery(Aggregate):
     """One notification to one target, with every attempt; its id is ``delivery_id(...)``."""
 
     class Scheduled(Aggregate.Created):
+        """The dispatcher decided that one event goes to one target (a webhook, or a job's `webhook_url`): the
+        delivery's stream, whose id is the same across retries, replays and processes.
+
+        Read by the `webhooks` read model (GET /webhooks/{id}/deliveries)."""
+
         published_as = "WebhookDeliveryScheduled"
         delivery_id: UUID
         workspace_id: UUID
@@ -219,17 +242,31 @@ class WebhookDelivery(Aggregate):
         source_position: int
 
     class Attempted(Aggregate.Event):
+        """An attempt is about to be sent, with the time it is signed at: every attempt is on record before its outcome,
+        so one cut by a crash shows.
+
+        Read by the `webhooks` read model (the delivery's attempts)."""
+
         published_as = "WebhookDeliveryAttempted"
         attempt: int
         signed_at: int  # the webhook-timestamp of this attempt (seconds)
 
     class Delivered(Aggregate.Event):
+        """The receiver accepted an attempt (2xx): the delivery is done, with its status code and latency.
+
+        Read by the `webhooks` read model (GET /webhooks/{id}/deliveries)."""
+
         published_as = "WebhookDelivered"
         attempt: int
         status_code: int
         latency_ms: int  # whole milliseconds
 
     class Failed(Aggregate.Event):
+        """An attempt failed (the status or the network error, the latency), with when the next attempt is due from the
+        retry schedule, or that the schedule is exhausted.
+
+        Read by the `webhooks` read model (the delivery's status, last error and next attempt)."""
+
         published_as = "WebhookDeliveryFailed"
         attempt: int
         status_code: int | None
@@ -239,11 +276,18 @@ class WebhookDelivery(Aggregate):
         exhausted: bool  # the schedule is used up: no further attempt unless resent
 
     class Resent(Aggregate.Event):
+        """The customer asked for a delivery to be sent again (POST /webhooks/{id}/deliveries/{delivery_id}/resend),
+        under the same delivery id.
+
+        Read by the `webhooks` read model; the dispatcher (which schedules the new attempt)."""
+
         published_as = "WebhookDeliveryResent"
         requested_by: str
 
     class Cancelled(Aggregate.Event):
-        """The delivery ended unsent because its webhook was deleted or disabled (410) meanwhile."""
+        """The delivery ended unsent because its webhook was deleted or disabled (410) meanwhile.
+
+        Read by the `webhooks` read model."""
 
         published_as = "WebhookDeliveryCancelled"
         reason: str  # "webhook deleted" or "webhook disabled"

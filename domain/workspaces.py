@@ -39,6 +39,11 @@ class JobSecretVersions:
 @aggregate("Workspace")
 class Workspace(Aggregate):
     class Created(Aggregate.Created):
+        """A tenant is opened (`vaeo workspace create`, or the first `vaeo up`) with its plan, its credits and its per-
+        minute rate limit: the start of the stream every charge, refund and top-up is decided on.
+
+        Read by the `workspaces` read model (GET /me, GET /credits)."""
+
         published_as = "WorkspaceCreated"
         workspace_id: UUID
         name: str
@@ -47,23 +52,44 @@ class Workspace(Aggregate):
         rate_limit_per_min: int
 
     class CreditsCharged(Aggregate.Event):
+        """The price of a job, appended in the same append as its `JobQueued` (402 when the balance is short), so no
+        work is ever queued unpaid; `job_id` ties it to the job whose failure or cancellation refunds it.
+
+        Read by the `workspaces` read model (credits used), `monitoring_events` (credits charged per minute), and the
+        credits watch (a `CreditsLow` when the charge crosses the warning threshold)."""
+
         published_as = "CreditsCharged"
         amount: int
         reason: str
         job_id: UUID | None
 
     class CreditsRefunded(Aggregate.Event):
+        """Gives a job's charge back when the job ends failed or cancelled, in the same append as that end and at most
+        once (a claim in `credit_refunds`): a customer never pays for work that was not delivered.
+
+        Read by the `workspaces` read model (credits used goes down), `monitoring_events` (credits refunded per
+        minute), `clip_jobs` (what a clip job's `credits_used` no longer counts)."""
+
         published_as = "CreditsRefunded"
         amount: int
         reason: str
         job_id: UUID | None
 
     class CreditsAdded(Aggregate.Event):
+        """An operator's top-up (`vaeo workspace credits W --add N`): the balance is a fold of the workspace's stream,
+        so what raises it is an event like what lowers it.
+
+        Read by the `workspaces` read model (GET /credits, GET /me); the commands that charge fold it from the
+        stream."""
+
         published_as = "CreditsAdded"
         amount: int
 
     class CreditsLow(Aggregate.Event):
-        """Credits remaining crossed the warning threshold downwards (the ``credits.low`` webhook); production's."""
+        """Credits remaining crossed the warning threshold downwards (production's: sandbox work is free). The credits
+        watch appends it once per crossing, so the customer is warned once, not at every charge below the line.
+
+        Read by the dispatcher (the `credits.low` webhook)."""
 
         published_as = "CreditsLow"
         schema_version = 2  # 2: environment, always production (sandbox calls never charge credits)
@@ -75,9 +101,11 @@ class Workspace(Aggregate):
         environment: str
 
     class JobSecretRotated(Aggregate.Event):
-        """A new version of the environment's job-notification secret. The secret itself is derived
-        from the service key and (workspace, environment, version), so no secret is in the event;
-        the previous version stays valid (deliveries carry both signatures) until ``previous_valid_until``."""
+        """A new version of the environment's job-notification secret. The secret itself is derived from the service key
+        and (workspace, environment, version), so no secret is in the event; the previous version stays valid
+        (deliveries carry both signatures) until `previous_valid_until`.
+
+        Read by the dispatcher (which versions sign a job's notifications at the time of sending)."""
 
         published_as = "JobSecretRotated"
         environment: str

@@ -187,8 +187,9 @@ class EventRegistry:
             values["originator_topic"] = get_topic(AGGREGATES[stream_type])
         return _adapter(cls).validate_python(values)
 
-    def reconstruct(self, stored: Iterable[StoredEvent]) -> Aggregate | None:
-        aggregate = None
+    def reconstruct(self, stored: Iterable[StoredEvent], start: Aggregate | None = None) -> Aggregate | None:
+        """The aggregate the events make, from nothing or from ``start`` (a state at an earlier version)."""
+        aggregate = start
         for ev in stored:
             aggregate = self.to_domain_event(ev).mutate(aggregate)
         return aggregate

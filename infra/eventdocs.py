@@ -26,16 +26,38 @@ def _json_block(value: Any) -> str:
     return "```json\n" + json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n```"
 
 
-def _purpose(event_cls: type, schema: dict[str, Any]) -> str:
-    """The event class's own docstring if it has one, else the schema's description.
+READ_BY = "Read by "  # how the paragraph of an event's docstring that names its readers begins
 
-    Event classes are dataclasses: one without a docstring gets a generated signature as ``__doc__``,
-    which says nothing about purpose and is skipped.
+
+def _docstring(event_cls: type) -> str:
+    """The docstring written on the event class.
+
+    The eventsourcing library turns the declared class into a dataclass and subclasses it, and each
+    of those classes gets the generated signature (``Completed(self, ...)``) as ``__doc__``: the
+    docstring as written is on the declared class, further up the method resolution order.
     """
-    doc = inspect.cleandoc(event_cls.__doc__ or "")
-    if doc and not doc.startswith(f"{event_cls.__name__}("):
-        return doc.split("\n\n", 1)[0].replace("\n", " ")
-    return str(schema.get("description", ""))
+    for cls in event_cls.__mro__:
+        if cls.__qualname__ != event_cls.__qualname__ or cls.__module__ != event_cls.__module__:
+            continue
+        doc = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
+        if doc and not doc.startswith(f"{event_cls.__name__}("):
+            return doc
+    return ""
+
+
+def _paragraphs(event_cls: type) -> list[str]:
+    return [" ".join(p.split()) for p in _docstring(event_cls).split("\n\n") if p.strip()]
+
+
+def purpose(event_cls: type) -> str:
+    """Why the event exists: the first paragraph of its docstring ("" when it has none)."""
+    paragraphs = _paragraphs(event_cls)
+    return paragraphs[0] if paragraphs and not paragraphs[0].startswith(READ_BY) else ""
+
+
+def read_by(event_cls: type) -> str:
+    """Who reads the event: the paragraph of its docstring that begins with "Read by " ("" when none)."""
+    return next((p.removeprefix(READ_BY) for p in _paragraphs(event_cls) if p.startswith(READ_BY)), "")
 
 
 _INTRO = f"""\
@@ -73,9 +95,11 @@ Production and sandbox data live side by side in one workspace, so every event t
 environment says which in `data.environment` (`production` or `sandbox`):
 
 - the first event of every stream that belongs to one (`ApiKeyIssued`, `ArticleGenerated`,
-  `JobQueued`, `LlmUsageRecorded`, `MediaCreated`, `VideoUploaded`, `WebhookRegistered`,
-  `WebhookDeliveryScheduled`); the later events of such a stream (`JobStarted`,
-  `VideoGraphRecorded`, ...) belong to the same environment;
+  `ClipDetectionQueued`, `ClipRenderQueued`, `JobQueued`, `LlmUsageRecorded`, `MediaCreated`,
+  `VideoUploaded`, `WebhookRegistered`, `WebhookDeliveryScheduled`); the later events of such a
+  stream (`JobStarted`, `VideoGraphRecorded`, ...) belong to the same environment;
+- the events of the clip flow (`ClipsDetected`, `ClipRendered`, `ClipRenderFailed`), which also
+  carry their job's `job_id`;
 - every event a webhook is delivered for: `JobCompleted`, `JobFailed` and `VideoAnalyzed` from
   schema 2 (upcast from schema 1 with `environment: null`: the job's `JobQueued` says it, and a
   consumer derives it from there), and `CreditsLow` from schema 2 (always `production`: sandbox
@@ -83,6 +107,57 @@ environment says which in `data.environment` (`production` or `sandbox`):
 
 A consumer that cannot tell an event's environment must not treat it as both: the webhook
 dispatcher delivers such an event to nobody and records it (`webhook_unrouted`).
+
+## Where an event comes from: `meta`
+
+`meta` sits beside `data` in the envelope: it says where the event comes from, never what it
+means. Its keys:
+
+- `request_id`, `key_id` (what an HTTP request appended): the request's id, as answered in
+  `X-Request-Id` (the client's own when it sent a valid one, else one made by the service), and
+  the API key that made it;
+- `correlation_id` (every event the service appends): the chain the event belongs to;
+- `causation_id` (every event the service appends): its direct cause, `request:<request_id>`,
+  `event:<position>` or `cli:<id>`;
+- `worker`, `job_id` (what a job's work appended): the worker that ran the attempt, and the job;
+- `cli` (what a command line run appended): the command, `workspace create`, `workspace
+  credits`, `videos import` or `up` (its first workspace).
+
+The rules of correlation and causation:
+
+- **A request starts a chain.** What an API request appends has its request id as
+  `correlation_id` and `request:<request_id>` as `causation_id`.
+- **A command line run starts a chain** with a fresh id (32 hexadecimal characters): it is the
+  `correlation_id`, and `cli:<that id>` the `causation_id`.
+- **A job belongs to the chain of the request that queued it.** `JobQueued` and its
+  `CreditsCharged` are that request's events. Everything the job's work appends carries the same
+  `correlation_id` and, as `causation_id`, `event:<position of the job's JobQueued>`:
+  `JobStarted`, `JobProgressed`, `JobAttemptFailed`, `JobCompleted`, `JobFailed`, the
+  `CreditsRefunded` of a failure, and what the job records (`VideoGraphRecorded`,
+  `VideoAnalyzed`, `ArticleGenerated`, `LlmUsageRecorded`, ...). Retries follow the same rule:
+  every attempt answers the queueing (the attempt's number is in `JobStarted.data.attempt`). The
+  worker reads the chain from the job's stream, so it is the same on every worker and after a
+  restart.
+- **A request that changes a stream of an existing chain joins that chain.** A job's
+  cancellation (`JobCancelled` and its `CreditsRefunded`) carries the job's `correlation_id`,
+  with the cancelling request as `request_id` and in `causation_id`; a resent webhook delivery
+  (`WebhookDeliveryResent`) joins the chain of the event it delivers.
+- **What a process appends because of an event it read** carries that event's `correlation_id`
+  and `event:<its position>` as `causation_id`.
+- Events appended before events carried these keys have neither: their chain is their
+  `request_id`, else their own stream.
+
+A client that sends the same `X-Request-Id` on several requests puts them in one chain, which
+is what a correlation id is for. `vaeo jobs history JOB_ID` prints a job's chain from the log:
+the events of the job's stream and those of its workspace whose `correlation_id` is the job's,
+from its `JobQueued` on (what a client appended under the same request id before does not
+belong to the job, nor does another workspace's chain that bears the same id).
+
+## Readers
+
+Each event below says why it exists (purpose) and who reads it from the log (read by): the read
+models by name (`vaeo projections list`), the webhook dispatcher, the credits watch. Besides
+them, every event is counted by the `event_counts` read model and printed by `vaeo events tail`.
 
 ## Envelope
 
@@ -107,7 +182,8 @@ def render() -> str:
             f"\n### {name}\n\n"
             f"- stream type: `{registry.stream_type_of(name)}`\n"
             f"- schema: {registry.current_schema(name)}\n"
-            f"- purpose: {_purpose(event_cls, schema)}\n\n"
+            f"- purpose: {purpose(event_cls)}\n"
+            f"- read by: {read_by(event_cls)}\n\n"
             f"{_json_block(schema)}\n"
         )
     return "".join(parts)

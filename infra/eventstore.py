@@ -6,7 +6,9 @@ Only the write side (commands, workers) loads streams here; every reader reads K
 from __future__ import annotations
 
 import asyncio
+import copy
 import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from uuid import UUID
 
@@ -15,6 +17,11 @@ import asyncpg
 from infra.codec import EventRegistry, NewEvent, StoredEvent
 
 NOTIFY_CHANNEL = "vaeo_events"
+# Aggregates whose streams reach this many events are kept in memory at their last loaded version,
+# and a later load reads only the events after it: a workspace's stream gains an event per charge,
+# and rebuilding tens of thousands of them for every charge would make a busy workspace slow.
+CACHE_FROM_VERSION = 16
+CACHED_AGGREGATES = 2048  # streams kept per process (least recently loaded dropped first)
 CONFLICT_SQLSTATE = "VA001"
 
 SideEffect = Callable[[asyncpg.Connection], Awaitable[None]]
@@ -78,6 +85,7 @@ class EventStore:
         self._queue: list[tuple[Sequence[NewEvent], Sequence[SideEffect], asyncio.Future]] = []
         self._committer: asyncio.Task | None = None
         self._stream_locks: weakref.WeakValueDictionary[UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._aggregates: OrderedDict[UUID, object] = OrderedDict()
 
     def stream_lock(self, stream_id: UUID) -> asyncio.Lock:
         """A lock for commands of this process that decide on one stream (a workspace's charges):
@@ -169,6 +177,18 @@ class EventStore:
                 await self._notify(conn, last)
         return last
 
+    async def append_within(self, conn: asyncpg.Connection, events: Sequence[NewEvent]) -> int:
+        """Append on the caller's connection, inside the caller's transaction: for a reader of the
+        log whose effect is an append, committed with its tracking. Checks the expected versions
+        as ``append`` does (``ConcurrencyError``; the caller's savepoint keeps the rest of its
+        transaction). No NOTIFY: the caller ``announce``s after its commit."""
+        if not events:
+            raise ValueError("nothing to append")
+        try:
+            return await conn.fetchval(_APPEND, *_args(events))
+        except asyncpg.PostgresError as exc:
+            raise _as_conflict(exc) from exc
+
     async def announce(self, last: int) -> None:
         """The NOTIFY that ``append`` sends after a commit (wakes the relay), for ``notify=False``."""
         if self.notify:
@@ -254,9 +274,38 @@ class EventStore:
             rows = await conn.fetch(_LOAD, stream_id)
         return [row_to_stored(r) for r in rows]
 
+    async def origin(self, stream_id: UUID) -> StoredEvent | None:
+        """The first event of a stream (what started it), or None: its ``meta`` names the chain the
+        stream belongs to (a job's ``JobQueued`` says which request queued it), and its position is
+        what the stream's later events quote as their cause."""
+        async with self.pool.acquire() as conn:
+            row = await conn.fetchrow(_ORIGIN, stream_id)
+        return row_to_stored(row) if row is not None else None
+
     async def load_aggregate(self, stream_id: UUID):
-        """The aggregate rebuilt from its stream, or None when the stream is empty."""
-        return self.registry.reconstruct(await self.load(stream_id))
+        """The aggregate rebuilt from its stream, or None when the stream is empty.
+
+        A long stream's state is kept in memory (``CACHE_FROM_VERSION``) and the next load applies
+        only the events appended since, by this process or any other: events never change, so the
+        state at version N plus the events after N is the state the whole stream gives. Callers get
+        their own copy to decide on; the kept one is never handed out.
+        """
+        kept = self._aggregates.get(stream_id)
+        if kept is None:
+            aggregate = self.registry.reconstruct(await self.load(stream_id))
+        else:
+            self._aggregates.move_to_end(stream_id)
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(_LOAD_AFTER, stream_id, kept.version)
+            aggregate = self.registry.reconstruct((row_to_stored(r) for r in rows), start=copy.deepcopy(kept))
+            if not rows:
+                return aggregate
+        if aggregate is not None and aggregate.version >= CACHE_FROM_VERSION:
+            self._aggregates[stream_id] = copy.deepcopy(aggregate)
+            self._aggregates.move_to_end(stream_id)
+            while len(self._aggregates) > CACHED_AGGREGATES:
+                self._aggregates.popitem(last=False)
+        return aggregate
 
     async def head(self) -> int:
         async with self.pool.acquire() as conn:
@@ -281,6 +330,8 @@ def _append_call(offset: int = 0) -> str:
 _APPEND = f"SELECT {_append_call()}"
 _COLUMNS = "position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at"
 _LOAD = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY version"
+_LOAD_AFTER = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version"
+_ORIGIN = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version = 1"
 SELECT_FROM = f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"
 
 

@@ -24,6 +24,13 @@ with ``-f`` (a file swapped for a playlist afterwards is read as that container,
 Every decoding run carries a read limit (``-t``): never more media than was priced is processed.
 Clip and render work goes through the same builders.
 
+Clips (the end of this module) are cut and rendered by ``run_killable``, an asyncio run of the
+same checked argument lists: its own process group, a timeout scaled to the clip's duration
+(``clip_timeout``), a kill of the whole group on timeout or when the job's task is cancelled, and
+at most ``slots`` ffmpeg processes of a worker at once. Their outputs are written to staging files
+and probed (``check_clip``) before anything is stored: a file of the wrong duration or without
+its video stream is a failed clip, never a rendered one.
+
 Messages reach clients (a 415/400 refusal, a failed job's error): ffmpeg derives paths from its
 input (a playlist's missing segment is named by its absolute path), so ``scrub`` removes every
 path-like word from its text, not only the input argument, and the ``[demuxer @ 0x...]`` prefixes
@@ -32,15 +39,22 @@ with their memory addresses.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import ctypes
 import json
 import math
+import os
 import re
+import signal
 import statistics
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, TimeRange
+from domain.clips import Caption, Template
 
 PROBE_TIMEOUT_S = 30.0
 # The stream-copy pass that measures how long the accepted bytes really play (demuxing only).
@@ -596,3 +610,271 @@ def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_thresh
         duration_ms=limit_ms, scene_changes=tuple(scene_changes),
         silences=sound.silences if sound else (), audio_segments=sound.segments if sound else (),
         loudness=sound.loudness if sound else None, has_audio=info.has_audio, has_video=info.has_video)
+
+
+# ---- clips: cut a range, render it with a template, make its thumbnail, check the output
+
+# A cut's or render's duration may differ from its range by this much: an audio frame at each end
+# (MP3's container duration counts the encoder's delay and padding: under 47 ms at 48 kHz).
+CLIP_TOLERANCE_MS = 50
+FONTS_DIR = "/usr/share/fonts/truetype/dejavu"  # fonts-dejavu-core (infra.tools.ensure_caption_font)
+FONT_NAME = "DejaVu Sans"
+# The encoders of each output format: H.264 + AAC in MP4 (moov first, so a player starts before
+# the end has arrived), VP9 + Opus in WebM (realtime deadline: libvpx's good quality is ten times
+# slower for a clip), MP3 at 48 kHz (its container duration stays within the tolerance above).
+_H264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-pix_fmt", "yuv420p"]
+_AAC = ["-c:a", "aac", "-b:a", "128k"]
+ENCODERS: dict[str, list[str]] = {
+    "mp4": [*_H264, *_AAC, "-movflags", "+faststart", "-f", "mp4"],
+    "webm": ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1", "-crf", "32",
+             "-b:v", "0", "-pix_fmt", "yuv420p", "-c:a", "libopus", "-b:a", "96k", "-f", "webm"],
+    "mp3": ["-vn", "-c:a", "libmp3lame", "-ar", "48000", "-b:a", "128k", "-f", "mp3"],
+}
+OUTPUT_DEMUXER = {"mp4": "mov", "webm": "matroska", "mp3": "mp3"}  # to probe what was written
+EVEN_SIZE = "scale=trunc(iw/2)*2:trunc(ih/2)*2"  # 4:2:0 encoders need even dimensions
+
+
+def clip_timeout(duration_ms: int, base_s: float, per_second: float) -> float:
+    """The longest a clip's ffmpeg run may take: ``base_s`` (start-up, seeking) plus ``per_second``
+    seconds per second of clip (a 30 s template render takes about 10 s on two cores)."""
+    return base_s + per_second * duration_ms / 1000
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def cut_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, fmt: str, out: str | Path,
+             *, has_video: bool = True, has_audio: bool = True) -> list[str]:
+    """The range ``[start_ms, end_ms)`` re-encoded to ``fmt``, frame-accurately: the input is
+    seeked to the start (ffmpeg decodes from the keyframe before and drops what precedes it) and
+    read for the range only; the output stops at the range's length."""
+    length = end_ms - start_ms
+    maps = [*(["-map", "0:v:0"] if has_video and fmt != "mp3" else []), *(["-map", "0:a:0"] if has_audio else [])]
+    video = ["-vf", EVEN_SIZE] if has_video and fmt != "mp3" else []
+    return ffmpeg_argv(source, demuxer, length, [*maps, *video, *ENCODERS[fmt], "-t", _seconds(length), "-y", str(out)],
+                       extra_input=("-ss", _seconds(start_ms)))
+
+
+def reframe_filter(t: Template) -> str:
+    """The source's first video stream reframed to the template's size: ``crop`` covers the frame
+    and keeps its centre; ``blur_fill`` fits the whole picture over a blurred copy of itself that
+    covers the frame (blurred at an eighth of the size: as soft, at a fiftieth of the cost)."""
+    w, h = t.width, t.height
+    if t.reframe == "crop":
+        return f"[0:v:0]scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h},setsar=1"
+    small_w, small_h = max(2, w // 8 // 2 * 2), max(2, h // 8 // 2 * 2)
+    return (f"[0:v:0]split=2[bg0][fg0];"
+            f"[bg0]scale={small_w}:{small_h}:force_original_aspect_ratio=increase,crop={small_w}:{small_h},"
+            f"boxblur=6:2,scale={w}:{h}[bg];"
+            f"[fg0]scale={w}:{h}:force_original_aspect_ratio=decrease[fg];"
+            f"[bg][fg]overlay=(W-w)/2:(H-h)/2,setsar=1")
+
+
+_FILTER_SAFE = re.compile(r"[A-Za-z0-9/._-]+")
+
+
+def filter_path(path: str | Path) -> str:
+    """A file name as a filter option value: escaped for the option, then for the graph (ffmpeg's
+    two levels of quoting), so that a directory with ``:`` or ``,`` cannot change the graph."""
+    text = str(Path(path).absolute())
+    if _FILTER_SAFE.fullmatch(text):
+        return text
+    option = text.replace("\\", "\\\\").replace("'", "\\'").replace(":", "\\:")
+    return "".join("\\" + ch if ch in "\\'[],;" else ch for ch in option)
+
+
+def subtitles_filter(ass_path: str | Path) -> str:
+    return f"ass=filename={filter_path(ass_path)}:fontsdir={filter_path(FONTS_DIR)}"
+
+
+def render_graph(t: Template, ass_path: str | Path) -> str:
+    """The whole video graph of a template render: reframing, then the burned captions and title."""
+    return f"{reframe_filter(t)},{subtitles_filter(ass_path)}[v]"
+
+
+def render_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, t: Template, ass_path: str | Path,
+                out: str | Path, *, has_audio: bool = True) -> list[str]:
+    """The range rendered with the template: reframed, captions and title burned, H.264 + AAC MP4."""
+    length = end_ms - start_ms
+    return ffmpeg_argv(source, demuxer, length,
+                       ["-filter_complex", render_graph(t, ass_path), "-map", "[v]",
+                        *(["-map", "0:a:0"] if has_audio else []), *ENCODERS["mp4"], "-t", _seconds(length),
+                        "-y", str(out)],
+                       extra_input=("-ss", _seconds(start_ms)))
+
+
+def thumbnail_argv(source: str | Path, demuxer: str, at_ms: int, t: Template, ass_path: str | Path,
+                   out: str | Path) -> list[str]:
+    """One frame at ``at_ms``, reframed like the clip, with the thumbnail title burned: a JPEG."""
+    return ffmpeg_argv(source, demuxer, 1000,
+                       ["-filter_complex", render_graph(t, ass_path), "-map", "[v]", "-frames:v", "1",
+                        "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", "-update", "1", "-y", str(out)],
+                       extra_input=("-ss", _seconds(at_ms)))
+
+
+def _ass_text(text: str) -> str:
+    """Text as an ASS event shows it and nothing more: no override block, no line-break code."""
+    return (" ".join(text.split()).replace("\\", "\u29f5").replace("{", "\uff5b").replace("}", "\uff5d"))
+
+
+def _ass_time(ms: int) -> str:
+    cs = max(0, ms) // 10
+    return f"{cs // 360000}:{cs // 6000 % 60:02d}:{cs // 100 % 60:02d}.{cs % 100:02d}"
+
+
+# One colour per speaker in a clip (white, light yellow, light cyan), as ASS writes them (&HBBGGRR).
+_SPEAKER_COLOURS = ("&H00FFFFFF", "&H0080FFFF", "&H00FFFF80")
+
+
+def ass_script(t: Template, captions: Sequence[Caption], title: Sequence[str] = (), *, title_ms: int = 0,
+               centre: Sequence[str] = ()) -> str:
+    """The ASS script burned into a render (``captions`` at the bottom, ``title`` at the top for
+    ``title_ms``) or a thumbnail (``centre``: its title in the middle), sized in the output's pixels.
+    Lines are the domain's (``domain.clips``): wrapping is off (``WrapStyle: 2``), so libass never
+    breaks a word the layout kept whole."""
+    speakers: dict[str | None, str] = {}
+    for c in captions:
+        speakers.setdefault(c.speaker, _SPEAKER_COLOURS[len(speakers) % len(_SPEAKER_COLOURS)])
+    fields = ("Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, "
+              "Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, "
+              "Alignment, MarginL, MarginR, MarginV, Encoding")
+
+    def style(name: str, size: int, colour: str, border: int, outline: int, align: int, margin_v: int) -> str:
+        return (f"Style: {name},{FONT_NAME},{size},{colour},&H00FFFFFF,&H00000000,&H99000000,-1,0,0,0,100,100,0,0,"
+                f"{border},{outline},1,{align},40,40,{margin_v},1")
+
+    lines = ["[Script Info]", "ScriptType: v4.00+", f"PlayResX: {t.width}", f"PlayResY: {t.height}",
+             "WrapStyle: 2", "ScaledBorderAndShadow: yes", "", "[V4+ Styles]", fields,
+             style("Caption", t.caption_font_size, "&H00FFFFFF", 1, 4, 2, t.caption_margin),
+             style("Title", t.title_font_size, "&H0000D6FF", 3, 8, 8, t.title_font_size * 2),
+             style("Thumb", t.thumbnail_font_size, "&H00FFFFFF", 3, 10, 5, 0),
+             "", "[Events]", "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"]
+    if title and title_ms > 0:
+        lines.append(f"Dialogue: 1,{_ass_time(0)},{_ass_time(title_ms)},Title,,0,0,0,,"
+                     + r"\N".join(_ass_text(x) for x in title))
+    if centre:
+        lines.append(f"Dialogue: 1,{_ass_time(0)},{_ass_time(3_600_000)},Thumb,,0,0,0,,"
+                     + r"\N".join(_ass_text(x) for x in centre))
+    for c in captions:
+        colour = speakers[c.speaker]
+        tint = "" if colour == _SPEAKER_COLOURS[0] else "{\\c" + colour.replace("&H00", "&H") + "&}"
+        lines.append(f"Dialogue: 0,{_ass_time(c.start_ms)},{_ass_time(c.end_ms)},Caption,,0,0,0,,"
+                     + tint + r"\N".join(_ass_text(x) for x in c.lines))
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class ClipFile:
+    """What the probe of a written clip found."""
+
+    duration_ms: int
+    size_bytes: int
+    width: int | None
+    height: int | None
+
+
+def check_clip(path: str | Path, fmt: str, expected_ms: int, *, size: tuple[int, int] | None = None,
+               tolerance_ms: int = CLIP_TOLERANCE_MS) -> ClipFile:
+    """Probe a written clip as the container it must be: ``MediaError`` when it lasts more than
+    ``tolerance_ms`` off ``expected_ms``, lacks its video stream (mp4, webm) or audio stream (mp3),
+    or is not ``size`` (a template render)."""
+    info = probe(path, demuxer=OUTPUT_DEMUXER[fmt])
+    if fmt == "mp3" and not info.has_audio:
+        raise MediaError("the clip has no audio stream")
+    if fmt != "mp3" and info.video_codec is None:
+        raise MediaError("the clip has no video stream")
+    if abs(info.duration_ms - expected_ms) > tolerance_ms:
+        raise MediaError(f"the clip lasts {info.duration_ms} ms instead of {expected_ms} ms")
+    if size is not None and (info.width, info.height) != size:
+        raise MediaError(f"the clip is {info.width}x{info.height} instead of {size[0]}x{size[1]}")
+    return ClipFile(info.duration_ms, Path(path).stat().st_size, info.width, info.height)
+
+
+async def run_killable(args: list[str], timeout: float, what: str,
+                       slots: asyncio.Semaphore | None = None) -> None:
+    """Run a checked ffmpeg argument list without blocking the loop: at most ``slots`` at once,
+    in a process group of its own, killed with all its children when ``timeout`` passes or the
+    calling task is cancelled (a cancelled job, a lost lease, a worker shutting down), and by the
+    kernel when the worker itself dies. Failures are ``MediaError`` with ffmpeg's last lines and no
+    path."""
+    checked_argv(args)
+    async with slots if slots is not None else contextlib.nullcontext():
+        try:
+            proc = await asyncio.create_subprocess_exec(*args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                        stderr=subprocess.PIPE, start_new_session=True,
+                                                        preexec_fn=_die_with_parent)
+        except FileNotFoundError as exc:
+            raise MediaError(f"{what}: {args[0]} is not installed") from exc
+        try:
+            _, stderr = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            await _kill_group(proc)
+            raise MediaError(f"{what}: {args[0]} took longer than {timeout:g} s") from None
+        except BaseException:
+            await asyncio.shield(_kill_group(proc))
+            raise
+    if proc.returncode != 0:
+        raise MediaError(f"{what}: {args[0]} exited {proc.returncode}: {_tail(_without_paths(stderr or b'', args))}")
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before ffmpeg starts (Linux): SIGKILL when the worker dies, even by kill -9,
+    so that no render outlives the job that asked for it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    await proc.wait()
+THUMBNAIL_WIDTH = 640
+THUMBNAIL_TIMEOUT_S = 30.0
+# Where a video's thumbnail is taken: a tenth into it (past a black first frame or a title card),
+# and never later than a minute; the read window after that point is two seconds.
+THUMBNAIL_AT_FRACTION = 0.1
+THUMBNAIL_AT_MAX_MS = 60_000
+THUMBNAIL_WINDOW_MS = 2_000
+# An audio-only media's picture is its waveform over its first two minutes (a longer read would
+# make the upload wait for a picture).
+WAVEFORM_MAX_MS = 120_000
+
+
+def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bool,
+              width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S) -> bytes:
+    """A JPEG picture of the media, ``width`` pixels wide at most (never upscaled): a frame of the
+    video, or for audio only the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
+    waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
+    encode = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "5", "-f", "image2pipe", "-"]
+    if has_video:
+        at_ms = min(int(duration_ms * THUMBNAIL_AT_FRACTION), THUMBNAIL_AT_MAX_MS)
+        args = ffmpeg_argv(path, demuxer, THUMBNAIL_WINDOW_MS,
+                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale='min({width},iw)':-2", *encode],
+                           extra_input=("-ss", f"{at_ms / 1000:.3f}"))
+    else:
+        height = width * 9 // 16
+        args = ffmpeg_argv(path, demuxer, min(duration_ms, WAVEFORM_MAX_MS) or WAVEFORM_MAX_MS,
+                           ["-filter_complex", f"[0:a:0]showwavespic=s={width}x{height}:colors=0x3a6ea5[w]",
+                            "-map", "[w]", *encode])
+    done = _run(args, timeout, "making a thumbnail")
+    if not done.stdout.startswith(b"\xff\xd8"):
+        raise MediaError("making a thumbnail: ffmpeg made no picture")
+    return done.stdout
+def jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, found in its first bytes; None if not there."""
+    if head[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker, length = head[at + 1], int.from_bytes(head[at + 2:at + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
+        at += 2 + length
+    return None

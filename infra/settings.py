@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     stack_pg_port: int = 55432
     # Client port of the local Kafka broker (the controller listens on the next port).
     stack_kafka_port: int = 19092
-    # Heap of the local Kafka broker in MB (the issue caps it at 512).
+    # Heap of the local Kafka broker in MB (512 at most: it shares a small machine with everything else).
     stack_kafka_heap_mb: int = 512
     # Where the Kafka jars resolved by Maven are cached between runs.
     kafka_jar_cache: Path = Path.home() / ".cache" / "vaeo" / "kafka"
@@ -156,6 +156,15 @@ class Settings(BaseSettings):
     media_timeout_s: float = 1800.0
     # Analysis: CPU seconds the content-graph step may use (in its own process) before the job fails.
     analysis_cpu_limit_s: int = Field(default=300, ge=1)
+    # Clips: ffmpeg processes one worker runs at once for clips (cuts, renders, thumbnails); more wait their turn.
+    worker_ffmpeg_processes: int = Field(default=2, ge=1)
+    # Clips: an ffmpeg run of a clip may take this many seconds plus clip_timeout_per_second per second of clip.
+    clip_timeout_base_s: float = Field(default=60.0, gt=0)
+    # Clips: seconds an ffmpeg run may take per second of clip (a 9:16 render runs faster than real time on 2 cores).
+    clip_timeout_per_second: float = Field(default=10.0, gt=0)
+    # Clips (tests only): clip ids whose first render attempt fails on purpose, comma-separated; ignored in
+    # production mode.
+    clip_fail_once: str = ""
     # Storage of uploaded media: a local directory; empty means <stack_dir>/<stack_instance>/storage.
     storage_dir: str = ""
     # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the

@@ -70,6 +70,28 @@ def ensure_tools(tools: Iterable[str] = ALL_TOOLS) -> None:
             raise ToolsUnavailable(f"apt-get installed {' '.join(packages)} but {', '.join(still)} is still missing")
 
 
+# The font burned captions are drawn with (infra.media.FONTS_DIR), and the package that has it.
+CAPTION_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+CAPTION_FONT_PACKAGE = "fonts-dejavu-core"
+
+
+def ensure_caption_font() -> None:
+    """Install the captions' font with apt when it is missing (as the media tools are)."""
+    with _lock:
+        if os.path.isfile(CAPTION_FONT):
+            return
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            raise ToolsUnavailable(f"missing the caption font {CAPTION_FONT}: run "
+                                   f"`sudo apt-get install -y {CAPTION_FONT_PACKAGE}`")
+        global _updated
+        if not _updated:
+            _apt(["update"], APT_UPDATE_TIMEOUT_S)
+            _updated = True
+        _apt(["install", "-y", "--no-install-recommends", CAPTION_FONT_PACKAGE], APT_INSTALL_TIMEOUT_S)
+        if not os.path.isfile(CAPTION_FONT):
+            raise ToolsUnavailable(f"apt-get installed {CAPTION_FONT_PACKAGE} but {CAPTION_FONT} is still missing")
+
+
 def ensure_media_tools() -> None:
     """What the worker needs: ffmpeg and ffprobe."""
     ensure_tools(MEDIA_TOOLS)

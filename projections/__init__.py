@@ -3,6 +3,7 @@
 from projections import (
     api_keys,
     articles,
+    clip_jobs,
     content_graph,
     conversations,
     event_counts,
@@ -10,6 +11,7 @@ from projections import (
     llm_usage,
     medias,
     monitoring,
+    revival_candidates,
     scheduler,
     usage,
     videos,
@@ -37,3 +39,14 @@ ALL[conversations.projection.name] = conversations.projection
 
 def all_ddl() -> list[str]:
     return [stmt for p in ALL.values() for stmt in p.ddl]
+# Clip jobs: the tracking object of GET /production/clips/jobs/{jobId}.
+ALL[clip_jobs.projection.name] = clip_jobs.projection
+# Revival candidates (GET /production/revival/candidates).
+ALL[revival_candidates.projection.name] = revival_candidates.projection
+
+# What the article routes read besides the articles: each analysis' graph, the translations asked, the
+# first export of each format.
+from projections import analysis_graphs, article_exports, article_translations  # noqa: E402
+
+ALL.update({p.name: p for p in (analysis_graphs.projection, article_translations.projection,
+                                article_exports.projection)})

@@ -1,7 +1,8 @@
 """What a read model declares: its name, its tables, its teardown and a pure ``apply``.
 
-``apply(event) -> statements`` is pure (event in, SQL out); the shared runner in
-``services/projector.py`` executes the statements and the tracking update in one transaction.
+``apply(event) -> statements`` is pure (event in, SQL out); ``projections/plan.py`` orders a
+batch's statements and the runner (``services/projection/runner.py``) executes them and the
+tracking update in one transaction.
 Events a projection does not handle produce no statement and only advance tracking. Every
 statement must be replay-safe: ``INSERT ... ON CONFLICT`` for creations, ``UPDATE`` guarded by
 the stream version for changes.
@@ -58,7 +59,7 @@ class Projection:
     source: str = "events"
     # Handler for every event without a handler of its own (a catch-all read model).
     default: Handler | None = None
-    # How the runner may order a batch's statements (see services.projector.execution_plan):
+    # How the runner may order a batch's statements (see projections.plan.execution_plan):
     # "strict": as produced; "per_stream": every statement of an event touches only rows owned by
     # the event's stream, so streams may interleave; "commutative": any order gives the same state.
     ordering: str = "strict"

@@ -73,6 +73,18 @@ def _progressed(ev) -> list[Statement]:
     return _update(ev, progress=ev.data["progress"], step=ev.data["step"])
 
 
+@projection.handles("JobItemCompleted")
+def _item_completed(ev) -> list[Statement]:
+    """An item done moves the job's progress (its result is the job type's own read model's business)."""
+    return _update(ev, progress=ev.data["progress"])
+
+
+@projection.handles("JobItemFailed")
+def _item_failed(ev) -> list[Statement]:
+    """Nothing the job detail shows changes (the attempt's failure comes with JobAttemptFailed)."""
+    return _update(ev)
+
+
 @projection.handles("JobAttemptFailed")
 def _attempt_failed(ev) -> list[Statement]:
     d = ev.data

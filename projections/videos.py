@@ -86,3 +86,9 @@ def _ended(ev) -> list[Statement]:
 
 
 projection.handles("JobFailed", "JobCancelled")(_ended)
+
+
+@projection.handles("VideoDescriptionChanged")
+def _description_changed(ev) -> list[Statement]:
+    return [("UPDATE videos SET description = $2, version = $3 WHERE stream_id = $1 AND version < $3",
+             (ev.stream_id, ev.data.get("description"), ev.version))]

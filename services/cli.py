@@ -93,7 +93,7 @@ def cmd_relay(args: argparse.Namespace) -> int:
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.common import run_until_signalled, setup_logging
-    from services.projector import run_projector
+    from services.projection.runner import run_projector
     from services.status import with_heartbeat
 
     setup_logging()
@@ -230,6 +230,7 @@ async def _bootstrap_key(settings: Settings) -> str | None:
     from infra.db import create_pool
     from infra.eventstore import EventStore
     from services import commands
+    from services.commands.meta import command_meta
 
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
@@ -237,7 +238,8 @@ async def _bootstrap_key(settings: Settings) -> str | None:
             if await conn.fetchval("SELECT EXISTS (SELECT 1 FROM events WHERE type = 'WorkspaceCreated')"):
                 return None
         store = EventStore(pool, EventRegistry())
-        _, issued = await commands.create_workspace(store, name="default", plan="free", credits=1000, rate_limit=600)
+        _, issued = await commands.create_workspace(store, name="default", plan="free", credits=1000, rate_limit=600,
+                                                    meta=command_meta("up"))
         return issued.key
     finally:
         await pool.close()
@@ -245,6 +247,7 @@ async def _bootstrap_key(settings: Settings) -> str | None:
 
 def cmd_workspace(args: argparse.Namespace) -> int:
     from services import commands
+    from services.commands.meta import command_meta
 
     settings = _settings()
 
@@ -253,9 +256,11 @@ def cmd_workspace(args: argparse.Namespace) -> int:
         try:
             if args.action == "create":
                 ws, issued = await commands.create_workspace(store, name=args.name, plan=args.plan,
-                                                             credits=args.credits, rate_limit=args.rate_limit)
+                                                             credits=args.credits, rate_limit=args.rate_limit,
+                                                             meta=command_meta("workspace create"))
                 return {"workspace_id": str(ws), "key": issued.key}
-            position = await commands.add_credits(store, UUID(args.workspace), args.add)
+            position = await commands.add_credits(store, UUID(args.workspace), args.add,
+                                                  meta=command_meta("workspace credits"))
             return {"workspace_id": args.workspace, "added": args.add, "position": position}
         finally:
             await pool.close()
@@ -285,6 +290,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
     from domain.videos import max_duration_ms
     from infra.storage import storage_for
     from services import commands
+    from services.commands.meta import command_meta
 
     settings = _settings()
     source = Path(args.file)
@@ -305,7 +311,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
             video, position = await commands.ingest_video(
                 store, storage, UUID(args.workspace), staged, environment=args.environment, filename=source.name,
                 name=args.name, description=args.description, language=args.language, media_id=args.media_id,
-                captions=captions, meta={"cli": "videos import"},
+                captions=captions, meta=command_meta("videos import"),
                 max_duration_ms=max_duration_ms(settings.media_max_duration_s))
             return {"video_id": video.video_id, "name": video.name, "duration_seconds": video.duration_ms / 1000,
                     "width": video.width, "height": video.height, "has_transcript": video.has_transcript,
@@ -330,21 +336,25 @@ def cmd_events(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_projections(args: argparse.Namespace) -> int:
-    from services.projector import list_projections, progress_bar, rebuild
+def cmd_jobs(args: argparse.Namespace) -> int:
+    """``vaeo jobs history JOB_ID``: the job's chain from the log (``services.history``); an id the
+    log does not know is refused like any missing thing (exit 1, ``not_found``)."""
+    from services.history import job_history
 
+    asyncio.run(job_history(_settings(), UUID(args.job_id), sys.stdout, as_json=args.json))
+    return 0
+
+
+def cmd_projections(args: argparse.Namespace) -> int:
     settings = _settings()
     if args.action == "list":
-        rows = asyncio.run(list_projections(settings))
-        if args.json:
-            print(json.dumps(rows))
-        else:
-            width = max([len("NAME"), *(len(r["name"]) for r in rows)]) + 2  # names never run into statuses
-            print(f"{'NAME':<{width}}{'STATUS':<12}{'POSITION':>10}{'LAG':>10}  ERROR")
-            for r in rows:
-                err = f"at {r['error_position']}: {r['error']}" if r["error"] else ""
-                print(f"{r['name']:<{width}}{r['status']:<12}{r['position']:>10}{r['lag']:>10}  {err}")
+        from services.projection import listing
+
+        rows = asyncio.run(listing.list_projections(settings))
+        print(json.dumps(rows) if args.json else listing.render(rows))
         return 0
+    from services.projection.rebuild import progress_bar, rebuild
+
     result = asyncio.run(rebuild(settings, args.name, progress=progress_bar()))
     sys.stderr.write("\n")
     print(json.dumps(result))
@@ -402,7 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("credits-watch", help="run the credits watch (CreditsLow once per crossing of the threshold)"
                    ).set_defaults(fn=cmd_credits_watch)
-    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, queue, webhooks")
+    stt = sub.add_parser("status", help="one screen: processes, log head, relay, projections, consumers, queue, "
+                         "webhooks")
     stt.add_argument("--json", action="store_true")
     stt.set_defaults(fn=cmd_status)
 
@@ -442,9 +453,18 @@ def build_parser() -> argparse.ArgumentParser:
     tl.add_argument("--follow", action="store_true", help="keep printing new events until Ctrl-C")
     ev.set_defaults(fn=cmd_events)
 
-    pj = sub.add_parser("projections", help="list or rebuild read models")
+    jb = sub.add_parser("jobs", help="audit a job from the event log")
+    jb_sub = jb.add_subparsers(dest="action", required=True)
+    jh = jb_sub.add_parser("history", help="every event of the job's chain, in order: its stream, its charge and "
+                           "refund, its results, its deliveries")
+    jh.add_argument("job_id", type=_uuid, help="job id")
+    jh.add_argument("--json", action="store_true", help="the events' envelopes as JSON lines")
+    jb.set_defaults(fn=cmd_jobs)
+
+    pj = sub.add_parser("projections", help="list the log's readers (read models, dispatcher intake, credits "
+                        "watch) or rebuild a read model")
     pj_sub = pj.add_subparsers(dest="action", required=True)
-    pl = pj_sub.add_parser("list")
+    pl = pj_sub.add_parser("list", help="status, position and lag of every read model and consumer with effects")
     pl.add_argument("--json", action="store_true")
     rb = pj_sub.add_parser("rebuild")
     rb.add_argument("name", type=_projection)

@@ -1,4 +1,5 @@
-"""What every process shares: signal handling, backoff, the transient-error test, JSON logs."""
+"""What every process shares: signal handling, backoff and the retry through outages, sleeping until
+stopped, the transient-error test, JSON logs."""
 
 from __future__ import annotations
 
@@ -52,28 +53,22 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
-async def supervise(body: Callable[[asyncio.Event], Awaitable[None]], stop: asyncio.Event, what: str) -> None:
-    """Run ``body(stop)`` until it returns, restarting it through outages of PostgreSQL or Kafka
-    with backoff; any other error propagates (a bug must be loud)."""
-    delays = backoff_delays()
-    while not stop.is_set():
-        try:
-            await body(stop)
-            return
-        except Exception as exc:
-            if not is_transient(exc):
-                raise
-            delay = next(delays)
-            log.warning("%s: %s: %s; retrying in %.1fs", what, type(exc).__name__, exc, delay)
-            try:
-                await asyncio.wait_for(stop.wait(), delay)
-            except TimeoutError:
-                pass
+async def sleep_until_stopped(stop: asyncio.Event, seconds: float) -> bool:
+    """Sleep ``seconds`` or until ``stop`` is set, whichever comes first; True when stopped."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+        return True
+    except TimeoutError:
+        return False
 
 
-async def until_connected(connect: Callable[[], Awaitable], stop: asyncio.Event, what: str):
-    """Call ``connect`` until it succeeds, backing off through outages: a process started while
-    PostgreSQL or Kafka is down waits for them instead of exiting. None if stopped first."""
+async def until_connected(connect: Callable[[], Awaitable], stop: asyncio.Event, what: str, *,
+                          on_outage: Callable[[], None] | None = None):
+    """Call ``connect`` until it succeeds, backing off through outages of PostgreSQL or Kafka
+    (``is_transient``) forever: a process started while they are down waits for them instead of
+    exiting. Any other error propagates (a bug must be loud). ``on_outage`` is told of each
+    outage before the pause (to show "reconnecting"). Returns what ``connect`` returned, or None
+    if stopped first."""
     delays = backoff_delays()
     while not stop.is_set():
         try:
@@ -81,13 +76,18 @@ async def until_connected(connect: Callable[[], Awaitable], stop: asyncio.Event,
         except Exception as exc:
             if not is_transient(exc):
                 raise
+            if on_outage is not None:
+                on_outage()
             delay = next(delays)
             log.warning("%s: %s: %s; retrying in %.1fs", what, type(exc).__name__, exc, delay)
-            try:
-                await asyncio.wait_for(stop.wait(), delay)
-            except TimeoutError:
-                pass
+            await sleep_until_stopped(stop, delay)
     return None
+
+
+async def supervise(body: Callable[[asyncio.Event], Awaitable[None]], stop: asyncio.Event, what: str, *,
+                    on_outage: Callable[[], None] | None = None) -> None:
+    """Run ``body(stop)`` until it returns, restarting it through outages (``until_connected``)."""
+    await until_connected(lambda: body(stop), stop, what, on_outage=on_outage)
 
 
 def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:

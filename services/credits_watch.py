@@ -15,29 +15,31 @@ once) appends exactly one: the append carries the stream's expected version, a c
 makes it retry on the reloaded stream, which already holds the flag. Crossing again needs credits
 back above the threshold first (a top-up, ``vaeo workspace credits W --add N``, or refunds).
 
-Intake: the events topic, every partition assigned to this process; the next offset per
-partition is stored in ``projection_offsets`` under the name ``credits_watch`` after the batch's
-appends (a crash in between redelivers the batch, which the rule absorbs). One watch runs per
-stack; a second one would only do the work twice, without a second event.
+A tracked reader (``services/consuming.py``) under the name ``credits_watch``, in the consumer
+group ``<consumer_group_prefix>credits_watch`` (several watches share the partitions). The
+CreditsLow events a batch decides are appended in the transaction that stores the batch's
+tracking: both commit or neither. Each carries in its ``meta`` the charge that crossed:
+``causation_id`` ``event:<position>`` and the charge's chain as ``correlation_id``. Failure
+policy: the runner's; a charge the watch cannot judge stops the watch at that charge (``vaeo
+status``, ``vaeo projections list``) until the process restarts, and is never skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from uuid import UUID
 
 import asyncpg
-import orjson
 
 from domain.workspaces import Workspace, crosses_below
-from infra.codec import EventRegistry
+from infra.codec import EventRegistry, NewEvent, StoredEvent
+from infra.consume import Message, ParsedBatch, caused_by
 from infra.db import create_pool
-from infra.eventlog import make_consumer, topic_partitions
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.common import supervise
+from services.common import until_connected
+from services.consuming import ConsumerRunner, Reader
 
 log = logging.getLogger("vaeo.credits_watch")
 
@@ -45,73 +47,85 @@ NAME = "credits_watch"
 CONFLICT_RETRIES = 10
 
 
-async def check_charge(store: EventStore, workspace_id, version: int, threshold_pct: float) -> int | None:
-    """Apply the rule to the charge at ``version`` of the workspace's stream; the position appended, if any."""
-    for _ in range(CONFLICT_RETRIES):
+async def decide(store: EventStore, charges: list[StoredEvent], threshold_pct: float) -> list[NewEvent]:
+    """The CreditsLow events due for ``charges`` (CreditsCharged events, in log order), from the
+    workspaces' streams as committed now; each with its charge as its cause."""
+    by_workspace: dict[UUID, list[StoredEvent]] = {}
+    for charge in charges:
+        by_workspace.setdefault(charge.stream_id, []).append(charge)
+    new: list[NewEvent] = []
+    registry = store.registry
+    for workspace_id, its in by_workspace.items():
         events = await store.load(workspace_id)
-        if len(events) < version or events[version - 1].type != "CreditsCharged":
-            return None
-        before = store.registry.reconstruct(events[:version - 1])
-        after = store.registry.reconstruct(events[:version])
-        if not isinstance(after, Workspace) or not crosses_below(threshold_pct, before, after):
-            return None
-        current = store.registry.reconstruct(events)
-        if not current.flag_low_credits(threshold_pct, version):
-            return None  # this crossing was flagged already
-        # The event reports the balance at the crossing, not later moves.
-        try:
-            return await store.save(current, workspace_id=workspace_id)
-        except ConcurrencyError:
-            continue
-    raise ConcurrencyError(f"workspace {workspace_id}: CreditsLow not appended after {CONFLICT_RETRIES} conflicts")
+        current = None
+        for charge in its:
+            version = charge.version
+            if len(events) < version or events[version - 1].type != "CreditsCharged":
+                continue
+            before = registry.reconstruct(events[:version - 1])
+            after = registry.reconstruct(events[:version])
+            if not isinstance(after, Workspace) or not crosses_below(threshold_pct, before, after):
+                continue
+            if current is None:
+                current = registry.reconstruct(events)
+            # The event reports the balance at the crossing, not later moves; a crossing flagged
+            # already (a redelivery, a replay, another watch) gives nothing.
+            if current.flag_low_credits(threshold_pct, version):
+                new.extend(registry.to_new_events(current.collect_events(), workspace_id=workspace_id,
+                                                  meta=caused_by(charge)))
+    return new
 
 
-class CreditsWatch:
-    def __init__(self, settings: Settings) -> None:
+class CreditsWatch(Reader):
+    name = NAME
+
+    def __init__(self, settings: Settings, *, registry: EventRegistry | None = None) -> None:
         self.settings = settings
-        self.appended = 0
+        self.registry = registry or EventRegistry()
+        self.appended = 0  # CreditsLow events committed by this watch
+        self.store: EventStore | None = None
+        self._batch: list[NewEvent] = []
+        self._last = 0
+
+    def handles_type(self, kind: str) -> bool:
+        return kind == "CreditsCharged"
 
     async def run(self, stop: asyncio.Event) -> None:
-        await supervise(self._run, stop, "credits watch")
-
-    async def _run(self, stop: asyncio.Event) -> None:
-        pool = await create_pool(self.settings.resolved_database_url(), min_size=1, max_size=4)
-        consumer = make_consumer(self.settings, group_id=None)
+        pool = await until_connected(lambda: create_pool(self.settings.resolved_database_url(), min_size=1,
+                                                         max_size=4), stop, "credits watch")
+        if pool is None:
+            return
         try:
-            store = EventStore(pool, EventRegistry(), notify=self.settings.notify_on_append)
-            await consumer.start()
-            tps = await topic_partitions(consumer, self.settings.events_topic)
-            consumer.assign(tps)
-            async with pool.acquire() as conn:
-                stored = {r["partition"]: r["next_offset"] for r in await conn.fetch(
-                    "SELECT partition, next_offset FROM projection_offsets WHERE projection = $1", NAME)}
-            for tp in tps:
-                if tp.partition in stored:
-                    consumer.seek(tp, stored[tp.partition])
-                else:
-                    await consumer.seek_to_beginning(tp)
-            while not stop.is_set():
-                batches = await consumer.getmany(timeout_ms=500, max_records=1000)
-                if batches:
-                    await self._handle(store, pool, batches)
+            self.store = EventStore(pool, self.registry, notify=self.settings.notify_on_append)
+            runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=self.settings.events_topic,
+                                    group=self.settings.consumer_group_prefix + NAME, max_records=1000)
+            await runner.serve(stop)
         finally:
-            with contextlib.suppress(Exception):
-                await consumer.stop()
             await pool.close()
 
-    async def _handle(self, store: EventStore, pool: asyncpg.Pool, batches) -> None:
-        threshold = self.settings.alert_credits_warning_pct
-        tracking = []
-        for tp, msgs in batches.items():
-            for msg in msgs:
-                if dict(msg.headers).get("type") == b"CreditsCharged":
-                    ev = orjson.loads(msg.value)
-                    if await check_charge(store, UUID(ev["stream_id"]), ev["version"], threshold) is not None:
-                        self.appended += 1
-                        log.info("credits low in workspace %s (charge at version %d)", ev["stream_id"], ev["version"])
-            tracking.append((NAME, tp.partition, msgs[-1].offset + 1, 0))
-        async with pool.acquire() as conn:
-            await conn.executemany(
-                "INSERT INTO projection_offsets (projection, partition, next_offset, max_position) "
-                "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, partition) DO UPDATE "
-                "SET next_offset = excluded.next_offset", tracking)
+    async def apply(self, conn: asyncpg.Connection, batch: ParsedBatch, fresh: list[Message]) -> None:
+        charges = [batch.payload(m) for m in fresh]
+        self._batch = []
+        for _ in range(CONFLICT_RETRIES):
+            new = await decide(self.store, charges, self.settings.alert_credits_warning_pct)
+            if not new:
+                return
+            try:
+                async with conn.transaction():  # a savepoint: a conflict undoes this append alone
+                    self._last = await self.store.append_within(conn, new)
+            except ConcurrencyError:
+                continue  # a workspace moved since it was loaded: decide again on its new stream
+            self._batch = new
+            return
+        raise ConcurrencyError(f"CreditsLow not appended after {CONFLICT_RETRIES} conflicts")
+
+    async def committed(self) -> None:
+        for ev in self._batch:
+            log.info("credits low in workspace %s (charge at version %d)", ev.stream_id, ev.data["crossing_version"])
+        self.appended += len(self._batch)
+        if self._batch:
+            try:  # the relay's wake-up; a lost one costs it a polling interval
+                await self.store.announce(self._last)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("credits watch: NOTIFY after an append failed: %s", exc)
+        self._batch = []

@@ -240,6 +240,15 @@ async def queue_job_once(store: EventStore, workspace_id: UUID, *, operation: st
     identical request then queues a new job under the next generation of the id. ``queue`` are
     ``commands.queue_job``'s other arguments (``job_type``, ``params``, ``credits``...).
     """
+    job, reused, _ = await queue_job_once_at(store, workspace_id, operation=operation, request=request,
+                                             environment=environment, **queue)
+    return job, reused
+
+
+async def queue_job_once_at(store: EventStore, workspace_id: UUID, *, operation: str, request: Mapping[str, Any],
+                            environment: str = "production", **queue: Any) -> tuple[Job, bool, int | None]:
+    """``queue_job_once``, with the position of the append that queued the job (None when an
+    earlier job is reused): what a read-your-writes wait needs."""
     from services import commands
 
     generation = 0
@@ -248,9 +257,9 @@ async def queue_job_once(store: EventStore, workspace_id: UUID, *, operation: st
         job, position = await commands.queue_job(store, workspace_id, job_id=job_id, environment=environment,
                                                  reuse_existing=True, **queue)
         if position is not None:
-            return job, False
+            return job, False, position
         if job.status not in (FAILED, CANCELLED):
-            return job, True
+            return job, True, None
         generation += 1
 
 

@@ -16,4 +16,13 @@ def default_handlers(settings: Settings) -> JobHandlers:
 
     handlers = JobHandlers()
     handlers.register(ANALYZE_JOB)(analysis_handler(settings))
+    from services.clip_jobs import register_clip_jobs
+
+    register_clip_jobs(handlers, settings)  # video_clip, clip_detection, clip_render
+
+    from domain.articles import REGENERATE_JOB, TRANSLATE_JOB
+    from services.article_jobs import regeneration_handler, translation_handler
+
+    handlers.register(TRANSLATE_JOB)(translation_handler(settings))
+    handlers.register(REGENERATE_JOB)(regeneration_handler(settings))
     return handlers

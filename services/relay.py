@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 import asyncpg
 import orjson
@@ -17,7 +18,7 @@ from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
 from infra.eventstore import NOTIFY_CHANNEL
 from infra.settings import Settings
-from services.common import supervise
+from services.common import sleep_until_stopped, supervise
 
 log = logging.getLogger("vaeo.relay")
 
@@ -26,11 +27,21 @@ _AFTER = (
     "SELECT position, stream_id, stream_type, version, workspace_id, type, schema, data::text AS data, "
     "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT "
 )
-_FETCH = _AFTER + "$2"  # (checkpoint, batch size)
+_FETCH = _AFTER + "$2"  # (after, batch size)
 _MARK = "UPDATE relay_checkpoint SET position = $1, updated_at = now() WHERE name = $2"  # (checkpoint, name)
 # The checkpoint of the batch Kafka just acknowledged rides on the next fetch: one round trip per
 # batch instead of two. The loop fetches again at once after a batch, so it is stored right away.
-_MARK_AND_FETCH = f"WITH mark AS ({_MARK}) {_AFTER}$3"  # (checkpoint, name, batch size)
+_MARK_AND_FETCH = f"WITH mark AS ({_MARK}) {_AFTER.replace('$1', '$3')}$4"  # (checkpoint, name, after, size)
+
+
+@dataclass
+class _Sent:
+    """A batch handed to the producer and not yet acknowledged."""
+
+    acks: asyncio.Future  # every record's acknowledgement
+    first: int  # positions
+    last: int
+    count: int
 
 
 def encode(row: asyncpg.Record) -> bytes:
@@ -52,6 +63,7 @@ class Relay:
         self.relayed = 0
         self.batches = 0  # acknowledged batches: relayed / batches is the batch size
         self.stored = 0  # the checkpoint as PostgreSQL holds it (at most one batch behind ``checkpoint``)
+        self.fetched = 0  # the last position read from the table: sent, perhaps not acknowledged yet
         self._wake = asyncio.Event()
         # Called with (first, last position) once Kafka acknowledged them: metrics and benchmarks.
         self.on_acked = None
@@ -66,7 +78,7 @@ class Relay:
         try:
             while not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
                 log.info("relay: another relay holds the lock; standing by")
-                if await _sleep_or_stop(stop, 2.0):
+                if await sleep_until_stopped(stop, 2.0):
                     return
             await lock_conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
@@ -75,7 +87,7 @@ class Relay:
             try:
                 await conn.execute(
                     "INSERT INTO relay_checkpoint (name, position) VALUES ($1, 0) ON CONFLICT DO NOTHING", self.name)
-                self.checkpoint = self.stored = await conn.fetchval(
+                self.checkpoint = self.stored = self.fetched = await conn.fetchval(
                     "SELECT position FROM relay_checkpoint WHERE name = $1", self.name)
                 log.info("relay: started at checkpoint %d", self.checkpoint)
                 try:
@@ -89,16 +101,36 @@ class Relay:
             await lock_conn.close()
 
     async def _relay_until(self, stop: asyncio.Event, conn: asyncpg.Connection, producer) -> None:
-        while not stop.is_set():
-            moved = await self._relay_batch(conn, producer)
-            if not moved:
-                self._wake.clear()
-                waiter = asyncio.ensure_future(self._wake.wait())
-                stopper = asyncio.ensure_future(stop.wait())
-                await asyncio.wait({waiter, stopper}, timeout=self.settings.relay_poll_interval_s,
-                                   return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                stopper.cancel()
+        """Fetch, send, and wait for the acknowledgements of the batch before: the next batch is
+        read from PostgreSQL and handed to the producer while Kafka acknowledges the previous one
+        (fetching only after the acknowledgements left the relay at 63-91 % of a bare producer in
+        the core benchmark; overlapped, at its rate). The checkpoint still moves only past
+        acknowledged batches, in order; what was sent and not acknowledged is sent again after a
+        failure, and readers skip it by position."""
+        in_flight: _Sent | None = None
+        sending: _Sent | None = None
+        try:
+            while not stop.is_set():
+                sending = await self._fetch_and_send(conn, producer)
+                waited = in_flight is not None
+                if in_flight is not None:
+                    await self._acknowledged(in_flight)
+                in_flight, sending = sending, None
+                if in_flight is None and not waited:  # nothing new, nothing left to store: sleep
+                    self._wake.clear()
+                    waiter = asyncio.ensure_future(self._wake.wait())
+                    stopper = asyncio.ensure_future(stop.wait())
+                    await asyncio.wait({waiter, stopper}, timeout=self.settings.relay_poll_interval_s,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    waiter.cancel()
+                    stopper.cancel()
+            if in_flight is not None:  # a clean stop: what was sent is acknowledged, then stored
+                await self._acknowledged(in_flight)
+                in_flight = None
+        finally:
+            for unacknowledged in (in_flight, sending):  # an error: resent from the checkpoint
+                if unacknowledged is not None:  # its outcome is of no interest any more
+                    unacknowledged.acks.add_done_callback(_ignore_outcome)
 
     async def _store_checkpoint(self, conn: asyncpg.Connection) -> None:
         """On the way out: the last acknowledged batch's checkpoint, if no fetch carried it yet."""
@@ -109,14 +141,17 @@ class Relay:
             except (asyncpg.PostgresError, OSError) as exc:  # resent after a restart: readers skip it
                 log.warning("relay: checkpoint %d not stored: %s", self.checkpoint, exc)
 
-    async def _relay_batch(self, conn: asyncpg.Connection, producer) -> int:
+    async def _fetch_and_send(self, conn: asyncpg.Connection, producer) -> _Sent | None:
+        """The rows after the last fetched, handed to the producer (the previous acknowledged
+        checkpoint riding on the fetch); None when there are none."""
+        size = self.settings.relay_batch_size
         if self.checkpoint > self.stored:
-            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.settings.relay_batch_size)
+            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.fetched, size)
             self.stored = self.checkpoint
         else:
-            rows = await conn.fetch(_FETCH, self.checkpoint, self.settings.relay_batch_size)
+            rows = await conn.fetch(_FETCH, self.fetched, size)
         if not rows:
-            return 0
+            return None
         topic = self.settings.events_topic
         futures = []
         for row in rows:
@@ -124,23 +159,22 @@ class Relay:
                 topic, encode(row), key=key_of(row["workspace_id"]),
                 headers=[("type", row["type"].encode()), ("position", str(row["position"]).encode())],
             ))
-        # Every send must be acknowledged (acks=all) before the checkpoint moves past it.
-        await asyncio.gather(*futures)
-        last = rows[-1]["position"]
-        self.checkpoint = last  # stored by the next fetch
-        self.relayed += len(rows)
+        self.fetched = rows[-1]["position"]
+        return _Sent(asyncio.gather(*futures), rows[0]["position"], self.fetched, len(rows))
+
+    async def _acknowledged(self, sent: _Sent) -> None:
+        """Every send of the batch acknowledged (acks=all): only then the checkpoint moves past it."""
+        await sent.acks
+        self.checkpoint = sent.last  # stored by the next fetch
+        self.relayed += sent.count
         self.batches += 1
         if self.on_acked:
-            self.on_acked(rows[0]["position"], last)
-        return len(rows)
+            self.on_acked(sent.first, sent.last)
 
 
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-        return True
-    except TimeoutError:
-        return False
+def _ignore_outcome(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def relay_lag(conn: asyncpg.Connection, name: str = "main") -> tuple[int, int]:

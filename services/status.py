@@ -2,9 +2,11 @@
 ``projection_lag`` alert, and the heartbeats every process of ours writes.
 
 One function, ``pipeline_state``, reads everything from PostgreSQL and the end offsets of the two
-topics from Kafka: the log head and the relay checkpoint, every projection's status, position,
-lag (messages of its topic not applied yet) and messages consumed, the job queue by type and
-state, pending webhook deliveries (when the dispatcher's table exists) and the processes.
+topics from Kafka: the log head and the relay checkpoint, every tracked reader's status,
+position, lag (messages of its topic not applied yet), messages consumed and, when it stopped on
+a failing event, that event and the error (the projections, and apart from them the consumers
+with effects: the dispatcher's intake and the credits watch), the job queue by type and state,
+pending webhook deliveries (when the dispatcher's table exists) and the processes.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from infra.db import connect
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
+from services.common import sleep_until_stopped
 
 log = logging.getLogger("vaeo.status")
 
@@ -84,31 +87,63 @@ async def has_table(conn: asyncpg.Connection, name: str) -> bool:
     return await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", name)
 
 
-async def projection_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> list[dict]:
-    """Every projection: status, position (highest applied), consumed messages and lag.
+def _projections() -> dict[str, str]:
+    return {name: p.source for name, p in ALL.items()}
 
-    ``lag`` is None when the end offsets are unknown (Kafka unreachable).
+
+def _effect_readers() -> dict[str, str]:
+    """The readers whose effect is beyond a read model (services/consuming.py runs them too).
+
+    Imported here, not with the module: every process imports this one for its heartbeat, and
+    the dispatcher's modules would add about 15 MB to each of them."""
+    from services.credits_watch import NAME as CREDITS_WATCH
+    from services.dispatcher.intake import NAME as INTAKE
+
+    return {INTAKE: "events", CREDITS_WATCH: "events"}
+
+
+async def reader_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None,
+                        readers: dict[str, str]) -> list[dict]:
+    """Every named reader (name -> source topic): status, position (highest applied; telemetry:
+    messages consumed), consumed messages, lag (messages of its topic not applied yet) and, for
+    one stopped on a failing event, that event's position and the error.
+
+    ``lag`` is None when the end offsets are unknown (Kafka unreachable); a reader that never
+    ran is ``new``.
     """
+    names = list(readers)
     states = {r["projection"]: r for r in await conn.fetch(
-        "SELECT projection, status, error, error_position FROM projection_state")}
+        "SELECT projection, status, error, error_position FROM projection_state WHERE projection = ANY($1::text[])",
+        names)}
     offsets: dict[str, dict[int, asyncpg.Record]] = {}
-    for r in await conn.fetch("SELECT projection, partition, next_offset, max_position FROM projection_offsets"):
+    for r in await conn.fetch("SELECT projection, partition, next_offset, max_position FROM projection_offsets "
+                              "WHERE projection = ANY($1::text[])", names):
         offsets.setdefault(r["projection"], {})[r["partition"]] = r
     out = []
-    for name, projection in ALL.items():
+    for name, source in readers.items():
         stored = offsets.get(name, {})
         consumed = sum(r["next_offset"] for r in stored.values())
         lag = None
         if ends is not None:
-            end = ends.get(projection.source, {})
+            end = ends.get(source, {})
             lag = sum(max(0, off - (stored[p]["next_offset"] if p in stored else 0)) for p, off in end.items())
-        position = max((r["max_position"] for r in stored.values()), default=0) if projection.source == "events" \
-            else consumed
+        position = max((r["max_position"] for r in stored.values()), default=0) if source == "events" else consumed
         state = states.get(name)
-        out.append({"name": name, "source": projection.source, "status": state["status"] if state else "new",
+        out.append({"name": name, "source": source, "status": state["status"] if state else "new",
                     "position": position, "consumed": consumed, "lag": lag,
-                    "error": state["error"] if state else None})
+                    "error": state["error"] if state else None,
+                    "error_position": state["error_position"] if state else None})
     return out
+
+
+async def projection_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> list[dict]:
+    """Every read model (``reader_states``)."""
+    return await reader_states(conn, ends, _projections())
+
+
+async def consumer_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> list[dict]:
+    """The dispatcher's intake and the credits watch (``reader_states``)."""
+    return await reader_states(conn, ends, _effect_readers())
 
 
 async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> dict[str, Any]:
@@ -134,7 +169,8 @@ async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int
             "extract(epoch FROM now() - stopped_at)::float8 AS stopped_age_s FROM process_heartbeats "
             "ORDER BY kind, process_id")]
     return {"head": head, "relay_checkpoint": checkpoint, "relay_lag": head - checkpoint,
-            "projections": await projection_states(conn, ends), "queue": queue, "webhooks": webhooks,
+            "projections": await projection_states(conn, ends), "consumers": await consumer_states(conn, ends),
+            "queue": queue, "webhooks": webhooks,
             "processes": processes}
 
 
@@ -188,11 +224,10 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
         lines.append("  kafka             unreachable: lags unknown")
     lines.append("")
     lines.append("PROJECTIONS")
-    lines.append(f"  {'NAME':<20}{'SOURCE':<11}{'STATUS':<12}{'POSITION':>12}{'LAG':>10}")
-    for r in state["projections"]:
-        lag = "?" if r["lag"] is None else f"{r['lag']:,}"
-        err = f"  {r['error']}" if r["error"] else ""
-        lines.append(f"  {r['name']:<20}{r['source']:<11}{r['status']:<12}{r['position']:>12,}{lag:>10}{err}")
+    lines.extend(_reader_lines(state["projections"]))
+    lines.append("")
+    lines.append("CONSUMERS WITH EFFECTS")
+    lines.extend(_reader_lines(state.get("consumers", [])))
     lines.append("")
     lines.append("QUEUE")
     if not state["queue"]:
@@ -209,6 +244,15 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
         lines.append(f"  pending retries {w['retrying']}, first attempts due {w['first_attempt_due']}, "
                      f"sending {w['sending']}{nxt}")
     return "\n".join(lines)
+
+
+def _reader_lines(rows: list[dict]) -> list[str]:
+    lines = [f"  {'NAME':<20}{'SOURCE':<11}{'STATUS':<12}{'POSITION':>12}{'LAG':>10}"]
+    for r in rows:
+        lag = "?" if r["lag"] is None else f"{r['lag']:,}"
+        err = f"  stopped at {r['error_position']}: {r['error']}" if r["error"] else ""
+        lines.append(f"  {r['name']:<20}{r['source']:<11}{r['status']:<12}{r['position']:>12,}{lag:>10}{err}")
+    return lines
 
 
 # ------------------------------------------------------------------------------- heartbeats
@@ -250,8 +294,7 @@ async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
                     with contextlib.suppress(Exception):
                         await conn.close()
                 conn = None
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), settings.heartbeat_interval_s)
+            await sleep_until_stopped(stop, settings.heartbeat_interval_s)
         if conn is not None:
             with contextlib.suppress(Exception):
                 await conn.execute("UPDATE process_heartbeats SET stopped_at = now() WHERE process_id = $1", pid)

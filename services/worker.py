@@ -16,6 +16,15 @@ Every append to a job goes through ``commands.append_job``: the one that ends it
 refund of what it was charged. A handler's results (``JobContext.record_with_completion``)
 commit in the same append as ``JobCompleted``, so a cancellation that lands first leaves nothing
 recorded, and one that lands after finds the job completed (409).
+
+Jobs with items (``JobContext.run_items``): a handler that works through named items (the clips
+of a render) has each item's result appended the moment it is done (``JobItemCompleted``, with
+the item's own events), a failed item recorded with its error (``JobItemFailed``) while the
+others go on, and cancellation observed before each item. If any item failed, the attempt fails
+(``ItemsFailed``) and is retried on the job's schedule; the next attempt skips the completed
+items, so no item is done twice, whatever crashed in between: a completion commits whole or not
+at all, and the job refuses a second completion of an item or one from an attempt that is no
+longer running (``StaleAttempt``: that worker lost its lease and stops).
 """
 
 from __future__ import annotations
@@ -27,20 +36,24 @@ import re
 import socket
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
 
-from domain.jobs import Job
+from domain.base import DomainError
+from domain.jobs import Job, StaleAttempt
 from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from services import commands
-from services.common import backoff_delays, is_transient, until_connected
+from services.commands.meta import caused_by
+from services.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
 
 log = logging.getLogger("vaeo.worker")
 
@@ -55,6 +68,28 @@ class JobCancelledError(Exception):
 
 class LeaseLost(Exception):
     pass
+
+
+class ItemsFailed(Exception):
+    """Some items of this attempt failed (each is recorded with its error): the attempt fails and
+    the job's next attempt does them again, and only them."""
+
+    def __init__(self, failed: dict[str, str], total: int) -> None:
+        self.failed = failed
+        listed = "; ".join(f"{item}: {error}" for item, error in failed.items())
+        super().__init__(f"{len(failed)} of {total} items failed: {listed}")
+
+
+@dataclass
+class ItemDone:
+    """An item's outcome: its ``result`` (kept on the job, readable at once), ``events`` of other
+    aggregates that commit with it (a rendered clip's own event), and ``discard``, which undoes
+    what the item left outside the log (its stored files) when its outcome cannot be recorded
+    (the job was cancelled meanwhile, or another attempt owns it now)."""
+
+    result: dict
+    events: list = field(default_factory=list)
+    discard: Callable[[], None] | None = None
 
 
 Handler = Callable[["JobContext"], Awaitable[dict | None]]
@@ -129,11 +164,18 @@ class JobContext:
         """A new integer id (an article's, ...) from its PostgreSQL sequence."""
         return await self._worker.store.next_id(sequence)
 
+    @property
+    def meta(self) -> dict:
+        """The ``meta`` of what this job's work appends: the worker, the job, the job's chain and
+        its ``JobQueued`` as the cause (``Worker.job_meta``). ``save_now`` and the results of
+        ``record_with_completion`` carry it; a handler that saves through ``store`` passes it."""
+        return self._worker.job_meta(self._job)
+
     async def save_now(self, *aggregates, meta: dict | None = None) -> int:
         """Append other streams' events at once, in their own transaction, with this job's meta:
         for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
         return await self._worker.store.save(*aggregates, workspace_id=self.workspace_id,
-                                             meta={**self._worker.job_meta(self._job), **(meta or {})})
+                                             meta={**self.meta, **(meta or {})})
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
@@ -149,6 +191,63 @@ class JobContext:
     def record_with_completion(self, events: list) -> None:
         """Pending events of other aggregates (the job's results) to append with ``JobCompleted``."""
         self.completion_events.extend(events)
+
+    async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
+                        failure_events: Callable[[str, str], list] | None = None,
+                        progress: tuple[int, int] = (0, 100)) -> dict[str, dict]:
+        """Do the job's items in order and record each outcome as soon as it is known.
+
+        Items an earlier attempt completed are skipped. Before each item the job is re-read, so a
+        cancellation stops the work there. ``work(item)`` returns an ``ItemDone``: its result is
+        appended at once as ``JobItemCompleted`` with its events, and the job's progress moves
+        through ``progress`` (the share of items done). An item that raises is appended as
+        ``JobItemFailed`` (with ``failure_events(item, message)``) and the next item goes on.
+        Then, if any item failed: ``PermanentJobError`` when every failure was one (another attempt
+        would fail alike), else ``ItemsFailed``, which the worker retries on the job's schedule.
+        Returns every item's result (earlier attempts' included), in the order of ``items``.
+        """
+        ordered = list(dict.fromkeys(items))
+        first, last = progress
+        failed: dict[str, str] = {}
+        permanent = True
+        for item in ordered:
+            if item in self._job.items_done:
+                continue
+            await self.checkpoint()
+            try:
+                done = await work(item)
+            except (JobCancelledError, LeaseLost):
+                raise
+            except Exception as exc:
+                if is_transient(exc):
+                    raise  # an outage, not the item's fault: the lease expires and a later attempt goes on
+                message = _readable(exc)
+                permanent = permanent and isinstance(exc, PermanentJobError)
+                failed[item] = message
+                extra = failure_events(item, message) if failure_events else []
+                await self._record_item(lambda j, i=item, m=message: j.fail_item(i, m, attempt=self.attempt), extra)
+                continue
+            share = (len(self._job.items_done) + 1) / len(ordered)
+            try:
+                await self._record_item(lambda j, i=item, d=done, p=round(first + (last - first) * share):
+                                        j.complete_item(i, d.result, attempt=self.attempt, progress=p), done.events)
+            except (JobCancelledError, LeaseLost, DomainError, ConcurrencyError):
+                # Refused for sure (an outage may hide a commit: then the files stay, as the log may name them).
+                if done.discard is not None:
+                    done.discard()
+                raise
+        if failed:
+            if permanent:
+                raise PermanentJobError(str(ItemsFailed(failed, len(ordered))))
+            raise ItemsFailed(failed, len(ordered))
+        return {item: self._job.items_done[item] for item in ordered}
+
+    async def _record_item(self, decide: Callable[[Job], None], events: list) -> None:
+        """Append an item's outcome with ``events``; an attempt that is no longer running stops here."""
+        try:
+            self._job = await self._worker.append_to_job(self._job, decide, also=events)
+        except StaleAttempt as exc:
+            raise LeaseLost(f"job {self.job_id}: {exc}") from None
 
     async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run CPU-heavy or blocking work off the event loop (the worker's executor)."""
@@ -167,6 +266,10 @@ class Worker:
         self.store: EventStore | None = None
         self.completed = 0
         self.failed = 0
+        # Job id -> the chain of the job's JobQueued (services.commands.meta.caused_by), while one
+        # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
+        self._chains: dict[str, dict] = {}
+        self._runs: Counter[str] = Counter()
 
     async def run(self, stop: asyncio.Event) -> None:
         own_pool = self.pool is None
@@ -191,12 +294,12 @@ class Worker:
                         raise
                     delay = next(delays)
                     log.warning("worker: claim failed (%s); retrying in %.1fs", exc, delay)
-                    await _sleep_or_stop(stop, delay)
+                    await sleep_until_stopped(stop, delay)
                     continue
                 delays = backoff_delays()
                 if claimed is None:
                     slots.release()
-                    await _sleep_or_stop(stop, self.settings.worker_poll_interval_s)
+                    await sleep_until_stopped(stop, self.settings.worker_poll_interval_s)
                     continue
                 task = asyncio.create_task(self._run_claimed(claimed))
                 running.add(task)
@@ -237,8 +340,9 @@ class Worker:
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
 
     def job_meta(self, job: Job) -> dict:
-        """The ``meta`` of every event a job's work appends."""
-        return {"worker": self.worker_id, "job_id": str(job.id)}
+        """The ``meta`` of every event a job's work appends: this worker, the job, and the chain of
+        the request that queued it with its ``JobQueued`` as the cause (``services.commands.meta``)."""
+        return {"worker": self.worker_id, "job_id": str(job.id), **self._chains.get(str(job.id), {})}
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:
@@ -246,18 +350,25 @@ class Worker:
 
     async def _run_claimed(self, row: asyncpg.Record) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
+        self._runs[str(job_id)] += 1
         try:
             await self._run_job(row)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug or an outage in the bookkeeping itself: the lease will expire
             log.exception("worker: job %s attempt %d/%d: bookkeeping failed: %s", job_id, attempt, max_attempts, exc)
+        finally:
+            self._runs[str(job_id)] -= 1
+            if not self._runs[str(job_id)]:
+                del self._runs[str(job_id)]
+                self._chains.pop(str(job_id), None)
 
     async def _run_job(self, row: asyncpg.Record) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
         job: Job | None = await self.store.load_aggregate(job_id)
         if job is None:
             return
+        self._chains[str(job_id)] = caused_by(await self.store.origin(job_id))
         if job.finished:
             await self._set_queue_state(job_id, attempt, _FINAL, job.status)
             return
@@ -278,6 +389,9 @@ class Worker:
             fresh = await self.store.load_aggregate(job_id)
             await self._set_queue_state(job_id, attempt, _FINAL, fresh.status if fresh.finished else "cancelled")
             log.info("worker: job %s stopped: %s", job_id, fresh.status)
+            return
+        except LeaseLost as exc:  # a later attempt runs the job now (run_items found this one stale)
+            log.warning("worker: job %s: %s; another worker owns it now", job_id, exc)
             return
         except asyncio.CancelledError:
             if beat.done() and isinstance(beat.exception(), LeaseLost):
@@ -387,10 +501,3 @@ def _database_reason(exc: Exception) -> str:
     """The database's message and its detail (``\\u0000 cannot be converted to text.``)."""
     detail = getattr(exc, "detail", None) if isinstance(exc, asyncpg.PostgresError) else None
     return f"{_readable(exc)} ({detail})" if detail else _readable(exc)
-
-
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-    except TimeoutError:
-        pass

@@ -2,7 +2,8 @@
 the Chat Completions protocol (``POST /v1/chat/completions``), with scripted answers.
 
 Each request takes the next step of the script; the last step repeats. Steps: ``article()`` (a
-valid article answer built from the material the request carried), ``content(text)`` (a valid
+valid article answer built from the material the request carried), ``translation(prefix)`` (a
+valid translation of the article the request carried: each text with ``prefix``), ``content(text)`` (a valid
 protocol answer whose content is ``text``), ``status(code, message)`` (an error answer in the
 OpenAI error shape), ``raw(code, body)``, ``slow(seconds)`` (answers an article, too late),
 ``cut()`` (closes the connection without answering). ``stop()`` closes the port (connection
@@ -45,6 +46,21 @@ def answer_for(material: dict) -> dict:
     }
 
 
+def translation_for(material: dict, prefix: str = "EN: ") -> dict:
+    """A valid translation of an article's material: every text kept in place, with ``prefix``."""
+
+    def tr(value):
+        if isinstance(value, str):
+            return prefix + value if value else value
+        if isinstance(value, list):
+            return [tr(v) for v in value]
+        if isinstance(value, dict):
+            return {k: tr(v) for k, v in value.items()}
+        return value
+
+    return tr(material)
+
+
 def completion(content: str, finish_reason: str = "stop") -> dict:
     return {"id": "chatcmpl-fake", "object": "chat.completion", "model": "fake-model",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
@@ -57,6 +73,16 @@ def article() -> Step:
     async def step(request: web.Request, body: dict) -> web.StreamResponse:
         material = json.loads(body["messages"][-1]["content"])
         return web.json_response(completion(json.dumps(answer_for(material))))
+
+    return step
+
+
+def translation(prefix: str = "EN: ", alter=None) -> Step:
+    """A translation of the article the request carried (``alter`` may change it before it is sent)."""
+
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        answer = translation_for(json.loads(body["messages"][-1]["content"]), prefix)
+        return web.json_response(completion(json.dumps(alter(answer) if alter else answer)))
 
     return step
 

@@ -80,3 +80,43 @@ def make_interview(root: Path, name: str = "interview.mp4") -> dict:
     not_media = root / "notes.mp4"
     not_media.write_text("this is not a video\n" * 50)
     return {"video": video, "vtt": vtt, "cues": cues, "duration_ms": int(duration_s * 1000), "not_media": not_media}
+
+
+FIXTURE_PODCAST = Path(__file__).resolve().parent / "fixtures" / "renovation_podcast_fr.vtt"
+
+
+def podcast_cues(seconds: float, max_chars: int | None = None) -> list[Segment]:
+    """The French renovation podcast's captions (a 20-minute, two-speaker interview with figures,
+    questions and answers) fitted to ``seconds``: its first cues up to ``max_chars`` characters,
+    their times scaled to end there; or, for a longer media, the whole podcast repeated."""
+    from infra.captions import read_captions
+
+    cues = read_captions(FIXTURE_PODCAST)
+    if max_chars is not None:
+        kept, total = [], 0
+        for cue in cues:
+            if total + len(cue.text) > max_chars:
+                break
+            kept.append(cue)
+            total += len(cue.text)
+        scale = seconds * 1000 * 0.95 / kept[-1].end_ms
+        return [Segment(int(c.start_ms * scale), int(c.end_ms * scale), c.text, c.speaker) for c in kept]
+    out, offset, length = [], 0, cues[-1].end_ms + 1000
+    while offset + length <= seconds * 1000:
+        out += [Segment(c.start_ms + offset, c.end_ms + offset, c.text, c.speaker) for c in cues]
+        offset += length
+    return out
+
+
+def make_captioned_video(root: Path, seconds: float, cues: list[Segment], name: str = "captioned.mp4") -> dict:
+    """A small test-pattern video with a tone, ``seconds`` long, and WebVTT captions of ``cues``:
+    {video, vtt, duration_ms}. The transcript is the captions; the picture and sound only need to
+    be real media (160x120 at 5 frames a second encodes an hour in seconds)."""
+    video = root / name
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=s=160x120:r=5:d={seconds}",
+         "-f", "lavfi", "-i", f"sine=frequency=220:sample_rate=8000:duration={seconds}",
+         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "16k",
+         "-shortest", str(video)], timeout=600)
+    vtt = root / (Path(name).stem + ".vtt")
+    vtt.write_text(to_webvtt(cues))
+    return {"video": video, "vtt": vtt, "duration_ms": int(seconds * 1000)}

@@ -78,7 +78,10 @@ class Conversation(Aggregate):
     class Started(Aggregate.Created):
         """A person's first message opened a conversation: the conversation belongs to the key's
         workspace and environment (only they can continue or read it); the event is also turn 1's
-        message, with its planner and the request id that the events of its actions carry."""
+        message, with its planner and the request id that the events of its actions carry.
+
+        Read by the `conversations` read model (the conversation's row, whose workspace and
+        environment decide who may read it, and turn 1 of GET /agent/conversations/{id})."""
 
         published_as = "ConversationStarted"
         conversation_id: UUID
@@ -91,7 +94,10 @@ class Conversation(Aggregate):
 
     class MessageReceived(Aggregate.Event):
         """A turn after the first began: the person's message, the planner that reads it (offline or
-        provider), and the request id that the events of its actions carry in their meta."""
+        provider), and the request id that the events of its actions carry in their meta.
+
+        Read by the `conversations` read model (the turn's row: its message, planner and request
+        id)."""
 
         published_as = "ConversationMessageReceived"
         turn: int
@@ -101,7 +107,9 @@ class Conversation(Aggregate):
 
     class ActionPerformed(Aggregate.Event):
         """One action of a turn ran (or was refused, or failed): the operation, its arguments, its
-        short result or error. Recorded as it ends, so a turn cut short keeps what it did."""
+        short result or error. Recorded as it ends, so a turn cut short keeps what it did.
+
+        Read by the `conversations` read model (appended to its turn's actions, at its index)."""
 
         published_as = "ConversationActionPerformed"
         turn: int
@@ -115,7 +123,10 @@ class Conversation(Aggregate):
 
     class Replied(Aggregate.Event):
         """A turn ended: the reply the person got, how the turn ended (completed, stopped by a client
-        that left, failed with the model provider) and how many requested actions were not done."""
+        that left, failed with the model provider) and how many requested actions were not done.
+
+        Read by the `conversations` read model (the turn's reply, outcome and count of actions not
+        done)."""
 
         published_as = "ConversationReplied"
         turn: int

@@ -34,6 +34,7 @@ from domain.analysis.graph import ContentGraph
 from domain.analysis.model import Sentence
 from domain.analysis.structure import format_timestamp
 from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
+from domain.analysis.topics import Topic
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -142,9 +143,9 @@ class Article:
         return "\n".join(lines).rstrip() + "\n"
 
 
-def quote(sentence: Sentence) -> str:
+def quote(sentence: Sentence, language: str | None = None) -> str:
     """The transcript sentence as printed: start cleaned, final punctuation ensured."""
-    text = strip_leading_fillers(sentence.text)
+    text = strip_leading_fillers(sentence.text, language)
     return text if text[-1:] in ".!?…»\"" else text + "."
 
 
@@ -194,11 +195,12 @@ class _Writer:
             value += 0.8
         return value
 
-    def pick(self, pool: Sequence[Sentence], k: int, chronological: bool = True) -> list[Sentence]:
+    def pick(self, pool: Sequence[Sentence], k: int) -> list[Sentence]:
+        """The ``k`` best sentences of ``pool`` not used yet, in their spoken order."""
         ranked = sorted((s for s in pool if s.index not in self.used and self.quality(s) >= 0),
                         key=lambda s: (-self.quality(s), s.index))[:k]
         self.used.update(s.index for s in ranked)
-        return sorted(ranked, key=lambda s: s.index) if chronological else ranked
+        return sorted(ranked, key=lambda s: s.index)
 
     def paragraphs(self, chosen: Sequence[Sentence], size: int) -> list[Paragraph]:
         out: list[Paragraph] = []
@@ -207,9 +209,9 @@ class _Writer:
             last = out[-1] if out else None
             same = last is not None and len(last.sentences) < size and (not by_speaker or last.speaker == s.speaker)
             if same:
-                last.sentences.append(quote(s))
+                last.sentences.append(quote(s, self.language))
             else:
-                out.append(Paragraph([quote(s)], s.speaker, "question" if s.is_question else "text"))
+                out.append(Paragraph([quote(s, self.language)], s.speaker, "question" if s.is_question else "text"))
         return out
 
     def interview_section(self, pool: Sequence[Sentence], k: int) -> list[Paragraph]:
@@ -223,8 +225,8 @@ class _Writer:
                 continue
             self.used.add(s.index)
             self.used.update(a.index for a in answers[:2])
-            out.append(Paragraph([quote(s)], s.speaker, "question"))
-            out.append(Paragraph([quote(a) for a in answers[:2]], answers[0].speaker, "answer"))
+            out.append(Paragraph([quote(s, self.language)], s.speaker, "question"))
+            out.append(Paragraph([quote(a, self.language) for a in answers[:2]], answers[0].speaker, "answer"))
         return out
 
 
@@ -238,9 +240,14 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     sentences = graph.sentences
     fr = lang_key(language) == "fr"
 
+    # the FAQ first: each answer is the passage that answers its question, so the prose that
+    # follows leaves those sentences to it (no sentence is printed twice, key facts aside)
+    faq = _faq(graph, writer, language)
+
     # introduction
     if style == "journalistic":
-        lead = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:2]
+        lead = sorted((c for c in graph.claims if c.sentence not in writer.used),
+                      key=lambda c: (-c.confidence, c.start_ms))[:2]
         intro = [sentences[c.sentence] for c in sorted(lead, key=lambda c: c.start_ms)]
         writer.used.update(s.index for s in intro)
     else:
@@ -248,7 +255,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         end = opening[-1].end_ms if opening else (sentences[-1].end_ms if sentences else 0)
         pool = [s for s in sentences if s.start_ms < end] or list(sentences[:10])
         intro = writer.pick(pool, 3 if style in ("narrative", "documentary") else 2)
-    introduction = [quote(s) for s in intro]
+    introduction = [quote(s, language) for s in intro]
 
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
     sections: list[Section] = []
@@ -265,8 +272,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
             if not paragraphs:
                 paragraphs = writer.paragraphs(writer.pick(pool, per_section), per_paragraph)
         else:
-            chosen = writer.pick(pool, per_section, chronological=style != "journalistic")
-            paragraphs = writer.paragraphs(chosen, per_paragraph)
+            paragraphs = writer.paragraphs(writer.pick(pool, per_section), per_paragraph)
         if not paragraphs:
             fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3][:1]
             writer.used.update(s.index for s in fallback)
@@ -275,15 +281,13 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
 
     # key facts: the strongest claims, in video order
     strongest = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:7 if style == "analytical" else 5]
-    key_facts = [{"text": quote(sentences[c.sentence]), "startMs": c.start_ms, "claimId": c.id}
+    key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
                  for c in sorted(strongest, key=lambda c: c.start_ms)]
-
-    faq = _faq(graph, writer, language)
 
     conclusion: list[str] = []
     if conclusion_part is not None:
         pool = [s for s in sentences if conclusion_part.start_ms <= s.start_ms < conclusion_part.end_ms]
-        conclusion = [quote(s) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
+        conclusion = [quote(s, language) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
 
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
@@ -314,36 +318,99 @@ def _title(graph: ContentGraph, language: str) -> str:
     return f"{head} : {joined}" if lang_key(language) == "fr" else f"{head}: {joined}"
 
 
+SENTENCES_PER_FAQ_ENTRY = 6  # a short video keeps sentences for its sections: one entry per 6 sentences
+
+
 def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) -> list[dict]:
+    """Up to ``limit`` questions (fewer for a short video: one per ``SENTENCES_PER_FAQ_ENTRY``
+    sentences) with the passage that answers each, in the order of the intents.
+
+    A question asked in the video is answered by the sentences right after it (up to two, by any
+    speaker, before the next question) that share a content word with it or with what it is about;
+    a topic query ("what is X", "how does X work") by the sentences of the chapter where X is most
+    said: its definition first ("X is ..."), else the sentence that says X with the most of the
+    chapter's other words. Every answer shares content words with its question, and no sentence
+    answers twice or appears elsewhere in the prose."""
     sentences = graph.sentences
+    limit = min(limit, max(1, len(sentences) // SENTENCES_PER_FAQ_ENTRY))
     by_start = {s.start_ms: s for s in sentences if s.is_question}
     entries: list[dict] = []
     seen: set[str] = set()
-    answered: set[int] = set()
     for intent in graph.intents:
         if len(entries) >= limit:
             break
-        answer: list[Sentence] = []
         if intent.source == "question" and intent.start_ms in by_start:
             asked = by_start[intent.start_ms]
-            following = [s for s in sentences[asked.index + 1:asked.index + 6]
-                         if not s.is_question and len(words(s.text)) >= 5 and not SOCIAL_RE.search(s.text)]
-            answer = following[:2]
-            question = quote(asked)
+            answer = _answer_after(asked, sentences, writer)
+            question = quote(asked, language)
         else:
-            key = fold(intent.query)
-            topic = next((t for t in graph.topics if t.key and t.key in key), None)
+            topic = next((t for t in graph.topics if t.key and t.key in fold(intent.query)), None)
             if topic is None:
                 continue
-            related = [c for c in graph.claims if topic.key in fold(c.text)]
-            related.sort(key=lambda c: (not fold(c.text).startswith(topic.key), "definition" not in c.kinds,
-                                        -c.confidence, c.start_ms))
-            answer = [sentences[c.sentence] for c in related[:1] if c.sentence not in answered]
+            answer = _answer_about(topic, graph, writer)
             question = capitalise(intent.query) + (" ?" if lang_key(language) == "fr" else "?")
         if not answer or fold(question) in seen:
             continue
         seen.add(fold(question))
-        answered.update(s.index for s in answer)
-        entries.append({"question": question, "answer": [quote(s) for s in answer], "startMs": answer[0].start_ms,
-                        "source": intent.source})
+        writer.used.update(s.index for s in answer)
+        if intent.source == "question":
+            writer.used.add(asked.index)
+        entries.append({"question": question, "answer": [quote(s, language) for s in answer],
+                        "startMs": answer[0].start_ms, "source": intent.source})
     return entries
+
+
+ANSWER_LOOKAHEAD = 6  # sentences after a question where its answer is looked for
+
+
+def _answer_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:
+    """The sentences right after the question, before the next one: the first that shares a word
+    with it, and the one after that when it shares one too."""
+    asked_words = set(asked.tokens)
+    following: list[Sentence] = []
+    for s in sentences[asked.index + 1:asked.index + 1 + ANSWER_LOOKAHEAD]:
+        if s.is_question or (following and s.index != following[-1].index + 1):
+            break
+        if s.index in writer.used or len(words(s.text)) < 5 or SOCIAL_RE.search(s.text):
+            continue
+        if not asked_words & set(s.tokens):
+            if following:
+                break
+            continue
+        following.append(s)
+        if len(following) == 2:
+            break
+    return following
+
+
+def _answer_about(topic: Topic, graph: ContentGraph, writer: _Writer) -> list[Sentence]:
+    """The sentence that answers a query about ``topic``: in the chapter where the topic is most
+    said, its definition if one is given, else the one naming it with most of the chapter's words."""
+    sentences = graph.sentences
+    naming = [s for s in sentences if s.index not in writer.used and s.index in writer.claims
+              and topic.key in fold(s.text) and not s.is_question and not SOCIAL_RE.search(s.text)]
+    if not naming:
+        return []
+    spans = [(c.start_ms, c.end_ms) for c in graph.chapters] or [(0, graph.duration_ms)]
+
+    def chapter_of(sentence: Sentence) -> int:
+        return next((k for k, (a, b) in enumerate(spans) if a <= sentence.start_ms // 1000 * 1000 < b), 0)
+
+    per_chapter: dict[int, int] = {}
+    for s in naming:
+        per_chapter[chapter_of(s)] = per_chapter.get(chapter_of(s), 0) + 1
+    home = max(per_chapter, key=lambda k: (per_chapter[k], -k))
+    home_sentences = [s for s in sentences if chapter_of(s) == home]
+    vocabulary: dict[str, int] = {}
+    for s in home_sentences:
+        for token in s.tokens:
+            vocabulary[token] = vocabulary.get(token, 0) + 1
+    candidates = [s for s in naming if chapter_of(s) == home]
+
+    def strength(s: Sentence) -> tuple:
+        claim = writer.claims.get(s.index)
+        defines = bool(claim and "definition" in claim.kinds and fold(s.text).find(topic.key) < 40)
+        shared = sum(min(vocabulary.get(t, 0), 5) for t in set(s.tokens) if t not in topic.words)
+        return (not defines, -shared, s.index)
+
+    return [min(candidates, key=strength)]

@@ -108,13 +108,14 @@ def evaluate(sentence: Sentence, facts: SentenceEntities) -> tuple[float, list[s
     return confidence, kinds
 
 
-def extract_claims(sentences: Sequence[Sentence], facts: Sequence[SentenceEntities]) -> list[Claim]:
+def extract_claims(sentences: Sequence[Sentence], facts: Sequence[SentenceEntities],
+                   language: str | None = None) -> list[Claim]:
     claims: list[Claim] = []
     for sentence, sentence_facts in zip(sentences, facts, strict=True):
         confidence, kinds = evaluate(sentence, sentence_facts)
         if confidence < MIN_CONFIDENCE:
             continue
-        text = strip_leading_fillers(sentence.text)
+        text = strip_leading_fillers(sentence.text, language)
         claims.append(Claim(claim_id(sentence.start_ms, text), text, confidence, sentence.start_ms,
                             sentence.end_ms, sentence.speaker, sentence.index, kinds))
     return claims

@@ -17,8 +17,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.text import STOP_ALL, fold, word_after, word_before
+from domain.analysis.text import fold, word_after, word_before
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -189,9 +190,12 @@ class _Spans:
         self.ends.insert(k, end)
 
 
-def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()) -> tuple[
+def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = (), language: str | None = "fr") -> tuple[
         list[Entity], list[SentenceEntities]]:
-    """Entities of the transcript, most mentioned first, and per-sentence entity facts."""
+    """Entities of the transcript, most mentioned first, and per-sentence entity facts. Numbers
+    spoken as words ("twenty-three thousand tonnes", "cinq cents mégawatts") are figures too."""
+    kit = language_of(language)
+    stops = kit.stop_words
     speaker_folds = {fold(s) for s in speakers if s}
     found: dict[tuple[str, str], Entity] = {}
     surface: dict[tuple[str, str], Counter] = {}
@@ -235,13 +239,18 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
                 taken.add(match.start(), match.end())
                 add("date", value, sentence)
                 facts.dates += 1
+        written: list[str] = []
         for match in NUMBER_RE.finditer(text):
             if taken.overlaps(match.start(), match.end()):
                 continue
             value = match.group(0).strip()
-            if value.replace(" ", "").replace("\u202f", "").isdigit() and len(value) < 3:
-                continue  # a bare "3" or "20" says little; with a unit, or "560 000", it is a figure
+            if not _is_figure(value):
+                continue
             taken.add(match.start(), match.end())
+            add("number", value, sentence)
+            written.append(value)
+            facts.numbers += 1
+        for value in _spoken_figures(text, written, kit):
             add("number", value, sentence)
             facts.numbers += 1
         for match in SPAN_RE.finditer(text):
@@ -254,7 +263,7 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             if at_sentence_start:
                 # The first word is capitalised anyway: keep the span only when what follows is
                 # itself a name, or the word is never a common word.
-                if tokens[0].lower() in STOP_ALL or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
+                if tokens[0].lower() in stops or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
                                                      and tokens[0].lower() not in PLACES
                                                      and fold(tokens[0]) not in inner_names):
                     tokens = tokens[1:]
@@ -264,7 +273,7 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
                     if not tokens:
                         continue
             name = " ".join(tokens)
-            if len(name) < 2 or name.lower() in STOP_ALL or name.lower() in MONTHS_SET:
+            if len(name) < 2 or name.lower() in stops or name.lower() in MONTHS_SET:
                 continue
             prev_word = word_before(text, start).lower().strip(",;:«\"'(")
             next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
@@ -281,6 +290,32 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
     entities = [e for e in found.values() if e.mentions > 0]
     entities.sort(key=lambda e: (-e.mentions, e.first_ms, e.name))
     return entities, per_sentence
+
+
+def _is_figure(value: str) -> bool:
+    """A bare "3" or "20" says little; with a unit, or "560 000", it is a figure."""
+    return not (value.replace(" ", "").replace("\u202f", "").isdigit() and len(value) < 3)
+
+
+def _spoken_figures(text: str, written: list[str], kit) -> list[str]:
+    """Figures said in words ("twenty-three thousand tonnes" -> "23000 tonnes"): those the
+    language's number reader finds beyond the ones already written in digits."""
+    if not any(ch.isalpha() for ch in text):
+        return []
+    converted = kit.digits(text)
+    if converted == text:
+        return []
+    remaining = Counter(written)
+    spoken = []
+    for match in NUMBER_RE.finditer(converted):
+        value = match.group(0).strip()
+        if not _is_figure(value) or any(d.search(value) for d in DATE_RES[3:4]) and value.isdigit():
+            continue
+        if remaining[value] > 0:
+            remaining[value] -= 1
+            continue
+        spoken.append(value)
+    return spoken
 
 
 def _fold_surnames(found: dict[tuple[str, str], Entity]) -> None:

@@ -19,6 +19,7 @@ from domain.analysis.entities import Entity, SentenceEntities, extract_entities
 from domain.analysis.intents import SearchIntent, extract_intents
 from domain.analysis.model import MediaFacts, Segment, Sentence
 from domain.analysis.moments import ClipMoment, find_moments
+from domain.analysis.phrases import PhraseReader
 from domain.analysis.scoring import Scores, score
 from domain.analysis.sentences import split_sentences
 from domain.analysis.speakers import Diarisation, diarise
@@ -88,13 +89,15 @@ def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, lan
     sentences = split_sentences(ordered, key)
     diarisation = diarise(ordered)
     speakers = [s.name for s in diarisation.speakers if diarisation.diarised]
-    entities, per_sentence = extract_entities(sentences, speakers)
-    claims = extract_claims(sentences, per_sentence)
-    topics = extract_topics(sentences, duration_ms)
+    reader = PhraseReader(key)
+    reader.learn(sentences, speakers)
+    entities, per_sentence = extract_entities(sentences, speakers, key)
+    claims = extract_claims(sentences, per_sentence, key)
+    topics = extract_topics(sentences, duration_ms, language=key, reader=reader)
     intents = extract_intents(sentences, claims, topics, entities, key)
-    chapters = build_chapters(sentences, duration_ms, facts, key)
+    chapters = build_chapters(sentences, duration_ms, facts, key, reader=reader)
     narrative = build_narrative(sentences, duration_ms, chapters, claims, key)
-    moments = find_moments(sentences, claims, per_sentence, topics, duration_ms)
+    moments = find_moments(sentences, claims, per_sentence, topics, duration_ms, language=key, reader=reader)
     scores = score(sentences=sentences, claims=claims, entities=entities, topics=topics, intents=intents,
                    moments=moments, chapters=chapters, diarisation=diarisation, duration_ms=duration_ms)
     return ContentGraph(

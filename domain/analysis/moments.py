@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from domain.analysis.claims import Claim
 from domain.analysis.entities import SentenceEntities
 from domain.analysis.model import Sentence
-from domain.analysis.text import capitalise, fold, strip_leading_fillers, words
+from domain.analysis.phrases import PhraseReader, heading
+from domain.analysis.text import fold, strip_leading_fillers, words
 from domain.analysis.topics import Topic, topics_in
 
 MIN_MS = 15_000
@@ -54,7 +55,8 @@ class ClipMoment:
 
 
 def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: Sequence[SentenceEntities],
-                 topics: Sequence[Topic], duration_ms: int, limit: int | None = None) -> list[ClipMoment]:
+                 topics: Sequence[Topic], duration_ms: int, limit: int | None = None, language: str | None = "fr",
+                 reader: PhraseReader | None = None) -> list[ClipMoment]:
     n = len(sentences)
     if not n:
         return []
@@ -103,6 +105,8 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
                      + opening)
             scored.append((-round(score, 1), i, j))
     wanted = limit or max(3, min(20, duration_ms // (MINUTES_PER_MOMENT * 60_000)))
+    reader = reader or PhraseReader(language)
+    background = reader.table(sentences).counts
     heapq.heapify(scored)
     taken: list[tuple[int, int]] = []
     moments: list[ClipMoment] = []
@@ -113,19 +117,28 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
             continue
         taken.append((i, j))
         start, end = sentences[i].start_ms, min(sentences[j].end_ms, duration_ms)
-        title = _title(sentences[i:j + 1], claims)
+        title = _title(sentences[i:j + 1], reader, background)
         mid = "mom_" + hashlib.sha1(f"{start}|{end}".encode()).hexdigest()[:12]
         moments.append(ClipMoment(mid, title, start, end, score, i, j))
     moments.sort(key=lambda m: m.start_ms)
     return moments
 
 
-def _title(window: Sequence[Sentence], claims: Sequence[Claim]) -> str:
+def _title(window: Sequence[Sentence], reader: PhraseReader, background) -> str:
+    """The window's question when it names its subject, else its key phrase (see ``topics_in``),
+    else the label of its first words that make a title."""
     for s in window:
         if s.is_question and len(words(s.text)) >= 4:
-            return strip_leading_fillers(s.text)
-    phrases = topics_in(window, limit=2)
+            question = strip_leading_fillers(s.text, reader.kit.code)
+            if reader.publishable(question):
+                return question
+    phrases = topics_in(window, limit=1, reader=reader, background=background)
     if phrases:
-        return capitalise(phrases[0] if len(phrases) == 1 else f"{phrases[0]} · {phrases[1]}")
-    first = strip_leading_fillers(window[0].text)
-    return " ".join(words(first)[:8]) or fold(first)
+        return heading(phrases[0])
+    first = strip_leading_fillers(window[0].text, reader.kit.code)
+    for size in range(min(6, len(words(first))), 0, -1):
+        for start in range(0, len(words(first)) - size + 1):
+            candidate = " ".join(words(first)[start:start + size])
+            if reader.publishable(candidate):
+                return heading(candidate)
+    return heading(fold(first)[:60]) or "Clip"

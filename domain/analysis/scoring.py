@@ -1,34 +1,168 @@
-"""The scoring rubric: an AEO score and a GEO score (0-100 each), every criterion reported.
+"""The scoring rubric: a GEO score and an AEO score (0-100 each), every criterion with its evidence.
 
-GEO asks "can a generative engine cite this?": facts, their confidence, named entities, attributable
-statements, structure (chapters), quotable moments, focus, speakers. AEO asks "does it answer
-common queries directly?": intents, answered questions, definitions, concise answers, structure,
-key facts. Each criterion has a weight (its points sum to 100 per score) and a value 0-1 with the
-measurement that produced it; points = weight x value. Composite = 0.7 GEO + 0.3 AEO (spec §1).
-A GEO score of 70+ counts as well structured for citation; an AEO score of 75+ as answering common
-queries directly. When an article is scored, its structure (sections, FAQ, key facts) replaces
-the video's chapter criterion.
+GEO asks "will a generative engine cite this?". Its criteria follow the levers that measurably
+raise how often generative engines cite a source (Aggarwal et al., "GEO: Generative Engine
+Optimization", KDD 2024: quotations, statistics and cited sources raise visibility by 30-40%,
+fluency and technical terms by 15-30%, keyword stuffing lowers it):
+
+======================  ======  =====================================================================
+statistics                20    figures with their unit (%, €, km, years...), full credit with a date
+quotations                15    statements shown with the speaker who made them
+cited_sources             15    sentences naming their source ("selon ...", "according to ...")
+fluency                   15    sentence length, fillers ("euh", "you know"), stutters, fragments
+technical_terms           15    named organisations, places, products, people, acronyms, key phrases
+citable_facts             20    key facts tied to a timestamped claim of the video, by confidence
+keyword_stuffing         -25    penalty: one word taking more than 6% of the meaningful words
+======================  ======  =====================================================================
+
+AEO asks "does it answer common queries directly?", as answer engines pick answers:
+
+======================  ======  =====================================================================
+question_headings         25    question headings (FAQ, sections) whose first sentence answers them
+concise_answers           20    openers (introduction, sections, answers) of 6-30 words, declarative
+faq                       20    answered FAQ entries, target 3
+structured_data           15    what the JSON-LD export can carry: headline, video, key moments, FAQ
+definitions               10    definitional sentences ("X is a ..."), target 2
+intents_answered          10    the top search intents of the video that the text answers
+======================  ======  =====================================================================
+
+Each criterion has a weight and a value 0-1 (points = weight x value) and reports what it counted
+(``evidence``: the sentences, quotations, sources, headings, terms). Composite = 0.7 GEO + 0.3 AEO,
+one decimal. GEO 70+ is "well structured for citation", AEO 75+ "answers common queries directly".
+
+One rubric scores two kinds of text. An article (``score_article``) is scored from its structured
+content and the Content Graph of its analysis, both as stored (plain dicts): so the scores route
+recomputes exactly what the article was scored with when it was written under this rubric version.
+A transcript (``score`` without an article, the graph's ``geoReadinessScore``) is scored as the
+text the video says: its sentences, its claims as facts, its questions and the answers that follow.
+The cue lists cover the service's article languages (fr, en, de, es, it, pt, nl).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from domain.analysis.claims import Claim
-from domain.analysis.entities import Entity
-from domain.analysis.intents import SearchIntent
-from domain.analysis.model import Sentence
-from domain.analysis.moments import ClipMoment
-from domain.analysis.speakers import Diarisation
-from domain.analysis.structure import Chapter, validate_chapters
-from domain.analysis.text import words
-from domain.analysis.topics import Topic
+from domain.analysis.claims import DEFINITION_RE, HEDGE_RE
+from domain.analysis.text import content_tokens, words
 
+RUBRIC_VERSION = 2
 GEO_WEIGHT = 0.7
 AEO_WEIGHT = 0.3
 GEO_GOOD = 70
 AEO_GOOD = 75
+EVIDENCE_ITEMS = 10  # evidence listed per criterion: enough to check it, bounded for any article
+EVIDENCE_CHARS = 300
+
+# A figure with its unit: a currency sign before, or a unit word or sign after ("20 milliards",
+# "45 percent", "15 million degrees", "3,5 %", "$4.2bn", "12 km/h", "2 ans").
+_UNITS = (
+    r"%|‰|pour ?cent|pourcent|percent|per ?cent|prozent|por ?ciento|per ?cento|por ?cento|procent|"
+    r"€|\$|£|¥|euros?|dollars?|livres?|pounds?|francs?|yens?|"
+    r"milliards?|millions?|mille|billions?|trillions?|thousand|bn|mn|k|"
+    r"milliarden?|millionen|tausend|mil ?millones|millones|miliardi|milioni|bilhões|milhões|miljard|miljoen|"
+    r"km/h|km²|km|kilom[eèé]tres?|kilometers?|kilometres?|miles?|m²|m³|mètres?|meters?|metres?|metros?|"
+    r"cm|mm|kg|kilos?|grammes?|grams?|g|tonnes?|tons?|t|litres?|liters?|l|"
+    r"degrés?|degrees?|grad|grados|gradi|°C|°F|°|"
+    r"watts?|kW|MW|GW|TW|kWh|MWh|GWh|TWh|Wh|volts?|V|Hz|GHz|MHz|"
+    r"heures?|hours?|h|minutes?|min|secondes?|seconds?|s|ms|"
+    r"ans|années?|years?|jahre?n?|años|anni|anos|jaar|jours?|days?|tage?n?|días|giorni|dias|"
+    r"mois|months?|monate?n?|meses|mesi|semaines?|weeks?|wochen|"
+    r"fois|times|mal|veces|volte|vezes|keer|"
+    r"habitants|inhabitants|einwohner|habitantes|abitanti|inwoners|"
+    r"people|personnes|personen|personas|persone|pessoas|mensen|pays|countries|länder|países|paesi|landen|"
+    r"employés|employees|mitarbeiter|empleados|dipendenti|funcionários|werknemers|"
+    r"users|utilisateurs|nutzer|usuarios|utenti|usuários|gebruikers|"
+    r"clients|customers|kunden|clientes|elèves|students|étudiants|patients|patienten|pacientes|"
+    r"cas|cases|fälle|casos|casi|gevallen|morts|deaths|tote|muertos|morti|mortes|doden"
+)
+STAT_RE = re.compile(
+    rf"(?:[$€£¥]\s?\d[\d.,\u202f\u00a0 ]*\d?(?:\s?(?:bn|mn|k|m|billion|million|milliards?|millions?))?)|"
+    rf"(?<![\w.])\d+(?:[.,\u202f\u00a0 ]\d+)*\s?(?:{_UNITS})(?![\w])",
+    re.IGNORECASE)
+_MONTHS = (
+    "janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|"
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "januar|februar|märz|juni|juli|oktober|dezember|"
+    "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
+    "gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|"
+    "janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro|"
+    "januari|februari|maart|augustus"
+)
+DATE_RE = re.compile(
+    rf"\b(?:1[5-9]|20)\d{{2}}s?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|\b(?:{_MONTHS})\b",
+    re.IGNORECASE)
+
+# A sentence that names where its statement comes from.
+SOURCE_RE = re.compile(
+    r"\b(?:selon|d['’]après|source\s*:|sources\s*:|cité par|rapporte|a publié|publié (?:par|dans)|"
+    r"according to|as reported by|reported by|published (?:by|in)|cited by|sources?:|"
+    r"laut|gemäß|zufolge|quelle\s*:|según|de acuerdo con|fuente\s*:|secondo|stando a|fonte\s*:|segundo|"
+    r"de acordo com|volgens|bron\s*:)\s+([^.;:!?]{2,80})",
+    re.IGNORECASE)
+STUDY_RE = re.compile(
+    r"\b(?:une étude|l['’]étude|un rapport|le rapport|une enquête|un sondage|les données|"
+    r"a study|the study|a report|the report|a survey|the survey|the data|research by|"
+    r"eine studie|die studie|der bericht|un estudio|el estudio|el informe|uno studio|lo studio|il rapporto|"
+    r"um estudo|o estudo|o relatório|een studie|het rapport)\s+(?:de |du |des |of |by |der |del |di |do |van )?"
+    r"([A-ZÀ-Ý][^.;:!?]{1,60})")
+URL_RE = re.compile(r"https?://[^\s)>\]]+")
+
+# A quotation shown as one, with who said it: «...», "...", “...” and a reporting verb or a name.
+QUOTED_RE = re.compile(r"[«“\"]\s*([^«»“”\"]{12,400}?)\s*[»”\"]")
+REPORTING_RE = re.compile(
+    r"\b(?:dit|déclare|a déclaré|explique|a expliqué|affirme|souligne|précise|estime|rappelle|ajoute|"
+    r"says|said|explains|explained|states|stated|notes|noted|adds|added|argues|told|"
+    r"sagt|sagte|erklärt|betont|dice|dijo|explica|afirma|afferma|spiega|diz|disse|explica|zegt|zei|verklaart)\b",
+    re.IGNORECASE)
+
+_OTHER_DEFINITION_RE = re.compile(
+    r"\b(?:ist|sind) (?:ein|eine|der|die|das)\b|\bbezeichnet\b|\bbedeutet\b|"
+    r"\b(?:es|son) (?:un|una|el|la|los|las)\b|\bsignifica\b|\bse define\b|\bconsiste en\b|"
+    r"\b(?:è|sono) (?:un|una|uno|il|la|lo|l['’])\b|\bsi definisce\b|"
+    r"\b(?:é|são) (?:um|uma|o|a|os|as)\b|\bdefine-se\b|"
+    r"\b(?:is|zijn) (?:een|de|het)\b|\bbetekent\b",
+    re.IGNORECASE)
+_OTHER_HEDGE_RE = re.compile(
+    r"\bich glaube\b|\bvielleicht\b|\bwahrscheinlich\b|\bcreo que\b|\bquizás\b|\bquizá\b|\bprobablemente\b|"
+    r"\bpenso che\b|\bforse\b|\bprobabilmente\b|\bacho que\b|\btalvez\b|\bik denk\b|\bmisschien\b",
+    re.IGNORECASE)
+QUESTION_START_RE = re.compile(
+    r"^(?:comment|pourquoi|quand|où|qui|quel(?:le)?s?|combien|qu['’]est-ce|est-ce|faut-il|peut-on|"
+    r"how|what|why|when|where|who|which|can|should|is|are|does|do|"
+    r"wie|was|warum|wann|wo|wer|welche[rsn]?|cómo|qué|por qué|cuándo|dónde|quién|cuál|"
+    r"come|cosa|che cosa|perché|quando|dove|chi|quale|como|o que|porque|porquê|onde|quem|qual|"
+    r"hoe|wat|waarom|wanneer|waar|wie|welke)\b",
+    re.IGNORECASE)
+ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,}(?:-[A-Z0-9]+)*\b")
+_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"”»)]*\s+(?=[\"“«(¿¡]?[A-ZÀ-ÝĀ-Ž0-9])")
+_FILLER_RE = re.compile(
+    r"\b(?:euh|heu|hum|bah|ben|um|uh|erm|hmm|ähm|äh|ehm|eh|pues|tipo|cioè|tipo|né|nou|"
+    r"tu vois|vous voyez|tu sais|you know|i mean|kind of|sort of|genre|quoi\s*[,.!?]|du weißt|o sea|sabes|"
+    r"diciamo|sabe|weet je)\b",
+    re.IGNORECASE)
+_STUTTER_RE = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)
+
+_COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_NON_WORD_RE = re.compile(r"[\W_]+")
+
+
+def _key(text: str) -> str:
+    """Accent-free lowercase words with single spaces, for matching texts against each other (what
+    ``text.fold`` gives, with the diacritics removed by one regular expression: an article's whole
+    text is folded at each scoring, and a character-by-character pass cost most of it)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
+    return " ".join(_NON_WORD_RE.sub(" ", _COMBINING_RE.sub("", decomposed)).split())
+
+
+NAMED_TYPES = frozenset({"person", "organization", "place", "product", "event", "work"})
+STUFFING_DENSITY = 0.08  # a natural text's most frequent meaningful word rarely passes 8% of them
+STUFFING_FULL = 0.20  # at 20% the penalty is whole
+STUFFING_MIN_COUNT = 8  # fewer repetitions say nothing in a short text
 
 
 @dataclass(slots=True)
@@ -37,6 +171,7 @@ class Criterion:
     weight: int
     value: float
     detail: str
+    evidence: list = field(default_factory=list)
 
     @property
     def points(self) -> float:
@@ -44,7 +179,7 @@ class Criterion:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "weight": self.weight, "value": round(self.value, 3), "points": self.points,
-                "detail": self.detail}
+                "detail": self.detail, "evidence": self.evidence}
 
 
 @dataclass(slots=True)
@@ -55,14 +190,67 @@ class Scores:
     aeo_criteria: list[Criterion]
     geo_criteria: list[Criterion]
     geo_summary: dict = field(default_factory=dict)
+    geo_penalties: list[Criterion] = field(default_factory=list)
+
+    @property
+    def verdicts(self) -> dict:
+        return {"geo_well_structured_for_citation": self.geo_score >= GEO_GOOD,
+                "aeo_answers_common_queries_directly": self.aeo_score >= AEO_GOOD}
 
     def to_dict(self) -> dict:
         return {"aeo_score": self.aeo_score, "geo_score": self.geo_score, "composite_score": self.composite_score,
-                "geo_summary": self.geo_summary,
-                "rubric": {"composite": "0.7 * geo_score + 0.3 * aeo_score",
+                "geo_summary": self.geo_summary, "verdicts": self.verdicts,
+                "rubric": {"version": RUBRIC_VERSION, "composite": "0.7 * geo_score + 0.3 * aeo_score",
                            "geo_well_structured_at": GEO_GOOD, "aeo_answers_queries_at": AEO_GOOD,
                            "geo": [c.to_dict() for c in self.geo_criteria],
+                           "geo_penalties": [c.to_dict() for c in self.geo_penalties],
                            "aeo": [c.to_dict() for c in self.aeo_criteria]}}
+
+
+@dataclass(slots=True)
+class Said:
+    """One sentence of the text and, when the text shows it, who said it."""
+
+    text: str
+    speaker: str | None = None
+
+
+@dataclass(slots=True)
+class Answered:
+    """A question the text asks as a heading, and the first sentence under it."""
+
+    question: str
+    first: str
+    where: str  # faq, section, video
+
+
+@dataclass(slots=True)
+class Document:
+    """What the rubric reads: the text, its structure, and what the analysis found in the video."""
+
+    title: str
+    sentences: list[Said]
+    quotations: list[Said]
+    answered: list[Answered]
+    openers: list[str]
+    faq_count: int
+    key_facts: list[dict]
+    moments: int  # chapters or sections with a time in the video (key moments)
+    has_video: bool
+    claims: list[dict]
+    entities: list[dict]
+    topics: list[dict]
+    intents: list[dict]
+    tokens: list[list[str]] = field(init=False)  # each sentence's meaningful words, counted by several criteria
+
+    def __post_init__(self) -> None:
+        self.tokens = [content_tokens(s.text) for s in self.sentences]
+
+
+def _target(doc_words: int, per_words: int, low: float, high: float) -> float:
+    """A target that grows with the text: one per ``per_words`` words, between ``low`` and ``high``
+    (three dated figures make a short article citable; an hour of talk needs more than three)."""
+    return max(low, min(high, doc_words / per_words))
 
 
 def _ratio(value: float, target: float) -> float:
@@ -73,78 +261,392 @@ def composite(geo: float, aeo: float) -> float:
     return round(GEO_WEIGHT * geo + AEO_WEIGHT * aeo, 1)
 
 
-def geo_summary(claims: Sequence[Claim], entities: Sequence[Entity], topics: Sequence[Topic],
-                intents: Sequence[SearchIntent]) -> dict:
-    named = [e for e in entities if e.type not in ("date", "number")]
-    facts = sorted(sorted(claims, key=lambda c: (-c.confidence, c.start_ms))[:5], key=lambda c: c.start_ms)
-    return {"main_entities": [e.name for e in named[:5]],
-            "main_topics": [t.name for t in topics[:5]],
-            "user_intents_answered": [i.query for i in intents if i.answered][:5],
-            "key_facts": [c.text for c in facts]}
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EVIDENCE_CHARS else text[:EVIDENCE_CHARS - 1] + "…"
 
 
-def score(*, sentences: Sequence[Sentence], claims: Sequence[Claim], entities: Sequence[Entity],
-          topics: Sequence[Topic], intents: Sequence[SearchIntent], moments: Sequence[ClipMoment],
-          chapters: Sequence[Chapter], diarisation: Diarisation, duration_ms: int,
-          article: dict | None = None) -> Scores:
-    minutes = max(duration_ms / 60_000, 0.5)
-    named = [e for e in entities if e.type not in ("date", "number", "other")]
-    attributable = [c for c in claims if {"entity", "date"} & set(c.kinds)]
-    mean_conf = sum(c.confidence for c in claims) / len(claims) if claims else 0.0
-    chapter_problems = validate_chapters(chapters, duration_ms)
-    strong_moments = [m for m in moments if m.geo_score >= 60]
-    top_mentions = sum(t.mentions for t in topics[:3])
-    all_mentions = sum(t.mentions for t in topics[:10]) or 1
-    named_speakers = [s for s in diarisation.speakers if s.name != "unknown"]
+def split_text(text: str) -> list[str]:
+    """Sentences of a paragraph (provider and translated articles keep whole paragraphs)."""
+    return [s.strip() for s in _SPLIT_RE.split(" ".join((text or "").split())) if s.strip()]
 
+
+def _is_question(text: str) -> bool:
+    stripped = text.strip().rstrip("\"”»)").strip()
+    return stripped.endswith("?") or bool(QUESTION_START_RE.match(stripped) and stripped.endswith("?"))
+
+
+def _named(name: str | None) -> bool:
+    return bool(name) and name.strip().lower() not in ("unknown", "inconnu", "speaker", "")
+
+
+def _unique(items: Iterable[Said]) -> list[Said]:
+    seen, out = set(), []
+    for item in items:
+        key = _key(item.text)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+# ------------------------------------------------------------------------- the two documents
+
+
+def _graph_parts(graph: dict) -> dict:
+    speakers = graph.get("speakers") or {}
+    return {"claims": list(graph.get("claims") or []), "entities": list(graph.get("entities") or []),
+            "topics": list(graph.get("topics") or []), "intents": list(graph.get("searchIntents") or []),
+            "diarised": bool(speakers.get("diarised")) if isinstance(speakers, dict) else False}
+
+
+def document_from_article(article: dict, graph: dict) -> Document:
+    """An article's structured content (``Article.to_dict()`` as stored) with the graph it came from.
+
+    Quotations are the paragraphs an export shows with their speaker (conversational and interview
+    articles put the speaker before each paragraph) and any quoted passage with a reporting verb."""
+    parts = _graph_parts(graph)
+    style = article.get("writing_style")
+    shows_speakers = style in ("conversational", "interview") and parts["diarised"]
+    sentences: list[Said] = []
+    quotations: list[Said] = []
+    answered: list[Answered] = []
+    openers: list[str] = []
+    intro = split_text(article.get("introduction") or "")
+    sentences += [Said(s) for s in intro]
+    openers += intro[:1]
+    for section in article.get("sections") or []:
+        heading = section.get("heading") or ""
+        first_of_section = None
+        for paragraph in section.get("paragraphs") or []:
+            texts = paragraph.get("sentences") or split_text(paragraph.get("text") or "")
+            speaker = paragraph.get("speaker") if shows_speakers and _named(paragraph.get("speaker")) else None
+            sentences += [Said(t, speaker) for t in texts]
+            if speaker and paragraph.get("role") != "question":
+                statement = " ".join(texts)
+                if len(words(statement)) >= 6 and not _is_question(statement):
+                    quotations.append(Said(statement, speaker))
+            if first_of_section is None and texts and paragraph.get("role") != "question":
+                first_of_section = texts[0]
+        if first_of_section:
+            openers.append(first_of_section)
+            if _is_question(heading):
+                answered.append(Answered(heading, first_of_section, "section"))
+    faq = [f for f in article.get("faq") or [] if (f.get("answer") or "").strip()]
+    for entry in faq:
+        answer = split_text(entry["answer"])
+        sentences += [Said(s) for s in answer]
+        if answer:
+            openers.append(answer[0])
+            answered.append(Answered(entry.get("question") or "", answer[0], "faq"))
+    sentences += [Said(s) for s in split_text(article.get("conclusion") or "")]
+    key_facts = list(article.get("key_facts") or [])
+    sentences += [Said(f.get("text") or "") for f in key_facts]
+    sentences = _unique(sentences)
+    quotations += _explicit_quotations(sentences)
+    moments = sum(1 for s in article.get("sections") or [] if isinstance(s.get("startMs"), int))
+    return Document(title=article.get("title") or "", sentences=sentences, quotations=_unique(quotations),
+                    answered=answered, openers=openers, faq_count=len(faq), key_facts=key_facts, moments=moments,
+                    has_video=True, claims=parts["claims"], entities=parts["entities"], topics=parts["topics"],
+                    intents=parts["intents"])
+
+
+def document_from_transcript(sentences: Sequence[Any], graph: dict, title: str = "") -> Document:
+    """The video's own words: ``sentences`` (``text``, ``speaker``, ``is_question``, ``start_ms``)
+    with its graph. Quotations are claims made by a named speaker; the questions asked in the
+    video are its headings, answered by the next sentence that is not a question; the openers are
+    each chapter's first sentence; the key facts are the five strongest claims."""
+    parts = _graph_parts(graph)
+    said = [Said(s.text, s.speaker if parts["diarised"] and _named(s.speaker) else None) for s in sentences]
+    # A claim's text is its sentence without the fillers it started with: matched as a suffix.
+    claim_texts = [_key(c["text"]) for c in parts["claims"] if c.get("confidence", 0) >= 0.6]
+    quotations = [q for q in said if q.speaker and any(_key(q.text).endswith(t) for t in claim_texts if t)]
+    answered = []
+    for i, s in enumerate(sentences):
+        if getattr(s, "is_question", False) and len(words(s.text)) >= 4:
+            after = next((t for t in sentences[i + 1:i + 4] if not getattr(t, "is_question", False)), None)
+            if after is not None:
+                answered.append(Answered(s.text, after.text, "video"))
+    chapters = list(graph.get("chapters") or [])
+    openers = []
+    for chapter in chapters:
+        first = next((s.text for s in sentences if s.start_ms >= chapter.get("startMs", 0)
+                      and not getattr(s, "is_question", False)), None)
+        if first:
+            openers.append(first)
+    strongest = sorted(parts["claims"], key=lambda c: (-c.get("confidence", 0), c.get("startMs", 0)))[:5]
+    key_facts = [{"text": c["text"], "startMs": c.get("startMs"), "claimId": c.get("id")} for c in strongest]
+    return Document(title=title, sentences=_unique(said), quotations=_unique(quotations), answered=answered,
+                    openers=openers, faq_count=sum(1 for a in answered if _direct(a)),
+                    key_facts=key_facts, moments=len(chapters), has_video=True, claims=parts["claims"],
+                    entities=parts["entities"], topics=parts["topics"], intents=parts["intents"])
+
+
+def _explicit_quotations(sentences: Sequence[Said]) -> list[Said]:
+    """Quoted passages attributed in their sentence (a reporting verb, or ``selon``/``according to``)."""
+    out = []
+    for s in sentences:
+        for match in QUOTED_RE.finditer(s.text):
+            if len(words(match.group(1))) >= 4 and (REPORTING_RE.search(s.text) or SOURCE_RE.search(s.text)):
+                rest = (s.text[:match.start()] + " " + s.text[match.end():]).strip(" ,;:-–—")
+                out.append(Said(match.group(1), _short(rest) or None))
+    return out
+
+
+# ------------------------------------------------------------------------------- criteria
+
+
+def _words(doc: Document) -> int:
+    return sum(len(words(s.text)) for s in doc.sentences)
+
+
+def _statistics(doc: Document) -> Criterion:
+    found, credit = [], 0.0
+    for s in doc.sentences:
+        figure = STAT_RE.search(s.text)
+        if figure is None:
+            continue
+        date = DATE_RE.search(s.text.replace(figure.group(0), " "))
+        credit += 1.0 if date else 0.6
+        found.append({"text": _short(s.text), "figure": figure.group(0).strip(),
+                      "date": date.group(0) if date else None})
+    dated = sum(1 for f in found if f["date"])
+    target = _target(_words(doc), 400, 3, 8)
+    return Criterion("statistics", 20, _ratio(credit, target),
+                     f"{len(found)} sentences with a figure and its unit, {dated} of them dated (target {target:.0f} "
+                     f"dated; undated ones count 0.6)", found[:EVIDENCE_ITEMS])
+
+
+def _quotations(doc: Document) -> Criterion:
+    evidence = [{"quote": _short(q.text), "speaker": q.speaker} for q in doc.quotations]
+    target = _target(_words(doc), 500, 3, 6)
+    return Criterion("quotations", 15, _ratio(len(doc.quotations), target),
+                     f"{len(doc.quotations)} statements shown with who said them (target {target:.0f})",
+                     evidence[:EVIDENCE_ITEMS])
+
+
+# Words without which a pattern cannot match: one search for any of them in the lowered text (a
+# plain alternation of literals) spares most sentences the pattern itself, whose alternation of
+# cues with word boundaries is tried at every word otherwise.
+_SOURCE_HINTS = ("selon", "après", "source", "cité", "rapporte", "publi", "according", "reported", "cited", "laut",
+                 "gemäß", "zufolge", "quelle", "según", "acuerdo", "fuente", "secondo", "stando", "fonte", "segundo",
+                 "acordo", "volgens", "bron")
+_STUDY_HINTS = ("étude", "rapport", "enquête", "sondage", "données", "study", "report", "survey", "data", "research",
+                "studie", "bericht", "estudio", "informe", "studio", "estudo", "relatório")
+_SOURCE_PATTERNS = tuple((regex, re.compile("|".join(re.escape(h) for h in hints)))
+                         for regex, hints in ((SOURCE_RE, _SOURCE_HINTS), (STUDY_RE, _STUDY_HINTS),
+                                              (URL_RE, ("http",))))
+
+
+def cited_sources(sentences: Iterable[str]) -> list[dict]:
+    """The sources the text names (``{"source", "text"}``), once each, in order of appearance: what
+    follows "selon", "according to", "laut"..., a study or report named after its author, a URL."""
+    sources: dict[str, dict] = {}
+    for text in sentences:
+        lowered = text.lower()
+        for regex, hints in _SOURCE_PATTERNS:
+            if not hints.search(lowered):
+                continue
+            for match in regex.finditer(text):
+                name = (match.group(1) if match.groups() else match.group(0)).strip(" ,\"”»)")
+                name = " ".join(name.split()[:6])
+                if len(name) >= 2 and _key(name) not in sources:
+                    sources[_key(name)] = {"source": name, "text": _short(text)}
+    return list(sources.values())
+
+
+def _sources(doc: Document) -> Criterion:
+    sources = cited_sources(s.text for s in doc.sentences)
+    target = _target(_words(doc), 800, 2, 4)
+    return Criterion("cited_sources", 15, _ratio(len(sources), target),
+                     f"{len(sources)} distinct sources named (target {target:.0f})", sources[:EVIDENCE_ITEMS])
+
+
+def _fluency(doc: Document) -> Criterion:
+    texts = [s.text for s in doc.sentences if s.text.strip()]
+    counts = [len(words(t)) for t in texts]
+    total = sum(counts)
+    if not total:
+        return Criterion("fluency", 15, 0.0, "no text", [])
+    mean = total / len(counts)
+    length = 1.0 if 10 <= mean <= 25 else 0.6 if 6 <= mean <= 35 else 0.2
+    fillers = [m.group(0).strip(" ,.!?") for t in texts for m in _FILLER_RE.finditer(t)]
+    stutters = [m.group(0) for t in texts for m in _STUTTER_RE.finditer(t) if not m.group(1).isdigit()]
+    fragments = sum(1 for c in counts if c < 4)
+    per100 = 100 / total
+    value = (0.4 * length + 0.3 * max(0.0, 1 - len(fillers) * per100 / 3)
+             + 0.15 * max(0.0, 1 - len(stutters) * per100 / 1.5)
+             + 0.15 * max(0.0, 1 - 2 * fragments / len(counts)))
+    longest = max(texts, key=lambda t: len(words(t)))
+    common = Counter(f.lower() for f in fillers).most_common(5)
+    evidence = [{"mean_words_per_sentence": round(mean, 1), "fillers": [{"filler": f, "count": n} for f, n in common],
+                 "stutters": stutters[:5], "fragments": fragments, "longest_sentence": _short(longest)}]
+    return Criterion("fluency", 15, value,
+                     f"{mean:.1f} words per sentence (10-25 reads best), {len(fillers)} fillers, {len(stutters)} "
+                     f"stutters, {fragments} fragments in {len(counts)} sentences", evidence)
+
+
+def _technical_terms(doc: Document) -> Criterion:
+    text = " ".join(_key(s.text) for s in doc.sentences)
+    padded = f" {text} "
+    terms: dict[str, str] = {}
+    for entity in doc.entities:
+        name = entity.get("name") or ""
+        if entity.get("type") in NAMED_TYPES and _key(name) and f" {_key(name)} " in padded:
+            terms.setdefault(_key(name), name)
+    for topic in doc.topics[:10]:
+        name = topic.get("name") or ""
+        if len(name.split()) >= 2 and f" {_key(name)} " in padded:
+            terms.setdefault(_key(name), name)
+    for s in doc.sentences:
+        for match in ACRONYM_RE.finditer(s.text):
+            terms.setdefault(_key(match.group(0)), match.group(0))
+    target = _target(_words(doc), 250, 6, 12)
+    return Criterion("technical_terms", 15, _ratio(len(terms), target),
+                     f"{len(terms)} named organisations, places, products, people, acronyms and key phrases "
+                     f"(target {target:.0f})", list(terms.values())[:EVIDENCE_ITEMS])
+
+
+def _citable_facts(doc: Document) -> Criterion:
+    claims = {c.get("id"): c for c in doc.claims}
+    grounded = [(f, claims[f["claimId"]]) for f in doc.key_facts if f.get("claimId") in claims]
+    credit = sum(c.get("confidence", 0.0) for _, c in grounded)
+    evidence = [{"text": _short(f.get("text") or ""), "startMs": c.get("startMs"), "claimId": c.get("id"),
+                 "confidence": c.get("confidence")} for f, c in grounded]
+    return Criterion("citable_facts", 20, _ratio(credit, 2.4),
+                     f"{len(grounded)} key facts tied to a timestamped claim of the video, confidence "
+                     f"{credit:.2f} in all (target 2.4: three facts at 0.8)", evidence[:EVIDENCE_ITEMS])
+
+
+def _keyword_stuffing(doc: Document) -> Criterion:
+    per_sentence = doc.tokens
+    tokens = [t for sentence in per_sentence for t in sentence]
+    if not tokens:
+        return Criterion("keyword_stuffing", 25, 0.0, "no meaningful words", [])
+    word, count = Counter(tokens).most_common(1)[0]
+    density = count / len(tokens)
+    value = 0.0
+    if count >= STUFFING_MIN_COUNT and density > STUFFING_DENSITY:
+        value = min(1.0, (density - STUFFING_DENSITY) / (STUFFING_FULL - STUFFING_DENSITY))
+    repeated = [_short(s.text) for s, toks in zip(doc.sentences, per_sentence, strict=True) if toks.count(word) >= 3]
+    return Criterion("keyword_stuffing", 25, value,
+                     f"most frequent word {word!r}: {count} of {len(tokens)} meaningful words ({100 * density:.1f}%; "
+                     f"a penalty above {100 * STUFFING_DENSITY:.0f}%, whole at {100 * STUFFING_FULL:.0f}%)",
+                     [{"keyword": word, "count": count, "density": round(density, 3),
+                       "sentences_repeating_it": repeated[:5]}])
+
+
+def _overlap(question: str, answer: str) -> bool:
+    asked = set(content_tokens(question))
+    return bool(asked & set(content_tokens(answer))) if asked else False
+
+
+def _direct(a: Answered) -> bool:
+    """The first sentence answers: a statement of 5-40 words that takes up the question's words."""
+    return not _is_question(a.first) and 5 <= len(words(a.first)) <= 40 and _overlap(a.question, a.first)
+
+
+def _question_headings(doc: Document) -> Criterion:
+    evidence, direct = [], 0
+    for a in doc.answered:
+        count = len(words(a.first))
+        ok = _direct(a)
+        direct += ok
+        why = ("answered in its first sentence" if ok else "first sentence is a question" if _is_question(a.first)
+               else f"first sentence has {count} words" if not 5 <= count <= 40
+               else "first sentence does not take up the question's words")
+        evidence.append({"question": _short(a.question), "first_sentence": _short(a.first), "direct": ok,
+                         "where": a.where, "why": why})
+    return Criterion("question_headings", 25, _ratio(direct, 3.0),
+                     f"{direct} of {len(doc.answered)} question headings answered in their first sentence (target 3)",
+                     evidence[:EVIDENCE_ITEMS])
+
+
+def _concise_answers(doc: Document) -> Criterion:
+    def concise(text: str) -> bool:
+        return 6 <= len(words(text)) <= 30 and not _is_question(text) and not (
+            HEDGE_RE.search(text) or _OTHER_HEDGE_RE.search(text))
+
+    good = [o for o in doc.openers if concise(o)]
+    value = len(good) / len(doc.openers) if doc.openers else 0.0
+    return Criterion("concise_answers", 20, value,
+                     f"{len(good)} of {len(doc.openers)} opening sentences (introduction, sections, answers) are "
+                     f"direct statements of 6-30 words", [_short(o) for o in good][:EVIDENCE_ITEMS])
+
+
+def _faq(doc: Document) -> Criterion:
+    questions = [_short(a.question) for a in doc.answered if a.where in ("faq", "video")]
+    return Criterion("faq", 20, _ratio(doc.faq_count, 3.0), f"{doc.faq_count} answered questions (target 3)",
+                     questions[:EVIDENCE_ITEMS])
+
+
+def _structured_data(doc: Document) -> Criterion:
+    parts = {"Article headline of 1-110 characters": 0 < len(doc.title) <= 110,
+             "VideoObject of the video": doc.has_video,
+             "Clip key moments (2 chapters or more)": doc.moments >= 2,
+             "FAQPage (1 answered question or more)": doc.faq_count >= 1}
+    present = [name for name, ok in parts.items() if ok]
+    return Criterion("structured_data", 15, len(present) / len(parts),
+                     f"the JSON-LD export carries {len(present)} of {len(parts)}: "
+                     + ", ".join(f"{name} {'yes' if ok else 'no'}" for name, ok in parts.items()), present)
+
+
+def _definitions(doc: Document) -> Criterion:
+    found = [_short(s.text) for s in doc.sentences if not _is_question(s.text)
+             and (DEFINITION_RE.search(s.text) or _OTHER_DEFINITION_RE.search(s.text))]
+    return Criterion("definitions", 10, _ratio(len(found), 2.0), f"{len(found)} definitional sentences (target 2)",
+                     found[:EVIDENCE_ITEMS])
+
+
+def _intents_answered(doc: Document) -> Criterion:
+    top = sorted(doc.intents, key=lambda i: -float(i.get("relevance") or 0))[:5]
+    text_tokens = {t for sentence in doc.tokens for t in sentence}
+    asked = [set(content_tokens(a.question)) for a in doc.answered]
+    evidence, answered = [], 0
+    for intent in top:
+        query = set(content_tokens(intent.get("query") or ""))
+        as_heading = any(query and len(query & q) / len(query | q) >= 0.5 for q in asked)
+        in_text = bool(intent.get("answered")) and bool(query) and query <= text_tokens
+        ok = as_heading or in_text
+        answered += ok
+        evidence.append({"query": intent.get("query"), "answered": ok,
+                         "how": "a question heading" if as_heading else "in the text" if in_text else None})
+    return Criterion("intents_answered", 10, answered / len(top) if top else 0.0,
+                     f"{answered} of the {len(top)} most relevant search intents answered", evidence)
+
+
+def geo_summary(doc: Document) -> dict:
+    named = [e for e in doc.entities if e.get("type") not in ("date", "number")]
+    return {"main_entities": [e["name"] for e in named[:5]],
+            "main_topics": [t["name"] for t in doc.topics[:5]],
+            "user_intents_answered": [i["query"] for i in doc.intents if i.get("answered")][:5],
+            "key_facts": [f["text"] for f in doc.key_facts if f.get("text")][:7]}
+
+
+def score_document(doc: Document) -> Scores:
+    geo = [_statistics(doc), _quotations(doc), _sources(doc), _fluency(doc), _technical_terms(doc),
+           _citable_facts(doc)]
+    penalties = [_keyword_stuffing(doc)]
+    aeo = [_question_headings(doc), _concise_answers(doc), _faq(doc), _structured_data(doc), _definitions(doc),
+           _intents_answered(doc)]
+    geo_points = sum(c.weight * c.value for c in geo) - sum(p.weight * p.value for p in penalties)
+    geo_score = max(0, min(100, round(geo_points)))
+    aeo_score = max(0, min(100, round(sum(c.weight * c.value for c in aeo))))
+    return Scores(aeo_score, geo_score, composite(geo_score, aeo_score), aeo, geo, geo_summary(doc), penalties)
+
+
+def score_article(article: dict, graph: dict) -> Scores:
+    """The rubric on a stored article and the stored Content Graph of its analysis (plain dicts)."""
+    return score_document(document_from_article(article, graph))
+
+
+def score(*, sentences: Sequence, claims: Sequence, entities: Sequence, topics: Sequence, intents: Sequence,
+          moments: Sequence, chapters: Sequence, diarisation, duration_ms: int, article: dict | None = None) -> Scores:
+    """The rubric from the analysis' own objects: the article when one is given (scored exactly as
+    ``score_article`` scores it later from the stored graph), else the transcript itself."""
+    graph = {"claims": [c.to_dict() for c in claims], "entities": [e.to_dict() for e in entities],
+             "topics": [t.to_dict() for t in topics], "searchIntents": [i.to_dict() for i in intents],
+             "chapters": [c.to_dict() for c in chapters], "speakers": diarisation.to_dict(), "durationMs": duration_ms}
     if article is not None:
-        sections = len(article.get("sections", []))
-        structure = Criterion("article_structure", 15, _ratio(sections, 3) * 0.7
-                              + (0.3 if article.get("key_facts") else 0.0),
-                              f"{sections} sections, {len(article.get('key_facts', []))} key facts")
-    else:
-        structure = Criterion("chapters", 15, 1.0 if not chapter_problems else 0.3 if chapters else 0.0,
-                              "valid chapters" if not chapter_problems else "; ".join(chapter_problems))
-    geo = [
-        Criterion("factual_density", 20, _ratio(len(claims) / minutes, 2.0),
-                  f"{len(claims)} claims, {len(claims) / minutes:.2f} per minute (target 2)"),
-        Criterion("claim_confidence", 10, mean_conf, f"mean claim confidence {mean_conf:.2f}"),
-        Criterion("entity_coverage", 15, _ratio(len(named), 8), f"{len(named)} named entities (target 8)"),
-        structure,
-        Criterion("attribution", 10, _ratio(len(attributable), max(1, len(claims)) * 0.5),
-                  f"{len(attributable)} of {len(claims)} claims name an entity or a date (target half)"),
-        Criterion("quotable_moments", 10, _ratio(len(strong_moments), 3),
-                  f"{len(strong_moments)} clip moments scoring 60+ (target 3)"),
-        Criterion("topic_focus", 10, _ratio(top_mentions / all_mentions, 0.5),
-                  f"top 3 topics hold {100 * top_mentions / all_mentions:.0f}% of topic mentions (target 50%)"),
-        Criterion("speaker_attribution", 10, 1.0 if named_speakers else 0.3,
-                  f"{len(named_speakers)} named speakers" if named_speakers else "speakers not named"),
-    ]
-
-    questions = [i for i in intents if i.source == "question"]
-    answered = [i for i in questions if i.answered]
-    definitions = [c for c in claims if "definition" in c.kinds]
-    concise = [c for c in claims if 8 <= len(words(c.text)) <= 40]
-    key_facts = claims if article is None else article.get("key_facts", [])
-    if article is not None:
-        faq = len(article.get("faq", []))
-        shape = Criterion("faq", 10, _ratio(faq, 3), f"{faq} FAQ entries (target 3)")
-    else:
-        shape = Criterion("structure", 10, 1.0 if not chapter_problems else 0.4,
-                          "chapters valid" if not chapter_problems else "chapters break the rules")
-    aeo = [
-        Criterion("intents_covered", 25, _ratio(len(intents), 5), f"{len(intents)} search intents (target 5)"),
-        Criterion("answers_present", 25, (len(answered) / len(questions)) if questions else
-                  (0.6 if claims else 0.0),
-                  f"{len(answered)} of {len(questions)} questions answered within a minute" if questions
-                  else "no question asked in the video; topic answers only"),
-        Criterion("definitions", 15, _ratio(len(definitions), 2), f"{len(definitions)} definitions (target 2)"),
-        Criterion("concise_answers", 15, (len(concise) / len(claims)) if claims else 0.0,
-                  f"{len(concise)} of {len(claims)} claims in 8-40 words"),
-        shape,
-        Criterion("key_facts", 10, _ratio(len(key_facts), 3), f"{len(key_facts)} key facts (target 3)"),
-    ]
-    geo_score = round(sum(c.weight * c.value for c in geo))
-    aeo_score = round(sum(c.weight * c.value for c in aeo))
-    return Scores(aeo_score, geo_score, composite(geo_score, aeo_score), aeo, geo,
-                  geo_summary(claims, entities, topics, intents))
+        return score_article(article, graph)
+    return score_document(document_from_transcript(sentences, graph))

@@ -1,7 +1,10 @@
 """Captions to sentences.
 
 Caption cues cut sentences wherever the line was full, so sentences are rebuilt: a sentence runs
-across cues of the same speaker until terminal punctuation. It is closed early at a speaker change,
+across cues of the same speaker until terminal punctuation. A sentence ends where both the
+language's sentence segmenter (``sentencex``: abbreviations such as "z. B.", "Sr.", "bijv." per
+language) and the rules here (initials inside names, "M.", "Dr", "etc.") put an end: each alone
+misses some abbreviations. It is closed early at a speaker change,
 at a pause longer than ``MAX_GAP_MS`` (a new thought) and, for unpunctuated captions (automatic
 ones), at the end of a cue once it holds ``MAX_WORDS`` words. Times inside a cue are interpolated
 by character position, so a sentence that starts mid-cue starts inside that cue.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Segment, Sentence
 from domain.analysis.text import clean_spaces, content_tokens, looks_like_question, word_after, word_before
 
@@ -24,6 +28,7 @@ co corp dept approx min max tel tél
 """.split())
 
 BOUNDARY_RE = re.compile(r"([.!?…]+)([\"”»)\]]*)(?=\s|$)")
+CLOSING = " \t\n\"”»)]'’"
 
 
 def _is_initial(previous: str, following: str) -> bool:
@@ -43,11 +48,21 @@ def _token_before(text: str, end: int) -> str:
     return text[begin:end]
 
 
-def _split_points(text: str) -> list[int]:
-    """Character offsets just after each sentence end in ``text``. Each end looks only at the words
-    around it, so a long cue costs its length, not its length times its sentence ends."""
+def _punctuation_end(text: str, end: int) -> int:
+    """Where the terminal punctuation before ``end`` stops (closing quotes and spaces skipped back)."""
+    while end > 0 and text[end - 1] in CLOSING:
+        end -= 1
+    return end
+
+
+def _split_points(text: str, segmenter_ends: set[int] | None = None) -> list[int]:
+    """Character offsets just after each sentence end in ``text``; with ``segmenter_ends`` (the
+    language segmenter's ends, at their punctuation), only the ends it also found. Each end looks
+    only at the words around it, so a long cue costs its length, not its length times its ends."""
     points = []
     for match in BOUNDARY_RE.finditer(text):
+        if segmenter_ends is not None and match.end(1) not in segmenter_ends:
+            continue
         punct = match.group(1)
         if punct == ".":
             token = _token_before(text, match.start())
@@ -62,6 +77,7 @@ def _split_points(text: str) -> list[int]:
 
 
 def split_sentences(segments: Sequence[Segment], language: str | None = "fr") -> list[Sentence]:
+    kit = language_of(language)
     sentences: list[Sentence] = []
     parts: list[str] = []
     state: dict = {}
@@ -76,7 +92,7 @@ def split_sentences(segments: Sequence[Segment], language: str | None = "fr") ->
             sentences.append(Sentence(
                 index=index, text=text, start_ms=state["start"], end_ms=max(state["end"], state["start"]),
                 speaker=state["speaker"], first_segment=state["first"], last_segment=state["last"],
-                tokens=content_tokens(text), is_question=looks_like_question(text, language)))
+                tokens=content_tokens(text, kit.code), is_question=looks_like_question(text, kit.code)))
         state.clear()
 
     for seg_index, seg in enumerate(segments):
@@ -89,7 +105,7 @@ def split_sentences(segments: Sequence[Segment], language: str | None = "fr") ->
             flush()
         length = len(text)
         span = end - start
-        cuts = _split_points(text)
+        cuts = _split_points(text, {_punctuation_end(text, end) for end in kit.sentence_ends(text)})
         bounds = [0, *cuts]
         if not cuts or cuts[-1] < length:
             bounds.append(length)

@@ -1,7 +1,7 @@
-"""Language resources and text primitives shared by the analysis: words, stop words, sentence cues.
+"""Text primitives shared by the analysis: words, content words, fillers, labels, folding.
 
-French and English are covered; any other language falls back to both lists (stop words are only
-ever removed, so the union is safe) and English wording for generated labels.
+The per-language resources (stop words, word frequencies, stems, cue phrases) are in
+``domain.analysis.language``; this module applies them to words and sentences.
 """
 
 from __future__ import annotations
@@ -10,63 +10,30 @@ import re
 import unicodedata
 from itertools import islice
 
-STOP_FR = frozenset("""
-a à ai aie ainsi alors as au aucun aucune aujourd aujourd'hui auquel aura aurait aussi autre autres aux avait avant
-avec avez avoir avons ayant bah ben bien bon c ça car ce ceci cela celle celles celui cependant certains certaines
-ces cet cette ceux chaque chez ci comme comment contre d dans de des deux donc dont du elle elles en encore entre
-es est et étaient était été être eu eux fait faire fais faut font fois hein ici il ils j je jusqu l la là le les
-leur leurs lui m ma mais me même mêmes mes moi moins mon n ne ni non nos notre nous on ont ou où oui par parce pas
-peu peut peuvent plus plutôt pour pourquoi puis qu quand que quel quelle quelles quels qui quoi s sa sans se sera
-ses si sien soit son sont sous suis sur t ta te tes toi ton tous tout toute toutes très tu un une unes uns vers
-voilà vos votre vous vraiment y euh hum bref enfin après avant déjà toujours jamais rien quelque quelques chose
-choses beaucoup trop tellement mettre mets met prendre prend prends donner donne trouver trouve utiliser
-utilise passer passe falloir devoir doit doivent pouvoir pouvez pouvons savoir sais sait savez crois croit pense
-penser appelle appelé appelée dû fallait avait ont eu été fait faits faite grand grande petit petite nouveau
-nouvelle vrai vraie certain certaine autre autres simplement justement effectivement exactement surtout
-assez vais va vont allez allons aller dit dire disait dis etc cas fin peu parce
-voici veut veux voulez voir vu parler parle fois exemple truc trucs gens genre quoi donc ok okay merci bonjour
-bienvenue aujourd'hui environ souvent presque notamment également d'ailleurs bientôt plusieurs certains
-zéro un deux trois quatre cinq six sept huit neuf dix onze douze vingt trente quarante cinquante cent cents mille
-est-ce qu'est-ce c'est-à-dire peut-être pendant depuis selon sauf entre près contre malgré parmi durant
-moitié tiers quart premier première second seconde dernier dernière ceux
-celle d'accord tant lorsque lors leurs avons aurons serait seraient sommes êtes
-""".split())
+from domain.analysis.language import lang_code
+from domain.analysis.language import language as language_of
 
-STOP_EN = frozenset("""
-a about above after again against all also am an and any are aren as at be because been before being below between
-both but by can cannot could couldn did didn do does doesn doing don down during each few for from further get gets
-got had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it its
-itself just let like ll me more most much must my myself no nor not now of off on once only or other our ours
-ourselves out over own re really right same say says said she should so some such than that the their theirs them
-themselves then there these they thing things think this those through to too under until up us ve very was wasn
-we well were weren what when where which while who whom why will with won would wouldn yeah yes you your yours
-yourself yourselves okay ok oh um uh hmm actually basically lot lots kind sort going gonna want wanna know mean
-maybe thanks thank hello hi welcome today one two way many even still back go see look make made take come
-use used uses using work need needs start started give gives given find found put call called tell told try tried
-zero three four five six seven eight nine ten twenty hundred thousand half first second last around
-almost often usually keep let's lets
-getting got new good great big little long really pretty quite every another something
-anything everything nothing someone people part according produces produce produced built build show shows
-""".split())
-
-STOP_ALL = STOP_FR | STOP_EN
-
-# Disfluencies removed from the start of a sentence when it is quoted (never from its middle).
-FILLERS = ("euh", "heu", "hum", "ben", "bah", "um", "uh", "er", "erm", "hmm", "so", "alors", "donc", "et", "and",
-           "well", "bon", "voilà", "ok", "okay", "oui", "yeah", "yes", "mais", "but")
+# Disfluencies and loose connectors removed from the start of a quoted sentence (never from its middle).
+LEADING_FILLERS = {
+    "en": "um uh er erm hmm so and well ok okay yeah yes but right alright",
+    "fr": "euh heu hum ben bah alors donc et bon voilà ok okay oui mais",
+    "de": "äh ähm also und naja gut okay ok ja aber",
+    "es": "eh este pues bueno y vale entonces ok sí pero",
+    "it": "ehm eh allora cioè e beh ok okay sì ma",
+    "pt": "é então e bom bem ok okay sim mas",
+    "nl": "eh uhm nou dus en oké okay ok ja maar",
+}
+# The fillers of the analysis' first two languages, for a caller that names no language.
+FILLERS = tuple(dict.fromkeys(LEADING_FILLERS["fr"].split() + LEADING_FILLERS["en"].split()))
 
 WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
-ELISION_RE = re.compile(r"^(?:[ldjmntsc]|qu|jusqu|lorsqu|puisqu)['’]", re.IGNORECASE)
+# Elided articles and pronouns before a word: French (l'énergie, qu'il) and Italian (dell'acqua, un'idea).
+ELISION_RE = re.compile(r"^(?:[ldjmntsc]|qu|jusqu|lorsqu|puisqu|dell|nell|all|dall|sull|quest|quell|un|po)['’]",
+                        re.IGNORECASE)
+POSSESSIVE_RE = re.compile(r"['’]s$", re.IGNORECASE)
 NUMBER_RE = re.compile(r"\d")
 SPACE_RE = re.compile(r"\s+")
 FILLER_RE = re.compile(r"([^\W\d_]+)\s*[,.…]*\s+")
-
-QUESTION_WORDS = {
-    "fr": ("comment", "pourquoi", "qu'est-ce", "qu’est-ce", "quel", "quelle", "quels", "quelles", "quand", "où",
-           "qui", "combien", "est-ce", "que", "faut-il", "peut-on", "doit-on", "lequel", "laquelle"),
-    "en": ("how", "what", "why", "when", "where", "who", "which", "can", "could", "should", "is", "are", "do",
-           "does", "did", "will", "would", "whose"),
-}
 
 LABELS = {
     "fr": {
@@ -84,12 +51,47 @@ LABELS = {
         "how": "how does {t} work", "why": "why {t} matters", "how_to": "how to {t}", "who": "who is {t}",
         "hook": "hook", "context": "context", "development": "development", "conclusion_part": "conclusion",
     },
+    "de": {
+        "introduction": "Einleitung", "key_facts": "Das Wichtigste", "faq": "Häufige Fragen",
+        "conclusion": "Fazit", "step": "Schritt", "in_short": "Kurz gesagt", "analysis": "Analyse",
+        "figures": "Zahlen und Fakten", "timeline": "Chronologie", "and": "und", "what": "was ist {t}",
+        "how": "wie funktioniert {t}", "why": "warum {t} wichtig ist", "how_to": "wie {t}", "who": "wer ist {t}",
+        "hook": "Einstieg", "context": "Kontext", "development": "Hauptteil", "conclusion_part": "Schluss",
+    },
+    "es": {
+        "introduction": "Introducción", "key_facts": "Puntos clave", "faq": "Preguntas frecuentes",
+        "conclusion": "Conclusión", "step": "Paso", "in_short": "En resumen", "analysis": "Análisis",
+        "figures": "Cifras y datos", "timeline": "Cronología", "and": "y", "what": "qué es {t}",
+        "how": "cómo funciona {t}", "why": "por qué importa {t}", "how_to": "cómo {t}", "who": "quién es {t}",
+        "hook": "gancho", "context": "contexto", "development": "desarrollo", "conclusion_part": "conclusión",
+    },
+    "it": {
+        "introduction": "Introduzione", "key_facts": "Punti chiave", "faq": "Domande frequenti",
+        "conclusion": "Conclusione", "step": "Passo", "in_short": "In breve", "analysis": "Analisi",
+        "figures": "Cifre e fatti", "timeline": "Cronologia", "and": "e", "what": "cos'è {t}",
+        "how": "come funziona {t}", "why": "perché {t} è importante", "how_to": "come {t}", "who": "chi è {t}",
+        "hook": "aggancio", "context": "contesto", "development": "sviluppo", "conclusion_part": "conclusione",
+    },
+    "pt": {
+        "introduction": "Introdução", "key_facts": "Pontos-chave", "faq": "Perguntas frequentes",
+        "conclusion": "Conclusão", "step": "Passo", "in_short": "Em resumo", "analysis": "Análise",
+        "figures": "Números e factos", "timeline": "Cronologia", "and": "e", "what": "o que é {t}",
+        "how": "como funciona {t}", "why": "porque {t} importa", "how_to": "como {t}", "who": "quem é {t}",
+        "hook": "gancho", "context": "contexto", "development": "desenvolvimento", "conclusion_part": "conclusão",
+    },
+    "nl": {
+        "introduction": "Inleiding", "key_facts": "Kernpunten", "faq": "Veelgestelde vragen",
+        "conclusion": "Conclusie", "step": "Stap", "in_short": "In het kort", "analysis": "Analyse",
+        "figures": "Cijfers en feiten", "timeline": "Tijdlijn", "and": "en", "what": "wat is {t}",
+        "how": "hoe werkt {t}", "why": "waarom {t} belangrijk is", "how_to": "hoe {t}", "who": "wie is {t}",
+        "hook": "opening", "context": "context", "development": "uitwerking", "conclusion_part": "conclusie",
+    },
 }
 
 
 def lang_key(language: str | None) -> str:
-    code = (language or "fr").lower().split("-")[0].split("_")[0]
-    return code if code in LABELS else "en"
+    """One of the seven languages' codes: French for none, English for a language outside them."""
+    return lang_code(language)
 
 
 def labels(language: str | None) -> dict[str, str]:
@@ -129,23 +131,33 @@ def words(text: str) -> list[str]:
 
 
 def norm_token(word: str) -> str:
-    """Lowercase, apostrophe unified, French elision removed (``l'énergie`` -> ``énergie``)."""
+    """Lowercase, apostrophe unified, elision removed (``l'énergie`` -> ``énergie``, ``dell'acqua`` ->
+    ``acqua``), possessive dropped (``Andrey's`` -> ``andrey``)."""
     low = word.lower().replace("’", "'")
-    return ELISION_RE.sub("", low) or low
+    low = ELISION_RE.sub("", low) or low
+    return POSSESSIVE_RE.sub("", low) or low
 
 
-def content_tokens(text: str) -> list[str]:
-    """Normalised words that carry meaning: no stop word, no number, at least three letters."""
+def is_content_token(token: str, language: str | None = None) -> bool:
+    """A normalised word that carries meaning: three letters or more, no stop word or filler of the
+    language, no digit, no contraction (``don't``, ``they're``: grammar, never a subject)."""
+    return (len(token) >= 3 and "'" not in token and token not in language_of(language).stop_words
+            and not NUMBER_RE.search(token))
+
+
+def content_tokens(text: str, language: str | None = None) -> list[str]:
+    """Normalised words that carry meaning, in order (see ``is_content_token``)."""
+    stops = language_of(language).stop_words
     out = []
     for word in WORD_RE.findall(text):
         token = norm_token(word)
-        if len(token) >= 3 and token not in STOP_ALL and not NUMBER_RE.search(token):
+        if len(token) >= 3 and "'" not in token and token not in stops and not NUMBER_RE.search(token):
             out.append(token)
     return out
 
 
-def is_stop(token: str) -> bool:
-    return token in STOP_ALL
+def is_stop(token: str, language: str | None = None) -> bool:
+    return token in language_of(language).stop_words
 
 
 def fold(text: str) -> str:
@@ -155,13 +167,15 @@ def fold(text: str) -> str:
     return clean_spaces(re.sub(r"[^\w]+", " ", ascii_like).replace("_", " "))
 
 
-def strip_leading_fillers(text: str) -> str:
-    """Drop disfluencies and loose connectors at the start ("Euh, alors, ...") and capitalise."""
+def strip_leading_fillers(text: str, language: str | None = None) -> str:
+    """Drop disfluencies and loose connectors at the start ("Euh, alors, ...") and capitalise;
+    the fillers are the language's, or French and English ones when no language is named."""
+    fillers = FILLERS if language is None else LEADING_FILLERS[lang_key(language)].split()
     text = text.strip()
     at = 0  # an index rather than a slice per filler: a long run of fillers stays linear
     while True:
         match = FILLER_RE.match(text, at)
-        if not match or match.group(1).lower() not in FILLERS:
+        if not match or match.group(1).lower() not in fillers:
             break
         if len(list(islice(WORD_RE.finditer(text, match.end()), 4))) < 4:
             break
@@ -171,17 +185,14 @@ def strip_leading_fillers(text: str) -> str:
 
 
 def looks_like_question(text: str, language: str | None) -> bool:
+    """A question mark ends it, an inverted one opens it, or (captions drop the mark) it opens with
+    one of the language's question openers (``pourquoi``, ``warum``, ``por qué``...)."""
     stripped = text.strip()
-    if stripped.endswith("?"):
+    if stripped.endswith("?") or stripped.startswith("¿"):
         return True
-    first = words(stripped[:40])
-    if not first:
-        return False
-    head = first[0].lower().replace("’", "'")
-    key = lang_key(language)
-    if key == "fr":
-        return head in ("pourquoi", "comment", "combien") or stripped.lower().startswith(("qu'est-ce", "est-ce que"))
-    return False
+    low = stripped.lower().replace("’", "'")
+    return any(low.startswith(opener) and low[len(opener):len(opener) + 1] in (" ", ",", "")
+               for opener in language_of(language).question_openers)
 
 
 def capitalise(text: str) -> str:

@@ -37,6 +37,7 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
 from infra.storage import storage_for
+from services.api.articles import EXPORTS, ExportCache
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     IDEMPOTENCY,
@@ -355,6 +356,7 @@ def build_app(settings: Settings) -> web.Application:
 
     app[METRICS] = ApiMetrics()
     app[STREAMS] = OpenStreams()
+    app[EXPORTS] = ExportCache()
     app[METRICS].open_streams.set_function(lambda: app[STREAMS].count)
 
     async def end_streams(app: web.Application) -> None:

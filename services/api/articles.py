@@ -1,5 +1,10 @@
-"""GET /articles and GET /articles/{id}: the articles the analysis job wrote (the other article
-routes, scores, graph, export, translate, regenerate, belong to another issue).
+"""The article operations: list, detail, rename and attach, scores, graph, the six exports,
+translate and its translations, regenerate (docs/articles.md).
+
+Reads come from the read models (``articles``, ``analysis_graphs``, ``article_translations``,
+``article_exports``, ``jobs``); commands go through ``services.commands.articles``, which finds an
+article from its id on the write side. Another workspace's or environment's article answers 404
+exactly like a missing one, on every route.
 
 Detail adds ``_links`` (paths with the ``/v1`` prefix) and, as an extension, the article itself:
 ``content`` (title, introduction, sections, key facts, FAQ, conclusion) and ``markdown``.
@@ -7,20 +12,91 @@ Detail adds ``_links`` (paths with the ``/v1`` prefix) and, as an extension, the
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import logging
+import math
+import re
+import unicodedata
+from collections import OrderedDict
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import quote
+from uuid import UUID
 
+from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.api.base import Call, Route, integer_id, not_found
+from domain.analysis.scoring import AEO_GOOD, GEO_GOOD, composite, score_article
+from domain.articles import INT32_MAX, MAX_CUSTOM_NAME
+from domain.exports import CONTENT_TYPES, EXTENSIONS, FORMATS, ExportSource, VideoInfo, render
+from domain.translation import TRANSLATION_LANGUAGES
+from domain.videos import WRITING_STYLES
+from infra import media as mediatools
+from infra.file_urls import public_base_url, signed_url
+from infra.storage import Storage, storage_for
+from services import commands
+from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
+from services.api.files import content_type_of
+from services.api.models import Name
+from services.api.videos import LANGUAGE_PATTERN
 
-_ITEM = """id, title, custom_name, language, writing_style, aeo_score, geo_score, media_id, video_id, created_at"""
-_LIST = f"""SELECT {_ITEM} FROM articles WHERE workspace_id = $1 AND environment = $2
-             ORDER BY id DESC LIMIT $3 OFFSET $4"""
-_ONE = f"""SELECT {_ITEM}, keywords_primary, has_transcript, composite_score, content, markdown,
-                  EXISTS (SELECT 1 FROM content_graphs g JOIN videos v ON v.stream_id = g.video_stream_id
-                           WHERE v.id = articles.video_id) AS has_content_graph
-             FROM articles WHERE id = $1 AND workspace_id = $2 AND environment = $3"""
+log = logging.getLogger("vaeo.api.articles")
+
+_ITEM = """a.id, a.title, a.custom_name, a.language, a.writing_style, a.aeo_score, a.geo_score, a.media_id,
+           a.video_id, a.created_at, a.origin, a.source_article_id"""
+_LIST = f"""SELECT {_ITEM} FROM articles a WHERE a.workspace_id = $1 AND a.environment = $2
+             ORDER BY a.id DESC LIMIT $3 OFFSET $4"""
+_ONE = f"""SELECT {_ITEM}, a.keywords_primary, a.has_transcript, a.composite_score, a.content, a.markdown,
+                  a.source_language, a.rubric_version, coalesce(a.updated_at, a.created_at) AS updated_at,
+                  EXISTS (SELECT 1 FROM analysis_graphs g
+                           WHERE g.job_id = coalesce(a.graph_job_id, a.job_id)) AS has_content_graph
+             FROM articles a WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+_EXISTS = "SELECT 1 FROM articles WHERE id = $1 AND workspace_id = $2 AND environment = $3"
+_GRAPH = """SELECT a.video_id, g.graph FROM articles a
+              LEFT JOIN analysis_graphs g ON g.job_id = coalesce(a.graph_job_id, a.job_id)
+             WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+# What the rubric reads of a graph (the speakers' turns and the media elements are not read).
+_SCORES = """SELECT a.aeo_score, a.geo_score, a.content, a.rubric_version, g.job_id IS NOT NULL AS has_graph,
+                    jsonb_build_object('claims', g.graph->'claims', 'entities', g.graph->'entities',
+                                       'topics', g.graph->'topics', 'searchIntents', g.graph->'searchIntents',
+                                       'chapters', g.graph->'chapters',
+                                       'speakers', jsonb_build_object('diarised', g.graph->'speakers'->'diarised'))
+                      AS graph
+               FROM articles a LEFT JOIN analysis_graphs g ON g.job_id = coalesce(a.graph_job_id, a.job_id)
+              WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+# What an export is a function of (with the format, the canonical URL and the hour): read first,
+# so that a rendered export this process has already made is answered without the article's content.
+_EXPORT_VERSION = """SELECT a.version, a.title, a.custom_name,
+                            EXISTS (SELECT 1 FROM article_exports e WHERE e.article_id = a.id AND e.format = $4)
+                              AS exported
+                       FROM articles a WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+_EXPORT = """SELECT a.id, a.version, a.title, a.custom_name, a.language, a.writing_style, a.content, a.keywords_primary,
+                    a.aeo_score, a.geo_score, a.composite_score, a.created_at,
+                    coalesce(a.updated_at, a.created_at) AS updated_at, a.origin, a.source_article_id, a.video_id,
+                    v.name AS video_name, v.description AS video_description, v.duration_ms, v.width, v.height,
+                    v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id
+               FROM articles a LEFT JOIN videos v ON v.id = a.video_id AND v.workspace_id = a.workspace_id
+              WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+# The upload event of a video holds where its file is stored (the videos read model does not).
+_UPLOAD = "SELECT data FROM events WHERE stream_id = $1 AND version = 1 AND type = 'VideoUploaded'"
+_TRANSLATIONS = """
+SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.finished_at, j.error_message,
+       a.id AS article_id, coalesce(a.custom_name, a.title) AS title, a.created_at AS article_created_at
+  FROM article_translations t
+  LEFT JOIN jobs j ON j.id = t.job_id
+  LEFT JOIN articles a ON a.job_id = t.job_id AND a.workspace_id = t.workspace_id
+ WHERE t.workspace_id = $1 AND t.environment = $2 AND t.source_article_id = $3
+ ORDER BY t.requested_at DESC, t.job_id
+ LIMIT $4 OFFSET $5"""
+
+URL_BUCKET_S = 3600  # signed URLs in exports are issued per hour: an export is byte-identical within the hour
+EXPORT_CACHE_BYTES = 32 * 1024 * 1024  # rendered exports kept per API process (a 60-minute video's: 60 KB)
+THUMBNAIL_FORMATS = frozenset({"html", "json", "schema", "opengraph"})  # the formats that show the poster
+JPEG_HEAD_BYTES = 65_536
+
+
+# ------------------------------------------------------------------------------------ models
 
 
 class ArticlesQuery(BaseModel):
@@ -42,6 +118,8 @@ class ArticleItem(BaseModel):
     media_id: int | None
     video_id: int | None
     created_at: datetime
+    origin: str = Field(description="extension: analysis, regeneration or translation")
+    source_article_id: int | None = Field(description="extension: the article regenerated or translated from")
 
 
 class Pagination(BaseModel):
@@ -59,6 +137,7 @@ class Links(BaseModel):
     scores: str
     graph: str
     export_html: str
+    translations: str
 
 
 class ArticleDetail(ArticleItem):
@@ -69,6 +148,9 @@ class ArticleDetail(ArticleItem):
     composite_score: float
     content: dict[str, Any]
     markdown: str
+    source_language: str | None = Field(description="extension: a translation's source language")
+    rubric_version: int = Field(description="extension: the scoring rubric the scores were computed with")
+    updated_at: datetime = Field(description="extension: the last rename or attachment (else created_at)")
 
 
 class ArticleResponse(BaseModel):
@@ -76,15 +158,216 @@ class ArticleResponse(BaseModel):
     links: Links = Field(alias="_links")
 
 
+class UpdateArticle(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+
+    custom_name: Name(MAX_CUSTOM_NAME) | None = Field(
+        default=None, description="the display name replacing the generated title; null removes it")
+    media_id: int = Field(default=None, ge=1, le=INT32_MAX, description="a media of the caller's environment")
+
+
+class Updated(BaseModel):
+    id: int
+    updated: bool
+
+
+class UpdatedResponse(BaseModel):
+    data: Updated
+
+
+class GeoSummary(BaseModel):
+    main_entities: list[str]
+    main_topics: list[str]
+    user_intents_answered: list[str]
+    key_facts: list[str]
+
+
+class Verdicts(BaseModel):
+    geo_well_structured_for_citation: bool = Field(description=f"geo_score >= {GEO_GOOD}")
+    aeo_answers_common_queries_directly: bool = Field(description=f"aeo_score >= {AEO_GOOD}")
+
+
+class Scores(BaseModel):
+    article_id: int
+    aeo_score: float
+    geo_score: float
+    composite_score: float = Field(description="0.7 * geo_score + 0.3 * aeo_score, one decimal")
+    geo_summary: GeoSummary
+    verdicts: Verdicts
+    rubric: dict[str, Any] | None = Field(description=(
+        "extension: every criterion with its weight, value, points and evidence, computed now from the stored "
+        "article and its graph by the current rubric; null when the article's graph is not stored"))
+
+
+class ScoresResponse(BaseModel):
+    data: Scores
+
+
+class GraphResponse(BaseModel):
+    data: dict[str, Any]
+
+
+class ExportQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    download: int = Field(default=0, ge=0, le=1, description="1: Content-Disposition attachment with a file name")
+    url: str | None = Field(default=None, min_length=10, max_length=2048, pattern=r"^https?://[^\s\u0000-\u001f]+$",
+                            description="the address where the article is published (canonical link, og:url, "
+                                        "JSON-LD url); default: this export's own URL")
+
+
+class TranslateArticle(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_language: Literal[TRANSLATION_LANGUAGES] = Field(  # type: ignore[valid-type]
+        description="two-letter code: " + ", ".join(TRANSLATION_LANGUAGES) + "; not the article's own language")
+    webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
+
+
+class TranslateResult(BaseModel):
+    job_id: UUID
+    status: str
+    type: str
+    target_language: str
+    credits_charged: int = Field(description="extension: credits charged for this translation (0 for sandbox keys)")
+
+
+class TranslateResponse(BaseModel):
+    data: TranslateResult
+
+
+class TranslationsQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(default=20, ge=1, le=100, description="page size, 1 to 100")
+    offset: int = Field(default=0, ge=0, le=1_000_000_000, description="translations to skip, newest first")
+
+
+class Translation(BaseModel):
+    article_id: int | None = Field(description="the translated article, once the job has completed")
+    language: str
+    status: str = Field(description="pending, running, completed, failed or cancelled (the job's)")
+    job_id: UUID
+    title: str | None = Field(description="the translated article's title, once written")
+    error_message: str | None
+    requested_at: datetime
+    updated_at: datetime | None
+    completed_at: datetime | None = Field(description="when the translated article was written")
+
+
+class TranslationList(BaseModel):
+    data: list[Translation]
+    pagination: Pagination
+
+
+class RegenerateArticle(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    writing_style: Literal[WRITING_STYLES] = "auto"  # type: ignore[valid-type]
+    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN,
+                                 description="default: the article's language")
+    webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
+
+
+class ComputeBilling(BaseModel):
+    enabled: bool = Field(description="production keys on plans without included compute; never sandbox keys")
+    estimated_credits: int = Field(description="the credits charged for this regeneration (0 when not enabled)")
+
+
+class RegenerateResult(BaseModel):
+    job_id: UUID
+    status: str
+    type: str
+    compute_billing: ComputeBilling
+
+
+class RegenerateResponse(BaseModel):
+    data: RegenerateResult
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+class ExportCache:
+    """The exports this API process rendered, by what an export is a function of: the workspace,
+    the article and its version (a rename or an attachment makes a new one), the format, the
+    canonical URL and the hour its signed URLs were issued in. An export read again within the hour
+    is its stored bytes and ETag, not a second rendering. Least recently used out first, at most
+    ``max_bytes`` of bodies; an hour's entries are never read in the next one and age out."""
+
+    def __init__(self, max_bytes: int = EXPORT_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple) -> tuple[bytes, str] | None:
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+        return item
+
+    def put(self, key: tuple, body: bytes, etag: str) -> None:
+        if len(body) > self.max_bytes or key in self._items:
+            return
+        self._items[key] = (body, etag)
+        self._bytes += len(body)
+        while self._bytes > self.max_bytes:
+            _, (old, _) = self._items.popitem(last=False)
+            self._bytes -= len(old)
+
+
+EXPORTS = web.AppKey("exports", ExportCache)
+
+
 def _item(r) -> dict:
     return {"id": r["id"], "title": r["custom_name"] or r["title"], "original_title": r["title"],
             "custom_name": r["custom_name"], "language": r["language"], "writing_style": r["writing_style"],
             "aeo_score": r["aeo_score"], "geo_score": r["geo_score"], "media_id": r["media_id"],
-            "video_id": r["video_id"], "created_at": r["created_at"]}
+            "video_id": r["video_id"], "created_at": r["created_at"], "origin": r["origin"],
+            "source_article_id": r["source_article_id"]}
 
 
 def _article_id(call: Call) -> int:
     return integer_id(call.path("id"), "article")
+
+
+def _stable_expiry(call: Call, hour: int) -> float:
+    """``expires_in`` for the signed URLs of an export made in ``hour`` (hours since the epoch): to
+    the end of that hour plus the URL lifetime, so every URL made within the hour is the same (and
+    the export, and its ETag)."""
+    settings = call.app[SETTINGS]
+    ends = (hour + 1) * URL_BUCKET_S + settings.file_url_ttl_s
+    return ends - settings.now().timestamp() + 0.5  # issue_token floors now + expires_in: this lands on ``ends``
+
+
+def _thumbnail(storage: Storage, upload: dict, key: str) -> tuple[int, int] | None:
+    """The poster's size. A video uploaded since thumbnails are made at upload has one; for an older
+    one it is made here once (``infra.media.thumbnail``, within its own time bound: a request never
+    waits longer for it) and stored under ``key``."""
+    if not storage.exists(key):
+        picture = mediatools.thumbnail(storage.path(upload["storage_key"]), upload["demuxer"], upload["duration_ms"],
+                                       has_video=upload.get("width") is not None)
+        storage.write_bytes(key, picture)
+    return mediatools.jpeg_size(storage.read_range(key, 0, JPEG_HEAD_BYTES))
+
+
+def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, str]:
+    """(ASCII name, UTF-8 name) of a downloaded export: the title's words and the article's id."""
+    words = re.sub(r"[^\w]+", "-", title.lower(), flags=re.UNICODE).strip("-")[:60].strip("-") or "article"
+    ascii_words = re.sub(r"[^a-z0-9]+", "-", unicodedata.normalize("NFKD", words).encode("ascii", "ignore")
+                         .decode()).strip("-") or "article"
+    ext = EXTENSIONS[export_format]
+    return f"{ascii_words}-{article_id}.{ext}", f"{words}-{article_id}.{ext}"
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    tags = [t.strip() for t in if_none_match.split(",")]
+    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+
+
+# ------------------------------------------------------------------------------------ handlers
 
 
 async def list_articles(call: Call) -> dict:
@@ -106,8 +389,185 @@ async def get_article(call: Call) -> dict:
                      "has_content_graph": r["has_content_graph"],
                      "has_transcript_intelligence": r["has_content_graph"] and r["has_transcript"],
                      "has_transcript": r["has_transcript"], "composite_score": r["composite_score"],
-                     "content": r["content"], "markdown": r["markdown"]},
-            "_links": {"scores": f"{base}/scores", "graph": f"{base}/graph", "export_html": f"{base}/export/html"}}
+                     "content": r["content"], "markdown": r["markdown"], "source_language": r["source_language"],
+                     "rubric_version": r["rubric_version"], "updated_at": r["updated_at"]},
+            "_links": {"scores": f"{base}/scores", "graph": f"{base}/graph", "export_html": f"{base}/export/html",
+                       "translations": f"{base}/translations"}}
+
+
+async def update_article(call: Call) -> dict:
+    body: UpdateArticle = call.body
+    article_id = _article_id(call)
+    given = body.model_fields_set
+    if not given:
+        raise ApiError(400, "validation_error", "give custom_name, media_id or both",
+                       {"fields": [{"field": "body", "rule": "missing",
+                                    "message": "at least one of custom_name and media_id is required"}]})
+    updated, position = await commands.update_article(
+        call.store, call.workspace_id, article_id, environment=call.environment,
+        custom_name=body.custom_name if "custom_name" in given else commands.articles.UNCHANGED,
+        media_id=body.media_id if "media_id" in given else None, meta=call.meta())
+    if position is not None:
+        await call.read_your_writes("articles", position)
+    return {"data": {"id": article_id, "updated": updated}}
+
+
+async def get_article_scores(call: Call) -> dict:
+    article_id = _article_id(call)
+    async with call.pool.acquire() as conn:
+        r = await conn.fetchrow(_SCORES, article_id, call.workspace_id, call.environment)
+    if r is None:
+        raise not_found("article", article_id)
+    graph = {k: v for k, v in (r["graph"] or {}).items() if v is not None} if r["has_graph"] else {}
+    current = await asyncio.to_thread(score_article, r["content"], graph)  # tens of ms for an hour's article
+    geo, aeo = r["geo_score"], r["aeo_score"]
+    rubric = None
+    if r["has_graph"]:
+        rubric = {**current.to_dict()["rubric"], "geo_score": current.geo_score, "aeo_score": current.aeo_score,
+                  "composite_score": current.composite_score, "scored_with_version": r["rubric_version"],
+                  "matches_recorded": (current.geo_score, current.aeo_score) == (geo, aeo)}
+    return {"data": {"article_id": article_id, "aeo_score": aeo, "geo_score": geo,
+                     "composite_score": composite(geo, aeo), "geo_summary": current.geo_summary,
+                     "verdicts": {"geo_well_structured_for_citation": geo >= GEO_GOOD,
+                                  "aeo_answers_common_queries_directly": aeo >= AEO_GOOD},
+                     "rubric": rubric}}
+
+
+async def get_article_graph(call: Call) -> dict:
+    article_id = _article_id(call)
+    async with call.pool.acquire() as conn:
+        r = await conn.fetchrow(_GRAPH, article_id, call.workspace_id, call.environment)
+    if r is None:
+        raise not_found("article", article_id)
+    if r["graph"] is None:
+        video = r["video_id"]
+        how = (f"run POST /v1/videos/{video}/analyze and wait for the job to complete" if video is not None
+               else "analyze its video with POST /v1/videos/{id}/analyze")
+        raise ApiError(404, "analysis_not_found", f"article {article_id} has no content graph: {how}",
+                       {"id": str(article_id), **({"video_id": video} if video is not None else {})})
+    return {"data": r["graph"]}
+
+
+async def _export_source(call: Call, r, export_format: str, url: str, hour: int) -> ExportSource:
+    """What the export renders: the article row, the video it came from, signed URLs of the video and
+    of its poster (made on first need), issued for the current hour."""
+    settings = call.app[SETTINGS]
+    video = None
+    if r["video_id"] is not None and r["video_stream_id"] is not None:
+        async with call.pool.acquire() as conn:
+            upload = await conn.fetchval(_UPLOAD, r["video_stream_id"])
+        content_url = thumbnail_url = size = None
+        if upload is not None:
+            expires = _stable_expiry(call, hour)
+            storage = storage_for(settings)
+            content_url = signed_url(settings, call.workspace_id, upload["storage_key"], expires)
+            if export_format in THUMBNAIL_FORMATS:
+                key = upload.get("thumbnail_key") or f"thumbnails/{call.workspace_id}/{r['video_id']}/poster.jpg"
+                try:
+                    size = await asyncio.to_thread(_thumbnail, storage, upload, key)
+                    thumbnail_url = signed_url(settings, call.workspace_id, key, expires)
+                except (mediatools.MediaError, OSError) as exc:  # the export stands without its poster
+                    log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"],
+                                mediatools.scrub(str(exc)))
+        video = VideoInfo(video_id=r["video_id"], name=r["video_name"] or "", description=r["video_description"],
+                          duration_ms=r["duration_ms"], uploaded_at=r["uploaded_at"], content_url=content_url,
+                          content_type=content_type_of(upload["storage_key"]) if upload else "video/mp4",
+                          width=r["width"], height=r["height"], size_bytes=r["size_bytes"],
+                          thumbnail_url=thumbnail_url, thumbnail_width=size[0] if size else None,
+                          thumbnail_height=size[1] if size else None)
+    return ExportSource(article_id=r["id"], title=r["custom_name"] or r["title"], original_title=r["title"],
+                        language=r["language"], writing_style=r["writing_style"], content=r["content"],
+                        keywords=list(r["keywords_primary"] or []), created_at=r["created_at"],
+                        updated_at=r["updated_at"], url=url,
+                        scores={"aeo_score": r["aeo_score"], "geo_score": r["geo_score"],
+                                "composite_score": r["composite_score"]},
+                        origin=r["origin"], source_article_id=r["source_article_id"], video=video)
+
+
+async def export_article(call: Call) -> web.Response:
+    article_id = _article_id(call)
+    export_format = call.path("format")
+    if export_format not in FORMATS:
+        shown = export_format[:40]
+        message = f"unknown export format {shown!r}: one of {', '.join(FORMATS)}"
+        raise ApiError(400, "validation_error", message,
+                       {"fields": [{"field": "path.format", "rule": "literal_error", "message": message}],
+                        "allowed": list(FORMATS)})
+    q: ExportQuery = call.query
+    settings = call.app[SETTINGS]
+    async with call.pool.acquire() as conn:
+        current = await conn.fetchrow(_EXPORT_VERSION, article_id, call.workspace_id, call.environment, export_format)
+        if current is None:
+            raise not_found("article", article_id)
+        url = q.url or f"{public_base_url(settings)}/v1/articles/{article_id}/export/html"
+        hour = math.floor(settings.now().timestamp() / URL_BUCKET_S)
+        key = (call.workspace_id, article_id, current["version"], export_format, url, hour)
+        rendered = call.app[EXPORTS].get(key)
+        if rendered is None:
+            r = await conn.fetchrow(_EXPORT, article_id, call.workspace_id, call.environment)
+    if rendered is None:
+        body = render(export_format, await _export_source(call, r, export_format, url, hour))
+        rendered = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+        call.app[EXPORTS].put((*key[:2], r["version"], *key[3:]), *rendered)  # the version rendered
+    body, etag = rendered
+    path = f"/v1/articles/{article_id}/export/{export_format}"
+    if call.request.method == "GET" and not current["exported"]:
+        await commands.record_export(call.store, call.workspace_id, environment=call.environment,
+                                     article_id=article_id, export_format=export_format,
+                                     content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path,
+                                     meta=call.meta())
+    ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
+    disposition = "attachment" if q.download else "inline"
+    headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
+               "Content-Disposition": f"{disposition}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name)}"}
+    if export_format in ("html", "opengraph"):
+        headers["Content-Security-Policy"] = "sandbox"  # a stored page runs no script with the API's origin
+    if _matches(call.request.headers.get("If-None-Match"), etag):
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=body, headers={**headers, "Content-Type": CONTENT_TYPES[export_format]})
+
+
+async def translate_article(call: Call) -> dict:
+    body: TranslateArticle = call.body
+    settings = call.app[SETTINGS]
+    job, price, position = await commands.request_translation(
+        call.store, call.workspace_id, _article_id(call), environment=call.environment,
+        target_language=body.target_language, provider_configured=settings.llm_configured,
+        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
+        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+    await call.read_your_writes("jobs", position)
+    await call.read_your_writes("article_translations", position)
+    return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
+                     "target_language": body.target_language, "credits_charged": price}}
+
+
+async def list_article_translations(call: Call) -> dict:
+    article_id = _article_id(call)
+    q: TranslationsQuery = call.query
+    async with call.pool.acquire() as conn:
+        if await conn.fetchval(_EXISTS, article_id, call.workspace_id, call.environment) is None:
+            raise not_found("article", article_id)
+        rows = await conn.fetch(_TRANSLATIONS, call.workspace_id, call.environment, article_id, q.limit + 1,
+                                q.offset)
+    return {"data": [{"article_id": r["article_id"], "language": r["target_language"],
+                      "status": r["status"] or "pending", "job_id": r["job_id"], "title": r["title"],
+                      "error_message": r["error_message"], "requested_at": r["requested_at"],
+                      "updated_at": r["updated_at"], "completed_at": r["article_created_at"]}
+                     for r in rows[:q.limit]],
+            "pagination": {"limit": q.limit, "offset": q.offset, "has_more": len(rows) > q.limit}}
+
+
+async def regenerate_article(call: Call) -> dict:
+    body: RegenerateArticle = call.body
+    settings = call.app[SETTINGS]
+    job, billing, position = await commands.request_regeneration(
+        call.store, call.workspace_id, _article_id(call), environment=call.environment,
+        writing_style=body.writing_style, language=body.language, provider_configured=settings.llm_configured,
+        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
+        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+    await call.read_your_writes("jobs", position)
+    return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
+                     "compute_billing": {"enabled": billing.enabled, "estimated_credits": billing.estimated_credits}}}
 
 
 ROUTES = [
@@ -115,4 +575,56 @@ ROUTES = [
           response=ArticleList, summary="The caller's environment's articles, newest first (limit 1-100, offset)"),
     Route("GET", "/articles/{id}", get_article, scope="articles:read", tag="Articles", response=ArticleResponse,
           errors=(404,), summary="One article with _links (scores, graph, export_html) and its content"),
+    Route("PUT", "/articles/{id}", update_article, scope="articles:create", tag="Articles", body=UpdateArticle,
+          response=UpdatedResponse, writes=True, errors=(404,),
+          summary="Rename (custom_name; null removes it) and/or attach to a media (media_id); updated is false, "
+                  "and nothing is recorded, when nothing changes"),
+    Route("GET", "/articles/{id}/scores", get_article_scores, scope="articles:read", tag="Articles",
+          response=ScoresResponse, errors=(404,),
+          summary="AEO, GEO and composite scores, the GEO summary, the two verdicts and the rubric with its evidence"),
+    Route("GET", "/articles/{id}/graph", get_article_graph, scope="articles:read", tag="Articles",
+          response=GraphResponse, errors=(404,),
+          summary="The Content Graph of the analysis the article was written from; 404 analysis_not_found without one"),
+    Route("GET", "/articles/{id}/export/{format}", export_article, scope="exports:read", tag="Articles",
+          query=ExportQuery, errors=(404,),
+          summary="The article as html, markdown, json, schema (JSON-LD), opengraph or txt; ETag and "
+                  "If-None-Match (304); ?download=1 for an attachment"),
+    Route("POST", "/articles/{id}/translate", translate_article, scope="articles:create", tag="Articles", status=202,
+          body=TranslateArticle, response=TranslateResponse, writes=True, errors=(402, 404, 429, 503),
+          summary="Queue the translation by the language model provider (503 provider_not_configured without "
+                  "one); credits charged at once (402)"),
+    Route("GET", "/articles/{id}/translations", list_article_translations, scope="articles:read", tag="Articles",
+          query=TranslationsQuery, response=TranslationList, errors=(404,),
+          summary="The translations asked of the article, newest first, with their job's status"),
+    Route("POST", "/articles/{id}/regenerate", regenerate_article, scope="articles:create", tag="Articles",
+          status=202, body=RegenerateArticle, response=RegenerateResponse, writes=True, errors=(402, 404, 429, 503),
+          summary="Queue a new article written from the same analysis in another style; compute billing charged "
+                  "at once when enabled (402 insufficient_credits)"),
 ]
+
+
+def describe_exports(document: dict) -> dict:
+    """Describe the export in the generated document: its six formats (the path parameter's enum)
+    and their content types, the ETag, Content-Disposition and the 304 (the route table knows JSON
+    answers only)."""
+    op = document.get("paths", {}).get("/articles/{id}/export/{format}", {}).get("get")
+    if op is None or "content" in op["responses"]["200"]:  # the document is cached: described once
+        return document
+    for param in op.get("parameters", []):
+        if param["in"] == "path" and param["name"] == "format":
+            param["schema"] = {"type": "string", "enum": list(FORMATS)}
+            param["description"] = "an unknown format answers 400 naming the six"
+    op.setdefault("parameters", []).append(
+        {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "the ETag of a copy the client has: 304 while the export is the same"})
+    headers = {**op["responses"]["200"].get("headers", {}), "ETag": {"schema": {"type": "string"}},
+               "Content-Disposition": {"schema": {"type": "string"}}}
+    text = {"type": "string"}
+    content = {ctype: {"schema": text} for name, ctype in CONTENT_TYPES.items() if ctype.startswith("text/")}
+    content["application/json"] = {"schema": {"type": "object", "description": "the structured article (json)"}}
+    content["application/ld+json"] = {"schema": {"type": "object", "description": "JSON-LD (schema)"}}
+    op["responses"]["200"] = {"description": "the export itself (no data envelope)", "headers": headers,
+                              "content": content}
+    op["responses"]["304"] = {"description": "Not modified: the client's copy (If-None-Match) is current",
+                              "headers": {"ETag": {"schema": {"type": "string"}}}}
+    return document

@@ -25,6 +25,7 @@ from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported 
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateLimiter
 from services.api.waits import ProgressWaiter
+from services.commands.meta import request_meta
 from services.idempotency import IdempotencyKeys
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -90,8 +91,9 @@ class Call:
         return self.request.match_info[name]
 
     def meta(self) -> dict[str, str]:
-        """What the events of this call carry in ``meta``: who, and which request to quote."""
-        return {"request_id": self.request[REQUEST_ID], "key_id": str(self.principal.key_id)}
+        """What the events of this call carry in ``meta``: who, which request to quote, and the
+        request as their chain and cause (``services.commands.meta``)."""
+        return request_meta(self.request[REQUEST_ID], self.principal.key_id)
 
     async def read_your_writes(self, projection: str, position: int) -> bool:
         """Wait (bounded) until ``projection`` has applied ``position`` on this workspace's partition."""

@@ -70,7 +70,8 @@ class JobDetail(BaseModel):
     result: dict[str, Any] | None = Field(
         description="extension: what a completed job produced besides article_id (analyze_video: video_id, "
                     "claims, chapters, transcript_source, geo_readiness_score, and article_skipped saying why "
-                    "when an article was asked for and none could be written); null unless completed")
+                    "when an article was asked for and none could be written; video_clip: url, a signed URL "
+                    "of the clip, format, duration_ms, size_bytes); null unless completed")
 
 
 class JobResponse(BaseModel):
@@ -107,7 +108,14 @@ async def get_job(call: Call) -> dict:
         row = await conn.fetchrow(_ONE, job_id, call.workspace_id, call.environment)
     if row is None:
         raise not_found("job", job_id)
-    return {"data": _detail(row)}
+    return {"data": _shown(call, _detail(row))}
+
+
+def _shown(call: Call, detail: dict) -> dict:
+    """A stored file in a job's result (a clip) is shown as a signed URL, made when it is read."""
+    from services.api.clips import present_result
+
+    return {**detail, "result": present_result(call, detail["result"])}
 
 
 async def cancel_job(call: Call) -> dict:
@@ -117,7 +125,7 @@ async def cancel_job(call: Call) -> dict:
     await call.read_your_writes("jobs", position)
     if job.refund_due:
         await call.read_your_writes("workspaces", position)
-    return {"data": _from_aggregate(job)}
+    return {"data": _shown(call, _from_aggregate(job))}
 
 
 _WITH_VERSION = f"SELECT {_COLUMNS}, result, version FROM jobs WHERE id = $1 AND workspace_id = $2 AND environment = $3"
@@ -145,8 +153,8 @@ async def _progress(call: Call, job_id: UUID, row, partition: int, reached: int)
         if row["version"] != sent_version:
             sent_version = row["version"]
             status = row["status"]
-            yield ServerSentEvent(f"job.{status}" if status in FINISHED else "job.progressed", _detail(row),
-                                  id=row["version"])
+            yield ServerSentEvent(f"job.{status}" if status in FINISHED else "job.progressed",
+                                  _shown(call, _detail(row)), id=row["version"])
             if status in FINISHED:
                 return
         await waiter.wait("jobs", partition, reached + 1, timeout_s=_RECHECK_S)

@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaProducer
 
 from infra.eventlog import make_producer
 from infra.settings import Settings
-from services.common import backoff_delays
+from services.common import backoff_delays, sleep_until_stopped
 
 log = logging.getLogger("vaeo.api.kafka")
 
@@ -99,13 +99,13 @@ class KafkaLink:
                 except Exception as exc:
                     log.debug("kafka still unreachable: %s", exc)
                     await self._close()
-                    if await _stopped(stop, next(delays)):
+                    if await sleep_until_stopped(stop, next(delays)):
                         break
                     continue
             drain = asyncio.create_task(self._drain())
             try:
                 while not stop.is_set():
-                    if await _stopped(stop, self.settings.api_kafka_check_interval_s):
+                    if await sleep_until_stopped(stop, self.settings.api_kafka_check_interval_s):
                         break
                     await self._check()
             finally:
@@ -145,11 +145,3 @@ class KafkaLink:
             except Exception as exc:
                 log.warning("telemetry not flushed at shutdown: %s", exc)
         await self._close()
-
-
-async def _stopped(stop: asyncio.Event, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-        return True
-    except TimeoutError:
-        return False

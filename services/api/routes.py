@@ -6,13 +6,28 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import agent, articles, files, jobs, keys, me, medias, monitoring, usage, videos, webhooks
+from services.api import (
+    agent,
+    articles,
+    clips,
+    files,
+    jobs,
+    keys,
+    me,
+    medias,
+    monitoring,
+    revival,
+    usage,
+    videos,
+    webhooks,
+)
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    return files.describe_download(videos.describe_upload(document_for(tuple(ROUTES))))
+    document = clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
+    return articles.describe_exports(document)
 
 
 ROUTES: list[Route] = [
@@ -26,6 +41,8 @@ ROUTES: list[Route] = [
     *articles.ROUTES,
     *monitoring.ROUTES,
     *files.ROUTES,
+    *clips.ROUTES,
+    *revival.ROUTES,
     *agent.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),

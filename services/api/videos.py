@@ -3,8 +3,10 @@
 ``POST /videos`` (scope ``analyses:create``: uploading is the first half of an analysis, and
 ``videos:read`` only reads) takes ``multipart/form-data``: ``file`` (required, the media),
 ``captions`` (optional, WebVTT or SRT), ``name``, ``media_id``, ``language`` (default fr),
-``description``. The media is streamed to a staging file (never held in memory), probed with
-ffprobe and moved into storage only once accepted; a refusal leaves nothing behind. Limits: the
+``description``, ``published_at`` (when the video went out on its site, ISO 8601 with a timezone;
+default the upload's time). ``PATCH /videos/{id}`` (an extension) replaces the description. The
+media is streamed to a staging file (never held in memory), probed with ffprobe and moved into
+storage only once accepted; a refusal leaves nothing behind. Limits: the
 media ``VAEO_VIDEO_MAX_BYTES`` (2 GiB by default), captions ``VAEO_CAPTIONS_MAX_BYTES`` (5 MiB): 413.
 
 The analysis reads answer 404 ``analysis_not_found`` until an analysis has completed (run
@@ -24,7 +26,7 @@ from uuid import UUID
 
 from aiohttp import BodyPartReader
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms, video_stream_id
 from infra.file_urls import signed_url
@@ -58,6 +60,13 @@ class UploadFields(BaseModel):
     description: Text(5000) | None = None
     language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
     media_id: int | None = Field(default=None, ge=1, le=2_147_483_647)
+    published_at: AwareDatetime | None = None
+
+
+class VideoUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: Text(5000) | None = Field(description="the new description; null or blank: none")
 
 
 class VideoRecord(BaseModel):
@@ -261,7 +270,7 @@ async def upload_video(call: Call) -> dict:
 
                     await _read_part(part, keep, settings.captions_max_bytes, "captions", clock)
                     captions = bytes(buf)
-                elif part.name in ("name", "description", "language", "media_id"):
+                elif part.name in ("name", "description", "language", "media_id", "published_at"):
                     value = await clock.next(part.read(decode=True))
                     if len(value) > 10_000:
                         raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
@@ -287,7 +296,8 @@ async def upload_video(call: Call) -> dict:
         video, position = await commands.ingest_video(
             call.store, storage, call.workspace_id, staged, environment=call.environment, filename=filename,
             name=form.name, description=form.description, language=form.language, media_id=form.media_id,
-            captions=captions, meta=call.meta(), max_duration_ms=max_duration_ms(settings.media_max_duration_s))
+            captions=captions, meta=call.meta(), max_duration_ms=max_duration_ms(settings.media_max_duration_s),
+            published_at=form.published_at, now=settings.now())
     finally:
         storage.discard(staged)
     await call.read_your_writes("videos", position)
@@ -322,6 +332,23 @@ async def get_video(call: Call) -> dict:
     video = await call.store.load_aggregate(video_stream_id(video_id))  # the read model has no storage key
     source_url = signed_url(call.app[SETTINGS], call.workspace_id, video.storage_key) if video else None
     return {"data": _record(row) | {"source_url": source_url}}
+
+
+async def update_video(call: Call) -> dict:
+    body: VideoUpdate = call.body
+    video_id = video_id_of(call)
+    video, position = await commands.change_video_description(
+        call.store, call.workspace_id, video_id, environment=call.environment, description=body.description,
+        meta=call.meta())
+    if position is not None:
+        await call.read_your_writes("videos", position)
+        await call.read_your_writes("revival_candidates", position)
+    async with call.pool.acquire() as conn:
+        row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
+    if row is None:  # the read model has not seen the upload yet
+        raise not_found("video", video_id)
+    return {"data": _record(row) | {"source_url": signed_url(call.app[SETTINGS], call.workspace_id,
+                                                                video.storage_key)}}
 
 
 async def analyze_video(call: Call) -> dict:
@@ -413,6 +440,10 @@ ROUTES = [
           summary="The caller's environment's videos, newest first (limit 1-100, offset)"),
     Route("GET", "/videos/{id}", get_video, scope="videos:read", tag="Videos", response=VideoResponse,
           errors=_READ_ERRORS, summary="One video record"),
+    Route("PATCH", "/videos/{id}", update_video, scope="analyses:create", tag="Videos", body=VideoUpdate,
+          response=VideoResponse, writes=True, errors=(404,),
+          summary="Extension: replace the video's description (VideoDescriptionChanged); revival candidates "
+                  "decided on the previous one become stale"),
     Route("POST", "/videos/{id}/analyze", analyze_video, scope="analyses:create", tag="Videos", status=202,
           body=AnalyzeVideo, response=AnalyzeResponse, writes=True, errors=(402, 404, 429),
           summary="Queue the analysis job; credits charged at once (402 insufficient_credits); sandbox keys "
@@ -452,5 +483,8 @@ def describe_upload(document: dict) -> dict:
                 "media_id": {"type": "integer", "minimum": 1},
                 "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
                 "description": {"type": "string", "maxLength": 5000, "pattern": TEXT_PATTERN},
+                "published_at": {"type": "string", "format": "date-time",
+                                 "description": "when the video went out on its site (with a timezone); default "
+                                                "the upload's time"},
             }}}}}
     return document

@@ -20,9 +20,9 @@ from collections import defaultdict
 
 import asyncpg
 
+from infra.consume import PROGRESS_CHANNEL
 from infra.db import connect
 from services.common import backoff_delays
-from services.projector import PROGRESS_CHANNEL
 
 log = logging.getLogger("vaeo.api.waits")
 

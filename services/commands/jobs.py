@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -12,6 +12,7 @@ from domain.jobs import Job
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore, SideEffect
 from services.commands.common import CHARGE_RETRIES, load_in, load_owned, with_retries
+from services.commands.meta import joining
 
 
 class SandboxQuotaExceeded(DomainError):
@@ -35,11 +36,14 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
                     job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
                     sandbox_quota: int | None = None, today=None, meta: dict | None = None,
-                    before: Sequence[SideEffect] = (), reuse_existing: bool = False) -> tuple[Job, int | None]:
+                    before: Sequence[SideEffect] = (), reuse_existing: bool = False,
+                    announce: Callable[[UUID], Sequence] | None = None) -> tuple[Job, int | None]:
     """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
     the balance is short, and ``append_job`` refunds them if the job ends failed or cancelled.
 
     ``before`` are side effects of the caller committed with the job (an idempotency key's answer).
+    ``announce(job_id)`` gives other aggregates' new events that commit with ``JobQueued`` (what the
+    job is about, such as ``ClipRenderQueued``).
     With ``reuse_existing``, ``job_id`` names an identical earlier request (``services.idempotency``):
     when that job's stream exists already, it is returned with position None and nothing is written
     nor charged.
@@ -65,6 +69,8 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
         job = Job.queue(job_id=job_id, workspace_id=workspace_id, job_type=job_type, params=params,
                         environment=environment, max_attempts=max_attempts, webhook_url=webhook_url)
         pending = list(job.collect_events())
+        if announce is not None:
+            pending += announce(job_id)
         if credits:
             workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
             workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
@@ -91,7 +97,7 @@ def _claim_refund(job: Job):
 
     async def claim(conn: asyncpg.Connection) -> None:
         await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, $3)",
-                           job.id, job.workspace_id, job.credits_charged)
+                           job.id, job.workspace_id, job.refund_amount)
 
     return claim
 
@@ -100,7 +106,8 @@ async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: 
     """Append the job's pending events, and ``also`` (other aggregates' events that commit with them).
 
     When those events end the job ``failed`` or ``cancelled`` and it was charged at queue time,
-    ``CreditsRefunded`` goes into the same append, with its claim in ``credit_refunds``: the end
+    ``CreditsRefunded`` (the charge less what its completed items delivered: ``Job.refund_amount``)
+    goes into the same append, with its claim in ``credit_refunds``: the end
     and the refund commit together or not at all, and a job is refunded at most once whoever ends
     it (the cancel command, a worker, a worker taking over an expired lease). A claim that exists
     already (refunded before this rule, by the analysis handler itself) ends the job without a
@@ -112,7 +119,7 @@ async def append_job(store: EventStore, job: Job, *, also: Sequence = (), meta: 
         refund = []
         if isinstance(workspace, Workspace):
             # str() first: a reloaded job's id is asyncpg's UUID type, which the codec does not encode
-            workspace.refund(job.credits_charged, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
+            workspace.refund(job.refund_amount, f"{job.job_type} job {job.status}", job_id=UUID(str(job.id)))
             refund = list(workspace.collect_events())
         if refund:
             try:
@@ -132,12 +139,13 @@ async def cancel_job_in(store: EventStore, workspace_id: UUID, job_id: UUID, *, 
                         meta: dict | None = None) -> tuple[Job, int]:
     """Cancel a pending or running job of this workspace and environment (None: any); finished:
     InvalidTransition. What the job was charged is refunded in the same append (``append_job``),
-    whether or not a worker had claimed it."""
+    whether or not a worker had claimed it. The cancellation and the refund join the job's chain
+    (``meta.joining``): the audit of the job finds them."""
 
     async def attempt() -> tuple[Job, int]:
         job = await load_in(store, job_id, Job, workspace_id, environment, "job")
         job.cancel()
-        return job, await append_job(store, job, meta=meta)
+        return job, await append_job(store, job, meta=joining(meta, await store.origin(job_id)))
 
     return await with_retries(attempt)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from uuid import UUID
 
@@ -18,13 +20,16 @@ from domain.videos import (
     Video,
     billable_duration_ms,
     check_duration,
+    check_published_at,
     video_stream_id,
 )
 from infra import media as mediatools
 from infra.captions import CaptionError, read_caption_upload
 from infra.eventstore import EventStore
-from services.commands.common import load_in
+from services.commands.common import load_in, with_retries
 from services.commands.jobs import queue_job
+
+log = logging.getLogger("vaeo.videos")
 
 
 def media_refusal(exc: Exception):
@@ -44,7 +49,8 @@ def media_refusal(exc: Exception):
 async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
                        name: str | None = None, description: str | None = None, language: str = "fr",
                        media_id: int | None = None, captions: bytes | None = None,
-                       meta: dict | None = None, max_duration_ms: int | None = None):
+                       meta: dict | None = None, max_duration_ms: int | None = None,
+                       published_at: datetime | None = None, now: datetime | None = None):
     """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
 
     The probe accepts only the whitelisted containers (``infra.media``); a declared duration over
@@ -57,6 +63,11 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
     bad captions or media id: 400) and every failure after the files were moved deletes them:
     nothing half-stored remains. The staged file is gone when this returns or raises. Captions are
     parsed in a thread, and must fit the media's measured duration (``domain.captions``).
+
+    A thumbnail (``infra.media.thumbnail``: a frame, or an audio file's waveform) is stored beside
+    the media for the lists that show the video; a media ffmpeg makes no picture of is uploaded
+    all the same, without one. ``published_at`` (when the video went out on its site) must lie
+    between 1970 and ``now``; None stands for the upload's time.
     """
     staged = Path(staged)
     stored_keys: list[str] = []
@@ -82,6 +93,8 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             cues = len(segments)
         if media_id is not None:
             await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
+        if published_at is not None:
+            check_published_at(published_at, now or published_at)
         video_id = await store.next_id("video_id_seq")
         suffix = mediatools.CONTAINERS[info.demuxer]  # never the client's extension
         folder = f"videos/{workspace_id}/{video_id}"
@@ -93,6 +106,9 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
         if captions_key:
             await asyncio.to_thread(storage.write_bytes, captions_key, captions)
             stored_keys.append(captions_key)
+        thumbnail_key = await _store_thumbnail(storage, source_key, f"{folder}/thumbnail.jpg", info, duration_ms)
+        if thumbnail_key:
+            stored_keys.append(thumbnail_key)
         video = Video.upload(
             video_id=video_id, workspace_id=workspace_id, environment=environment,
             name=name or PurePosixPath(filename or "").stem or f"video {video_id}", storage_key=source_key,
@@ -100,7 +116,8 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             language=language, captions_key=captions_key, width=info.width, height=info.height,
             frame_rate=info.frame_rate, video_codec=info.video_codec, audio_codec=info.audio_codec,
             subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues,
-            demuxer=info.demuxer, max_duration_ms=limit_ms)
+            demuxer=info.demuxer, max_duration_ms=limit_ms, published_at=published_at,
+            thumbnail_key=thumbnail_key, now=now)
         position = await store.save(video, workspace_id=workspace_id, meta=meta)
         stored_keys.clear()
         return video, position
@@ -108,6 +125,33 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
         staged.unlink(missing_ok=True)
         for key in stored_keys:
             storage.delete(key)
+
+
+async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms: int) -> str | None:
+    """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
+    (the upload goes on without one: a picture is not what the upload is for)."""
+    try:
+        picture = await asyncio.to_thread(mediatools.thumbnail, storage.path(source_key), info.demuxer,
+                                          duration_ms, has_video=info.has_video)
+    except mediatools.MediaError as exc:
+        log.info("no thumbnail for %s: %s", source_key, exc)
+        return None
+    await asyncio.to_thread(storage.write_bytes, key, picture)
+    return key
+
+
+async def change_video_description(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
+                                   description: str | None, meta: dict | None = None) -> tuple[Video, int | None]:
+    """Replace a video's description (``VideoDescriptionChanged``); position None when it is the
+    description already (nothing is recorded)."""
+
+    async def attempt() -> tuple[Video, int | None]:
+        video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
+        if not video.change_description(description):
+            return video, None
+        return video, await store.save(video, workspace_id=workspace_id, meta=meta)
+
+    return await with_retries(attempt)
 
 
 async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,

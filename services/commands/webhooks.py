@@ -10,6 +10,7 @@ from infra.crypto import SecretBox
 from infra.eventstore import EventStore
 from infra.webhook_http import new_webhook_secret
 from services.commands.common import with_retries
+from services.commands.meta import joining
 
 
 async def register_webhook(store: EventStore, box: SecretBox, workspace_id: UUID, *, environment: str, url: str,
@@ -49,7 +50,9 @@ async def resend_delivery(store: EventStore, workspace_id: UUID, webhook_id: UUI
         if not isinstance(delivery, WebhookDelivery) or delivery.webhook_id != webhook_id:
             raise NotFound("delivery not found", id=str(delivery_id))
         delivery.resend(requested_by)
-        return await store.save(delivery, workspace_id=workspace_id, meta=meta)
+        # The resend joins the chain of the event the delivery carries (``meta.joining``).
+        chained = joining(meta, await store.origin(delivery_id))
+        return await store.save(delivery, workspace_id=workspace_id, meta=chained)
 
     return await with_retries(attempt)
 

@@ -12,21 +12,21 @@ from services.commands.keys import IssuedKey, index_key_digest, new_key
 
 
 async def create_workspace(store: EventStore, *, name: str, plan: str, credits: int, rate_limit: int,
-                           key_name: str = "bootstrap") -> tuple[UUID, IssuedKey]:
+                           key_name: str = "bootstrap", meta: dict | None = None) -> tuple[UUID, IssuedKey]:
     """A new workspace and its first key: wildcard scope, production."""
     workspace = Workspace.open(uuid4(), name, plan, credits, rate_limit)
     api_key, key = new_key(workspace.id, name=key_name, scopes=["*"], environment="production", expires_at=None,
                            issuer_scopes=None, issued_by=None)
-    position = await store.save(workspace, api_key, workspace_id=workspace.id,
+    position = await store.save(workspace, api_key, workspace_id=workspace.id, meta=meta,
                                 before=[index_key_digest(api_key.key_digest, api_key.id, workspace.id)])
     return workspace.id, IssuedKey(api_key.id, key, position)
 
 
-async def add_credits(store: EventStore, workspace_id: UUID, amount: int) -> int:
+async def add_credits(store: EventStore, workspace_id: UUID, amount: int, meta: dict | None = None) -> int:
     async def attempt() -> int:
         workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
         workspace.add_credits(amount)
-        return await store.save(workspace, workspace_id=workspace_id)
+        return await store.save(workspace, workspace_id=workspace_id, meta=meta)
 
     return await with_retries(attempt)
 

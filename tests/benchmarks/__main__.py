@@ -2,18 +2,35 @@
 
 core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand: the cost ladder, post included).
 analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
+articles: the six exports and the detail read of a 60-minute video's article, at concurrency 8.
+clips: cut, render, detect (docs/benchmarks.md, Clips).
+quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
+revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 """
 
 import sys
 
-from tests.benchmarks import bench_agent, bench_analysis, bench_api, bench_core
+from tests.benchmarks import (
+    bench_agent,
+    bench_analysis,
+    bench_api,
+    bench_articles,
+    bench_clips,
+    bench_core,
+    bench_quality,
+    bench_revival,
+)
 
-SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "agent": bench_agent.run}
+SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
+          "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run}
+ON_DEMAND = {"quality": bench_quality.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args and args[0] in SUITES:
+    if args and args[0] in ON_DEMAND:
+        ON_DEMAND[args[0]](args[1:])
+    elif args and args[0] in SUITES:
         SUITES[args[0]](args[1:])
     else:
         for run in SUITES.values():

@@ -26,11 +26,11 @@ import uuid
 
 from infra import stack
 from infra.codec import EventRegistry
+from infra.consume import PROGRESS_CHANNEL
 from infra.db import connect, create_pool
 from infra.eventlog import key_of, partition_for
 from infra.eventstore import EventStore
 from services import commands
-from services.projector import PROGRESS_CHANNEL
 from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for
 

@@ -27,7 +27,7 @@ from infra.eventlog import ensure_topics, make_consumer, make_producer, topic_pa
 from infra.eventstore import _APPEND, EventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
-from services.projector import rebuild
+from services.projection.rebuild import rebuild
 from services.relay import _FETCH, Relay, encode
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for, make_isolated_settings
 
@@ -110,6 +110,12 @@ async def bulk_append(pool: asyncpg.Pool, events: list, batch: int = 5000) -> No
                                 [e.version for e in chunk], [e.workspace_id for e in chunk],
                                 [e.type for e in chunk], [e.schema for e in chunk], [e.data for e in chunk],
                                 [e.meta for e in chunk])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a running process so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -313,6 +319,7 @@ async def bench_rebuild(base: Settings, settings: Settings, results: dict) -> No
         t = time.monotonic()
         await wait_value(pool, "SELECT sum(next_offset) FROM projection_offsets WHERE projection = 'jobs'", total)
         results["projector_all_catch_up_s"] = time.monotonic() - t
+        results["projector_all_catch_up_cpu_s"] = cpu_seconds(proc.pid)
         results["projector_peak_rss_mb"] = peak_rss_mb(proc.pid)
     finally:
         proc.terminate()

@@ -28,11 +28,14 @@ EXCLUDED = ["use_after_free"]
 
 # POST /webhooks resolves the destination's host at registration and refuses what does not
 # resolve to a public address (400 destination_refused), and so does every operation taking a
-# per-job webhook_url (POST /videos/{id}/analyze). Any schema-valid host name the generator
+# per-job webhook_url (POST /videos/{id}/analyze, POST /articles/{id}/translate and regenerate). Any
+# schema-valid host name the generator
 # invents fails that here, where DNS reaches nothing: for these operations a 400 is an
 # acceptable answer to schema-valid data. So it is for an upload: a schema cannot say that the
 # `file` part must be real audio or video in an accepted container, nor that captions must be
-# WebVTT or SRT that fits the media (400 and 415 are its answers to a file that is not).
+# WebVTT or SRT that fits the media (400 and 415 are its answers to a file that is not). A
+# regeneration refuses a language other than the transcript's for the offline engine (400), and a
+# translation needs a language model provider, which this test's service has not (503).
 # One `include-name` per entry: schemathesis ORs the include filters of an entry, so
 # `include-path` with `include-method` would select every POST operation.
 WEBHOOK_REGISTRATION = """
@@ -46,6 +49,30 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 
 
 [[operations]]
 include-name = "POST /videos/{id}/analyze"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /articles/{id}/translate"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429, 503]
+
+[[operations]]
+include-name = "POST /articles/{id}/regenerate"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429, 503]
+"""
+# Clips: what a schema cannot say about the video a request names (a range past its end, an end
+# before the start, mp3 of a silent video, a render clip whose duration_ms disagrees) is a 400,
+# and a request naming no article of the caller's is a 404.
+CLIPS = """
+[[operations]]
+include-name = "POST /videos/{id}/clips"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /production/clips/detect"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
+
+[[operations]]
+include-name = "POST /production/clips/render"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 402, 403, 404, 409, 429]
 """
 
@@ -65,7 +92,8 @@ async def test_schemathesis_two_workspaces_no_server_error_every_response_confor
         {"name": name, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {ws.key}"}]}
         for name, ws in peers.items()]}))
     config = tmp_path / "schemathesis.toml"
-    config.write_text(f'[auth.wfc]\npath = "{auth}"\npeers = ["workspace-a", "workspace-b"]\n' + WEBHOOK_REGISTRATION)
+    config.write_text(f'[auth.wfc]\npath = "{auth}"\npeers = ["workspace-a", "workspace-b"]\n' + WEBHOOK_REGISTRATION
+                      + CLIPS)
     proc = await asyncio.create_subprocess_exec(
         ST, "--config-file", str(config), "run", service.base + "/openapi.json", "--url", service.base,
         "--checks", "all", "--exclude-checks", ",".join(EXCLUDED), "--max-examples", "40", "--seed", "7",

@@ -197,7 +197,8 @@ async def test_the_stored_file_is_named_by_the_service(service, corpus, tmp_path
     assert status == 201, body
     assert body["data"]["name"] == "clip"
     names = sorted(f.name for f in storage_files(service, ws.id))
-    assert names == ["source.mkv"], names  # the accepted container's extension, not the client's
+    # the accepted container's extension, not the client's; and the thumbnail the service made
+    assert names == ["source.mkv", "thumbnail.jpg"], names
     [event] = await events_of(service, ws.id, "VideoUploaded")
     data = orjson.loads(event["data"]) if isinstance(event["data"], str) else event["data"]
     assert data["demuxer"] == "matroska" and data["storage_key"].endswith("/source.mkv")

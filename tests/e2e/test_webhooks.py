@@ -29,7 +29,7 @@ from tests.unit.test_netguard import REFUSED
 
 ALLOW = "127.0.0.20/30"
 SCHEDULE = "[0, 0.3, 0.3]"
-KILL_DELIVERIES = 2000  # kill -9 of a dispatcher during this many deliveries (the figure)
+KILL_DELIVERIES = 2000  # kill -9 of a dispatcher during this many deliveries (docs/webhooks.md)
 CONCURRENCY = 100  # attempts on the wire per dispatcher
 
 
@@ -312,7 +312,7 @@ async def test_kill_9_of_a_dispatcher_during_deliveries_loses_none(hooks):
         assert got == {str(j) for j in jobs}
         duplicates = len(receiver.hits) - KILL_DELIVERIES
         # At most what the killed process had sent and not recorded: its attempts on the wire and
-        # those waiting for their record (two workers per connection: services/dispatcher.py).
+        # those waiting for their record (two workers per connection: services/dispatcher/sender.py).
         assert duplicates <= 2 * CONCURRENCY, duplicates
         async with hooks.pool.acquire() as conn:
             statuses = dict(await conn.fetch("SELECT status, count(*) FROM webhook_deliveries d "

@@ -16,7 +16,7 @@ from infra.captions import to_webvtt
 from infra.storage import LocalStorage
 from services import commands
 from services.job_types import default_handlers
-from services.projector import run_projector
+from services.projection.runner import run_projector
 from services.relay import Relay
 from services.worker import Worker
 from tests.media_factory import run

@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 
+from infra.consume import PROGRESS_CHANNEL
 from infra.db import create_pool
 from services import commands
 from services.api.auth import Authenticator
@@ -15,7 +16,6 @@ from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateLimiter
 from services.api.waits import ProgressWaiter
-from services.projector import PROGRESS_CHANNEL
 from tests.e2e.conftest import free_port
 
 

@@ -13,7 +13,7 @@ import aiohttp
 import orjson
 
 from infra.crypto import key_digest
-from services.projector import run_projector
+from services.projection.runner import run_projector
 from services.relay import Relay
 from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected, wait_relayed

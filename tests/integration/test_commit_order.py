@@ -17,8 +17,8 @@ import uuid
 import pytest
 
 from domain.jobs import Job
+from infra.consume import position_of
 from infra.eventstore import _APPEND
-from services.projector import position_of
 from services.relay import Relay
 from tests.helpers import kafka_messages, wait_relayed
 

@@ -186,3 +186,28 @@ async def test_group_commit_of_one_append_answers_its_own_conflict_and_refused_s
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT max(position) FROM events") == first  # nothing of the refused one
         assert await conn.fetchval("SELECT count(*) FROM api_key_digests") == 1
+
+
+async def test_a_long_stream_loads_from_its_kept_state_plus_what_any_process_appended_since(pool, registry):
+    """The in-memory state of a long stream (a busy workspace's) plus the events after it is what the
+    whole stream gives, whoever appended them; a caller's copy never changes the kept state."""
+    from infra.eventstore import CACHE_FROM_VERSION
+    from services.commands import add_credits, create_workspace
+
+    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)  # two processes' stores
+    ws, _ = await create_workspace(here, name="busy", plan="pro", credits=0, rate_limit=600)
+    for _ in range(CACHE_FROM_VERSION + 4):
+        await add_credits(here, ws, 1)
+    first = await here.load_aggregate(ws)
+    assert ws in here._aggregates, "a long stream's state is kept"
+    loaded_at = first.version
+    for _ in range(3):
+        await add_credits(elsewhere, ws, 10)  # another process moves the stream
+    first.add_credits(1000)  # decided on, never saved: the kept state must not see it
+    again = await here.load_aggregate(ws)
+    whole = registry.reconstruct(await here.load(ws))
+    assert again.version == whole.version == loaded_at + 3
+    assert vars(again).keys() == vars(whole).keys()
+    assert {k: v for k, v in vars(again).items() if k != "_pending_events"} == \
+        {k: v for k, v in vars(whole).items() if k != "_pending_events"}
+    assert again.credits_total == whole.credits_total == CACHE_FROM_VERSION + 4 + 30

@@ -21,12 +21,13 @@ import pytest
 from domain.jobs import Job
 from infra import stack
 from infra.codec import EventRegistry
+from infra.consume import position_of
 from infra.db import create_pool, migrate
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.common import is_transient
-from services.projector import position_of, rebuild
+from services.projection.rebuild import rebuild
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 

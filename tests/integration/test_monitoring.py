@@ -23,7 +23,8 @@ from infra.eventstore import ConcurrencyError
 from services import commands
 from services.api.app import build_app
 from services.credits_watch import CreditsWatch
-from services.projector import rebuild, run_projector
+from services.projection.rebuild import rebuild
+from services.projection.runner import run_projector
 from services.relay import Relay
 from services.worker import JobHandlers, PermanentJobError, Worker
 from tests.conftest import ROOT, env_for

@@ -6,10 +6,13 @@ import uuid
 
 import orjson
 
+from infra.consume import ensure_state_rows
 from projections import ALL
 from projections.base import Projection
 from services import commands
-from services.projector import ProjectionRunner, ensure_state_rows, list_projections, rebuild, run_projector
+from services.projection.listing import list_projections
+from services.projection.rebuild import rebuild
+from services.projection.runner import ProjectionRunner, run_projector
 from services.relay import Relay
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 

@@ -7,7 +7,7 @@ import time
 import uuid
 
 from services import commands
-from services.projector import run_projector
+from services.projection.runner import run_projector
 from services.relay import Relay
 from services.worker import JobHandlers, PermanentJobError, Worker
 from tests.helpers import wait_projected

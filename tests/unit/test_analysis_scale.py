@@ -9,8 +9,9 @@ from pathlib import Path
 
 from domain.analysis import MediaFacts, SceneChange, Segment, TimeRange, analyse
 from domain.analysis.moments import MAX_SENTENCES
+from domain.analysis.phrases import PhraseReader
 from domain.analysis.sentences import split_sentences
-from domain.analysis.structure import MARKER_RE, boundary_scores
+from domain.analysis.structure import boundary_scores, cohesion, word_bags
 from infra.captions import read_captions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
@@ -26,33 +27,43 @@ def test_a_clip_moment_holds_a_bounded_number_of_sentences_when_captions_crowd_t
         assert moment.last_sentence - moment.first_sentence + 1 <= MAX_SENTENCES
 
 
-def _reference_scores(sentences, facts, window):
-    """The chapter boundary scores computed from whole windows at every sentence (the definition)."""
-    scores = [0.0] * len(sentences)
+def _reference_cohesion(sentences, bags, window_ms):
+    """The cosine of the weighted words before and after each sentence start, from whole windows (the definition)."""
+    values = [1.0] * len(sentences)
     for i in range(1, len(sentences)):
-        before = Counter(t for s in sentences[max(0, i - window):i] for t in s.tokens)
-        after = Counter(t for s in sentences[i:i + window] for t in s.tokens)
+        t = sentences[i].start_ms
+        before, after = Counter(), Counter()
+        for j, s in enumerate(sentences):
+            if j < i and s.start_ms >= t - window_ms:
+                before.update(bags[j])
+            elif j >= i and (s.start_ms < t + window_ms or j == i):
+                after.update(bags[j])
         dot = sum(v * after.get(k, 0) for k, v in before.items())
         norm = math.sqrt(sum(v * v for v in before.values())) * math.sqrt(sum(v * v for v in after.values()))
-        score = 1.0 - (dot / norm if before and after and norm else 0.0)
-        s, prev = sentences[i], sentences[i - 1]
-        score += 0.35 if MARKER_RE.match(s.text) else 0
-        score += 0.1 if s.is_question else 0
-        score += 0.15 if s.start_ms - prev.end_ms > 2000 else 0
-        score += 0.05 if s.speaker != prev.speaker else 0
-        score += 0.15 if any(abs(c.time_ms - s.start_ms) <= 1500 for c in facts.scene_changes) else 0
-        score += 0.1 if any(abs(r.end_ms - s.start_ms) <= 1500 for r in facts.silences) else 0
-        scores[i] = score
-    return scores
+        values[i] = dot / norm if before and after and norm else 0.0
+    return values
 
 
-def test_sliding_chapter_windows_score_exactly_as_whole_windows() -> None:
+def test_sliding_chapter_windows_give_exactly_what_whole_windows_give() -> None:
+    sentences = split_sentences(read_captions(FIXTURE), "fr")
+    reader = PhraseReader("fr")
+    bags = word_bags(sentences, reader)
+    for window_ms in (5_000, 20_000, 60_000):
+        assert cohesion(sentences, bags, window_ms) == _reference_cohesion(sentences, bags, window_ms)
+
+
+def test_boundary_scores_are_linear_in_the_sentences() -> None:
     sentences = split_sentences(read_captions(FIXTURE), "fr")
     facts = MediaFacts(duration_ms=sentences[-1].end_ms,
                        scene_changes=tuple(SceneChange(t, 0.5) for t in range(7_000, sentences[-1].end_ms, 23_000)),
                        silences=tuple(TimeRange(t, t + 900) for t in range(12_000, sentences[-1].end_ms, 31_000)))
-    for window in (3, 8, 25):
-        assert boundary_scores(sentences, facts, window) == _reference_scores(sentences, facts, window)
+    scores = boundary_scores(sentences, facts, 60_000, "fr")
+    assert len(scores) == len(sentences) and scores[0] == 0.0 and all(v >= 0 for v in scores)
+    # a scene change and a cue phrase make a boundary stronger than the same point without them
+    plain = boundary_scores(sentences, MediaFacts(duration_ms=sentences[-1].end_ms), 60_000, "fr")
+    near_scene = [i for i, s in enumerate(sentences) if i and any(abs(c.time_ms - s.start_ms) <= 1500
+                                                                 for c in facts.scene_changes)]
+    assert near_scene and all(scores[i] > plain[i] for i in near_scene)
 
 
 def test_the_words_around_a_point_are_those_splitting_would_give() -> None:

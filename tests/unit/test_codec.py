@@ -12,11 +12,13 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.agent.conversation import Conversation
 from domain.api_keys import ApiKey
-from domain.articles import Article
+from domain.articles import Article, ArticleExport
 from domain.base import PUBLISHED
+from domain.clips import ClipDetection, ClipRender
 from domain.jobs import Job
 from domain.llm_usage import LlmUsage
 from domain.media import Media
+from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video
 from domain.webhooks import Webhook, WebhookDelivery
 from domain.workspaces import Workspace
@@ -262,6 +264,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     media = Media.create(media_id=1, workspace_id=WORKSPACE, environment="production", name="m")
     job2 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job2.start(1, "w")
+    job2.complete_item("clip-1", {"url_key": "clips/w/1.mp4"}, attempt=1, progress=50)
+    job2.fail_item("clip-2", "ffmpeg exited 1", attempt=1)
     job2.fail("no")
     job3 = Job.queue(job_id=uuid.uuid4(), workspace_id=WORKSPACE, job_type="x")
     job3.cancel()
@@ -297,7 +301,37 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
     conversation.record_action(turn, name="get_credits", arguments={}, status="refused", result=None,
                                error={"code": "insufficient_scope", "message": "m", "details": {"required": "x"}})
     conversation.reply(turn, "no", outcome="completed", not_done=0)
-    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, conversation)
+    detection = ClipDetection(job_id=job.id, workspace_id=WORKSPACE, environment="production", article_id=9,
+                              video_id=4, template_id=1, target_duration_seconds=30, options={"prompt": None})
+    detection.record([{"id": "clip_0_30000", "start_ms": 0, "end_ms": 30000}], "the video gives 1 clip", ["audio"])
+    render = ClipRender.queue(job_id=job2.id, workspace_id=WORKSPACE, environment="production", video_id=4,
+                              clips=[{"id": "a", "start_ms": 0, "end_ms": 5000, "duration_ms": 5000}], template_id=1)
+    render.record_failed("a", attempt=1, error_message="ffmpeg exited 1")
+    render.record_rendered("a", attempt=2, file_key="clips/w/j/a.2.mp4", thumbnail_key="clips/w/j/a.2.jpg",
+                           duration_ms=5000, size_bytes=1000, width=720, height=1280)
+    video.change_description("a new description")
+    candidate = Candidate.open(video_id=4, workspace_id=WORKSPACE, environment="production", media_id=1)
+    basis = (job.id, video.description_revision)
+    candidate.move("reviewing", basis)
+    completion_id = uuid.uuid4()
+    candidate.select(completion_id, ["videosite_long"], basis)
+    completion = DescriptionCompletion(
+        completion_id=completion_id, workspace_id=WORKSPACE, environment="production", candidate_id=candidate.id,
+        video_id=4, media_id=1, article_id=9, platforms=["videosite_long"], drafts=[{"platform_id": "videosite_long"}],
+        warnings=[], videosite_experiment_id=None, credits=1, analysis_job_id=job.id, description_revision=1)
+    experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=WORKSPACE,
+                                           environment="production", candidate=candidate.id, video_id=4,
+                                           platforms=["videosite_long"])
+    article.rename("Custom")
+    article.attach_media(1)
+    translated = Article.translation(source=article, article_id=10, job_id=job2.id, language="en", title="t",
+                                     content={"title": "t"}, markdown="# t\n", aeo_score=1, geo_score=2,
+                                     composite_score=1.7, keywords_primary=["k"])
+    export = ArticleExport.record(article_id=9, workspace_id=WORKSPACE, environment="production",
+                                  export_format="html", content_type="text/html; charset=utf-8", etag='"e"', size=3,
+                                  path="/v1/articles/9/export/html")
+    pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render,
+                             candidate, completion, experiment, translated, export, conversation)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)

@@ -96,3 +96,62 @@ def test_main_write_writes_the_catalogue(rendered: str, tmp_path: Path, monkeypa
     assert eventdocs.main(["--write"]) == 0
 
     assert target.read_text(encoding="utf-8") == rendered
+
+
+# ---------------------------------------------------------------------- purposes and readers
+
+# A purpose says why the event exists; these say only that it exists.
+GENERIC = re.compile(r"^(data of\b|(this|the|an?) event\b|records?( that| the fact)?\b|recorded when\b|emitted when\b|"
+                     r"raised when\b|published when\b|happens when\b)", re.IGNORECASE)
+MIN_PURPOSE_WORDS = 10  # fewer cannot say both what happened and why anybody needs it on the log
+CREDITS_WATCH_READS = frozenset({"CreditsCharged"})  # services/credits_watch.py: the charges it folds
+
+
+def why_generic(name: str, purpose: str) -> str | None:
+    """Why ``purpose`` does not say why ``name`` exists, or None when it does."""
+    words = purpose.split()
+    spelled = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+    if not words:
+        return "no purpose: give the event class a docstring"
+    if GENERIC.match(purpose):
+        return f"generic purpose {purpose[:40]!r}: say why the event exists and what depends on it"
+    if len(words) < MIN_PURPOSE_WORDS or purpose.lower().rstrip(".") == spelled:
+        return f"purpose too thin ({len(words)} words): say why the event exists and what depends on it"
+    return None
+
+
+def test_the_generic_purpose_check_refuses_what_says_nothing():
+    assert why_generic("JobQueued", "") is not None
+    assert why_generic("JobQueued", "data of JobQueued (stream type Job), schema 1") is not None
+    assert why_generic("JobQueued", "Records that a job was queued, with all of its parameters and its attempts.") \
+        is not None
+    assert why_generic("JobQueued", "Job queued.") is not None
+    assert why_generic("JobQueued", eventdocs.purpose(PUBLISHED["JobQueued"][0])) is None
+
+
+def test_every_event_says_why_it_exists(rendered: str):
+    by_name = sections(rendered)
+    refused = {}
+    for name, (event_cls, _, _) in PUBLISHED.items():
+        purpose = eventdocs.purpose(event_cls)
+        if (why := why_generic(name, purpose)) is not None:
+            refused[name] = why
+        assert f"- purpose: {purpose}\n" in by_name[name], name
+    assert not refused, "events whose docstring does not say why they exist:\n" + "\n".join(
+        f"{name}: {why}" for name, why in sorted(refused.items()))
+
+
+def test_every_event_names_who_reads_it_and_every_reader_in_the_code_is_named(rendered: str):
+    from projections import ALL
+    from services.dispatcher import INTAKE_TYPES
+
+    by_name = sections(rendered)
+    missing = []
+    for name, (event_cls, _, _) in PUBLISHED.items():
+        readers = eventdocs.read_by(event_cls)
+        assert readers, f"{name}: its docstring has no paragraph beginning {eventdocs.READ_BY!r}"
+        assert f"- read by: {readers}\n" in by_name[name], name
+        named = [f"`{p.name}`" for p in ALL.values() if p.source == "events" and name in p.handlers]
+        named += ["dispatcher"] * (name in INTAKE_TYPES) + ["credits watch"] * (name in CREDITS_WATCH_READS)
+        missing += [f"{name}: {reader}" for reader in named if reader not in readers]
+    assert not missing, "readers of these events are not named in their 'Read by' paragraph:\n" + "\n".join(missing)

@@ -339,6 +339,8 @@ def test_every_job_event_is_published_under_its_stable_name() -> None:
         "JobCompleted": (Job.Completed, "Job"),
         "JobFailed": (Job.Failed, "Job"),
         "JobCancelled": (Job.Cancelled, "Job"),
+        "JobItemCompleted": (Job.ItemCompleted, "Job"),
+        "JobItemFailed": (Job.ItemFailed, "Job"),
     }
     assert Job.stream_type == "Job"
 

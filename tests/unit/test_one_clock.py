@@ -11,7 +11,10 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-READS_THE_CLOCK = re.compile(r"\bdatetime\.(?:now|utcnow|today)\(|\btime\.time\(\)|\bdate\.today\(")
+# datetime.now(), utcnow(), today(); time.time() and time_ns(); gmtime(), localtime(), ctime() with no
+# argument (with one they only format a time they were given, as the log formatter does).
+READS_THE_CLOCK = re.compile(r"\bdatetime\.(?:now|utcnow|today)\(|\btime\.time(?:_ns)?\(\)|\bdate\.today\(|"
+                             r"\btime\.(?:gmtime|localtime|ctime)\(\)")
 ALLOWED = {
     "infra/settings.py": "wall_clock, the one reader",
     "infra/storage.py": "staging files' ages against their mtimes",

@@ -265,7 +265,7 @@ def test_consecutive_job_updates_of_one_batch_merge_into_what_they_would_leave_i
 
     from infra.codec import StoredEvent
     from projections import jobs
-    from services.projector import execution_plan
+    from projections.plan import execution_plan
 
     job, ws = _uuid.uuid4(), _uuid.uuid4()
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -300,7 +300,7 @@ def test_counter_upserts_of_one_batch_fold_into_one_statement_per_row():
     """Telemetry of 5 calls in two workspaces: one usage total, one hourly and one minute bucket
     row per workspace, with the counts summed, the last call kept and the later compaction cutoff."""
     from projections import monitoring, usage
-    from services.projector import execution_plan
+    from projections.plan import execution_plan
 
     ws_a, ws_b = str(uuid.uuid4()), str(uuid.uuid4())
     t0 = int(datetime(2026, 1, 1, 10, 0, tzinfo=UTC).timestamp() * 1000)
@@ -337,7 +337,7 @@ def test_statements_that_differ_outside_the_folded_arguments_are_kept_apart():
     assert rule.fold(("a", 1, 5, "x"), ("a", 2, 3, "y")) is None  # an argument neither key nor folded differs
 
     from projections import event_counts
-    from services.projector import execution_plan
+    from projections.plan import execution_plan
 
     ws = uuid.uuid4()
     evs = [StoredEvent(p, uuid.uuid4(), "Media", 1, ws, t, 1, {}, {}, datetime(2026, 1, 1, tzinfo=UTC))

@@ -99,6 +99,6 @@ def test_a_header_lying_short_is_priced_by_the_measure() -> None:
 
 def test_a_schema_1_upload_is_upcast_without_a_demuxer() -> None:
     registry = EventRegistry()
-    assert registry.current_schema("VideoUploaded") == 2
+    assert registry.current_schema("VideoUploaded") == 3
     assert registry.upcast("VideoUploaded", 1, {"video_id": 1})["demuxer"] is None
     assert uploaded(demuxer="mov").demuxer == "mov"

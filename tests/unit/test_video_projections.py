@@ -164,7 +164,7 @@ def test_article_generated_inserts_the_article_once() -> None:
     assert sql.startswith("INSERT INTO articles") and sql.endswith("ON CONFLICT (id) DO NOTHING")
     assert args == (7, article_stream_for_job(JOB_A), WORKSPACE, "production", str(JOB_A), 41, 3, "Fusion", "fr",
                     "interview", 61, 74, 70.1, ["fusion", "iter"], True, {"title": "Fusion"}, "# Fusion\n",
-                    ev.recorded_at, 1)
+                    ev.recorded_at, 1, "analysis", None, None, str(JOB_A), 2)
 
 
 def test_an_article_without_video_or_media_stores_nulls() -> None:
@@ -177,10 +177,11 @@ def test_an_article_without_video_or_media_stores_nulls() -> None:
 
 
 @pytest.mark.parametrize(("projection", "handled", "tables", "ordering"), [
-    (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled"}, ["videos"],
-     "strict"),
+    (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled",
+                         "VideoDescriptionChanged"}, ["videos"], "strict"),
     (content_graph.projection, {"VideoGraphRecorded"}, ["content_graphs"], "per_stream"),
-    (articles.projection, {"ArticleGenerated"}, ["articles"], "per_stream"),
+    (articles.projection, {"ArticleGenerated", "ArticleTranslated", "ArticleRenamed", "ArticleMediaAttached"},
+     ["articles"], "per_stream"),
 ], ids=lambda p: getattr(p, "name", None))
 def test_each_declares_its_events_tables_teardown_and_ordering(projection, handled: set, tables: list,
                                                                ordering: str) -> None:

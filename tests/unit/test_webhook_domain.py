@@ -30,7 +30,7 @@ from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
-from services.dispatcher import plan_intake
+from services.dispatcher.intake import plan_intake
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 
@@ -296,16 +296,16 @@ def test_intake_fans_out_to_active_subscribed_targets_of_the_workspace_and_envir
         _ev(6, ws, "JobCompleted", job, {"result": {}, "article_id": 4}, version=2),
     ]
     plan = plan_intake(events, {}, {})
-    got = {(row[3], row[5]) for row in plan.deliveries}
+    got = {(row.webhook_id, row.event) for row in plan.deliveries}
     assert got == {(hook_all, "job.completed"), (None, "job.completed")}
-    job_row = next(r for r in plan.deliveries if r[3] is None)
-    assert job_row[4] == "https://per-request.example/cb"
-    body = job_row[7]
+    job_row = next(r for r in plan.deliveries if r.webhook_id is None)
+    assert job_row.url == "https://per-request.example/cb"
+    body = job_row.payload
     assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
-    assert body["data"]["job_type"] == "analyze" and body["id"] == str(job_row[0])
+    assert body["data"]["job_type"] == "analyze" and body["id"] == str(job_row.id)
     # The same events again (a replay) name the same deliveries.
     again = plan_intake(events, {}, {})
-    assert [r[0] for r in again.deliveries] == [r[0] for r in plan.deliveries]
+    assert [r.id for r in again.deliveries] == [r.id for r in plan.deliveries]
 
 
 def test_intake_a_deleted_webhook_gets_nothing_after_its_deletion():
@@ -343,7 +343,8 @@ def test_intake_delivers_an_event_only_to_its_own_environment_s_webhooks():
               _ev(12, ws, "CreditsLow", ws, {"balance": 1, "total": 10, "remaining_pct": 10.0, "threshold_pct": 20.0,
                                              "crossing_version": 3, "environment": "production"}, "Workspace")]
     plan = plan_intake(events, {}, {})
-    got = sorted((row[6], row[3] == sandbox, row[2], row[7]["data"]["environment"]) for row in plan.deliveries)
+    got = sorted((row.source_position, row.webhook_id == sandbox, row.environment, row.payload["data"]["environment"])
+                 for row in plan.deliveries)
     assert got == [(10, True, "sandbox", "sandbox"), (11, False, "production", "production"),
                    (12, False, "production", "production")]
     assert plan.unrouted == []
@@ -363,8 +364,9 @@ def test_intake_derives_an_old_event_s_environment_from_its_job_and_refuses_one_
                                             "webhook_url": None})
     orphan = _analyzed(12, ws, unknown_job)
     plan = plan_intake([*regs, queued, upcast, orphan], {}, {})
-    assert [(row[6], row[3]) for row in plan.deliveries] == [(11, sandbox)]  # the job said sandbox
-    assert [(p, t) for p, _, t, _ in plan.unrouted] == [(12, "VideoAnalyzed")]  # nobody: neither environment
+    # The job said sandbox; the orphan goes to nobody: neither environment.
+    assert [(row.source_position, row.webhook_id) for row in plan.deliveries] == [(11, sandbox)]
+    assert [(u.source_position, u.event_type) for u in plan.unrouted] == [(12, "VideoAnalyzed")]
 
 
 def test_old_events_are_upcast_with_the_environment_where_their_type_tells_it():

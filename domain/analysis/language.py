@@ -1,0 +1,246 @@
+"""What the analysis knows about each language it reads: en, fr, de, es, it, pt, nl.
+
+Four well-kept libraries do what they already do well, each with its data inside its package
+(nothing is fetched at run time):
+
+- stop words: YAKE's per-language lists (``yake``), function words and contractions without the
+  content words (computer, system, index, shell) that broader lists carry;
+- word frequencies: ``wordfreq``'s small list of the language (about 30,000 words each), to tell
+  a word common everywhere ("time", "companies", "allow") from a term ("laplacian", "tokamak");
+- sentence boundaries: ``sentencex`` (abbreviations and punctuation per language);
+- stems: the Snowball stemmers (``PyStemmer``), so "derivative" and "derivatives" or "dérivée"
+  and "dérivées" are one word for lexical cohesion;
+- numbers spoken as words: ``text2num`` ("twenty-three thousand" -> 23000, "cinq cents" -> 500).
+
+What no library holds is written here, per language: the cue phrases that open a new part of a
+talk ("let's talk about", "passons à", "kommen wir zu"), the phrases that close it, the spoken
+fillers a transcript carries ("um", "euh", "ähm") and the labels the article prints.
+
+A language outside the seven is read with the English resources; no language given means French,
+the analysis' default. Everything is loaded once per process and language, on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
+STEMMER_NAMES = {"en": "english", "fr": "french", "de": "german", "es": "spanish", "it": "italian",
+                 "pt": "portuguese", "nl": "dutch"}
+
+# A word at least this frequent in the language (Zipf scale: log10 of occurrences per billion
+# words; 4.5 is about one word in 30,000 of running text, the top ~2,500 words) is no topic on its
+# own: "time", "change", "companies", "allow", "bet" are, "derivative" (3.7), "tokamak" (2.3) are not.
+FREQUENT_ZIPF = 4.5
+# Weight of a word for lexical cohesion, by its rarity in the language: a word of Zipf 6 ("time")
+# weighs 0.5, of Zipf 3 or less (a term) 3.5; so a shared term binds two passages more than a shared
+# common word.
+RARITY_CEILING_ZIPF = 6.5
+RARITY_RANGE = (0.5, 3.5)
+
+# Spoken fillers, greetings and discourse words that stop lists written for text lack.
+SPOKEN_FILLERS = {
+    "en": "um umm uh uhh er erm hmm mm mhm yeah yep yup nope gonna wanna gotta kinda sorta okay ok alright "
+          "hello hi hey welcome thanks thank bye goodbye "
+          "right yes stuff things thing guys lot lots basically actually literally really totally pretty "
+          "like just gonna y'all ain't cool awesome super",
+    "fr": "euh heu hum bah ben hein ouais ok okay bon voilà genre truc trucs machin bref enfin quoi "
+          "bonjour bonsoir salut bienvenue merci revoir c'est-à-dire est-à-dire "
+          "vraiment carrément effectivement justement tellement c'est j'ai y'a",
+    "de": "äh ähm öhm hm mhm ja jo naja halt eben genau okay ok also quasi sozusagen irgendwie eigentlich "
+          "hallo willkommen danke tschüss "
+          "wirklich einfach mal",
+    "es": "eh em ehm este pues bueno vale o sea tipo vamos verdad okay ok entonces digamos realmente "
+          "hola bienvenidos gracias adiós",
+    "it": "ehm eh uhm cioè allora insomma tipo praticamente diciamo okay ok beh vabbè ciao benvenuti grazie "
+          "arrivederci",
+    "pt": "é né tipo então pronto bem bom okay ok ah eh hum digamos realmente olá bem-vindos obrigado obrigada "
+          "tchau",
+    "nl": "eh uh uhm ehm nou zeg gewoon even eigenlijk dus oké okay ok ja nee hè toch hallo welkom bedankt dank "
+          "doei",
+}
+
+# Cue phrases that open a new part, matched at the start of a sentence after leading fillers.
+CUE_PHRASES = {
+    "en": r"now,|next(?:\s+(?:one|up|we|is|thing|step|topic|question|item|on))?|"
+          r"let['’]?s\s+(?:now\s+)?(?:talk|move|turn|look|start|dive|get\s+into|switch|go\s+(?:on|back|to)|kick|jump|begin|finish|wrap|take\s+a\s+look|shift|"
+          r"focus|think\s+about|zoom)|moving\s+on|now\s+(?:let['’]?s|we['’]?(?:re|ll)|for|on\s+to|onto|to)|so\s+now|"
+          r"and\s+now|the\s+next\s+(?:one|thing|topic|step|question|part|section|chapter|item|idea)|"
+          r"first(?:ly)?(?:\s+(?:of\s+all|up|off))?|second(?:ly)?|third(?:ly)?|finally|lastly|to\s+(?:conclude|"
+          r"wrap\s+up|sum\s+up|summari[sz]e|start)|in\s+conclusion|another\s+(?:thing|point|question|topic|one|"
+          r"example|way)|turning\s+to|as\s+a\s+next\s+step|switching\s+gears|speaking\s+of|on\s+to|onto|"
+          r"stepping\s+back|with\s+(?:all\s+of\s+)?(?:that|this|those)|at\s+this\s+point|before\s+we\s+(?:get|go|"
+          r"dive|start|jump)|here['’]?s\s+(?:the\s+)?(?:next|second|first|last|thing)|all\s+right|alright|"
+          r"okay\s+so|ok\s+so|the\s+(?:first|second|third|last|final)\s+(?:one|thing|step|part|question|topic)|"
+          r"what\s+(?:is|are|about|happens)|how\s+(?:do|does|about|can)|why\s+(?:is|are|do|does)",
+    "fr": r"(?:et\s+)?maintenant|passons|parlons|venons-en|abordons|ensuite|deuxième(?:ment)?|troisième(?:ment)?|"
+          r"premièrement|d['’]abord|tout\s+d['’]abord|pour\s+commencer|pour\s+conclure|en\s+conclusion|pour\s+finir|"
+          r"enfin|autre\s+(?:point|question|sujet|chose|exemple)|revenons|à\s+présent|voyons|regardons|"
+          r"(?:la|le)\s+(?:prochaine?|suivante?)\s+(?:étape|question|point|sujet|partie)|"
+          r"(?:la|le)\s+(?:première?|deuxième|dernière?)\s+(?:étape|question|chose|partie)|"
+          r"qu['’]est-ce\s+(?:que|qui)|comment|pourquoi|jusqu['’]à\s+présent|avant\s+(?:de|d['’])",
+    "de": r"jetzt|nun|als\s+nächstes|kommen\s+wir|lass(?:t)?\s+uns|sprechen\s+wir|reden\s+wir|zunächst|erstens|"
+          r"zweitens|drittens|schließlich|zum\s+schluss|abschließend|zusammenfassend|ein\s+(?:anderes|weiteres)\s+"
+          r"(?:thema|beispiel)|weiter\s+geht|(?:das|der|die)\s+nächste|was\s+(?:ist|sind|passiert)|wie\s+"
+          r"(?:funktioniert|kann)|warum",
+    "es": r"ahora|a\s+continuación|pasemos|hablemos|vamos\s+(?:a|con)|veamos|primero|segundo|tercero|"
+          r"en\s+(?:primer|segundo|tercer)\s+lugar|finalmente|por\s+último|para\s+(?:terminar|concluir|empezar)|"
+          r"en\s+conclusión|otro\s+(?:tema|punto|ejemplo)|(?:el|la)\s+siguiente|¿?\s*qué\s+es|¿?\s*cómo|¿?\s*por\s+qué",
+    "it": r"ora|adesso|passiamo|parliamo|vediamo|prima\s+di\s+tutto|innanzitutto|per\s+prima\s+cosa|"
+          r"in\s+(?:primo|secondo|terzo)\s+luogo|infine|per\s+(?:concludere|finire|iniziare)|in\s+conclusione|"
+          r"un\s+altro\s+(?:punto|tema|esempio)|(?:il|la)\s+prossim[oa]|che\s+cos['’]è|come|perché",
+    "pt": r"agora|a\s+seguir|em\s+seguida|passemos|vamos\s+(?:falar|passar|ver|agora)|falemos|primeiro|segundo|"
+          r"terceiro|em\s+primeiro\s+lugar|finalmente|por\s+fim|para\s+(?:concluir|terminar|começar)|"
+          r"em\s+conclusão|outro\s+(?:ponto|tema|assunto|exemplo)|(?:o|a)\s+próxim[oa]|o\s+que\s+é|como|por\s+que",
+    "nl": r"nu|vervolgens|daarna|laten\s+we|we\s+gaan\s+(?:nu|verder)|eerst|ten\s+(?:eerste|tweede|derde|slotte)|"
+          r"tot\s+slot|concluderend|samenvattend|een\s+ander\s+(?:punt|onderwerp|voorbeeld)|(?:het|de)\s+volgende|"
+          r"wat\s+is|hoe\s+werkt|waarom",
+}
+# Words that may stand before a cue phrase ("So, next ...", "Alors, passons ...").
+LEADING_WORDS = {
+    "en": "so and but okay ok alright well right um uh now yeah yes all",
+    "fr": "alors bon donc et mais euh bien ok bah ben",
+    "de": "also okay ok und aber gut so ähm naja",
+    "es": "bueno pues y pero vale entonces bien eh",
+    "it": "allora bene ok e ma dunque ehm",
+    "pt": "então bom bem e mas ok",
+    "nl": "oké okay ok goed dus en maar nou",
+}
+CONCLUSION_PHRASES = {
+    "en": r"in\s+conclusion|to\s+conclude|to\s+sum\s+up|to\s+summari[sz]e|in\s+summary|wrapping\s+up|to\s+wrap\s+up|"
+          r"final(?:ly)?\s+(?:thought|word)s?|that['’]?s\s+(?:it|all)\s+for",
+    "fr": r"en\s+conclusion|pour\s+conclure|pour\s+résumer|en\s+résumé|pour\s+finir|en\s+somme|"
+          r"le\s+mot\s+de\s+la\s+fin",
+    "de": r"zusammenfassend|abschließend|zum\s+schluss|alles\s+in\s+allem|fazit",
+    "es": r"en\s+conclusión|para\s+concluir|en\s+resumen|para\s+terminar|en\s+definitiva",
+    "it": r"in\s+conclusione|per\s+concludere|riassumendo|in\s+sintesi|per\s+finire",
+    "pt": r"em\s+conclusão|para\s+concluir|em\s+resumo|para\s+terminar|resumindo",
+    "nl": r"tot\s+slot|concluderend|samenvattend|kortom|ten\s+slotte",
+}
+# A sponsor read or an advertisement in a podcast: a part of its own.
+SPONSOR_PHRASES = {
+    "en": r"\bsponsor(?:ed|s)?\b|\bbrought\s+to\s+you\s+by\b|\bpromo\s+code\b|\bcoupon\s+code\b|\bfree\s+trial\b",
+    "fr": r"\bsponsor(?:isé|s)?\b|\bpartenaire\s+de\s+(?:cet|cette|l['’])|\bcode\s+promo\b|\bessai\s+gratuit\b",
+    "de": r"\bsponsor(?:ed|s)?\b|\bpräsentiert\s+von\b|\bgutscheincode\b|\brabattcode\b",
+    "es": r"\bpatrocina(?:dor|do|da)\b|\bcódigo\s+(?:promocional|de\s+descuento)\b",
+    "it": r"\bsponsor\b|\bcodice\s+(?:sconto|promozionale)\b",
+    "pt": r"\bpatrocina(?:dor|do|da)\b|\bcódigo\s+(?:promocional|de\s+desconto)\b",
+    "nl": r"\bsponsor(?:s|ed)?\b|\bkortingscode\b",
+}
+# A sentence opening with one of these asks a question even without its question mark (captions drop it).
+QUESTION_OPENERS = {
+    "fr": ("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
+    "en": (),
+    "de": ("warum", "wieso", "weshalb"),
+    "es": ("por qué", "cómo"),
+    "it": ("perché", "come mai"),
+    "pt": ("por que", "porque é que"),
+    "nl": ("waarom", "hoe komt"),
+}
+
+
+@dataclass(frozen=True)
+class Language:
+    """The resources of one language (see the module's docstring for where each comes from)."""
+
+    code: str
+    stop_words: frozenset[str]
+    frequencies: dict[str, float] = field(repr=False)
+    cue_re: re.Pattern = field(repr=False)
+    conclusion_re: re.Pattern = field(repr=False)
+    sponsor_re: re.Pattern = field(repr=False)
+    leading_words: frozenset[str] = frozenset()
+    question_openers: tuple[str, ...] = ()
+
+    def zipf(self, word: str) -> float:
+        """The word's frequency in the language on the Zipf scale (0 when the list lacks it)."""
+        frequency = self.frequencies.get(word.lower().replace("’", "'"), 0.0)
+        return math.log10(frequency) + 9 if frequency > 0 else 0.0
+
+    def is_frequent(self, word: str) -> bool:
+        return self.zipf(word) >= FREQUENT_ZIPF
+
+    def rarity(self, word: str) -> float:
+        low, high = RARITY_RANGE
+        return min(high, max(low, RARITY_CEILING_ZIPF - self.zipf(word)))
+
+    def stem(self, word: str) -> str:
+        return _stemmer(self.code).stemWord(word)
+
+    def sentence_ends(self, text: str) -> list[int]:
+        """Character offsets where the sentences of ``text`` end (after trailing spaces)."""
+        import sentencex
+
+        return [b["end_index"] for b in sentencex.get_sentence_boundaries(self.code, text)]
+
+    def digits(self, text: str) -> str:
+        """``text`` with numbers spoken as words written in digits ("cinq cents mégawatts" -> "500 mégawatts")."""
+        return _numbers_in_digits(self.code, text)
+
+    def opens_with_cue(self, text: str) -> bool:
+        return bool(self.cue_re.match(_after_leading_words(text, self.leading_words)))
+
+
+def _after_leading_words(text: str, leading: frozenset[str]) -> str:
+    """``text`` without the fillers and connectors that open it ("So, okay, next ..." -> "next ...")."""
+    rest = text.lstrip(" ¿¡\"'«(-—–")
+    for _ in range(4):
+        match = re.match(r"([^\W\d_]+)[\s,.…!]+", rest)
+        if not match or match.group(1).lower() not in leading:
+            break
+        rest = rest[match.end():]
+    return rest
+
+
+@lru_cache(maxsize=8)
+def _stemmer(code: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(STEMMER_NAMES[code])
+
+
+def _numbers_in_digits(code: str, text: str) -> str:
+    from text_to_num import alpha2digit
+
+    try:
+        return alpha2digit(text, code)
+    except (ValueError, RuntimeError):  # a string it cannot read is left as it was
+        return text
+
+
+def _stop_words(code: str) -> frozenset[str]:
+    from yake import KeywordExtractor
+
+    listed = {w.lower().replace("’", "'") for w in KeywordExtractor(lan=code).stopword_set}
+    return frozenset(listed | set(SPOKEN_FILLERS[code].split()))
+
+
+def _frequencies(code: str) -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict(code, wordlist="small")
+
+
+@lru_cache(maxsize=8)
+def language(code: str | None) -> Language:
+    """The resources of ``code`` (``fr``, ``en-GB``, ``pt_BR``...): English for a language outside the seven."""
+    key = lang_code(code)
+    return Language(
+        code=key,
+        stop_words=_stop_words(key),
+        frequencies=_frequencies(key),
+        cue_re=re.compile(rf"(?:{CUE_PHRASES[key]})(?!\w)", re.IGNORECASE),
+        conclusion_re=re.compile(rf"\b(?:{CONCLUSION_PHRASES[key]})\b", re.IGNORECASE),
+        sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
+        leading_words=frozenset(LEADING_WORDS[key].split()),
+        question_openers=QUESTION_OPENERS[key],
+    )
+
+
+def lang_code(code: str | None) -> str:
+    """The two-letter code of one of the seven languages: French for none, English for any other."""
+    key = (code or "fr").lower().split("-")[0].split("_")[0]
+    return key if key in LANGUAGES else "en"

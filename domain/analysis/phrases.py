@@ -1,0 +1,316 @@
+"""Key phrases of a stretch of transcript, and the rules a published title follows.
+
+A candidate is a run of content words inside a sentence: one word, two, or three whose middle word
+may be a connector ("rate of change", "roots of unity", "pompe à chaleur"). Content words are those
+the language's stop list and fillers leave, three letters or more (two for an acronym: "AI"),
+never a number said in words ("fifty", "cinq"). Candidates are keyed by the Snowball stems of their
+words, so "derivative" and "derivatives" are one phrase; they are shown in their most frequent
+form, lowercase except the words always capitalised (names) and short acronyms.
+
+A word frequent in the language (``language.FREQUENT_ZIPF``) is no topic on its own unless it is a
+name: "time", "change", "companies" never are, "heat equation" or "Michael Jordan" may be.
+
+A title (chapter, clip moment, topic label) is 1 to 6 words, none a pronoun, a contraction, a
+filler or a number said in words, no word twice, no conjunction, article or preposition at either
+end; a question asked in the video may be one, when it names its subject (no pronoun either).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from domain.analysis.language import Language, language
+from domain.analysis.text import ELISION_RE, NUMBER_RE, WORD_RE, capitalise, fold, norm_token
+
+# Words that may join two content words inside a three-word phrase, per language.
+CONNECTORS = {
+    "en": "of for in to vs versus and with",
+    "fr": "de du des d à au aux en pour et sur",
+    "de": "der die das des von vom zum zur und für mit im",
+    "es": "de del la el y en para con",
+    "it": "di del della dei delle e in per con",
+    "pt": "de do da dos das e em para com",
+    "nl": "van de het en voor met in op",
+}
+# Pronouns and determiners that make a title depend on what was said before it.
+PRONOUNS = {
+    "en": "i me my mine we us our ours you your yours he him his she her hers they them their theirs it its this that "
+          "these those something anything everything nothing someone anyone everyone one ones",
+    "fr": "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
+          "celles mon ma mes ton ta tes son sa ses notre nos votre vos y en quelqu quelque chose",
+    "de": "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen man dies diese dieser dieses das "
+          "mein meine dein deine sein seine unser unsere euer eure etwas nichts jemand",
+    "es": "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "
+          "aquello este esta ese esa mi mis tu tus su sus nuestro nuestra algo nada alguien",
+    "it": "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "
+          "tuo tua suo sua nostro nostra qualcosa niente nulla qualcuno",
+    "pt": "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "
+          "minha teu tua seu sua nosso nossa algo nada alguém",
+    "nl": "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "
+          "deze die iets niets iemand",
+}
+# Words that may not end a title (a conjunction, an article, a preposition: "Ideas and", "Speed of").
+DANGLING = {
+    "en": "and or but the a an of to in on for with vs versus as at by from",
+    "fr": "et ou mais le la les un une des de du d à au aux en pour par sur avec",
+    "de": "und oder aber der die das ein eine des von vom zu zum zur in im für mit",
+    "es": "y o pero el la los las un una de del a al en para con por",
+    "it": "e o ma il lo la i gli le un una di del della a al in per con da",
+    "pt": "e ou mas o a os as um uma de do da a ao em para com por",
+    "nl": "en of maar de het een van voor met in op aan",
+}
+# Words after which a verb comes: subject pronouns, modals, infinitive markers. A word said after
+# them in at least ``VERB_SHARE`` of its uses is taken for a verb ("it represents", "to plug", "on
+# calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
+VERB_SIGNALS = {
+    "en": "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
+          "i'll we'll you'll they'll i'd we'd they'd",
+    "fr": "je j tu il elle on nous vous ils elles ne n se s me m te t pour",
+    "de": "ich du er wir ihr man zu",
+    "es": "yo tú él ella nosotros ellos ellas se me te no para",
+    "it": "io tu lui lei noi voi loro si mi ti ci vi non per",
+    "pt": "eu tu ele ela nós eles elas se me te lhe não para",
+    "nl": "ik jij hij wij we jullie men te",
+}
+VERB_SHARE = 0.3
+# Endings that make a noun plural, per language (Italian changes the last vowel instead: none).
+PLURAL_ENDINGS = {
+    "en": ("s", "es"),
+    "fr": ("s", "x"),
+    "de": ("e", "en", "n", "s", "er"),
+    "es": ("s", "es"),
+    "it": (),
+    "pt": ("s", "es"),
+    "nl": ("s", "en"),
+}
+MAX_TITLE_WORDS = 6
+QUESTION_TITLE_WORDS = 8
+ACRONYM_RE = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")
+LETTER_RUN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+@dataclass(slots=True)
+class PhraseTable:
+    """Occurrences of every candidate in a set of sentences, with the forms they were said in."""
+
+    counts: Counter = field(default_factory=Counter)
+    surfaces: dict[tuple[str, ...], Counter] = field(default_factory=lambda: defaultdict(Counter))
+    tokens: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+
+    def add(self, key: tuple[str, ...], surface: str, tokens: tuple[str, ...]) -> None:
+        self.counts[key] += 1
+        self.surfaces[key][surface] += 1
+        self.tokens.setdefault(key, tokens)
+
+    def label(self, key: tuple[str, ...]) -> str:
+        return display(self.surfaces[key])
+
+
+class PhraseReader:
+    """Candidates of sentences in one language, with the per-word facts cached for the transcript."""
+
+    def __init__(self, code: str | None) -> None:
+        self.kit: Language = language(code)
+        self.connectors = frozenset(CONNECTORS[self.kit.code].split())
+        self._content: dict[str, bool] = {}
+        self._stems: dict[str, str] = {}
+        self._candidates: dict[str, tuple] = {}
+        self.verbs: frozenset[str] = frozenset()
+        self.names: frozenset[str] = frozenset()
+
+    def learn(self, sentences: Sequence, speakers: Iterable[str] = ()) -> None:
+        """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``)
+        and which are the speakers' names (a chapter is not named after its host)."""
+        signals = frozenset(VERB_SIGNALS[self.kit.code].split())
+        after_signal: Counter = Counter()
+        total: Counter = Counter()
+        for sentence in sentences:
+            previous = ""
+            for word in WORD_RE.findall(sentence.text):
+                token = norm_token(word)
+                total[token] += 1
+                if previous in signals:
+                    after_signal[token] += 1
+                previous = word.lower().replace("’", "'")
+                if "'" in previous and previous not in signals:  # j'ai, l'énergie: the elided word
+                    previous = previous.split("'")[0]
+        self.verbs = frozenset(t for t, c in after_signal.items() if c >= VERB_SHARE * total[t])
+        self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
+
+    def describes(self, tokens: tuple[str, ...]) -> bool:
+        """The phrase can name a subject: no verb at either end, not only the speakers' names."""
+        if tokens[0] in self.verbs or tokens[-1] in self.verbs:
+            return False
+        return not all(t in self.names or t in self.connectors for t in tokens)
+
+    def is_content(self, token: str, raw: str) -> bool:
+        known = self._content.get(token)
+        if known is None:
+            known = ((len(token) >= 3 or bool(ACRONYM_RE.match(raw))) and "'" not in token
+                     and token not in self.kit.stop_words and not NUMBER_RE.search(token)
+                     and not INVERSION_RE.search(token) and self.kit.digits(token) == token)
+            self._content[token] = known
+        return known
+
+    def stem(self, token: str) -> str:
+        stem = self._stems.get(token)
+        if stem is None:
+            stem = self._stems[token] = self.kit.stem(token)
+        return stem
+
+    def candidates(self, text: str) -> tuple[tuple[tuple[str, ...], str, tuple[str, ...]], ...]:
+        """(stem key, surface form, normalised words) of every candidate of a sentence, read once per
+        sentence text: the topics, the chapter titles and the clip moments all read them."""
+        found = self._candidates.get(text)
+        if found is None:
+            found = self._candidates[text] = tuple(self._read_candidates(text))
+        return found
+
+    def _read_candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
+        raw = WORD_RE.findall(text)
+        toks = [norm_token(w) for w in raw]
+        content = [self.is_content(t, w) for t, w in zip(toks, raw, strict=True)]
+        n = len(toks)
+        for i in range(n):
+            if not content[i]:
+                continue
+            head = ELISION_RE.sub("", raw[i]) or raw[i]
+            yield (self.stem(toks[i]),), head, (toks[i],)
+            for length in (2, 3):
+                j = i + length
+                if j > n or not content[j - 1]:
+                    continue
+                if length == 2 and not content[i + 1]:
+                    continue
+                if length == 3 and not content[i + 1] and toks[i + 1] not in self.connectors:
+                    continue
+                key = tuple(self.stem(t) if content[i + k] else t for k, t in enumerate(toks[i:j]))
+                if len(set(key)) < len(key):
+                    continue  # "Monday Monday": a stutter, not a phrase
+                yield key, " ".join([head, *raw[i + 1:j]]), tuple(toks[i:j])
+
+    def table(self, sentences: Sequence) -> PhraseTable:
+        table = PhraseTable()
+        for sentence in sentences:
+            for key, surface, tokens in self.candidates(sentence.text):
+                table.add(key, surface, tokens)
+        return table
+
+    def is_name(self, surfaces: Counter) -> bool:
+        """Every form of the candidate starts with a capital: a name (Fourier, JavaScript, ITER)."""
+        return all(s[:1].isupper() for s in surfaces)
+
+    def rarity(self, tokens: tuple[str, ...]) -> float:
+        """How rare the phrase's rarest content word is in the language (``Language.rarity``)."""
+        return max(self.kit.rarity(tokens[0]), self.kit.rarity(tokens[-1]))  # the ends are content words
+
+    def usable(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+        """May name a topic or a title: it describes something (``describes``) and is not a single
+        word frequent in the language (``is_frequent_word``)."""
+        return self.describes(tokens) and not self.is_frequent_word(tokens, surfaces)
+
+    def is_frequent_word(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+        """A single word frequent in the language, and no name: never a topic or a title alone."""
+        return len(tokens) == 1 and self.kit.is_frequent(tokens[0]) and not self.is_name(surfaces)
+
+    def is_vague(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+        """Made only of words frequent in the language, and no name: "Couple of people", "Small
+        change", "Simple question" name no subject of their own (a single frequent word included)."""
+        return all(self.kit.is_frequent(t) for t in tokens if t not in self.connectors) and not self.is_name(surfaces)
+
+    def plural_head(self, label: str, surfaces: Counter) -> str:
+        """``label`` with its last word in the plural when the plural is among the forms said:
+        "Function" said once as "functions" gives "Functions". A heading names the kind of thing a
+        part treats ("Arrays", "Phase kicks", "Favorite plugins"), and a noun said in the plural is
+        one that has instances; a word never said in the plural (a name, "entropy") stays as said."""
+        shown = label.split(" ")
+        last = shown[-1]
+        said = {s.rsplit(" ", 1)[-1].lower() for s in surfaces}
+        for ending in PLURAL_ENDINGS[self.kit.code]:
+            if (last + ending).lower() in said:
+                return " ".join([*shown[:-1], last + ending])
+        return label
+
+    def publishable(self, title: str) -> bool:
+        return publishable(title, self.kit.code)
+
+
+# A verb with its subject pronoun after it (est-il, produira-t-il, peut-on): grammar, not a topic.
+INVERSION_RE = re.compile(r"-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous|ce)$")
+
+
+def display(surfaces: Counter) -> str:
+    """The most frequent surface form, word by word: a word keeps its capitals when it always has
+    them (a name: Cadarache) or is a short acronym always in capitals (ITER); the others are
+    lowercase. So "construit à Cadarache" and "organisation ITER" keep their names."""
+    form, _ = max(surfaces.items(), key=lambda item: (item[1], item[0]))
+    columns = list(zip(*(s.split(" ") for s in surfaces), strict=False))
+    shown = []
+    for position, word in enumerate(form.split(" ")):
+        column = columns[position] if position < len(columns) else (word,)
+        if all(w[:1].isupper() for w in column) and not all(w.isupper() for w in column):
+            shown.append(word)
+        elif all(w.isupper() for w in column) and len(word) <= 6:
+            shown.append(word)
+        else:
+            shown.append(word.lower())
+    return " ".join(shown)
+
+
+def publishable(title: str, code: str | None) -> bool:
+    """A title an editor would publish (see the module's docstring)."""
+    kit = language(code)
+    text = title.strip()
+    question = text.endswith("?")
+    tokens = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
+    if not tokens or len(tokens) > (QUESTION_TITLE_WORDS if question else MAX_TITLE_WORDS):
+        return False
+    pronouns = _word_set("pronouns", kit.code)
+    dangling = _word_set("dangling", kit.code)
+    fillers = _word_set("fillers", kit.code)
+    parts = LETTER_RUN_RE.findall(text.lower().replace("’", "'"))  # "penseriez-vous": "vous" is a pronoun
+    if any(part in pronouns or part in fillers for part in parts):
+        return False
+    for token in tokens:
+        if token in pronouns or token in fillers or ("'" in token and not _is_elision(token)):
+            return False
+        if not question and kit.digits(token) != token:
+            return False
+    if tokens[0] in dangling and not question or tokens[-1] in dangling:
+        return False
+    return len({fold(t) for t in tokens}) == len(tokens)
+
+
+ARTICLE_ELISION_RE = re.compile(r"^(?:l|d|dell|nell|all|dall|sull|un)'[^\W\d_]", re.IGNORECASE)
+
+
+def _is_elision(token: str) -> bool:
+    """``l'hôpital``, ``d'échelle``, ``dell'acqua``: an elided article or preposition; not a pronoun
+    (``s'appelle``, ``j'ai``, ``qu'il``) nor a contraction (``don't``)."""
+    return bool(ARTICLE_ELISION_RE.match(token))
+
+
+_SETS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _word_set(kind: str, code: str) -> frozenset[str]:
+    found = _SETS.get((kind, code))
+    if found is None:
+        if kind == "pronouns":
+            words = PRONOUNS[code].split()
+        elif kind == "dangling":
+            words = DANGLING[code].split()
+        else:
+            from domain.analysis.language import SPOKEN_FILLERS
+
+            words = SPOKEN_FILLERS[code].split()
+        found = _SETS[(kind, code)] = frozenset(words)
+    return found
+
+
+def heading(text: str) -> str:
+    """Capitalised like a heading: the first letter upper, the rest as said (names keep theirs)."""
+    return capitalise(text.strip())

@@ -1,0 +1,584 @@
+"""The six exports of an article, as pure functions: what a user pastes or publishes as it is.
+
+``html`` (a complete HTML5 document), ``markdown`` (CommonMark), ``txt`` (plain text), ``json`` (the
+structured article), ``schema`` (JSON-LD: ``Article``, ``VideoObject`` with its key moments and a
+``SeekToAction``, ``FAQPage``) and ``opengraph`` (``og:*`` and ``twitter:*`` meta elements). Each
+renders an ``ExportSource``: the stored article, the display title, the video it came from and the
+URLs the caller made (the canonical address of the article, a signed URL of the video and of its
+thumbnail). Renderers take no clock and no I/O: the same source always gives the same bytes,
+which is what the export's ETag is a digest of.
+
+Everything that came from a transcript or a client is hostile text. Control characters are dropped
+and whitespace collapsed before any format sees it; then each format escapes for itself: HTML
+escapes ``& < > " '`` in text and attributes; the JSON-LD inside ``<script>`` has ``<``, ``>``, ``&``
+and the line separators U+2028/U+2029 as ``\\u`` escapes, so that no text can close the script
+element or open a comment; Markdown backslash-escapes every character CommonMark gives a meaning
+in a line (``\\ ` * _ { } [ ] < > # ! | ~ &``) and those that mean something at its start (``+ - =``
+and ``1.``), so a sentence stays a sentence.
+
+Chapters are the article's sections, each with the time range of the chapter it was written from:
+their links are the video's URL with a Media Fragments time (``#t=<seconds>``), which browsers and
+players seek to.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from domain.analysis.scoring import cited_sources
+
+FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
+CONTENT_TYPES = {
+    "html": "text/html; charset=utf-8",
+    "markdown": "text/markdown; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+    "json": "application/json",
+    "schema": "application/ld+json",
+    "opengraph": "text/html; charset=utf-8",
+}
+EXTENSIONS = {"html": "html", "markdown": "md", "txt": "txt", "json": "json", "schema": "jsonld",
+              "opengraph": "html"}
+DESCRIPTION_CHARS = 160  # what search and social previews show of a description
+HEADLINE_CHARS = 110  # the longest headline Google's Article rich results take
+
+LABELS = {
+    "fr": {"introduction": "Introduction", "chapters": "Chapitres", "key_facts": "Points clés",
+           "faq": "Questions fréquentes", "conclusion": "Conclusion", "source": "Source", "watch": "Voir à",
+           "question": "Q", "answer": "R"},
+    "en": {"introduction": "Introduction", "chapters": "Chapters", "key_facts": "Key facts",
+           "faq": "Frequently asked questions", "conclusion": "Conclusion", "source": "Source", "watch": "Watch at",
+           "question": "Q", "answer": "A"},
+    "de": {"introduction": "Einleitung", "chapters": "Kapitel", "key_facts": "Kernaussagen",
+           "faq": "Häufige Fragen", "conclusion": "Fazit", "source": "Quelle", "watch": "Ansehen ab",
+           "question": "F", "answer": "A"},
+    "es": {"introduction": "Introducción", "chapters": "Capítulos", "key_facts": "Datos clave",
+           "faq": "Preguntas frecuentes", "conclusion": "Conclusión", "source": "Fuente", "watch": "Ver en",
+           "question": "P", "answer": "R"},
+    "it": {"introduction": "Introduzione", "chapters": "Capitoli", "key_facts": "Punti chiave",
+           "faq": "Domande frequenti", "conclusion": "Conclusione", "source": "Fonte", "watch": "Guarda a",
+           "question": "D", "answer": "R"},
+    "pt": {"introduction": "Introdução", "chapters": "Capítulos", "key_facts": "Factos principais",
+           "faq": "Perguntas frequentes", "conclusion": "Conclusão", "source": "Fonte", "watch": "Ver em",
+           "question": "P", "answer": "R"},
+    "nl": {"introduction": "Inleiding", "chapters": "Hoofdstukken", "key_facts": "Belangrijkste feiten",
+           "faq": "Veelgestelde vragen", "conclusion": "Conclusie", "source": "Bron", "watch": "Bekijk vanaf",
+           "question": "V", "answer": "A"},
+}
+LOCALES = {"fr": "fr_FR", "en": "en_US", "de": "de_DE", "es": "es_ES", "it": "it_IT", "pt": "pt_PT", "nl": "nl_NL"}
+ATTRIBUTED_STYLES = ("conversational", "interview")  # the styles whose paragraphs show their speaker
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# What CommonMark gives a meaning anywhere in a line, and what it does only at the start of one
+# (a list item, a thematic break or setext underline, an ordered list item).
+_MARKDOWN_INLINE = re.compile(r"([\\`*_{}\[\]<>#!|~&])")
+_MARKDOWN_LINE_START = "+-="
+_MARKDOWN_LIST_START = re.compile(r"^(\d+)([.)])")
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """The video an article came from, as exports show it."""
+
+    video_id: int
+    name: str
+    description: str | None
+    duration_ms: int
+    uploaded_at: datetime
+    content_url: str | None
+    content_type: str
+    width: int | None = None
+    height: int | None = None
+    size_bytes: int | None = None
+    thumbnail_url: str | None = None
+    thumbnail_width: int | None = None
+    thumbnail_height: int | None = None
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    """One article as the exports render it. ``title`` is the display title (the custom name when
+    the article has one); ``url`` is where the article lives (its canonical address)."""
+
+    article_id: int
+    title: str
+    original_title: str
+    language: str
+    writing_style: str
+    content: dict
+    keywords: list[str]
+    created_at: datetime
+    updated_at: datetime
+    url: str
+    scores: dict = field(default_factory=dict)
+    origin: str = "analysis"
+    source_article_id: int | None = None
+    video: VideoInfo | None = None
+
+
+# ------------------------------------------------------------------------------ shared pieces
+
+
+def clean(text: Any) -> str:
+    """Hostile text made inert for every format: no control or bidi-override character, one space
+    between words."""
+    return " ".join(_CONTROL_RE.sub("", str(text or "")).split())
+
+
+def labels(language: str) -> dict[str, str]:
+    code = (language or "").lower().split("-")[0].split("_")[0]
+    return LABELS.get(code, LABELS["en"])
+
+
+def timestamp(ms: int | None) -> str:
+    """0:05, 4:05, 1:02:03: how video sites write a time."""
+    seconds = max(0, int(ms or 0) // 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def iso_duration(ms: int) -> str:
+    """ISO 8601 duration, whole seconds: PT1H2M3S, PT45S, PT0S."""
+    seconds = max(0, round(ms / 1000))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    out = "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    return out + (f"{secs}S" if secs or out == "PT" else "")
+
+
+def _named(speaker: Any) -> str | None:
+    name = clean(speaker)
+    return name if name and name.lower() not in ("unknown", "inconnu") else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Prepared:
+    """One source's text cleaned once, and the parts every format shares (sections, chapters, key
+    facts, FAQ, the description, the sources), each computed the first time a format asks."""
+
+    def __init__(self, src: ExportSource) -> None:
+        self.src = src
+        self.labels = labels(src.language)
+        content = src.content
+        self.title = clean(src.title)
+        self.original_title = clean(src.original_title)
+        self.introduction = clean(content.get("introduction"))
+        self.conclusion = clean(content.get("conclusion"))
+        self.keywords = [k for k in (clean(k) for k in src.keywords) if k]
+        self.video_url = src.video.content_url if src.video is not None and src.video.content_url else None
+
+    def seek_url(self, ms: int | None) -> str | None:
+        """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
+        if self.video_url is None or ms is None:
+            return None
+        return f"{self.video_url}#t={max(0, int(ms) // 1000)}"
+
+    @cached_property
+    def sections(self) -> list[dict]:
+        """Each section: heading, time range, timestamp, link, and (text, speaker shown, role) of
+        its paragraphs (the speaker only in the styles that show it)."""
+        shows_speakers = self.src.writing_style in ATTRIBUTED_STYLES
+        out = []
+        for section in self.src.content.get("sections") or []:
+            start, end = _int(section.get("startMs")), _int(section.get("endMs"))
+            paragraphs = []
+            for paragraph in section.get("paragraphs") or []:
+                text = clean(paragraph.get("text") or " ".join(paragraph.get("sentences") or []))
+                if text:
+                    speaker = _named(paragraph.get("speaker")) if shows_speakers else None
+                    paragraphs.append((text, speaker, paragraph.get("role") or "text"))
+            out.append({"heading": clean(section.get("heading")), "startMs": start, "endMs": end,
+                        "timestamp": timestamp(start) if start is not None else None, "url": self.seek_url(start),
+                        "paragraphs": paragraphs})
+        return out
+
+    @cached_property
+    def chapters(self) -> list[dict]:
+        """The article's sections as the video's chapters: title, time range, timestamp, link."""
+        return [{"title": s["heading"], "startMs": s["startMs"], "endMs": s["endMs"], "timestamp": s["timestamp"],
+                 "url": s["url"]} for s in self.sections if s["startMs"] is not None]
+
+    @cached_property
+    def faq(self) -> list[dict]:
+        out = []
+        for entry in self.src.content.get("faq") or []:
+            question, answer = clean(entry.get("question")), clean(entry.get("answer"))
+            if question and answer:
+                out.append({"question": question, "answer": answer, "startMs": _int(entry.get("startMs"))})
+        return out
+
+    @cached_property
+    def key_facts(self) -> list[dict]:
+        out = []
+        for fact in self.src.content.get("key_facts") or []:
+            text = clean(fact.get("text"))
+            if text:
+                start = _int(fact.get("startMs"))
+                out.append({"text": text, "startMs": start, "timestamp": timestamp(start) if start is not None
+                            else None, "claimId": fact.get("claimId"), "url": self.seek_url(start)})
+        return out
+
+    @cached_property
+    def description(self) -> str:
+        """The introduction (else the first paragraph), cut at a word before ``DESCRIPTION_CHARS``."""
+        text = self.introduction or next((p[0] for s in self.sections for p in s["paragraphs"]), "") or self.title
+        if len(text) <= DESCRIPTION_CHARS:
+            return text
+        return text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+    @cached_property
+    def sources(self) -> list[dict]:
+        """The video the article was written from, then the sources its text names."""
+        out: list[dict] = []
+        video = self.src.video
+        if video is not None:
+            out.append({"type": "video", "name": clean(video.name), "url": video.content_url,
+                        "uploadDate": video.uploaded_at.isoformat()})
+        texts = [self.introduction, *(p[0] for s in self.sections for p in s["paragraphs"]),
+                 *(f["answer"] for f in self.faq), self.conclusion]
+        out += [{"type": "cited", "name": clean(s["source"]), "text": clean(s["text"])}
+                for s in cited_sources(t for t in texts if t)]
+        return out
+
+
+def _prepared(src: ExportSource | Prepared) -> Prepared:
+    return src if isinstance(src, Prepared) else Prepared(src)
+
+
+def description(src: ExportSource | Prepared) -> str:
+    return _prepared(src).description
+
+
+def chapters(src: ExportSource | Prepared) -> list[dict]:
+    return _prepared(src).chapters
+
+
+def sources(src: ExportSource | Prepared) -> list[dict]:
+    return _prepared(src).sources
+
+
+# ------------------------------------------------------------------------------------- json
+
+
+def to_json(src: ExportSource | Prepared) -> dict:
+    """The structured article: sections, key facts with timestamps, chapters, FAQ, sources."""
+    p = _prepared(src)
+    article, video = p.src, p.src.video
+    return {
+        "id": article.article_id, "title": p.title, "original_title": p.original_title,
+        "language": article.language, "writing_style": article.writing_style, "origin": article.origin,
+        "source_article_id": article.source_article_id, "url": article.url, "description": p.description,
+        "created_at": article.created_at.isoformat(), "updated_at": article.updated_at.isoformat(),
+        "keywords": p.keywords, "introduction": p.introduction,
+        "sections": [{**{k: v for k, v in s.items() if k != "paragraphs"},
+                      "paragraphs": [{"text": text, "speaker": speaker, "role": role}
+                                     for text, speaker, role in s["paragraphs"]]} for s in p.sections],
+        "key_facts": p.key_facts,
+        "chapters": p.chapters,
+        "faq": p.faq,
+        "conclusion": p.conclusion,
+        "sources": p.sources,
+        "scores": article.scores,
+        "word_count": article.content.get("word_count"),
+        "video": None if video is None else {
+            "id": video.video_id, "name": clean(video.name), "description": clean(video.description) or None,
+            "duration_seconds": round(video.duration_ms / 1000, 3), "duration": iso_duration(video.duration_ms),
+            "upload_date": video.uploaded_at.isoformat(), "content_url": video.content_url,
+            "content_type": video.content_type, "width": video.width, "height": video.height,
+            "thumbnail_url": video.thumbnail_url},
+    }
+
+
+# ----------------------------------------------------------------------------------- schema
+
+
+def to_schema(src: ExportSource | Prepared) -> dict:
+    """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
+    (name, thumbnailUrl, uploadDate, description, duration, contentUrl), its chapters as ``Clip``
+    key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
+    p = _prepared(src)
+    article_src, video = p.src, p.src.video
+    url = article_src.url
+    graph: list[dict] = []
+    article: dict[str, Any] = {
+        "@type": "Article", "@id": f"{url}#article", "url": url, "mainEntityOfPage": url,
+        "headline": p.title if len(p.title) <= HEADLINE_CHARS else p.title[:HEADLINE_CHARS - 1].rstrip() + "…",
+        "name": p.title, "description": p.description, "inLanguage": article_src.language,
+        "datePublished": article_src.created_at.isoformat(), "dateModified": article_src.updated_at.isoformat(),
+        "articleSection": [c["title"] for c in p.chapters if c["title"]],
+    }
+    if p.keywords:
+        article["keywords"] = ", ".join(p.keywords)
+    if isinstance(article_src.content.get("word_count"), int):
+        article["wordCount"] = article_src.content["word_count"]
+    cited = [s["name"] for s in p.sources if s["type"] == "cited"]
+    if cited:
+        article["citation"] = cited
+    graph.append(article)
+    if video is not None:
+        video_id = f"{url}#video"
+        obj: dict[str, Any] = {
+            "@type": "VideoObject", "@id": video_id, "name": clean(video.name) or p.title,
+            "description": clean(video.description) or p.description, "uploadDate": video.uploaded_at.isoformat(),
+            "duration": iso_duration(video.duration_ms), "inLanguage": article_src.language,
+        }
+        if video.thumbnail_url:
+            obj["thumbnailUrl"] = [video.thumbnail_url]
+            article["image"] = video.thumbnail_url
+        if video.content_url:
+            obj["contentUrl"] = video.content_url
+            clips = [{"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": c["startMs"] // 1000,
+                      **({"endOffset": max(c["startMs"] // 1000 + 1, -(-c["endMs"] // 1000))}
+                         if c["endMs"] is not None else {}),
+                      "url": c["url"]} for c in p.chapters]
+            if clips:
+                obj["hasPart"] = clips
+            obj["potentialAction"] = {"@type": "SeekToAction",
+                                      "target": f"{video.content_url}#t={{seek_to_second_number}}",
+                                      "startOffset-input": "required name=seek_to_second_number"}
+        article["video"] = {"@id": video_id}
+        graph.append(obj)
+    if p.faq:
+        graph.append({"@type": "FAQPage", "@id": f"{url}#faq", "inLanguage": article_src.language,
+                      "mainEntity": [{"@type": "Question", "name": f["question"],
+                                      "acceptedAnswer": {"@type": "Answer", "text": f["answer"]}} for f in p.faq]})
+    return {"@context": "https://schema.org", "@graph": graph}
+
+
+def _json_text(value: Any) -> str:
+    """Compact JSON, UTF-8 as is (the standard library's C encoder)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def script_safe_json(value: Any) -> str:
+    """JSON that may sit inside ``<script>``: ``<``, ``>``, ``&`` and U+2028/U+2029 escaped, so no
+    string can end the element (``</script>``) or open a comment (``<!--``)."""
+    return (_json_text(value).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+# -------------------------------------------------------------------------------- opengraph
+
+
+def _e(text: str) -> str:
+    """Cleaned text escaped for HTML text and attribute values."""
+    return html.escape(text, quote=True)
+
+
+def _meta(attribute: str, name: str, value: Any) -> str:
+    return f'<meta {attribute}="{name}" content="{_e(clean(value))}">'
+
+
+def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
+    """``og:*`` (type ``video.other`` when the video can be linked, else ``article``) and
+    ``twitter:*`` meta elements."""
+    p = _prepared(src)
+    article, video = p.src, p.src.video
+    playable = p.video_url is not None
+    tags = [_meta("property", "og:type", "video.other" if playable else "article"),
+            _meta("property", "og:title", p.title), _meta("property", "og:description", p.description),
+            _meta("property", "og:url", article.url)]
+    code = (article.language or "").lower().split("-")[0]
+    if code in LOCALES:
+        tags.append(_meta("property", "og:locale", LOCALES[code]))
+    has_image = video is not None and bool(video.thumbnail_url)
+    if has_image:
+        tags.append(_meta("property", "og:image", video.thumbnail_url))
+        if video.thumbnail_width and video.thumbnail_height:
+            tags += [_meta("property", "og:image:width", video.thumbnail_width),
+                     _meta("property", "og:image:height", video.thumbnail_height)]
+        tags.append(_meta("property", "og:image:alt", p.title))
+    if playable:
+        tags.append(_meta("property", "og:video", p.video_url))
+        if p.video_url.startswith("https://"):
+            tags.append(_meta("property", "og:video:secure_url", p.video_url))
+        tags.append(_meta("property", "og:video:type", video.content_type))
+        if video.width and video.height:
+            tags += [_meta("property", "og:video:width", video.width),
+                     _meta("property", "og:video:height", video.height)]
+        tags.append(_meta("property", "video:duration", max(0, round(video.duration_ms / 1000))))
+    else:
+        tags += [_meta("property", "article:published_time", article.created_at.isoformat()),
+                 _meta("property", "article:modified_time", article.updated_at.isoformat())]
+    tags += [_meta("name", "twitter:card", "summary_large_image" if has_image else "summary"),
+             _meta("name", "twitter:title", p.title), _meta("name", "twitter:description", p.description)]
+    if has_image:
+        tags += [_meta("name", "twitter:image", video.thumbnail_url), _meta("name", "twitter:image:alt", p.title)]
+    return tags
+
+
+def to_opengraph(src: ExportSource | Prepared) -> str:
+    """The meta elements as an HTML fragment, one per line, for a page's ``<head>``."""
+    return "\n".join(opengraph_tags(src)) + "\n"
+
+
+# ------------------------------------------------------------------------------------- html
+
+
+def _time_link(p: Prepared, ms: int | None) -> str:
+    url = p.seek_url(ms)
+    if url is None or ms is None:
+        return ""
+    stamp = timestamp(ms)
+    return f' <a class="timestamp" href="{_e(url)}" title="{_e(p.labels["watch"])} {stamp}">{stamp}</a>'
+
+
+def to_html(src: ExportSource | Prepared) -> str:
+    """A complete HTML5 document: ``<head>`` with the description, the canonical link, the Open
+    Graph tags and the JSON-LD; an ``<article>`` with the chapters as timestamped links, the
+    sections (attributed paragraphs as quotations), the key facts, the FAQ and the conclusion."""
+    p = _prepared(src)
+    label, article, video = p.labels, p.src, p.src.video
+    head = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{_e(p.title)}</title>", f'<meta name="description" content="{_e(p.description)}">',
+            f'<link rel="canonical" href="{_e(clean(article.url))}">', *opengraph_tags(p),
+            f'<script type="application/ld+json">{script_safe_json(to_schema(p))}</script>']
+    created = article.created_at
+    body = ["<article>", f"<header><h1>{_e(p.title)}</h1>",
+            f'<p><time datetime="{created.isoformat()}">{created.date().isoformat()}</time></p>', "</header>"]
+    if p.introduction:
+        body.append(f'<section><h2>{_e(label["introduction"])}</h2><p>{_e(p.introduction)}</p></section>')
+    if p.chapters and p.video_url:
+        items = "".join(f'<li><a href="{_e(c["url"])}">{c["timestamp"]}</a> {_e(c["title"])}</li>'
+                        for c in p.chapters)
+        body.append(f'<nav aria-label="{_e(label["chapters"])}"><h2>{_e(label["chapters"])}</h2><ol>{items}</ol></nav>')
+    if p.key_facts:
+        items = "".join(f"<li>{_e(f['text'])}{_time_link(p, f['startMs'])}</li>" for f in p.key_facts)
+        body.append(f'<section><h2>{_e(label["key_facts"])}</h2><ul>{items}</ul></section>')
+    for number, section in enumerate(p.sections, start=1):
+        parts = [f'<section id="chapter-{number}"><h2>{_e(section["heading"])}</h2>']
+        if section["startMs"] is not None and p.video_url:
+            parts.append(f"<p>{_time_link(p, section['startMs']).strip()}</p>")
+        for text, speaker, role in section["paragraphs"]:
+            if speaker:
+                parts.append(f'<blockquote class="{_e(role)}"><p>{_e(text)}</p><footer>— <cite>{_e(speaker)}</cite>'
+                             "</footer></blockquote>")
+            else:
+                parts.append(f"<p>{_e(text)}</p>")
+        parts.append("</section>")
+        body.append("".join(parts))
+    if p.faq:
+        items = "".join(f"<h3>{_e(f['question'])}</h3><p>{_e(f['answer'])}</p>" for f in p.faq)
+        body.append(f'<section><h2>{_e(label["faq"])}</h2>{items}</section>')
+    if p.conclusion:
+        body.append(f'<section><h2>{_e(label["conclusion"])}</h2><p>{_e(p.conclusion)}</p></section>')
+    if video is not None:
+        name = _e(clean(video.name))
+        shown = f'<a href="{_e(p.video_url)}">{name}</a>' if p.video_url else name
+        body.append(f"<footer><p>{_e(label['source'])}: {shown}</p></footer>")
+    body.append("</article>")
+    return ("<!DOCTYPE html>\n" + f'<html lang="{_e(clean(article.language))}">\n<head>\n' + "\n".join(head)
+            + "\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+# --------------------------------------------------------------------------------- markdown
+
+
+def _md(text: str) -> str:
+    """Cleaned text escaped so that CommonMark reads it as the text itself."""
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    if escaped[:1] in _MARKDOWN_LINE_START and escaped:
+        return "\\" + escaped
+    return _MARKDOWN_LIST_START.sub(r"\1\\\2", escaped) if escaped[:1].isdigit() else escaped
+
+
+def md_escape(text: Any) -> str:
+    """Any text as inline Markdown that CommonMark reads as the text itself."""
+    return _md(clean(text))
+
+
+def _md_link(text: str, url: str | None) -> str:
+    """A link of cleaned text to a URL the service made (its few special characters percent-escaped)."""
+    if not url:
+        return _md(text)
+    safe = url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+    return f"[{_md(text)}](<{safe}>)"
+
+
+def to_markdown(src: ExportSource | Prepared) -> str:
+    p = _prepared(src)
+    label = p.labels
+    out = [f"# {_md(p.title)}", ""]
+    if p.introduction:
+        out += [f"## {_md(label['introduction'])}", "", _md(p.introduction), ""]
+    if p.chapters:
+        out += [f"## {_md(label['chapters'])}", ""]
+        out += [f"- {_md_link(c['timestamp'], c['url'])} {_md(c['title'])}" for c in p.chapters] + [""]
+    if p.key_facts:
+        out += [f"## {_md(label['key_facts'])}", ""]
+        out += [f"- {_md(f['text'])}" + (f" ({_md_link(f['timestamp'], f['url'])})" if f["timestamp"] else "")
+                for f in p.key_facts] + [""]
+    for section in p.sections:
+        out += [f"## {_md(section['heading'])}", ""]
+        for text, speaker, _ in section["paragraphs"]:
+            out += [f"> {_md(text)}\n>\n> — *{_md(speaker)}*" if speaker else _md(text), ""]
+    if p.faq:
+        out += [f"## {_md(label['faq'])}", ""]
+        for f in p.faq:
+            out += [f"### {_md(f['question'])}", "", _md(f["answer"]), ""]
+    if p.conclusion:
+        out += [f"## {_md(label['conclusion'])}", "", _md(p.conclusion), ""]
+    if p.src.video is not None:
+        out += [f"{_md(label['source'])}: {_md_link(clean(p.src.video.name), p.video_url)}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------------------------- text
+
+
+def to_text(src: ExportSource | Prepared) -> str:
+    """Plain text without markup: headings as lines of their own, timestamps as ``(1:23)``."""
+    p = _prepared(src)
+    label = p.labels
+    out = [p.title, ""]
+    if p.introduction:
+        out += [label["introduction"], p.introduction, ""]
+    if p.chapters:
+        out += [label["chapters"]] + [f"{c['timestamp']} {c['title']}" for c in p.chapters] + [""]
+    if p.key_facts:
+        out += [label["key_facts"]] + [f["text"] + (f" ({f['timestamp']})" if f["timestamp"] else "")
+                                       for f in p.key_facts] + [""]
+    for section in p.sections:
+        out.append(section["heading"])
+        out += [f"{speaker}: {text}" if speaker else text for text, speaker, _ in section["paragraphs"]]
+        out.append("")
+    if p.faq:
+        out.append(label["faq"])
+        for f in p.faq:
+            out += [f"{label['question']}: {f['question']}", f"{label['answer']}: {f['answer']}", ""]
+    if p.conclusion:
+        out += [label["conclusion"], p.conclusion, ""]
+    if p.src.video is not None:
+        out += [f"{label['source']}: {clean(p.src.video.name)}" + (f" {p.video_url}" if p.video_url else ""), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ----------------------------------------------------------------------------------- render
+
+
+def render(export_format: str, src: ExportSource) -> bytes:
+    """The export's bytes (UTF-8). The JSON formats are the documents themselves, compact, with no
+    envelope."""
+    p = Prepared(src)
+    if export_format == "html":
+        return to_html(p).encode()
+    if export_format == "markdown":
+        return to_markdown(p).encode()
+    if export_format == "txt":
+        return to_text(p).encode()
+    if export_format == "opengraph":
+        return to_opengraph(p).encode()
+    if export_format == "json":
+        return _json_text(to_json(p)).encode()
+    if export_format == "schema":
+        return script_safe_json(to_schema(p)).encode()
+    raise ValueError(f"export format must be one of {', '.join(FORMATS)}")

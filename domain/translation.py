@@ -1,0 +1,177 @@
+"""The pure half of article translation: the prompt, and the answer checked into a translated article.
+
+An OpenAI-compatible provider (``infra/llm.py``) translates the structured article (title,
+introduction, sections, key facts, FAQ, conclusion, keywords). This module never talks to it:
+``translation_messages`` builds the Chat Completions ``messages`` from the stored content, and
+``translated_content`` turns the provider's text into the content of the translated article, or
+raises ``InvalidTranslation``. The job stores a whole translation or none, so the answer is held
+to the source's shape exactly:
+
+- one JSON object (one surrounding Markdown code fence is tolerated), matching ``TranslationAnswer``:
+  every member, no other, no empty text, bounded lengths;
+- as many sections as the source, each with as many paragraphs; as many key facts, FAQ entries and
+  keywords: a translation that drops or adds a part is refused, never patched;
+- what is not text is the source's, never the provider's: each section's time range, each key
+  fact's claim and time, each paragraph's speaker and role.
+
+Languages: ``TRANSLATION_LANGUAGES`` (fr, the default language of analyses, and en, de, es, it,
+pt, nl). The material is the article itself, bounded by ``MAX_SOURCE_CHARS``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from domain.analysis.scoring import split_text
+from domain.analysis.text import words
+
+TRANSLATION_LANGUAGES = ("fr", "en", "de", "es", "it", "pt", "nl")
+LANGUAGE_NAMES = {"fr": "French", "en": "English", "de": "German", "es": "Spanish", "it": "Italian",
+                  "pt": "Portuguese", "nl": "Dutch"}
+MAX_SOURCE_CHARS = 100_000  # far above any article the engines write; a bound on what one request sends
+
+SYSTEM_PROMPT = """You translate articles from {source} into {target}.
+Translate every text faithfully: keep every fact, figure, name, date and quotation; add nothing, \
+drop nothing, do not summarise. Keep proper names as they are.
+Answer with one JSON object and nothing else (no Markdown, no code fence, no comment), with exactly \
+the structure of the article you are given: the same members, the same number of sections, of \
+paragraphs in each section, of key facts, of FAQ entries and of keywords, in the same order, each \
+text translated in place. Every text is non-empty."""
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TranslatedSection(_Strict):
+    heading: Annotated[Text, StringConstraints(max_length=300)]
+    paragraphs: list[Annotated[Text, StringConstraints(max_length=8000)]] = Field(max_length=50)
+
+
+class TranslatedFaq(_Strict):
+    question: Annotated[Text, StringConstraints(max_length=500)]
+    answer: Annotated[Text, StringConstraints(max_length=5000)]
+
+
+class TranslationAnswer(_Strict):
+    """What the provider must answer: the material's shape, texts translated."""
+
+    title: Annotated[Text, StringConstraints(max_length=300)]
+    introduction: Annotated[str, StringConstraints(strip_whitespace=True, max_length=8000)]
+    sections: list[TranslatedSection] = Field(max_length=100)
+    key_facts: list[Annotated[Text, StringConstraints(max_length=2000)]] = Field(max_length=20)
+    faq: list[TranslatedFaq] = Field(max_length=20)
+    conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=8000)]
+    keywords: list[Annotated[Text, StringConstraints(max_length=200)]] = Field(max_length=20)
+
+
+class InvalidTranslation(ValueError):
+    """The provider's answer is not a translation of the article's structure (the message says why)."""
+
+
+def _paragraph_text(paragraph: dict) -> str:
+    return (paragraph.get("text") or " ".join(paragraph.get("sentences") or [])).strip()
+
+
+def translation_material(content: dict, keywords: list[str]) -> dict:
+    """The texts to translate, in the structure the answer must keep."""
+    return {
+        "title": content.get("title") or "",
+        "introduction": content.get("introduction") or "",
+        "sections": [{"heading": s.get("heading") or "",
+                      "paragraphs": [_paragraph_text(p) for p in s.get("paragraphs") or [] if _paragraph_text(p)]}
+                     for s in content.get("sections") or []],
+        "key_facts": [f.get("text") or "" for f in content.get("key_facts") or []],
+        "faq": [{"question": f.get("question") or "", "answer": f.get("answer") or ""}
+                for f in content.get("faq") or []],
+        "conclusion": content.get("conclusion") or "",
+        "keywords": list(keywords),
+    }
+
+
+def material_words(material: dict) -> int:
+    """Words of the material: what a translation is priced by."""
+    return len(words(json.dumps(material, ensure_ascii=False)))
+
+
+def translation_messages(content: dict, keywords: list[str], source_language: str, target_language: str) -> list[dict]:
+    """The Chat Completions ``messages``: the rules, then the article to translate as JSON."""
+    material = translation_material(content, keywords)
+    text = json.dumps(material, ensure_ascii=False)
+    if len(text) > MAX_SOURCE_CHARS:
+        raise InvalidTranslation(f"the article is {len(text)} characters long; one translation takes at most "
+                                 f"{MAX_SOURCE_CHARS}")
+    system = SYSTEM_PROMPT.format(source=LANGUAGE_NAMES.get(source_language, source_language),
+                                  target=LANGUAGE_NAMES.get(target_language, target_language))
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
+
+
+def parse_translation(text: str) -> TranslationAnswer:
+    body = (text or "").strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise InvalidTranslation(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise InvalidTranslation(f"the answer is JSON but not an object ({type(data).__name__})")
+    try:
+        return TranslationAnswer.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in exc.errors()[:3]]
+        raise InvalidTranslation("the answer does not have the article's structure: " + "; ".join(problems)) from None
+
+
+def _same_count(what: str, got: int, want: int) -> None:
+    if got != want:
+        raise InvalidTranslation(f"the answer has {got} {what}; the article has {want}")
+
+
+def translated_content(text: str, content: dict, keywords: list[str], target_language: str) -> tuple[dict, list[str]]:
+    """The translated article's content (``Article.to_dict()``'s shape) and keywords, from the
+    provider's ``text`` checked against the source ``content``."""
+    answer = parse_translation(text)
+    material = translation_material(content, keywords)
+    _same_count("sections", len(answer.sections), len(material["sections"]))
+    for k, (got, want) in enumerate(zip(answer.sections, material["sections"], strict=True), start=1):
+        _same_count(f"paragraphs in section {k}", len(got.paragraphs), len(want["paragraphs"]))
+    _same_count("key facts", len(answer.key_facts), len(material["key_facts"]))
+    _same_count("FAQ entries", len(answer.faq), len(material["faq"]))
+    _same_count("keywords", len(answer.keywords), len(material["keywords"]))
+    if bool(answer.introduction) != bool(material["introduction"].strip()):
+        raise InvalidTranslation("the answer's introduction does not match the article's")
+    if bool(answer.conclusion) != bool(material["conclusion"].strip()):
+        raise InvalidTranslation("the answer's conclusion does not match the article's")
+
+    sections = []
+    for source, translated in zip(content.get("sections") or [], answer.sections, strict=True):
+        kept = [p for p in source.get("paragraphs") or [] if _paragraph_text(p)]
+        sections.append({
+            "heading": translated.heading, "startMs": source.get("startMs"), "endMs": source.get("endMs"),
+            "paragraphs": [{"text": text, "sentences": split_text(text), "speaker": p.get("speaker"),
+                            "role": p.get("role") or "text"} for p, text in zip(kept, translated.paragraphs,
+                                                                                   strict=True)]})
+    key_facts = [{**fact, "text": text} for fact, text in zip(content.get("key_facts") or [], answer.key_facts,
+                                                                strict=True)]
+    faq = [{**entry, "question": t.question, "answer": t.answer}
+           for entry, t in zip(content.get("faq") or [], answer.faq, strict=True)]
+    translated = {
+        **content, "title": answer.title, "language": target_language, "introduction": answer.introduction,
+        "sections": sections, "key_facts": key_facts, "faq": faq, "conclusion": answer.conclusion,
+        "keywords_primary": list(answer.keywords), "engine": "provider",
+    }
+    body = [answer.introduction, *(p for s in answer.sections for p in s.paragraphs), *answer.key_facts,
+            *(f.answer for f in answer.faq), answer.conclusion]
+    translated["word_count"] = sum(len(words(t)) for t in body)
+    return translated, list(answer.keywords)

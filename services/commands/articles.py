@@ -1,0 +1,168 @@
+"""Articles: rename and attach to a media, queue a translation or a regeneration with its charge,
+record the first export of a format.
+
+An article is found from the integer id a client sends through the events that create articles
+(an index of migration 011), never through the read model: a client may act on an article the
+moment the job that wrote it has completed, before the articles read model has applied it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from domain.articles import REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
+from domain.base import DomainError, NotFound
+from domain.media import Media, media_stream_id
+from domain.pricing import compute_billing_enabled, regeneration_price, translation_price
+from domain.translation import material_words, translation_material
+from domain.videos import Video, video_stream_id
+from domain.workspaces import Workspace
+from infra.eventstore import ConcurrencyError, EventStore
+from services.commands.common import load_in, load_owned, with_retries
+from services.commands.jobs import queue_job
+
+# The partial index's own predicate, written out: the planner uses the index only when it sees it.
+_ARTICLE_STREAM = """SELECT stream_id FROM events
+                      WHERE type IN ('ArticleGenerated', 'ArticleTranslated')
+                        AND (data->>'article_id')::integer = $1 AND workspace_id = $2
+                      LIMIT 1"""
+UNCHANGED = object()  # custom_name not given (None clears it)
+
+
+class ProviderNotConfigured(DomainError):
+    """The operation needs the language model provider, and this deployment has none."""
+
+    code = "provider_not_configured"
+    status = 503
+
+
+def invalid_field(field: str, rule: str, message: str) -> DomainError:
+    """A 400 shaped like the API's own validation errors (``details.fields``)."""
+    error = DomainError(message, fields=[{"field": field, "rule": rule, "message": message}])
+    error.code = "validation_error"
+    return error
+
+
+def provider_needed(what: str) -> ProviderNotConfigured:
+    return ProviderNotConfigured(
+        f"{what} needs the OpenAI-compatible language model provider, and none is configured "
+        "(VAEO_LLM_BASE_URL and VAEO_LLM_MODEL); nothing was queued nor charged",
+        dependency="language model provider", settings=["VAEO_LLM_BASE_URL", "VAEO_LLM_MODEL"])
+
+
+async def load_article(store: EventStore, workspace_id: UUID, environment: str, article_id: int) -> Article:
+    """The article ``article_id`` of this workspace and environment; 404 otherwise (another
+    workspace's or environment's article answers exactly like a missing one)."""
+    async with store.pool.acquire() as conn:
+        stream_id = await conn.fetchval(_ARTICLE_STREAM, article_id, workspace_id)
+    if stream_id is None:
+        raise NotFound("article not found", id=str(article_id))
+    return await load_in(store, stream_id, Article, workspace_id, environment, "article", article_id)
+
+
+async def update_article(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
+                         custom_name: str | None | object = UNCHANGED, media_id: int | None = None,
+                         meta: dict | None = None) -> tuple[bool, int | None]:
+    """Rename (``custom_name``; None clears it) and/or attach to ``media_id`` (a media of the
+    workspace and environment, else 404 naming it). ``(updated, position)``: nothing is appended,
+    and ``updated`` is False, when the article is already so."""
+    if media_id is not None:
+        try:
+            await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
+        except NotFound:
+            raise NotFound(f"media {media_id} not found", id=str(media_id), field="media_id") from None
+
+    async def attempt() -> tuple[bool, int | None]:
+        article = await load_article(store, workspace_id, environment, article_id)
+        changed = False
+        if custom_name is not UNCHANGED:
+            changed = article.rename(custom_name)  # type: ignore[arg-type]
+        if media_id is not None:
+            changed = article.attach_media(media_id) or changed
+        if not changed:
+            return False, None
+        return True, await store.save(article, workspace_id=workspace_id, meta=meta)
+
+    return await with_retries(attempt)
+
+
+async def request_translation(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
+                              target_language: str, provider_configured: bool, webhook_url: str | None = None,
+                              max_attempts: int = 3, sandbox_quota: int | None = None, today=None,
+                              meta: dict | None = None):
+    """Queue the translation of an article into ``target_language`` and charge it in the same
+    append (402 when short). Refused first, with nothing written: a missing article (404), its own
+    language (400), no provider configured (503 ``provider_not_configured``: the service never
+    pretends to translate). Sandbox keys are never charged."""
+    article = await load_article(store, workspace_id, environment, article_id)
+    if target_language == article.language:
+        raise invalid_field("body.target_language", "not_the_article_language",
+                            f"the article is in {article.language} already; translate it into another language")
+    if not provider_configured:
+        raise provider_needed("translating an article")
+    words = material_words(translation_material(article.content, article.keywords_primary))
+    price = 0 if environment == "sandbox" else translation_price(words)
+    params = {"article_id": article_id, "article_stream_id": str(article.id), "target_language": target_language,
+              "source_language": article.language, "words": words}
+    job, position = await queue_job(store, workspace_id, job_type=TRANSLATE_JOB, environment=environment,
+                                    params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
+                                    charge_reason=f"translation of article {article_id} into {target_language}",
+                                    sandbox_quota=sandbox_quota, today=today, meta=meta)
+    return job, price, position
+
+
+@dataclass(frozen=True)
+class ComputeBilling:
+    enabled: bool
+    estimated_credits: int
+
+
+async def request_regeneration(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
+                               writing_style: str, language: str | None, provider_configured: bool,
+                               webhook_url: str | None = None, max_attempts: int = 3, sandbox_quota: int | None = None,
+                               today=None, meta: dict | None = None):
+    """Queue the regeneration of an article in ``writing_style`` and, when compute billing is
+    enabled for the workspace's plan and the key's environment, charge it in the same append (402
+    when short, and then nothing is written).
+
+    The engine is the article's: the offline engine, which writes in the transcript's language (a
+    ``language`` other than the article's is a 400: that is a translation), or the provider for a
+    provider-written article (premium or translated), which needs it configured (503)."""
+    article = await load_article(store, workspace_id, environment, article_id)
+    engine = "provider" if (article.content or {}).get("engine") == "provider" else "offline"
+    language = language or article.language
+    if engine == "offline" and language != article.language:
+        raise invalid_field("body.language", "offline_engine_language",
+                            f"the offline engine writes in the language of the transcript ({article.language}); to "
+                            f"have this article in {language}, translate it (POST /v1/articles/{article_id}/translate)")
+    if engine == "provider" and not provider_configured:
+        raise provider_needed("regenerating a provider-written article")
+    if article.video_id is None:
+        raise NotFound("the article's video is not found", id=str(article_id))
+    video = await load_owned(store, video_stream_id(article.video_id), Video, workspace_id, "video", article.video_id)
+    workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+    enabled = compute_billing_enabled(workspace.plan, environment)
+    price = regeneration_price(video.duration_ms, engine) if enabled else 0
+    params = {"article_id": article_id, "article_stream_id": str(article.id), "writing_style": writing_style,
+              "language": language, "engine": engine}
+    job, position = await queue_job(store, workspace_id, job_type=REGENERATE_JOB, environment=environment,
+                                    params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
+                                    charge_reason=f"regeneration of article {article_id} ({writing_style})",
+                                    sandbox_quota=sandbox_quota, today=today, meta=meta)
+    return job, ComputeBilling(enabled, price), position
+
+
+async def record_export(store: EventStore, workspace_id: UUID, *, environment: str, article_id: int,
+                        export_format: str, content_type: str, etag: str, size: int, path: str,
+                        meta: dict | None = None) -> bool:
+    """Record the first export of an article in a format (``ExportReady``); False when it was
+    recorded already (its stream exists: a concurrent first export, or a read model behind)."""
+    export = ArticleExport.record(article_id=article_id, workspace_id=workspace_id, environment=environment,
+                                  export_format=export_format, content_type=content_type, etag=etag, size=size,
+                                  path=path)
+    try:
+        await store.save(export, workspace_id=workspace_id, meta=meta)
+    except ConcurrencyError:
+        return False
+    return True

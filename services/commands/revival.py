@@ -1,0 +1,141 @@
+"""Revival: move a candidate (a person's decision) and complete its descriptions.
+
+A candidate is found through the read model (its id is derived from its video; the read model
+knows which video), then everything is decided on the write side: the video's stream (its
+description, its latest analysis and article, the workspace and environment it belongs to), the
+candidate's own stream (its decisions), the article's stream (its content). Another workspace's
+or environment's candidate, or one whose video is no candidate (no media, no article), is 404 like
+a missing one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID, uuid4
+
+from domain import revival
+from domain.articles import Article, article_stream_for_job
+from domain.base import NotFound
+from domain.pricing import description_price
+from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
+from domain.videos import Video, video_stream_id
+from domain.workspaces import Workspace
+from infra.eventstore import EventStore
+from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_owned, with_retries
+from services.idempotency import Claim, Outcome
+
+_VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AND workspace_id = $2 "
+             "AND environment = $3 AND is_candidate")
+
+
+def _missing(candidate_id: UUID) -> NotFound:
+    return NotFound("candidate not found", id=str(candidate_id))
+
+
+@dataclass
+class CandidateState:
+    """A candidate as the write side sees it: its video, its decisions so far (None: no decision
+    yet, so no stream) and the basis a new decision is made on."""
+
+    video: Video
+    candidate: Candidate | None
+
+    @property
+    def basis(self) -> revival.Basis:
+        return (self.video.last_analysis_job_id, self.video.description_revision)
+
+    def stream(self) -> Candidate:
+        """The candidate's aggregate, opened with this decision when it has no stream yet."""
+        if self.candidate is None:
+            self.candidate = Candidate.open(video_id=self.video.video_id, workspace_id=self.video.workspace_id,
+                                            environment=self.video.environment, media_id=self.video.media_id)
+        return self.candidate
+
+
+async def load_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID
+                         ) -> CandidateState:
+    async with store.pool.acquire() as conn:
+        video_id = await conn.fetchval(_VIDEO_OF, candidate_id, workspace_id, environment)
+    if video_id is None:
+        raise _missing(candidate_id)
+    video = await store.load_aggregate(video_stream_id(video_id))
+    if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
+            or video.media_id is None or video.article_job_id is None or video.graph is None):
+        raise _missing(candidate_id)
+    candidate = await store.load_aggregate(candidate_id)
+    return CandidateState(video, candidate if isinstance(candidate, Candidate) else None)
+
+
+async def move_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,
+                         status: str, meta: dict | None = None) -> int | None:
+    """A person's move (``Candidate.move``); the position of ``CandidateStatusChanged``, or None
+    when the candidate has that status already (nothing is recorded). 409 for an illegal move."""
+
+    async def attempt() -> int | None:
+        state = await load_candidate(store, workspace_id, environment, candidate_id)
+        candidate = state.stream()
+        if not candidate.move(status, state.basis):
+            return None
+        return await store.save(candidate, workspace_id=workspace_id, meta=meta)
+
+    return await with_retries(attempt)
+
+
+async def complete_descriptions(store: EventStore, workspace_id: UUID, environment: str, *, candidate_id: UUID,
+                                media_id: int, article_id: int | None, platforms: Sequence[str], claim: Claim,
+                                now: datetime, meta: dict | None = None) -> tuple[Outcome, int | None]:
+    """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
+    ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
+    when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
+    key's answer (``claim``). The candidate must match ``media_id`` (and ``article_id`` when given),
+    else 404; a dismissed candidate is 409. The position returned is that of ``CandidateSelected``
+    (what the candidates read model shows), None when the candidate was selected already."""
+    price = 0 if environment == "sandbox" else description_price(len(platforms))
+
+    async def attempt() -> tuple[Outcome, int | None]:
+        state = await load_candidate(store, workspace_id, environment, candidate_id)
+        video = state.video
+        if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
+            raise _missing(candidate_id)
+        article = await store.load_aggregate(article_stream_for_job(video.article_job_id))
+        if not isinstance(article, Article):
+            raise _missing(candidate_id)
+        completion_id = uuid4()
+        candidate = state.stream()
+        selected = candidate.select(completion_id, platforms, state.basis)
+        # Pure, and a few milliseconds for a long video: off the event loop.
+        completion = await asyncio.to_thread(revival.complete_descriptions, video.description, video.graph,
+                                             article.content, article.language, platforms)
+        experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=workspace_id,
+                                               environment=environment, candidate=candidate_id,
+                                               video_id=video.video_id, platforms=platforms)
+        experiment_id = experiment.id if experiment is not None else None
+        record = DescriptionCompletion(
+            completion_id=completion_id, workspace_id=workspace_id, environment=environment,
+            candidate_id=candidate_id, video_id=video.video_id, media_id=media_id, article_id=video.article_id,
+            platforms=list(platforms), drafts=completion.drafts, warnings=completion.warnings,
+            videosite_experiment_id=experiment_id, credits=price, analysis_job_id=state.basis[0],
+            description_revision=state.basis[1])
+        result = {"request_id": str(completion_id), "media_id": media_id, "article_id": video.article_id,
+                  "candidate_id": str(candidate_id), "drafts": completion.drafts, "warnings": completion.warnings,
+                  "videosite_experiment_id": str(experiment_id) if experiment_id else None, "reused": False,
+                  "created_at": now.isoformat(), "credits_charged": price}
+        outcome = Outcome(200, {"data": result})
+        aggregates: list = [candidate, record, *([experiment] if experiment is not None else [])]
+        if not price:
+            position = await store.save(*aggregates, workspace_id=workspace_id, meta=meta,
+                                        before=[claim.records(outcome)])
+            return outcome, position if selected else None
+        # The workspace's charges are decided one after the other in this process (its stream's
+        # lock), the rest of the work is not: the lock is held for the charge and the append only.
+        async with store.stream_lock(workspace_id):
+            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
+            position = await store.save(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
+                                        before=[claim.records(outcome)])
+        return outcome, position if selected else None
+
+    return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)

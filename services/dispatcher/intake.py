@@ -1,0 +1,361 @@
+"""The dispatcher's intake: domain events on Kafka -> webhook delivery rows (it never sends).
+
+A tracked reader (``services/consuming.py``) under the name ``dispatcher``, in the consumer
+group ``dispatcher_group``; it never reads the events table. Each batch is applied in one
+PostgreSQL transaction together with its tracking: subscriptions (``webhook_targets``) and jobs
+(``webhook_jobs``) are updated, and every mapped event becomes one ``webhook_deliveries`` row per
+active subscription of its workspace and environment (and one for a job's ``webhook_url`` when
+the job ends), inserted ``ON CONFLICT DO NOTHING`` on the delivery's uuid5. A subscription
+registered before an event is ordered before it on the workspace's partition, so it is seen
+first. Each row keeps its cause (``caused_by``: the event's position and correlation id), which
+the delivery's events carry in their ``meta``.
+
+Failure policy: the runner's. A batch the intake cannot apply is retried with backoff, then the
+intake stops at the failing event, recorded in ``projection_state`` (``vaeo status``, ``vaeo
+projections list``); the sender goes on, and a restart of the dispatcher retries the event. It
+is never skipped. None of these tables is rebuilt by ``vaeo projections rebuild``; the
+deterministic ids make a second intake of the same event a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from domain.webhooks import ACTIVE, EVENT_FOR, JOB_END_EVENTS, delivery_id, event_data, payload
+from domain.workspaces import ENVIRONMENTS
+from infra.codec import EventRegistry, StoredEvent
+from infra.consume import Message, ParsedBatch, caused_by
+from infra.settings import Settings
+from services.consuming import ConsumerRunner, Reader
+
+log = logging.getLogger("vaeo.dispatcher")
+
+NAME = "dispatcher"
+WAKE_CHANNEL = "vaeo_webhooks"  # NOTIFYed when deliveries become due: the sender claims at once
+INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
+                          "WebhookDeliveryResent", "JobSecretRotated"})
+
+
+# ----------------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class Target:
+    """A subscription as the intake knows it."""
+
+    webhook_id: UUID
+    workspace_id: UUID
+    environment: str
+    url: str
+    events: frozenset[str]
+    status: str
+
+
+@dataclass
+class JobInfo:
+    """What the intake keeps of a job (``webhook_jobs``): where and how its end is delivered."""
+
+    job_id: UUID
+    workspace_id: UUID
+    environment: str
+    job_type: str
+    webhook_url: str | None
+
+    def args(self) -> tuple:
+        return self.job_id, self.workspace_id, self.environment, self.job_type, self.webhook_url
+
+
+@dataclass(frozen=True)
+class Registration:
+    """The fields of ``WebhookRegistered`` a ``webhook_targets`` row is created with."""
+
+    workspace_id: UUID
+    environment: str
+    url: str
+    events: list[str]
+    secret_encrypted: str
+
+
+@dataclass
+class TargetChange:
+    """What a batch does to one subscription: its last status and stream version, and, when the
+    batch registers it, the row to create (else only the status of an existing row moves)."""
+
+    webhook_id: UUID
+    status: str
+    version: int
+    registration: Registration | None = None
+
+    def creation_args(self) -> tuple:
+        r = self.registration
+        return (self.webhook_id, r.workspace_id, r.environment, r.url, r.events, r.secret_encrypted, self.status,
+                self.version)
+
+
+@dataclass
+class Delivery:
+    """A ``webhook_deliveries`` row to create: one event to one destination."""
+
+    id: UUID
+    workspace_id: UUID
+    environment: str
+    webhook_id: UUID | None  # None: a job's own webhook_url
+    url: str
+    event: str  # the public event name (``job.completed``)
+    source_position: int
+    payload: dict[str, Any]
+    cause: dict[str, str]  # the meta of the delivery's events (``infra.consume.caused_by``)
+
+    def args(self) -> tuple:
+        return (self.id, self.workspace_id, self.environment, self.webhook_id, self.url, self.event,
+                self.source_position, self.payload, self.cause)
+
+
+@dataclass(frozen=True)
+class Unrouted:
+    """A mapped event delivered to nobody, and why (``webhook_unrouted``)."""
+
+    source_position: int
+    workspace_id: UUID | None
+    event_type: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class JobSecretRotation:
+    """A workspace environment's job-secret versions after ``JobSecretRotated``."""
+
+    workspace_id: UUID
+    environment: str
+    version: int
+    previous_version: int
+    previous_valid_until: datetime
+
+
+@dataclass
+class IntakePlan:
+    targets: dict[UUID, TargetChange] = field(default_factory=dict)  # webhook id -> change (last wins)
+    jobs: list[JobInfo] = field(default_factory=list)
+    deliveries: list[Delivery] = field(default_factory=list)
+    resends: list[UUID] = field(default_factory=list)
+    unrouted: list[Unrouted] = field(default_factory=list)
+    job_secrets: list[JobSecretRotation] = field(default_factory=list)
+
+
+def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Target]],
+                jobs: dict[UUID, JobInfo]) -> IntakePlan:
+    """Pure: events in order -> rows. ``targets`` (workspace -> webhook -> Target) and ``jobs``
+    hold what the intake knew before the batch and are updated as the batch goes."""
+    plan = IntakePlan()
+    for ev in events:
+        d = ev.data
+        if ev.type == "WebhookRegistered":
+            t = Target(ev.stream_id, ev.workspace_id, d["environment"], d["url"], frozenset(d["events"]), ACTIVE)
+            targets.setdefault(ev.workspace_id, {})[ev.stream_id] = t
+            plan.targets[ev.stream_id] = TargetChange(
+                ev.stream_id, ACTIVE, ev.version,
+                Registration(ev.workspace_id, d["environment"], d["url"], d["events"], d["secret_encrypted"]))
+        elif ev.type in ("WebhookDeleted", "WebhookDisabled"):
+            status = "deleted" if ev.type == "WebhookDeleted" else "disabled"
+            t = targets.get(ev.workspace_id, {}).get(ev.stream_id)
+            if t is not None:
+                t.status = status
+            change = plan.targets.get(ev.stream_id)
+            registration = change.registration if change is not None else None
+            plan.targets[ev.stream_id] = TargetChange(ev.stream_id, status, ev.version, registration)
+        elif ev.type == "JobQueued":
+            info = JobInfo(ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d.get("webhook_url"))
+            jobs[ev.stream_id] = info
+            plan.jobs.append(info)
+        elif ev.type == "WebhookDeliveryResent":
+            plan.resends.append(ev.stream_id)
+        elif ev.type == "JobSecretRotated":
+            plan.job_secrets.append(JobSecretRotation(ev.workspace_id, d["environment"], d["version"],
+                                                      d["previous_version"],
+                                                      datetime.fromisoformat(d["previous_valid_until"])))
+        elif ev.type in EVENT_FOR:
+            _fan_out(ev, targets, jobs, plan)
+    return plan
+
+
+def _job_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> JobInfo | None:
+    """The job an event is about: its stream's for a Job event, else the job named by ``job_id``."""
+    if ev.stream_type == "Job":
+        return jobs.get(ev.stream_id)
+    job_id = ev.data.get("job_id")
+    try:
+        return jobs.get(UUID(job_id)) if isinstance(job_id, str) else None
+    except ValueError:
+        return None
+
+
+def environment_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> str | None:
+    """The environment an event belongs to: its own ``environment`` (every event tied to one
+    carries it from its current schema on), else its job's (events written before, upcast with
+    None), else None: unknown."""
+    environment = ev.data.get("environment")
+    if environment is None:
+        job = _job_of(ev, jobs)
+        environment = job.environment if job is not None else None
+    return environment if environment in ENVIRONMENTS else None
+
+
+def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dict[UUID, JobInfo],
+             plan: IntakePlan) -> None:
+    """The deliveries of one mapped event: to the active webhooks of its workspace and environment
+    subscribed to it, and to its job's webhook_url when a job ends. An event whose environment
+    cannot be told is delivered to nobody (a sandbox webhook must never see production data, nor
+    the reverse): it is recorded in ``webhook_unrouted`` and logged instead."""
+    name = EVENT_FOR[ev.type]
+    environment = environment_of(ev, jobs)
+    if environment is None:
+        plan.unrouted.append(Unrouted(ev.position, ev.workspace_id, ev.type, "the event's environment is unknown"))
+        return
+    job = jobs.get(ev.stream_id) if ev.stream_type == "Job" else None
+    data = event_data(ev.stream_type, ev.stream_id, ev.data)
+    data["environment"] = environment
+    if job is not None:
+        data.setdefault("job_type", job.job_type)
+    created_at = ev.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    cause = caused_by(ev)
+    for t in targets.get(ev.workspace_id, {}).values():
+        if t.status != ACTIVE or name not in t.events or t.environment != environment:
+            continue
+        did = delivery_id(t.webhook_id, ev.position, name)
+        plan.deliveries.append(Delivery(did, ev.workspace_id, t.environment, t.webhook_id, t.url, name, ev.position,
+                                        payload(did, name, created_at, ev.workspace_id, data), cause))
+    if job is not None and job.webhook_url and ev.type in JOB_END_EVENTS:
+        did = delivery_id(job.webhook_url, ev.position, name)
+        plan.deliveries.append(Delivery(did, ev.workspace_id, environment, None, job.webhook_url, name, ev.position,
+                                        payload(did, name, created_at, ev.workspace_id, data), cause))
+
+
+# ----------------------------------------------------------------------------------- the rows
+
+_UPSERT_TARGET = """
+INSERT INTO webhook_targets (webhook_id, workspace_id, environment, url, events, secret_encrypted, status, version)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (webhook_id) DO UPDATE SET status = excluded.status, version = excluded.version
+ WHERE webhook_targets.version < excluded.version"""
+_TARGET_STATUS = "UPDATE webhook_targets SET status = $2, version = $3 WHERE webhook_id = $1 AND version < $3"
+_INSERT_JOB = """INSERT INTO webhook_jobs (job_id, workspace_id, environment, job_type, webhook_url)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (job_id) DO NOTHING"""
+_INSERT_DELIVERY = """
+INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, payload,
+                                cause, status, next_attempt_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
+# Pending retries of a webhook deleted or disabled: due now, so the sender ends them (cancelled) at once.
+_EXPEDITE = "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'"
+_ROTATE_JOB_SECRET = """
+INSERT INTO webhook_job_secrets (workspace_id, environment, version, previous_version, previous_valid_until)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (workspace_id, environment) DO UPDATE
+   SET version = excluded.version, previous_version = excluded.previous_version,
+       previous_valid_until = excluded.previous_valid_until
+ WHERE webhook_job_secrets.version < excluded.version"""
+_UNROUTED = """INSERT INTO webhook_unrouted (source_position, workspace_id, event_type, reason)
+                VALUES ($1, $2, $3, $4) ON CONFLICT (source_position) DO NOTHING"""
+_RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
+                    updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
+
+
+def _job_ids(events: list[StoredEvent]) -> list[UUID]:
+    """The jobs the batch's mapped events may need: a Job stream's, and the ``job_id`` of an event
+    that does not carry its environment (written before it did)."""
+    ids = set()
+    for ev in events:
+        if ev.type not in EVENT_FOR:
+            continue
+        if ev.stream_type == "Job":
+            ids.add(ev.stream_id)
+        elif ev.data.get("environment") is None and isinstance(ev.data.get("job_id"), str):
+            try:
+                ids.add(UUID(ev.data["job_id"]))
+            except ValueError:
+                pass
+    return list(ids)
+
+
+async def _known(conn: asyncpg.Connection, events: list[StoredEvent]) -> tuple[dict, dict]:
+    workspaces = list({ev.workspace_id for ev in events if ev.type in EVENT_FOR and ev.workspace_id})
+    job_ids = _job_ids(events)
+    targets: dict[UUID, dict[UUID, Target]] = defaultdict(dict)
+    if workspaces:
+        for r in await conn.fetch("SELECT * FROM webhook_targets WHERE workspace_id = ANY($1::uuid[])", workspaces):
+            targets[r["workspace_id"]][r["webhook_id"]] = Target(r["webhook_id"], r["workspace_id"], r["environment"],
+                                                                 r["url"], frozenset(r["events"]), r["status"])
+    jobs: dict[UUID, JobInfo] = {}
+    if job_ids:
+        for r in await conn.fetch("SELECT * FROM webhook_jobs WHERE job_id = ANY($1::uuid[])", job_ids):
+            jobs[r["job_id"]] = JobInfo(r["job_id"], r["workspace_id"], r["environment"], r["job_type"],
+                                        r["webhook_url"])
+    return targets, jobs
+
+
+async def write_plan(conn: asyncpg.Connection, plan: IntakePlan) -> None:
+    """The plan's rows, and the sender's wake-up when deliveries became due (sent at commit)."""
+    creations = [c.creation_args() for c in plan.targets.values() if c.registration is not None]
+    changes = [(c.webhook_id, c.status, c.version) for c in plan.targets.values() if c.registration is None]
+    if creations:
+        await conn.executemany(_UPSERT_TARGET, creations)
+    if changes:
+        await conn.executemany(_TARGET_STATUS, changes)
+    ended = [(c.webhook_id,) for c in plan.targets.values() if c.status != ACTIVE]
+    if ended:
+        await conn.executemany(_EXPEDITE, ended)
+    if plan.jobs:
+        await conn.executemany(_INSERT_JOB, [j.args() for j in plan.jobs])
+    if plan.deliveries:
+        await conn.executemany(_INSERT_DELIVERY, [d.args() for d in plan.deliveries])
+    if plan.resends:
+        await conn.executemany(_RESEND, [(r,) for r in plan.resends])
+    if plan.job_secrets:
+        await conn.executemany(_ROTATE_JOB_SECRET, [(s.workspace_id, s.environment, s.version, s.previous_version,
+                                                     s.previous_valid_until) for s in plan.job_secrets])
+    if plan.unrouted:
+        await conn.executemany(_UNROUTED, [(u.source_position, u.workspace_id, u.event_type, u.reason)
+                                           for u in plan.unrouted])
+        for u in plan.unrouted:
+            log.warning("dispatcher intake: %s at position %d (workspace %s) delivered to nobody: %s",
+                        u.event_type, u.source_position, u.workspace_id, u.reason)
+    if plan.deliveries or plan.resends or ended:
+        await conn.execute("SELECT pg_notify($1, '')", WAKE_CHANNEL)
+
+
+# ----------------------------------------------------------------------------------- the reader
+
+
+class Intake(Reader):
+    """The intake as a tracked reader; ``runner`` gives it its consumer."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        self.deliveries = 0  # delivery rows planned by committed batches
+        self._planned = 0
+
+    def handles_type(self, kind: str) -> bool:
+        return kind in INTAKE_TYPES
+
+    async def apply(self, conn: asyncpg.Connection, batch: ParsedBatch, fresh: list[Message]) -> None:
+        events = [batch.payload(m) for m in fresh]
+        targets, jobs = await _known(conn, events)
+        plan = plan_intake(events, targets, jobs)
+        await write_plan(conn, plan)
+        self._planned = len(plan.deliveries)
+
+    async def committed(self) -> None:
+        self.deliveries += self._planned
+        self._planned = 0
+
+    def runner(self, settings: Settings, pool: asyncpg.Pool, registry: EventRegistry) -> ConsumerRunner:
+        return ConsumerRunner(settings, [self], pool, registry, topic=settings.events_topic,
+                              group=settings.dispatcher_group)

@@ -1,0 +1,245 @@
+"""Revival benchmarks: ``python -m tests.benchmarks revival [complete] [candidates]``.
+
+complete: a 60-minute captioned video (the podcast fixture's captions three times over, a tiny
+test-pattern picture) uploaded, analysed and made a candidate on the real processes, then
+``POST /production/descriptions/complete`` for all ten platforms, each request with its own
+idempotency key, ``BENCH_REQUESTS`` (400) requests at concurrency 8; p50 and p99 of the time to
+the answer, measured by the client on loopback (the server's time plus a fraction of a
+millisecond). Goal: p99 at most 100 ms.
+
+candidates: 10,000 candidates in one workspace (the read model's rows, written by its own
+statements from generated events), then ``GET /production/revival/candidates?query=...`` at
+concurrency 8 for a selective query and a common one, with the trigram index and, for
+comparison, without it. Goal: p99 at most 50 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiohttp
+
+from domain.analysis.text import fold
+from domain.videos import Video
+from infra import stack
+from infra.codec import EventRegistry, StoredEvent
+from projections import revival_candidates
+from services.projection.runner import execute_statements
+from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_seconds
+from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
+from tests.conftest import _base_settings, drop_isolated
+from tests.e2e.conftest import running_service
+from tests.media_factory import make_captioned_video, podcast_cues
+
+_T0 = datetime(2025, 1, 1, tzinfo=UTC)
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "400"))
+CONCURRENCY = 8
+PLATFORMS = ["videosite_long", "videosite_shorts", "professional_network_long", "social_network_a_video",
+             "social_network_a_reels", "social_network_b_reels", "short_video_app", "microblog_video",
+             "pinboard_site", "blog_embed"]
+
+
+def percentiles(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1000, 1),
+            "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 1),
+            "max_ms": round(ordered[-1] * 1000, 1)}
+
+
+async def timed_requests(count: int, concurrency: int, send) -> list[float]:
+    """``count`` calls of ``send(i)`` with at most ``concurrency`` in flight; each one's seconds."""
+    samples: list[float] = []
+    queue = iter(range(count))
+
+    async def worker() -> None:
+        for i in queue:
+            started = time.perf_counter()
+            await send(i)
+            samples.append(time.perf_counter() - started)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return samples
+
+
+async def upload_and_analyse(http: aiohttp.ClientSession, base: str, key: str, video: Path, vtt: Path,
+                             media_id: int) -> tuple[int, float]:
+    headers = {"Authorization": f"Bearer {key}"}
+    form = aiohttp.FormData()
+    form.add_field("file", video.read_bytes(), filename=video.name, content_type="video/mp4")
+    form.add_field("captions", vtt.read_bytes(), filename=vtt.name, content_type="text/vtt")
+    for name, value in (("name", "Rénovation énergétique, une heure"), ("media_id", str(media_id)),
+                        ("language", "fr"), ("published_at", "2018-09-01T08:00:00Z")):
+        form.add_field(name, value)
+    async with http.post(f"{base}/videos", data=form, headers=headers) as resp:
+        assert resp.status == 201, await resp.text()
+        video_id = (await resp.json())["data"]["id"]
+    started = time.perf_counter()
+    async with http.post(f"{base}/videos/{video_id}/analyze", json={"language": "fr"}, headers=headers) as resp:
+        assert resp.status == 202, await resp.text()
+        job_id = (await resp.json())["data"]["job_id"]
+    while True:
+        async with http.get(f"{base}/jobs/{job_id}", headers=headers) as resp:
+            job = (await resp.json())["data"]
+        if job["status"] in ("completed", "failed", "cancelled"):
+            assert job["status"] == "completed", job
+            return video_id, time.perf_counter() - started
+        await asyncio.sleep(0.5)
+
+
+async def bench_complete(base_settings, results: dict) -> None:
+    root = Path(tempfile.mkdtemp(prefix="vaeo-bench-revival-"))
+    made = await asyncio.to_thread(make_captioned_video, root, 3600, podcast_cues(3600), "hour.mp4")
+    async with running_service(base_settings, TEMPLATE, root, apis=1) as svc:
+        ws = await svc.workspace(credits=10 * REQUESTS + 1000)
+        headers = {"Authorization": f"Bearer {ws.key}"}
+        async with svc.http.post(f"{svc.base}/medias", json={"name": "bench"}, headers=headers) as resp:
+            media_id = (await resp.json())["data"]["id"]
+        video_id, analysis_s = await upload_and_analyse(svc.http, svc.base, ws.key, made["video"], made["vtt"],
+                                                        media_id)
+        results["complete_analysis_s"] = round(analysis_s, 1)
+        for _ in range(200):
+            async with svc.http.get(f"{svc.base}/production/revival/candidates", headers=headers) as resp:
+                listed = (await resp.json())["data"]
+            if listed:
+                break
+            await asyncio.sleep(0.1)
+        [candidate] = listed
+        async with svc.pool.acquire() as conn:
+            graph_bytes = await conn.fetchval("SELECT length(graph::text) FROM content_graphs")
+            article_bytes = await conn.fetchval("SELECT length(content::text) FROM articles")
+        results["complete_graph_kb"] = round(graph_bytes / 1024)
+        results["complete_article_kb"] = round(article_bytes / 1024)
+        body = {"media_id": media_id, "candidate_id": candidate["id"], "platforms": PLATFORMS}
+
+        async def send(i: int) -> None:
+            payload = {**body, "idempotency_key": f"bench-complete-{i:08d}-{uuid.uuid4().hex[:8]}"}
+            async with svc.http.post(f"{svc.base}/production/descriptions/complete", json=payload,
+                                     headers=headers) as resp:
+                assert resp.status == 200, await resp.text()
+                await resp.read()
+
+        await timed_requests(16, 1, send)  # warm-up
+        alone = await timed_requests(50, 1, send)
+        results["complete_one_at_a_time"] = percentiles(alone)
+        pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
+        busy_before = machine_busy()
+        print(f"completions at concurrency {CONCURRENCY} (api pid {pids['api0']})", flush=True)
+        samples = await timed_requests(REQUESTS, CONCURRENCY, send)
+        busy_after = machine_busy()
+        cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
+        results["complete_concurrency_8"] = percentiles(samples)
+        results["complete_cpu_ms_per_request"] = {name: round((cpu_after[name] - cpu_before[name]) * 1000 / REQUESTS, 1)
+                                                  for name in cpu_after}
+        results["complete_machine_busy_pct"] = round(100 * (busy_after[0] - busy_before[0])
+                                                     / max(1, busy_after[1] - busy_before[1]), 1)
+        results["complete_video_id"] = video_id
+
+
+def candidate_events(workspace_id: uuid.UUID, count: int, seed: int = 7) -> list[StoredEvent]:
+    """Upload, graph and analysis events of ``count`` videos with titles and descriptions drawn from
+    the podcast's sentences (so that a query matches a realistic share of them)."""
+    rng = random.Random(seed)
+    sentences = [c.text for c in podcast_cues(1300)]
+    registry = EventRegistry()
+    out: list[StoredEvent] = []
+    position = 0
+    for n in range(1, count + 1):
+        title = " ".join(rng.choice(sentences).split()[:8])
+        description = " ".join(rng.sample(sentences, rng.randint(0, 6)))
+        video = Video.upload(video_id=n, workspace_id=workspace_id, environment="production", name=title,
+                             storage_key="k", size_bytes=1, duration_ms=rng.randint(20, 3600) * 1000, media_id=1,
+                             description=description or None, caption_cues=1)
+        claims = [{"id": f"c{k}"} for k in range(rng.randint(0, 30))]
+        intents = [{"answered": rng.random() < 0.5} for _ in range(rng.randint(0, 8))]
+        video.record_analysis(job_id=uuid.uuid4(), graph={"durationMs": video.duration_ms, "claims": claims,
+                                                          "searchIntents": intents, "chapters": []},
+                              analysis_mode="standard", article_id=n)
+        for new in registry.to_new_events(video.collect_events(), workspace_id=workspace_id):
+            position += 1
+            out.append(StoredEvent(position, new.stream_id, new.stream_type, new.version, workspace_id, new.type,
+                                   new.schema, new.data, {}, _T0))
+    return out
+
+
+
+
+async def bench_candidates(base_settings, results: dict) -> None:
+    root = Path(tempfile.mkdtemp(prefix="vaeo-bench-candidates-"))
+    async with running_service(base_settings, TEMPLATE, root, processes=(), apis=1) as svc:
+        ws = await svc.workspace(credits=10)
+        events = candidate_events(ws.id, 10_000)
+        async with svc.pool.acquire() as conn, conn.transaction():
+            for ev in events:
+                await execute_statements(conn, revival_candidates.projection.apply(ev))
+        async with svc.pool.acquire() as conn:
+            await conn.execute("ANALYZE revival_candidates")
+            total = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE is_candidate")
+        results["candidates"] = total
+        headers = {"Authorization": f"Bearer {ws.key}"}
+        # a query no candidate matches (every row must be looked at, unless an index says none
+        # match), a rare one, a common one
+        for label, query in (("no_match", "éolienne flottante"), ("rare", "copropriété"),
+                             ("common", "rénovation")):
+            async with svc.pool.acquire() as conn:
+                matching = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE search_text LIKE $1",
+                                               "%" + fold(query) + "%")
+            for indexed in (True, False):
+                if not indexed:
+                    async with svc.pool.acquire() as conn:
+                        await conn.execute("DROP INDEX revival_candidates_search")
+
+                async def send(i: int, query=query) -> None:
+                    async with svc.http.get(f"{svc.base}/production/revival/candidates",
+                                            params={"query": query, "limit": "30"}, headers=headers) as resp:
+                        assert resp.status == 200, await resp.text()
+                        await resp.read()
+
+                await timed_requests(20, 1, send)
+                samples = await timed_requests(REQUESTS, CONCURRENCY, send)
+                name = f"candidates_{label}_{'trigram_index' if indexed else 'no_index'}"
+                results[name] = percentiles(samples) | {"matching": matching}
+                if not indexed:
+                    async with svc.pool.acquire() as conn:
+                        await conn.execute(revival_candidates.projection.ddl[2])
+        async with svc.pool.acquire() as conn:
+            plan = await conn.fetch("EXPLAIN SELECT video_id FROM revival_candidates WHERE workspace_id = $1 AND "
+                                    "environment = 'production' AND is_candidate AND search_text LIKE '%eolienne "
+                                    "flottante%' ORDER BY score DESC, video_id LIMIT 30", ws.id)
+        results["candidates_plan"] = " / ".join(r[0].strip() for r in plan[:4])
+
+
+async def main(which: list[str]) -> dict:
+    base = _base_settings()
+    await asyncio.to_thread(stack.up, base)
+    await drop_isolated(base, await fresh(base))  # (re)makes the benchmarks' migrated template
+    results: dict = {"machine": machine()}
+    if not which or "complete" in which:
+        await bench_complete(base, results)
+    if not which or "candidates" in which:
+        await bench_candidates(base, results)
+    return results
+
+
+def run(which: list[str]) -> None:
+    import orjson
+
+    results = asyncio.run(main(which))
+    for k, v in results.items():
+        print(f"{k:45} {v}")
+    print(orjson.dumps(results).decode())
+
+
+if __name__ == "__main__":
+    import sys
+
+    run(sys.argv[1:])
+

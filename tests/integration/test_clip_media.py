@@ -1,0 +1,163 @@
+"""Clip media work on real ffmpeg and real (short) media: runs killed with their process group on
+cancellation, on timeout and when the worker dies; at most ``slots`` runs at once; outputs that
+fail their probe refused; captions that stay inside the frame of every template."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from domain.clips import SYSTEM_TEMPLATES, Caption, wrap_words
+from infra import media
+from tests.conftest import ROOT
+from tests.media_factory import LINES, run
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """20 s of moving 640x360 video with a tone: long enough that a 1280x720 render takes seconds."""
+    path = tmp_path_factory.mktemp("clipmedia") / "source.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=20", "-f", "lavfi", "-i",
+         "sine=frequency=440:sample_rate=48000:duration=20", "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(path)])
+    return path
+
+
+@pytest.fixture(scope="module")
+def gray(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gray") / "gray.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=0x404040:s=640x360:r=25:d=2", "-c:v", "libx264",
+         "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)])
+    return path
+
+
+def ffmpeg_running(marker: str) -> list[str]:
+    done = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True)
+    return [line for line in done.stdout.splitlines() if line.split(" ", 2)[1] == "ffmpeg"]
+
+
+async def wait_started(marker: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not ffmpeg_running(marker):
+        assert time.monotonic() < deadline, "ffmpeg never started"
+        await asyncio.sleep(0.02)
+
+
+def long_render(source: Path, tmp: Path, tag: str) -> list[str]:
+    t = SYSTEM_TEMPLATES[3]  # 1280x720 over a blurred fill: the slowest graph
+    script = tmp / f"{tag}.ass"
+    script.write_text(media.ass_script(t, []))
+    return media.render_argv(source, "mov", 0, 20_000, t, script, tmp / f"{tag}-out.mp4")
+
+
+def test_ffmpeg_has_the_filters_and_encoders_clips_use():
+    filters = subprocess.run(["ffmpeg", "-hide_banner", "-filters"], capture_output=True, text=True).stdout
+    named = {line.split()[1] for line in filters.splitlines() if len(line.split()) > 2}
+    assert {"ass", "scale", "crop", "split", "boxblur", "overlay", "setsar"} <= named  # libass for the captions
+    encoders = subprocess.run(["ffmpeg", "-hide_banner", "-encoders"], capture_output=True, text=True).stdout
+    for encoder in ("libx264", "aac", "libvpx-vp9", "libopus", "libmp3lame", "mjpeg"):
+        assert f" {encoder} " in encoders, encoder
+    assert Path(media.FONTS_DIR, "DejaVuSans-Bold.ttf").is_file()
+
+
+async def test_cancelling_the_task_kills_ffmpeg_at_once(source, tmp_path):
+    task = asyncio.create_task(media.run_killable(long_render(source, tmp_path, "cancelme"), 120, "render"))
+    await wait_started("cancelme-out")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert ffmpeg_running("cancelme-out") == []
+
+
+async def test_a_run_past_its_timeout_is_killed_and_says_so(source, tmp_path):
+    t0 = time.monotonic()
+    with pytest.raises(media.MediaError, match="took longer than 0.5 s"):
+        await media.run_killable(long_render(source, tmp_path, "slow"), 0.5, "rendering the clip")
+    assert time.monotonic() - t0 < 5 and ffmpeg_running("slow-out") == []
+
+
+async def test_slots_bound_the_ffmpeg_processes_running_at_once(source, tmp_path):
+    slots = asyncio.Semaphore(1)
+    args = [media.cut_argv(source, "mov", 0, 8_000, "webm", tmp_path / f"slot{k}-out.webm") for k in range(2)]
+    tasks = [asyncio.create_task(media.run_killable(a, 120, "cut", slots)) for a in args]
+    most = 0
+    while not all(t.done() for t in tasks):
+        most = max(most, len(ffmpeg_running("slot")))
+        await asyncio.sleep(0.02)
+    await asyncio.gather(*tasks)
+    assert most == 1
+    for k in range(2):
+        assert media.check_clip(tmp_path / f"slot{k}-out.webm", "webm", 8_000).duration_ms > 0
+
+
+async def test_ffmpeg_dies_with_a_worker_killed_by_sigkill(source, tmp_path):
+    script = tmp_path / "victim.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio
+        from pathlib import Path
+        from infra import media
+        from tests.integration.test_clip_media import long_render
+        asyncio.run(media.run_killable(long_render(Path({str(source)!r}), Path({str(tmp_path)!r}), "orphan"),
+                                       120, "render"))
+    """))
+    victim = subprocess.Popen([sys.executable, str(script)], cwd=ROOT,
+                              env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    try:
+        await wait_started("orphan-out", timeout=20)
+        victim.kill()
+        victim.wait()
+        deadline = time.monotonic() + 5
+        while ffmpeg_running("orphan-out"):
+            assert time.monotonic() < deadline, "ffmpeg outlived the killed worker"
+            await asyncio.sleep(0.05)
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+
+
+async def test_an_output_that_fails_its_probe_is_refused(source, tmp_path):
+    cut = tmp_path / "cut.mp4"
+    await media.run_killable(media.cut_argv(source, "mov", 1_000, 4_000, "mp4", cut), 60, "cut")
+    assert media.check_clip(cut, "mp4", 3_000, size=(640, 360)).duration_ms == 3_000
+    with pytest.raises(media.MediaError, match="lasts 3000 ms instead of 3200 ms"):
+        media.check_clip(cut, "mp4", 3_200)
+    with pytest.raises(media.MediaError, match="is 640x360 instead of 720x1280"):
+        media.check_clip(cut, "mp4", 3_000, size=(720, 1280))
+    audio_only = tmp_path / "audio.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-i", str(cut), "-vn", "-c:a", "copy", str(audio_only)])
+    with pytest.raises(media.MediaError, match="no video stream"):
+        media.check_clip(audio_only, "mp4", 3_000)
+    mp3 = tmp_path / "cut.mp3"
+    await media.run_killable(media.cut_argv(source, "mov", 1_000, 4_000, "mp3", mp3), 60, "cut")
+    with pytest.raises(media.MediaError):
+        media.check_clip(mp3, "mp4", 3_000)  # not the container it must be
+
+
+def _widest_lines(chars: int) -> list[str]:
+    text = " ".join(line for _, _, line in LINES) + " Anticonstitutionnellement, l'intercommunalité réorganise"
+    lines = wrap_words(text.split(), chars)
+    return sorted(lines, key=len, reverse=True)[:2]
+
+
+@pytest.mark.parametrize("t", SYSTEM_TEMPLATES, ids=lambda t: f"{t.id}-{t.format}")
+async def test_a_full_caption_line_stays_inside_the_frame(t, gray, tmp_path):
+    lines = tuple(_widest_lines(t.caption_chars))
+    assert all(len(line) >= t.caption_chars - 3 for line in lines)
+    script = tmp_path / "captions.ass"
+    script.write_text(media.ass_script(t, [Caption(0, 2000, lines)]))
+    out = tmp_path / "out.mp4"
+    await media.run_killable(media.render_argv(gray, "mov", 0, 1_000, t, script, out, has_audio=False), 60, "render")
+    frame = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-ss", "0.5", "-i", str(out), "-vf", "format=gray",
+                            "-frames:v", "1", "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
+    w, h = t.width, t.height
+    band = range(h - t.caption_margin - 2 * t.caption_font_size * 2, h - t.caption_margin + 10)
+    bright = [(x, y) for y in band for x in range(w) if frame[y * w + x] > 200]
+    assert bright, "no caption drawn"
+    xs = [x for x, _ in bright]
+    assert min(xs) >= 16 and max(xs) <= w - 16, (min(xs), max(xs))

@@ -1,0 +1,103 @@
+"""Chapter titles closer to what people write: the head in the plural when the chapter says the
+plural, the subject the chapter's opening names, no phrase made only of common words, and the
+question a chapter opens with when it names a rare term once. One small case each."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from domain.analysis import Segment
+from domain.analysis.phrases import PhraseReader, publishable
+from domain.analysis.sentences import split_sentences
+from domain.analysis.structure import Chapter, title_chapters
+
+
+def _titles(parts: list[list[str]], code: str = "en") -> list[str]:
+    """Titles of chapters made of the given sentences (one list per chapter), 5 s a sentence."""
+    segments, bounds, t = [], [], 0
+    for sentences in parts:
+        first = len(segments)
+        for text in sentences:
+            segments.append(Segment(t, t + 4800, text))
+            t += 5000
+        bounds.append((first, len(segments) - 1))
+    sentences = split_sentences(segments, code)
+    assert len(sentences) == len(segments)  # one sentence a cue: the chapters' indices hold
+    reader = PhraseReader(code)
+    reader.learn(sentences)
+    chapters = [Chapter(sentences[a].start_ms, sentences[b].end_ms, "", a, b) for a, b in bounds]
+    title_chapters(chapters, sentences, reader)
+    assert all(publishable(c.title, code) for c in chapters)
+    return [c.title for c in chapters]
+
+
+@pytest.mark.parametrize(("code", "label", "said", "expected"), [
+    ("en", "function", {"function": 3, "functions": 1}, "functions"),
+    ("en", "phase kick", {"phase kick": 2, "phase kicks": 1}, "phase kicks"),
+    ("en", "class", {"class": 2, "classes": 1}, "classes"),
+    ("en", "entropy", {"entropy": 4}, "entropy"),  # never said in the plural: stays as said
+    ("en", "Fourier", {"Fourier": 3}, "Fourier"),
+    ("fr", "problème de convergence", {"problème de convergence": 2, "problèmes": 1}, "problème de convergence"),
+    ("fr", "dérivée", {"dérivée": 3, "dérivées": 2}, "dérivées"),
+    ("fr", "tuyau", {"tuyau": 1, "tuyaux": 1}, "tuyaux"),
+    ("de", "Ableitung", {"Ableitung": 2, "Ableitungen": 1}, "Ableitungen"),
+    ("it", "funzione", {"funzione": 2, "funzioni": 2}, "funzione"),  # the last vowel changes: left as said
+])
+def test_a_title_head_is_plural_when_the_chapter_says_the_plural(code: str, label: str, said: dict, expected: str):
+    assert PhraseReader(code).plural_head(label, Counter(said)) == expected
+
+
+def test_a_chapter_that_treats_several_instances_is_titled_in_the_plural() -> None:
+    titles = _titles([
+        ["Arrays hold values in order.", "An array has a length.", "You can sort an array.",
+         "Each array is an object."],
+        ["Promises wait for results.", "A promise resolves later.", "A promise can reject.", "Chain one promise."],
+        ["The garbage collector frees memory.", "The garbage collector runs often.", "Memory leaks hurt.",
+         "The garbage collector is automatic."],
+    ])
+    assert titles[:2] == ["Arrays", "Promises"]
+    assert titles[2] == "Garbage collector"  # never said in the plural
+
+
+def test_a_phrase_of_common_words_weighs_less_than_a_term() -> None:
+    # "couple of people" is said as often as "load balancer", but names no subject of its own
+    titles = _titles([
+        ["A couple of people asked about the load balancer.", "The load balancer spreads requests.",
+         "A couple of people use one.", "Our load balancer is simple.", "A couple of people build it."],
+        ["Caching keeps answers.", "A cache expires.", "The cache is warm.", "Caching saves time."],
+    ])
+    assert titles[0] == "Load balancer"
+
+
+def _chapter_opening_on(subject: str, other: str) -> list[str]:
+    """Each term said three times; the opening four sentences name only ``subject``."""
+    return [f"Let's now turn to the {subject}.", f"A {subject} has its rules.", "It has rows.", "It has columns.",
+            f"A {other} has a direction.", f"Each {other} has a length.", f"The {other} points away.",
+            f"Then the {subject} stretches space."]
+
+
+def test_the_subject_named_in_a_chapter_opening_is_preferred_for_its_title() -> None:
+    first = ["Scalars are plain numbers.", "A scalar scales.", "Scalars commute.", "One more scalar."]
+    assert _titles([first, _chapter_opening_on("vector", "matrix")])[1] == "Vector"
+    assert _titles([first, _chapter_opening_on("matrix", "vector")])[1] == "Matrix"
+
+
+def test_a_chapter_opening_question_naming_a_rare_term_once_is_its_title() -> None:
+    titles = _titles([
+        ["Transformers read tokens.", "Each token becomes a vector.", "Vectors flow through layers.",
+         "Layers add up."],
+        ["With that, let's dive in.", "What happens inside a multilayer perceptron?",
+         "Each vector goes through a short series of operations.", "The operations happen in parallel.",
+         "Then another vector is added."],
+    ])
+    assert titles[1] == "What happens inside a multilayer perceptron?"
+    # a question made only of common words is no title
+    titles = _titles([
+        ["Transformers read tokens.", "Each token becomes a vector.", "Vectors flow through layers.",
+         "Layers add up."],
+        ["With that, let's dive in.", "What does that mean for us?", "Each neuron sums its inputs.",
+         "The neuron fires.", "Every neuron has a bias."],
+    ])
+    assert titles[1] != "What does that mean for us?"
