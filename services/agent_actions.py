@@ -28,6 +28,7 @@ nothing more.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -269,6 +270,10 @@ class ActionRunner:
         if fields:
             raise ApiError(400, "validation_error", "invalid arguments: " + ", ".join(f["field"] for f in fields),
                            {"fields": fields})
+        for name, regex in route.patterns:  # as the router matches them: another value is no route, a 404
+            if not re.fullmatch(regex, str(path[name])):
+                raise ApiError(404, "not_found", f"no resource of {route.path} has the {name} {path[name]}",
+                               {name: str(path[name])})
         if IDEMPOTENCY_FIELD in action.body_fields and IDEMPOTENCY_FIELD not in body_args:
             # A retry of the same assistant request (the same X-Request-Id) replays instead of running twice.
             body_args[IDEMPOTENCY_FIELD] = f"agent-{self.call.request[REQUEST_ID]}-{index}"
