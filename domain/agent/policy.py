@@ -71,6 +71,7 @@ WRITE_WORDS: dict[str, tuple[str, ...]] = {
                      r"identif\w*"),
     "render_clips": (r"render\w*", r"rend\w*", r"produc\w*", r"produi\w*", r"generat\w*", r"gener\w*"),
     "complete_descriptions": (r"descriptions?", r"complet\w*"),
+    "update_video": (r"chang\w*", r"modif\w*", r"updat\w*", r"edit\w*", r"replac\w*", r"remplac\w*"),
     "update_revival_candidate": (r"review\w*", r"dismiss\w*", r"ecart\w*", r"revu\w*", r"revoir", r"candidat\w*",
                                  r"reopen\w*", r"rouvr\w*", r"eligib\w*"),
 }

@@ -91,6 +91,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "complete_descriptions": ("complete the descriptions of media {media_id}",
                               "compléter les descriptions du média {media_id}"),
     "update_revival_candidate": ("update revival candidate {id}", "modifier le candidat {id}"),
+    "update_video": ("change the description of video {id}", "modifier la description de la vidéo {id}"),
 }
 
 

@@ -286,6 +286,7 @@ def test_resolve_says_why_when_the_earlier_answer_is_missing() -> None:
     ("complète les descriptions", {"complete_descriptions"}),
     ("detect clips in article 4", {"detect_clips"}),
     ("show me the claims of video 3", set()),
+    ("replace the description of video 3", {"update_video", "complete_descriptions"}),
 ])
 def test_a_message_asks_for_the_writes_its_words_name(message: str, writes: set) -> None:
     assert asked_writes(message) == writes
