@@ -402,6 +402,9 @@ def _cancel(c: _Clause) -> list[PlannedAction] | None:
 def _translate(c: _Clause) -> list[PlannedAction] | None:
     if not _has(r"translat\w*|tradu\w*", c.text):
         return None
+    # "the translations of article 5" (the noun, no verb asking for one) reads those already asked.
+    if _has(r"translations\b|traductions\b", c.text) and not _has(r"translate\b|tradui\w*|traduis\b", c.text):
+        return _each(c, "article", "list_article_translations")
     language = language_in(c.text)
     if language is None:
         c.notes.append(Note("missing_language", {"action": "translate_article"}))

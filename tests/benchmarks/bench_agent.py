@@ -7,7 +7,8 @@ client in this process at concurrency 8, in one run, one after the other on the 
 2. ``POST /v1/agent/chat`` with a single-action request ("what is my balance?": the planner, one
    action through ``get_credits``, the rate-limit count of the action, the conversation recorded);
 3. ``POST /v1/agent/stream`` with the same request: time to the first byte of the body (the
-   ``conversation`` event) and to the ``done`` event.
+   ``conversation`` event) and to the ``done`` event; then the same by one client alone, which
+   separates the stream's own latency from the wait behind the other clients' turns.
 
 Latencies are measured by the client, from sending to the end of the answer (or to the byte that
 matters for the stream), and given as p50 / p99. Goals: the chat's p99 at most 3x the plain
@@ -47,8 +48,8 @@ def percentiles(samples: list[float]) -> str:
     return f"p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms  ({len(ordered)} requests)"
 
 
-async def load(seconds: float, one) -> list:
-    """``one()`` by ``CONCURRENCY`` clients for ``seconds``; every sample it returned."""
+async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
+    """``one()`` by ``concurrency`` clients for ``seconds``; every sample it returned."""
     samples: list = []
     deadline = time.perf_counter() + seconds
 
@@ -56,7 +57,7 @@ async def load(seconds: float, one) -> list:
         while time.perf_counter() < deadline:
             samples.append(await one())
 
-    await asyncio.gather(*(client() for _ in range(CONCURRENCY)))
+    await asyncio.gather(*(client() for _ in range(concurrency)))
     return samples
 
 
@@ -107,12 +108,16 @@ async def main(base) -> None:
             read = await load(SECONDS, credits)
             chatted = await load(SECONDS, chat)
             streamed = await load(SECONDS, stream)
+            alone = await load(SECONDS / 3, stream, concurrency=1)  # no queue behind other turns
     print(f"machine: {machine()}")
     print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
     print(f"GET /v1/credits                     {percentiles(read)}")
     print(f"POST /v1/agent/chat (one action)    {percentiles(chatted)}")
     print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed])}")
     print(f"POST /v1/agent/stream, to done      {percentiles([d for _, d in streamed])}")
+    print(f"the stream alone (concurrency 1), first byte {percentiles([f for f, _ in alone])}")
+    print(f"the stream alone (concurrency 1), to done    {percentiles([d for _, d in alone])}")
+    print(f"load average at the end (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ratio = sorted(chatted)[int(len(chatted) * 0.99)] / sorted(read)[int(len(read) * 0.99)]
     print(f"chat p99 / read p99: {ratio:.2f}x (goal at most 3x)")
 

@@ -463,6 +463,8 @@ KINDS = [
     ("graph of article {article}", ["get_article_graph"]),
     ("exporte l'article {article} en html", ["export_article"]),
     ("list the templates", ["list_templates"]),
+    ("list the translations of article {article}", ["list_article_translations"]),
+    ("renomme l'article {article} en « Fusion talk »", ["update_article"]),
     ("revival candidates", ["list_revival_candidates"]),
 ]
 
