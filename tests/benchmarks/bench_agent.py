@@ -25,19 +25,15 @@ import time
 from pathlib import Path
 
 import aiohttp
-import asyncpg
 import orjson
 
 from infra import stack
-from infra.db import migrate
-from projections import all_ddl
-from tests.benchmarks.bench_core import machine
-from tests.conftest import _base_settings
+from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
+from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
 CONCURRENCY = 8
-TEMPLATE = "vaeo_bench_agent_template"
 MESSAGE = orjson.dumps({"message": "what is my balance?"})
 
 
@@ -62,13 +58,7 @@ async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
 
 
 async def main(base) -> None:
-    admin = await asyncpg.connect(base.resolved_database_url().rsplit("/", 1)[0] + "/postgres")
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
-        await admin.execute(f"CREATE DATABASE {TEMPLATE}")
-    finally:
-        await admin.close()
-    await migrate(base.resolved_database_url().rsplit("/", 1)[0] + f"/{TEMPLATE}", all_ddl())
+    await drop_isolated(base, await fresh(base))  # (re)makes the benchmarks' migrated template
     logs = Path(tempfile.mkdtemp(prefix="vaeo-bench-agent-"))
     async with running_service(base, TEMPLATE, logs, apis=1) as service:
         ws = await service.workspace(credits=1000, rate_limit=10_000_000)
