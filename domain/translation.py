@@ -21,11 +21,11 @@ pt, nl). The material is the article itself, bounded by ``MAX_SOURCE_CHARS``.
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from domain.analysis.provider_article import parse_structured
 from domain.analysis.scoring import split_text
 from domain.analysis.text import words
 
@@ -112,25 +112,9 @@ def translation_messages(content: dict, keywords: list[str], source_language: st
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
-
-
 def parse_translation(text: str) -> TranslationAnswer:
-    body = (text or "").strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
-    try:
-        data = json.loads(body)
-    except ValueError as exc:
-        raise InvalidTranslation(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
-    if not isinstance(data, dict):
-        raise InvalidTranslation(f"the answer is JSON but not an object ({type(data).__name__})")
-    try:
-        return TranslationAnswer.model_validate(data)
-    except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in exc.errors()[:3]]
-        raise InvalidTranslation("the answer does not have the article's structure: " + "; ".join(problems)) from None
+    """The answer as ``TranslationAnswer``, or ``InvalidTranslation`` saying what is wrong."""
+    return parse_structured(text, TranslationAnswer, InvalidTranslation)
 
 
 def _same_count(what: str, got: int, want: int) -> None:

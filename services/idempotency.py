@@ -185,8 +185,11 @@ class IdempotencyKeys:
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
         """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
-        when the command's append stored it already, or when the claim lapsed and moved on."""
+        when the command's append stored it already (asked first, so that a large answer is not sent
+        to the database a second time), or when the claim lapsed and moved on."""
         async with self.pool.acquire() as conn:
+            if await conn.fetchval(_DONE, claim.workspace_id, claim.environment, claim.operation, claim.key):
+                return  # stored by the command's append (or by the request that took over a lapsed claim)
             try:
                 await conn.execute(_COMPLETE, *claim._args(outcome))
             except asyncpg.PostgresError as exc:
@@ -276,6 +279,8 @@ RETURNING owner
 _READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
          "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
 _COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::jsonb, $8)"
+_DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
+         "AND key = $4 AND state = 'done'")
 _RELEASE = ("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
             "AND key = $4 AND owner = $5 AND state = 'in_flight'")
 _PURGE = "DELETE FROM idempotency_keys WHERE created_at < $1 AND (state = 'done' OR claimed_until <= $2)"

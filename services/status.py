@@ -232,8 +232,9 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
     lines.append("QUEUE")
     if not state["queue"]:
         lines.append("  empty")
+    width = max([20, *(len(q["job_type"]) + 2 for q in state["queue"])])
     for q in state["queue"]:
-        lines.append(f"  {q['job_type']:<20}{q['state']:<10}{q['count']:>8}")
+        lines.append(f"  {q['job_type']:<{width}}{q['state']:<10}{q['count']:>8}")
     lines.append("")
     lines.append("WEBHOOKS")
     w = state["webhooks"]
@@ -247,11 +248,12 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
 
 
 def _reader_lines(rows: list[dict]) -> list[str]:
-    lines = [f"  {'NAME':<20}{'SOURCE':<11}{'STATUS':<12}{'POSITION':>12}{'LAG':>10}"]
+    width = max([20, *(len(r["name"]) + 2 for r in rows)])  # a long name never runs into its source
+    lines = [f"  {'NAME':<{width}}{'SOURCE':<11}{'STATUS':<12}{'POSITION':>12}{'LAG':>10}"]
     for r in rows:
         lag = "?" if r["lag"] is None else f"{r['lag']:,}"
         err = f"  stopped at {r['error_position']}: {r['error']}" if r["error"] else ""
-        lines.append(f"  {r['name']:<20}{r['source']:<11}{r['status']:<12}{r['position']:>12,}{lag:>10}{err}")
+        lines.append(f"  {r['name']:<{width}}{r['source']:<11}{r['status']:<12}{r['position']:>12,}{lag:>10}{err}")
     return lines
 
 

@@ -202,11 +202,49 @@ def _stemmer(code: str):
     return Stemmer.Stemmer(STEMMER_NAMES[code])
 
 
+# Two amounts joined by "and" ("between eight thousand and fifteen thousand euros") are read by
+# text2num as one sum ("8015 1000"). The conjunction separates two numbers when the left one ends
+# on a scale of a thousand or more and the right one reaches at least that scale within its first
+# words: "eight thousand and fifteen thousand", "two million et trois millions". It stays inside
+# one number otherwise: "two hundred and fifty thousand" (250,000), "three thousand and five".
+CONJUNCTIONS = {"en": "and", "fr": "et", "de": "und", "es": "y", "it": "e", "pt": "e", "nl": "en"}
+SCALES = {
+    "en": {"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},
+    "fr": {"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
+    "de": {"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},
+    "es": {"mil": 3, "millón": 6, "millones": 6},
+    "it": {"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
+    "pt": {"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},
+    "nl": {"duizend": 3, "miljoen": 6, "miljard": 9},
+}
+SCALE_LOOKAHEAD_WORDS = 4  # "fifteen thousand", "two hundred fifty thousand": a scale comes early
+
+
+def _amounts(code: str, text: str) -> list[str]:
+    """``text`` cut before each conjunction that joins two separate amounts (the rule above)."""
+    scales = SCALES.get(code)
+    if not scales:
+        return [text]
+    parts = re.split(rf"(\s+{CONJUNCTIONS[code]}\s+)", text, flags=re.IGNORECASE)
+    pieces, current = [], parts[0]
+    for joiner, right in zip(parts[1::2], parts[2::2], strict=True):
+        left_words = re.findall(r"\w+", current.lower())
+        left_scale = scales.get(left_words[-1], 0) if left_words else 0
+        ahead = re.findall(r"\w+", right.lower())[:SCALE_LOOKAHEAD_WORDS]
+        right_scale = max((scales.get(w, 0) for w in ahead), default=0)
+        if left_scale >= 3 and right_scale >= left_scale:
+            pieces.append(current + joiner)
+            current = right
+        else:
+            current += joiner + right
+    return [*pieces, current]
+
+
 def _numbers_in_digits(code: str, text: str) -> str:
     from text_to_num import alpha2digit
 
     try:
-        return alpha2digit(text, code)
+        return "".join(alpha2digit(piece, code) for piece in _amounts(code, text))
     except (ValueError, RuntimeError):  # a string it cannot read is left as it was
         return text
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -151,6 +151,7 @@ def article_messages(graph: ContentGraph, writing_style: str, language: str) -> 
 
 
 _FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
+M = TypeVar("M", bound=BaseModel)
 
 
 def _problems(exc: ValidationError, limit: int = 3) -> str:
@@ -159,8 +160,9 @@ def _problems(exc: ValidationError, limit: int = 3) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
-def parse_answer(text: str) -> ArticleAnswer:
-    """The answer as ``ArticleAnswer``, or ``InvalidProviderArticle`` saying what is wrong."""
+def parse_structured(text: str, model: type[M], invalid: type[ValueError]) -> M:
+    """A provider's answer as ``model``: the JSON object of the answer (a Markdown code fence around
+    it is allowed), validated; else ``invalid`` saying what is wrong, in words a person reads."""
     body = (text or "").strip()
     fenced = _FENCE.match(body)
     if fenced:
@@ -168,13 +170,18 @@ def parse_answer(text: str) -> ArticleAnswer:
     try:
         data = json.loads(body)
     except ValueError as exc:
-        raise InvalidProviderArticle(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
+        raise invalid(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(data, dict):
-        raise InvalidProviderArticle(f"the answer is JSON but not an object ({type(data).__name__})")
+        raise invalid(f"the answer is JSON but not an object ({type(data).__name__})")
     try:
-        return ArticleAnswer.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise InvalidProviderArticle(f"the answer does not have the article's structure: {_problems(exc)}") from None
+        raise invalid(f"the answer does not have the article's structure: {_problems(exc)}") from None
+
+
+def parse_answer(text: str) -> ArticleAnswer:
+    """The answer as ``ArticleAnswer``, or ``InvalidProviderArticle`` saying what is wrong."""
+    return parse_structured(text, ArticleAnswer, InvalidProviderArticle)
 
 
 def article_from_answer(text: str, graph: ContentGraph, writing_style: str, language: str) -> Article:

@@ -366,6 +366,6 @@ ROUTES = [
           summary="Queue the render of 1 to 50 clips with a template; each appears in rendered_clips as soon as "
                   "it is done; an identical request answers its earlier job (reused true)"),
     Route("GET", "/production/clips/jobs/{jobId}", get_clip_job, scope="jobs:read", tag="Clips",
-          response=ClipJobTrackingResponse, errors=(404,),
+          response=ClipJobTrackingResponse, errors=(400, 404),
           summary="The tracking object of a clip job (jobId 16-160 characters)"),
 ]

@@ -129,7 +129,8 @@ class AnalyzeVideo(BaseModel):
                            "documentary", "interview"] = "auto"
     analysis_mode: Literal["standard", "behavioral"] = "standard"
     quality_profile: Literal["standard", "premium"] = "standard"
-    language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    # Omitted: the video's language (given at upload, where it defaults to fr).
+    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 
 

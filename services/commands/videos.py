@@ -160,9 +160,11 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
-    their failures refund nothing.
+    their failures refund nothing. ``options["language"]`` None means the video's own language (the
+    one given at upload, ``fr`` when none was).
     """
     video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
+    options = {**options, "language": options.get("language") or video.language}
     price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
     job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
                                     params={**options, "video_id": video_id}, credits=price,

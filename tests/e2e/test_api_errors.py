@@ -178,7 +178,7 @@ async def test_openapi_document_is_generated_from_the_route_table(service):
         op = ops[(route.method, route.path)]
         if route.scope is not None:
             assert op["security"] == [{"bearerAuth": [route.scope]}]
-        errors = {s: resp for s, resp in op["responses"].items() if not s.startswith("2")}
+        errors = {s: resp for s, resp in op["responses"].items() if s[0] in "45"}  # a 304 has no body
         assert errors and "500" in errors and "503" in errors
         for resp in errors.values():
             assert resp["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorEnvelope"}

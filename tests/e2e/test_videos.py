@@ -179,9 +179,12 @@ async def test_402_when_credits_are_short_and_nothing_is_queued(service, media):
     assert r.error["details"] == {"required": 1, "balance": 0}
     assert await events_of(service, ws.id, "JobQueued", "CreditsCharged") == []
     sandbox = ws.client.with_key(await service.key(ws, ["*"], environment="sandbox"))
-    status, body = await upload(sandbox, media["video"], captions=media["vtt"])
+    status, body = await upload(sandbox, media["video"], captions=media["vtt"], language="en")
     r = await sandbox.post(f"/videos/{body['data']['id']}/analyze", {"outputs": {"article": False}})
     assert r.status == 202 and r.data["credits_charged"] == 0  # sandbox keys consume no credits
+    [queued] = await events_of(service, ws.id, "JobQueued")
+    params = orjson.loads(queued["data"])["params"] if isinstance(queued["data"], str) else queued["data"]["params"]
+    assert params["language"] == "en"  # no language asked: the video's own, given at upload
 
 
 async def test_premium_without_a_provider_fails_clearly_and_refunds(service, media):

@@ -201,8 +201,8 @@ async def test_tail_prints_events_decoded_and_upcast_and_keeps_what_the_predicat
     printed = {e["position"]: e for e in map(orjson.loads, out.getvalue().splitlines())}
     assert sorted(printed) == list(range(1, head + 1))
     uploaded = printed[position]
-    assert uploaded["schema"] == registry.current_schema("VideoUploaded") == 2
-    assert uploaded["data"] == {**data, "demuxer": None}
+    assert uploaded["schema"] == registry.current_schema("VideoUploaded") > 1  # stored at 1, printed upcast
+    assert {k: uploaded["data"][k] for k in data} == data and uploaded["data"]["demuxer"] is None
     kept = io.StringIO()
     asked = []
 

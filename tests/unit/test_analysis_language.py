@@ -277,3 +277,17 @@ def test_every_language_gives_valid_chapters_and_publishable_labels(code: str) -
         assert publishable(label, code), (code, label)
     article = write_article(graph)
     assert article.labels["faq"] and article.sections
+
+
+@pytest.mark.parametrize(("code", "said", "written"), [
+    ("en", "between eight thousand and fifteen thousand euros", "between 8000 and 15000 euros"),
+    ("fr", "entre huit mille et quinze mille euros", "entre 8000 et 15000 euros"),
+    ("es", "entre ocho mil y quince mil euros", "entre 8000 y 15000 euros"),
+    ("en", "one million and two million homes", "1000000 and 2000000 homes"),
+    # "and" inside one number stays inside it
+    ("en", "two hundred and fifty thousand people", "250000 people"),
+    ("en", "three thousand and five", "3005"),
+    ("en", "salt and pepper", "salt and pepper"),
+])
+def test_two_amounts_joined_by_and_stay_two_numbers(code: str, said: str, written: str) -> None:
+    assert language(code).digits(said) == written

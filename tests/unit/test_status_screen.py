@@ -37,3 +37,13 @@ def test_running_silent_and_recently_stopped_processes_are_listed_older_stops_co
 def test_nothing_hidden_says_nothing_about_hidden_rows() -> None:
     rows = screen([process("api", 1), process("api", 2, stopped_age_s=10)])
     assert len(rows) == 2 and not any("not listed" in r for r in rows)
+
+
+def test_a_long_reader_name_or_job_type_keeps_its_columns_apart() -> None:
+    reader = {"name": "article_translations_of_every_language", "source": "events", "status": "live",
+              "position": 65, "lag": 0, "error": None, "error_position": None}
+    state = {"processes": [], "head": 65, "relay_checkpoint": 65, "relay_lag": 0, "projections": [reader],
+             "queue": [{"job_type": "regenerate_article_in_style", "state": "queued", "count": 3}], "webhooks": None}
+    text = render(state, heartbeat_interval_s=5.0)
+    assert "  article_translations_of_every_language  events" in text
+    assert "  regenerate_article_in_style  queued" in text
