@@ -106,16 +106,18 @@ async def test_malformed_or_forbidden_tool_calls_are_actions_the_model_reads(ser
         call("list_jobs", {"limit": 500}, call_id="bound"),
         call("create_key", {"name": "x", "scopes": ["*"]}, call_id="by-design"),
         call("analyze_video", {"id": video_id, "webhook_url": "https://receiver.example/h"}, call_id="hook"),
+        call("update_revival_candidate", {"id": "../../keys", "status": "dismissed"}, call_id="path"),
     ), fake_llm.reply("Some of that did not work."))
 
-    r = await chat(ws.client, f"analyse video {video_id} and tell me about it")
+    r = await chat(ws.client, f"analyse video {video_id}, review its candidate and tell me about it")
 
     assert r.status == 200, r.body
     outcomes = [(a["name"], a["status"], a["error"]["code"]) for a in r.data["actions"]]
     assert outcomes == [("get_video", "failed", "invalid_arguments"), ("no_such_operation", "failed", "unknown_action"),
                         ("get_video", "failed", "validation_error"), ("list_jobs", "failed", "validation_error"),
                         ("create_key", "refused", "not_available_to_assistant"),
-                        ("analyze_video", "refused", "not_available_to_assistant")]
+                        ("analyze_video", "refused", "not_available_to_assistant"),
+                        ("update_revival_candidate", "failed", "not_found")]  # a path no route matches
     assert r.data["actions"][0]["arguments"] == {"raw": "{not json"}
     assert r.data["actions"][2]["error"]["details"]["fields"][0]["field"] == "arguments.colour"
     assert r.data["actions"][3]["error"]["details"]["fields"][0]["field"] == "arguments.limit"
