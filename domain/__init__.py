@@ -1,6 +1,7 @@
 """Aggregates, their events and pure policies. No I/O here."""
 
 from domain import (  # noqa: F401  (registers the published events)
+    agent,
     api_keys,
     articles,
     clips,

@@ -15,6 +15,15 @@ the ``Retry-After`` of the answer when it gives one; either is clamped to
 unknown model), a redirect (never followed), an answer over ``llm_max_response_bytes``, a 2xx
 whose body is not a Chat Completions response.
 
+``converse`` is the same call with tools (function calling, for the assistant): the request adds
+``tools`` (and ``tool_choice``), the answer's ``message.tool_calls`` come back as ``ToolCall``s
+whose ``arguments`` are the JSON text the model wrote, unparsed (malformed arguments are the
+caller's to report, never an exception here). Given ``on_delta``, it asks for a stream
+(``stream: true`` with ``stream_options.include_usage``): the answer is read as Server-Sent Events
+of ``chat.completion.chunk``s, each piece of content is handed to ``on_delta`` as it arrives, and
+tool calls are assembled from their fragments. A streamed call is retried like any other only until
+its first piece was handed on; after that a failure is final (what was shown cannot be unshown).
+
 The API key is a secret: it is sent in the ``Authorization`` header and nowhere else. It is kept
 out of ``repr``, and error messages quote the provider's own error text (bounded) with the key
 replaced by ``***``, so neither a log line nor a job's ``error_message`` can carry it.
@@ -27,9 +36,10 @@ import email.utils
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
 
 import aiohttp
 import orjson
@@ -38,6 +48,7 @@ from yarl import URL
 from infra.settings import Settings, wall_clock
 
 log = logging.getLogger("vaeo.llm")
+T = TypeVar("T")
 
 USER_AGENT = "vaeo-llm/1"
 TRANSIENT_STATUSES = frozenset({408, 429})
@@ -61,6 +72,25 @@ class Completion:
     completion_tokens: int
     finish_reason: str | None
     attempts: int  # requests made for this call, retries included
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # the JSON text the model wrote, unparsed
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One ``converse`` call's answer: text, tool calls, token counts."""
+
+    content: str
+    tool_calls: tuple[ToolCall, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+    attempts: int
 
 
 @dataclass(frozen=True)
@@ -104,6 +134,45 @@ class ChatProvider:
         body: dict = {"model": self.model, "messages": list(messages)}
         if self.json_mode:
             body["response_format"] = {"type": "json_object"}
+
+        async def read(resp: aiohttp.ClientResponse, attempt: int) -> Completion:
+            return self._completion(await self._read_bounded(resp), attempt)
+
+        completion = await self._call(body, read)
+        log.info("llm: %s answered (%d prompt + %d completion tokens)", self.where, completion.prompt_tokens,
+                 completion.completion_tokens)
+        return completion
+
+    async def converse(self, messages: Sequence[dict], *, tools: Sequence[dict] = (), tool_choice: str | None = None,
+                       on_delta: Callable[[str], None] | None = None) -> Answer:
+        """A Chat Completions call with ``tools``, streamed to ``on_delta`` when given (see the module's text)."""
+        body: dict = {"model": self.model, "messages": list(messages)}
+        if tools:
+            body["tools"] = list(tools)
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
+        if on_delta is None:
+            async def read(resp: aiohttp.ClientResponse, attempt: int) -> Answer:
+                return self._answer(await self._read_bounded(resp), attempt)
+
+            return await self._call(body, read)
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        delivered = False
+
+        def deliver(text: str) -> None:
+            nonlocal delivered
+            delivered = True
+            on_delta(text)
+
+        async def read_stream(resp: aiohttp.ClientResponse, attempt: int) -> Answer:
+            return await self._stream(resp, attempt, deliver)
+
+        return await self._call(body, read_stream, retriable=lambda: not delivered)
+
+    async def _call(self, body: dict, read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]], *,
+                    retriable: Callable[[], bool] = lambda: True) -> T:
+        """Send ``body``, retried on transient failures while ``retriable()``; ``read`` reads a 2xx."""
         headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -112,9 +181,9 @@ class ChatProvider:
             for attempt in range(1, self.max_attempts + 1):
                 started = time.monotonic()
                 try:
-                    completion = await self._once(http, payload, headers, attempt)
+                    result = await self._once(http, payload, headers, attempt, read)
                 except ProviderError as exc:
-                    if not exc.transient or attempt == self.max_attempts:
+                    if not exc.transient or attempt == self.max_attempts or not retriable():
                         tries = f" (after {attempt} attempts)" if attempt > 1 else ""
                         raise ProviderError(f"{exc}{tries}", transient=exc.transient, status=exc.status) from None
                     delay = min(self.retry_after_max_s, exc.retry_after if exc.retry_after is not None
@@ -123,21 +192,19 @@ class ChatProvider:
                                 exc, delay)
                     await asyncio.sleep(delay)
                     continue
-                log.info("llm: %s answered in %.2fs (%d prompt + %d completion tokens)", self.where,
-                         time.monotonic() - started, completion.prompt_tokens, completion.completion_tokens)
-                return completion
+                log.debug("llm: %s answered in %.2fs", self.where, time.monotonic() - started)
+                return result
         raise AssertionError("unreachable")
 
-    async def _once(self, http: aiohttp.ClientSession, payload: bytes, headers: dict, attempt: int) -> Completion:
+    async def _once(self, http: aiohttp.ClientSession, payload: bytes, headers: dict, attempt: int,
+                    read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]]) -> T:
         try:
             async with http.post(self.endpoint, data=payload, headers=headers, allow_redirects=False) as resp:
                 status, reason = resp.status, resp.reason or ""
+                if 200 <= status < 300:
+                    return await read(resp, attempt)
                 retry_after = _retry_after(resp.headers.get("Retry-After"), self.clock())
-                raw = bytearray()
-                async for chunk in resp.content.iter_chunked(65536):
-                    raw += chunk
-                    if len(raw) > self.max_response_bytes:
-                        raise ProviderError(f"the provider's answer is larger than {self.max_response_bytes} bytes")
+                raw = await self._read_bounded(resp)
         except TimeoutError:
             raise ProviderError(f"the provider at {self.where} did not answer within {self.timeout_s:g} s",
                                 transient=True) from None
@@ -148,12 +215,18 @@ class ChatProvider:
         except aiohttp.ClientError as exc:
             raise ProviderError(f"the connection to the provider at {self.where} failed: "
                                 f"{type(exc).__name__}: {self._redact(str(exc))[:200]}", transient=True) from None
-        if not 200 <= status < 300:
-            transient = status in TRANSIENT_STATUSES or status >= 500
-            detail = self._error_detail(bytes(raw))
-            raise ProviderError(f"the provider answered {status} {reason}".rstrip() + (f": {detail}" if detail else ""),
-                                transient=transient, status=status, retry_after=retry_after)
-        return self._completion(bytes(raw), attempt)
+        transient = status in TRANSIENT_STATUSES or status >= 500
+        detail = self._error_detail(raw)
+        raise ProviderError(f"the provider answered {status} {reason}".rstrip() + (f": {detail}" if detail else ""),
+                            transient=transient, status=status, retry_after=retry_after)
+
+    async def _read_bounded(self, resp: aiohttp.ClientResponse) -> bytes:
+        raw = bytearray()
+        async for chunk in resp.content.iter_chunked(65536):
+            raw += chunk
+            if len(raw) > self.max_response_bytes:
+                raise ProviderError(f"the provider's answer is larger than {self.max_response_bytes} bytes")
+        return bytes(raw)
 
     def _completion(self, raw: bytes, attempt: int) -> Completion:
         try:
@@ -170,6 +243,89 @@ class ChatProvider:
                                 f"{self._redact(str(exc))[:120]}); it began with {sample!r}") from None
         return Completion(content=content, prompt_tokens=max(0, prompt), completion_tokens=max(0, completion),
                           finish_reason=choice.get("finish_reason"), attempts=attempt)
+
+    def _not_protocol(self, raw: bytes, exc: Exception) -> ProviderError:
+        sample = self._redact(raw[:120].decode("utf-8", "replace"))
+        return ProviderError(f"the provider's answer is not a Chat Completions response ({type(exc).__name__}: "
+                             f"{self._redact(str(exc))[:120]}); it began with {sample!r}")
+
+    def _answer(self, raw: bytes, attempt: int) -> Answer:
+        try:
+            answer = orjson.loads(raw)
+            choice = answer["choices"][0]
+            message = choice["message"]
+            content = message.get("content") or ""
+            if not isinstance(content, str):
+                raise TypeError("message.content is not a string")
+            calls = tuple(ToolCall(id=str(c.get("id") or f"call_{i}"), name=str(c["function"]["name"]),
+                                   arguments=_arguments_text(c["function"].get("arguments")))
+                          for i, c in enumerate(message.get("tool_calls") or []))
+            usage = answer.get("usage") or {}
+            prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise self._not_protocol(raw, exc) from None
+        return Answer(content=content, tool_calls=calls, prompt_tokens=max(0, prompt),
+                      completion_tokens=max(0, completion), finish_reason=choice.get("finish_reason"), attempts=attempt)
+
+    async def _stream(self, resp: aiohttp.ClientResponse, attempt: int, deliver: Callable[[str], None]) -> Answer:
+        """A streamed answer: ``data:`` lines of chunks until ``data: [DONE]`` (or the end). A server
+        that answers one JSON document instead (it does not stream) is read as such."""
+        if resp.content_type == "application/json":
+            answer = self._answer(await self._read_bounded(resp), attempt)
+            if answer.content:
+                deliver(answer.content)
+            return answer
+        content: list[str] = []
+        calls: dict[int, dict] = {}
+        prompt = completion = 0
+        finish_reason = None
+        received = 0
+        buffer = b""
+        done = False
+        async for piece in resp.content.iter_any():
+            if done:
+                break
+            received += len(piece)
+            if received > self.max_response_bytes:
+                raise ProviderError(f"the provider's answer is larger than {self.max_response_bytes} bytes")
+            buffer += piece
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                line = line.strip()
+                if not line.startswith(b"data:"):
+                    continue  # comments, event names, blank lines
+                data = line[5:].strip()
+                if data == b"[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = orjson.loads(data)
+                    if isinstance(chunk.get("error"), dict):
+                        raise ProviderError(f"the provider failed mid-answer: "
+                                            f"{self._redact(str(chunk['error'].get('message')))[:300]}")
+                    usage = chunk.get("usage") or {}
+                    prompt = int(usage.get("prompt_tokens") or prompt)
+                    completion = int(usage.get("completion_tokens") or completion)
+                    for choice in chunk.get("choices") or []:
+                        delta = choice.get("delta") or {}
+                        text = delta.get("content")
+                        if isinstance(text, str) and text:
+                            content.append(text)
+                            deliver(text)
+                        for fragment in delta.get("tool_calls") or []:
+                            call = calls.setdefault(int(fragment.get("index", len(calls))),
+                                                    {"id": "", "name": "", "arguments": ""})
+                            function = fragment.get("function") or {}
+                            call["id"] = fragment.get("id") or call["id"]
+                            call["name"] += function.get("name") or ""
+                            call["arguments"] += function.get("arguments") or ""
+                        finish_reason = choice.get("finish_reason") or finish_reason
+                except (orjson.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+                    raise self._not_protocol(data, exc) from None
+        tool_calls = tuple(ToolCall(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["arguments"])
+                           for i, c in sorted(calls.items()))
+        return Answer(content="".join(content), tool_calls=tool_calls, prompt_tokens=max(0, prompt),
+                      completion_tokens=max(0, completion), finish_reason=finish_reason, attempts=attempt)
 
     def _error_detail(self, raw: bytes) -> str:
         """The provider's own error message (``{"error": {"message": ...}}`` or text), bounded, key redacted."""
@@ -203,3 +359,10 @@ def _retry_after(value: str | None, now: datetime) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - now).total_seconds())
+
+
+def _arguments_text(value: object) -> str:
+    """A tool call's arguments as text: providers send a JSON string; some send the object itself."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else orjson.dumps(value).decode()

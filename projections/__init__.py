@@ -5,6 +5,7 @@ from projections import (
     articles,
     clip_jobs,
     content_graph,
+    conversations,
     event_counts,
     jobs,
     llm_usage,
@@ -32,6 +33,8 @@ ALL.update({p.name: p for p in (videos.projection, content_graph.projection, art
 ALL.update({p.name: p for p in (monitoring.calls, monitoring.events)})
 # LLM usage per operation (GET /usage/llm).
 ALL[llm_usage.projection.name] = llm_usage.projection
+# Conversations with the assistant (GET /agent/conversations/{id}).
+ALL[conversations.projection.name] = conversations.projection
 
 
 def all_ddl() -> list[str]:

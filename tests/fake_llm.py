@@ -8,13 +8,21 @@ protocol answer whose content is ``text``), ``status(code, message)`` (an error 
 OpenAI error shape), ``raw(code, body)``, ``slow(seconds)`` (answers an article, too late),
 ``cut()`` (closes the connection without answering). ``stop()`` closes the port (connection
 refused) and ``start()`` opens it again on the same port.
+
+For the assistant's tool calling: ``reply(text)`` answers ``text`` as the assistant's message,
+``tool_calls(call(name, arguments), ...)`` answers with tool calls (``arguments`` a dict, or a
+string sent as it is, malformed JSON included), ``decide(fn)`` answers what ``fn(body)`` returns
+(a text or a list of calls), from what the request carried. All three answer as the protocol's
+stream (``text/event-stream`` of ``chat.completion.chunk``s, the text in ``pieces``, each tool
+call's arguments in fragments, usage last, then ``data: [DONE]``) when the request asks for
+``stream: true``, and as one JSON answer otherwise. ``hold(seconds, step)`` waits before answering.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
 
@@ -119,6 +127,87 @@ def cut() -> Step:
     return step
 
 
+def call(name: str, arguments: dict | str, call_id: str | None = None) -> dict:
+    """One tool call of an answer."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id or f"call_{name}_{abs(hash(text)) % 10**8}", "type": "function",
+            "function": {"name": name, "arguments": text}}
+
+
+def _message(text: str | None, calls: list[dict] | None) -> dict:
+    return {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
+
+
+async def _answer(request: web.Request, body: dict, text: str | None, calls: list[dict] | None,
+                  pieces: int = 4) -> web.StreamResponse:
+    finish = "tool_calls" if calls else "stop"
+    if not body.get("stream"):
+        answer = completion("", finish)
+        answer["choices"][0]["message"] = _message(text, calls)
+        return web.json_response(answer)
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+
+    async def send(chunk: dict) -> None:
+        await response.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+
+    def chunk(delta: dict, finish_reason: str | None = None) -> dict:
+        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": "fake-model",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+    await send(chunk({"role": "assistant"}))
+    if text:
+        size = max(1, -(-len(text) // pieces))
+        for start in range(0, len(text), size):
+            await send(chunk({"content": text[start:start + size]}))
+            await asyncio.sleep(0.01)
+    for index, c in enumerate(calls or []):
+        arguments = c["function"]["arguments"]
+        half = len(arguments) // 2
+        first = {"name": c["function"]["name"], "arguments": arguments[:half]}
+        await send(chunk({"tool_calls": [{"index": index, "id": c["id"], "type": "function", "function": first}]}))
+        await send(chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
+    await send(chunk({}, finish))
+    await send({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [],
+                "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                          "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}})
+    await response.write(b"data: [DONE]\n\n")
+    await response.write_eof()
+    return response
+
+
+def reply(text: str, pieces: int = 4) -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        return await _answer(request, body, text, None, pieces)
+
+    return step
+
+
+def tool_calls(*calls: dict, text: str | None = None) -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        return await _answer(request, body, text, list(calls))
+
+    return step
+
+
+def decide(fn: Callable[[dict], str | list[dict]]) -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        outcome = fn(body)
+        if isinstance(outcome, str):
+            return await _answer(request, body, outcome, None)
+        return await _answer(request, body, None, outcome)
+
+    return step
+
+
+def hold(seconds: float, then: Step) -> Step:
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        await asyncio.sleep(seconds)
+        return await then(request, body)
+
+    return step
+
+
 class FakeProvider:
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -155,3 +244,12 @@ class FakeProvider:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+async def serving() -> AsyncIterator[FakeProvider]:
+    """A started fake for as long as the generator runs (a fixture: ``pytest.fixture()(serving)``)."""
+    fake = await FakeProvider().start()
+    try:
+        yield fake
+    finally:
+        await fake.stop()

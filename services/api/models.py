@@ -21,6 +21,10 @@ _DRAW_NOTHING = (_CONTROLS + r"\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180
                  r"\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\u0300-\u036f")
 NAME_PATTERN = rf"^[^{_CONTROLS}]*[^{_DRAW_NOTHING}][^{_CONTROLS}]*$"  # not blank, no control character
 TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"  # tab and line breaks, no other control
+# Free text that must show something (a message to the assistant): TEXT_PATTERN's characters, at
+# least one of them visible.
+_TEXT_CONTROLS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+VISIBLE_TEXT_PATTERN = rf"^[^{_TEXT_CONTROLS}]*[^{_DRAW_NOTHING}][^{_TEXT_CONTROLS}]*$"
 _SHOWS = re.compile(rf"[^{_DRAW_NOTHING}]")
 
 

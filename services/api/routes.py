@@ -6,7 +6,21 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
-from services.api import articles, clips, files, jobs, keys, me, medias, monitoring, revival, usage, videos, webhooks
+from services.api import (
+    agent,
+    articles,
+    clips,
+    files,
+    jobs,
+    keys,
+    me,
+    medias,
+    monitoring,
+    revival,
+    usage,
+    videos,
+    webhooks,
+)
 from services.api.base import Call, Route
 from services.api.openapi import document_for
 
@@ -29,6 +43,7 @@ ROUTES: list[Route] = [
     *files.ROUTES,
     *clips.ROUTES,
     *revival.ROUTES,
+    *agent.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]

@@ -8,6 +8,7 @@ stream) is retried a bounded number of times by ``with_retries``; the caller tur
 
 from services.commands.clips import load_article_video, request_clip, request_detection, request_render
 from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, load_owned, missing, with_retries
+from services.commands.conversations import TurnRecorder, load_conversation
 from services.commands.jobs import SandboxQuotaExceeded, append_job, cancel_job, cancel_job_in, queue_job
 from services.commands.keys import IssuedKey, issue_key, revoke_key, revoke_key_in
 from services.commands.media import create_media
@@ -27,6 +28,7 @@ __all__ = [
     "issue_key", "job_secret_versions", "load_in", "load_owned", "load_webhook", "media_refusal", "missing",
     "queue_job", "record_test", "register_webhook", "request_analysis", "resend_delivery", "revoke_key",
     "revoke_key_in", "rotate_workspace_job_secret", "with_retries",
+    "TurnRecorder", "load_conversation",
 ]
 __all__ += ["load_article_video", "request_clip", "request_detection", "request_render"]
 

@@ -6,11 +6,13 @@ articles: the six exports and the detail read of a 60-minute video's article, at
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
+agent: the assistant's chat and stream beside GET /credits.
 """
 
 import sys
 
 from tests.benchmarks import (
+    bench_agent,
     bench_analysis,
     bench_api,
     bench_articles,
@@ -21,7 +23,7 @@ from tests.benchmarks import (
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
-          "clips": bench_clips.run, "revival": bench_revival.run}
+          "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run}
 ON_DEMAND = {"quality": bench_quality.run}
 
 if __name__ == "__main__":

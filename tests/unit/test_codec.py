@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from eventsourcing.domain import Aggregate, event
 
+from domain.agent.conversation import Conversation
 from domain.api_keys import ApiKey
 from domain.articles import Article, ArticleExport
 from domain.base import PUBLISHED
@@ -292,6 +293,14 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                       media_id=None, title="t", language="fr", writing_style="journalistic", aeo_score=50,
                       geo_score=60, composite_score=57.0, keywords_primary=["k"], has_transcript=True,
                       content={"title": "t"}, markdown="# t\n")
+    conversation = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WORKSPACE,
+                                      environment="production", key_id=key.id, text="hi", planner="offline",
+                                      request_id="r-0")
+    conversation.reply(1, "hello", outcome="completed", not_done=0)
+    turn = conversation.receive("my balance", planner="offline", request_id="r-1")
+    conversation.record_action(turn, name="get_credits", arguments={}, status="refused", result=None,
+                               error={"code": "insufficient_scope", "message": "m", "details": {"required": "x"}})
+    conversation.reply(turn, "no", outcome="completed", not_done=0)
     detection = ClipDetection(job_id=job.id, workspace_id=WORKSPACE, environment="production", article_id=9,
                               video_id=4, template_id=1, target_duration_seconds=30, options={"prompt": None})
     detection.record([{"id": "clip_0_30000", "start_ms": 0, "end_ms": 30000}], "the video gives 1 clip", ["audio"])
@@ -322,7 +331,7 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                                   export_format="html", content_type="text/html; charset=utf-8", etag='"e"', size=3,
                                   path="/v1/articles/9/export/html")
     pending = [e for agg in (job, key, ws, media, job2, job3, hook, delivery, video, article, llm, detection, render,
-                             candidate, completion, experiment, translated, export)
+                             candidate, completion, experiment, translated, export, conversation)
                for e in agg.collect_events()]
 
     new = registry.to_new_events(pending, workspace_id=WORKSPACE)

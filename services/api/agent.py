@@ -1,0 +1,225 @@
+"""POST /agent/chat, POST /agent/stream (the assistant) and GET /agent/conversations/{id} (extension).
+
+Both operations take ``{"message", "conversationId"?}`` (scope ``agent:use``) and run one turn
+(``services/agent.py``): the chat answers ``data {conversationId, reply, actions[]}`` at the end;
+the stream sends the same turn as Server-Sent Events while it runs: ``conversation``
+(``{conversationId}``), ``action.started`` and ``action.completed`` (an action as in the chat
+answer, with its ``index``), ``message.delta`` (``{text}``, pieces of the reply in order: joined,
+they are the reply), then ``done`` (the whole chat answer) or ``error`` (an error envelope), each
+with an increasing ``id``. Everything that can refuse the call (401, 403, 429, 400, a 404 for a
+conversation of another workspace, a 409 for a full one) is answered before the stream starts, as
+JSON. A stream whose client leaves ends its turn after the action in progress, which is recorded.
+
+A provider failure mid-turn is 502 ``provider_error`` (an ``error`` event on the stream), with the
+conversation's id and the actions done in ``details``: they are recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any, Literal
+from uuid import UUID, uuid4
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
+from infra.llm import ChatProvider
+from services import commands
+from services.agent import ProviderFailed, Turn, TurnEvents
+from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
+from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
+from services.api.streams import ServerSentEvent
+
+# ------------------------------------------------------------------------------------ models
+
+
+class AgentMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=VISIBLE_TEXT_PATTERN,
+                         description=f"what the person asks, in English or French: 1 to {MAX_MESSAGE_CHARS} "
+                                     "characters with at least one visible")
+    conversationId: UUID | None = Field(default=None, description=(
+        "continue this conversation (its earlier turns are the context); omitted: a new conversation"))
+
+
+class AgentAction(BaseModel):
+    name: str = Field(description="the operation id of the route the action ran (get_credits, analyze_video, ...)")
+    arguments: dict[str, Any] = Field(description="path parameters, query parameters and body fields, flat")
+    status: Literal["ok", "refused", "failed"]
+    result: dict[str, Any] | None = Field(description="what a person needs of the answer: ids, counts, links")
+    error: ErrorBody | None = Field(default=None, description="when not ok: the error envelope's error")
+
+
+class AgentReply(BaseModel):
+    conversationId: UUID
+    reply: str = Field(description="what was done, for a person, with the numbers and ids found")
+    actions: list[AgentAction] = Field(max_length=MAX_ACTIONS)
+
+
+class AgentChatResponse(BaseModel):
+    data: AgentReply
+
+
+class ConversationOpened(BaseModel):
+    conversationId: UUID
+
+
+class ActionStarted(BaseModel):
+    index: int
+    name: str
+    arguments: dict[str, Any]
+
+
+class ActionCompleted(AgentAction):
+    index: int
+
+
+class MessageDelta(BaseModel):
+    text: str
+
+
+class AgentStreamData(RootModel):
+    """The data of one event of POST /agent/stream, by event: conversation, action.started,
+    action.completed, message.delta, done (the chat answer's data) or error (an error envelope)."""
+
+    root: ConversationOpened | ActionStarted | ActionCompleted | MessageDelta | AgentReply | ErrorEnvelope
+
+
+class TurnView(BaseModel):
+    turn: int
+    message: str
+    planner: Literal["offline", "provider"]
+    actions: list[AgentAction]
+    reply: str | None = Field(description="null while the turn runs")
+    outcome: Literal["completed", "stopped", "failed"] | None
+    notDone: int | None = Field(description="requested actions that were not done (the cap, the rate limit, a stop)")
+    createdAt: datetime
+    repliedAt: datetime | None
+
+
+class ConversationView(BaseModel):
+    id: UUID
+    createdAt: datetime
+    updatedAt: datetime
+    turns: list[TurnView]
+
+
+class ConversationResponse(BaseModel):
+    data: ConversationView
+
+
+STREAM_EVENTS = ("conversation", "action.started", "action.completed", "message.delta", "done")
+
+# ------------------------------------------------------------------------------------ handlers
+
+
+async def _open_turn(call: Call, *, stream: bool) -> Turn:
+    """The turn, once the conversation is known to be the caller's and to have room (404, 409)."""
+    body: AgentMessage = call.body
+    conversation = None
+    if body.conversationId is not None:
+        conversation = await commands.load_conversation(call.store, body.conversationId, call.workspace_id,
+                                                        call.environment)
+        conversation.check_room()
+    return Turn(call, body.message, body.conversationId or uuid4(), conversation,
+                ChatProvider.from_settings(call.app[SETTINGS]), stream=stream)
+
+
+def provider_error(exc: ProviderFailed) -> ApiError:
+    return ApiError(502, "provider_error", f"the language model provider failed: {exc}; what was done before is "
+                    "recorded and listed in details.actions",
+                    {"conversationId": exc.answer["conversationId"], "actions": exc.answer["actions"]})
+
+
+async def agent_chat(call: Call) -> dict:
+    turn = await _open_turn(call, stream=False)
+    try:
+        answer = await turn.run(asyncio.Event())
+    except ProviderFailed as exc:
+        raise provider_error(exc) from None
+    if turn.runner is not None and turn.runner.window is not None:
+        from services.api.app import WINDOW  # the app imports the route table, which imports this module
+
+        call.request[WINDOW] = turn.runner.window  # the answer's rate-limit headers count the actions too
+    return {"data": answer}
+
+
+async def agent_stream(call: Call) -> AsyncIterator[ServerSentEvent]:
+    return _turn_events(await _open_turn(call, stream=True))
+
+
+async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent]:
+    """The turn as events (see the module's text). The turn runs in a task of its own, so that a
+    client that leaves stops it between actions, never inside one: closing this iterator sets
+    ``stop`` and waits for the turn to record where it stopped."""
+    ids = itertools.count(1)
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+    events = TurnEvents(started=lambda data: queue.put_nowait(("action.started", data)),
+                        completed=lambda data: queue.put_nowait(("action.completed", data)),
+                        delta=lambda text: queue.put_nowait(("message.delta", {"text": text})))
+    stop = asyncio.Event()
+
+    async def drive() -> None:
+        try:
+            queue.put_nowait(("done", await turn.run(stop, events)))
+        except ProviderFailed as exc:
+            queue.put_nowait(("error", provider_error(exc).envelope()))
+        except Exception as exc:  # an outage or a bug: the stream's error event (logged there)
+            queue.put_nowait(("raise", exc))
+
+    yield ServerSentEvent("conversation", {"conversationId": str(turn.conversation_id)}, id=next(ids))
+    task = asyncio.create_task(drive())
+    try:
+        while True:
+            name, data = await queue.get()
+            if name == "raise":
+                raise data
+            yield ServerSentEvent(name, data, id=next(ids))
+            if name in ("done", "error"):
+                return
+    finally:
+        stop.set()
+        await asyncio.wait([task])
+
+
+_CONVERSATION = """SELECT id, created_at, updated_at FROM agent_conversations
+                    WHERE id = $1 AND workspace_id = $2 AND environment = $3"""
+_TURNS = """SELECT turn, message, planner, actions, reply, outcome, not_done, created_at, replied_at
+              FROM agent_turns WHERE conversation_id = $1 ORDER BY turn"""
+
+
+async def get_agent_conversation(call: Call) -> dict:
+    try:
+        conversation_id = UUID(call.path("id"))
+    except ValueError:
+        raise not_found("conversation", call.path("id")) from None
+    async with call.pool.acquire() as conn:
+        row = await conn.fetchrow(_CONVERSATION, conversation_id, call.workspace_id, call.environment)
+        if row is None:
+            raise not_found("conversation", conversation_id)
+        turns = await conn.fetch(_TURNS, conversation_id)
+    return {"data": {"id": row["id"], "createdAt": row["created_at"], "updatedAt": row["updated_at"],
+                     "turns": [{"turn": t["turn"], "message": t["message"], "planner": t["planner"],
+                                "actions": t["actions"], "reply": t["reply"], "outcome": t["outcome"],
+                                "notDone": t["not_done"], "createdAt": t["created_at"], "repliedAt": t["replied_at"]}
+                               for t in turns]}}
+
+
+ROUTES = [
+    Route("POST", "/agent/chat", agent_chat, scope="agent:use", tag="Agent", body=AgentMessage,
+          response=AgentChatResponse, writes=True, errors=(404, 409, 502),
+          summary=f"The assistant: one message, up to {MAX_ACTIONS} actions through the API's own operations with "
+                  "the caller's key, one reply (docs/agent.md); 502 provider_error when the model provider fails"),
+    Route("POST", "/agent/stream", agent_stream, scope="agent:use", tag="Agent", body=AgentMessage,
+          response=AgentStreamData, writes=True, stream=True, events=STREAM_EVENTS, errors=(404, 409),
+          summary="The assistant as Server-Sent Events: conversation, action.started, action.completed, "
+                  "message.delta (the reply in pieces), done (the chat answer) or error"),
+    Route("GET", "/agent/conversations/{id}", get_agent_conversation, scope="agent:use", tag="Agent",
+          response=ConversationResponse, errors=(404,), patterns=(("id", HEX_ID),),
+          summary="Extension: a conversation with the assistant, turn by turn (message, actions, reply), from its "
+                  "read model"),
+]

@@ -1,0 +1,93 @@
+"""Conversations with the assistant: load one in the caller's workspace, record a turn as it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+from domain.agent.conversation import Conversation
+from infra.eventstore import ConcurrencyError, EventStore
+from services.commands.common import CONFLICT_RETRIES, load_in
+
+
+async def load_conversation(store: EventStore, conversation_id: UUID, workspace_id: UUID,
+                            environment: str) -> Conversation:
+    """The conversation of this workspace and environment; another's is 404 like a missing one."""
+    return await load_in(store, conversation_id, Conversation, workspace_id, environment, "conversation")
+
+
+class TurnRecorder:
+    """Records one turn of a conversation: the message, each action, the reply.
+
+    What is decided is kept in memory and saved by ``flush``, at the points where something must be
+    durable: after an action that writes (what it changed is then recorded before the next step),
+    and at the end of the turn (reads are recorded with the reply: a crash before it loses the
+    record of a read, never of a change). A flush that meets a conflict (another turn of the same
+    conversation saved in between) reloads the conversation and applies what it holds again; the
+    turn's number is the one its message got when it was first saved. A new conversation is started
+    by its first message (``ConversationStarted`` is turn 1's message).
+    """
+
+    def __init__(self, store: EventStore, *, conversation_id: UUID, workspace_id: UUID, environment: str,
+                 key_id: UUID, conversation: Conversation | None, meta: dict) -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self.workspace_id = workspace_id
+        self.environment = environment
+        self.key_id = key_id
+        self.conversation = conversation  # as last saved; None: not saved yet (a new conversation)
+        self.meta = meta
+        self.turn: int | None = None
+        self._stale = False  # the aggregate in memory differs from the store (a failed save): reload it
+        self._pending: list[Callable[[Conversation | None], Conversation]] = []
+
+    def message(self, text: str, *, planner: str, request_id: str) -> None:
+        def receive(conversation: Conversation | None) -> Conversation:
+            if conversation is None:
+                self.turn = 1
+                return Conversation.start(conversation_id=self.conversation_id, workspace_id=self.workspace_id,
+                                          environment=self.environment, key_id=self.key_id, text=text,
+                                          planner=planner, request_id=request_id)
+            self.turn = conversation.receive(text, planner=planner, request_id=request_id)
+            return conversation
+
+        self._pending.append(receive)
+
+    def action(self, *, name: str, arguments: dict, status: str, result: dict | None, error: dict | None) -> None:
+        def record(conversation: Conversation) -> Conversation:
+            conversation.record_action(self.turn, name=name, arguments=arguments, status=status, result=result,
+                                       error=error)
+            return conversation
+
+        self._pending.append(record)
+
+    def reply(self, text: str, *, outcome: str, not_done: int) -> None:
+        def end(conversation: Conversation) -> Conversation:
+            conversation.reply(self.turn, text, outcome=outcome, not_done=not_done)
+            return conversation
+
+        self._pending.append(end)
+
+    async def flush(self) -> int | None:
+        """Save what was decided since the last flush; the position of the last event, or None."""
+        if not self._pending:
+            return None
+        for attempt in range(CONFLICT_RETRIES):
+            if self._stale:
+                self.conversation = await self.store.load_aggregate(self.conversation_id)
+                self._stale = False
+            conversation, turn_before = self.conversation, self.turn
+            try:
+                for apply in self._pending:
+                    conversation = apply(conversation)
+                position = await self.store.save(conversation, workspace_id=self.workspace_id, meta=self.meta)
+            except BaseException as exc:
+                # The aggregate in memory holds what was not saved: the next flush reloads it.
+                self.turn, self._stale = turn_before, True
+                if not isinstance(exc, ConcurrencyError) or attempt == CONFLICT_RETRIES - 1:
+                    raise
+                continue
+            self.conversation = conversation
+            self._pending.clear()
+            return position
+        raise AssertionError("unreachable")

@@ -1,0 +1,122 @@
+"""The assistant's benchmark: ``python -m tests.benchmarks agent``.
+
+The real processes (one API, relay, projector, worker) on the test stack, no model provider, a
+client in this process at concurrency 8, in one run, one after the other on the same workspace:
+
+1. ``GET /v1/credits`` (the plain read the chat is compared with);
+2. ``POST /v1/agent/chat`` with a single-action request ("what is my balance?": the planner, one
+   action through ``get_credits``, the rate-limit count of the action, the conversation recorded);
+3. ``POST /v1/agent/stream`` with the same request: time to the first byte of the body (the
+   ``conversation`` event) and to the ``done`` event; then the same by one client alone, which
+   separates the stream's own latency from the wait behind the other clients' turns.
+
+Latencies are measured by the client, from sending to the end of the answer (or to the byte that
+matters for the stream), and given as p50 / p99. Goals: the chat's p99 at most 3x the plain
+read's; the stream's first byte at most 50 ms at p99.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import orjson
+
+from infra import stack
+from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
+from tests.conftest import _base_settings, drop_isolated
+from tests.e2e.conftest import running_service
+
+SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
+CONCURRENCY = 8
+MESSAGE = orjson.dumps({"message": "what is my balance?"})
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return f"p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms  ({len(ordered)} requests)"
+
+
+async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
+    """``one()`` by ``concurrency`` clients for ``seconds``; every sample it returned."""
+    samples: list = []
+    deadline = time.perf_counter() + seconds
+
+    async def client() -> None:
+        while time.perf_counter() < deadline:
+            samples.append(await one())
+
+    await asyncio.gather(*(client() for _ in range(concurrency)))
+    return samples
+
+
+async def main(base) -> None:
+    await drop_isolated(base, await fresh(base))  # (re)makes the benchmarks' migrated template
+    logs = Path(tempfile.mkdtemp(prefix="vaeo-bench-agent-"))
+    async with running_service(base, TEMPLATE, logs, apis=1) as service:
+        ws = await service.workspace(credits=1000, rate_limit=10_000_000)
+        headers = {"Authorization": f"Bearer {ws.key}", "Content-Type": "application/json"}
+        connector = aiohttp.TCPConnector(limit=CONCURRENCY)
+        async with aiohttp.ClientSession(connector=connector) as http:
+            async def credits() -> float:
+                started = time.perf_counter()
+                async with http.get(service.base + "/credits", headers=headers) as resp:
+                    await resp.read()
+                    assert resp.status == 200
+                return time.perf_counter() - started
+
+            async def chat() -> float:
+                started = time.perf_counter()
+                async with http.post(service.base + "/agent/chat", data=MESSAGE, headers=headers) as resp:
+                    body = await resp.read()
+                    assert resp.status == 200, body
+                return time.perf_counter() - started
+
+            async def stream() -> tuple[float, float]:
+                started = time.perf_counter()
+                first = None
+                async with http.post(service.base + "/agent/stream", data=MESSAGE, headers=headers) as resp:
+                    assert resp.status == 200
+                    received = b""
+                    async for chunk in resp.content.iter_any():
+                        if first is None:
+                            first = time.perf_counter() - started
+                        received += chunk
+                        if b"event: done" in received:
+                            break
+                return first, time.perf_counter() - started
+
+            for warm in (credits, chat, stream):  # connections, caches, the first appends
+                await load(2, warm)
+            read = await load(SECONDS, credits)
+            chatted = await load(SECONDS, chat)
+            streamed = await load(SECONDS, stream)
+            alone = await load(SECONDS / 3, stream, concurrency=1)  # no queue behind other turns
+    print(f"machine: {machine()}")
+    print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
+    print(f"GET /v1/credits                     {percentiles(read)}")
+    print(f"POST /v1/agent/chat (one action)    {percentiles(chatted)}")
+    print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed])}")
+    print(f"POST /v1/agent/stream, to done      {percentiles([d for _, d in streamed])}")
+    print(f"the stream alone (concurrency 1), first byte {percentiles([f for f, _ in alone])}")
+    print(f"the stream alone (concurrency 1), to done    {percentiles([d for _, d in alone])}")
+    print(f"load average at the end (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    ratio = sorted(chatted)[int(len(chatted) * 0.99)] / sorted(read)[int(len(read) * 0.99)]
+    print(f"chat p99 / read p99: {ratio:.2f}x (goal at most 3x)")
+
+
+def run(argv: list[str] | None = None) -> None:
+    base = _base_settings()
+    stack.up(base)  # synchronous: it runs its own event loop to probe the broker
+    asyncio.run(main(base))
+
+
+if __name__ == "__main__":
+    run()
