@@ -129,6 +129,8 @@ async def test_candidates_appear_with_every_field_best_first(service, world):
     ({"query": "RENOVATION ENERGETIQUE"}, ["long"]),  # case and accents ignored
     ({"query": "court extrait"}, ["short"]),  # the description
     ({"query": "nothing like this"}, []),
+    ({"query": "e"}, ["long", "short"]),  # both match; fewer than a page: the trigram step
+    ({"query": "e", "limit": "1"}, ["long"]),  # the page is full among the best: the score walk alone
     ({"limit": "1"}, ["long"]),
 ])
 async def test_each_filter(world, params, expected):
