@@ -47,6 +47,11 @@ def _t(fr: bool, en: str, french: str) -> str:
     return french if fr else en
 
 
+def _n(count: Any, one: str, many: str, *, fr: bool = False) -> str:
+    """``count`` and its noun, singular for one (and for zero in French): "1 video", "3 vidéos"."""
+    return f"{count} {one if count == 1 or (fr and count == 0) else many}"
+
+
 # ------------------------------------------------------------------------------------ labels
 
 _LABELS: dict[str, tuple[str, str]] = {
@@ -150,14 +155,17 @@ def _found(view: ActionView, fr: bool) -> str:
         if not r.get("count"):
             return _t(fr, "No active alert.", "Aucune alerte active.")
         shown = _list(r.get("alerts") or [], lambda x: f"{x.get('severity')} {x.get('type')}: {x.get('message')}", fr)
-        return _t(fr, f"{r['count']} active alerts ({r.get('critical', 0)} critical): {shown}.",
-                  f"{r['count']} alertes actives ({r.get('critical', 0)} critiques) : {shown}.")
+        return _t(fr, f"{_n(r['count'], 'active alert', 'active alerts')} ({r.get('critical', 0)} critical): "
+                      f"{shown}.",
+                  f"{_n(r['count'], 'alerte active', 'alertes actives', fr=True)} "
+                  f"({r.get('critical', 0)} critiques) : {shown}.")
     if n == "list_videos":
         if not r.get("count"):
             return _t(fr, "You have no video yet.", "Vous n'avez pas encore de vidéo.")
         shown = _list(r.get("videos") or [], lambda v: f"#{v.get('id')} {_q(v.get('name'), fr)} "
                                                        f"({_status(v.get('status'), fr)})", fr, r.get("has_more"))
-        return _t(fr, f"{r['count']} videos: {shown}.", f"{r['count']} vidéos : {shown}.")
+        return _t(fr, f"{_n(r['count'], 'video', 'videos')}: {shown}.",
+                  f"{_n(r['count'], 'vidéo', 'vidéos', fr=True)} : {shown}.")
     if n == "get_video":
         article = r.get("article_id")
         extra = (_t(fr, f", article {article}", f", article {article}") if article else "")
@@ -181,8 +189,10 @@ def _found(view: ActionView, fr: bool) -> str:
         first = [f for f in (r.get("first") or []) if f]
         shown = (" " + _t(fr, "First: ", "Premiers : ") + "; ".join(_q(f, fr) for f in first) + ".") if first else ""
         what = label(n, a, fr).split(" ", 2)[-1]  # "the claims of video 3"
-        return _t(fr, f"Video {a.get('id')}: {r.get('count')} items ({what}, {r.get('link')}).{shown}",
-                  f"Vidéo {a.get('id')} : {r.get('count')} éléments ({what}, {r.get('link')}).{shown}")
+        return _t(fr, f"Video {a.get('id')}: {_n(r.get('count'), 'item', 'items')} ({what}, "
+                      f"{r.get('link')}).{shown}",
+                  f"Vidéo {a.get('id')} : {_n(r.get('count'), 'élément', 'éléments', fr=True)} ({what}, "
+                  f"{r.get('link')}).{shown}")
     if n == "get_narrative":
         chapters = "; ".join(str(c) for c in (r.get("chapters") or []))
         return _t(fr, f"Video {a.get('id')}: structure {', '.join(map(str, r.get('structure') or []))}; chapters: "
@@ -203,7 +213,8 @@ def _found(view: ActionView, fr: bool) -> str:
             return _t(fr, "You have no job.", "Vous n'avez aucun job.")
         shown = _list(r.get("jobs") or [], lambda j: f"{j.get('id')} {j.get('type')} {_status(j.get('status'), fr)} "
                                                      f"{j.get('progress')} %", fr)
-        return _t(fr, f"{r['count']} jobs: {shown}.", f"{r['count']} jobs : {shown}.")
+        return _t(fr, f"{_n(r['count'], 'job', 'jobs')}: {shown}.",
+                  f"{_n(r['count'], 'job', 'jobs', fr=True)} : {shown}.")
     if n in ("get_job", "cancel_job"):
         error = f" ({r.get('error_message')})" if r.get("error_message") else ""
         article = _t(fr, f", article {r['article_id']}", f", article {r['article_id']}") if r.get("article_id") else ""
@@ -217,7 +228,8 @@ def _found(view: ActionView, fr: bool) -> str:
         shown = _list(r.get("articles") or [], lambda x: f"#{x.get('id')} {_q(x.get('title'), fr)} (AEO "
                                                          f"{x.get('aeo_score')}, GEO {x.get('geo_score')})", fr,
                       r.get("has_more"))
-        return _t(fr, f"{r['count']} articles: {shown}.", f"{r['count']} articles : {shown}.")
+        return _t(fr, f"{_n(r['count'], 'article', 'articles')}: {shown}.",
+                  f"{_n(r['count'], 'article', 'articles', fr=True)} : {shown}.")
     if n in ("get_article", "get_article_scores"):
         ident = r.get("id", r.get("article_id", a.get("id")))
         title = f" {_q(r.get('title'), fr)}" if r.get("title") else ""
@@ -254,7 +266,8 @@ def _found(view: ActionView, fr: bool) -> str:
             return _t(fr, "No revival candidate.", "Aucun candidat à la relance.")
         shown = _list(r.get("candidates") or [], lambda x: f"{x.get('id')} {_q(x.get('title'), fr)} (media "
                       f"{x.get('media_id')}, score {x.get('score')}, {_status(x.get('status'), fr)})", fr)
-        return _t(fr, f"{r['count']} revival candidates: {shown}.", f"{r['count']} candidats à la relance : {shown}.")
+        return _t(fr, f"{_n(r['count'], 'revival candidate', 'revival candidates')}: {shown}.",
+                  f"{_n(r['count'], 'candidat à la relance', 'candidats à la relance', fr=True)} : {shown}.")
     if n == "complete_descriptions":
         drafts = "; ".join(f"{d.get('platform_id')} {d.get('measured_length')}/{d.get('max_length')}"
                            for d in r.get("drafts") or [])

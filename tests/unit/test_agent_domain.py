@@ -301,3 +301,12 @@ async def test_a_stream_read_to_its_end_sends_every_event_then_done():
     seen = [e async for e in _turn_events(turn)]
     assert [e.event for e in seen] == ["conversation"] + ["action.started", "action.completed"] * 5 + ["done"]
     assert [e.id for e in seen] == list(range(1, 13))
+
+
+def test_a_count_of_one_is_said_in_the_singular_in_both_languages():
+    video = {"id": 33, "name": "Heat pumps", "status": "analyzed"}
+    one = ActionView("list_videos", {}, "ok", {"count": 1, "videos": [video], "has_more": False}, None)
+    two = ActionView("list_videos", {}, "ok", {"count": 2, "videos": [video, {**video, "id": 34}],
+                                               "has_more": False}, None)
+    assert compose("en", [one]).startswith("1 video: ") and compose("fr", [one]).startswith("1 vidéo : ")
+    assert compose("en", [two]).startswith("2 videos: ") and compose("fr", [two]).startswith("2 vidéos : ")
