@@ -42,6 +42,9 @@ from tests.media_factory import make_captioned_video, podcast_cues
 _T0 = datetime(2025, 1, 1, tzinfo=UTC)
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "400"))
 CONCURRENCY = 8
+# API processes for the completions (``BENCH_APIS``, 1): with more, the client spreads its requests
+# over them in turn, as a load balancer in front of several API processes would.
+APIS = int(os.environ.get("BENCH_APIS", "1"))
 PLATFORMS = ["videosite_long", "videosite_shorts", "professional_network_long", "social_network_a_video",
              "social_network_a_reels", "social_network_b_reels", "short_video_app", "microblog_video",
              "pinboard_site", "blog_embed"]
@@ -97,7 +100,7 @@ async def upload_and_analyse(http: aiohttp.ClientSession, base: str, key: str, v
 async def bench_complete(base_settings, results: dict) -> None:
     root = Path(tempfile.mkdtemp(prefix="vaeo-bench-revival-"))
     made = await asyncio.to_thread(make_captioned_video, root, 3600, podcast_cues(3600), "hour.mp4")
-    async with running_service(base_settings, TEMPLATE, root, apis=1) as svc:
+    async with running_service(base_settings, TEMPLATE, root, apis=APIS) as svc:
         ws = await svc.workspace(credits=10 * REQUESTS + 1000)
         headers = {"Authorization": f"Bearer {ws.key}"}
         async with svc.http.post(f"{svc.base}/medias", json={"name": "bench"}, headers=headers) as resp:
@@ -121,7 +124,8 @@ async def bench_complete(base_settings, results: dict) -> None:
 
         async def send(i: int) -> None:
             payload = {**body, "idempotency_key": f"bench-complete-{i:08d}-{uuid.uuid4().hex[:8]}"}
-            async with svc.http.post(f"{svc.base}/production/descriptions/complete", json=payload,
+            base = svc.bases[i % len(svc.bases)]
+            async with svc.http.post(f"{base}/production/descriptions/complete", json=payload,
                                      headers=headers) as resp:
                 assert resp.status == 200, await resp.text()
                 await resp.read()
@@ -132,7 +136,9 @@ async def bench_complete(base_settings, results: dict) -> None:
         pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
-        print(f"completions at concurrency {CONCURRENCY} (api pid {pids['api0']})", flush=True)
+        apis = ", ".join(str(pids[f"api{i}"]) for i in range(APIS))
+        print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis})", flush=True)
+        results["complete_api_processes"] = APIS
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
