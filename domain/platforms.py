@@ -101,9 +101,16 @@ def _weight_of(text: str) -> int:
     return len(text) + len(_HEAVY.findall(text))
 
 
+# What every link above has: a letter or digit, a dot, a letter (the host's last dot before its
+# top-level domain). A text without one has no link, and the link pattern need not be tried.
+_MAYBE_LINK = re.compile(r"[a-z0-9]\.[a-z]", re.IGNORECASE)
+
+
 def weighted_length(text: str) -> int:
     """The microblog's count of ``text`` (see the module docstring)."""
     text = unicodedata.normalize("NFC", text)
+    if _MAYBE_LINK.search(text) is None:
+        return _weight_of(text)
     total, at = 0, 0
     for match in _LINK.finditer(text):
         total += _weight_of(text[at:match.start()])

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -616,6 +616,21 @@ def _replace_forbidden(text: str, platform: Platform) -> tuple[str, int]:
     return text, count
 
 
+def _fewest(options: int, fits: Callable[[int], bool]) -> int:
+    """The first of ``options`` (0 to options - 1, each shorter than the one before) for which
+    ``fits`` holds, by bisection; the last one when none does."""
+    low, high = 0, options - 1
+    if options == 0 or fits(0):
+        return 0
+    while high - low > 1:  # low does not fit; high fits or is the last option
+        middle = (low + high) // 2
+        if fits(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def fit(platform: Platform, description: str, chapters: Sequence[str], summary: Sequence[SummaryPart],
         language: str | None) -> Fitted:
     """The draft for ``platform`` within its limit, in its unit.
@@ -638,17 +653,37 @@ def fit(platform: Platform, description: str, chapters: Sequence[str], summary: 
 
     warnings: list[str] = []
     total_parts = len(summary)
-    while summary and length_of(description) > platform.max_length:
-        summary.remove(max(summary, key=lambda p: p.drop_rank))
+    # Summary lines go in drop order (highest ``drop_rank`` first, ties in their order), chapters
+    # from the last (and fewer than three are none). Each step only shortens the text, so the
+    # fewest drops that fit are found by bisection: a few measures of the whole text, not one per
+    # line (the microblog's weighted count is the costly one).
+    drop_order = sorted(range(total_parts), key=lambda i: -summary[i].drop_rank)
+    all_parts = summary
+
+    def summary_after(drops: int) -> list[SummaryPart]:
+        dropped = set(drop_order[:drops])
+        return [part for i, part in enumerate(all_parts) if i not in dropped]
+
+    def fits_after_drops(drops: int) -> bool:
+        nonlocal summary
+        summary = summary_after(drops)
+        return length_of(description) <= platform.max_length
+
+    summary = summary_after(_fewest(total_parts + 1, fits_after_drops))
     if total_parts and len(summary) < total_parts:
         warnings.append(f"{platform.id}: the GEO summary was left out to fit {unit_name}" if not summary else
                         f"{platform.id}: {total_parts - len(summary)} of the GEO summary's {total_parts} lines were "
                         f"left out to fit {unit_name}")
     total_chapters = len(chapters)
-    while chapters and length_of(description) > platform.max_length:
-        chapters.pop()
-        if len(chapters) < 3:
-            chapters.clear()
+    all_chapters = chapters
+    kept_counts = [total_chapters, *range(total_chapters - 1, 2, -1), *([0] if total_chapters else [])]
+
+    def fits_with_chapters(option: int) -> bool:
+        nonlocal chapters
+        chapters = all_chapters[:kept_counts[option]]
+        return length_of(description) <= platform.max_length
+
+    chapters = all_chapters[:kept_counts[_fewest(len(kept_counts), fits_with_chapters)]]
     if len(chapters) < total_chapters:
         warnings.append(f"{platform.id}: the chapters were left out: fewer than three fit in {unit_name}"
                         if not chapters else

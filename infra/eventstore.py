@@ -10,6 +10,7 @@ import copy
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from uuid import UUID
 
 import asyncpg
@@ -22,6 +23,11 @@ NOTIFY_CHANNEL = "vaeo_events"
 # and rebuilding tens of thousands of them for every charge would make a busy workspace slow.
 CACHE_FROM_VERSION = 16
 CACHED_AGGREGATES = 2048  # streams kept per process (least recently loaded dropped first)
+# Streams read (never changed) by a command on every request, such as a video with its Content
+# Graph or an article, are kept too, whatever their length, and shared by readers without a copy
+# (``read_aggregate``): a 60-minute video's graph is about 80 KB to receive, decode and rebuild,
+# and 3 ms to copy. Fewer are kept: each can weigh a megabyte in memory.
+READ_AGGREGATES = 128
 CONFLICT_SQLSTATE = "VA001"
 
 SideEffect = Callable[[asyncpg.Connection], Awaitable[None]]
@@ -29,6 +35,44 @@ SideEffect = Callable[[asyncpg.Connection], Awaitable[None]]
 
 class ConcurrencyError(Exception):
     """The stream moved since it was loaded: reload, decide again, retry."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A side effect that is one call of a PostgreSQL function (``SELECT function(args)``: always
+    one row, whatever it returns; the function raises to refuse the append). Unlike any other side
+    effect it rides in the append's own statement, so an append with calls only is one round trip
+    instead of four (begin, the effect, the append, commit). ``types`` are the arguments' SQL types.
+    ``on_commit``, when given, is called once the append it rode in has committed."""
+
+    function: str
+    types: tuple[str, ...]
+    args: tuple
+    on_commit: Callable[[], None] | None = None
+
+    def sql(self, offset: int = 0) -> str:
+        return f"{self.function}(" + ", ".join(f"${offset + i}::{t}" for i, t in enumerate(self.types, 1)) + ")"
+
+    async def __call__(self, conn: asyncpg.Connection) -> None:
+        await conn.execute(f"SELECT {self.sql()}", *self.args)
+
+
+def _committed(effects: Sequence[SideEffect]) -> None:
+    for effect in effects:
+        if isinstance(effect, Call) and effect.on_commit is not None:
+            effect.on_commit()
+
+
+def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent]) -> tuple[str, tuple]:
+    """One statement: each call in a CTE (a volatile function's CTE is evaluated, once, and not
+    inlined), the append over their one-row cross join, so after every call has succeeded."""
+    parts, args = [], []
+    for n, call in enumerate(calls):
+        parts.append(f"c{n} AS (SELECT {call.sql(len(args))})")
+        args.extend(call.args)
+    sql = (f"WITH {', '.join(parts)} SELECT {_append_call(len(args))} "
+           f"FROM {', '.join(f'c{n}' for n in range(len(calls)))}")
+    return sql, (*args, *_args(events))
 
 
 def _args(events: Sequence[NewEvent]) -> tuple:
@@ -45,10 +89,13 @@ def _connection_lost(exc: asyncpg.PostgresError) -> bool:
 
 
 async def _append_on(conn: asyncpg.Connection, events: Sequence[NewEvent], before: Sequence[SideEffect]) -> int:
-    """The side effects and the append in one transaction; without side effects, one statement
-    (its own transaction, one round trip). Returns the last position."""
+    """The side effects and the append in one transaction; without side effects, or with calls
+    only (``Call``), one statement (its own transaction, one round trip). Returns the last position."""
     if not before:
         return await conn.fetchval(_APPEND, *_args(events))
+    if all(isinstance(effect, Call) for effect in before):
+        sql, args = _with_calls(before, events)
+        return await conn.fetchval(sql, *args)
     async with conn.transaction():
         for effect in before:
             await effect(conn)
@@ -86,6 +133,7 @@ class EventStore:
         self._committer: asyncio.Task | None = None
         self._stream_locks: weakref.WeakValueDictionary[UUID, asyncio.Lock] = weakref.WeakValueDictionary()
         self._aggregates: OrderedDict[UUID, object] = OrderedDict()
+        self._read: OrderedDict[UUID, object] = OrderedDict()
 
     def stream_lock(self, stream_id: UUID) -> asyncio.Lock:
         """A lock for commands of this process that decide on one stream (a workspace's charges):
@@ -111,12 +159,15 @@ class EventStore:
             self._queue.append((events, before, future))
             if self._committer is None or self._committer.done():
                 self._committer = asyncio.create_task(self._commit_groups())
-            return await future
+            last = await future
+            _committed(before)
+            return last
         async with self.pool.acquire() as conn:
             try:
                 last = await _append_on(conn, events, before)
             except asyncpg.PostgresError as exc:
                 raise _as_conflict(exc) from exc
+            _committed(before)
             await self._notify(conn, last)
         return last
 
@@ -305,6 +356,32 @@ class EventStore:
             self._aggregates.move_to_end(stream_id)
             while len(self._aggregates) > CACHED_AGGREGATES:
                 self._aggregates.popitem(last=False)
+        return aggregate
+
+    async def read_aggregate(self, stream_id: UUID):
+        """The aggregate at its latest version, to read and never to change (nothing is decided or
+        saved on it): the same object is handed to every reader, so the caller must not modify it
+        or anything it holds. None when the stream is empty.
+
+        Kept in memory (``READ_AGGREGATES``) and brought up to date with one query, like a long
+        stream in ``load_aggregate``: a stream that moved is rebuilt onto a copy, so that an
+        object a reader already holds never changes under it.
+        """
+        kept = self._read.get(stream_id)
+        if kept is None:
+            aggregate = self.registry.reconstruct(await self.load(stream_id))
+        else:
+            self._read.move_to_end(stream_id)
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(_LOAD_AFTER, stream_id, kept.version)
+            if not rows:
+                return kept
+            aggregate = self.registry.reconstruct((row_to_stored(r) for r in rows), start=copy.deepcopy(kept))
+        if aggregate is not None:
+            self._read[stream_id] = aggregate
+            self._read.move_to_end(stream_id)
+            while len(self._read) > READ_AGGREGATES:
+                self._read.popitem(last=False)
         return aggregate
 
     async def head(self) -> int:

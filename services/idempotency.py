@@ -43,7 +43,7 @@ import orjson
 
 from domain.base import DomainError, deterministic_id
 from domain.jobs import CANCELLED, FAILED, Job
-from infra.eventstore import EventStore, SideEffect
+from infra.eventstore import Call, EventStore
 from infra.settings import wall_clock
 
 CLAIM_S = 60.0
@@ -105,16 +105,22 @@ class Claim:
     key: str
     owner: UUID
     clock: Callable[[], datetime] = field(repr=False, compare=False)
+    # Set once an append that stored the answer has committed: the answer need not be looked for.
+    _stored: list[bool] = field(default_factory=list, repr=False, compare=False)
 
     def _args(self, outcome: Outcome) -> tuple:
         return (self.workspace_id, self.environment, self.operation, self.key, self.owner, outcome.status,
                 _as_json(outcome.body), self.clock())
 
-    def records(self, outcome: Outcome) -> SideEffect:
-        async def complete(conn: asyncpg.Connection) -> None:
-            await conn.execute(_COMPLETE, *self._args(outcome))
+    @property
+    def answer_stored(self) -> bool:
+        return bool(self._stored)
 
-        return complete
+    def records(self, outcome: Outcome) -> Call:
+        """The side effect that stores ``outcome`` as the key's answer (a call of
+        ``vaeo_idempotency_complete``, which refuses the append when the claim lapsed)."""
+        return Call("vaeo_idempotency_complete", _COMPLETE_TYPES, self._args(outcome),
+                    on_commit=lambda: self._stored.append(True))
 
 
 class IdempotencyKeys:
@@ -187,6 +193,8 @@ class IdempotencyKeys:
         """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
         when the command's append stored it already (asked first, so that a large answer is not sent
         to the database a second time), or when the claim lapsed and moved on."""
+        if claim.answer_stored:
+            return  # the command's own append stored it and committed
         async with self.pool.acquire() as conn:
             if await conn.fetchval(_DONE, claim.workspace_id, claim.environment, claim.operation, claim.key):
                 return  # stored by the command's append (or by the request that took over a lapsed claim)
@@ -278,6 +286,7 @@ RETURNING owner
 """
 _READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
          "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
+_COMPLETE_TYPES = ("uuid", "text", "text", "text", "uuid", "integer", "jsonb", "timestamptz")
 _COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::jsonb, $8)"
 _DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
          "AND key = $4 AND state = 'done'")

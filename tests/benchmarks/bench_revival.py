@@ -137,7 +137,8 @@ async def bench_complete(base_settings, results: dict) -> None:
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
         apis = ", ".join(str(pids[f"api{i}"]) for i in range(APIS))
-        print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis})", flush=True)
+        print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis}; "
+              f"relay pid {pids.get('relay')}, projector pid {pids.get('projector')})", flush=True)
         results["complete_api_processes"] = APIS
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
         busy_after = machine_busy()
@@ -148,6 +149,14 @@ async def bench_complete(base_settings, results: dict) -> None:
         results["complete_machine_busy_pct"] = round(100 * (busy_after[0] - busy_before[0])
                                                      / max(1, busy_after[1] - busy_before[1]), 1)
         results["complete_video_id"] = video_id
+        async with svc.pool.acquire() as conn:
+            sizes = await conn.fetchrow(
+                "SELECT avg(length(data::text))::int AS event, avg(pg_column_size(data))::int AS stored "
+                "FROM events WHERE type = 'DescriptionsCompleted'")
+            answer = await conn.fetchval("SELECT avg(length(body::text))::int FROM idempotency_keys "
+                                         "WHERE operation = 'complete_descriptions'")
+        results["complete_bytes"] = {"event_json": sizes["event"], "event_stored": sizes["stored"],
+                                     "idempotency_answer_json": answer}
 
 
 def candidate_events(workspace_id: uuid.UUID, count: int, seed: int = 7) -> list[StoredEvent]:

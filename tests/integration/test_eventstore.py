@@ -211,3 +211,54 @@ async def test_a_long_stream_loads_from_its_kept_state_plus_what_any_process_app
     assert {k: v for k, v in vars(again).items() if k != "_pending_events"} == \
         {k: v for k, v in vars(whole).items() if k != "_pending_events"}
     assert again.credits_total == whole.credits_total == CACHE_FROM_VERSION + 4 + 30
+
+
+async def test_a_stream_read_only_is_shared_until_it_moves_and_then_rebuilt_on_a_copy(pool, registry):
+    """``read_aggregate`` hands every reader the same kept object while the stream stands still; once
+    another process appends, the next read is the whole stream's state on a new object, and the
+    object an earlier reader holds has not changed under it."""
+    from services.commands import add_credits, create_workspace
+
+    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)
+    ws, _ = await create_workspace(here, name="read", plan="pro", credits=5, rate_limit=600)
+    first = await here.read_aggregate(ws)
+    assert await here.read_aggregate(ws) is first, "a stream that did not move is not rebuilt"
+    held_version, held_total = first.version, first.credits_total
+    await add_credits(elsewhere, ws, 7)
+    moved = await here.read_aggregate(ws)
+    assert moved is not first
+    assert (first.version, first.credits_total) == (held_version, held_total), "a held reading never changes"
+    whole = registry.reconstruct(await here.load(ws))
+    assert (moved.version, moved.credits_total) == (whole.version, whole.credits_total) == (held_version + 1,
+                                                                                           held_total + 7)
+    assert await here.read_aggregate(uuid.uuid4()) is None
+
+
+@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
+async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(pool, registry, group_commit):
+    """Calls (``Call``) run in the append's own statement: when one refuses, nothing is written and
+    nobody hears of a commit; when they all succeed, their effects and the events commit together
+    and ``on_commit`` is called after."""
+    from services.idempotency import IdempotencyKeys, Outcome
+
+    store = EventStore(pool, registry, group_commit=group_commit)
+    ws = uuid.uuid4()
+    keys = IdempotencyKeys(pool)
+    claim = await keys._claim(ws, "production", "test.calls", "k" * 16, "hash")
+    stolen = await keys._claim(ws, "production", "test.calls", "s" * 16, "hash")
+    await keys._release(stolen)  # this claim is no longer held: completing it refuses
+    refusing = stolen.records(Outcome(200, {"data": {}}))
+    _, events = _job_events(store, ws)
+    with pytest.raises(asyncpg.PostgresError):
+        await store.append(events, before=[claim.records(Outcome(200, {"data": {"n": 1}})), refusing])
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1", ws) == 0
+        assert await conn.fetchval("SELECT state FROM idempotency_keys WHERE key = $1", "k" * 16) == "in_flight"
+    assert not claim.answer_stored
+
+    await store.append(events, before=[claim.records(Outcome(201, {"data": {"n": 2}}))])
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1", ws) == len(events)
+        row = await conn.fetchrow("SELECT state, status, body FROM idempotency_keys WHERE key = $1", "k" * 16)
+    assert (row["state"], row["status"], row["body"]) == ("done", 201, {"data": {"n": 2}})
+    assert claim.answer_stored, "on_commit was called"
