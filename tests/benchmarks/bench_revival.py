@@ -72,6 +72,17 @@ async def timed_requests(count: int, concurrency: int, send) -> list[float]:
     return samples
 
 
+async def database_activity(pool) -> dict[str, int]:
+    """This database's transactions and rows touched so far (PostgreSQL's statistics)."""
+    async with pool.acquire() as conn:
+        await conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = await conn.fetchrow(
+            "SELECT xact_commit + xact_rollback AS transactions, tup_returned + tup_fetched AS rows_read, "
+            "tup_inserted + tup_updated + tup_deleted AS rows_written FROM pg_stat_database "
+            "WHERE datname = current_database()")
+    return dict(row)
+
+
 async def upload_and_analyse(http: aiohttp.ClientSession, base: str, key: str, video: Path, vtt: Path,
                              media_id: int) -> tuple[int, float]:
     headers = {"Authorization": f"Bearer {key}"}
@@ -136,6 +147,7 @@ async def bench_complete(base_settings, results: dict) -> None:
         pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
+        db_before = await database_activity(svc.pool)
         apis = ", ".join(str(pids[f"api{i}"]) for i in range(APIS))
         print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis}; "
               f"relay pid {pids.get('relay')}, projector pid {pids.get('projector')})", flush=True)
@@ -143,7 +155,10 @@ async def bench_complete(base_settings, results: dict) -> None:
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
+        db_after = await database_activity(svc.pool)
         results["complete_concurrency_8"] = percentiles(samples)
+        results["complete_database_per_request"] = {name: round((db_after[name] - db_before[name]) / REQUESTS, 1)
+                                                     for name in db_after}
         results["complete_cpu_ms_per_request"] = {name: round((cpu_after[name] - cpu_before[name]) * 1000 / REQUESTS, 1)
                                                   for name in cpu_after}
         results["complete_machine_busy_pct"] = round(100 * (busy_after[0] - busy_before[0])
