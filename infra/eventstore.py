@@ -178,8 +178,17 @@ class EventStore:
         pending = [*events]
         for agg in aggregates:
             pending.extend(agg.collect_events())
-        return await self.append(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
-                                 before=before)
+        try:
+            last = await self.append(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
+                                     before=before)
+        except ConcurrencyError:
+            for agg in aggregates:  # decided on a state another process moved: read it anew next time
+                self._aggregates.pop(agg.id, None)
+            raise
+        for agg in aggregates:  # a kept stream's state is now the one just saved
+            if agg.id in self._aggregates:
+                self._aggregates[agg.id] = copy.deepcopy(agg)
+        return last
 
     async def next_id(self, sequence: str) -> int:
         """A new integer id (media, video, article) from a PostgreSQL sequence.
@@ -357,6 +366,22 @@ class EventStore:
             while len(self._aggregates) > CACHED_AGGREGATES:
                 self._aggregates.popitem(last=False)
         return aggregate
+
+    async def load_kept(self, stream_id: UUID):
+        """The aggregate to decide on, from this process's kept state without a query when there is
+        one (a long stream this process loaded or saved); else ``load_aggregate``.
+
+        For a stream whose appends mostly come from this process, one after the other (a
+        workspace's charges, under ``stream_lock``). When another process has moved the stream,
+        the decision's append is refused by its expected version (``ConcurrencyError``), ``save``
+        drops the kept state, and the retry loads the stream: a stale state costs a retry, never
+        a wrong decision.
+        """
+        kept = self._aggregates.get(stream_id)
+        if kept is None:
+            return await self.load_aggregate(stream_id)
+        self._aggregates.move_to_end(stream_id)
+        return copy.deepcopy(kept)
 
     async def read_aggregate(self, stream_id: UUID):
         """The aggregate at its latest version, to read and never to change (nothing is decided or

@@ -30,11 +30,14 @@ async def with_retries(command: Callable[[], Awaitable[T]], attempts: int = CONF
     raise AssertionError("unreachable")
 
 
-async def load_owned(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+async def load_owned(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None,
+                     *, kept: bool = False):
     """The aggregate if it exists in this workspace; another workspace's answers exactly like none.
 
-    The 404 names ``shown_id``, the id the client sent, when the stream id is derived from it."""
-    agg = await store.load_aggregate(stream_id)
+    The 404 names ``shown_id``, the id the client sent, when the stream id is derived from it.
+    ``kept``: from this process's kept state (``EventStore.load_kept``), for a workspace's charges
+    decided under its stream lock."""
+    agg = await (store.load_kept(stream_id) if kept else store.load_aggregate(stream_id))
     if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
         raise missing(what, stream_id, shown_id)
     return agg

@@ -71,12 +71,13 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
         pending = list(job.collect_events())
         if announce is not None:
             pending += announce(job_id)
+        charged = []
         if credits:
-            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
             workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
-            pending += workspace.collect_events()
+            charged.append(workspace)
         try:
-            position = await store.save(workspace_id=workspace_id, meta=meta, events=pending,
+            position = await store.save(*charged, workspace_id=workspace_id, meta=meta, events=pending,
                                         before=[*quota, *before])
         except asyncpg.CheckViolationError as exc:
             if exc.constraint_name != "sandbox_job_quota_within":

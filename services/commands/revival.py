@@ -146,7 +146,7 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         # The workspace's charges are decided one after the other in this process (its stream's
         # lock), the rest of the work is not: the lock is held for the charge and the append only.
         async with store.stream_lock(workspace_id):
-            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
             workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
             position = await store.save(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
                                         before=[claim.records(outcome)])

@@ -262,3 +262,33 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
         row = await conn.fetchrow("SELECT state, status, body FROM idempotency_keys WHERE key = $1", "k" * 16)
     assert (row["state"], row["status"], row["body"]) == ("done", 201, {"data": {"n": 2}})
     assert claim.answer_stored, "on_commit was called"
+
+
+async def test_a_kept_state_is_decided_on_without_a_query_and_a_stale_one_costs_one_retry(pool, registry):
+    """``load_kept`` gives this process's kept state (updated by its own saves); when another process
+    moved the stream, the decision's append is refused, the kept state dropped, and the next load
+    reads the stream: the charge then lands on the true balance."""
+    from infra.eventstore import CACHE_FROM_VERSION, ConcurrencyError
+    from services.commands import add_credits, create_workspace
+
+    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)
+    ws, _ = await create_workspace(here, name="kept", plan="pro", credits=100, rate_limit=600)
+    for _ in range(CACHE_FROM_VERSION):
+        await add_credits(here, ws, 1)
+    workspace = await here.load_kept(ws)
+    workspace.charge(10, "first")
+    await here.save(workspace, workspace_id=ws)
+    assert here._aggregates[ws].version == workspace.version, "a save keeps the state it saved"
+
+    await add_credits(elsewhere, ws, 1000)  # another process moves the stream
+    stale = await here.load_kept(ws)
+    assert stale.version == workspace.version, "no query: the kept state, not the stream"
+    stale.charge(5, "decided on a stale state")
+    with pytest.raises(ConcurrencyError):
+        await here.save(stale, workspace_id=ws)
+    assert ws not in here._aggregates
+    fresh = await here.load_kept(ws)
+    fresh.charge(5, "again")
+    await here.save(fresh, workspace_id=ws)
+    whole = registry.reconstruct(await here.load(ws))
+    assert whole.credits_balance == 100 + CACHE_FROM_VERSION + 1000 - 10 - 5
