@@ -42,7 +42,8 @@ class Call:
     """A side effect that is one call of a PostgreSQL function (``SELECT function(args)``: always
     one row, whatever it returns; the function raises to refuse the append). Unlike any other side
     effect it rides in the append's own statement, so an append with calls only is one round trip
-    instead of four (begin, the effect, the append, commit). ``types`` are the arguments' SQL types.
+    instead of four (begin, the effect, the append, commit). ``types`` are the arguments' SQL types
+    (a cast chain such as ``text::jsonb`` passes JSON already serialised).
     ``on_commit``, when given, is called once the append it rode in has committed."""
 
     function: str

@@ -89,9 +89,10 @@ def _refusal_body(exc: DomainError) -> dict:
     return {"error": {"code": exc.code, "message": exc.message, "details": dict(exc.details)}}
 
 
-def _as_json(body: dict) -> dict:
-    """The body as stored and replayed: JSON values only (ids and instants become strings)."""
-    return orjson.loads(orjson.dumps(body, default=str))
+def _as_json(body: dict) -> str:
+    """The body as stored and replayed, as JSON text (ids and instants become strings): sent as
+    text and made ``jsonb`` by PostgreSQL, so that it is serialised once."""
+    return orjson.dumps(body, default=str).decode()
 
 
 @dataclass(frozen=True)
@@ -286,8 +287,8 @@ RETURNING owner
 """
 _READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
          "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
-_COMPLETE_TYPES = ("uuid", "text", "text", "text", "uuid", "integer", "jsonb", "timestamptz")
-_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::jsonb, $8)"
+_COMPLETE_TYPES = ("uuid", "text", "text", "text", "uuid", "integer", "text::jsonb", "timestamptz")
+_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8)"
 _DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
          "AND key = $4 AND state = 'done'")
 _RELEASE = ("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
