@@ -393,22 +393,35 @@ class EventStore:
         stream in ``load_aggregate``: a stream that moved is rebuilt onto a copy, so that an
         object a reader already holds never changes under it.
         """
-        kept = self._read.get(stream_id)
-        if kept is None:
-            aggregate = self.registry.reconstruct(await self.load(stream_id))
-        else:
-            self._read.move_to_end(stream_id)
-            async with self.pool.acquire() as conn:
-                rows = await conn.fetch(_LOAD_AFTER, stream_id, kept.version)
-            if not rows:
-                return kept
-            aggregate = self.registry.reconstruct((row_to_stored(r) for r in rows), start=copy.deepcopy(kept))
-        if aggregate is not None:
-            self._read[stream_id] = aggregate
-            self._read.move_to_end(stream_id)
-            while len(self._read) > READ_AGGREGATES:
-                self._read.popitem(last=False)
+        [aggregate] = await self.read_aggregates(stream_id)
         return aggregate
+
+    async def read_aggregates(self, *stream_ids: UUID) -> list:
+        """``read_aggregate`` of several streams, in one query."""
+        kept = [self._read.get(stream_id) for stream_id in stream_ids]
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(_LOAD_MANY_AFTER, list(stream_ids),
+                                    [k.version if k is not None else 0 for k in kept])
+        by_stream: dict[UUID, list] = {}
+        for row in rows:
+            by_stream.setdefault(row["stream_id"], []).append(row)
+        out = []
+        for stream_id, start in zip(stream_ids, kept, strict=True):
+            new = by_stream.get(stream_id)
+            if start is not None:
+                self._read.move_to_end(stream_id)
+                if not new:
+                    out.append(start)
+                    continue
+                start = copy.deepcopy(start)
+            aggregate = self.registry.reconstruct((row_to_stored(r) for r in new or ()), start=start)
+            if aggregate is not None:
+                self._read[stream_id] = aggregate
+                self._read.move_to_end(stream_id)
+                while len(self._read) > READ_AGGREGATES:
+                    self._read.popitem(last=False)
+            out.append(aggregate)
+        return out
 
     async def head(self) -> int:
         async with self.pool.acquire() as conn:
@@ -434,6 +447,10 @@ _APPEND = f"SELECT {_append_call()}"
 _COLUMNS = "position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at"
 _LOAD = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY version"
 _LOAD_AFTER = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version"
+_LOAD_MANY_AFTER = (f"SELECT {', '.join('e.' + c for c in _COLUMNS.split(', '))} "
+                    "FROM unnest($1::uuid[], $2::int[]) AS k(stream_id, after) "
+                    "JOIN events e ON e.stream_id = k.stream_id AND e.version > k.after "
+                    "ORDER BY e.stream_id, e.version")
 _ORIGIN = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version = 1"
 SELECT_FROM = f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"
 

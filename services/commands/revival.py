@@ -10,6 +10,7 @@ a missing one.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -72,13 +73,13 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
         if len(_VIDEO_OF_CANDIDATE) >= KEPT_CANDIDATE_VIDEOS:
             _VIDEO_OF_CANDIDATE.clear()
         _VIDEO_OF_CANDIDATE[candidate_id] = video_id
-    # Read only (its graph is large and the same on every completion): shared, not copied.
-    video = await store.read_aggregate(video_stream_id(video_id))
+    # Both in one query. The video is only read (its graph is large and the same on every
+    # completion): shared, not copied. The candidate is decided on: this command's own copy.
+    video, candidate = await store.read_aggregates(video_stream_id(video_id), candidate_id)
     if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
             or video.media_id is None or video.article_job_id is None or video.graph is None):
         raise _missing(candidate_id)
-    candidate = await store.load_aggregate(candidate_id)
-    return CandidateState(video, candidate if isinstance(candidate, Candidate) else None)
+    return CandidateState(video, copy.deepcopy(candidate) if isinstance(candidate, Candidate) else None)
 
 
 async def move_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,

@@ -233,6 +233,11 @@ async def test_a_stream_read_only_is_shared_until_it_moves_and_then_rebuilt_on_a
                                                                                            held_total + 7)
     assert await here.read_aggregate(uuid.uuid4()) is None
 
+    other, _ = await create_workspace(elsewhere, name="other", plan="pro", credits=9, rate_limit=600)
+    both = await here.read_aggregates(other, uuid.uuid4(), ws)  # one never read, one empty, one kept
+    assert [getattr(a, "credits_total", None) for a in both] == [9, None, held_total + 7]
+    assert both[2] is moved, "the kept one did not move"
+
 
 @pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
 async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(pool, registry, group_commit):
