@@ -447,10 +447,10 @@ _APPEND = f"SELECT {_append_call()}"
 _COLUMNS = "position, stream_id, stream_type, version, workspace_id, type, schema, data, meta, recorded_at"
 _LOAD = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 ORDER BY version"
 _LOAD_AFTER = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version"
+# Each stream through the (stream_id, version) index (a join could scan the whole table instead).
 _LOAD_MANY_AFTER = (f"SELECT {', '.join('e.' + c for c in _COLUMNS.split(', '))} "
-                    "FROM unnest($1::uuid[], $2::int[]) AS k(stream_id, after) "
-                    "JOIN events e ON e.stream_id = k.stream_id AND e.version > k.after "
-                    "ORDER BY e.stream_id, e.version")
+                    "FROM unnest($1::uuid[], $2::int[]) AS k(stream_id, after) CROSS JOIN LATERAL "
+                    "(SELECT * FROM events WHERE stream_id = k.stream_id AND version > k.after ORDER BY version) e")
 _ORIGIN = f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version = 1"
 SELECT_FROM = f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"
 
