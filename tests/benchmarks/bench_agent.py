@@ -13,13 +13,22 @@ client in this process at concurrency 8, in one run, one after the other on the 
 Latencies are measured by the client, from sending to the end of the answer (or to the byte that
 matters for the stream), and given as p50 / p99. Goals: the chat's p99 at most 3x the plain
 read's; the stream's first byte at most 50 ms at p99.
+
+``BENCH_PROFILE=DIR`` also samples the API process with py-spy during each measured part (its
+collapsed stacks in ``DIR/<part>.txt``; py-spy from the virtual environment, ``pip install
+py-spy``): the sampler takes some of the machine's CPU, so the figures of such a run are not the
+ones to quote.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +42,7 @@ from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
+PROFILE = os.environ.get("BENCH_PROFILE")  # a folder: py-spy's samples of the API per part
 CONCURRENCY = 8
 MESSAGE = orjson.dumps({"message": "what is my balance?"})
 
@@ -55,6 +65,24 @@ async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
 
     await asyncio.gather(*(client() for _ in range(concurrency)))
     return samples
+
+
+@contextlib.contextmanager
+def profiled(pid: int, part: str):
+    """py-spy samples of process ``pid`` while the block runs, when ``BENCH_PROFILE`` names a folder."""
+    if not PROFILE:
+        yield
+        return
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+    Path(PROFILE).mkdir(parents=True, exist_ok=True)
+    sampler = subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
+                                "--output", str(Path(PROFILE) / f"{part}.txt")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        sampler.send_signal(2)  # SIGINT: py-spy writes what it sampled and exits
+        sampler.wait(timeout=30)
 
 
 async def main(base) -> None:
@@ -95,9 +123,13 @@ async def main(base) -> None:
 
             for warm in (credits, chat, stream):  # connections, caches, the first appends
                 await load(2, warm)
-            read = await load(SECONDS, credits)
-            chatted = await load(SECONDS, chat)
-            streamed = await load(SECONDS, stream)
+            api = service.procs["api0"].pid
+            with profiled(api, "credits"):
+                read = await load(SECONDS, credits)
+            with profiled(api, "chat"):
+                chatted = await load(SECONDS, chat)
+            with profiled(api, "stream"):
+                streamed = await load(SECONDS, stream)
             alone = await load(SECONDS / 3, stream, concurrency=1)  # no queue behind other turns
     print(f"machine: {machine()}")
     print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
