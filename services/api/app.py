@@ -45,6 +45,7 @@ from services.api.base import (
     LIMITER,
     POOL,
     PRINCIPAL,
+    RATE_COUNTER,
     READ_YOUR_WRITES,
     REQUEST_ID,
     SETTINGS,
@@ -71,7 +72,7 @@ from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
 from services.api.protocol import serve_app
-from services.api.ratelimit import RateLimiter, Window
+from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
@@ -332,6 +333,7 @@ def build_app(settings: Settings) -> web.Application:
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
+        app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
         app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
                                            retention_s=settings.idempotency_retention_s)
         yield
