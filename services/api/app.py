@@ -37,6 +37,7 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
 from infra.storage import storage_for
+from services.agent_actions import catalog
 from services.api.articles import EXPORTS, ExportCache
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
@@ -76,6 +77,7 @@ from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
+from services.common import freeze_startup_heap
 from services.idempotency import IdempotencyKeys
 from services.status import EndOffsets, heartbeat
 
@@ -427,4 +429,7 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 
 
 def serve(settings: Settings) -> None:
-    asyncio.run(serve_app(build_app(settings), settings.api_host, settings.api_port))
+    app = build_app(settings)
+    catalog()  # the assistant's catalogue of the route table, built once: before the heap is frozen
+    freeze_startup_heap()
+    asyncio.run(serve_app(app, settings.api_host, settings.api_port))
