@@ -25,8 +25,9 @@ call counts one too. An action over the limit is refused (``rate_limited``) and 
 nothing more. The counts are grouped (``services.api.ratelimit.RateCounter``): a plan known up
 front (the offline planner) counts the actions that will reach the check in one statement before
 the first runs (``count_ahead``), each action then takes the next of those numbers, and those not
-used when the turn ends are given back (``give_back``); a model's actions are counted one by one,
-sharing their statements with the other turns of the process.
+used when the turn ends are given back (``give_back``); a model's actions are counted one by one.
+Either way the counts share their statements with the other turns of the process, and ride on
+the authentication's while it is sending statements.
 """
 
 from __future__ import annotations
