@@ -107,7 +107,7 @@ class _HeadersWithFirstEvent(web.StreamResponse):
     """A stream response whose headers wait for its first write (aiohttp then sends both in one
     piece); only for a stream that writes an event at once (``Opening``)."""
 
-    _send_headers_immediately = False
+    _send_headers_immediately = False  # aiohttp's switch (3.12+); without it the headers leave in a write of their own
 
 
 class OpenStreams:
