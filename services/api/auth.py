@@ -18,10 +18,8 @@ from the upcast event: a key the statement counted that expired in between is re
 stay counted in the window); one the statement found expired a moment before is numbered alone.
 
 The same statement carries the counts that ``RateCounter`` (the assistant's actions) has queued
-when it is sent: they are numbered after the group's calls of their workspace. While statements
-are being sent, the counter leaves its counts to the next one (sent for them alone if no call
-came meanwhile): one pipeline of statements numbering a process's requests, whose groups grow
-with the load instead of two.
+when it is sent: they are numbered after the group's calls of their workspace, and save the
+counter a statement of its own.
 """
 
 from __future__ import annotations
@@ -128,11 +126,10 @@ class Authenticator:
         if counter is not None:
             counter.carrier = self
 
-    def sending(self) -> bool:
-        """Statements are being sent (one in flight, or about to be): the runner sends another
-        while anything is queued here or in the counter, so what the counter queues now goes with
-        the next one."""
-        return self._runner is not None and not self._runner.done()
+    def sending_soon(self) -> bool:
+        """A statement will be sent after the one in flight (or is about to be): what the counter
+        queues now will go with it."""
+        return bool(self._queue) and self._runner is not None and not self._runner.done()
 
     async def authenticate(self, token: str) -> tuple[Principal, Window]:
         """The caller and this call's number in its workspace's rate-limit window."""
@@ -143,7 +140,7 @@ class Authenticator:
         return await future
 
     async def _run(self) -> None:
-        while self._queue or (self.counter is not None and self.counter.queued):
+        while self._queue:
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
             carried = self.counter.take_queued() if self.counter is not None else []
             try:

@@ -12,8 +12,8 @@ price of one row per workspace instead of a log of calls.
 Requests that are not HTTP calls (the assistant's actions, ``services.agent_actions``) are counted
 by ``RateCounter``: the counts asked while one statement is in flight go together in the next one
 (one increment per workspace by the sum asked), and each asker gets its own consecutive numbers,
-in the order it asked. While the API's authentication is sending its statements, the queued counts
-go with its next one instead (``services.api.auth``). A count can be given back
+in the order it asked. When the API's authentication is about to send its next statement anyway,
+the queued counts go with it instead (``services.api.auth``). A count can be given back
 (``RateCounter.give_back``) when the requests it numbered were not made after all: the window then
 counts what was really done.
 
@@ -119,12 +119,8 @@ class RateCounter:
         self._queue: list[tuple[UUID, int, asyncio.Future]] = []
         self._runner: asyncio.Task | None = None
         # A statement that numbers requests anyway and takes the queued counts along (the API's
-        # authentication: ``Authenticator.sending`` and ``take_queued``).
+        # authentication: ``Authenticator.sending_soon`` and ``take_queued``).
         self.carrier = None
-
-    @property
-    def queued(self) -> bool:
-        return bool(self._queue)
 
     def take_queued(self) -> list[tuple[UUID, int, asyncio.Future]]:
         """Every count queued, for the carrier's statement to number (it answers their futures)."""
@@ -150,8 +146,8 @@ class RateCounter:
 
     async def _run(self) -> None:
         while self._queue:
-            if self.carrier is not None and self.carrier.sending():
-                return  # the carrier's next statement takes what is queued (with its calls, if any)
+            if self.carrier is not None and self.carrier.sending_soon():
+                return  # the carrier's next statement takes what is queued: one round trip fewer
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
             try:
                 await self._answer(group)
