@@ -334,9 +334,8 @@ def build_app(settings: Settings) -> web.Application:
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
+        app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
-        app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now,
-                                           counter=app[RATE_COUNTER])
         app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
                                            retention_s=settings.idempotency_retention_s)
         yield

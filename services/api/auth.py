@@ -16,10 +16,6 @@ under load (one row update per group instead of per call) and saves a round trip
 An unknown, revoked or expired key is numbered nothing. The expiry is judged again in Python,
 from the upcast event: a key the statement counted that expired in between is refused (its calls
 stay counted in the window); one the statement found expired a moment before is numbered alone.
-
-The same statement carries the counts that ``RateCounter`` (the assistant's actions) has queued
-when it is sent: they are numbered after the group's calls of their workspace, and save the
-counter a statement of its own.
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,15 +34,7 @@ from infra import crypto
 from infra.codec import EventRegistry
 from infra.settings import wall_clock
 from services.api.errors import ApiError
-from services.api.ratelimit import (
-    COUNT_CONFLICT,
-    COUNT_RETURNING,
-    WINDOW_NOW,
-    Numbers,
-    RateCounter,
-    RateLimiter,
-    Window,
-)
+from services.api.ratelimit import COUNT_CONFLICT, COUNT_RETURNING, WINDOW_NOW, RateLimiter, Window
 
 _GROUP_LOOKUP_AND_COUNT = f"""
 WITH asked AS (SELECT * FROM unnest($1::text[], $2::int[]) AS a(digest, calls)),
@@ -56,20 +43,15 @@ valid AS (  -- neither revoked nor expired (ApiKeyIssued schema 1 holds expires_
      WHERE NOT EXISTS (SELECT 1 FROM events r WHERE r.stream_id = d.key_id AND r.type = 'ApiKeyRevoked')
        AND NOT EXISTS (SELECT 1 FROM events i WHERE i.stream_id = d.key_id AND i.type = 'ApiKeyIssued'
                                                 AND (i.data->>'expires_at')::timestamptz <= now())),
-carried AS (SELECT * FROM unnest($3::uuid[], $4::int[]) AS x(workspace_id, n)),  -- RateCounter's counts
 counted AS (
     INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
-    SELECT workspace_id, {WINDOW_NOW}, sum(calls)
-      FROM (SELECT workspace_id, calls FROM valid UNION ALL SELECT workspace_id, n FROM carried) AS requests
-     GROUP BY workspace_id ORDER BY workspace_id
+    SELECT workspace_id, {WINDOW_NOW}, sum(calls) FROM valid GROUP BY workspace_id ORDER BY workspace_id
     {COUNT_CONFLICT} {COUNT_RETURNING})
 SELECT d.digest, d.key_id, d.workspace_id, e.type, e.schema, e.data,
-       CASE WHEN v.digest IS NOT NULL THEN c.count END AS count, c.reset_in, c.window_start
+       CASE WHEN v.digest IS NOT NULL THEN c.count END AS count, c.reset_in
   FROM asked a JOIN api_key_digests d ON d.digest = a.digest JOIN events e ON e.stream_id = d.key_id
   LEFT JOIN valid v ON v.digest = d.digest LEFT JOIN counted c ON c.workspace_id = d.workspace_id
-UNION ALL  -- the windows of the carried counts: rows without a digest
-SELECT NULL, NULL, c.workspace_id, NULL, NULL, NULL, c.count, c.reset_in, c.window_start
-  FROM counted c WHERE c.workspace_id IN (SELECT workspace_id FROM carried)"""
+ ORDER BY d.digest, e.version"""
 
 
 # A key is its prefix and URL-safe base64: anything else (other bytes, non-ASCII, bytes that are
@@ -114,7 +96,7 @@ class Authenticator:
     """Authenticates and numbers the concurrent requests of one API process in groups."""
 
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, limiter: RateLimiter, max_group: int = 256,
-                 clock: Callable[[], datetime] = wall_clock, counter: RateCounter | None = None) -> None:
+                 clock: Callable[[], datetime] = wall_clock) -> None:
         self.clock = clock
         self.pool = pool
         self.registry = registry
@@ -122,14 +104,6 @@ class Authenticator:
         self.max_group = max_group
         self._queue: list[tuple[str, asyncio.Future]] = []
         self._runner: asyncio.Task | None = None
-        self.counter = counter  # its queued counts ride on the next statement
-        if counter is not None:
-            counter.carrier = self
-
-    def sending_soon(self) -> bool:
-        """A statement will be sent after the one in flight (or is about to be): what the counter
-        queues now will go with it."""
-        return bool(self._queue) and self._runner is not None and not self._runner.done()
 
     async def authenticate(self, token: str) -> tuple[Principal, Window]:
         """The caller and this call's number in its workspace's rate-limit window."""
@@ -142,42 +116,30 @@ class Authenticator:
     async def _run(self) -> None:
         while self._queue:
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
-            carried = self.counter.take_queued() if self.counter is not None else []
             try:
-                await self._answer(group, carried)
+                await self._answer(group)
             except Exception as exc:  # an outage: every caller of the group hears it (503)
-                for future in [f for _, f in group] + [f for _, _, f in carried]:
+                for _, future in group:
                     if not future.done():
                         future.set_exception(exc)
 
-    async def _answer(self, group: list[tuple[str, asyncio.Future]],
-                      carried: list[tuple[UUID, int, asyncio.Future]] = ()) -> None:
+    async def _answer(self, group: list[tuple[str, asyncio.Future]]) -> None:
         calls: dict[str, int] = {}
         for digest, _ in group:
             calls[digest] = calls.get(digest, 0) + 1
-        counts: dict[UUID, int] = {}
-        for workspace_id, n, _ in carried:
-            counts[workspace_id] = counts.get(workspace_id, 0) + n
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_GROUP_LOOKUP_AND_COUNT, list(calls), list(calls.values()), list(counts),
-                                    list(counts.values()))
-            now = time.monotonic()
+            rows = await conn.fetch(_GROUP_LOOKUP_AND_COUNT, list(calls), list(calls.values()))
             by_digest: dict[str, list] = {}
-            windows: dict[UUID, asyncpg.Record] = {}  # of the carried counts' workspaces
             for row in rows:
-                if row["digest"] is None:
-                    windows[UUID(bytes=row["workspace_id"].bytes)] = row
-                else:
-                    by_digest.setdefault(row["digest"], []).append(row)
+                by_digest.setdefault(row["digest"], []).append(row)
             outcomes: dict[str, Principal | ApiError] = {}
             for digest in calls:
                 try:
                     outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), self.clock())
                 except ApiError as exc:
                     outcomes[digest] = exc
-            # A workspace's calls in this group, then its carried counts, hold the last numbers of its
-            # window: count - n - m + 1 .. count, n being its valid calls and m its carried counts.
-            # Handed out in arrival order, calls first.
+            # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..
+            # count, n being its valid calls. Handed out in arrival order.
             valid_calls: dict[UUID, int] = {}
             for digest, n in calls.items():
                 if isinstance(outcomes[digest], Principal) and by_digest[digest][0]["count"] is not None:
@@ -195,19 +157,11 @@ class Authenticator:
                     window = await self.limiter.hit(conn, outcome.workspace_id)
                 else:
                     ws = row["workspace_id"]
-                    number = next_number.get(ws, row["count"] - valid_calls[ws] - counts.get(ws, 0) + 1)
+                    number = next_number.get(ws, row["count"] - valid_calls[ws] + 1)
                     next_number[ws] = number + 1
                     window = Window(limit=limit, count=number, reset_in=max(1, math.ceil(row["reset_in"])))
                 if not future.done():
                     future.set_result((outcome, window))
-            carried_next: dict[UUID, int] = {}
-            for workspace_id, n, future in carried:
-                row = windows[workspace_id]
-                first = carried_next.get(workspace_id, row["count"] - counts[workspace_id] + 1)
-                carried_next[workspace_id] = first + n
-                if not future.done():
-                    future.set_result(Numbers(workspace_id, row["window_start"], first, n,
-                                              await self.limiter.limit_of(conn, workspace_id), now + row["reset_in"]))
 
 
 def _principal(registry: EventRegistry, rows: list, now: datetime) -> Principal:

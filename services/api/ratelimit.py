@@ -12,10 +12,8 @@ price of one row per workspace instead of a log of calls.
 Requests that are not HTTP calls (the assistant's actions, ``services.agent_actions``) are counted
 by ``RateCounter``: the counts asked while one statement is in flight go together in the next one
 (one increment per workspace by the sum asked), and each asker gets its own consecutive numbers,
-in the order it asked. When the API's authentication is about to send its next statement anyway,
-the queued counts go with it instead (``services.api.auth``). A count can be given back
-(``RateCounter.give_back``) when the requests it numbered were not made after all: the window then
-counts what was really done.
+in the order it asked. A count can be given back (``RateCounter.give_back``) when the requests it
+numbered were not made after all: the window then counts what was really done.
 
 The workspace's limit comes from its ``WorkspaceCreated`` event (the write side, no Kafka) and
 is cached per process: no event changes it yet. An event that does must also clear the cache.
@@ -118,14 +116,6 @@ class RateCounter:
         self.max_group = max_group
         self._queue: list[tuple[UUID, int, asyncio.Future]] = []
         self._runner: asyncio.Task | None = None
-        # A statement that numbers requests anyway and takes the queued counts along (the API's
-        # authentication: ``Authenticator.sending_soon`` and ``take_queued``).
-        self.carrier = None
-
-    def take_queued(self) -> list[tuple[UUID, int, asyncio.Future]]:
-        """Every count queued, for the carrier's statement to number (it answers their futures)."""
-        taken, self._queue = self._queue, []
-        return taken
 
     async def count(self, workspace_id: UUID, n: int = 1) -> Numbers:
         """``n`` (>= 1) requests of the workspace counted now; their numbers in its window."""
@@ -146,8 +136,6 @@ class RateCounter:
 
     async def _run(self) -> None:
         while self._queue:
-            if self.carrier is not None and self.carrier.sending_soon():
-                return  # the carrier's next statement takes what is queued: one round trip fewer
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
             try:
                 await self._answer(group)

@@ -14,7 +14,7 @@ from services import commands
 from services.api.auth import Authenticator
 from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import Numbers, RateCounter, RateLimiter
+from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.waits import ProgressWaiter
 from tests.e2e.conftest import free_port
 
@@ -43,9 +43,9 @@ class _CountingAuthenticator(Authenticator):
 
     statements = 0
 
-    async def _answer(self, group, carried=()):
+    async def _answer(self, group):
         self.statements += 1
-        await super()._answer(group, carried)
+        await super()._answer(group)
 
 
 async def _authenticated(authenticators, key: str, calls: int) -> list:
@@ -131,25 +131,6 @@ async def test_grouped_counts_number_every_request_once_and_a_count_given_back_l
     assert sum(c.statements for c in counters) < len(sizes)  # counts shared statements
     await counters[0].give_back(numbered[-1], numbered[-1].size)
     assert await _window_count(pool, ws) == 100 - numbered[-1].size
-
-
-async def test_counts_ride_on_the_authentication_statement_numbered_after_its_calls(settings, store, pool, registry):
-    """Counts queued while authentications are queued go with their statement: every call and every
-    counted request gets its own number, the window counts each once, the counter sends no
-    statement of its own for them."""
-    ws, issued = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=1000)
-    counter = _CountingRateCounter(pool, RateLimiter())
-    authenticator = _CountingAuthenticator(pool, registry, RateLimiter(), counter=counter)
-    asked = [counter.count(ws, 2) if i % 3 == 0 else authenticator.authenticate(issued.key) for i in range(60)]
-    results = await asyncio.gather(*asked)  # 40 calls and 20 counts of 2
-    calls = [window.count for principal, window in (r for r in results if isinstance(r, tuple))]
-    counted = [n for r in results if isinstance(r, Numbers) for n in range(r.first, r.first + r.size)]
-    assert len(calls) == 40 and len(counted) == 40
-    assert await _window_count(pool, ws) == 80
-    taken = sorted(calls + counted)
-    if taken != list(range(1, 81)):  # a minute boundary split the burst into two windows, each from 1
-        assert taken.count(1) == 2
-    assert counter.statements == 0 and authenticator.statements < 40
 
 
 async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out(settings, pool, background):
