@@ -26,8 +26,7 @@ nothing more. The counts are grouped (``services.api.ratelimit.RateCounter``): a
 front (the offline planner) counts the actions that will reach the check in one statement before
 the first runs (``count_ahead``), each action then takes the next of those numbers, and those not
 used when the turn ends are given back (``give_back``); a model's actions are counted one by one.
-Either way the counts share their statements with the other turns of the process, and ride on
-the authentication's while it is sending statements.
+Either way the counts share their statements with the other turns of the process.
 """
 
 from __future__ import annotations
