@@ -102,7 +102,14 @@ class Turn:
         self.request_id = self.call.request[REQUEST_ID]
         self.outcomes: list[Outcome] = []
         self.runner: ActionRunner | None = None
-        self.usage_key = uuid4().hex  # names this turn's model calls in LlmUsageRecorded (recorded once each)
+        self._usage_key: str | None = None
+
+    @property
+    def usage_key(self) -> str:
+        """Names this turn's model calls in LlmUsageRecorded (recorded once each); drawn when first needed."""
+        if self._usage_key is None:
+            self._usage_key = uuid4().hex
+        return self._usage_key
 
     def answer(self, reply: str) -> dict:
         return {"conversationId": str(self.conversation_id), "reply": reply,
@@ -151,26 +158,34 @@ class Turn:
         earlier = self.conversation.actions_so_far() if self.conversation is not None else []
         plan = planner.plan(text, planner.context_from(earlier))
         self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=None)
+        # The plan is known: the actions that will reach the rate-limit check are counted together.
+        await runner.count_ahead(sum(runner.counts(p.name, p.arguments) for p in plan.actions[:MAX_ACTIONS]))
         reason = "cap"
-        for index, planned in enumerate(plan.actions):
-            if index >= MAX_ACTIONS:
-                break
-            if stop.is_set():
-                reason = "stopped"
-                break
-            if runner.limited:
-                reason = "rate_limited"
-                break
+        try:
+            for index, planned in enumerate(plan.actions):
+                if index >= MAX_ACTIONS:
+                    break
+                if stop.is_set():
+                    reason = "stopped"
+                    break
+                if runner.limited:
+                    reason = "rate_limited"
+                    break
+                try:
+                    arguments = planner.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
+                except planner.Unresolved as exc:
+                    events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
+                    outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
+                                      status="failed")
+                else:
+                    events.started({"index": index, "name": planned.name, "arguments": arguments})
+                    outcome = await runner.run(index, planned.name, arguments)
+                await self._record(index, outcome, events)
+        finally:
             try:
-                arguments = planner.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
-            except planner.Unresolved as exc:
-                events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
-                outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
-                                  status="failed")
-            else:
-                events.started({"index": index, "name": planned.name, "arguments": arguments})
-                outcome = await runner.run(index, planned.name, arguments)
-            await self._record(index, outcome, events)
+                await runner.give_back()
+            except Exception:  # noqa: BLE001  the window then counts more than ran: it forgives less, for a minute
+                log.warning("request %s: unused rate-limit counts could not be given back", self.request_id)
         left = len(plan.actions) - len(self.outcomes)
         if left and runner.limited:
             reason = "rate_limited"

@@ -22,7 +22,11 @@ have answered (a 404 of another workspace's video is the 404 of a missing one).
 **Rate limit**: each action that reaches the rate-limit check counts as one request of the
 workspace's window, as the same call over HTTP would, whatever its outcome; the assistant's own
 call counts one too. An action over the limit is refused (``rate_limited``) and the turn does
-nothing more.
+nothing more. The counts are grouped (``services.api.ratelimit.RateCounter``): a plan known up
+front (the offline planner) counts the actions that will reach the check in one statement before
+the first runs (``count_ahead``), each action then takes the next of those numbers, and those not
+used when the turn ends are given back (``give_back``); a model's actions are counted one by one.
+Either way the counts share their statements with the other turns of the process.
 """
 
 from __future__ import annotations
@@ -39,10 +43,10 @@ from pydantic import BaseModel, ValidationError
 
 from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
 from domain.agent.results import summarise
-from services.api.base import KAFKA, LIMITER, REQUEST_ID, SETTINGS, Call, Route
+from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
-from services.api.ratelimit import Window
+from services.api.ratelimit import Numbers, Window
 
 _INTEGER_IDS = ("/videos/{id}", "/articles/{id}")  # paths whose {id} is an integer (a uuid elsewhere)
 IDEMPOTENCY_FIELD = "idempotency_key"
@@ -198,8 +202,11 @@ class ActionRunner:
         self.asked_writes = asked_writes
         self.window: Window | None = None  # the workspace's window after the last counted action
         self.limited = False
+        self._ahead: Numbers | None = None  # numbers counted ahead for the actions (count_ahead)
+        self._used = 0  # how many of them the actions took
 
-    async def run(self, index: int, name: str, arguments: Any) -> Outcome:
+    def _refused(self, name: Any, arguments: Any) -> Outcome | None:
+        """The refusals decided before the rate-limit count, from the name and the arguments alone."""
         if not isinstance(arguments, dict):
             return refusal(str(name), {}, "validation_error", "the arguments must be a JSON object",
                            {"fields": [{"field": "arguments", "rule": "dict_type", "message": "must be an object"}]},
@@ -213,8 +220,7 @@ class ActionRunner:
                            f"there is no operation {name} in this build of the service", status="failed")
         if WEBHOOK_URL_FIELD in arguments:
             return refusal(name, arguments, "not_available_to_assistant", WEBHOOK_URL_REFUSED)
-        principal = self.call.principal
-        if not principal.has(action.route.scope):
+        if not self.call.principal.has(action.route.scope):
             return refusal(name, arguments, "insufficient_scope",
                            f"this operation needs the scope {action.route.scope}, which your key lacks",
                            {"required": action.route.scope})
@@ -222,6 +228,17 @@ class ActionRunner:
             return refusal(name, arguments, "not_requested",
                            f"{name} changes data, and your message did not ask for that kind of change: the "
                            "assistant changes only what you ask for")
+        return None
+
+    def counts(self, name: Any, arguments: Any) -> bool:
+        """Whether ``run`` would count this action in the rate limit (it passes the checks before)."""
+        return self._refused(name, arguments) is None
+
+    async def run(self, index: int, name: str, arguments: Any) -> Outcome:
+        refused = self._refused(name, arguments)
+        if refused is not None:
+            return refused
+        action = self.catalog.actions[name]
         if not await self._count():
             return refusal(name, arguments, "rate_limited",
                            f"your workspace's rate limit of {self.window.limit} requests per minute is reached; "
@@ -238,11 +255,28 @@ class ActionRunner:
         return Outcome(name, arguments, "ok", result=summarise(name, arguments, answer), answer=answer,
                        writes=action.writes)
 
+    async def count_ahead(self, n: int) -> None:
+        """Count ``n`` actions about to run in one statement, before the first runs (a plan known up
+        front): each takes its number from them instead of a round trip of its own. What is not
+        used by the end of the turn is given back (``give_back``)."""
+        if n > 0:
+            self._ahead = await self.call.app[RATE_COUNTER].count(self.call.workspace_id, n)
+            self._used = 0
+
+    async def give_back(self) -> None:
+        """The actions counted ahead that did not reach the count (the turn stopped, an argument
+        could not be resolved, the limit was reached) no longer count: the window counts what ran."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and self._used < ahead.size:
+            await self.call.app[RATE_COUNTER].give_back(ahead, ahead.size - self._used)
+
     async def _count(self) -> bool:
         """Count the action in the workspace's window; False when it is over the limit."""
-        app = self.call.app
-        async with self.call.pool.acquire() as conn:
-            self.window = await app[LIMITER].hit(conn, self.call.workspace_id)
+        if self._ahead is not None and self._used < self._ahead.size:
+            self.window = self._ahead.window(self._used)
+            self._used += 1
+        else:
+            self.window = (await self.call.app[RATE_COUNTER].count(self.call.workspace_id)).window(0)
         self.limited = self.window.exceeded
         return not self.limited
 

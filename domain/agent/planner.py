@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from domain.agent.policy import fold
@@ -181,12 +182,17 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _TOKEN_AFTER_JOB = re.compile(r"\bjob\s+(?:id\s+)?([a-z0-9][a-z0-9_-]{15,159})\b")
 
 
+@cache
+def _ids_after(kind: str) -> re.Pattern:
+    return re.compile(rf"\b(?:{_KIND_WORDS[kind]}){_NUMBERED}({_NUM_LIST})")
+
+
 def numbers_after(kind: str, clause: str) -> tuple[list[int], bool]:
     """The ids written after the name of ``kind`` ("videos 3, 4 and 7", "articles 2 to 5"), in
     order, each once; and whether a range was cut at ``RANGE_MAX``."""
     out: list[int] = []
     cut = False
-    for match in re.finditer(rf"\b(?:{_KIND_WORDS[kind]}){_NUMBERED}({_NUM_LIST})", clause):
+    for match in _ids_after(kind).finditer(clause):
         tokens = re.findall(rf"{_NUM}|{_JOIN}", match.group(1))
         previous: int | None = None
         in_range = False
@@ -347,8 +353,14 @@ def name_after(clause: str, original: str, words: str) -> str | None:
 # ------------------------------------------------------------------------------------ the rules
 
 
+@cache
+def _word_start(pattern: str) -> re.Pattern:
+    """``pattern`` at the start of a word, compiled once (every rule tries its words on every clause)."""
+    return re.compile(rf"\b(?:{pattern})")
+
+
 def _has(pattern: str, clause: str) -> re.Match | None:
-    return re.search(rf"\b(?:{pattern})", clause)
+    return _word_start(pattern).search(clause)
 
 
 class _Clause:

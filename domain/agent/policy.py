@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 MAX_ACTIONS = 15
 MAX_MESSAGE_CHARS = 4000
@@ -80,12 +81,17 @@ WRITE_WORDS: dict[str, tuple[str, ...]] = {
 def fold(text: str) -> str:
     """Lower case without accents, one character for one (``é`` -> ``e``), so that positions in
     the folded text are positions in the original."""
-    out = []
-    for ch in text.lower():
-        base = unicodedata.normalize("NFKD", ch)
-        kept = "".join(c for c in base if not unicodedata.combining(c))
-        out.append(kept if len(kept) == 1 else ch)
-    return "".join(out).replace("\u2019", "'").replace("\u02bc", "'")
+    lower = text.lower()
+    if lower.isascii():  # nothing to fold: every message is read, most are plain ASCII
+        return lower
+    return "".join(map(_fold_character, lower)).replace("\u2019", "'").replace("\u02bc", "'")
+
+
+@cache
+def _fold_character(ch: str) -> str:
+    base = unicodedata.normalize("NFKD", ch)
+    kept = "".join(c for c in base if not unicodedata.combining(c))
+    return kept if len(kept) == 1 else ch
 
 
 def asked_writes(message: str) -> frozenset[str]:

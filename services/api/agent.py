@@ -31,7 +31,7 @@ from services import commands
 from services.agent import ProviderFailed, Turn, TurnEvents
 from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
-from services.api.streams import ServerSentEvent
+from services.api.streams import EventBatch, Opening, ServerSentEvent
 
 # ------------------------------------------------------------------------------------ models
 
@@ -148,15 +148,23 @@ async def agent_chat(call: Call) -> dict:
     return {"data": answer}
 
 
-async def agent_stream(call: Call) -> AsyncIterator[ServerSentEvent]:
-    return _turn_events(await _open_turn(call, stream=True))
+async def agent_stream(call: Call) -> Opening:
+    return turn_stream(await _open_turn(call, stream=True))
 
 
-async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent]:
-    """The turn as events (see the module's text). The turn runs in a task of its own, so that a
-    client that leaves stops it between actions, never inside one: closing this iterator sets
-    ``stop`` and waits for the turn to record where it stopped."""
-    ids = itertools.count(1)
+def turn_stream(turn: Turn) -> Opening:
+    """The turn as a stream: the conversation's id is known before anything runs, so it leaves with
+    the headers, at once; the turn starts when the next event is awaited."""
+    return Opening(ServerSentEvent("conversation", {"conversationId": str(turn.conversation_id)}, id=1),
+                   _turn_events(turn))
+
+
+async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent | EventBatch]:
+    """The turn's events after ``conversation`` (see the module's text); those ready together are
+    sent as one batch (one write). The turn runs in a task of its own, so that a client that leaves
+    stops it between actions, never inside one: closing this iterator sets ``stop`` and waits for
+    the turn to record where it stopped."""
+    ids = itertools.count(2)
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
     events = TurnEvents(started=lambda data: queue.put_nowait(("action.started", data)),
                         completed=lambda data: queue.put_nowait(("action.completed", data)),
@@ -171,16 +179,23 @@ async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent]:
         except Exception as exc:  # an outage or a bug: the stream's error event (logged there)
             queue.put_nowait(("raise", exc))
 
-    yield ServerSentEvent("conversation", {"conversationId": str(turn.conversation_id)}, id=next(ids))
     task = asyncio.create_task(drive())
     try:
         while True:
-            name, data = await queue.get()
-            if name == "raise":
-                raise data
-            yield ServerSentEvent(name, data, id=next(ids))
-            if name in ("done", "error"):
-                return
+            ready = [await queue.get()]
+            while not queue.empty():
+                ready.append(queue.get_nowait())
+            batch: list[ServerSentEvent] = []
+            for name, data in ready:
+                if name == "raise":
+                    if batch:
+                        yield EventBatch(tuple(batch))
+                    raise data
+                batch.append(ServerSentEvent(name, data, id=next(ids)))
+                if name in ("done", "error"):
+                    yield EventBatch(tuple(batch))
+                    return
+            yield batch[0] if len(batch) == 1 else EventBatch(tuple(batch))
     finally:
         stop.set()
         await asyncio.wait([task])

@@ -37,6 +37,7 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
 from infra.storage import storage_for
+from services.agent_actions import catalog
 from services.api.articles import EXPORTS, ExportCache
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
@@ -45,6 +46,7 @@ from services.api.base import (
     LIMITER,
     POOL,
     PRINCIPAL,
+    RATE_COUNTER,
     READ_YOUR_WRITES,
     REQUEST_ID,
     SETTINGS,
@@ -71,10 +73,11 @@ from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
 from services.api.protocol import serve_app
-from services.api.ratelimit import RateLimiter, Window
+from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
+from services.common import freeze_startup_heap
 from services.idempotency import IdempotencyKeys
 from services.status import EndOffsets, heartbeat
 
@@ -332,6 +335,7 @@ def build_app(settings: Settings) -> web.Application:
         app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
+        app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
         app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
                                            retention_s=settings.idempotency_retention_s)
         yield
@@ -425,4 +429,7 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 
 
 def serve(settings: Settings) -> None:
-    asyncio.run(serve_app(build_app(settings), settings.api_host, settings.api_port))
+    app = build_app(settings)
+    catalog()  # the assistant's catalogue of the route table, built once: before the heap is frozen
+    freeze_startup_heap()
+    asyncio.run(serve_app(app, settings.api_host, settings.api_port))

@@ -23,7 +23,7 @@ from infra.settings import Settings
 from services.api.auth import Principal
 from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported for the resource modules)
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import RateLimiter
+from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.waits import ProgressWaiter
 from services.commands.meta import request_meta
 from services.idempotency import IdempotencyKeys
@@ -34,6 +34,7 @@ STORE = web.AppKey("store", EventStore)
 KAFKA = web.AppKey("kafka", KafkaLink)
 WAITER = web.AppKey("waiter", ProgressWaiter)
 LIMITER = web.AppKey("limiter", RateLimiter)
+RATE_COUNTER = web.AppKey("rate_counter", RateCounter)  # requests other than HTTP calls (the assistant's actions)
 IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
 REQUEST_ID = web.RequestKey("request_id", str)
 PRINCIPAL = web.RequestKey("principal", Principal)

@@ -9,13 +9,21 @@ a call numbered above the limit is refused. The window boundary is PostgreSQL's 
 agree. A fixed window admits up to twice the limit across one boundary; that is the documented
 price of one row per workspace instead of a log of calls.
 
+Requests that are not HTTP calls (the assistant's actions, ``services.agent_actions``) are counted
+by ``RateCounter``: the counts asked while one statement is in flight go together in the next one
+(one increment per workspace by the sum asked), and each asker gets its own consecutive numbers,
+in the order it asked. A count can be given back (``RateCounter.give_back``) when the requests it
+numbered were not made after all: the window then counts what was really done.
+
 The workspace's limit comes from its ``WorkspaceCreated`` event (the write side, no Kafka) and
 is cached per process: no event changes it yet. An event that does must also clear the cache.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -29,6 +37,13 @@ COUNT_RETURNING = ("RETURNING workspace_id, window_start, count, "
                    "((window_start + 1) * 60 - extract(epoch FROM clock_timestamp()))::float8 AS reset_in")
 _HIT = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count) VALUES ($1, {WINDOW_NOW}, 1)
           {COUNT_CONFLICT} {COUNT_RETURNING}"""
+
+_COUNT_GROUP = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
+SELECT workspace_id, {WINDOW_NOW}, sum(n) FROM unnest($1::uuid[], $2::int[]) AS a(workspace_id, n)
+ GROUP BY workspace_id ORDER BY workspace_id
+{COUNT_CONFLICT} {COUNT_RETURNING}"""
+_GIVE_BACK = """UPDATE api_rate_windows SET count = greatest(0, count - $3)
+                 WHERE workspace_id = $1 AND window_start = $2"""
 
 _LIMIT = """SELECT (data->>'rate_limit_per_min')::int FROM events
              WHERE stream_id = $1 AND version = 1 AND type = 'WorkspaceCreated'"""
@@ -72,3 +87,78 @@ class RateLimiter:
     async def forget_old_windows(pool: asyncpg.Pool) -> None:
         async with pool.acquire() as conn:
             await conn.execute(_FORGET)
+
+
+@dataclass(frozen=True, slots=True)
+class Numbers:
+    """Consecutive numbers of one workspace's window: ``first`` .. ``first + size - 1``."""
+
+    workspace_id: UUID
+    window_start: int
+    first: int
+    size: int
+    limit: int
+    ends_at: float  # time.monotonic() when the window ends
+
+    def window(self, index: int) -> Window:
+        """The window as the ``index``-th of these requests left it (0-based)."""
+        return Window(limit=self.limit, count=self.first + index,
+                      reset_in=max(1, math.ceil(self.ends_at - time.monotonic())))
+
+
+class RateCounter:
+    """Counts requests in their workspaces' windows, the concurrent counts of one process in one
+    statement (see the module's text). The pool's connection is taken per statement."""
+
+    def __init__(self, pool: asyncpg.Pool, limiter: RateLimiter, max_group: int = 256) -> None:
+        self.pool = pool
+        self.limiter = limiter
+        self.max_group = max_group
+        self._queue: list[tuple[UUID, int, asyncio.Future]] = []
+        self._runner: asyncio.Task | None = None
+
+    async def count(self, workspace_id: UUID, n: int = 1) -> Numbers:
+        """``n`` (>= 1) requests of the workspace counted now; their numbers in its window."""
+        if n < 1:
+            raise ValueError("count at least one request")
+        future = asyncio.get_running_loop().create_future()
+        self._queue.append((workspace_id, n, future))
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.create_task(self._run())
+        return await future
+
+    async def give_back(self, numbers: Numbers, n: int) -> None:
+        """``n`` of ``numbers`` were not used: the window no longer counts them (a window that has
+        ended since is left as it is)."""
+        if n > 0:
+            async with self.pool.acquire() as conn:
+                await conn.execute(_GIVE_BACK, numbers.workspace_id, numbers.window_start, n)
+
+    async def _run(self) -> None:
+        while self._queue:
+            group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
+            try:
+                await self._answer(group)
+            except Exception as exc:  # an outage: every asker of the group hears it
+                for _, _, future in group:
+                    if not future.done():
+                        future.set_exception(exc)
+
+    async def _answer(self, group: list[tuple[UUID, int, asyncio.Future]]) -> None:
+        asked: dict[UUID, int] = {}
+        for workspace_id, n, _ in group:
+            asked[workspace_id] = asked.get(workspace_id, 0) + n
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(_COUNT_GROUP, list(asked), list(asked.values()))
+            now = time.monotonic()
+            limits = {ws: await self.limiter.limit_of(conn, ws) for ws in asked}
+        counted = {UUID(bytes=r["workspace_id"].bytes): r for r in rows}
+        # A workspace's askers hold the last numbers of its window, handed out in the order they asked.
+        next_number = {ws: counted[ws]["count"] - total + 1 for ws, total in asked.items()}
+        for workspace_id, n, future in group:
+            row = counted[workspace_id]
+            first = next_number[workspace_id]
+            next_number[workspace_id] = first + n
+            if not future.done():
+                future.set_result(Numbers(workspace_id, row["window_start"], first, n, limits[workspace_id],
+                                          now + row["reset_in"]))

@@ -12,6 +12,10 @@ Each event is written as a block of ``id:``, ``event:`` and ``data:`` lines (the
 of JSON) followed by a blank line; when nothing was written for ``keepalive_s`` seconds, a comment
 line ``: keep-alive`` is, so that proxies and clients do not take a quiet stream for a dead one.
 
+A handler whose first event is known when it returns (the assistant's ``conversation``) returns
+``Opening(first, rest)``: the 200's headers and that event leave together, at once, before the
+rest is awaited. Events that are ready together may be sent as one ``EventBatch`` (one write).
+
 The stream ends when the iterator ends, when the client goes away (the connection tells at once,
 not at the next write), or when the API shuts down (the client may reconnect to another process).
 A HEAD request gets the headers and
@@ -69,6 +73,43 @@ class ServerSentEvent:
         return lines + b"event: %s\ndata: %s\n\n" % (self.event.encode(), orjson.dumps(self.data, default=_default))
 
 
+@dataclass(frozen=True)
+class EventBatch:
+    """Events that are ready together, written in one piece (each keeps its own id and name)."""
+
+    events: tuple[ServerSentEvent, ...]
+
+    def encode(self) -> bytes:
+        return b"".join(e.encode() for e in self.events)
+
+
+class Opening:
+    """An event stream whose first event is known before the stream starts: ``send_events`` writes
+    it with the headers, then sends ``rest``; closing this closes ``rest``."""
+
+    def __init__(self, first: ServerSentEvent, rest: AsyncIterator[ServerSentEvent | EventBatch]) -> None:
+        self.first = first
+        self.rest = rest
+
+    def __aiter__(self) -> Opening:
+        return self
+
+    async def __anext__(self) -> ServerSentEvent | EventBatch:
+        return await anext(self.rest)
+
+    async def aclose(self) -> None:
+        aclose = getattr(self.rest, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class _HeadersWithFirstEvent(web.StreamResponse):
+    """A stream response whose headers wait for its first write (aiohttp then sends both in one
+    piece); only for a stream that writes an event at once (``Opening``)."""
+
+    _send_headers_immediately = False  # aiohttp's switch (3.12+); without it the headers leave in a write of their own
+
+
 class OpenStreams:
     """The streams this API process is sending: their count (the ``vaeo_http_open_streams`` gauge)
     and the signal that ends them all when the process shuts down."""
@@ -101,7 +142,8 @@ async def send_events(request: web.Request, events: AsyncIterator[ServerSentEven
                       keepalive_s: float) -> web.StreamResponse:
     """Send ``events`` as ``text/event-stream`` until one of the ends above; see the module's text."""
     streams = request.app[STREAMS]
-    response = web.StreamResponse(status=200, headers={
+    first = events.first if isinstance(events, Opening) else None
+    response = (web.StreamResponse if first is None else _HeadersWithFirstEvent)(status=200, headers={
         "Content-Type": CONTENT_TYPE, "Cache-Control": "no-cache",
         "X-Accel-Buffering": "no",  # a proxy that buffers answers (nginx) would hold the events back
         **headers})
@@ -112,6 +154,8 @@ async def send_events(request: web.Request, events: AsyncIterator[ServerSentEven
     streams.count += 1
     try:
         await response.prepare(request)
+        if first is not None and request.method != "HEAD":
+            await response.write(first.encode())
         request[OPENED] = time.perf_counter()
         while request.method != "HEAD" and not gone.is_set() and not streams.closing.is_set():
             if pending is None:

@@ -11,15 +11,26 @@ client in this process at concurrency 8, in one run, one after the other on the 
    separates the stream's own latency from the wait behind the other clients' turns.
 
 Latencies are measured by the client, from sending to the end of the answer (or to the byte that
-matters for the stream), and given as p50 / p99. Goals: the chat's p99 at most 3x the plain
+matters for the stream), and given as p50 / p99; with each part, the API process's CPU time per
+request (user and system, from /proc), which depends far less than the latencies on what else
+the machine runs. Goals: the chat's p99 at most 3x the plain
 read's; the stream's first byte at most 50 ms at p99.
+
+``BENCH_PROFILE=DIR`` also samples the API process with py-spy during each measured part (its
+collapsed stacks in ``DIR/<part>.txt``; py-spy from the virtual environment, ``pip install
+py-spy``): the sampler takes some of the machine's CPU, so the figures of such a run are not the
+ones to quote.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,20 +39,23 @@ import aiohttp
 import orjson
 
 from infra import stack
+from tests.benchmarks.bench_api import cpu_seconds
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
+PROFILE = os.environ.get("BENCH_PROFILE")  # a folder: py-spy's samples of the API per part
 CONCURRENCY = 8
 MESSAGE = orjson.dumps({"message": "what is my balance?"})
 
 
-def percentiles(samples: list[float]) -> str:
+def percentiles(samples: list[float], cpu_s: float | None = None) -> str:
     ordered = sorted(samples)
     p50 = statistics.median(ordered)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return f"p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms  ({len(ordered)} requests)"
+    cpu = "" if cpu_s is None else f", API CPU {cpu_s / len(ordered) * 1000:.2f} ms per request"
+    return f"p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms  ({len(ordered)} requests{cpu})"
 
 
 async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
@@ -55,6 +69,27 @@ async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
 
     await asyncio.gather(*(client() for _ in range(concurrency)))
     return samples
+
+
+@contextlib.contextmanager
+def profiled(pid: int, part: str, cpu: dict[str, float]):
+    """``cpu[part]``: the CPU seconds process ``pid`` spent while the block ran; and py-spy's samples
+    of it meanwhile, when ``BENCH_PROFILE`` names a folder."""
+    sampler = None
+    if PROFILE:
+        spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+        Path(PROFILE).mkdir(parents=True, exist_ok=True)
+        sampler = subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
+                                    "--output", str(Path(PROFILE) / f"{part}.txt")],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = cpu_seconds(pid)
+    try:
+        yield
+    finally:
+        cpu[part] = cpu_seconds(pid) - started
+        if sampler is not None:
+            sampler.send_signal(2)  # SIGINT: py-spy writes what it sampled and exits
+            sampler.wait(timeout=30)
 
 
 async def main(base) -> None:
@@ -95,15 +130,19 @@ async def main(base) -> None:
 
             for warm in (credits, chat, stream):  # connections, caches, the first appends
                 await load(2, warm)
-            read = await load(SECONDS, credits)
-            chatted = await load(SECONDS, chat)
-            streamed = await load(SECONDS, stream)
+            api, cpu = service.procs["api0"].pid, {}
+            with profiled(api, "credits", cpu):
+                read = await load(SECONDS, credits)
+            with profiled(api, "chat", cpu):
+                chatted = await load(SECONDS, chat)
+            with profiled(api, "stream", cpu):
+                streamed = await load(SECONDS, stream)
             alone = await load(SECONDS / 3, stream, concurrency=1)  # no queue behind other turns
     print(f"machine: {machine()}")
     print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
-    print(f"GET /v1/credits                     {percentiles(read)}")
-    print(f"POST /v1/agent/chat (one action)    {percentiles(chatted)}")
-    print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed])}")
+    print(f"GET /v1/credits                     {percentiles(read, cpu['credits'])}")
+    print(f"POST /v1/agent/chat (one action)    {percentiles(chatted, cpu['chat'])}")
+    print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed], cpu['stream'])}")
     print(f"POST /v1/agent/stream, to done      {percentiles([d for _, d in streamed])}")
     print(f"the stream alone (concurrency 1), first byte {percentiles([f for f, _ in alone])}")
     print(f"the stream alone (concurrency 1), to done    {percentiles([d for _, d in alone])}")

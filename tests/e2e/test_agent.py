@@ -321,6 +321,35 @@ async def test_each_action_counts_against_the_rate_limit(service):
     assert (await ws.client.get("/me")).status == 429
 
 
+async def window_count(service, workspace_id) -> int:
+    """The requests the workspace's rate-limit windows count."""
+    async with service.pool.acquire() as conn:
+        return await conn.fetchval("SELECT coalesce(sum(count), 0) FROM api_rate_windows WHERE workspace_id = $1",
+                                   workspace_id)
+
+
+async def test_a_plan_is_counted_at_once_and_the_window_keeps_only_the_actions_that_ran(service):
+    ws = await service.workspace(rate_limit=100)
+    # Four actions known up front, counted together before the first runs: with the call, 5 requests.
+    r = await chat(ws.client, "show videos 1 to 4")
+    assert r.status == 200 and names(r) == ["get_video"] * 4, r.body
+    assert r.headers["X-RateLimit-Remaining"] == "95"
+    assert await window_count(service, ws.id) == 5
+    # An action whose argument cannot be taken from the one before it never reaches the check: it was
+    # counted with the plan, and given back.
+    r = await chat(ws.client, f"render the clips of job {uuid.uuid4()}")
+    assert names(r) == ["get_clip_job", "render_clips"], r.body
+    assert [a["status"] for a in r.data["actions"]] == ["failed", "failed"]
+    assert r.data["actions"][1]["error"]["code"] == "not_resolved"
+    assert r.headers["X-RateLimit-Remaining"] == "93"
+    assert await window_count(service, ws.id) == 7
+    # The limit reached mid-plan: the refused action counts, the four never run do not.
+    limited = await service.workspace(rate_limit=6)
+    r = await chat(limited.client, "show videos 1 to 10")
+    assert [a["status"] for a in r.data["actions"]] == ["failed"] * 5 + ["refused"], r.body
+    assert await window_count(service, limited.id) == 7
+
+
 # ------------------------------------------------------------------------------------ conversations
 
 

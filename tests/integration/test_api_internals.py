@@ -14,7 +14,7 @@ from services import commands
 from services.api.auth import Authenticator
 from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import RateLimiter
+from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.waits import ProgressWaiter
 from tests.e2e.conftest import free_port
 
@@ -100,6 +100,37 @@ async def test_a_revoked_or_expired_key_in_a_group_is_refused_and_numbered_nothi
     assert "revoked" in bad[revoked.key].message and "expired" in bad[expired.key].message
     assert sorted(w.count for _, w in good) == list(range(1, 11))
     assert await _window_count(pool, ws) == 10
+
+
+class _CountingRateCounter(RateCounter):
+    """The real counter, counting the statements it sends."""
+
+    statements = 0
+
+    async def _answer(self, group):
+        self.statements += 1
+        await super()._answer(group)
+
+
+async def test_grouped_counts_number_every_request_once_and_a_count_given_back_leaves_the_window(
+        settings, store, pool):
+    """Two processes counting plans of 1 to 4 requests at once: each plan gets consecutive numbers
+    of its own, the window counts every request once, concurrent counts share statements, and what
+    is given back is no longer counted."""
+    ws, _ = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    counters = [_CountingRateCounter(pool, RateLimiter()) for _ in range(2)]
+    sizes = [1 + i % 4 for i in range(40)]  # 100 requests
+    numbered = await asyncio.gather(*(counters[i % 2].count(ws, n) for i, n in enumerate(sizes)))
+    assert [n.size for n in numbered] == sizes and all(n.limit == 50 for n in numbered)
+    assert await _window_count(pool, ws) == 100
+    if len({n.window_start for n in numbered}) == 1:  # one window (no minute boundary in the burst): exact
+        taken = sorted(number for n in numbered for number in range(n.first, n.first + n.size))
+        assert taken == list(range(1, 101))
+        admitted = [n.window(i) for n in numbered for i in range(n.size)]
+        assert sum(not w.exceeded for w in admitted) == 50
+    assert sum(c.statements for c in counters) < len(sizes)  # counts shared statements
+    await counters[0].give_back(numbered[-1], numbered[-1].size)
+    assert await _window_count(pool, ws) == 100 - numbered[-1].size
 
 
 async def test_waiter_wakes_on_notify_falls_back_to_stored_offsets_and_times_out(settings, pool, background):

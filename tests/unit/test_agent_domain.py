@@ -277,13 +277,18 @@ class SlowTurn:
         return {"conversationId": str(self.conversation_id), "reply": "", "actions": []}
 
 
+def _each_event(sent) -> list:
+    """The events of one item a stream sends (an event, or a batch of those ready together)."""
+    return list(getattr(sent, "events", [sent]))
+
+
 async def test_closing_the_stream_ends_the_turn_after_the_action_in_progress():
-    from services.api.agent import _turn_events
+    from services.api.agent import turn_stream
 
     turn = SlowTurn()
-    events = _turn_events(turn)
-    assert (await anext(events)).event == "conversation"
-    assert (await anext(events)).event == "action.started"
+    events = turn_stream(turn)
+    assert events.first.event == "conversation"
+    assert [e.event for e in _each_event(await anext(events))] == ["action.started"]
     # The client leaves while action 0 runs: the iterator is cancelled mid-wait, then closed.
     waiting = asyncio.ensure_future(anext(events))
     await asyncio.sleep(0.01)
@@ -295,10 +300,11 @@ async def test_closing_the_stream_ends_the_turn_after_the_action_in_progress():
 
 
 async def test_a_stream_read_to_its_end_sends_every_event_then_done():
-    from services.api.agent import _turn_events
+    from services.api.agent import turn_stream
 
     turn = SlowTurn()
-    seen = [e async for e in _turn_events(turn)]
+    stream = turn_stream(turn)
+    seen = [stream.first] + [e async for sent in stream for e in _each_event(sent)]
     assert [e.event for e in seen] == ["conversation"] + ["action.started", "action.completed"] * 5 + ["done"]
     assert [e.id for e in seen] == list(range(1, 13))
 
