@@ -159,7 +159,7 @@ class Turn:
         plan = planner.plan(text, planner.context_from(earlier))
         self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=None)
         # The plan is known: the actions that will reach the rate-limit check are counted together.
-        await runner.count_ahead(sum(runner.counts(p.name, p.arguments) for p in plan.actions[:MAX_ACTIONS]))
+        runner.count_ahead(sum(runner.counts(p.name, p.arguments) for p in plan.actions[:MAX_ACTIONS]))
         reason = "cap"
         try:
             for index, planned in enumerate(plan.actions):

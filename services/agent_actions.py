@@ -203,6 +203,7 @@ class ActionRunner:
         self.window: Window | None = None  # the workspace's window after the last counted action
         self.limited = False
         self._ahead: Numbers | None = None  # numbers counted ahead for the actions (count_ahead)
+        self._counting: asyncio.Future | None = None  # that count, while in flight
         self._used = 0  # how many of them the actions took
 
     def _refused(self, name: Any, arguments: Any) -> Outcome | None:
@@ -239,13 +240,27 @@ class ActionRunner:
         if refused is not None:
             return refused
         action = self.catalog.actions[name]
-        if not await self._count():
+        performing = None
+        if not action.writes and self._counting is not None:
+            # A read need not wait for the count in flight: it runs alongside it, and its answer is
+            # dropped, never shown, when the count refuses it (a read has nothing to undo).
+            performing = asyncio.ensure_future(self._perform(action, index, arguments))
+        try:
+            allowed = await self._count()
+        except BaseException:
+            if performing is not None:
+                performing.cancel()
+            raise
+        if not allowed:
+            if performing is not None:
+                performing.cancel()
+                await asyncio.gather(performing, return_exceptions=True)
             return refusal(name, arguments, "rate_limited",
                            f"your workspace's rate limit of {self.window.limit} requests per minute is reached; "
                            f"retry in {self.window.reset_in} s",
                            {"limit": self.window.limit, "retry_after_s": self.window.reset_in})
         try:
-            answer = await self._perform(action, index, arguments)
+            answer = await (performing if performing is not None else self._perform(action, index, arguments))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -255,23 +270,33 @@ class ActionRunner:
         return Outcome(name, arguments, "ok", result=summarise(name, arguments, answer), answer=answer,
                        writes=action.writes)
 
-    async def count_ahead(self, n: int) -> None:
-        """Count ``n`` actions about to run in one statement, before the first runs (a plan known up
-        front): each takes its number from them instead of a round trip of its own. What is not
-        used by the end of the turn is given back (``give_back``)."""
+    def count_ahead(self, n: int) -> None:
+        """Start counting ``n`` actions about to run, in one statement (a plan known up front): each
+        takes its number from them instead of a round trip of its own. The first action waits for
+        the count (a read runs alongside it). What is not used by the end of the turn is given back
+        (``give_back``)."""
         if n > 0:
-            self._ahead = await self.call.app[RATE_COUNTER].count(self.call.workspace_id, n)
+            self._counting = asyncio.ensure_future(self.call.app[RATE_COUNTER].count(self.call.workspace_id, n))
             self._used = 0
 
     async def give_back(self) -> None:
         """The actions counted ahead that did not reach the count (the turn stopped, an argument
         could not be resolved, the limit was reached) no longer count: the window counts what ran."""
+        if self._counting is not None:  # no action waited for the count: it still counted
+            counting, self._counting = self._counting, None
+            try:
+                self._ahead = await counting
+            except Exception:  # noqa: BLE001  it counted nothing
+                return
         ahead, self._ahead = self._ahead, None
         if ahead is not None and self._used < ahead.size:
             await self.call.app[RATE_COUNTER].give_back(ahead, ahead.size - self._used)
 
     async def _count(self) -> bool:
         """Count the action in the workspace's window; False when it is over the limit."""
+        if self._counting is not None:
+            counting, self._counting = self._counting, None
+            self._ahead = await counting
         if self._ahead is not None and self._used < self._ahead.size:
             self.window = self._ahead.window(self._used)
             self._used += 1

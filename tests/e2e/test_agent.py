@@ -321,6 +321,19 @@ async def test_each_action_counts_against_the_rate_limit(service):
     assert (await ws.client.get("/me")).status == 429
 
 
+async def test_a_read_refused_by_its_count_reveals_nothing_though_it_ran_alongside_it(service):
+    """A read runs while its rate-limit count is in flight; when the count refuses it, its answer is
+    dropped: the action is refused and neither it nor the reply shows the balance."""
+    ws = await service.workspace(rate_limit=1, credits=4321)
+    r = await chat(ws.client, "what is my balance?")
+    assert r.status == 200, r.body
+    [action] = r.data["actions"]
+    assert (action["name"], action["status"], action["error"]["code"]) == ("get_credits", "refused", "rate_limited")
+    shown = orjson.dumps(r.body).decode()
+    assert "4321" not in shown and "4,321" not in shown and "4 321" not in shown
+    assert await window_count(service, ws.id) == 2  # the call and the refused action
+
+
 async def window_count(service, workspace_id) -> int:
     """The requests the workspace's rate-limit windows count."""
     async with service.pool.acquire() as conn:
