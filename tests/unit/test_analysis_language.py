@@ -291,3 +291,15 @@ def test_every_language_gives_valid_chapters_and_publishable_labels(code: str) -
 ])
 def test_two_amounts_joined_by_and_stay_two_numbers(code: str, said: str, written: str) -> None:
     assert language(code).digits(said) == written
+
+
+def test_now_and_so_open_no_part_by_themselves() -> None:
+    """"Now", "so", "and", "okay" are leading words: set aside before a cue is looked for, never a
+    cue of their own (made cues, they lowered the chapter boundaries' F1: docs/benchmarks.md)."""
+    kit = language("en")
+    for plain in ("Now, this toy example needs a couple of assumptions.", "And now we're still small.",
+                  "Okay so the derivative is zero.", "So now the function grows."):
+        assert not kit.opens_with_cue(plain), plain
+    for opening in ("Now, let's talk about the heat equation.", "So now, moving on to the derivative.",
+                    "Okay so next up is the derivative."):
+        assert kit.opens_with_cue(opening), opening
