@@ -3,15 +3,15 @@
 Chapters follow the video-site rules: the first starts at 0:00, there are at least three, each
 lasts at least ten seconds, starts strictly ascend. ``validate_chapters`` states every broken rule.
 
-Boundaries are chosen at sentence starts where the vocabulary changes most: for each sentence,
-the cosine distance between the content words of a window before and a window after it, plus
-cues that a new part starts (a discourse marker such as "passons à" / "let's move on", a question,
-a pause, a scene change, the end of a silence). The longest chapter is split at its best-scored
-candidate until the count is reached, each cut at least ``min_gap`` away from the others and from
-both ends. The count follows the boundaries that
-stand out from the rest of the talk, between a chapter per ``SLOWEST_MS`` and one per ``FASTEST_MS``
-(3 to ``MAX_CHAPTERS``); a monologue takes one per ``SLOWEST_MS`` (``is_monologue``). Times are floored to whole seconds, as
-in a video description; the minimum gap is kept above 10 s so that flooring never breaks a rule.
+Boundaries are chosen at sentence starts where the vocabulary changes most: for each sentence, the
+cosine distance between the content words of a window before and a window after it, plus cues that a
+new part starts (a discourse marker such as "passons à" / "let's move on", a question, a pause, a
+scene change, the end of a silence). The longest chapter is split at its best-scored candidate until
+the count is reached, each cut at least ``min_gap`` away from the others and from both ends. The
+count follows the boundaries that stand out from the rest of the talk, between a chapter per
+``SLOWEST_MS`` and one per ``FASTEST_MS`` (3 to ``MAX_CHAPTERS``); a monologue takes one per
+``SLOWEST_MS`` (``is_monologue``). Times are floored to whole seconds, as in a video description;
+the minimum gap is kept above 10 s so that flooring never breaks a rule.
 
 Titles are the chapter's most distinctive phrases (frequent in the chapter, rare in the others).
 """
