@@ -369,7 +369,8 @@ def is_monologue(sentences: Sequence[Sentence]) -> bool:
 
 def _count_from_strength(picked: Sequence[float], scores: Sequence[float], low: int, high: int) -> int:
     """How many chapters the boundaries support: those standing out from the rest of the talk
-    (above the mean score plus one standard deviation), within the duration's bounds."""
+    (above the mean score plus ``COUNT_THRESHOLD_SD`` standard deviations), within the duration's
+    bounds."""
     values = scores[1:]
     if not values:
         return low
