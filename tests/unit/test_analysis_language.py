@@ -13,6 +13,7 @@ from domain.analysis import Segment, analyse, validate_chapters, write_article
 from domain.analysis.language import LANGUAGES, language
 from domain.analysis.phrases import publishable
 from domain.analysis.sentences import split_sentences
+from domain.analysis.structure import LONGEST_CHAPTER_MS, chapter_count_bounds, is_monologue
 from domain.analysis.topics import extract_topics
 from tests.unit.test_analysis import _timed
 
@@ -291,3 +292,57 @@ def test_every_language_gives_valid_chapters_and_publishable_labels(code: str) -
 ])
 def test_two_amounts_joined_by_and_stay_two_numbers(code: str, said: str, written: str) -> None:
     assert language(code).digits(said) == written
+
+
+def test_now_and_so_open_no_part_by_themselves() -> None:
+    """"Now", "so", "and", "okay" are leading words: set aside before a cue is looked for, never a
+    cue of their own (made cues, they lowered the chapter boundaries' F1: docs/benchmarks.md)."""
+    kit = language("en")
+    for plain in ("Now, this toy example needs a couple of assumptions.", "And now we're still small.",
+                  "Okay so the derivative is zero.", "So now the function grows."):
+        assert not kit.opens_with_cue(plain), plain
+    for opening in ("Now, let's talk about the heat equation.", "So now, moving on to the derivative.",
+                    "Okay so next up is the derivative."):
+        assert kit.opens_with_cue(opening), opening
+
+
+def _announced_subjects(speakers: tuple[str | None, ...]) -> list[Segment]:
+    """Fourteen subjects of 100 s (the six vocabularies in turn), each announced by a cue phrase; the
+    sentences said in turn by ``speakers`` (one voice, or a host and a guest)."""
+    rng = random.Random(11)
+    segments, t = [], 0
+    for number in range(14):
+        name, vocabulary = SUBJECTS[number % len(SUBJECTS)]
+        terms = vocabulary.split()
+        for k in range(18):
+            text = " ".join(rng.choice(terms) for _ in range(10)).capitalize() + "."
+            if k == 0 and number:
+                text = f"Next, let's talk about the {name}. " + text
+            segments.append(Segment(t, t + 5200, text, speakers[k % len(speakers)]))
+            t += 5500
+    return segments
+
+
+def test_a_monologue_takes_its_chapter_count_from_its_length() -> None:
+    """Thirteen announced changes in 23 minutes: a podcast gets as many chapters as its boundaries
+    that stand out allow (up to one per 2 minutes), a lecture one per 5 minutes (docs/analysis.md)."""
+    lecture = analyse(_announced_subjects((None,)), language="en")
+    podcast = analyse(_announced_subjects(("HOST", "GUEST")), language="en")
+    low, high = chapter_count_bounds(lecture.duration_ms)
+    assert (low, high) == (5, 12)
+    assert len(podcast.chapters) == high
+    assert low <= len(lecture.chapters) < len(podcast.chapters)
+    longest = max(c.end_ms - c.start_ms for c in lecture.chapters)
+    assert len(lecture.chapters) == low or longest <= LONGEST_CHAPTER_MS  # more only from the 7-minute split
+    for graph in (lecture, podcast):
+        assert validate_chapters(graph.chapters, graph.duration_ms) == []
+
+
+def test_one_named_voice_or_none_is_a_monologue() -> None:
+    def said_by(*speakers: str | None) -> list:
+        return split_sentences([Segment(k * 6000, k * 6000 + 5000, "The derivative is a slope.", who)
+                                for k, who in enumerate(speakers)], "en")
+
+    assert is_monologue(said_by(None, None, None))
+    assert is_monologue(said_by("ALICE", "ALICE", None))
+    assert not is_monologue(said_by("ALICE", "BOB", "ALICE"))
