@@ -280,6 +280,28 @@ def language(code: str | None) -> Language:
     )
 
 
+GUESS_WORDS = 400  # words read to guess a text's language: a few minutes of speech
+GUESS_MIN_HITS = 8  # stop words the best language must find (a 20-second clip has them), else the default
+
+
+@lru_cache(maxsize=8)
+def _own_stop_words(code: str) -> frozenset[str]:
+    """``code``'s stop words that no other of the seven languages lists: what tells them apart
+    ("de" or "a" are stop words of four languages and vote for none)."""
+    others = set().union(*(_stop_words(other) for other in LANGUAGES if other != code))
+    return _stop_words(code) - others
+
+
+def guess_language(text: str, default: str = "fr") -> str:
+    """The one of the seven languages ``text`` is most likely in, by the stop words of its first
+    ``GUESS_WORDS`` words that only that language lists; ``default`` when no language finds
+    ``GUESS_MIN_HITS`` of them or two tie."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower().replace("’", "'"))[:GUESS_WORDS]
+    hits = sorted(((sum(w in _own_stop_words(code) for w in words), code) for code in LANGUAGES), reverse=True)
+    (best, code), (second, _) = hits[0], hits[1]
+    return code if best >= GUESS_MIN_HITS and best > second else default
+
+
 def lang_code(code: str | None) -> str:
     """The two-letter code of one of the seven languages: French for none, English for any other."""
     key = (code or "fr").lower().split("-")[0].split("_")[0]

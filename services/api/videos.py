@@ -2,7 +2,7 @@
 
 ``POST /videos`` (scope ``analyses:create``: uploading is the first half of an analysis, and
 ``videos:read`` only reads) takes ``multipart/form-data``: ``file`` (required, the media),
-``captions`` (optional, WebVTT or SRT), ``name``, ``media_id``, ``language`` (default fr),
+``captions`` (optional, WebVTT or SRT), ``name``, ``media_id``, ``language`` (default: the captions' language, else fr),
 ``description``, ``published_at`` (when the video went out on its site, ISO 8601 with a timezone;
 default the upload's time). ``PATCH /videos/{id}`` (an extension) replaces the description. The
 media is streamed to a staging file (never held in memory), probed with ffprobe and moved into
@@ -58,7 +58,8 @@ class UploadFields(BaseModel):
 
     name: Name(500) | None = None
     description: Text(5000) | None = None
-    language: str = Field(default="fr", min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    # Omitted: the captions' language when they say clearly which of the seven, else fr.
+    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
     media_id: int | None = Field(default=None, ge=1, le=2_147_483_647)
     published_at: AwareDatetime | None = None
 
@@ -129,7 +130,7 @@ class AnalyzeVideo(BaseModel):
                            "documentary", "interview"] = "auto"
     analysis_mode: Literal["standard", "behavioral"] = "standard"
     quality_profile: Literal["standard", "premium"] = "standard"
-    # Omitted: the video's language (given at upload, where it defaults to fr).
+    # Omitted: the video's language (given at upload, or the captions', else fr).
     language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 

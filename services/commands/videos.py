@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from uuid import UUID
 
+from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
 from domain.media import Media, media_stream_id
@@ -31,6 +32,8 @@ from services.commands.jobs import queue_job
 
 log = logging.getLogger("vaeo.videos")
 
+DEFAULT_LANGUAGE = "fr"  # the interface's default, when neither the upload nor its captions say
+
 
 def media_refusal(exc: Exception):
     """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
@@ -47,7 +50,7 @@ def media_refusal(exc: Exception):
 
 
 async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
-                       name: str | None = None, description: str | None = None, language: str = "fr",
+                       name: str | None = None, description: str | None = None, language: str | None = None,
                        media_id: int | None = None, captions: bytes | None = None,
                        meta: dict | None = None, max_duration_ms: int | None = None,
                        published_at: datetime | None = None, now: datetime | None = None):
@@ -67,7 +70,8 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
     A thumbnail (``infra.media.thumbnail``: a frame, or an audio file's waveform) is stored beside
     the media for the lists that show the video; a media ffmpeg makes no picture of is uploaded
     all the same, without one. ``published_at`` (when the video went out on its site) must lie
-    between 1970 and ``now``; None stands for the upload's time.
+    between 1970 and ``now``; None stands for the upload's time. ``language`` None: the captions'
+    language when they say clearly which of the seven (``guess_language``), else ``fr``.
     """
     staged = Path(staged)
     stored_keys: list[str] = []
@@ -91,6 +95,9 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
                 raise DomainError("the captions file holds no caption", field="captions")
             check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
             cues = len(segments)
+            if language is None:  # not given: the captions' own language, else the default
+                language = guess_language(" ".join(s.text for s in segments[:200]))
+        language = language or DEFAULT_LANGUAGE
         if media_id is not None:
             await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
         if published_at is not None:

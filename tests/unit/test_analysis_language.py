@@ -10,7 +10,7 @@ import re
 import pytest
 
 from domain.analysis import Segment, analyse, validate_chapters, write_article
-from domain.analysis.language import LANGUAGES, language
+from domain.analysis.language import LANGUAGES, guess_language, language
 from domain.analysis.phrases import publishable
 from domain.analysis.sentences import split_sentences
 from domain.analysis.structure import LONGEST_CHAPTER_MS, chapter_count_bounds, is_monologue
@@ -346,3 +346,37 @@ def test_one_named_voice_or_none_is_a_monologue() -> None:
     assert is_monologue(said_by(None, None, None))
     assert is_monologue(said_by("ALICE", "ALICE", None))
     assert not is_monologue(said_by("ALICE", "BOB", "ALICE"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Welcome to this short talk about heat pumps and how they can cut the energy bills of a family home. "
+     "The key number is the coefficient of performance, which tells you how much heat you get for each unit "
+     "of electricity. In 2023 they saved about eight million tonnes of carbon dioxide, and that is why we "
+     "should think about them when we renovate our houses.", "en"),
+    ("Bonjour à tous, aujourd'hui nous parlons de la rénovation énergétique des maisons. Quand on isole les "
+     "murs, on réduit la facture de chauffage, mais il faut aussi penser à la ventilation parce que sinon "
+     "l'humidité reste dans la maison et nous avons des problèmes.", "fr"),
+    ("Heute sprechen wir über Wärmepumpen und warum sie für viele Häuser eine gute Wahl sind. Wenn man die "
+     "Wände dämmt, sinkt die Rechnung, aber man muss auch an die Lüftung denken, weil sonst die Feuchtigkeit "
+     "im Haus bleibt und wir nicht mehr wissen, was wir tun sollen.", "de"),
+    ("Hoy hablamos de las bombas de calor y por qué son una buena opción para muchas casas. Cuando se aíslan "
+     "las paredes, la factura baja, pero también hay que pensar en la ventilación, porque si no la humedad se "
+     "queda en la casa y nosotros tenemos problemas.", "es"),
+    ("Oggi parliamo delle pompe di calore e perché sono una buona scelta per molte case. Quando si isolano le "
+     "pareti, la bolletta scende, ma bisogna anche pensare alla ventilazione, perché altrimenti l'umidità resta "
+     "in casa e noi abbiamo dei problemi.", "it"),
+    ("Hoje falamos das bombas de calor e porque são uma boa escolha para muitas casas. Quando se isolam as "
+     "paredes, a conta baixa, mas também é preciso pensar na ventilação, porque senão a humidade fica em casa e "
+     "nós temos problemas.", "pt"),
+    ("Vandaag hebben we het over warmtepompen en waarom ze voor veel huizen een goede keuze zijn. Als je de "
+     "muren isoleert, daalt de rekening, maar je moet ook aan ventilatie denken, want anders blijft het vocht "
+     "in huis en hebben we problemen.", "nl"),
+    ("Thank you.", "fr"),  # too little to tell: the default
+    ("", "fr"),
+])
+def test_the_language_of_captions_is_guessed_from_the_stop_words_only_it_has(text, expected):
+    assert guess_language(text) == expected
+
+
+def test_a_guess_needs_a_clear_winner_else_the_default_given():
+    assert guess_language("Thank you.", default="it") == "it"
