@@ -96,7 +96,8 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
             cues = len(segments)
             if language is None:  # not given: the captions' own language, else the default
-                language = guess_language(" ".join(s.text for s in segments[:200]))
+                # in a thread: the first guess of a process loads the seven stop-word lists (~1 s)
+                language = await asyncio.to_thread(guess_language, " ".join(s.text for s in segments[:200]))
         language = language or DEFAULT_LANGUAGE
         if media_id is not None:
             await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
