@@ -10,9 +10,27 @@ import orjson
 MIGRATION_LOCK = 0x7661656F  # "vaeo": serialises concurrent migrators
 
 
+# jsonb in PostgreSQL's binary format: a version byte (1) and the JSON text. In the text format a
+# jsonb[] parameter (an append's events) is written as an array literal, every character of every
+# element checked and escaped on both sides: for an append of two 25 KB events, 0.47 ms of the
+# client's CPU and 0.56 ms of the server's, against 0.12 and 0.20 ms in the binary format, whose
+# arrays carry each element as it is, behind its length.
+_JSONB_VERSION = b"\x01"
+
+
+def _jsonb_encode(value) -> bytes:
+    return _JSONB_VERSION + orjson.dumps(value)
+
+
+def _jsonb_decode(data: bytes):
+    if data[:1] != _JSONB_VERSION:
+        raise ValueError(f"jsonb binary format version {data[:1]!r} unknown")
+    return orjson.loads(memoryview(data)[1:])
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
-                              schema="pg_catalog")
+    await conn.set_type_codec("jsonb", encoder=_jsonb_encode, decoder=_jsonb_decode, schema="pg_catalog",
+                              format="binary")
     await conn.set_type_codec("json", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
                               schema="pg_catalog")
 
@@ -23,9 +41,23 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     LISTEN, no session advisory lock (those live on dedicated connections)."""
 
 
+# How this process's connections name themselves to PostgreSQL (``pg_stat_activity``'s
+# ``application_name``): ``vaeo-<command>`` once ``vaeo <command>`` starts (``name_connections``).
+APPLICATION_NAME = "vaeo"
+
+
+def name_connections(process: str) -> None:
+    global APPLICATION_NAME
+    APPLICATION_NAME = f"vaeo-{process}"[:63]
+
+
+def _named(kw: dict) -> dict:
+    return {**kw, "server_settings": {"application_name": APPLICATION_NAME, **(kw.get("server_settings") or {})}}
+
+
 async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10, **kw) -> asyncpg.Pool:
     return await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=_init_connection,
-                                     reset=_keep_session, **kw)
+                                     reset=_keep_session, **_named(kw))
 
 
 # For connections whose writes Kafka can always redo (projections, relay checkpoints): commit
@@ -36,7 +68,7 @@ REPLAYABLE = {"synchronous_commit": "off"}
 
 
 async def connect(dsn: str, **kw) -> asyncpg.Connection:
-    conn = await asyncpg.connect(dsn, **kw)
+    conn = await asyncpg.connect(dsn, **_named(kw))
     await _init_connection(conn)
     return conn
 

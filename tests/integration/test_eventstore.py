@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import asyncpg
@@ -113,6 +114,30 @@ async def test_load_rebuilds_the_aggregate_with_its_state(store: EventStore):
     assert [e.type for e in stored] == ["JobQueued", "JobStarted", "JobProgressed", "JobCompleted"]
     assert stored[-1].meta == {"request_id": "r1"}
     assert await store.load_aggregate(uuid.uuid4()) is None
+
+
+async def test_event_data_comes_back_as_written_and_large_data_is_stored_with_lz4(store: EventStore, pool):
+    """jsonb goes in PostgreSQL's binary format (an append's events as one array, each element as
+    it is, with no array-literal quoting), and a large event's data is compressed with lz4."""
+    ws = uuid.uuid4()
+    job, events = _job_events(store, ws)
+    tricky = {"quotes": 'a "b" \\c\\ {d}, e', "braces": "{1,2}", "null_text": "NULL", "blank": " ",
+              "unicode": "é 🇫🇷 👩‍👩‍👧 \u202e", "nested": [{"x": None, "y": [1.5, -2, True]}], "empty": ""}
+    large = {"drafts": [f"{i} " + "la rénovation énergétique des copropriétés " * 60 for i in range(12)]}
+    events[0] = dataclasses.replace(events[0], data={**events[0].data, "extra": tricky},
+                                    meta={"note": tricky["quotes"]})
+    second = NewEvent(events[0].stream_id, events[0].stream_type, 2, ws, "JobProgressed", 1,
+                      {"progress": 1, "stage": "x", **large})
+    await store.append([events[0], second])
+    stored = await store.load(job.id)
+    assert stored[0].data["extra"] == tricky and stored[0].meta == {"note": tricky["quotes"]}
+    assert stored[1].data["drafts"] == large["drafts"]
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT data #>> '{extra,quotes}' FROM events WHERE stream_id = $1 AND version = 1",
+                                   job.id) == tricky["quotes"]  # stored as JSON, not as an escaped literal
+        method = await conn.fetchval("SELECT pg_column_compression(data) FROM events WHERE stream_id = $1 "
+                                     "AND version = 2", job.id)
+    assert method == "lz4"
 
 
 async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool, registry):
