@@ -519,28 +519,31 @@ def geo_summary_parts(article: dict, graph: dict, language: str | None) -> list[
     def usable(text: str) -> bool:
         return bool(text) and len(text) <= MAX_SUMMARY_SENTENCE
 
-    asked = [entry for entry in article.get("faq") or [] if entry.get("source") == "question"
-             and usable(_one_line(entry.get("question") or "")) and usable(_one_line(entry.get("answer") or ""))]
-    facts = [f for f in article.get("key_facts") or [] if usable(_one_line(f.get("text") or ""))]
+    # (question, answer) and (text, start) on one line each, cleaned once
+    asked = [(question, answer) for question, answer in
+             ((_one_line(entry.get("question") or ""), _one_line(entry.get("answer") or ""))
+              for entry in article.get("faq") or [] if entry.get("source") == "question")
+             if usable(question) and usable(answer)]
+    facts = [(text, int(f.get("startMs") or 0)) for text, f in
+             ((_one_line(f.get("text") or ""), f) for f in article.get("key_facts") or []) if usable(text)]
     parts: list[SummaryPart] = []
     lead_text = None
     if asked:
-        lead_text = f"{_one_line(asked[0]['question'])} {_one_line(asked[0]['answer'])}"
+        lead_text = f"{asked[0][0]} {asked[0][1]}"
     elif facts:
-        first = max(facts, key=lambda f: bool(_DIGIT.search(f["text"])))
-        lead_text = _one_line(first["text"])
+        first = max(facts, key=lambda f: bool(_DIGIT.search(f[0])))
+        lead_text = first[0]
         facts = [f for f in facts if f is not first]
     if lead_text:
         parts.append(SummaryPart([f"{label['in_short']}{label['colon']}{lead_text}"], drop_rank=0))
-    extra = [_one_line(e["question"]) for e in asked[1:1 + MAX_EXTRA_QUESTIONS]]
+    extra = [question for question, _ in asked[1:1 + MAX_EXTRA_QUESTIONS]]
     if extra:
         parts.append(SummaryPart([f"{label['answers']}{label['colon']}{' '.join(extra)}"], drop_rank=2 * MAX_FACTS))
     # facts with figures first, then the others; shown in the video's order
-    chosen = sorted(facts, key=lambda f: (not _DIGIT.search(f["text"]), int(f.get("startMs") or 0)))[:MAX_FACTS]
-    chosen.sort(key=lambda f: int(f.get("startMs") or 0))
-    for rank, fact in enumerate(chosen, start=1):
-        moment = format_timestamp(int(fact.get("startMs") or 0))
-        parts.append(SummaryPart([f"- {_one_line(fact['text'])} ({moment})"], drop_rank=rank, fact=True))
+    chosen = sorted(facts, key=lambda f: (not _DIGIT.search(f[0]), f[1]))[:MAX_FACTS]
+    chosen.sort(key=lambda f: f[1])
+    for rank, (text, start_ms) in enumerate(chosen, start=1):
+        parts.append(SummaryPart([f"- {text} ({format_timestamp(start_ms)})"], drop_rank=rank, fact=True))
     summary = ((graph.get("scores") or {}).get("geo_summary") or {}).get("main_entities")
     names = summary if summary is not None else [e.get("name") for e in graph.get("entities") or []
                                                  if e.get("type") not in ("date", "number")]
@@ -610,7 +613,11 @@ class Fitted:
 
 
 def _replace_forbidden(text: str, platform: Platform) -> tuple[str, int]:
+    if not platform.forbidden:
+        return text, 0
     count = sum(text.count(ch) for ch in platform.forbidden)
+    if not count:
+        return text, 0
     for ch in platform.forbidden:
         text = text.replace(ch, {"<": "‹", ">": "›"}.get(ch, ""))
     return text, count
@@ -642,8 +649,16 @@ def fit(platform: Platform, description: str, chapters: Sequence[str], summary: 
     unit_name = f"{platform.max_length} {platform.unit.replace('_', ' ')}"
     summary, chapters = list(summary), list(chapters)  # copies: parts are dropped from these
 
+    rendered: dict[int, str] = {}  # the summary's text by how many of its lines were dropped
+
+    def summary_text() -> str:
+        text = rendered.get(len(summary))
+        if text is None:
+            text = rendered[len(summary)] = render_summary(summary, language)
+        return text
+
     def sections_of(desc: str) -> dict[str, str]:
-        return {DESCRIPTION: desc, CHAPTERS: "\n".join(chapters), GEO_SUMMARY: render_summary(summary, language)}
+        return {DESCRIPTION: desc, CHAPTERS: "\n".join(chapters), GEO_SUMMARY: summary_text()}
 
     def render(sections: dict[str, str]) -> str:
         return "\n\n".join(sections[name] for name in platform.order if sections[name])
