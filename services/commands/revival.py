@@ -36,6 +36,10 @@ _VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AN
 # skips that query. Ownership and eligibility are still decided on the video's stream each time.
 _VIDEO_OF_CANDIDATE: dict[UUID, int] = {}
 KEPT_CANDIDATE_VIDEOS = 100_000  # about 10 MB; the whole map is dropped when it is full
+# The article stream each video named when last read here: a completion reads it in the same query
+# as the video and the candidate, and reads it again on its own only when the video has moved to
+# another article since (a new analysis).
+_ARTICLE_OF_VIDEO: dict[int, UUID] = {}
 
 
 def _missing(candidate_id: UUID) -> NotFound:
@@ -49,6 +53,7 @@ class CandidateState:
 
     video: Video
     candidate: Candidate | None
+    article: Article | None = None  # the video's article, when asked for
 
     @property
     def basis(self) -> revival.Basis:
@@ -62,8 +67,9 @@ class CandidateState:
         return self.candidate
 
 
-async def load_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID
-                         ) -> CandidateState:
+async def load_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,
+                         *, with_article: bool = False) -> CandidateState:
+    """The candidate, its video and, ``with_article``, the video's article (``CandidateState.article``)."""
     video_id = _VIDEO_OF_CANDIDATE.get(candidate_id)
     if video_id is None:
         async with store.pool.acquire() as conn:
@@ -73,13 +79,27 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
         if len(_VIDEO_OF_CANDIDATE) >= KEPT_CANDIDATE_VIDEOS:
             _VIDEO_OF_CANDIDATE.clear()
         _VIDEO_OF_CANDIDATE[candidate_id] = video_id
-    # Both in one query. The video is only read (its graph is large and the same on every
-    # completion): shared, not copied. The candidate is decided on: this command's own copy.
-    video, candidate = await store.read_aggregates(video_stream_id(video_id), candidate_id)
+    # In one query. The video and the article are only read (the graph and the article are large
+    # and the same on every completion): shared, not copied. The candidate is decided on: this
+    # command's own copy.
+    article_guess = _ARTICLE_OF_VIDEO.get(video_id) if with_article else None
+    video, candidate, *article = await store.read_aggregates(
+        video_stream_id(video_id), candidate_id, *([article_guess] if article_guess else []))
     if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
             or video.media_id is None or video.article_job_id is None or video.graph is None):
         raise _missing(candidate_id)
-    return CandidateState(video, copy.deepcopy(candidate) if isinstance(candidate, Candidate) else None)
+    state = CandidateState(video, copy.deepcopy(candidate) if isinstance(candidate, Candidate) else None)
+    if with_article:
+        article_stream = article_stream_for_job(video.article_job_id)
+        if article_stream != article_guess:
+            article = [await store.read_aggregate(article_stream)]
+            if len(_ARTICLE_OF_VIDEO) >= KEPT_CANDIDATE_VIDEOS:
+                _ARTICLE_OF_VIDEO.clear()
+            _ARTICLE_OF_VIDEO[video_id] = article_stream
+        if not isinstance(article[0], Article):
+            raise _missing(candidate_id)
+        state.article = article[0]
+    return state
 
 
 async def move_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,
@@ -109,12 +129,9 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
     async def attempt() -> tuple[Outcome, int | None]:
-        state = await load_candidate(store, workspace_id, environment, candidate_id)
-        video = state.video
+        state = await load_candidate(store, workspace_id, environment, candidate_id, with_article=True)
+        video, article = state.video, state.article
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
-            raise _missing(candidate_id)
-        article = await store.read_aggregate(article_stream_for_job(video.article_job_id))
-        if not isinstance(article, Article):
             raise _missing(candidate_id)
         completion_id = uuid4()
         candidate = state.stream()
