@@ -474,8 +474,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from domain.base import DomainError
+    from infra.db import name_connections
 
     args = build_parser().parse_args(argv)
+    name_connections(args.command)
     try:
         return args.fn(args) or 0
     except stack.StackError as exc:

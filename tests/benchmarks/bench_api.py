@@ -81,6 +81,20 @@ def postgres_cpu_seconds() -> float:
     return total
 
 
+async def postgres_cpu_by_client(pool) -> dict[str, float]:
+    """CPU seconds of this database's server processes so far, by the name their clients gave
+    (``vaeo-api``, ``vaeo-projector``, ...; ``infra.db.name_connections``)."""
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()")
+    out: dict[str, float] = {}
+    for row in rows:
+        try:
+            out[row["application_name"] or "?"] = out.get(row["application_name"] or "?", 0.0) + cpu_seconds(row["pid"])
+        except OSError:  # the connection closed meanwhile
+            pass
+    return out
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -33,7 +33,7 @@ from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
 from services.projection.runner import execute_statements
-from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_seconds
+from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_by_client, postgres_cpu_seconds
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
@@ -81,6 +81,12 @@ async def database_activity(pool) -> dict[str, int]:
             "tup_inserted + tup_updated + tup_deleted AS rows_written FROM pg_stat_database "
             "WHERE datname = current_database()")
     return dict(row)
+
+
+async def events_by_type(pool) -> dict[str, int]:
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT type, count(*) AS n FROM events GROUP BY type")
+    return {row["type"]: row["n"] for row in rows}
 
 
 async def upload_and_analyse(http: aiohttp.ClientSession, base: str, key: str, video: Path, vtt: Path,
@@ -148,6 +154,8 @@ async def bench_complete(base_settings, results: dict) -> None:
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
         db_before = await database_activity(svc.pool)
+        by_client_before = await postgres_cpu_by_client(svc.pool)
+        events_before = await events_by_type(svc.pool)
         apis = ", ".join(str(pids[f"api{i}"]) for i in range(APIS))
         print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis}; "
               f"relay pid {pids.get('relay')}, projector pid {pids.get('projector')})", flush=True)
@@ -156,11 +164,18 @@ async def bench_complete(base_settings, results: dict) -> None:
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         db_after = await database_activity(svc.pool)
+        by_client_after = await postgres_cpu_by_client(svc.pool)
+        events_after = await events_by_type(svc.pool)
         results["complete_concurrency_8"] = percentiles(samples)
         results["complete_database_per_request"] = {name: round((db_after[name] - db_before[name]) / REQUESTS, 1)
                                                      for name in db_after}
         results["complete_cpu_ms_per_request"] = {name: round((cpu_after[name] - cpu_before[name]) * 1000 / REQUESTS, 1)
                                                   for name in cpu_after}
+        results["complete_postgres_cpu_ms_by_client"] = {
+            name: round((seconds - by_client_before.get(name, 0.0)) * 1000 / REQUESTS, 2)
+            for name, seconds in sorted(by_client_after.items()) if seconds > by_client_before.get(name, 0.0)}
+        results["complete_events_per_request"] = {kind: round((n - events_before.get(kind, 0)) / REQUESTS, 2)
+                                                  for kind, n in events_after.items() if n > events_before.get(kind, 0)}
         results["complete_machine_busy_pct"] = round(100 * (busy_after[0] - busy_before[0])
                                                      / max(1, busy_after[1] - busy_before[1]), 1)
         results["complete_video_id"] = video_id
