@@ -39,8 +39,8 @@ import aiohttp
 import orjson
 
 from infra import stack
-from tests.benchmarks.bench_api import cpu_seconds
-from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
+from tests.benchmarks.bench_api import cpu_seconds, postgres_cpu_by_client
+from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
 
@@ -69,6 +69,18 @@ async def load(seconds: float, one, concurrency: int = CONCURRENCY) -> list:
 
     await asyncio.gather(*(client() for _ in range(concurrency)))
     return samples
+
+
+def every_cpu(procs: dict[str, int], by_client: dict[str, float]) -> dict[str, float]:
+    """CPU seconds so far of the service's processes, this client and PostgreSQL's server
+    processes by the process they serve."""
+    return ({name: cpu_seconds(pid) for name, pid in procs.items()} | {"client": cpu_seconds(os.getpid())}
+            | {f"postgres ({name.removeprefix('vaeo-')})": s for name, s in by_client.items()})
+
+
+def cpu_line(before: dict[str, float], after: dict[str, float], requests: int) -> str:
+    spent = {name: (after[name] - before.get(name, 0.0)) * 1000 / requests for name in after}
+    return ", ".join(f"{name} {ms:.2f}" for name, ms in spent.items() if ms >= 0.005)
 
 
 @contextlib.contextmanager
@@ -131,21 +143,34 @@ async def main(base) -> None:
             for warm in (credits, chat, stream):  # connections, caches, the first appends
                 await load(2, warm)
             api, cpu = service.procs["api0"].pid, {}
-            with profiled(api, "credits", cpu):
-                read = await load(SECONDS, credits)
-            with profiled(api, "chat", cpu):
-                chatted = await load(SECONDS, chat)
-            with profiled(api, "stream", cpu):
-                streamed = await load(SECONDS, stream)
+            procs = {name: proc.pid for name, proc in service.procs.items()}
+            spent: dict[str, tuple] = {}
+
+            async def measured(part: str, one) -> list:
+                before = every_cpu(procs, await postgres_cpu_by_client(service.pool))
+                with profiled(api, part, cpu):
+                    samples = await load(SECONDS, one)
+                await asyncio.sleep(1)  # the relay and the projector finish the part's events
+                spent[part] = (before, every_cpu(procs, await postgres_cpu_by_client(service.pool)), len(samples))
+                return samples
+
+            speed_before = core_speed_ms()
+            read = await measured("credits", credits)
+            chatted = await measured("chat", chat)
+            streamed = await measured("stream", stream)
             alone = await load(SECONDS / 3, stream, concurrency=1)  # no queue behind other turns
+            speed_after = core_speed_ms()
     print(f"machine: {machine()}")
     print(f"concurrency {CONCURRENCY}, {SECONDS:g} s per part, one API process, offline planner")
+    print(f"core speed (bench_core.core_speed_ms, lower is faster) before and after: {speed_before} / {speed_after} ms")
     print(f"GET /v1/credits                     {percentiles(read, cpu['credits'])}")
     print(f"POST /v1/agent/chat (one action)    {percentiles(chatted, cpu['chat'])}")
     print(f"POST /v1/agent/stream, first byte   {percentiles([f for f, _ in streamed], cpu['stream'])}")
     print(f"POST /v1/agent/stream, to done      {percentiles([d for _, d in streamed])}")
     print(f"the stream alone (concurrency 1), first byte {percentiles([f for f, _ in alone])}")
     print(f"the stream alone (concurrency 1), to done    {percentiles([d for _, d in alone])}")
+    for part, (before, after, requests) in spent.items():
+        print(f"CPU ms per request, {part}: {cpu_line(before, after, requests)}")
     print(f"load average at the end (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ratio = sorted(chatted)[int(len(chatted) * 0.99)] / sorted(read)[int(len(read) * 0.99)]
     print(f"chat p99 / read p99: {ratio:.2f}x (goal at most 3x)")

@@ -34,7 +34,7 @@ from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
 from services.projection.runner import execute_statements
 from tests.benchmarks.bench_api import cpu_seconds, machine_busy, postgres_cpu_by_client, postgres_cpu_seconds
-from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
+from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.e2e.conftest import running_service
 from tests.media_factory import make_captioned_video, podcast_cues
@@ -160,7 +160,10 @@ async def bench_complete(base_settings, results: dict) -> None:
         print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis}; "
               f"relay pid {pids.get('relay')}, projector pid {pids.get('projector')})", flush=True)
         results["complete_api_processes"] = APIS
+        speed_before = core_speed_ms()
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
+        speed_after = core_speed_ms()
+        results["complete_core_speed_ms"] = [speed_before, speed_after]
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         db_after = await database_activity(svc.pool)
