@@ -1,0 +1,200 @@
+"""Fit the chapter boundary weights and measure them held out: ``python -m tests.benchmarks fit-boundaries --set DIR``.
+
+The folder is the quality benchmark's (``bench_quality``: transcripts that people chaptered by hand).
+Each sentence start of each transcript is a row: its ``boundary_features`` (``domain.analysis.structure``)
+and a label, 1 when a human chapter starts within ``LABEL_TOLERANCE_S`` of it. A logistic regression
+(numpy, Newton steps, an L2 penalty on the standardised weights) fits the weights of the features.
+
+Printed, for the hand weights of now (``BOUNDARY_WEIGHTS``) and for the fitted ones:
+
+- **held out one item at a time**: for each transcript, the weights fitted on all the others chapter
+  it, and it is scored as the quality benchmark scores it; the mean of those figures is the honest
+  one (``--by-kind``: fitted on the other transcripts of its own kind only, monologue or dialogue);
+- in sample: the weights fitted on all the transcripts, scored on the same transcripts (optimistic),
+  and those weights divided by the depth's (the form ``BOUNDARY_WEIGHTS`` takes: the scene change and
+  silence weights, which a caption-only set cannot fit, stay in the depth's units).
+
+The strength of a boundary is the fitted linear score (the log-odds): the count rule and the picks
+use only its order and its spread, which a positive scale and shift leave alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from domain.analysis import MediaFacts
+from domain.analysis.phrases import PhraseReader
+from domain.analysis.sentences import split_sentences
+from domain.analysis.speakers import diarise
+from domain.analysis.structure import (
+    BOUNDARY_FEATURES,
+    BOUNDARY_WEIGHTS,
+    boundary_features,
+    boundary_window_ms,
+    chapters_from_scores,
+    is_monologue,
+)
+from domain.analysis.text import lang_key
+from infra.captions import parse_captions
+from tests.benchmarks.bench_quality import COUNT_RATIO_OK, Item, load_items, score_item
+
+LABEL_TOLERANCE_S = 15
+# Features a caption-only set holds no example of: their weights stay the hand ones, in the depth's units.
+UNFITTED = ("scene", "silence")
+
+
+@dataclass
+class Prepared:
+    item: Item
+    kind: str
+    duration_ms: int
+    sentences: list
+    reader: PhraseReader
+    features: np.ndarray  # sentences x features (row 0: the talk's start, never a boundary)
+    labels: np.ndarray
+
+
+def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = False) -> Prepared:
+    """The item read as the analysis reads it (sentences, the phrase reader), its features and labels."""
+    segments = sorted((s for s in parse_captions(item.captions) if s.text.strip()),
+                      key=lambda s: (s.start_ms, s.end_ms))
+    duration_ms = (max(s.end_ms for s in segments) // 1000 + 2) * 1000
+    key = lang_key(item.language)
+    sentences = split_sentences(segments, key)
+    diarisation = diarise(segments)
+    reader = PhraseReader(key)
+    reader.learn(sentences, [s.name for s in diarisation.speakers if diarisation.diarised])
+    columns = boundary_features(sentences, MediaFacts(duration_ms=duration_ms), boundary_window_ms(duration_ms),
+                                reader=reader)
+    features = np.array([columns[name] for name in BOUNDARY_FEATURES]).T
+    gold = np.array([g["start_s"] for g in item.gold if g["start_s"] > 1])
+    starts = np.array([s.start_ms / 1000 for s in sentences])
+    distance = np.abs(starts[:, None] - gold[None, :])
+    labels = (distance <= tolerance_s).any(axis=1).astype(float)
+    if nearest:  # only the sentence start nearest each human boundary
+        labels = np.zeros(len(starts))
+        for j in range(len(gold)):
+            if distance[:, j].min() <= tolerance_s:
+                labels[int(distance[:, j].argmin())] = 1.0
+    labels[0] = 0.0
+    kind = "monologue" if is_monologue(sentences) else "dialogue"
+    return Prepared(item, kind, duration_ms, sentences, reader, features, labels)
+
+
+def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool) -> dict[str, float]:
+    """Logistic regression of the labels on the named features (rows after each talk's start),
+    weights in the features' own units; ``balance`` weighs each talk's rows to one talk's worth."""
+    columns = [BOUNDARY_FEATURES.index(n) for n in names]
+    x = np.vstack([p.features[1:, columns] for p in train])
+    y = np.concatenate([p.labels[1:] for p in train])
+    rows = np.concatenate([np.full(len(p.labels) - 1, 1.0 / (len(p.labels) - 1) if balance else 1.0) for p in train])
+    rows = rows / rows.mean()
+    mean, spread = x.mean(axis=0), x.std(axis=0)
+    spread[spread == 0] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / spread])
+    beta = np.zeros(z.shape[1])
+    ridge = np.full(z.shape[1], penalty)
+    ridge[0] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(z @ beta)))
+        gradient = z.T @ (rows * (y - p)) - ridge * beta
+        hessian = (z * (rows * p * (1 - p))[:, None]).T @ z + np.diag(ridge)
+        step = np.linalg.solve(hessian, gradient)
+        beta += step
+        if np.abs(step).max() < 1e-8:
+            break
+    return {n: float(w) for n, w in zip(names, beta[1:] / spread, strict=True)}
+
+
+def in_depth_units(weights: dict[str, float]) -> dict[str, float]:
+    """The weights divided by the depth's, with the hand weights of the features no caption shows."""
+    depth = weights.get("depth") or 1.0
+    scaled = {n: w / depth for n, w in weights.items()}
+    for name in UNFITTED:
+        scaled[name] = BOUNDARY_WEIGHTS.get(name, 0.0)
+    return scaled
+
+
+def evaluate(prepared: Prepared, weights: dict[str, float]) -> dict:
+    """The item chaptered with ``weights`` and scored as the quality benchmark scores it."""
+    vector = np.array([weights.get(n, 0.0) for n in BOUNDARY_FEATURES])
+    scores = prepared.features @ vector
+    scores[0] = 0.0
+    chapters = chapters_from_scores(prepared.sentences, prepared.duration_ms, scores.tolist(), prepared.reader)
+    row = score_item([c.to_dict() for c in chapters], prepared.item.gold, prepared.duration_ms / 1000)
+    return {"item": prepared.item.name, "kind": prepared.kind, **row}
+
+
+def means(rows: list[dict]) -> str:
+    low, high = COUNT_RATIO_OK
+
+    def mean(key: str, part: list[dict]) -> float:
+        return sum(r[key] for r in part) / len(part) if part else float("nan")
+
+    kinds = {k: [r for r in rows if r["kind"] == k] for k in ("monologue", "dialogue")}
+    count_ok = sum(low <= r["pred"] / r["gold"] <= high for r in rows)
+    return (f"F1@30 {mean('f1_30', rows):.3f}  F1@15 {mean('f1_15', rows):.3f}  count ok {count_ok}/{len(rows)}  "
+            f"bad titles {mean('bad_titles', rows):.3f}  title overlap {mean('title_overlap', rows):.4f}  | "
+            + "  ".join(f"{k} {mean('f1_30', part):.3f}/{mean('f1_15', part):.3f}" for k, part in kinds.items()))
+
+
+def held_out(prepared: list[Prepared], names: list[str], penalty: float, balance: bool, by_kind: bool) -> list[dict]:
+    rows = []
+    for k, target in enumerate(prepared):
+        train = [p for j, p in enumerate(prepared) if j != k and (not by_kind or p.kind == target.kind)]
+        rows.append(evaluate(target, in_depth_units(fit(train, names, penalty, balance))))
+    return rows
+
+
+def run(args: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks fit-boundaries",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, required=True, help="folder of NAME.srt|.transcript.md + .chapters.json")
+    parser.add_argument("--features", default=",".join(n for n in BOUNDARY_FEATURES if n not in UNFITTED),
+                        help="comma-separated features to fit (default: all that captions show)")
+    parser.add_argument("--penalty", type=float, default=1.0, help="L2 penalty on the standardised weights")
+    parser.add_argument("--balance", action="store_true", help="each transcript weighs the same, whatever its length")
+    parser.add_argument("--by-kind", action="store_true", help="fit on the transcripts of the same kind only")
+    parser.add_argument("--tolerance", type=float, default=LABEL_TOLERANCE_S,
+                        help="label: a human boundary within this (s)")
+    parser.add_argument("--nearest", action="store_true",
+                        help="label only the sentence start nearest each human boundary")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per held-out item")
+    options = parser.parse_args(args)
+    names = [n for n in options.features.split(",") if n]
+    unknown = set(names) - set(BOUNDARY_FEATURES)
+    if unknown:
+        raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
+    items = load_items(options.set)
+    if not items:
+        raise SystemExit(f"no transcript with human chapters in {options.set}")
+    prepared = [prepare(item, options.tolerance, options.nearest) for item in items]
+    positives = sum(int(p.labels.sum()) for p in prepared)
+    rows = sum(len(p.labels) - 1 for p in prepared)
+    print(f"{len(prepared)} transcripts, {rows} sentence starts, {positives} within {options.tolerance:g} s of a human "
+          f"boundary; features: {', '.join(names)}; penalty {options.penalty}"
+          f"{', balanced' if options.balance else ''}{', by kind' if options.by_kind else ''}")
+    print("hand weights (now), in sample:   ", means([evaluate(p, BOUNDARY_WEIGHTS) for p in prepared]))
+    out = held_out(prepared, names, options.penalty, options.balance, options.by_kind)
+    if options.verbose:
+        for r in out:
+            print(f"    {r['item'][:36]:36} {r['kind']:9} {r['pred']:>3}/{r['gold']:<3} "
+                  f"{r['f1_30']:.3f} {r['f1_15']:.3f}")
+    print("fitted, held out one at a time:  ", means(out))
+    groups = sorted({p.kind for p in prepared}) if options.by_kind else [None]
+    for kind in groups:
+        train = [p for p in prepared if kind is None or p.kind == kind]
+        weights = in_depth_units(fit(train, names, options.penalty, options.balance))
+        label = "fitted on all, in sample:        " if kind is None else f"fitted on all {kind}s, in sample: "
+        print(label, means([evaluate(p, weights) for p in train]))
+        print("    weights (depth = 1):", ", ".join(f"{n} {w:.3f}" for n, w in weights.items()))
+
+
+if __name__ == "__main__":
+    import sys
+
+    run(sys.argv[1:])
