@@ -45,12 +45,13 @@ LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the ch
 WINDOW_MS = (20_000, 60_000)
 # No two boundaries closer than this (a chapter shorter than 40 s is rarely one a person writes).
 MIN_GAP_MS = 40_000
-BOUNDARY_FEATURES = ("depth", "depth_short", "phrase", "turn", "plan", "question", "pause", "pause_rank",
+BOUNDARY_FEATURES = ("depth", "depth_short", "phrase", "turn", "plan", "question", "asks", "pause", "pause_rank",
                      "speaker", "scene", "silence", "sponsor", "position", "since_strong")
 # A boundary's strength: its lexical depth (depths run 0-2) plus what each cue adds.
 BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": 0.0, "pause": 0.15, "speaker": 0.03,
                     "scene": 0.2, "silence": 0.1, "sponsor": 0.3}
 TURN_OPENING_SENTENCES = 3
+ANSWER_SENTENCES = 3  # where the answer to a question that opens a part is looked for
 PAUSE_FLOOR_MS = 500  # a pause is measured against the long pauses of the talk, never less than this
 WEIGHT_SCALE = 10  # word weights are integers (tenths), so the sliding windows' sums stay exact
 
@@ -252,7 +253,9 @@ def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, w
     - ``turn``: a cue phrase in the first sentences of a speaker's turn, given to the turn's start
       (a host who says "yeah, super cool. So let's look to the future..." opens the part with the turn);
     - ``plan``: the sentence opens with a first-person plan ("we'll", "I want to", "on va");
-    - ``question``: the sentence is a question;
+    - ``question``: the sentence is a question; ``asks``: a question of four words or more (no tag
+      question) that the next ``ANSWER_SENTENCES`` answer, one of its content words said again there
+      ("What is a group? ... a group is ...");
     - ``pause``: the pause before it relative to the transcript's long pauses (its 95th percentile
       gap, at most 2x), and ``pause_rank`` its rank among the talk's pauses (0 to 1);
     - ``speaker``: a change of speaker; ``scene``, ``silence``: a scene change or the end of a silence
@@ -275,6 +278,7 @@ def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, w
     scene_times = sorted(c.time_ms for c in facts.scene_changes) if facts else []
     silence_ends = sorted(r.end_ms for r in facts.silences) if facts else []
     cue = [kit.opens_with_cue(s.text) for s in sentences]
+    stems = [{reader.stem(t) for t in s.tokens} for s in sentences]
     sponsor = [bool(kit.sponsor_re.search(s.text)) for s in sentences]
     gaps = [0] + [max(0, sentences[i].start_ms - sentences[i - 1].end_ms) for i in range(1, n)]
     ordered_gaps = sorted(gaps[1:])
@@ -287,6 +291,9 @@ def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, w
         sentence, previous = sentences[i], sentences[i - 1]
         row = {"depth": depth[i], "depth_short": depth_short[i], "phrase": float(cue[i]),
                "plan": float(kit.opens_with_plan(sentence.text)), "question": float(sentence.is_question),
+               "asks": float(sentence.is_question and len(words(sentence.text)) >= 4
+                             and not TAG_QUESTION_RE.search(sentence.text)
+                             and any(stems[i] & stems[j] for j in range(i + 1, min(n, i + 1 + ANSWER_SENTENCES)))),
                "pause": min(2.0, gaps[i] / long_pause),
                "pause_rank": bisect.bisect_left(ordered_gaps, gaps[i]) / len(ordered_gaps),
                "scene": float(_near(scene_times, sentence.start_ms, 1500)),

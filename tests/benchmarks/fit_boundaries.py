@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from domain.analysis import MediaFacts
+from domain.analysis import MediaFacts, structure
 from domain.analysis.phrases import PhraseReader
 from domain.analysis.sentences import split_sentences
 from domain.analysis.speakers import diarise
@@ -56,6 +56,10 @@ class Prepared:
     reader: PhraseReader
     features: np.ndarray  # sentences x features (row 0: the talk's start, never a boundary)
     labels: np.ndarray
+    far: np.ndarray  # sentence starts more than ``FAR_S`` from every human boundary
+
+
+FAR_S = 30  # a boundary placed there is a false one even at +-30 s
 
 
 def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = False) -> Prepared:
@@ -82,18 +86,35 @@ def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = 
                 labels[int(distance[:, j].argmin())] = 1.0
     labels[0] = 0.0
     kind = "monologue" if is_monologue(sentences) else "dialogue"
-    return Prepared(item, kind, duration_ms, sentences, reader, features, labels)
+    far = (distance > FAR_S).all(axis=1)
+    far[0] = False
+    return Prepared(item, kind, duration_ms, sentences, reader, features, labels, far)
 
 
-def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool) -> dict[str, float]:
+def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool, pairwise: bool = False
+        ) -> dict[str, float]:
     """Logistic regression of the labels on the named features (rows after each talk's start),
-    weights in the features' own units; ``balance`` weighs each talk's rows to one talk's worth."""
+    weights in the features' own units; ``balance`` weighs each talk's rows to one talk's worth.
+    ``pairwise``: a ranking instead, within each talk, of every labelled sentence start above every
+    one more than ``FAR_S`` from any human boundary (the differences of their features, both ways)."""
     columns = [BOUNDARY_FEATURES.index(n) for n in names]
-    x = np.vstack([p.features[1:, columns] for p in train])
-    y = np.concatenate([p.labels[1:] for p in train])
-    rows = np.concatenate([np.full(len(p.labels) - 1, 1.0 / (len(p.labels) - 1) if balance else 1.0) for p in train])
+    if pairwise:
+        blocks, counts = [], []
+        for p in train:
+            positive, negative = p.features[p.labels == 1][:, columns], p.features[p.far][:, columns]
+            difference = (positive[:, None, :] - negative[None, :, :]).reshape(-1, len(columns))
+            blocks += [difference, -difference]
+            counts.append(len(difference))
+        x = np.vstack(blocks)
+        y = np.concatenate([np.concatenate([np.ones(c), np.zeros(c)]) for c in counts])
+        rows = np.concatenate([np.full(2 * c, 1.0 / c if balance else 1.0) for c in counts])
+    else:
+        x = np.vstack([p.features[1:, columns] for p in train])
+        y = np.concatenate([p.labels[1:] for p in train])
+        rows = np.concatenate([np.full(len(p.labels) - 1, 1.0 / (len(p.labels) - 1) if balance else 1.0)
+                               for p in train])
     rows = rows / rows.mean()
-    mean, spread = x.mean(axis=0), x.std(axis=0)
+    mean, spread = (np.zeros(x.shape[1]) if pairwise else x.mean(axis=0)), x.std(axis=0)
     spread[spread == 0] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / spread])
     beta = np.zeros(z.shape[1])
@@ -142,12 +163,91 @@ def means(rows: list[dict]) -> str:
             + "  ".join(f"{k} {mean('f1_30', part):.3f}/{mean('f1_15', part):.3f}" for k, part in kinds.items()))
 
 
-def held_out(prepared: list[Prepared], names: list[str], penalty: float, balance: bool, by_kind: bool) -> list[dict]:
+def held_out(prepared: list[Prepared], names: list[str], penalty: float, balance: bool, by_kind: bool,
+             pairwise: bool) -> list[dict]:
     rows = []
     for k, target in enumerate(prepared):
         train = [p for j, p in enumerate(prepared) if j != k and (not by_kind or p.kind == target.kind)]
-        rows.append(evaluate(target, in_depth_units(fit(train, names, penalty, balance))))
+        rows.append(evaluate(target, in_depth_units(fit(train, names, penalty, balance, pairwise))))
     return rows
+
+
+SEARCH_STEPS = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
+SEARCH_MIN_GAIN = 0.002  # a move must raise the training mean of F1 +-30 s by this much
+SEARCH_ROUNDS = 30
+
+
+class BoundaryF1:
+    """The F1 at +-30 s and +-15 s of each transcript chaptered with given weights, without the titles
+    (which do not move the boundaries), remembered per weight vector."""
+
+    def __init__(self, prepared: list[Prepared]) -> None:
+        self.prepared = prepared
+        self.seen: dict[tuple, np.ndarray] = {}
+
+    def __call__(self, weights: dict[str, float]) -> np.ndarray:
+        key = tuple(round(weights.get(n, 0.0), 4) for n in BOUNDARY_FEATURES)
+        if key not in self.seen:
+            untitled = structure.title_chapters
+            structure.title_chapters = lambda *args: None
+            try:
+                rows = [evaluate(p, weights) for p in self.prepared]
+            finally:
+                structure.title_chapters = untitled
+            self.seen[key] = np.array([[r["f1_30"], r["f1_15"]] for r in rows])
+        return self.seen[key]
+
+
+def search(f1: BoundaryF1, train: list[int], names: list[str], start: dict[str, float] | None = None
+           ) -> dict[str, float]:
+    """Coordinate ascent on the mean F1 +-30 s of the ``train`` transcripts (ties: F1 +-15 s) from
+    ``start`` (the hand weights by default): each round takes the best single move of one weight by
+    ``SEARCH_STEPS`` (the depth's weight stays 1: the scale), while it gains ``SEARCH_MIN_GAIN``."""
+    weights = dict(BOUNDARY_WEIGHTS if start is None else start)
+
+    def value(w: dict[str, float]) -> tuple[float, float]:
+        rows = f1(w)[train]
+        return float(rows[:, 0].mean()), float(rows[:, 1].mean())
+
+    best = value(weights)
+    for _ in range(SEARCH_ROUNDS):
+        moves = []
+        for name in names:
+            if name == "depth":
+                continue
+            for step in SEARCH_STEPS:
+                trial = {**weights, name: round(weights.get(name, 0.0) + step, 4)}
+                moves.append((value(trial), name, step, trial))
+        (score, name, step, trial) = max(moves, key=lambda m: m[0])
+        if score[0] < best[0] + SEARCH_MIN_GAIN:
+            break
+        weights, best = trial, score
+    return weights
+
+
+def across_kinds(prepared: list[Prepared], names: list[str]) -> None:
+    """The weights searched on one kind (all its transcripts) and read on the other kind."""
+    f1 = BoundaryF1(prepared)
+    for kind, other in (("monologue", "dialogue"), ("dialogue", "monologue")):
+        train = [j for j, p in enumerate(prepared) if p.kind == kind]
+        weights = search(f1, train, names)
+        changed = {n: w for n, w in weights.items() if w != BOUNDARY_WEIGHTS.get(n, 0.0)}
+        rows = [evaluate(p, weights) for p in prepared]
+        print(f"searched on the {kind}s ({changed or 'the hand weights'}):", means(rows))
+        print(f"    read on the {other}s (held out)")
+
+
+def searched(prepared: list[Prepared], names: list[str], by_kind: bool, start: dict[str, float] | None = None
+             ) -> tuple[list[dict], dict[str, float]]:
+    """Held out one transcript at a time: the weights searched on the others (of its kind with
+    ``by_kind``) chapter it; then the weights searched on all."""
+    f1 = BoundaryF1(prepared)
+    rows = []
+    for k, target in enumerate(prepared):
+        train = [j for j, p in enumerate(prepared) if j != k and (not by_kind or p.kind == target.kind)]
+        weights = search(f1, train, names, start)
+        rows.append({**evaluate(target, weights), "weights": weights})
+    return rows, search(f1, list(range(len(prepared))), names, start)
 
 
 def run(args: list[str]) -> None:
@@ -163,6 +263,14 @@ def run(args: list[str]) -> None:
                         help="label: a human boundary within this (s)")
     parser.add_argument("--nearest", action="store_true",
                         help="label only the sentence start nearest each human boundary")
+    parser.add_argument("--pairwise", action="store_true",
+                        help="rank the labelled sentence starts above those far from any human boundary")
+    parser.add_argument("--search", action="store_true",
+                        help="instead of the logistic regression, a coordinate ascent on the F1 itself")
+    parser.add_argument("--from-depth", action="store_true",
+                        help="with --search: start from the lexical depth alone instead of the hand weights")
+    parser.add_argument("--across-kinds", action="store_true",
+                        help="with --search: search on one kind, read on the other")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per held-out item")
     options = parser.parse_args(args)
     names = [n for n in options.features.split(",") if n]
@@ -179,7 +287,22 @@ def run(args: list[str]) -> None:
           f"boundary; features: {', '.join(names)}; penalty {options.penalty}"
           f"{', balanced' if options.balance else ''}{', by kind' if options.by_kind else ''}")
     print("hand weights (now), in sample:   ", means([evaluate(p, BOUNDARY_WEIGHTS) for p in prepared]))
-    out = held_out(prepared, names, options.penalty, options.balance, options.by_kind)
+    if options.search and options.across_kinds:
+        across_kinds(prepared, names)
+        return
+    if options.search:
+        start = {"depth": 1.0, **dict.fromkeys(UNFITTED, 0.0)} if options.from_depth else None
+        out, weights = searched(prepared, names, options.by_kind, start)
+        if options.verbose:
+            for r in out:
+                changed = {n: w for n, w in r["weights"].items() if w != BOUNDARY_WEIGHTS.get(n, 0.0)}
+                print(f"    {r['item'][:36]:36} {r['kind']:9} {r['pred']:>3}/{r['gold']:<3} "
+                      f"{r['f1_30']:.3f} {r['f1_15']:.3f} {changed}")
+        print("searched, held out one at a time:", means(out))
+        print("searched on all, in sample:      ", means([evaluate(p, weights) for p in prepared]))
+        print("    weights:", ", ".join(f"{n} {w:.3f}" for n, w in weights.items()))
+        return
+    out = held_out(prepared, names, options.penalty, options.balance, options.by_kind, options.pairwise)
     if options.verbose:
         for r in out:
             print(f"    {r['item'][:36]:36} {r['kind']:9} {r['pred']:>3}/{r['gold']:<3} "
@@ -188,7 +311,7 @@ def run(args: list[str]) -> None:
     groups = sorted({p.kind for p in prepared}) if options.by_kind else [None]
     for kind in groups:
         train = [p for p in prepared if kind is None or p.kind == kind]
-        weights = in_depth_units(fit(train, names, options.penalty, options.balance))
+        weights = in_depth_units(fit(train, names, options.penalty, options.balance, options.pairwise))
         label = "fitted on all, in sample:        " if kind is None else f"fitted on all {kind}s, in sample: "
         print(label, means([evaluate(p, weights) for p in train]))
         print("    weights (depth = 1):", ", ".join(f"{n} {w:.3f}" for n, w in weights.items()))
