@@ -101,19 +101,6 @@ CUE_PHRASES = {
           r"tot\s+slot|concluderend|samenvattend|een\s+ander\s+(?:punt|onderwerp|voorbeeld)|(?:het|de)\s+volgende|"
           r"wat\s+is|hoe\s+werkt|waarom",
 }
-# A first-person plan opening a sentence: the speaker says what comes next ("we'll see", "I want to
-# show you", "on va voir"), a weaker sign of a new part than a cue phrase (matched as cue phrases are).
-PLAN_PHRASES = {
-    "en": r"let['’]?s|let\s+us|we['’]ll|we\s+will|we['’]re\s+going\s+to|we\s+are\s+going\s+to|i['’]ll|"
-          r"i['’]m\s+going\s+to|i\s+want\s+to|i['’]d\s+like\s+to|we\s+(?:want|need)\s+to",
-    "fr": r"on\s+va|nous\s+allons|je\s+vais|j['’]aimerais|je\s+voudrais|on\s+(?:peut|doit)\s+maintenant|"
-          r"allons|essayons|voyons|regardons",
-    "de": r"wir\s+werden|ich\s+werde|ich\s+möchte|ich\s+will|lass(?:t)?\s+uns|schauen\s+wir|sehen\s+wir",
-    "es": r"vamos\s+a|voy\s+a|vamos|quiero|veamos",
-    "it": r"andiamo|vediamo|voglio|vorrei|adesso\s+(?:vediamo|andiamo)",
-    "pt": r"vamos|vou|quero|gostaria\s+de",
-    "nl": r"laten\s+we|we\s+gaan|ik\s+ga|ik\s+wil|we\s+zullen",
-}
 # Words that may stand before a cue phrase ("So, next ...", "Alors, passons ...").
 LEADING_WORDS = {
     "en": "so and but okay ok alright well right um uh now yeah yes all",
@@ -165,7 +152,6 @@ class Language:
     stop_words: frozenset[str]
     frequencies: dict[str, float] = field(repr=False)
     cue_re: re.Pattern = field(repr=False)
-    plan_re: re.Pattern = field(repr=False)
     conclusion_re: re.Pattern = field(repr=False)
     sponsor_re: re.Pattern = field(repr=False)
     leading_words: frozenset[str] = frozenset()
@@ -198,9 +184,6 @@ class Language:
 
     def opens_with_cue(self, text: str) -> bool:
         return bool(self.cue_re.match(_after_leading_words(text, self.leading_words)))
-
-    def opens_with_plan(self, text: str) -> bool:
-        return bool(self.plan_re.match(_after_leading_words(text, self.leading_words)))
 
 
 def _after_leading_words(text: str, leading: frozenset[str]) -> str:
@@ -290,7 +273,6 @@ def language(code: str | None) -> Language:
         stop_words=_stop_words(key),
         frequencies=_frequencies(key),
         cue_re=re.compile(rf"(?:{CUE_PHRASES[key]})(?!\w)", re.IGNORECASE),
-        plan_re=re.compile(rf"(?:{PLAN_PHRASES[key]})(?!\w)", re.IGNORECASE),
         conclusion_re=re.compile(rf"\b(?:{CONCLUSION_PHRASES[key]})\b", re.IGNORECASE),
         sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),

@@ -45,13 +45,11 @@ LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the ch
 WINDOW_MS = (20_000, 60_000)
 # No two boundaries closer than this (a chapter shorter than 40 s is rarely one a person writes).
 MIN_GAP_MS = 40_000
-BOUNDARY_FEATURES = ("depth", "depth_short", "phrase", "turn", "plan", "question", "asks", "pause", "pause_rank",
-                     "speaker", "scene", "silence", "sponsor", "position", "since_strong")
+BOUNDARY_FEATURES = ("depth", "phrase", "turn", "question", "pause", "speaker", "scene", "silence", "sponsor")
 # A boundary's strength: its lexical depth (depths run 0-2) plus what each cue adds.
 BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": 0.0, "pause": 0.15, "speaker": 0.03,
                     "scene": 0.2, "silence": 0.1, "sponsor": 0.3}
 TURN_OPENING_SENTENCES = 3
-ANSWER_SENTENCES = 3  # where the answer to a question that opens a part is looked for
 PAUSE_FLOOR_MS = 500  # a pause is measured against the long pauses of the talk, never less than this
 WEIGHT_SCALE = 10  # word weights are integers (tenths), so the sliding windows' sums stay exact
 
@@ -242,27 +240,27 @@ def _smooth(values: Sequence[float]) -> list[float]:
     return out
 
 
+def lexical_depth(sentences: Sequence[Sentence], bags: Sequence[dict[str, int]], window_ms: int) -> list[float]:
+    """The depth of the lexical valley at each sentence start: the ``cohesion`` of ``window_ms`` on
+    each side, smoothed over neighbours, then its ``depth_scores``."""
+    times = [s.start_ms for s in sentences]
+    return depth_scores(times, _smooth(cohesion(sentences, bags, window_ms)), window_ms)
+
+
 def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
                       language: str | None = "fr", reader: PhraseReader | None = None) -> dict[str, list[float]]:
     """What may mark a new chapter at each sentence start, one column per ``BOUNDARY_FEATURES``
     name (index 0 is never a boundary: all zero there):
 
-    - ``depth``: the depth of the lexical valley there (``window_ms`` on each side), and
-      ``depth_short`` the same at half the window;
+    - ``depth``: the depth of the lexical valley there (``lexical_depth``, ``window_ms`` on each side);
     - ``phrase``: a cue phrase opens the sentence ("next we have", "let's talk about", "passons à");
     - ``turn``: a cue phrase in the first sentences of a speaker's turn, given to the turn's start
       (a host who says "yeah, super cool. So let's look to the future..." opens the part with the turn);
-    - ``plan``: the sentence opens with a first-person plan ("we'll", "I want to", "on va");
-    - ``question``: the sentence is a question; ``asks``: a question of four words or more (no tag
-      question) that the next ``ANSWER_SENTENCES`` answer, one of its content words said again there
-      ("What is a group? ... a group is ...");
+    - ``question``: the sentence is a question;
     - ``pause``: the pause before it relative to the transcript's long pauses (its 95th percentile
-      gap, at most 2x), and ``pause_rank`` its rank among the talk's pauses (0 to 1);
+      gap), at most 2x;
     - ``speaker``: a change of speaker; ``scene``, ``silence``: a scene change or the end of a silence
-      within 1.5 s; ``sponsor``: the start or the end of a sponsor read;
-    - ``position``: how far into the talk it lies (0 to 1); ``since_strong``: the time since the last
-      earlier sentence with a cue phrase or a valley deeper than the talk's mean plus one standard
-      deviation, in ``SLOWEST_MS`` (at most 1).
+      within 1.5 s; ``sponsor``: the start or the end of a sponsor read.
     """
     reader = reader or PhraseReader(language)
     kit = reader.kit
@@ -270,47 +268,28 @@ def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, w
     columns = {name: [0.0] * n for name in BOUNDARY_FEATURES}
     if n < 2:
         return columns
-    times = [s.start_ms for s in sentences]
-    bags = word_bags(sentences, reader)
-    depth = depth_scores(times, _smooth(cohesion(sentences, bags, window_ms)), window_ms)
-    short = window_ms // 2
-    depth_short = depth_scores(times, _smooth(cohesion(sentences, bags, short)), short)
+    depth = lexical_depth(sentences, word_bags(sentences, reader), window_ms)
     scene_times = sorted(c.time_ms for c in facts.scene_changes) if facts else []
     silence_ends = sorted(r.end_ms for r in facts.silences) if facts else []
     cue = [kit.opens_with_cue(s.text) for s in sentences]
-    stems = [{reader.stem(t) for t in s.tokens} for s in sentences]
     sponsor = [bool(kit.sponsor_re.search(s.text)) for s in sentences]
     gaps = [0] + [max(0, sentences[i].start_ms - sentences[i - 1].end_ms) for i in range(1, n)]
-    ordered_gaps = sorted(gaps[1:])
     long_pause = max(PAUSE_FLOOR_MS, sorted(gaps)[min(n - 1, n * 95 // 100)])
-    mean = sum(depth[1:]) / (n - 1)
-    deep = mean + math.sqrt(sum((v - mean) ** 2 for v in depth[1:]) / (n - 1))
-    duration = max(1, sentences[-1].end_ms)
-    last_strong = 0
     for i in range(1, n):
         sentence, previous = sentences[i], sentences[i - 1]
-        row = {"depth": depth[i], "depth_short": depth_short[i], "phrase": float(cue[i]),
-               "plan": float(kit.opens_with_plan(sentence.text)), "question": float(sentence.is_question),
-               "asks": float(sentence.is_question and len(words(sentence.text)) >= 4
-                             and not TAG_QUESTION_RE.search(sentence.text)
-                             and any(stems[i] & stems[j] for j in range(i + 1, min(n, i + 1 + ANSWER_SENTENCES)))),
-               "pause": min(2.0, gaps[i] / long_pause),
-               "pause_rank": bisect.bisect_left(ordered_gaps, gaps[i]) / len(ordered_gaps),
-               "scene": float(_near(scene_times, sentence.start_ms, 1500)),
-               "silence": float(_near(silence_ends, sentence.start_ms, 1500)),
-               "sponsor": float(sponsor[i] != sponsor[i - 1]),
-               "position": sentence.start_ms / duration,
-               "since_strong": min(1.0, (sentence.start_ms - last_strong) / SLOWEST_MS)}
+        columns["depth"][i] = depth[i]
+        columns["phrase"][i] = float(cue[i])
+        columns["question"][i] = float(sentence.is_question)
+        columns["pause"][i] = min(2.0, gaps[i] / long_pause)
+        columns["scene"][i] = float(_near(scene_times, sentence.start_ms, 1500))
+        columns["silence"][i] = float(_near(silence_ends, sentence.start_ms, 1500))
+        columns["sponsor"][i] = float(sponsor[i] != sponsor[i - 1])
         if sentence.speaker != previous.speaker:
-            row["speaker"] = 1.0
+            columns["speaker"][i] = 1.0
             opening = sentences[i + 1:min(n, i + TURN_OPENING_SENTENCES)]
             if sentence.speaker is not None and any(cue[i + 1:min(n, i + TURN_OPENING_SENTENCES)]) and (
                     all(s.speaker == sentence.speaker for s in opening)):
-                row["turn"] = 1.0
-        for name, value in row.items():
-            columns[name][i] = value
-        if cue[i] or depth[i] > deep:
-            last_strong = sentence.start_ms
+                columns["turn"][i] = 1.0
     return columns
 
 

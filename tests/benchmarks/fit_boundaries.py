@@ -21,30 +21,90 @@ use only its order and its spread, which a positive scale and shift leave alone.
 from __future__ import annotations
 
 import argparse
+import bisect
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from domain.analysis import MediaFacts, structure
+from domain.analysis.language import _after_leading_words
 from domain.analysis.phrases import PhraseReader
 from domain.analysis.sentences import split_sentences
 from domain.analysis.speakers import diarise
 from domain.analysis.structure import (
     BOUNDARY_FEATURES,
     BOUNDARY_WEIGHTS,
+    SLOWEST_MS,
+    TAG_QUESTION_RE,
     boundary_features,
     boundary_window_ms,
     chapters_from_scores,
     is_monologue,
+    lexical_depth,
+    word_bags,
 )
-from domain.analysis.text import lang_key
+from domain.analysis.text import lang_key, words
 from infra.captions import parse_captions
 from tests.benchmarks.bench_quality import COUNT_RATIO_OK, Item, load_items, score_item
 
 LABEL_TOLERANCE_S = 15
+# Candidate features measured here beside the analysis' own (``BOUNDARY_FEATURES``); see ``candidate_features``.
+CANDIDATE_FEATURES = ("depth_short", "plan", "asks", "pause_rank", "position", "since_strong")
+FEATURES = (*BOUNDARY_FEATURES, *CANDIDATE_FEATURES)
+# A first-person plan opening a sentence, after the leading words (as cue phrases are matched).
+PLAN_PHRASES = {
+    "en": r"let['’]?s|let\s+us|let\s+me|we['’]ll|we\s+will|we['’]re\s+going\s+to|we\s+are\s+going\s+to|i['’]ll|"
+          r"i['’]m\s+going\s+to|i\s+want\s+to|i['’]d\s+like\s+to|we\s+(?:want|need)\s+to",
+    "fr": r"on\s+va|nous\s+allons|je\s+vais|j['’]aimerais|je\s+voudrais|laissez-moi|allons|essayons|voyons|regardons",
+}
+ANSWER_SENTENCES = 3  # where the answer to a question that opens a part is looked for
 # Features a caption-only set holds no example of: their weights stay the hand ones, in the depth's units.
 UNFITTED = ("scene", "silence")
+
+
+def candidate_features(sentences: list, reader: PhraseReader, window_ms: int, depth: list[float]
+                       ) -> dict[str, list[float]]:
+    """Features not in the analysis, measured here (index 0 all zero):
+
+    - ``depth_short``: the lexical valley's depth at half the window;
+    - ``plan``: the sentence opens with a first-person plan ("we'll", "I want to", "let me", "on va");
+    - ``asks``: a question of four words or more (no tag question) whose content words come back
+      in the next ``ANSWER_SENTENCES`` ("What is a group? ... a group is ...");
+    - ``pause_rank``: the rank of the pause before it among the talk's pauses (0 to 1);
+    - ``position``: how far into the talk it lies (0 to 1);
+    - ``since_strong``: the time since the last earlier sentence with a cue phrase or a valley deeper
+      than the talk's mean plus one standard deviation, in ``SLOWEST_MS`` (at most 1).
+    """
+    kit = reader.kit
+    n = len(sentences)
+    columns = {name: [0.0] * n for name in CANDIDATE_FEATURES}
+    if n < 2:
+        return columns
+    plan_re = re.compile(rf"(?:{PLAN_PHRASES.get(kit.code, PLAN_PHRASES['en'])})(?!\w)", re.IGNORECASE)
+    short = lexical_depth(sentences, word_bags(sentences, reader), window_ms // 2)
+    stems = [{reader.stem(t) for t in s.tokens} for s in sentences]
+    gaps = [0] + [max(0, sentences[i].start_ms - sentences[i - 1].end_ms) for i in range(1, n)]
+    ordered_gaps = sorted(gaps[1:])
+    mean = sum(depth[1:]) / (n - 1)
+    deep = mean + math.sqrt(sum((v - mean) ** 2 for v in depth[1:]) / (n - 1))
+    duration = max(1, sentences[-1].end_ms)
+    last_strong = 0
+    for i in range(1, n):
+        sentence = sentences[i]
+        text = sentence.text
+        columns["depth_short"][i] = short[i]
+        columns["plan"][i] = float(bool(plan_re.match(_after_leading_words(text, kit.leading_words))))
+        columns["asks"][i] = float(sentence.is_question and len(words(text)) >= 4 and not TAG_QUESTION_RE.search(text)
+                                   and any(stems[i] & stems[j] for j in range(i + 1, min(n, i + 1 + ANSWER_SENTENCES))))
+        columns["pause_rank"][i] = bisect.bisect_left(ordered_gaps, gaps[i]) / len(ordered_gaps)
+        columns["position"][i] = sentence.start_ms / duration
+        columns["since_strong"][i] = min(1.0, (sentence.start_ms - last_strong) / SLOWEST_MS)
+        if kit.opens_with_cue(text) or depth[i] > deep:
+            last_strong = sentence.start_ms
+    return columns
 
 
 @dataclass
@@ -72,9 +132,10 @@ def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = 
     diarisation = diarise(segments)
     reader = PhraseReader(key)
     reader.learn(sentences, [s.name for s in diarisation.speakers if diarisation.diarised])
-    columns = boundary_features(sentences, MediaFacts(duration_ms=duration_ms), boundary_window_ms(duration_ms),
-                                reader=reader)
-    features = np.array([columns[name] for name in BOUNDARY_FEATURES]).T
+    window_ms = boundary_window_ms(duration_ms)
+    columns = boundary_features(sentences, MediaFacts(duration_ms=duration_ms), window_ms, reader=reader)
+    columns.update(candidate_features(sentences, reader, window_ms, columns["depth"]))
+    features = np.array([columns[name] for name in FEATURES]).T
     gold = np.array([g["start_s"] for g in item.gold if g["start_s"] > 1])
     starts = np.array([s.start_ms / 1000 for s in sentences])
     distance = np.abs(starts[:, None] - gold[None, :])
@@ -97,7 +158,7 @@ def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool, 
     weights in the features' own units; ``balance`` weighs each talk's rows to one talk's worth.
     ``pairwise``: a ranking instead, within each talk, of every labelled sentence start above every
     one more than ``FAR_S`` from any human boundary (the differences of their features, both ways)."""
-    columns = [BOUNDARY_FEATURES.index(n) for n in names]
+    columns = [FEATURES.index(n) for n in names]
     if pairwise:
         blocks, counts = [], []
         for p in train:
@@ -142,7 +203,7 @@ def in_depth_units(weights: dict[str, float]) -> dict[str, float]:
 
 def evaluate(prepared: Prepared, weights: dict[str, float]) -> dict:
     """The item chaptered with ``weights`` and scored as the quality benchmark scores it."""
-    vector = np.array([weights.get(n, 0.0) for n in BOUNDARY_FEATURES])
+    vector = np.array([weights.get(n, 0.0) for n in FEATURES])
     scores = prepared.features @ vector
     scores[0] = 0.0
     chapters = chapters_from_scores(prepared.sentences, prepared.duration_ms, scores.tolist(), prepared.reader)
@@ -186,7 +247,7 @@ class BoundaryF1:
         self.seen: dict[tuple, np.ndarray] = {}
 
     def __call__(self, weights: dict[str, float]) -> np.ndarray:
-        key = tuple(round(weights.get(n, 0.0), 4) for n in BOUNDARY_FEATURES)
+        key = tuple(round(weights.get(n, 0.0), 4) for n in FEATURES)
         if key not in self.seen:
             untitled = structure.title_chapters
             structure.title_chapters = lambda *args: None
@@ -254,7 +315,7 @@ def run(args: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks fit-boundaries",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, required=True, help="folder of NAME.srt|.transcript.md + .chapters.json")
-    parser.add_argument("--features", default=",".join(n for n in BOUNDARY_FEATURES if n not in UNFITTED),
+    parser.add_argument("--features", default=",".join(n for n in FEATURES if n not in UNFITTED),
                         help="comma-separated features to fit (default: all that captions show)")
     parser.add_argument("--penalty", type=float, default=1.0, help="L2 penalty on the standardised weights")
     parser.add_argument("--balance", action="store_true", help="each transcript weighs the same, whatever its length")
@@ -274,7 +335,7 @@ def run(args: list[str]) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per held-out item")
     options = parser.parse_args(args)
     names = [n for n in options.features.split(",") if n]
-    unknown = set(names) - set(BOUNDARY_FEATURES)
+    unknown = set(names) - set(FEATURES)
     if unknown:
         raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
     items = load_items(options.set)
