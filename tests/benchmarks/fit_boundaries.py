@@ -324,6 +324,8 @@ def run(args: list[str]) -> None:
                         help="label: a human boundary within this (s)")
     parser.add_argument("--nearest", action="store_true",
                         help="label only the sentence start nearest each human boundary")
+    parser.add_argument("--per-transcript", action="store_true",
+                        help="standardise each feature within each transcript (mean 0, deviation 1)")
     parser.add_argument("--pairwise", action="store_true",
                         help="rank the labelled sentence starts above those far from any human boundary")
     parser.add_argument("--search", action="store_true",
@@ -342,12 +344,19 @@ def run(args: list[str]) -> None:
     if not items:
         raise SystemExit(f"no transcript with human chapters in {options.set}")
     prepared = [prepare(item, options.tolerance, options.nearest) for item in items]
+    hand = means([evaluate(p, BOUNDARY_WEIGHTS) for p in prepared])  # before any standardisation
+    if options.per_transcript:
+        for p in prepared:
+            spread = p.features[1:].std(axis=0)
+            spread[spread == 0] = 1.0
+            p.features[1:] = (p.features[1:] - p.features[1:].mean(axis=0)) / spread
     positives = sum(int(p.labels.sum()) for p in prepared)
     rows = sum(len(p.labels) - 1 for p in prepared)
     print(f"{len(prepared)} transcripts, {rows} sentence starts, {positives} within {options.tolerance:g} s of a human "
           f"boundary; features: {', '.join(names)}; penalty {options.penalty}"
-          f"{', balanced' if options.balance else ''}{', by kind' if options.by_kind else ''}")
-    print("hand weights (now), in sample:   ", means([evaluate(p, BOUNDARY_WEIGHTS) for p in prepared]))
+          f"{', balanced' if options.balance else ''}{', by kind' if options.by_kind else ''}"
+          f"{', standardised per transcript' if options.per_transcript else ''}")
+    print("hand weights (now), in sample:   ", hand)
     if options.search and options.across_kinds:
         across_kinds(prepared, names)
         return
