@@ -45,9 +45,10 @@ LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the ch
 WINDOW_MS = (20_000, 60_000)
 # No two boundaries closer than this (a chapter shorter than 40 s is rarely one a person writes).
 MIN_GAP_MS = 40_000
-# What a cue adds to a boundary's lexical depth (depths run 0-2).
-CUE_WEIGHTS = {"phrase": 0.5, "turn": 0.4, "question": 0.0, "pause": 0.15, "speaker": 0.03, "scene": 0.2,
-               "silence": 0.1, "sponsor": 0.3}
+BOUNDARY_FEATURES = ("depth", "phrase", "turn", "question", "pause", "speaker", "scene", "silence", "sponsor")
+# A boundary's strength: its lexical depth (depths run 0-2) plus what each cue adds.
+BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": 0.0, "pause": 0.15, "speaker": 0.03,
+                    "scene": 0.2, "silence": 0.1, "sponsor": 0.3}
 TURN_OPENING_SENTENCES = 3
 PAUSE_FLOOR_MS = 500  # a pause is measured against the long pauses of the talk, never less than this
 WEIGHT_SCALE = 10  # word weights are integers (tenths), so the sliding windows' sums stay exact
@@ -239,24 +240,35 @@ def _smooth(values: Sequence[float]) -> list[float]:
     return out
 
 
-def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
-                    language: str | None = "fr", reader: PhraseReader | None = None) -> list[float]:
-    """Strength of a new chapter at each sentence start (index 0 is never a boundary): the depth
-    of the lexical valley there plus what the talk and the media say (``CUE_WEIGHTS``):
+def lexical_depth(sentences: Sequence[Sentence], bags: Sequence[dict[str, int]], window_ms: int) -> list[float]:
+    """The depth of the lexical valley at each sentence start: the ``cohesion`` of ``window_ms`` on
+    each side, smoothed over neighbours, then its ``depth_scores``."""
+    times = [s.start_ms for s in sentences]
+    return depth_scores(times, _smooth(cohesion(sentences, bags, window_ms)), window_ms)
 
-    - a cue phrase opening the sentence ("next we have", "let's talk about", "passons à");
-    - a cue phrase in the first sentences of a speaker's turn, given to the turn's start (a host
-      who says "yeah, super cool. So let's look to the future..." opens the part with the turn);
-    - the pause before it, relative to the transcript's long pauses (its 95th percentile gap);
-    - a change of speaker, a scene change or the end of a silence within 1.5 s;
-    - the start or the end of a sponsor read.
+
+def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
+                      language: str | None = "fr", reader: PhraseReader | None = None) -> dict[str, list[float]]:
+    """What may mark a new chapter at each sentence start, one column per ``BOUNDARY_FEATURES``
+    name (index 0 is never a boundary: all zero there):
+
+    - ``depth``: the depth of the lexical valley there (``lexical_depth``, ``window_ms`` on each side);
+    - ``phrase``: a cue phrase opens the sentence ("next we have", "let's talk about", "passons à");
+    - ``turn``: a cue phrase in the first sentences of a speaker's turn, given to the turn's start
+      (a host who says "yeah, super cool. So let's look to the future..." opens the part with the turn);
+    - ``question``: the sentence is a question;
+    - ``pause``: the pause before it relative to the transcript's long pauses (its 95th percentile
+      gap), at most 2x;
+    - ``speaker``: a change of speaker; ``scene``, ``silence``: a scene change or the end of a silence
+      within 1.5 s; ``sponsor``: the start or the end of a sponsor read.
     """
     reader = reader or PhraseReader(language)
     kit = reader.kit
     n = len(sentences)
-    times = [s.start_ms for s in sentences]
-    values = _smooth(cohesion(sentences, word_bags(sentences, reader), window_ms))
-    scores = depth_scores(times, values, window_ms)
+    columns = {name: [0.0] * n for name in BOUNDARY_FEATURES}
+    if n < 2:
+        return columns
+    depth = lexical_depth(sentences, word_bags(sentences, reader), window_ms)
     scene_times = sorted(c.time_ms for c in facts.scene_changes) if facts else []
     silence_ends = sorted(r.end_ms for r in facts.silences) if facts else []
     cue = [kit.opens_with_cue(s.text) for s in sentences]
@@ -265,24 +277,35 @@ def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, win
     long_pause = max(PAUSE_FLOOR_MS, sorted(gaps)[min(n - 1, n * 95 // 100)])
     for i in range(1, n):
         sentence, previous = sentences[i], sentences[i - 1]
-        bonus = 0.0
-        if cue[i]:
-            bonus += CUE_WEIGHTS["phrase"]
+        columns["depth"][i] = depth[i]
+        columns["phrase"][i] = float(cue[i])
+        columns["question"][i] = float(sentence.is_question)
+        columns["pause"][i] = min(2.0, gaps[i] / long_pause)
+        columns["scene"][i] = float(_near(scene_times, sentence.start_ms, 1500))
+        columns["silence"][i] = float(_near(silence_ends, sentence.start_ms, 1500))
+        columns["sponsor"][i] = float(sponsor[i] != sponsor[i - 1])
         if sentence.speaker != previous.speaker:
-            bonus += CUE_WEIGHTS["speaker"]
+            columns["speaker"][i] = 1.0
+            opening = sentences[i + 1:min(n, i + TURN_OPENING_SENTENCES)]
             if sentence.speaker is not None and any(cue[i + 1:min(n, i + TURN_OPENING_SENTENCES)]) and (
-                    all(s.speaker == sentence.speaker for s in sentences[i + 1:min(n, i + TURN_OPENING_SENTENCES)])):
-                bonus += CUE_WEIGHTS["turn"]
-        if sentence.is_question:
-            bonus += CUE_WEIGHTS["question"]
-        bonus += CUE_WEIGHTS["pause"] * min(2.0, gaps[i] / long_pause)
-        if _near(scene_times, sentence.start_ms, 1500):
-            bonus += CUE_WEIGHTS["scene"]
-        if _near(silence_ends, sentence.start_ms, 1500):
-            bonus += CUE_WEIGHTS["silence"]
-        if sponsor[i] != sponsor[i - 1]:
-            bonus += CUE_WEIGHTS["sponsor"]
-        scores[i] += bonus
+                    all(s.speaker == sentence.speaker for s in opening)):
+                columns["turn"][i] = 1.0
+    return columns
+
+
+def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
+                    language: str | None = "fr", reader: PhraseReader | None = None,
+                    weights: dict[str, float] | None = None) -> list[float]:
+    """Strength of a new chapter at each sentence start (index 0 is never a boundary): the
+    weighted sum of its ``boundary_features`` (``BOUNDARY_WEIGHTS`` unless ``weights`` is given)."""
+    weights = BOUNDARY_WEIGHTS if weights is None else weights
+    columns = boundary_features(sentences, facts, window_ms, language, reader)
+    scores = [0.0] * len(sentences)
+    for name, weight in weights.items():
+        if weight:
+            column = columns[name]
+            for i in range(1, len(sentences)):
+                scores[i] += weight * column[i]
     return scores
 
 
@@ -297,10 +320,22 @@ def build_chapters(sentences: Sequence[Sentence], duration_ms: int, facts: Media
     if duration_ms < 3 * SAFE_GAP_MS or not sentences:
         return []
     reader = reader or PhraseReader(language)
+    scores = boundary_scores(sentences, facts, boundary_window_ms(duration_ms), reader=reader)
+    return chapters_from_scores(sentences, duration_ms, scores, reader)
+
+
+def boundary_window_ms(duration_ms: int) -> int:
+    """The words compared on each side of a point: ``WINDOW_MS``, a twelfth of a short video."""
+    return max(WINDOW_MS[0], min(WINDOW_MS[1], duration_ms // 12))
+
+
+def chapters_from_scores(sentences: Sequence[Sentence], duration_ms: int, scores: Sequence[float],
+                         reader: PhraseReader) -> list[Chapter]:
+    """The chapters the boundary strengths ``scores`` give (one per sentence), titled."""
+    if duration_ms < 3 * SAFE_GAP_MS or not sentences:
+        return []
     low, high = chapter_count_bounds(duration_ms)
-    window_ms = max(WINDOW_MS[0], min(WINDOW_MS[1], duration_ms // 12))
     min_gap = max(SAFE_GAP_MS, min(MIN_GAP_MS, duration_ms // (3 * high)))
-    scores = boundary_scores(sentences, facts, window_ms, reader=reader)
 
     def fits(t: int, chosen: list[int]) -> bool:
         return t >= min_gap and duration_ms - t >= min_gap and all(abs(t - c) >= min_gap for c in chosen)

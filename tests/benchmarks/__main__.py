@@ -5,6 +5,7 @@ analysis: captions, scale (analysis time against the cue count); media (on deman
 articles: the six exports and the detail read of a 60-minute video's article, at concurrency 8.
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
+fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 """
@@ -20,11 +21,12 @@ from tests.benchmarks import (
     bench_core,
     bench_quality,
     bench_revival,
+    fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run}
-ON_DEMAND = {"quality": bench_quality.run}
+ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

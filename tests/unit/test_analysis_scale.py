@@ -7,11 +7,23 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from domain.analysis import MediaFacts, SceneChange, Segment, TimeRange, analyse
 from domain.analysis.moments import MAX_SENTENCES
 from domain.analysis.phrases import PhraseReader
 from domain.analysis.sentences import split_sentences
-from domain.analysis.structure import boundary_scores, cohesion, word_bags
+from domain.analysis.structure import (
+    BOUNDARY_FEATURES,
+    BOUNDARY_WEIGHTS,
+    boundary_features,
+    boundary_scores,
+    boundary_window_ms,
+    build_chapters,
+    chapters_from_scores,
+    cohesion,
+    word_bags,
+)
 from infra.captions import read_captions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
@@ -118,3 +130,38 @@ def test_sentence_ends_in_a_long_cue_are_found_as_before() -> None:
     for _ in range(200):
         text = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
         assert _split_points(text) == _reference_split_points(text)
+
+
+def test_a_boundary_strength_is_its_features_weighted() -> None:
+    sentences = split_sentences(read_captions(FIXTURE), "fr")
+    reader = PhraseReader("fr")
+    reader.learn(sentences, [])
+    facts = MediaFacts(duration_ms=sentences[-1].end_ms,
+                       scene_changes=tuple(SceneChange(t, 0.5) for t in range(7_000, sentences[-1].end_ms, 23_000)))
+    columns = boundary_features(sentences, facts, 60_000, reader=reader)
+    assert set(columns) == set(BOUNDARY_FEATURES) and all(len(c) == len(sentences) for c in columns.values())
+    assert all(column[0] == 0.0 for column in columns.values())  # the talk's start is never a boundary
+    strength = boundary_scores(sentences, facts, 60_000, reader=reader)
+    expected = [sum(w * columns[name][i] for name, w in BOUNDARY_WEIGHTS.items()) for i in range(len(sentences))]
+    assert strength == pytest.approx(expected)
+    # other weights read the same features: a cue phrase alone
+    assert boundary_scores(sentences, facts, 60_000, reader=reader, weights={"phrase": 1.0}) == columns["phrase"]
+    assert any(columns["phrase"]) and any(columns["scene"])
+
+
+def test_chapters_from_the_strengths_are_those_the_analysis_builds() -> None:
+    sentences = split_sentences(read_captions(FIXTURE), "fr")
+    reader = PhraseReader("fr")
+    reader.learn(sentences, [])
+    duration_ms = sentences[-1].end_ms + 2_000
+    scores = boundary_scores(sentences, None, boundary_window_ms(duration_ms), reader=reader)
+    built = build_chapters(sentences, duration_ms, None, "fr", reader=reader)
+    assert len(built) >= 3
+    assert chapters_from_scores(sentences, duration_ms, scores, reader) == built
+    # other strengths move the boundaries: the one point standing out becomes one
+    target = len(sentences) // 2
+    other = [0.0] * len(sentences)
+    other[target] = 5.0
+    chapters = chapters_from_scores(sentences, duration_ms, other, reader)
+    assert sentences[target].start_ms // 1000 * 1000 in [c.start_ms for c in chapters]
+    assert sentences[target].start_ms // 1000 * 1000 not in [c.start_ms for c in built]
