@@ -296,6 +296,10 @@ async def test_state_machine_moves_and_illegal_ones(world):
 
 async def test_a_new_analysis_or_description_makes_an_open_candidate_stale(service, world):
     ws, long, short = world["ws"], world["long"], world["short"]
+    selected = await ws.client.post("/production/descriptions/complete", {  # selected, whatever ran before
+        "media_id": long["media_id"], "candidate_id": long["id"], "platforms": ["videosite_long"],
+        "idempotency_key": "complete-before-reanalysis"})
+    assert selected.status == 200, selected.body
     assert (await move(ws.client, short, "reviewing")).data["status"] == "reviewing"
     job = await ws.client.post(f"/videos/{long['video_id']}/analyze", {"language": "fr"})
     assert job.status == 202, job.body
