@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
@@ -37,11 +38,14 @@ FAULT_TEMPLATE = "vaeo_fault_template"
 
 
 @pytest.fixture(scope="module")
-def fault_stack() -> Settings:
+def fault_stack() -> Iterator[Settings]:
+    """A PostgreSQL and a Kafka of their own (these tests stop and kill them), stopped at the end of
+    the module: left running, they took CPU from every test after them."""
     settings = Settings(stack_instance="fault", stack_pg_port=55434, stack_kafka_port=29094, secret_key="00" * 32,
                         relay_poll_interval_s=0.2)
     stack.up(settings)
-    return settings
+    yield settings
+    stack.down(settings)
 
 
 @pytest.fixture(scope="module")
