@@ -150,6 +150,7 @@ async def bench_complete(base_settings, results: dict) -> None:
         await timed_requests(16, 1, send)  # warm-up
         alone = await timed_requests(50, 1, send)
         results["complete_one_at_a_time"] = percentiles(alone)
+        speed_before = core_speed_ms()  # outside the CPU figures: it runs in the client's process
         pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
@@ -160,15 +161,13 @@ async def bench_complete(base_settings, results: dict) -> None:
         print(f"completions at concurrency {CONCURRENCY} ({APIS} API process(es), pid {apis}; "
               f"relay pid {pids.get('relay')}, projector pid {pids.get('projector')})", flush=True)
         results["complete_api_processes"] = APIS
-        speed_before = core_speed_ms()
         samples = await timed_requests(REQUESTS, CONCURRENCY, send)
-        speed_after = core_speed_ms()
-        results["complete_core_speed_ms"] = [speed_before, speed_after]
         busy_after = machine_busy()
         cpu_after = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         db_after = await database_activity(svc.pool)
         by_client_after = await postgres_cpu_by_client(svc.pool)
         events_after = await events_by_type(svc.pool)
+        results["complete_core_speed_ms"] = [speed_before, core_speed_ms()]
         results["complete_concurrency_8"] = percentiles(samples)
         results["complete_database_per_request"] = {name: round((db_after[name] - db_before[name]) / REQUESTS, 1)
                                                      for name in db_after}
