@@ -42,6 +42,13 @@ KEPT_CANDIDATE_VIDEOS = 100_000  # about 10 MB; the whole map is dropped when it
 _ARTICLE_OF_VIDEO: dict[int, UUID] = {}
 
 
+def _remember(kept: dict, key, value) -> None:
+    """``kept[key] = value`` in a bounded map: the whole map is dropped when it is full."""
+    if len(kept) >= KEPT_CANDIDATE_VIDEOS:
+        kept.clear()
+    kept[key] = value
+
+
 def _missing(candidate_id: UUID) -> NotFound:
     return NotFound("candidate not found", id=str(candidate_id))
 
@@ -76,14 +83,12 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
             video_id = await conn.fetchval(_VIDEO_OF, candidate_id, workspace_id, environment)
         if video_id is None:
             raise _missing(candidate_id)
-        if len(_VIDEO_OF_CANDIDATE) >= KEPT_CANDIDATE_VIDEOS:
-            _VIDEO_OF_CANDIDATE.clear()
-        _VIDEO_OF_CANDIDATE[candidate_id] = video_id
+        _remember(_VIDEO_OF_CANDIDATE, candidate_id, video_id)
     # In one query. The video and the article are only read (the graph and the article are large
     # and the same on every completion): shared, not copied. The candidate is decided on: this
     # command's own copy.
     article_guess = _ARTICLE_OF_VIDEO.get(video_id) if with_article else None
-    video, candidate, *article = await store.read_aggregates(
+    video, candidate, *guessed = await store.read_aggregates(
         video_stream_id(video_id), candidate_id, *([article_guess] if article_guess else []))
     if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
             or video.media_id is None or video.article_job_id is None or video.graph is None):
@@ -91,14 +96,14 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
     state = CandidateState(video, copy.deepcopy(candidate) if isinstance(candidate, Candidate) else None)
     if with_article:
         article_stream = article_stream_for_job(video.article_job_id)
-        if article_stream != article_guess:
-            article = [await store.read_aggregate(article_stream)]
-            if len(_ARTICLE_OF_VIDEO) >= KEPT_CANDIDATE_VIDEOS:
-                _ARTICLE_OF_VIDEO.clear()
-            _ARTICLE_OF_VIDEO[video_id] = article_stream
-        if not isinstance(article[0], Article):
+        if article_stream == article_guess:
+            article = guessed[0]
+        else:
+            article = await store.read_aggregate(article_stream)
+            _remember(_ARTICLE_OF_VIDEO, video_id, article_stream)
+        if not isinstance(article, Article):
             raise _missing(candidate_id)
-        state.article = article[0]
+        state.article = article
     return state
 
 
