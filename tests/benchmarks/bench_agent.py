@@ -144,6 +144,9 @@ async def main(base) -> None:
                 await load(2, warm)
             api, cpu = service.procs["api0"].pid, {}
             procs = {name: proc.pid for name, proc in service.procs.items()}
+            kafka_pid = stack._kafka_pid(service.settings)  # the broker's CPU per request too
+            if kafka_pid:
+                procs["kafka"] = kafka_pid
             spent: dict[str, tuple] = {}
 
             async def measured(part: str, one) -> list:

@@ -152,6 +152,9 @@ async def bench_complete(base_settings, results: dict) -> None:
         results["complete_one_at_a_time"] = percentiles(alone)
         speed_before = core_speed_ms()  # outside the CPU figures: it runs in the client's process
         pids = {name: proc.pid for name, proc in svc.procs.items()} | {"client": os.getpid()}
+        kafka_pid = stack._kafka_pid(base_settings)  # the broker: its CPU per completion too
+        if kafka_pid:
+            pids["kafka"] = kafka_pid
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()} | {"postgres": postgres_cpu_seconds()}
         busy_before = machine_busy()
         db_before = await database_activity(svc.pool)
