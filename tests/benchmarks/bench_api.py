@@ -24,6 +24,8 @@ import tempfile
 import time
 import uuid
 
+import orjson
+
 from infra import stack
 from infra.codec import EventRegistry
 from infra.consume import PROGRESS_CHANNEL
@@ -93,6 +95,30 @@ async def postgres_cpu_by_client(pool) -> dict[str, float]:
         except OSError:  # the connection closed meanwhile
             pass
     return out
+
+
+async def server_latencies_ms(settings, request_ids: set[str], timeout_s: float = 30.0) -> list[float]:
+    """The API's own time of each call in ``request_ids`` (``latency_ms`` of its telemetry record:
+    from the outer middleware's start to the handler's answer), read back from the telemetry topic
+    as an analytics consumer of the stream would. The calls whose record has not arrived within
+    ``timeout_s`` are missing from the list."""
+    from infra.eventlog import make_consumer
+
+    consumer = make_consumer(settings, settings.telemetry_topic, group_id=None)
+    await consumer.start()
+    found: dict[str, float] = {}
+    deadline = time.monotonic() + timeout_s
+    try:
+        while len(found) < len(request_ids) and time.monotonic() < deadline:
+            batches = await consumer.getmany(timeout_ms=500, max_records=5000)
+            for records in batches.values():
+                for record in records:
+                    call = orjson.loads(record.value)
+                    if call.get("request_id") in request_ids:
+                        found[call["request_id"]] = float(call["latency_ms"])
+    finally:
+        await consumer.stop()
+    return list(found.values())
 
 
 def free_port() -> int:
