@@ -156,11 +156,7 @@ class EventStore:
         if not events:
             raise ValueError("nothing to append")
         if self.group_commit:
-            future = asyncio.get_running_loop().create_future()
-            self._queue.append((events, before, future))
-            if self._committer is None or self._committer.done():
-                self._committer = asyncio.create_task(self._commit_groups())
-            last = await future
+            last = await self._queued(events, before)
             _committed(before)
             return last
         async with self.pool.acquire() as conn:
@@ -171,6 +167,51 @@ class EventStore:
             _committed(before)
             await self._notify(conn, last)
         return last
+
+    def _queued(self, events: Sequence[NewEvent], before: Sequence[SideEffect]) -> asyncio.Future:
+        """Queue an append for the next group commit; the future is its last position."""
+        future = asyncio.get_running_loop().create_future()
+        self._queue.append((events, before, future))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_groups())
+        return future
+
+    async def save_in_turn(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
+                           events: Sequence = (), before: Sequence[SideEffect] = ()) -> asyncio.Future:
+        """``save`` for a command that decides under ``stream_lock`` (a workspace's charge): with
+        group commit the append is queued and the kept state of ``aggregates`` is their new state
+        at once; the caller releases the lock, then awaits what this returns (the last position).
+
+        So the next command of the stream decides while this one commits, and the appends of one
+        busy workspace share group commits instead of taking turns through the round trip and
+        the commit. The next command decides on a state not yet durable: when this append is
+        refused, the kept states are dropped and the next append, which expects the versions
+        this one would have made, is refused as a conflict and decided again on what the store
+        holds. Without group commit the append is made here, as ``save`` makes it.
+        """
+        if not self.group_commit:
+            last = await self.save(*aggregates, workspace_id=workspace_id, meta=meta, events=events, before=before)
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(last)
+            return done
+        pending = [*events]
+        for agg in aggregates:
+            pending.extend(agg.collect_events())
+        future = self._queued(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta), before)
+        ids = [agg.id for agg in aggregates]
+        for agg in aggregates:
+            if agg.id in self._aggregates:
+                self._aggregates[agg.id] = copy.deepcopy(agg)
+
+        def settled(done: asyncio.Future) -> None:  # runs before the caller resumes, awaited or not
+            if done.cancelled() or done.exception() is not None:
+                for stream_id in ids:  # the kept states were decided on what was not written
+                    self._aggregates.pop(stream_id, None)
+            else:
+                _committed(before)
+
+        future.add_done_callback(settled)
+        return future
 
     async def save(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
                    events: Sequence = (), before: Sequence[SideEffect] = ()) -> int:

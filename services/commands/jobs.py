@@ -11,7 +11,7 @@ from domain.base import DomainError
 from domain.jobs import Job
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore, SideEffect
-from services.commands.common import CHARGE_RETRIES, load_in, load_owned, with_retries
+from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, load_owned, with_retries
 from services.commands.meta import joining
 
 
@@ -52,9 +52,9 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
     (``today``): 429 ``sandbox_quota_exceeded`` beyond it, and nothing is written.
 
     Charges of one workspace are decided one after the other inside this process (the workspace
-    stream's lock of the event store): concurrent analyses of different videos then queue up for
-    a few milliseconds instead of failing on each other's charge, and retries settle what other
-    processes interleave.
+    stream's lock of the event store, held for the decision and not for the commit): concurrent
+    analyses of different videos then queue up for a moment instead of failing on each other's
+    charge, their appends share group commits, and retries settle what other processes interleave.
     """
     job_id = job_id or uuid4()
     if credits is not None:
@@ -71,14 +71,20 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
         pending = list(job.collect_events())
         if announce is not None:
             pending += announce(job_id)
-        charged = []
-        if credits:
-            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
-            workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
-            charged.append(workspace)
         try:
-            position = await store.save(*charged, workspace_id=workspace_id, meta=meta, events=pending,
-                                        before=[*quota, *before])
+            if credits:
+                # The workspace's charges are decided one after the other in this process (its
+                # stream's lock), which is held for the decision and the queueing of the append
+                # only, not for its commit (``save_in_turn``).
+                async with store.stream_lock(workspace_id):
+                    workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
+                    workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
+                    saved = await store.save_in_turn(workspace, workspace_id=workspace_id, meta=meta,
+                                                     events=pending, before=[*quota, *before])
+                position = await saved
+            else:
+                position = await store.save(workspace_id=workspace_id, meta=meta, events=pending,
+                                            before=[*quota, *before])
         except asyncpg.CheckViolationError as exc:
             if exc.constraint_name != "sandbox_job_quota_within":
                 raise
@@ -86,10 +92,7 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                                        "midnight UTC (use a production key for more)", quota=sandbox_quota) from None
         return job, position
 
-    if not credits:
-        return await with_retries(attempt)
-    async with store.stream_lock(workspace_id):
-        return await with_retries(attempt, attempts=CHARGE_RETRIES)
+    return await with_retries(attempt, attempts=CHARGE_RETRIES if credits else CONFLICT_RETRIES)
 
 
 def _claim_refund(job: Job):

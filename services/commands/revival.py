@@ -167,12 +167,14 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
                                         before=[claim.records(outcome)])
             return outcome, position if selected else None
         # The workspace's charges are decided one after the other in this process (its stream's
-        # lock), the rest of the work is not: the lock is held for the charge and the append only.
+        # lock), the rest of the work is not: the lock is held for the charge and the queueing of
+        # the append only (``save_in_turn``), not for its commit.
         async with store.stream_lock(workspace_id):
             workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
             workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
-            position = await store.save(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
-                                        before=[claim.records(outcome)])
+            saved = await store.save_in_turn(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
+                                             before=[claim.records(outcome)])
+        position = await saved
         return outcome, position if selected else None
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)
