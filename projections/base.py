@@ -63,8 +63,8 @@ class Projection:
     # "strict": as produced; "per_stream": every statement of an event touches only rows owned by
     # the event's stream, so streams may interleave; "commutative": any order gives the same state.
     ordering: str = "strict"
-    # With "per_stream": combine two consecutive statements of one stream that have the same SQL
-    # into one (or None to keep both). Must give the state the two would give in sequence.
+    # With "per_stream": combine two consecutive statements of one stream into one (or None to
+    # keep both). Must give the state the two would give in sequence.
     merge: Callable[[Statement, Statement], Statement | None] | None = None
     # With "commutative": counter upserts (by SQL) whose executions in one batch fold into one
     # per row (see Accumulate).

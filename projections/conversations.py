@@ -5,7 +5,8 @@ read's 404 rule), ``agent_turns`` one row per turn: the message, the actions as 
 reply and how the turn ended. Every statement touches only its conversation's rows and is safe
 under replay: creations ``ON CONFLICT DO NOTHING``, an action appended only when the array is as
 long as its index, a reply set only once, the conversation's row guarded by its version. Each event
-is one statement (a turn's row and the conversation's change in one, through a ``WITH``).
+is one statement (a turn's row and the conversation's change in one, through a ``WITH``), and the
+events of one turn that arrive in one batch are one insert.
 """
 
 from __future__ import annotations
@@ -44,32 +45,52 @@ projection = Projection(
 )
 
 # Each event is one statement: a turn's row and the conversation's (its turn count, last change and
-# version) change together, the conversation's guarded by its version.
+# version) change together, the conversation's guarded by its version. A turn's opening statement
+# holds every column of the turn, so that the events of one turn in one batch (a read-only turn is
+# recorded in one append: its message, actions and reply) are written by one insert (``_merge``).
 _TOUCH = """UPDATE agent_conversations SET updated_at = $3, version = $4, turns = greatest(turns, $2)
              WHERE id = $1 AND version < $4"""
+_TURN_COLUMNS = "conversation_id, turn, message, planner, request_id, created_at, actions, reply, outcome, " \
+                "not_done, replied_at"
+# Arguments: id, workspace, environment, created_at, text, planner, request_id, then the tail.
+_STARTED = f"""WITH conversation AS (
+                   INSERT INTO agent_conversations (id, workspace_id, environment, turns, created_at, updated_at,
+                                                    version)
+                   VALUES ($1, $2, $3, 1, $4, $9, $8) ON CONFLICT (id) DO NOTHING)
+               INSERT INTO agent_turns ({_TURN_COLUMNS})
+               VALUES ($1, 1, $5, $6, $7, $4, $10::jsonb, $11, $12, $13, $14)
+               ON CONFLICT (conversation_id, turn) DO NOTHING"""
+# Arguments: id, turn, created_at, text, planner, request_id, then the tail.
+_RECEIVED = f"""WITH turn AS (
+                    INSERT INTO agent_turns ({_TURN_COLUMNS})
+                    VALUES ($1, $2, $4, $5, $6, $3, $9::jsonb, $10, $11, $12, $13)
+                    ON CONFLICT (conversation_id, turn) DO NOTHING)
+                UPDATE agent_conversations SET updated_at = $8, version = $7, turns = greatest(turns, $2)
+                 WHERE id = $1 AND version < $7"""
+# The tail of both: the conversation's version and last change, the turn's actions, reply,
+# outcome, actions not done and reply time (an opening alone: its own version and time, no action,
+# no reply).
+_TAIL = 7
+_ACTION = """UPDATE agent_turns SET actions = actions || jsonb_build_array($3::jsonb)
+              WHERE conversation_id = $1 AND turn = $2 AND jsonb_array_length(actions) = $4"""
+_REPLIED = f"""WITH turn AS (
+                   UPDATE agent_turns SET reply = $5, outcome = $6, not_done = $7, replied_at = $3
+                    WHERE conversation_id = $1 AND turn = $2 AND reply IS NULL)
+               {_TOUCH}"""
 
 
 @projection.handles("ConversationStarted")
 def _started(ev) -> list[Statement]:
     d = ev.data
-    return [("""WITH conversation AS (
-                    INSERT INTO agent_conversations (id, workspace_id, environment, turns, created_at, updated_at,
-                                                     version)
-                    VALUES ($1, $2, $3, 1, $4, $4, $5) ON CONFLICT (id) DO NOTHING)
-                INSERT INTO agent_turns (conversation_id, turn, message, planner, request_id, created_at)
-                VALUES ($1, 1, $6, $7, $8, $4) ON CONFLICT (conversation_id, turn) DO NOTHING""",
-             (ev.stream_id, ev.workspace_id, d["environment"], ev.recorded_at, ev.version, d["text"], d["planner"],
-              d["request_id"]))]
+    return [(_STARTED, (ev.stream_id, ev.workspace_id, d["environment"], ev.recorded_at, d["text"], d["planner"],
+                        d["request_id"], ev.version, ev.recorded_at, [], None, None, None, None))]
 
 
 @projection.handles("ConversationMessageReceived")
 def _message(ev) -> list[Statement]:
     d = ev.data
-    return [(f"""WITH turn AS (
-                     INSERT INTO agent_turns (conversation_id, turn, message, planner, request_id, created_at)
-                     VALUES ($1, $2, $5, $6, $7, $3) ON CONFLICT (conversation_id, turn) DO NOTHING)
-                 {_TOUCH}""",
-             (ev.stream_id, d["turn"], ev.recorded_at, ev.version, d["text"], d["planner"], d["request_id"]))]
+    return [(_RECEIVED, (ev.stream_id, d["turn"], ev.recorded_at, d["text"], d["planner"], d["request_id"],
+                         ev.version, ev.recorded_at, [], None, None, None, None))]
 
 
 @projection.handles("ConversationActionPerformed")
@@ -78,16 +99,41 @@ def _action(ev) -> list[Statement]:
     action = {"name": d["name"], "arguments": d["arguments"], "status": d["status"], "result": d["result"]}
     if d.get("error") is not None:
         action["error"] = d["error"]
-    return [("""UPDATE agent_turns SET actions = actions || jsonb_build_array($3::jsonb)
-                 WHERE conversation_id = $1 AND turn = $2 AND jsonb_array_length(actions) = $4""",
-             (ev.stream_id, d["turn"], action, d["index"]))]
+    return [(_ACTION, (ev.stream_id, d["turn"], action, d["index"]))]
 
 
 @projection.handles("ConversationReplied")
 def _replied(ev) -> list[Statement]:
     d = ev.data
-    return [(f"""WITH turn AS (
-                     UPDATE agent_turns SET reply = $5, outcome = $6, not_done = $7, replied_at = $3
-                      WHERE conversation_id = $1 AND turn = $2 AND reply IS NULL)
-                 {_TOUCH}""",
-             (ev.stream_id, d["turn"], ev.recorded_at, ev.version, d["reply"], d["outcome"], d["not_done"]))]
+    return [(_REPLIED, (ev.stream_id, d["turn"], ev.recorded_at, ev.version, d["reply"], d["outcome"],
+                        d["not_done"]))]
+
+
+def _merge(first: Statement, second: Statement) -> Statement | None:
+    """A turn's opening and the next event of that turn in one batch as one insert: what the two
+    leave in sequence (an action appended when it is the next one, the reply with the
+    conversation's version and last change). Anything else is kept apart."""
+    sql, args = first
+    if sql not in (_STARTED, _RECEIVED):
+        return None
+    turn = 1 if sql == _STARTED else args[1]
+    version, updated_at, actions, reply, outcome, not_done, replied_at = args[-_TAIL:]
+    if reply is not None:  # the turn has ended: what follows belongs to another turn
+        return None
+    following, values = second
+    if following == _ACTION:
+        _, action_turn, action, index = values
+        if action_turn != turn or index != len(actions):
+            return None
+        tail = (version, updated_at, [*actions, action], None, None, None, None)
+    elif following == _REPLIED:
+        _, reply_turn, at, reply_version, text, ended, left = values
+        if reply_turn != turn:
+            return None
+        tail = (reply_version, at, actions, text, ended, left, at)
+    else:
+        return None
+    return sql, (*args[:-_TAIL], *tail)
+
+
+projection.merge = _merge

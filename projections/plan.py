@@ -35,7 +35,8 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
     ``per_stream`` puts the k-th statement of each stream in layer k: within a layer every
     statement touches another stream's rows, so a layer may be grouped by SQL freely while each
     stream keeps its order; with the projection's ``merge``, two consecutive statements of one
-    stream with the same SQL become one (five events of a job in a batch: two writes, not five).
+    stream may become one (five events of a job in a batch: two writes, not five; a turn of a
+    conversation, its message, actions and reply: one insert, not an insert and updates).
     ``commutative`` groups the whole batch by SQL, and folds the executions of an ``accumulate``
     SQL that update the same row into one.
     """
@@ -53,7 +54,7 @@ def execution_plan(keyed: list[tuple[Hashable, Statement]], ordering: str,
         per_stream: dict[Hashable, list[Statement]] = {}
         for key, statement in keyed:
             mine = per_stream.setdefault(key, [])
-            if merge is not None and mine and mine[-1][0] == statement[0]:
+            if merge is not None and mine:
                 merged = merge(mine[-1], statement)
                 if merged is not None:
                     mine[-1] = merged

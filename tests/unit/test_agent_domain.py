@@ -244,7 +244,7 @@ def test_the_projection_writes_one_statement_per_event_safe_under_replay():
     [(sql, args)] = projection.apply(stored("ConversationStarted", 1, {
         "conversation_id": str(sid), "workspace_id": str(WS), "environment": "sandbox", "key_id": str(sid),
         "text": "hi", "planner": "offline", "request_id": "r"}, sid))
-    assert sql.count("ON CONFLICT") == 2 and args[2] == "sandbox" and args[5:] == ("hi", "offline", "r")
+    assert sql.count("ON CONFLICT") == 2 and args[2] == "sandbox" and args[4:7] == ("hi", "offline", "r")
     [(sql, args)] = projection.apply(stored("ConversationActionPerformed", 3, {
         "turn": 1, "index": 0, "name": "get_me", "arguments": {}, "status": "ok", "result": {}, "error": None,
         "request_id": "r"}, sid))
