@@ -35,6 +35,7 @@ from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
+from services.api.revival import SEARCH_WALK_ROWS
 from services.projection.runner import execute_statements
 from tests.benchmarks.bench_api import (
     cpu_seconds,
@@ -247,6 +248,7 @@ async def bench_candidates(base_settings, results: dict) -> None:
             await conn.execute("ANALYZE revival_candidates")
             total = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE is_candidate")
         results["candidates"] = total
+        speed_before = core_speed_ms()
         headers = {"Authorization": f"Bearer {ws.key}"}
         # a query no candidate matches (every row must be looked at, unless an index says none
         # match), a rare one, a common one
@@ -255,6 +257,11 @@ async def bench_candidates(base_settings, results: dict) -> None:
             async with svc.pool.acquire() as conn:
                 matching = await conn.fetchval("SELECT count(*) FROM revival_candidates WHERE search_text LIKE $1",
                                                "%" + fold(query) + "%")
+                # how many of them the first step finds (the best SEARCH_WALK_ROWS in score order)
+                first_step = await conn.fetchval(
+                    f"SELECT count(*) FROM (SELECT search_text FROM revival_candidates WHERE is_candidate "
+                    f"ORDER BY score DESC, video_id LIMIT {SEARCH_WALK_ROWS}) AS best WHERE search_text LIKE $1",
+                    "%" + fold(query) + "%")
             for indexed in (True, False):
                 if not indexed:
                     async with svc.pool.acquire() as conn:
@@ -269,7 +276,7 @@ async def bench_candidates(base_settings, results: dict) -> None:
                 await timed_requests(20, 1, send)
                 samples = await timed_requests(REQUESTS, CONCURRENCY, send)
                 name = f"candidates_{label}_{'trigram_index' if indexed else 'no_index'}"
-                results[name] = percentiles(samples) | {"matching": matching}
+                results[name] = percentiles(samples) | {"matching": matching, "in_first_step": first_step}
                 if not indexed:
                     async with svc.pool.acquire() as conn:
                         await conn.execute(revival_candidates.projection.ddl[2])
@@ -278,6 +285,7 @@ async def bench_candidates(base_settings, results: dict) -> None:
                                     "environment = 'production' AND is_candidate AND search_text LIKE '%eolienne "
                                     "flottante%' ORDER BY score DESC, video_id LIMIT 30", ws.id)
         results["candidates_plan"] = " / ".join(r[0].strip() for r in plan[:4])
+        results["candidates_core_speed_ms"] = [speed_before, core_speed_ms()]
 
 
 async def main(which: list[str]) -> dict:
