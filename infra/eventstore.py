@@ -176,11 +176,13 @@ class EventStore:
             self._committer = asyncio.create_task(self._commit_groups())
         return future
 
-    async def save_in_turn(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
+    async def save_in_turn(self, *aggregates, turn, workspace_id: UUID | None, meta: dict | None = None,
                            events: Sequence = (), before: Sequence[SideEffect] = ()) -> asyncio.Future:
         """``save`` for a command that decides under ``stream_lock`` (a workspace's charge): with
-        group commit the append is queued and the kept state of ``aggregates`` is their new state
-        at once; the caller releases the lock, then awaits what this returns (the last position).
+        group commit the append is queued, the new state of ``turn`` (one of ``aggregates``: the
+        aggregate of the locked stream) is kept at once whatever its length, and so is that of
+        the others already kept; the caller releases the lock, then awaits what this returns (the
+        last position).
 
         So the next command of the stream decides while this one commits, and the appends of one
         busy workspace share group commits instead of taking turns through the round trip and
@@ -189,6 +191,8 @@ class EventStore:
         this one would have made, is refused as a conflict and decided again on what the store
         holds. Without group commit the append is made here, as ``save`` makes it.
         """
+        if not any(agg is turn for agg in aggregates):
+            raise ValueError("the turn's aggregate is one of those saved")
         if not self.group_commit:
             last = await self.save(*aggregates, workspace_id=workspace_id, meta=meta, events=events, before=before)
             done = asyncio.get_running_loop().create_future()
@@ -200,8 +204,11 @@ class EventStore:
         future = self._queued(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta), before)
         ids = [agg.id for agg in aggregates]
         for agg in aggregates:
-            if agg.id in self._aggregates:
+            if agg is turn or agg.id in self._aggregates:
                 self._aggregates[agg.id] = copy.deepcopy(agg)
+                self._aggregates.move_to_end(agg.id)
+        while len(self._aggregates) > CACHED_AGGREGATES:
+            self._aggregates.popitem(last=False)
 
         def settled(done: asyncio.Future) -> None:  # runs before the caller resumes, awaited or not
             if done.cancelled() or done.exception() is not None:

@@ -79,8 +79,8 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                 async with store.stream_lock(workspace_id):
                     workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
                     workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
-                    saved = await store.save_in_turn(workspace, workspace_id=workspace_id, meta=meta,
-                                                     events=pending, before=[*quota, *before])
+                    saved = await store.save_in_turn(workspace, turn=workspace, workspace_id=workspace_id,
+                                                     meta=meta, events=pending, before=[*quota, *before])
                 position = await saved
             else:
                 position = await store.save(workspace_id=workspace_id, meta=meta, events=pending,

@@ -172,8 +172,8 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         async with store.stream_lock(workspace_id):
             workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
             workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
-            saved = await store.save_in_turn(*aggregates, workspace, workspace_id=workspace_id, meta=meta,
-                                             before=[claim.records(outcome)])
+            saved = await store.save_in_turn(*aggregates, workspace, turn=workspace, workspace_id=workspace_id,
+                                             meta=meta, before=[claim.records(outcome)])
         position = await saved
         return outcome, position if selected else None
 
