@@ -198,17 +198,11 @@ class EventStore:
             done = asyncio.get_running_loop().create_future()
             done.set_result(last)
             return done
-        pending = [*events]
-        for agg in aggregates:
-            pending.extend(agg.collect_events())
-        future = self._queued(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta), before)
+        future = self._queued(self._decided(aggregates, events, workspace_id, meta), before)
         ids = [agg.id for agg in aggregates]
         for agg in aggregates:
             if agg is turn or agg.id in self._aggregates:
-                self._aggregates[agg.id] = copy.deepcopy(agg)
-                self._aggregates.move_to_end(agg.id)
-        while len(self._aggregates) > CACHED_AGGREGATES:
-            self._aggregates.popitem(last=False)
+                self._keep(agg)
 
         def settled(done: asyncio.Future) -> None:  # runs before the caller resumes, awaited or not
             if done.cancelled() or done.exception() is not None:
@@ -220,16 +214,27 @@ class EventStore:
         future.add_done_callback(settled)
         return future
 
+    def _decided(self, aggregates, events: Sequence, workspace_id: UUID | None, meta: dict | None) -> list:
+        """``events`` and the pending events of ``aggregates`` (collected), as new events to append."""
+        pending = [*events]
+        for agg in aggregates:
+            pending.extend(agg.collect_events())
+        return self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta)
+
+    def _keep(self, aggregate) -> None:
+        """Keep a copy of ``aggregate`` as its stream's state, most recently used
+        (``CACHED_AGGREGATES`` at most)."""
+        self._aggregates[aggregate.id] = copy.deepcopy(aggregate)
+        self._aggregates.move_to_end(aggregate.id)
+        while len(self._aggregates) > CACHED_AGGREGATES:
+            self._aggregates.popitem(last=False)
+
     async def save(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
                    events: Sequence = (), before: Sequence[SideEffect] = ()) -> int:
         """Append what ``aggregates`` decided (their pending events, collected here) and ``events``
         (domain events collected earlier), with ``meta`` on each, in one append (``append``)."""
-        pending = [*events]
-        for agg in aggregates:
-            pending.extend(agg.collect_events())
         try:
-            last = await self.append(self.registry.to_new_events(pending, workspace_id=workspace_id, meta=meta),
-                                     before=before)
+            last = await self.append(self._decided(aggregates, events, workspace_id, meta), before=before)
         except ConcurrencyError:
             for agg in aggregates:  # decided on a state another process moved: read it anew next time
                 self._aggregates.pop(agg.id, None)
@@ -410,10 +415,7 @@ class EventStore:
             if not rows:
                 return aggregate
         if aggregate is not None and aggregate.version >= CACHE_FROM_VERSION:
-            self._aggregates[stream_id] = copy.deepcopy(aggregate)
-            self._aggregates.move_to_end(stream_id)
-            while len(self._aggregates) > CACHED_AGGREGATES:
-                self._aggregates.popitem(last=False)
+            self._keep(aggregate)
         return aggregate
 
     async def load_kept(self, stream_id: UUID):

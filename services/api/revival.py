@@ -209,21 +209,19 @@ async def list_revival_candidates(call: Call) -> dict:
     # candidates in score order, as the score index gives them: if enough of them match, they are
     # the answer (a common word finds its page there at once, where the trigram index would fetch
     # and sort every match). Else the trigram index finds the few that match anywhere.
+    # Either way the matches are ranked on their key, score and text alone (``page``), and only
+    # the rows of the page are read whole.
+    whole = f"SELECT {_COLUMNS} FROM page JOIN revival_candidates USING (video_id, score) ORDER BY score DESC, video_id"
     async with call.pool.acquire() as conn:
-        # Either way the matches are ranked on their key, score and text alone, and only the rows
-        # of the page are read whole.
         rows = await conn.fetch(
             f"WITH best AS (SELECT video_id, score, search_text FROM revival_candidates WHERE {filters} "
             f"ORDER BY score DESC, video_id LIMIT {SEARCH_WALK_ROWS}), "
-            f"page AS (SELECT video_id, score FROM best WHERE {like} ORDER BY score DESC, video_id {limit}) "
-            f"SELECT {_COLUMNS} FROM page JOIN revival_candidates USING (video_id, score) "
-            f"ORDER BY score DESC, video_id", *args)
+            f"page AS (SELECT video_id, score FROM best WHERE {like} ORDER BY score DESC, video_id {limit}) {whole}",
+            *args)
         if len(rows) < q.limit:
             rows = await conn.fetch(
                 f"WITH page AS (SELECT video_id, score FROM revival_candidates WHERE {filters} AND {like} "
-                f"ORDER BY score DESC, video_id {limit}) "
-                f"SELECT {_COLUMNS} FROM page JOIN revival_candidates USING (video_id, score) "
-                f"ORDER BY score DESC, video_id", *args)
+                f"ORDER BY score DESC, video_id {limit}) {whole}", *args)
     return {"data": [_record(call, r) for r in rows]}
 
 
