@@ -187,11 +187,13 @@ async def test_a_second_relay_stands_by_and_takes_over_when_the_active_one_dies(
 
 
 async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(settings, store, pool):
-    """The checkpoint of an acknowledged batch is written by the relay's next fetch (one round trip
-    per batch), which follows at once; a relay stopped right after a batch stores it on the way out."""
+    """The checkpoint of an acknowledged batch is written by the relay's next fetch, which follows
+    at once: a relay that has caught up makes two round trips per batch (the rows, then the
+    checkpoint with the rows added meanwhile) and no third one while Kafka acknowledges. A relay
+    stopped right after a batch stores it on the way out."""
     import asyncio
 
-    relay = Relay(settings)
+    relay = Relay(settings.model_copy(update={"relay_poll_interval_s": 60}))  # woken by NOTIFY only
     stop = asyncio.Event()
     task = asyncio.create_task(relay.run(stop))
     try:
@@ -199,8 +201,10 @@ async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(se
         head = await wait_relayed(pool, timeout=30)  # stored without any further event or wake-up
         assert (relay.checkpoint, relay.stored) == (head, head)
         for _ in range(3):
+            fetches, batches = relay.fetches, relay.batches
             await commands.queue_job(store, uuid.uuid4(), job_type="test")
-        head = await wait_relayed(pool, timeout=30)
+            head = await wait_relayed(pool, timeout=30)
+            assert (relay.batches - batches, relay.fetches - fetches) == (1, 2)
         assert relay.relayed == head
     finally:
         stop.set()
