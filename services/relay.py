@@ -107,9 +107,9 @@ class Relay:
         the previous one (fetching only after the acknowledgements left the relay at 63-91 % of a
         bare producer in the core benchmark; overlapped, at its rate). A batch that caught up with
         the table is acknowledged before the next fetch, which then carries its checkpoint: two
-        round trips per batch instead of three when the relay keeps up. The checkpoint still moves only past
-        acknowledged batches, in order; what was sent and not acknowledged is sent again after a
-        failure, and readers skip it by position."""
+        round trips per batch instead of three when the relay keeps up. The checkpoint still moves
+        only past acknowledged batches, in order; what was sent and not acknowledged is sent again
+        after a failure, and readers skip it by position."""
         in_flight: _Sent | None = None
         sending: _Sent | None = None
         try:
