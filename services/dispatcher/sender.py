@@ -338,14 +338,17 @@ class Sender:
                 status = "exhausted"
             else:
                 status, next_at = "pending", self.settings.now() + timedelta(seconds=delay)
+        if outcome.status_code == 410 and row.webhook_id is not None:
+            # Disabled before the attempt is recorded: a crash between the two leaves the delivery
+            # claimed, and its claim, taken again after the lease, ends it unsent (the webhook is
+            # disabled). In the other order the delivery would end failed and the webhook stay on.
+            await self._disable(row)
         await self._record(Record(
             row, status, row.attempts, next_at, outcome.status_code, outcome.error,
             lambda v: attempt_events(row.id, v, row.scheduled(), attempt=row.attempts, signed_at=signed_at,
                                      status_code=outcome.status_code, latency_ms=outcome.latency_ms,
                                      error=outcome.error, now=self.settings.now(), next_attempt_at=next_at,
                                      exhausted=status == "exhausted")))
-        if outcome.status_code == 410 and row.webhook_id is not None:
-            await self._disable(row)
 
     async def _record(self, record: Record) -> None:
         """Queue for the recorder; returns once the attempt's events and row are committed."""
