@@ -1,0 +1,36 @@
+"""How the stack tells a stopped broker from a running one (``infra.stack._running``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from infra.stack import _running
+
+
+def test_a_child_that_exited_is_not_running_though_it_is_not_reaped_yet():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 10
+    while _zombie_state(child.pid) != "Z":  # exited, not reaped: a signal 0 still reaches it
+        assert time.monotonic() < deadline, "the child did not exit"
+        time.sleep(0.01)
+    os.kill(child.pid, 0)
+    assert not _running(child.pid)
+    assert not os.path.exists(f"/proc/{child.pid}")  # and reaped on the way
+
+
+def test_a_running_child_and_a_process_that_is_not_a_child_are_running():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert _running(child.pid)
+        assert _running(os.getppid())  # this process' parent: not a child of ours
+    finally:
+        child.kill()
+        child.wait()
+    assert not _running(child.pid)
+
+
+def _zombie_state(pid: int) -> str:
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
