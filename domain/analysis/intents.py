@@ -89,11 +89,13 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     return ranked[:limit]
 
 
-ARTICLE_RE = {"fr": r"\b(le|la|les|l)\s{}\b", "en": r"\b(the)\s{}\b"}
+ARTICLE_RE = {"fr": r"\b(le|la|les|l|des|du)\s{}\b", "en": r"\b(the)\s{}\b"}
+DEFINITE = {"des": "les", "du": "le"}  # "des panneaux" said, "les panneaux" asked about
 
 
 def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> str:
-    """The topic with the determiner the speakers use before it ("la rénovation"), when they use one."""
+    """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
+    when they say "des panneaux"), when they use one."""
     key = lang_key(language)
     if key not in ARTICLE_RE or topic.name[:1].isupper():
         return topic.name
@@ -104,7 +106,10 @@ def _with_article(topic: Topic, folded_sentences: list, language: str | None) ->
             seen[match.group(1)] = seen.get(match.group(1), 0) + 1
     if not seen:
         return topic.name
-    article = max(seen, key=lambda a: (seen[a], a))
+    definite: dict[str, int] = {}
+    for said, count in seen.items():
+        definite[DEFINITE.get(said, said)] = definite.get(DEFINITE.get(said, said), 0) + count
+    article = max(definite, key=lambda a: (definite[a], a))
     if key == "en":
         return topic.name
     return f"l'{topic.name}" if article == "l" else f"{article} {topic.name}"

@@ -242,11 +242,29 @@ def _amounts(code: str, text: str) -> list[str]:
     return [*pieces, current]
 
 
+# "pour cent", "por ciento", "per cento", "por cento" after a number: the unit, which the reading of
+# numbers would take for a hundred ("quatre-vingts pour cent" -> "80 pour 100", "vingt-trois pour
+# cent et trois cents euros" -> "23 pour 103 100 euros"); read as the sign ("80 %"). After another
+# word it stays a hundred ("pour cent euros").
+NUMBER_RE = re.compile(r"\d")
+PER_CENT_RE = re.compile(r"([\w-]+)(\s+(?:pour|por|per)\s+(?:cent|ciento|cento))\b", re.IGNORECASE)
+
+
+def _per_cent_signs(code: str, text: str) -> str:
+    from text_to_num import alpha2digit
+
+    def sign(match: re.Match) -> str:
+        number = match.group(1)
+        return f"{number} %" if NUMBER_RE.search(alpha2digit(number, code)) else match.group(0)
+
+    return PER_CENT_RE.sub(sign, text)
+
+
 def _numbers_in_digits(code: str, text: str) -> str:
     from text_to_num import alpha2digit
 
     try:
-        return "".join(alpha2digit(piece, code) for piece in _amounts(code, text))
+        return "".join(alpha2digit(piece, code) for piece in _amounts(code, _per_cent_signs(code, text)))
     except (ValueError, RuntimeError):  # a string it cannot read is left as it was
         return text
 

@@ -76,6 +76,43 @@ VERB_SIGNALS = {
     "nl": "ik jij hij wij we jullie men te",
 }
 VERB_SHARE = 0.3
+# Determiners, per language whose nouns are said after one (the Romance languages: "les batteries",
+# "l'installation", "el precio", "la batteria", "os painéis"). In those languages a word never said
+# after one, nor capitalised inside a sentence (a name), is no noun: a verb ("coûte", "parlons",
+# "stockent") or an adjective said alone ("solaires"). Such a word opens no title or topic. English,
+# German and Dutch say nouns bare too ("batteries store energy"; German capitalises every noun), so
+# they have no such rule. Elided determiners (l', dell', un') count. A word said before one of these
+# determiners that is no preposition's contraction (French "le", not "du") in ``VERB_SHARE`` of its
+# uses, and never after one, is a verb taking its object ("stockent l'électricité", "réduit le coût").
+DETERMINERS = {
+    "fr": "le la les l un une des du au aux ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos "
+          "leur leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune certains certaines tout toute "
+          "tous toutes",
+    "es": "el la los las lo un una unos unas del al este esta estos estas ese esa esos esas aquel aquella mi mis tu "
+          "tus su sus nuestro nuestra nuestros nuestras cada varios varias algunos algunas todo toda todos todas",
+    "it": "il lo la i gli le l un uno una del dello della dei degli delle dell al allo alla ai agli alle all nel "
+          "nello nella nei negli nelle nell sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle "
+          "dall questo questa questi queste quest quel quello quella quei quegli quelle quell mio mia miei mie tuo "
+          "tua tuoi tue suo sua suoi sue nostro nostra nostri nostre ogni alcuni alcune",
+    "pt": "o a os as um uma uns umas do da dos das no na nos nas ao aos à às pelo pela pelos pelas este esta "
+          "estes estas esse essa esses essas aquele aquela meu minha meus minhas teu tua seu sua seus suas nosso "
+          "nossa nossos nossas cada vários várias alguns algumas todo toda todos todas",
+}
+# Endings of the plural persons of verbs ("disons", "parlons", "voyez", "hablamos", "diciamo"): a word
+# with one, never said after a determiner, is a verb ("Exemple disons" is no title).
+VERB_ENDINGS = {
+    "fr": ("ons", "ez"),
+    "es": ("amos", "emos", "imos", "áis", "éis"),
+    "it": ("iamo", "iate"),
+    "pt": ("amos", "emos", "imos"),
+}
+CONTRACTIONS = {  # a preposition and an article in one word: a noun may come before them ("prix des panneaux")
+    "fr": "des du au aux",
+    "es": "del al",
+    "it": "del dello della dei degli delle dell al allo alla ai agli alle all nel nello nella nei negli nelle nell "
+          "sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle dall",
+    "pt": "do da dos das no na nos nas ao aos à às pelo pela pelos pelas",
+}
 # Endings that make a noun plural, per language (Italian changes the last vowel instead: none).
 PLURAL_ENDINGS = {
     "en": ("s", "es"),
@@ -120,29 +157,50 @@ class PhraseReader:
         self._candidates: dict[str, tuple] = {}
         self.verbs: frozenset[str] = frozenset()
         self.names: frozenset[str] = frozenset()
+        self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
 
     def learn(self, sentences: Sequence, speakers: Iterable[str] = ()) -> None:
-        """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``)
-        and which are the speakers' names (a chapter is not named after its host)."""
+        """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``),
+        which as nouns (``DETERMINERS``) and which are the speakers' names (a chapter is not named
+        after its host)."""
         signals = frozenset(VERB_SIGNALS[self.kit.code].split())
+        determiners = frozenset(DETERMINERS.get(self.kit.code, "").split())
+        objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
         after_signal: Counter = Counter()
+        before_object: Counter = Counter()
         total: Counter = Counter()
+        nouns: set[str] = set()
         for sentence in sentences:
-            previous = ""
-            for word in WORD_RE.findall(sentence.text):
+            previous = said = last = ""
+            for n, word in enumerate(WORD_RE.findall(sentence.text)):
                 token = norm_token(word)
                 total[token] += 1
                 if previous in signals:
                     after_signal[token] += 1
-                previous = word.lower().replace("’", "'")
-                if "'" in previous and previous not in signals:  # j'ai, l'énergie: the elided word
-                    previous = previous.split("'")[0]
-        self.verbs = frozenset(t for t, c in after_signal.items() if c >= VERB_SHARE * total[t])
+                before, said = said, word.lower().replace("’", "'")
+                elided = said.split("'")[0] if "'" in said else ""
+                if before in determiners or elided in determiners or (n and word[:1].isupper()):
+                    nouns.add(token)
+                if last and (said in objects or elided in objects):
+                    before_object[last] += 1
+                last = token
+                previous = said
+                if elided and previous not in signals:  # j'ai, l'énergie: the elided word
+                    previous = elided
+        endings = VERB_ENDINGS.get(self.kit.code, ())
+        self.verbs = frozenset(
+            [t for t, c in after_signal.items() if c >= VERB_SHARE * total[t]]
+            + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
+            + [t for t in total if endings and t.endswith(endings) and t not in nouns])
+        self.nouns = frozenset(nouns) if determiners else None
         self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
 
     def describes(self, tokens: tuple[str, ...]) -> bool:
-        """The phrase can name a subject: no verb at either end, not only the speakers' names."""
+        """The phrase can name a subject: no verb at either end, in a language whose nouns take a
+        determiner its first word said as a noun, not only the speakers' names."""
         if tokens[0] in self.verbs or tokens[-1] in self.verbs:
+            return False
+        if self.nouns is not None and tokens[0] not in self.nouns:
             return False
         return not all(t in self.names or t in self.connectors for t in tokens)
 
@@ -245,13 +303,14 @@ INVERSION_RE = re.compile(r"-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous|ce)$
 def display(surfaces: Counter) -> str:
     """The most frequent surface form, word by word: a word keeps its capitals when it always has
     them (a name: Cadarache) or is a short acronym always in capitals (ITER); the others are
-    lowercase. So "construit à Cadarache" and "organisation ITER" keep their names."""
+    lowercase. So "construit à Cadarache" and "organisation ITER" keep their names, and "aides de
+    l'État" its name after the elided article."""
     form, _ = max(surfaces.items(), key=lambda item: (item[1], item[0]))
     columns = list(zip(*(s.split(" ") for s in surfaces), strict=False))
     shown = []
     for position, word in enumerate(form.split(" ")):
         column = columns[position] if position < len(columns) else (word,)
-        if all(w[:1].isupper() for w in column) and not all(w.isupper() for w in column):
+        if all((ELISION_RE.sub("", w) or w)[:1].isupper() for w in column) and not all(w.isupper() for w in column):
             shown.append(word)
         elif all(w.isupper() for w in column) and len(word) <= 6:
             shown.append(word)

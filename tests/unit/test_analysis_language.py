@@ -86,6 +86,49 @@ def test_a_frequent_word_inside_a_name_or_a_phrase_may_be_a_topic() -> None:
     assert "heat equation" in names and "Michael Jordan" in names, names
 
 
+VERBS_AND_NOUNS = {
+    # verbs said as often as the nouns, never after a determiner; the nouns always after one
+    "fr": (("coûte", "parlons"), ("batteries", "panneaux"),
+           "D'abord, parlons des panneaux solaires. Un panneau coûte deux cents euros. Ensuite, parlons des "
+           "batteries. Une batterie coûte cinq mille euros. Les batteries stockent l'énergie des panneaux. Le "
+           "stockage coûte cher."),
+    "es": (("almacenan", "cuesta"), ("baterías", "paneles"),
+           "Primero, hablamos de los paneles. Un panel cuesta doscientos euros. Luego, hablamos de las baterías. "
+           "Una batería cuesta cinco mil euros. Las baterías almacenan la energía de los paneles. Los paneles "
+           "almacenan poco."),
+    "pt": (("falamos", "custa"), ("baterias", "painéis"),
+           "Primeiro, falamos dos painéis. Um painel custa duzentos euros. Depois, falamos das baterias. Uma "
+           "bateria custa cinco mil euros. As baterias guardam a energia dos painéis. O sistema custa muito."),
+}
+
+
+@pytest.mark.parametrize("code", sorted(VERBS_AND_NOUNS))
+def test_a_verb_is_no_topic_in_a_language_whose_nouns_take_a_determiner(code: str) -> None:
+    verbs, nouns, text = VERBS_AND_NOUNS[code]
+    graph = analyse([Segment(0, 30_000, text, "A")], language=code)
+    names = [t.name for t in graph.topics]
+    assert set(nouns) <= set(names), names
+    assert not set(verbs) & set(names), names
+    assert not any(v in i.query for v in verbs for i in graph.intents), graph.intents
+
+
+def test_a_verb_ends_no_title_and_a_name_keeps_its_capital_after_an_elided_article() -> None:
+    lines = [("A", "Les batteries lithium-ion stockent l'électricité de la journée."),
+             ("A", "Les batteries lithium-ion stockent l'énergie des panneaux."),
+             ("A", "Les aides de l'État réduisent le coût."), ("A", "Les aides de l'État changent chaque année.")]
+    graph = analyse(_timed(lines, ms_per_word=380, gap=600), language="fr")
+    titles = [m.title for m in graph.moments] + [c.title for c in graph.chapters] + [t.name for t in graph.topics]
+    assert not any(t.lower().endswith(("stockent", "réduisent", "changent")) for t in titles), titles
+    assert not any("l'état" in t for t in titles) and any("l'État" in t for t in titles), titles
+
+
+def test_the_intent_about_a_topic_takes_its_definite_article() -> None:
+    text = ("Parlons des panneaux solaires. Des panneaux bon marché existent. Les prix des panneaux baissent. "
+            "Des panneaux durent trente ans.")
+    graph = analyse([Segment(0, 20_000, text, "A")], language="fr")
+    assert any(i.query.endswith("les panneaux") for i in graph.intents), graph.intents
+
+
 # cue phrases, sentence ends, numbers ------------------------------------------------------------
 
 CUES = {
@@ -144,6 +187,15 @@ def test_a_number_said_in_words_is_a_statistic(code: str) -> None:
     # a small number said in words is no figure ("one idea", "deux fois")
     small = analyse([Segment(0, 4000, "We had one idea about the design of the magnet.", "A")], language="en")
     assert not any(e.type == "number" for e in small.entities)
+
+
+def test_per_cent_said_after_a_number_is_the_unit_and_not_a_hundred() -> None:
+    assert language("fr").digits("de quatre-vingts pour cent et trois cents euros") == "de 80 % et 300 euros"
+    assert language("es").digits("ochenta por ciento") == "80 %"
+    assert language("en").digits("fifty per cent of them") == "50 % of them"
+    assert language("fr").digits("acheté pour cent euros") == "acheté pour 100 euros"  # a hundred euros
+    graph = analyse([Segment(0, 6000, "Le prix a baissé de quatre-vingts pour cent en dix ans.", "A")], language="fr")
+    assert "80 %" in [e.name for e in graph.entities], graph.entities
 
 
 # the article ------------------------------------------------------------------------------------
