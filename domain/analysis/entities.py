@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.text import fold, word_after, word_before
+from domain.analysis.text import ELISION_RE, fold, word_after, word_before
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -132,6 +132,28 @@ def _strip_span(words: list[str]) -> list[str]:
     while words and words[-1].lower() in CONNECTORS:
         words = words[:-1]
     return words
+
+
+# French capitalises an organisation's first word only ("l'Agence internationale de l'énergie",
+# "Organisation mondiale de la santé", "Banque centrale européenne"): after an organisation word
+# the name goes on through up to two adjectives (by their endings) and one complement ("de
+# l'énergie"), with an adjective after it. A word followed by "que" or an article is a verb ("l'Agence
+# indique que"), and ends the name.
+_FR_ADJ = (r"[a-zà-öø-ÿ][\w\-]*(?:ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|"
+           r"elle|elles|el|els|éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs)"
+           r"\b(?!\s+(?:que|qu['’]|le|la|les|l['’]|un|une|des|du)\b)")
+_FR_COMPLEMENT = r"(?:de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’])[a-zà-öø-ÿ][\w\-]+"
+ORG_TAIL_RE = {"fr": re.compile(rf"(?:\s+{_FR_ADJ}){{0,2}}(?:\s+{_FR_COMPLEMENT}(?:\s+{_FR_ADJ})?)?")}
+
+def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> str:
+    """The lowercase rest of an organisation's name after its capitalised words (``ORG_TAIL_RE``)."""
+    tail_re = ORG_TAIL_RE.get(code)
+    if not tail_re or not raw.endswith(tokens[-1]):
+        return ""
+    head = ELISION_RE.sub("", tokens[-1]) or tokens[-1]
+    if head.lower() not in ORG_WORDS:
+        return ""
+    return " ".join(tail_re.match(text, end).group(0).split())
 
 
 ORG_CUES = frozenset("l'agence agence organisation organization société company groupe group chez at".split())
@@ -260,7 +282,10 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
                 continue
             start = match.start()
             at_sentence_start = start <= opening
-            if at_sentence_start:
+            tail = _org_tail(kit.code, text, match.start() + len(raw), tokens, raw)
+            if tail and len(tokens) == 1:  # "L'Organisation mondiale de la santé" opening a sentence
+                tokens = [ELISION_RE.sub("", tokens[0]) or tokens[0]]
+            elif at_sentence_start:
                 # The first word is capitalised anyway: keep the span only when what follows is
                 # itself a name, or the word is never a common word.
                 if tokens[0].lower() in stops or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
@@ -275,6 +300,8 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             name = " ".join(tokens)
             if len(name) < 2 or name.lower() in stops or name.lower() in MONTHS_SET:
                 continue
+            if tail:
+                name = f"{name} {tail}"
             prev_word = word_before(text, start).lower().strip(",;:«\"'(")
             next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
             kind = _type_of(name, prev_word, next_word, speaker_folds)

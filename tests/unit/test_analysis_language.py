@@ -198,6 +198,19 @@ def test_per_cent_said_after_a_number_is_the_unit_and_not_a_hundred() -> None:
     assert "80 %" in [e.name for e in graph.entities], graph.entities
 
 
+def test_a_french_organisation_keeps_the_lowercase_rest_of_its_name() -> None:
+    said = {"Le prix a baissé, selon l'Agence internationale de l'énergie.": "Agence internationale de l'énergie",
+            "L'Organisation mondiale de la santé publie un rapport.": "Organisation mondiale de la santé",
+            "La Banque centrale européenne a monté ses taux.": "Banque centrale européenne",
+            "La Commission européenne à Bruxelles décide.": "Commission européenne"}
+    for text, name in said.items():
+        graph = analyse([Segment(0, 6000, text, "A")], language="fr")
+        assert [e.name for e in graph.entities if e.type == "organization"] == [name], graph.entities
+    # a verb after the organisation word is no part of its name
+    graph = analyse([Segment(0, 6000, "Hier, l'Agence indique que les prix montent.", "A")], language="fr")
+    assert [e.name for e in graph.entities if e.type == "organization"] == ["Agence"], graph.entities
+
+
 # the article ------------------------------------------------------------------------------------
 
 LINES = [
