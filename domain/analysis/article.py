@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
 from domain.analysis.graph import ContentGraph
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.structure import format_timestamp
 from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
@@ -364,13 +365,17 @@ ANSWER_LOOKAHEAD = 6  # sentences after a question where its answer is looked fo
 
 
 def _answer_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:
-    """The sentences right after the question, before the next one: the first that shares a word
-    with it, and the one after that when it shares one too."""
+    """The sentences right after the question, before the next question or the next part (a
+    sentence opening with a cue phrase: "next", "passons à"): the first that shares a word with
+    it, and the one after that when it shares one too."""
     asked_words = set(asked.tokens)
+    kit = language_of(writer.language)
     following: list[Sentence] = []
     for s in sentences[asked.index + 1:asked.index + 1 + ANSWER_LOOKAHEAD]:
         if s.is_question or (following and s.index != following[-1].index + 1):
             break
+        if not following and kit.opens_with_cue(s.text):
+            break  # the speaker moved on: what comes after answers something else
         if s.index in writer.used or len(words(s.text)) < 5 or SOCIAL_RE.search(s.text):
             continue
         if not asked_words & set(s.tokens):

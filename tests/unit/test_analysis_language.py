@@ -254,6 +254,28 @@ def test_an_faq_answer_is_the_passage_right_after_its_question(talk) -> None:
         assert any(asked & {w.lower() for w in re.findall(r"\w{3,}", sentence)} for sentence in answer), question
 
 
+def test_an_faq_answer_does_not_cross_into_the_next_part() -> None:
+    lines = [("A", "Bienvenue dans cette présentation sur les panneaux solaires et les batteries."),
+             ("A", "Comment choisir son installation solaire ?"),
+             ("A", "Il faut mesurer sa consommation annuelle avec soin."),
+             ("A", "Enfin, parlons des aides de l'État pour chaque installation."),
+             ("A", "La prime réduit le coût de l'installation de plusieurs centaines d'euros."),
+             ("A", "Les batteries stockent l'électricité produite pendant la journée."),
+             ("A", "Une batterie domestique coûte environ cinq mille euros aujourd'hui."),
+             ("A", "Les panneaux solaires coûtent environ deux cents euros chacun."),
+             ("A", "Le rendement des panneaux baisse un peu chaque année."),
+             ("A", "Un onduleur transforme le courant continu en courant alternatif."),
+             ("A", "Le réseau rachète le surplus produit par les panneaux."),
+             ("A", "Les batteries durent une dizaine d'années en moyenne."),
+             ("A", "Merci de votre attention et à bientôt.")]
+    graph = analyse(_timed(lines, ms_per_word=380, gap=600), language="fr")
+    assert any(i.source == "question" for i in graph.intents[:2]), graph.intents
+    article = write_article(graph, "tutorial", "fr")
+    answers = {e["question"]: e["answer"] for e in article.faq}
+    # the sentences that share "installation" come after "Enfin, parlons de...": another part
+    assert not any("installation" in q.lower() for q in answers), answers
+
+
 @pytest.mark.parametrize("style", ["journalistic", "narrative", "analytical", "tutorial", "documentary"])
 def test_sections_follow_the_chapters_and_keep_the_spoken_order(talk, style: str) -> None:
     article = write_article(talk, style)
