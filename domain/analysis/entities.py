@@ -145,13 +145,14 @@ _FR_ADJ = (r"[a-zà-öø-ÿ][\w\-]*(?:ale|ales|al|aux|ienne|iennes|ien|iens|aise
 _FR_COMPLEMENT = r"(?:de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’])[a-zà-öø-ÿ][\w\-]+"
 ORG_TAIL_RE = {"fr": re.compile(rf"(?:\s+{_FR_ADJ}){{0,2}}(?:\s+{_FR_COMPLEMENT}(?:\s+{_FR_ADJ})?)?")}
 
+
 def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> str:
     """The lowercase rest of an organisation's name after its capitalised words (``ORG_TAIL_RE``)."""
     tail_re = ORG_TAIL_RE.get(code)
     if not tail_re or not raw.endswith(tokens[-1]):
         return ""
     head = ELISION_RE.sub("", tokens[-1]) or tokens[-1]
-    if head.lower() not in ORG_WORDS:
+    if head.lower() not in ORG_WORDS or len(head) < 4:  # a word, not an acronym or "Un" opening a sentence
         return ""
     return " ".join(tail_re.match(text, end).group(0).split())
 
