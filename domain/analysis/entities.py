@@ -152,7 +152,7 @@ def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> st
     if not tail_re or not raw.endswith(tokens[-1]):
         return ""
     head = ELISION_RE.sub("", tokens[-1]) or tokens[-1]
-    if head.lower() not in ORG_WORDS or len(head) < 4:  # a word, not an acronym or "Un" opening a sentence
+    if head.lower() not in ORG_WORDS:
         return ""
     return " ".join(tail_re.match(text, end).group(0).split())
 
