@@ -68,6 +68,11 @@ school école ecole college lycée hôpital hopital hospital laboratory laborato
 musée musee club federation fédération federation union organisation organization office committee comité
 department département team équipe airlines airways motors technologies systems labs studios records press
 journal times news media médias cnrs cnes esa nasa oms who onu un ue eu unesco iter cern inserm ifop
+agencia agenzia agência agentur agentschap universidad università universidade universität universiteit
+instituto istituto institut banco banca stiftung stichting fundación fondazione fundação ministerio ministero
+ministério ministerium ministerie comisión commissione comissão kommission commissie gobierno governo
+regierung regering gouvernement government empresa sociedad società sociedade gesellschaft asociación
+associazione associação verein vereniging organización organizzazione organização organisatie
 """.split())
 
 PLACES = frozenset("""
@@ -91,10 +96,13 @@ console plateforme platform outil tool
 
 LOCATIVE_CUES = frozenset("in à au aux en from near de depuis vers at".split())
 
-CONNECTORS = frozenset("de du des la le of the and & von van der da di y".split())
+CONNECTORS = frozenset("de du des del della do dos das la le of the and & von van der da di y".split())
 
 CAP_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’\-\.]*"
-SPAN_RE = re.compile(rf"{CAP_WORD}(?:\s+(?:(?:de|du|des|la|le|of|the|&|von|van|der|da|di|y)\s+)?{CAP_WORD})*")
+# Up to two connectors between capitalised words: "Agencia Internacional de la Energía", "Bank of
+# the West", "Ludwig van der Rohe".
+SPAN_RE = re.compile(rf"{CAP_WORD}(?:\s+(?:(?:de|du|des|del|della|do|dos|das|la|le|of|the|&|von|van|der|da|di|y)"
+                     rf"\s+){{0,2}}{CAP_WORD})*")
 ACRONYM_RE = re.compile(r"^[A-Z]{2,6}s?$")
 MIXED_RE = re.compile(r"[a-z][A-Z]|[A-Za-z]-?\d|\d[A-Za-z]")
 

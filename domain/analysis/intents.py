@@ -70,17 +70,18 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
         if topic.relevance < 0.3 or (topic.key in speaker_names and len(topic.words) == 1):
             continue
         evidence = [c for c, text in folded_claims if topic.key in text]
+        subject, plural = _with_article(topic, folded_sentences, language)
         if topic.key in speaker_names:
             template = label["who"]
         elif any(DEFINITION_RE.search(c.text) for c in evidence):
-            template = label["what"]
+            template = _template(label, "what", language, plural)
         elif any(CAUSAL_RE.search(c.text) for c in evidence):
-            template = label["why"]
+            template = _template(label, "why", language, plural)
         elif any(PROCESS_RE.search(s.text) for s, text in folded_sentences if topic.key in text):
-            template = label["how"]
+            template = _template(label, "how", language, plural)
         else:
-            template = label["what"]
-        query = template.format(t=_with_article(topic, folded_sentences, language))
+            template = _template(label, "what", language, plural)
+        query = template.format(t=subject)
         key = fold(query)
         if key not in intents:
             intents[key] = SearchIntent(query, round(0.8 * topic.relevance, 3), "topic", topic.first_ms,
@@ -89,27 +90,55 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     return ranked[:limit]
 
 
-ARTICLE_RE = {"fr": r"\b(le|la|les|l|des|du)\s{}\b", "en": r"\b(the)\s{}\b"}
-DEFINITE = {"des": "les", "du": "le"}  # "des panneaux" said, "les panneaux" asked about
+ARTICLE_RE = {
+    "fr": r"\b(le|la|les|l|des|du)\s{}\b",
+    "es": r"\b(el|la|los|las|del|al)\s{}\b",
+    "it": r"\b(il|lo|la|i|gli|le|l|del|dello|della|dei|degli|delle|dell)\s{}\b",
+    "pt": r"\b(o|a|os|as|do|da|dos|das|no|na|nos|nas)\s{}\b",
+}
+# The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
+# asked about; "del precio", "el precio".
+DEFINITE = {
+    "fr": {"des": "les", "du": "le"},
+    "es": {"del": "el", "al": "el"},
+    "it": {"del": "il", "dello": "lo", "della": "la", "dei": "i", "degli": "gli", "delle": "le", "dell": "l"},
+    "pt": {"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as"},
+}
+PLURAL_ARTICLES = {"fr": {"les"}, "es": {"los", "las"}, "it": {"i", "gli", "le"}, "pt": {"os", "as"}}
+# The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
+PLURAL_TEMPLATES = {
+    "en": {"what": "what are {t}", "how": "how do {t} work", "why": "why {t} matter"},
+    "fr": {"how": "comment fonctionnent {t}", "why": "pourquoi {t} comptent"},
+    "es": {"what": "qué son {t}", "how": "cómo funcionan {t}", "why": "por qué importan {t}"},
+    "it": {"what": "cosa sono {t}", "how": "come funzionano {t}", "why": "perché {t} sono importanti"},
+    "pt": {"what": "o que são {t}", "how": "como funcionam {t}", "why": "porque {t} importam"},
+}
+ENGLISH_PLURAL_RE = re.compile(r"[a-z](?<!s)s$")  # "panels", "batteries"; not "glass" (nor "physics": below)
 
 
-def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> str:
+def _template(label: dict, kind: str, language: str | None, plural: bool) -> str:
+    return PLURAL_TEMPLATES.get(lang_key(language), {}).get(kind, label[kind]) if plural else label[kind]
+
+
+def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> tuple[str, bool]:
     """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
-    when they say "des panneaux"), when they use one."""
+    when they say "des panneaux"), when they use one, and whether it is plural (its article, or in
+    English its last word: "panels")."""
     key = lang_key(language)
+    if key == "en":
+        last = topic.name.rsplit(" ", 1)[-1]
+        return topic.name, not topic.name[:1].isupper() and bool(ENGLISH_PLURAL_RE.search(last)) and (
+            not last.endswith(("ics", "ss", "us", "is", "news")))
     if key not in ARTICLE_RE or topic.name[:1].isupper():
-        return topic.name
+        return topic.name, False
     pattern = re.compile(ARTICLE_RE[key].format(re.escape(topic.key)))
     seen: dict[str, int] = {}
     for _, text in folded_sentences:
         for match in pattern.finditer(text):
-            seen[match.group(1)] = seen.get(match.group(1), 0) + 1
+            said = DEFINITE[key].get(match.group(1), match.group(1))
+            seen[said] = seen.get(said, 0) + 1
     if not seen:
-        return topic.name
-    definite: dict[str, int] = {}
-    for said, count in seen.items():
-        definite[DEFINITE.get(said, said)] = definite.get(DEFINITE.get(said, said), 0) + count
-    article = max(definite, key=lambda a: (definite[a], a))
-    if key == "en":
-        return topic.name
-    return f"l'{topic.name}" if article == "l" else f"{article} {topic.name}"
+        return topic.name, False
+    article = max(seen, key=lambda a: (seen[a], a))
+    plural = article in PLURAL_ARTICLES[key]
+    return (f"l'{topic.name}" if article == "l" else f"{article} {topic.name}"), plural

@@ -260,11 +260,35 @@ def _per_cent_signs(code: str, text: str) -> str:
     return PER_CENT_RE.sub(sign, text)
 
 
+# An indefinite article before a number is "about" or "a", not one: "cuesta unos doscientos euros"
+# (about 200), "un ochenta por ciento" (80 %), which the reading of numbers makes "1 200" and "1 80".
+# Before a scale it is the number ("un millón", "um milhão"). Set aside before numbers are read.
+INDEFINITE = {"es": "un una unos unas", "it": "un uno una", "pt": "um uma uns umas"}
+
+
+def _indefinite_set_aside(code: str, text: str) -> str:
+    from text_to_num import alpha2digit
+
+    articles = INDEFINITE.get(code)
+    if not articles:
+        return text
+    scales = SCALES.get(code, {})
+
+    def aside(match: re.Match) -> str:
+        following = match.group(2).lower()
+        if following in scales or not NUMBER_RE.search(alpha2digit(following, code)):
+            return match.group(0)
+        return f"~ {match.group(2)}"
+
+    return re.sub(rf"\b({articles.replace(' ', '|')})\s+([\w-]+)", aside, text, flags=re.IGNORECASE)
+
+
 def _numbers_in_digits(code: str, text: str) -> str:
     from text_to_num import alpha2digit
 
     try:
-        return "".join(alpha2digit(piece, code) for piece in _amounts(code, _per_cent_signs(code, text)))
+        text = _indefinite_set_aside(code, _per_cent_signs(code, text))
+        return "".join(alpha2digit(piece, code) for piece in _amounts(code, text))
     except (ValueError, RuntimeError):  # a string it cannot read is left as it was
         return text
 

@@ -79,12 +79,14 @@ VERB_SHARE = 0.3
 # Determiners, per language whose nouns are said after one (the Romance languages: "les batteries",
 # "l'installation", "el precio", "la batteria", "os painéis"). In those languages a word never said
 # after one, nor capitalised inside a sentence (a name), is no noun: a verb ("coûte", "parlons",
-# "stockent") or an adjective said alone ("solaires"). Such a word opens no title or topic. English,
-# German and Dutch say nouns bare too ("batteries store energy"; German capitalises every noun), so
-# they have no such rule. Elided determiners (l', dell', un') count. A word said before one of these
-# determiners that is no preposition's contraction (French "le", not "du") in ``VERB_SHARE`` of its
-# uses, and never after one, is a verb taking its object ("stockent l'électricité", "réduit le coût").
+# "stockent") or an adjective said alone ("solaires"). Such a word opens no title or topic
+# (``NOUN_RULE``). English, German and Dutch say nouns bare too ("batteries store energy"; German
+# capitalises every noun), so they have no such rule. Elided determiners (l', dell', un') count. A
+# word said before one of these determiners that is no preposition's contraction (French "le", not
+# "du") in ``VERB_SHARE`` of its uses, and never after one, is a verb taking its object ("stockent
+# l'électricité", "réduit le coût", "cuts the cost": English too).
 DETERMINERS = {
+    "en": "the a an this these those my your his her its our their some any each every",
     "fr": "le la les l un une des du au aux ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos "
           "leur leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune certains certaines tout toute "
           "tous toutes",
@@ -98,6 +100,10 @@ DETERMINERS = {
           "estes estas esse essa esses essas aquele aquela meu minha meus minhas teu tua seu sua seus suas nosso "
           "nossa nossos nossas cada vários várias alguns algumas todo toda todos todas",
 }
+# The languages whose nouns take a determiner, where a word never said after one opens no title or
+# topic. English says nouns bare too: its determiners only tell a verb before its object ("the tax
+# credit cuts the cost") from a noun said after one ("the cuts").
+NOUN_RULE = frozenset({"fr", "es", "it", "pt"})
 # Endings of the plural persons of verbs ("disons", "parlons", "voyez", "hablamos", "diciamo"): a word
 # with one, never said after a determiner, is a verb ("Exemple disons" is no title).
 VERB_ENDINGS = {
@@ -142,8 +148,6 @@ class PhraseTable:
         self.surfaces[key][surface] += 1
         self.tokens.setdefault(key, tokens)
 
-    def label(self, key: tuple[str, ...]) -> str:
-        return display(self.surfaces[key])
 
 
 class PhraseReader:
@@ -192,7 +196,7 @@ class PhraseReader:
             [t for t, c in after_signal.items() if c >= VERB_SHARE * total[t]]
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
-        self.nouns = frozenset(nouns) if determiners else None
+        self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
         self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
 
     def describes(self, tokens: tuple[str, ...]) -> bool:
@@ -294,6 +298,17 @@ class PhraseReader:
 
     def publishable(self, title: str) -> bool:
         return publishable(title, self.kit.code)
+
+    def label(self, surfaces: Counter) -> str:
+        """How a candidate is shown (``display``), from the forms said as nouns when the language
+        has the rule (``DETERMINERS``): "almacenamiento" and "almacenan" share a stem, and the
+        verb is no label."""
+        if self.nouns is not None:
+            nominal = Counter({s: n for s, n in surfaces.items()
+                               if norm_token((WORD_RE.findall(s) or [""])[0]) in self.nouns})
+            if nominal:
+                return display(nominal)
+        return display(surfaces)
 
 
 # A verb with its subject pronoun after it (est-il, produira-t-il, peut-on): grammar, not a topic.

@@ -467,7 +467,7 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
         ranked.append((score, key))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     for _, key in ranked[:40]:
-        title = heading(reader.plural_head(table.label(key), table.surfaces[key]))
+        title = heading(reader.plural_head(reader.label(table.surfaces[key]), table.surfaces[key]))
         if _title_key(title, reader) not in used and fold(title).replace(" ", "") not in used and (
                 reader.publishable(title)):
             return title

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from domain.analysis.model import Sentence
-from domain.analysis.phrases import PhraseReader, display, publishable
+from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.text import fold
 
 SLICES = 10
@@ -84,7 +84,7 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
             continue
         if not reader.usable(main_tokens[key], surfaces[key]):
             continue
-        if not publishable(display(surfaces[key]), reader.kit.code):
+        if not publishable(reader.label(surfaces[key]), reader.kit.code):
             continue
         spread = len(slices[key]) / SLICES
         scores[key] = count * PHRASE_WEIGHT[len(key)] * (0.5 + spread) * reader.rarity(main_tokens[key])
@@ -121,7 +121,7 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
     top = max(scores[k] for k in chosen) or 1.0
     topics = []
     for key in chosen:
-        surface = display(surfaces[key])
+        surface = reader.label(surfaces[key])
         words = main_tokens[key]
         topics.append(Topic(surface, fold(" ".join(words)), round(max(0.05, scores[key] / top), 3), counts[key],
                             first[key], words))
@@ -158,7 +158,7 @@ def topics_in(sentences: Sequence[Sentence], limit: int = 3, exclude: Iterable[s
     out: list[str] = []
     used: list[tuple[str, ...]] = []
     for _, key in scored:
-        label = table.label(key)
+        label = reader.label(table.surfaces[key])
         if fold(label) in excluded or any(set(key) & set(u) for u in used) or not reader.publishable(label):
             continue
         out.append(label)

@@ -211,6 +211,51 @@ def test_a_french_organisation_keeps_the_lowercase_rest_of_its_name() -> None:
     assert [e.name for e in graph.entities if e.type == "organization"] == ["Agence"], graph.entities
 
 
+def test_an_indefinite_article_before_a_number_is_no_one() -> None:
+    assert language("es").digits("cuesta unos doscientos euros") == "cuesta ~ 200 euros"
+    assert language("pt").digits("custa uns duzentos euros") == "custa ~ 200 euros"
+    assert language("es").digits("un millón de euros") == "1000000 de euros"  # before a scale: the number
+    graph = analyse([Segment(0, 6000, "Hoy un panel cuesta unos doscientos euros.", "A")], language="es")
+    assert [e.name for e in graph.entities if e.type == "number"] == ["200 euros"], graph.entities
+
+
+def test_names_with_two_connectors_and_organisation_words_of_each_language() -> None:
+    text = "El precio bajó, según la Agencia Internacional de la Energía. Hablemos de las ayudas del Gobierno."
+    graph = analyse([Segment(0, 9000, text, "A")], language="es")
+    organisations = {e.name for e in graph.entities if e.type == "organization"}
+    assert organisations == {"Agencia Internacional de la Energía", "Gobierno"}, graph.entities
+
+
+def test_a_stem_shared_by_a_noun_and_a_verb_is_shown_as_the_noun() -> None:
+    text = ("Pasemos al almacenamiento de la energía. Las baterías almacenan la electricidad del día. "
+            "Las baterías duran diez años. Los paneles producen la energía.")
+    graph = analyse([Segment(0, 20_000, text, "A")], language="es")
+    labels = [t.name for t in graph.topics] + [c.title for c in graph.chapters]
+    assert "almacenan" not in " ".join(labels).lower(), labels
+
+
+@pytest.mark.parametrize(("code", "text", "query"), [
+    ("es", "Los paneles solares son placas que producen electricidad. Los paneles duran. Los paneles cuestan "
+           "poco. Hablemos de los paneles.", "qué son los paneles"),
+    ("it", "I pannelli sono lastre che producono elettricità. I pannelli durano. I pannelli costano poco. "
+           "Parliamo dei pannelli.", "cosa sono i pannelli"),
+    ("en", "Solar panels are plates that produce electricity. The panels last. The panels cost little. "
+           "Think of the panels.", "what are panels"),
+])
+def test_a_plural_topic_is_asked_about_in_the_plural(code: str, text: str, query: str) -> None:
+    graph = analyse([Segment(0, 20_000, text, "A")], language=code)
+    assert query in [i.query for i in graph.intents], graph.intents
+
+
+def test_an_english_word_said_before_its_object_is_a_verb_and_ends_no_title() -> None:
+    lines = [("A", "The federal tax credit cuts the cost of the installation."),
+             ("A", "The credit cuts the price by thirty percent."),
+             ("A", "Solar panels last twenty years on a roof.")]
+    graph = analyse(_timed(lines, ms_per_word=380, gap=600), language="en")
+    titles = [c.title for c in graph.chapters] + [t.name for t in graph.topics] + [m.title for m in graph.moments]
+    assert not any(t.lower().endswith("cuts") for t in titles), titles
+
+
 # the article ------------------------------------------------------------------------------------
 
 LINES = [
