@@ -28,6 +28,7 @@ from domain.analysis.text import lang_key
 from domain.analysis.topics import Topic, extract_topics
 
 MODES = ("standard", "behavioral")
+NAMED_TYPES = ("person", "organization", "place", "product")  # names whose pieces are no title
 
 
 @dataclass(slots=True)
@@ -92,6 +93,7 @@ def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, lan
     reader = PhraseReader(key)
     reader.learn(sentences, speakers)
     entities, per_sentence = extract_entities(sentences, speakers, key)
+    reader.know_names(e.name for e in entities if e.type in NAMED_TYPES)
     claims = extract_claims(sentences, per_sentence, key)
     topics = extract_topics(sentences, duration_ms, language=key, reader=reader)
     intents = extract_intents(sentences, claims, topics, entities, key)

@@ -162,6 +162,7 @@ class PhraseReader:
         self.verbs: frozenset[str] = frozenset()
         self.names: frozenset[str] = frozenset()
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
+        self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
 
     def learn(self, sentences: Sequence, speakers: Iterable[str] = ()) -> None:
         """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``),
@@ -198,6 +199,17 @@ class PhraseReader:
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
         self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
+
+    def know_names(self, names: Iterable[str]) -> None:
+        """The transcript's names of several words ("International Energy Agency"): a title is never a
+        piece of one ("Energy Agency"), which names nothing the talk said."""
+        self.long_names = tuple(f" {fold(n)} " for n in names if len(n.split()) > 1)
+
+    def is_fragment(self, label: str) -> bool:
+        """``label``, of several words, is a strict piece of one of the transcript's longer names
+        ("Energy Agency"; a single word such as "CSS" may name a subject of its own)."""
+        folded = f" {fold(label)} "
+        return folded.count(" ") > 2 and any(folded in name and folded != name for name in self.long_names)
 
     def describes(self, tokens: tuple[str, ...]) -> bool:
         """The phrase can name a subject: no verb at either end, in a language whose nouns take a

@@ -469,7 +469,7 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
     for _, key in ranked[:40]:
         title = heading(reader.plural_head(reader.label(table.surfaces[key]), table.surfaces[key]))
         if _title_key(title, reader) not in used and fold(title).replace(" ", "") not in used and (
-                reader.publishable(title)):
+                reader.publishable(title)) and not reader.is_fragment(title):
             return title
     return _fallback_title(chapter, sentences, reader, used)
 

@@ -159,7 +159,8 @@ def topics_in(sentences: Sequence[Sentence], limit: int = 3, exclude: Iterable[s
     used: list[tuple[str, ...]] = []
     for _, key in scored:
         label = reader.label(table.surfaces[key])
-        if fold(label) in excluded or any(set(key) & set(u) for u in used) or not reader.publishable(label):
+        if (fold(label) in excluded or any(set(key) & set(u) for u in used) or not reader.publishable(label)
+                or reader.is_fragment(label)):
             continue
         out.append(label)
         used.append(key)

@@ -256,6 +256,31 @@ def test_an_english_word_said_before_its_object_is_a_verb_and_ends_no_title() ->
     assert not any(t.lower().endswith("cuts") for t in titles), titles
 
 
+SOLAR_TALK = [
+    "Bienvenue dans cette présentation sur l'énergie solaire en France.",
+    "D'abord, parlons du prix des panneaux solaires.",
+    "Le prix a baissé de quatre-vingts pour cent en dix ans, selon l'Agence internationale de l'énergie.",
+    "Un panneau coûte aujourd'hui environ deux cents euros.",
+    "Passons maintenant au stockage de l'énergie.",
+    "Les batteries lithium-ion stockent l'électricité produite pendant la journée.",
+    "Une batterie domestique de dix kilowattheures coûte environ cinq mille euros.",
+    "Comment choisir son installation ?",
+    "Il faut d'abord mesurer sa consommation annuelle.",
+    "Ensuite, on compare l'orientation du toit et l'ensoleillement de la région.",
+    "Enfin, parlons des aides de l'État.",
+    "La prime à l'autoconsommation réduit le coût de l'installation de plusieurs centaines d'euros.",
+    "Merci de votre attention et à bientôt.",
+]
+
+
+def test_no_title_is_a_piece_of_a_longer_name() -> None:
+    graph = analyse(_timed([("A", line) for line in SOLAR_TALK], ms_per_word=380, gap=600), language="fr")
+    names = [e.name.lower() for e in graph.entities if len(e.name.split()) > 1]
+    assert "agence internationale de l'énergie" in names, graph.entities
+    titles = [c.title.lower() for c in graph.chapters] + [m.title.lower() for m in graph.moments]
+    assert not any(len(t.split()) > 1 and t in n and t != n for t in titles for n in names), titles
+
+
 # the article ------------------------------------------------------------------------------------
 
 LINES = [
