@@ -142,16 +142,33 @@ def _strip_span(words: list[str]) -> list[str]:
     return words
 
 
-# French capitalises an organisation's first word only ("l'Agence internationale de l'énergie",
-# "Organisation mondiale de la santé", "Banque centrale européenne"): after an organisation word
-# the name goes on through up to two adjectives (by their endings) and one complement ("de
-# l'énergie"), with an adjective after it. A word followed by "que" or an article is a verb ("l'Agence
-# indique que"), and ends the name.
-_FR_ADJ = (r"[a-zà-öø-ÿ][\w\-]*(?:ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|"
-           r"elle|elles|el|els|éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs)"
-           r"\b(?!\s+(?:que|qu['’]|le|la|les|l['’]|un|une|des|du)\b)")
-_FR_COMPLEMENT = r"(?:de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’])[a-zà-öø-ÿ][\w\-]+"
-ORG_TAIL_RE = {"fr": re.compile(rf"(?:\s+{_FR_ADJ}){{0,2}}(?:\s+{_FR_COMPLEMENT}(?:\s+{_FR_ADJ})?)?")}
+# French, Italian, Spanish and Portuguese often capitalise an organisation's first word only
+# ("l'Agence internationale de l'énergie", "Organisation mondiale de la santé", "Banque centrale
+# européenne", "l'Agenzia internazionale dell'energia"): after an organisation word the name goes on
+# through up to two adjectives (by their endings) and one complement ("de l'énergie"), with an
+# adjective after it. A word followed by a conjunction ("que", "che") or an article is a verb
+# ("l'Agence indique que"), and ends the name.
+_LOWER = r"[a-zà-öø-ÿ]"
+
+
+def _tail_re(endings: str, complements: str, verb_next: str) -> re.Pattern:
+    adjective = rf"{_LOWER}[\w\-]*(?:{endings})\b(?!\s+(?:{verb_next})\b)"
+    complement = rf"(?:{complements}){_LOWER}[\w\-]+"
+    return re.compile(rf"(?:\s+{adjective}){{0,2}}(?:\s+{complement}(?:\s+{adjective})?)?")
+
+
+ORG_TAIL_RE = {
+    "fr": _tail_re("ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|elle|elles|el|els|"
+                   "éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs",
+                   r"de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’]", r"que|qu['’]|le|la|les|l['’]|un|une|des|du"),
+    "it": _tail_re("ale|ali|ana|ane|ano|ani|ica|iche|ico|ici|ese|esi|ina|ine|ino|ini|aria|arie|ario|ari|ea|ee|eo|ei",
+                   r"dell['’]|della\s+|dello\s+|del\s+|dei\s+|degli\s+|delle\s+|di\s+|per\s+l['’]|per\s+la\s+",
+                   r"che|il|lo|la|i|gli|le|l['’]|un|una|uno"),
+    "es": _tail_re("al|ales|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|ista|istas|ea|eas|eo|eos",
+                   r"de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+", r"que|el|la|los|las|un|una"),
+    "pt": _tail_re("al|ais|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|eira|eiras|eiro|eiros|eia|eias|eu|eus",
+                   r"da\s+|do\s+|das\s+|dos\s+|de\s+", r"que|o|a|os|as|um|uma"),
+}
 
 
 def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> str:
@@ -164,6 +181,11 @@ def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> st
         return ""
     return " ".join(tail_re.match(text, end).group(0).split())
 
+
+# The end of a German or Dutch compound that names an organisation: "Energieagentur",
+# "Bundesministerium", "Max-Planck-Institut", "Rijksuniversiteit".
+COMPOUND_ORG_WORDS = ("agentur", "institut", "stiftung", "ministerium", "kommission", "regierung", "gesellschaft",
+                      "universität", "behörde", "verband", "agentschap", "ministerie", "universiteit", "stichting")
 
 ORG_CUES = frozenset("l'agence agence organisation organization société company groupe group chez at".split())
 
@@ -180,8 +202,8 @@ def _type_of(name: str, prev_word: str, next_word: str, speakers: set[str]) -> s
         return "person"
     if prev_word in PERSON_TITLES or low[0] in PERSON_TITLES:
         return "person"
-    if any(t in ORG_WORDS for t in low) or (len(tokens) == 1 and ACRONYM_RE.match(tokens[0])
-                                            and prev_word in ORG_CUES):
+    if any(t in ORG_WORDS or t.endswith(COMPOUND_ORG_WORDS) for t in low) or (
+            len(tokens) == 1 and ACRONYM_RE.match(tokens[0]) and prev_word in ORG_CUES):
         return "organization"
     if folded in PLACES or " ".join(low) in PLACES or (len(tokens) == 1 and low[0] in PLACES):
         return "place"
@@ -314,6 +336,9 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
             prev_word = word_before(text, start).lower().strip(",;:«\"'(")
             next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
             kind = _type_of(name, prev_word, next_word, speaker_folds)
+            if kit.code == "de" and kind == "other" and (len(tokens) == 1 or any(
+                    t in CONNECTORS for t in tokens)):
+                continue  # German capitalises every noun: "Preis", "Kosten der Anlage" are no names
             if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
                 name = " ".join(tokens[1:])
             add(kind, name, sentence)

@@ -90,19 +90,21 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     return ranked[:limit]
 
 
-ARTICLE_RE = {
-    "fr": r"\b(le|la|les|l|des|du)\s{}\b",
-    "es": r"\b(el|la|los|las|del|al)\s{}\b",
-    "it": r"\b(il|lo|la|i|gli|le|l|del|dello|della|dei|degli|delle|dell)\s{}\b",
-    "pt": r"\b(o|a|os|as|do|da|dos|das|no|na|nos|nas)\s{}\b",
-}
 # The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
-# asked about; "del precio", "el precio".
+# asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
 DEFINITE = {
-    "fr": {"des": "les", "du": "le"},
+    "fr": {"des": "les", "du": "le", "au": "le", "aux": "les"},
     "es": {"del": "el", "al": "el"},
-    "it": {"del": "il", "dello": "lo", "della": "la", "dei": "i", "degli": "gli", "delle": "le", "dell": "l"},
-    "pt": {"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as"},
+    "it": {f"{p}{a}": article for p in ("de", "a", "ne", "su", "da")
+           for a, article in (("l", "il"), ("llo", "lo"), ("lla", "la"), ("lle", "le"), ("gli", "gli"), ("i", "i"),
+                              ("ll", "l"))},
+    "pt": {"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as",
+           "ao": "o", "aos": "os", "à": "a", "às": "as", "pelo": "o", "pela": "a", "pelos": "os", "pelas": "as"},
+}
+ARTICLE_RE = {
+    code: r"\b(" + "|".join(sorted(set(articles) | set(DEFINITE[code]), key=len, reverse=True)) + r")\s{}\b"
+    for code, articles in {"fr": ("le", "la", "les", "l"), "es": ("el", "la", "los", "las"),
+                           "it": ("il", "lo", "la", "i", "gli", "le", "l"), "pt": ("o", "a", "os", "as")}.items()
 }
 PLURAL_ARTICLES = {"fr": {"les"}, "es": {"los", "las"}, "it": {"i", "gli", "le"}, "pt": {"os", "as"}}
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
@@ -131,7 +133,7 @@ def _with_article(topic: Topic, folded_sentences: list, language: str | None) ->
             not last.endswith(("ics", "ss", "us", "is", "news")))
     if key not in ARTICLE_RE or topic.name[:1].isupper():
         return topic.name, False
-    pattern = re.compile(ARTICLE_RE[key].format(re.escape(topic.key)))
+    pattern = re.compile(ARTICLE_RE[key].format(re.escape(fold(topic.name))))  # the form shown, not the key's
     seen: dict[str, int] = {}
     for _, text in folded_sentences:
         for match in pattern.finditer(text):

@@ -80,8 +80,9 @@ VERB_SHARE = 0.3
 # "l'installation", "el precio", "la batteria", "os painéis"). In those languages a word never said
 # after one, nor capitalised inside a sentence (a name), is no noun: a verb ("coûte", "parlons",
 # "stockent") or an adjective said alone ("solaires"). Such a word opens no title or topic
-# (``NOUN_RULE``). English, German and Dutch say nouns bare too ("batteries store energy"; German
-# capitalises every noun), so they have no such rule. Elided determiners (l', dell', un') count. A
+# (``NOUN_RULE``). English and Dutch say nouns bare too ("batteries store energy"), so they have no
+# such rule; German capitalises every noun, and a word capitalised inside a sentence is its noun.
+# Elided determiners (l', dell', un') count. A
 # word said before one of these determiners that is no preposition's contraction (French "le", not
 # "du") in ``VERB_SHARE`` of its uses, and never after one, is a verb taking its object ("stockent
 # l'électricité", "réduit le coût", "cuts the cost": English too).
@@ -103,7 +104,10 @@ DETERMINERS = {
 # The languages whose nouns take a determiner, where a word never said after one opens no title or
 # topic. English says nouns bare too: its determiners only tell a verb before its object ("the tax
 # credit cuts the cost") from a noun said after one ("the cuts").
-NOUN_RULE = frozenset({"fr", "es", "it", "pt"})
+NOUN_RULE = {"fr": 0, "es": 0, "it": 0, "pt": 0, "de": -1}
+# (the word of a phrase that must be a noun: the first in the Romance languages, "panneaux
+# solaires"; the last in German, whose nouns are the capitalised words and end a noun phrase:
+# "jährlicher Verbrauch", never "Kilowattstunden kostet")
 # Endings of the plural persons of verbs ("disons", "parlons", "voyez", "hablamos", "diciamo"): a word
 # with one, never said after a determiner, is a verb ("Exemple disons" is no title).
 VERB_ENDINGS = {
@@ -216,7 +220,7 @@ class PhraseReader:
         determiner its first word said as a noun, not only the speakers' names."""
         if tokens[0] in self.verbs or tokens[-1] in self.verbs:
             return False
-        if self.nouns is not None and tokens[0] not in self.nouns:
+        if self.nouns is not None and tokens[NOUN_RULE[self.kit.code]] not in self.nouns:
             return False
         return not all(t in self.names or t in self.connectors for t in tokens)
 
@@ -316,8 +320,9 @@ class PhraseReader:
         has the rule (``DETERMINERS``): "almacenamiento" and "almacenan" share a stem, and the
         verb is no label."""
         if self.nouns is not None:
+            at = NOUN_RULE[self.kit.code]
             nominal = Counter({s: n for s, n in surfaces.items()
-                               if norm_token((WORD_RE.findall(s) or [""])[0]) in self.nouns})
+                               if norm_token((WORD_RE.findall(s) or [""])[at]) in self.nouns})
             if nominal:
                 return display(nominal)
         return display(surfaces)

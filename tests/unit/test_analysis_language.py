@@ -281,6 +281,34 @@ def test_no_title_is_a_piece_of_a_longer_name() -> None:
     assert not any(len(t.split()) > 1 and t in n and t != n for t in titles for n in names), titles
 
 
+GERMAN_TALK = [
+    "Zuerst sprechen wir über den Preis der Solarmodule.",
+    "Der Preis ist laut der Internationalen Energieagentur in zehn Jahren um achtzig Prozent gefallen.",
+    "Heute kostet ein Modul etwa zweihundert Euro.",
+    "Kommen wir nun zur Speicherung der Energie.",
+    "Eine Heimbatterie mit zehn Kilowattstunden kostet etwa fünftausend Euro.",
+    "Zehn Kilowattstunden kostet die Batterie im Keller.",
+    "Zum Schluss sprechen wir über die Förderung des Staates.",
+    "Die Förderung senkt die Kosten der Anlage um mehrere hundert Euro.",
+]
+
+
+def test_german_nouns_are_no_names_and_a_german_title_ends_with_a_noun() -> None:
+    graph = analyse(_timed([("A", line) for line in GERMAN_TALK], ms_per_word=380, gap=600), language="de")
+    names = {e.name: e.type for e in graph.entities if e.type not in ("number", "date")}
+    assert names == {"Internationalen Energieagentur": "organization"}, graph.entities
+    titles = [c.title for c in graph.chapters] + [m.title for m in graph.moments]
+    assert all(t.split()[-1][:1].isupper() for t in titles if not t.endswith("?")), titles
+
+
+def test_an_italian_organisation_and_the_article_of_a_contraction() -> None:
+    text = ("Il prezzo è sceso, secondo l'Agenzia internazionale dell'energia. Passiamo ora all'accumulo "
+            "dell'energia. L'accumulo costa poco. L'accumulo dura dieci anni. Parliamo dell'accumulo.")
+    graph = analyse([Segment(0, 20_000, text, "A")], language="it")
+    assert [e.name for e in graph.entities if e.type == "organization"] == ["Agenzia internazionale dell'energia"]
+    assert "cos'è l'accumulo" in [i.query for i in graph.intents], graph.intents
+
+
 # the article ------------------------------------------------------------------------------------
 
 LINES = [
