@@ -256,6 +256,11 @@ def test_an_english_word_said_before_its_object_is_a_verb_and_ends_no_title() ->
     assert not any(t.lower().endswith("cuts") for t in titles), titles
 
 
+def _monologue(lines: list[str], code: str):
+    """The analysis of ``lines`` said in turn by one speaker."""
+    return analyse(_timed([("A", line) for line in lines], ms_per_word=380, gap=600), language=code)
+
+
 SOLAR_TALK = [
     "Bienvenue dans cette présentation sur l'énergie solaire en France.",
     "D'abord, parlons du prix des panneaux solaires.",
@@ -274,7 +279,7 @@ SOLAR_TALK = [
 
 
 def test_no_title_is_a_piece_of_a_longer_name() -> None:
-    graph = analyse(_timed([("A", line) for line in SOLAR_TALK], ms_per_word=380, gap=600), language="fr")
+    graph = _monologue(SOLAR_TALK, "fr")
     names = [e.name.lower() for e in graph.entities if len(e.name.split()) > 1]
     assert "agence internationale de l'énergie" in names, graph.entities
     titles = [c.title.lower() for c in graph.chapters] + [m.title.lower() for m in graph.moments]
@@ -294,7 +299,7 @@ GERMAN_TALK = [
 
 
 def test_german_nouns_are_no_names_and_a_german_title_ends_with_a_noun() -> None:
-    graph = analyse(_timed([("A", line) for line in GERMAN_TALK], ms_per_word=380, gap=600), language="de")
+    graph = _monologue(GERMAN_TALK, "de")
     names = {e.name: e.type for e in graph.entities if e.type not in ("number", "date")}
     assert names == {"Internationalen Energieagentur": "organization"}, graph.entities
     titles = [c.title for c in graph.chapters] + [m.title for m in graph.moments]
