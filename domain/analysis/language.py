@@ -283,11 +283,30 @@ def _indefinite_set_aside(code: str, text: str) -> str:
     return re.sub(rf"\b({articles.replace(' ', '|')})\s+([\w-]+)", aside, text, flags=re.IGNORECASE)
 
 
+# "Several hundred", "hundreds of", "mehrere hundert", "varios cientos": no figure, but the reading of
+# numbers makes them 100 or 1000. The number word is set aside (read as no number).
+VAGUE_AMOUNTS = {
+    "en": (r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
+    "de": (r"mehrere|einige|ein paar|viele", r"hundert|tausend", r"hunderte|tausende"),
+    "es": (r"varios|varias|algunos|algunas|muchos|muchas", r"cien|mil", r"cientos|miles|centenares"),
+    "nl": (r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
+}
+
+
+def _vague_set_aside(code: str, text: str) -> str:
+    vague = VAGUE_AMOUNTS.get(code)
+    if not vague:
+        return text
+    quantifiers, after_one, always = vague
+    text = re.sub(rf"\b({quantifiers})\s+(?:{after_one})\b", r"\1 ≈", text, flags=re.IGNORECASE)
+    return re.sub(rf"\b(?:{always})\b", "≈", text, flags=re.IGNORECASE)
+
+
 def _numbers_in_digits(code: str, text: str) -> str:
     from text_to_num import alpha2digit
 
     try:
-        text = _indefinite_set_aside(code, _per_cent_signs(code, text))
+        text = _vague_set_aside(code, _indefinite_set_aside(code, _per_cent_signs(code, text)))
         return "".join(alpha2digit(piece, code) for piece in _amounts(code, text))
     except (ValueError, RuntimeError):  # a string it cannot read is left as it was
         return text

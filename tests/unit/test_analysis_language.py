@@ -219,6 +219,17 @@ def test_an_indefinite_article_before_a_number_is_no_one() -> None:
     assert [e.name for e in graph.entities if e.type == "number"] == ["200 euros"], graph.entities
 
 
+@pytest.mark.parametrize(("code", "vague", "figure"), [
+    ("en", "It costs several hundred dollars, or hundreds of dollars.", "two hundred dollars"),
+    ("de", "Es kostet mehrere hundert Euro.", "zweihundert Euro"),
+    ("es", "Cuesta varios cientos de euros.", "doscientos euros"),
+    ("nl", "Het kost een paar honderd euro.", "tweehonderd euro"),
+])
+def test_several_hundred_is_no_figure_but_two_hundred_is(code: str, vague: str, figure: str) -> None:
+    assert not re.search(r"\d", language(code).digits(vague)), language(code).digits(vague)
+    assert "200" in language(code).digits(figure)
+
+
 def test_names_with_two_connectors_and_organisation_words_of_each_language() -> None:
     text = "El precio bajó, según la Agencia Internacional de la Energía. Hablemos de las ayudas del Gobierno."
     graph = analyse([Segment(0, 9000, text, "A")], language="es")
