@@ -130,7 +130,7 @@ def _with_article(topic: Topic, folded_sentences: list, language: str | None) ->
     if key == "en":
         last = topic.name.rsplit(" ", 1)[-1]
         return topic.name, not topic.name[:1].isupper() and bool(ENGLISH_PLURAL_RE.search(last)) and (
-            not last.endswith(("ics", "ss", "us", "is", "news")))
+            not last.endswith(("ics", "us", "is", "news")))
     if key not in ARTICLE_RE or topic.name[:1].isupper():
         return topic.name, False
     pattern = re.compile(ARTICLE_RE[key].format(re.escape(fold(topic.name))))  # the form shown, not the key's

@@ -246,16 +246,21 @@ def _amounts(code: str, text: str) -> list[str]:
 # numbers would take for a hundred ("quatre-vingts pour cent" -> "80 pour 100", "vingt-trois pour
 # cent et trois cents euros" -> "23 pour 103 100 euros"); read as the sign ("80 %"). After another
 # word it stays a hundred ("pour cent euros").
-NUMBER_RE = re.compile(r"\d")
+NUMBER_RE = re.compile(r"\d")  # a digit: also what ``text`` and the modules reading it use
 PER_CENT_RE = re.compile(r"([\w-]+)(\s+(?:pour|por|per)\s+(?:cent|ciento|cento))\b", re.IGNORECASE)
 
 
-def _per_cent_signs(code: str, text: str) -> str:
+def _is_number_word(word: str, code: str) -> bool:
+    """The language's number reader reads ``word`` alone as a number ("ochenta", "dix")."""
     from text_to_num import alpha2digit
 
+    return bool(NUMBER_RE.search(alpha2digit(word, code)))
+
+
+def _per_cent_signs(code: str, text: str) -> str:
     def sign(match: re.Match) -> str:
         number = match.group(1)
-        return f"{number} %" if NUMBER_RE.search(alpha2digit(number, code)) else match.group(0)
+        return f"{number} %" if _is_number_word(number, code) else match.group(0)
 
     return PER_CENT_RE.sub(sign, text)
 
@@ -267,8 +272,6 @@ INDEFINITE = {"es": "un una unos unas", "it": "un uno una", "pt": "um uma uns um
 
 
 def _indefinite_set_aside(code: str, text: str) -> str:
-    from text_to_num import alpha2digit
-
     articles = INDEFINITE.get(code)
     if not articles:
         return text
@@ -276,7 +279,7 @@ def _indefinite_set_aside(code: str, text: str) -> str:
 
     def aside(match: re.Match) -> str:
         following = match.group(2).lower()
-        if following in scales or not NUMBER_RE.search(alpha2digit(following, code)):
+        if following in scales or not _is_number_word(following, code):
             return match.group(0)
         return f"~ {match.group(2)}"
 

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from itertools import islice
 
-from domain.analysis.language import lang_code
+from domain.analysis.language import NUMBER_RE, lang_code
 from domain.analysis.language import language as language_of
 
 # Disfluencies and loose connectors removed from the start of a quoted sentence (never from its middle).
@@ -31,7 +31,6 @@ WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 ELISION_RE = re.compile(r"^(?:[ldjmntsc]|qu|jusqu|lorsqu|puisqu|dell|nell|all|dall|sull|quest|quell|un|po)['’]",
                         re.IGNORECASE)
 POSSESSIVE_RE = re.compile(r"['’]s$", re.IGNORECASE)
-NUMBER_RE = re.compile(r"\d")
 SPACE_RE = re.compile(r"\s+")
 FILLER_RE = re.compile(r"([^\W\d_]+)\s*[,.…]*\s+")
 
