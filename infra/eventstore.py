@@ -18,6 +18,10 @@ import asyncpg
 from infra.codec import EventRegistry, NewEvent, StoredEvent
 
 NOTIFY_CHANNEL = "vaeo_events"
+# The NOTIFY payload's mark of an unhurried append ("~1234"; a hurried one is "1234"): nobody waits
+# for its events to reach the read models, so the relay may hold them a moment to send them with
+# others (``Relay``).
+UNHURRIED = "~"
 # Aggregates whose streams reach this many events are kept in memory at their last loaded version,
 # and a later load reads only the events after it: a workspace's stream gains an event per charge,
 # and rebuilding tens of thousands of them for every charge would make a busy workspace slow.
@@ -131,6 +135,7 @@ class EventStore:
         self._ids: dict[str, list[int]] = {}
         self._id_locks: dict[str, asyncio.Lock] = {}
         self._queue: list[tuple[Sequence[NewEvent], Sequence[SideEffect], asyncio.Future]] = []
+        self._unhurried: set[asyncio.Future] = set()  # queued appends nobody waits on downstream
         self._committer: asyncio.Task | None = None
         self._stream_locks: weakref.WeakValueDictionary[UUID, asyncio.Lock] = weakref.WeakValueDictionary()
         self._aggregates: OrderedDict[UUID, object] = OrderedDict()
@@ -145,18 +150,24 @@ class EventStore:
             lock = self._stream_locks[stream_id] = asyncio.Lock()
         return lock
 
-    async def append(self, events: Sequence[NewEvent], *, before: Sequence[SideEffect] = ()) -> int:
+    async def append(self, events: Sequence[NewEvent], *, before: Sequence[SideEffect] = (),
+                     unhurried: bool = False) -> int:
         """Append events atomically; return the position of the last one.
 
         Each stream's first new version must follow its current version (optimistic
         concurrency), else ``ConcurrencyError`` and nothing is written. ``before`` runs in the
         same transaction ahead of the append (write-side indexes, id claims, idempotency
         records), so that the table lock is held only for the append and the commit.
+
+        ``unhurried``: nobody waits for these events downstream (no read-your-writes wait; the
+        assistant's conversation turns), so the relay may hold them for up to
+        ``relay_unhurried_ms`` to send them with others. Durability is the same: the append has
+        committed when this returns.
         """
         if not events:
             raise ValueError("nothing to append")
         if self.group_commit:
-            last = await self._queued(events, before)
+            last = await self._queued(events, before, unhurried)
             _committed(before)
             return last
         async with self.pool.acquire() as conn:
@@ -165,13 +176,16 @@ class EventStore:
             except asyncpg.PostgresError as exc:
                 raise _as_conflict(exc) from exc
             _committed(before)
-            await self._notify(conn, last)
+            await self._notify(conn, last, hurried=not unhurried)
         return last
 
-    def _queued(self, events: Sequence[NewEvent], before: Sequence[SideEffect]) -> asyncio.Future:
+    def _queued(self, events: Sequence[NewEvent], before: Sequence[SideEffect],
+                unhurried: bool = False) -> asyncio.Future:
         """Queue an append for the next group commit; the future is its last position."""
         future = asyncio.get_running_loop().create_future()
         self._queue.append((events, before, future))
+        if unhurried:
+            self._unhurried.add(future)
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_groups())
         return future
@@ -230,11 +244,12 @@ class EventStore:
             self._aggregates.popitem(last=False)
 
     async def save(self, *aggregates, workspace_id: UUID | None, meta: dict | None = None,
-                   events: Sequence = (), before: Sequence[SideEffect] = ()) -> int:
+                   events: Sequence = (), before: Sequence[SideEffect] = (), unhurried: bool = False) -> int:
         """Append what ``aggregates`` decided (their pending events, collected here) and ``events``
         (domain events collected earlier), with ``meta`` on each, in one append (``append``)."""
         try:
-            last = await self.append(self._decided(aggregates, events, workspace_id, meta), before=before)
+            last = await self.append(self._decided(aggregates, events, workspace_id, meta), before=before,
+                                     unhurried=unhurried)
         except ConcurrencyError:
             for agg in aggregates:  # decided on a state another process moved: read it anew next time
                 self._aggregates.pop(agg.id, None)
@@ -309,11 +324,12 @@ class EventStore:
             async with self.pool.acquire() as conn:
                 await self._notify(conn, last)
 
-    async def _notify(self, conn: asyncpg.Connection, last: int) -> None:
+    async def _notify(self, conn: asyncpg.Connection, last: int, *, hurried: bool = True) -> None:
         if self.notify:
             # Outside the append transaction: NOTIFY inside it would add a second global
             # serialisation point at commit. A lost notification costs one polling interval.
-            await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, str(last))
+            await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL,
+                               str(last) if hurried else f"{UNHURRIED}{last}")
 
     async def _commit_together(self, conn: asyncpg.Connection, group) -> list | None:
         """Fast path: every append of the group in one vaeo_append call. None if any part fails
@@ -347,13 +363,16 @@ class EventStore:
                     # notification follows (a lost one costs the relay one polling interval).
                     _settle(outcomes)
                     lasts = [last for _, last, _ in outcomes if last is not None]
+                    hurried = any(future not in self._unhurried for future, last, _ in outcomes if last is not None)
+                    self._unhurried.difference_update(future for _, _, future in group)
                     if lasts:
                         try:
-                            await self._notify(conn, max(lasts))
+                            await self._notify(conn, max(lasts), hurried=hurried)
                         except Exception:  # noqa: BLE001  the group is durable; polling covers it
                             pass
             except BaseException as exc:
                 for _, _, future in group:
+                    self._unhurried.discard(future)
                     if not future.done():
                         future.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
                 if not isinstance(exc, Exception):

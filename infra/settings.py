@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     relay_batch_size: int = 2000
     # Relay: polling interval when no NOTIFY arrives (fallback), seconds.
     relay_poll_interval_s: float = 1.0
+    # Relay: after catching up, the next fetch of unhurried appends only (the assistant's
+    # conversation turns) waits this long after the last one, to send them with others, ms.
+    relay_unhurried_ms: float = 20.0
     # Event store: send NOTIFY after the append commits (outside the append transaction).
     notify_on_append: bool = True
 

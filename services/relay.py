@@ -3,12 +3,21 @@
 At least once: after a crash the relay resends from its checkpoint, and readers skip what they
 have already applied by position. One relay is active at a time (a session advisory lock);
 a second one waits as a standby. Woken by NOTIFY, with a polling fallback.
+
+Unhurried appends (``EventStore.append(unhurried=True)``: events nobody waits for downstream, the
+assistant's conversation turns) wait for company: when the relay has caught up, it fetches again
+no sooner than ``relay_unhurried_ms`` after its last fetch, unless a hurried append (every other
+one: a command whose answer waits for a read model) arrives meanwhile, which is fetched at once.
+Under a load of unhurried appends each fetch, each Kafka request and each projector transaction
+carries several turns instead of one or two: the background's cost is per batch, not per event
+(docs/benchmarks.md, Assistant). A backlog is never held back, and an idle relay fetches at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 import asyncpg
@@ -16,7 +25,7 @@ import orjson
 
 from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
-from infra.eventstore import NOTIFY_CHANNEL
+from infra.eventstore import NOTIFY_CHANNEL, UNHURRIED
 from infra.settings import Settings
 from services.common import sleep_until_stopped, supervise
 
@@ -66,6 +75,10 @@ class Relay:
         self.fetched = 0  # the last position read from the table: sent, perhaps not acknowledged yet
         self.fetches = 0  # round trips that read the table: fetches / batches is their cost per batch
         self._wake = asyncio.Event()
+        self._hurry = asyncio.Event()  # a hurried append was notified since the last fetch
+        self._unhurried = False  # an unhurried append was notified since the last fetch
+        self._fetched_at = 0.0  # monotonic time of the last fetch
+        self.held = 0  # fetches held back for company (unhurried appends only)
         # Called with (first, last position) once Kafka acknowledged them: metrics and benchmarks.
         self.on_acked = None
 
@@ -81,7 +94,7 @@ class Relay:
                 log.info("relay: another relay holds the lock; standing by")
                 if await sleep_until_stopped(stop, 2.0):
                     return
-            await lock_conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
+            await lock_conn.add_listener(NOTIFY_CHANNEL, self._notified)
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
             producer = make_producer(self.settings)
             await producer.start()
@@ -101,6 +114,29 @@ class Relay:
         finally:
             await lock_conn.close()
 
+    def _notified(self, _conn, _pid, _channel, payload: str) -> None:
+        self._wake.set()
+        if payload.startswith(UNHURRIED):
+            self._unhurried = True
+        else:
+            self._hurry.set()
+
+    async def _keep_company(self, stop: asyncio.Event) -> None:
+        """Before a fetch that is not part of a backlog, when only unhurried appends were notified
+        since the last fetch: wait until ``relay_unhurried_ms`` after it, unless a hurried append
+        arrives (or ``stop``). With nothing notified (the fetch that carries a checkpoint) or a
+        hurried append notified, the fetch is at once; an idle relay's last fetch is long past."""
+        wait = self._fetched_at + self.settings.relay_unhurried_ms / 1000 - time.monotonic()
+        if self._unhurried and wait > 0 and not self._hurry.is_set() and not stop.is_set():
+            self.held += 1
+            hurry = asyncio.ensure_future(self._hurry.wait())
+            stopper = asyncio.ensure_future(stop.wait())
+            await asyncio.wait({hurry, stopper}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            hurry.cancel()
+            stopper.cancel()
+        self._hurry.clear()
+        self._unhurried = False
+
     async def _relay_until(self, stop: asyncio.Event, conn: asyncpg.Connection, producer) -> None:
         """Fetch, send, and wait for the acknowledgements of the batch before: after a full batch
         the next one is read from PostgreSQL and handed to the producer while Kafka acknowledges
@@ -114,6 +150,8 @@ class Relay:
         sending: _Sent | None = None
         try:
             while not stop.is_set():
+                if in_flight is None:  # not in a backlog (a full batch in flight): unhurried rows wait
+                    await self._keep_company(stop)
                 sending = await self._fetch_and_send(conn, producer)
                 waited = in_flight is not None
                 if in_flight is not None:
@@ -127,7 +165,6 @@ class Relay:
                     in_flight = None
                     continue
                 if in_flight is None and not waited:  # nothing new, nothing left to store: sleep
-                    self._wake.clear()
                     waiter = asyncio.ensure_future(self._wake.wait())
                     stopper = asyncio.ensure_future(stop.wait())
                     await asyncio.wait({waiter, stopper}, timeout=self.settings.relay_poll_interval_s,
@@ -156,6 +193,10 @@ class Relay:
         checkpoint riding on the fetch); None when there are none."""
         size = self.settings.relay_batch_size
         self.fetches += 1
+        self._fetched_at = time.monotonic()
+        # Cleared before the fetch, not after it: a NOTIFY that arrives while the fetch is in
+        # flight may be for rows the fetch did not see, and must wake the sleep that follows.
+        self._wake.clear()
         if self.checkpoint > self.stored:
             rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.fetched, size)
             self.stored = self.checkpoint

@@ -26,6 +26,9 @@ class TurnRecorder:
     conversation saved in between) reloads the conversation and applies what it holds again; the
     turn's number is the one its message got when it was first saved. A new conversation is started
     by its first message (``ConversationStarted`` is turn 1's message).
+
+    The turn's events are unhurried appends: no answer waits for the conversations read model, so
+    the relay may send them with the turns of other conversations (``services/relay.py``).
     """
 
     def __init__(self, store: EventStore, *, conversation_id: UUID, workspace_id: UUID, environment: str,
@@ -80,7 +83,8 @@ class TurnRecorder:
             try:
                 for apply in self._pending:
                     conversation = apply(conversation)
-                position = await self.store.save(conversation, workspace_id=self.workspace_id, meta=self.meta)
+                position = await self.store.save(conversation, workspace_id=self.workspace_id, meta=self.meta,
+                                                 unhurried=True)
             except BaseException as exc:
                 # The aggregate in memory holds what was not saved: the next flush reloads it.
                 self.turn, self._stale = turn_before, True

@@ -373,3 +373,34 @@ async def test_charges_decided_in_turn_commit_together_and_a_refused_one_refuses
     await again
     whole = registry.reconstruct(await store.load(ws))
     assert whole.credits_balance == 100 + added - 30 - 5
+
+
+async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_one_shares_its_group(pool, registry):
+    """The relay's wake-up: "~N" when only unhurried appends (conversation turns) committed, "N"
+    when any append of the group is hurried; alone or grouped."""
+    from infra.eventstore import NOTIFY_CHANNEL
+
+    heard: asyncio.Queue = asyncio.Queue()
+
+    def hear(_conn, _pid, _channel, payload: str) -> None:
+        heard.put_nowait(payload)
+
+    async with pool.acquire() as listener:
+        await listener.add_listener(NOTIFY_CHANNEL, hear)
+        try:
+            for store in (EventStore(pool, registry), EventStore(pool, registry, group_commit=True)):
+                ws = uuid.uuid4()
+                last = await store.append(_job_events(store, ws)[1], unhurried=True)
+                assert await asyncio.wait_for(heard.get(), 10) == f"~{last}"
+                last = await store.append(_job_events(store, ws)[1])
+                assert await asyncio.wait_for(heard.get(), 10) == str(last)
+            grouped = EventStore(pool, registry, group_commit=True)
+            together = await asyncio.gather(grouped.append(_job_events(grouped, ws)[1], unhurried=True),
+                                            grouped.append(_job_events(grouped, ws)[1]))
+            assert await asyncio.wait_for(heard.get(), 10) == str(max(together))  # one group: hurried
+            together = await asyncio.gather(*(grouped.append(_job_events(grouped, ws)[1], unhurried=True)
+                                              for _ in range(3)))
+            assert await asyncio.wait_for(heard.get(), 10) == f"~{max(together)}"
+            assert not grouped._unhurried  # nothing kept of the groups once committed
+        finally:
+            await listener.remove_listener(NOTIFY_CHANNEL, hear)

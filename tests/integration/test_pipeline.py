@@ -219,3 +219,71 @@ async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(se
         stopped.stored = head + 5
         await stopped._store_checkpoint(conn)
         assert await conn.fetchval("SELECT position FROM relay_checkpoint WHERE name = 'main'") == head + 5
+
+
+async def _turn(store, text: str) -> int:
+    """A read-only turn of a new conversation, recorded as the assistant records it (unhurried)."""
+    recorder = commands.TurnRecorder(store, conversation_id=uuid.uuid4(), workspace_id=uuid.uuid4(),
+                                     environment="production", key_id=uuid.uuid4(), conversation=None, meta={})
+    recorder.message(text, planner="offline", request_id=text)
+    recorder.reply(f"answered {text}", outcome="completed", not_done=0)
+    return await recorder.flush()
+
+
+async def test_unhurried_appends_wait_for_company_and_a_hurried_one_cuts_the_wait_short(settings, store, pool):
+    """An idle relay sends an unhurried append (a conversation turn) at once; the next ones, less
+    than ``relay_unhurried_ms`` after its fetch, wait for that time and go together; a hurried
+    append (a command whose answer waits for a read model) ends the wait at once, taking the held
+    rows with it. Hurried appends alone are never held (the checkpoint test above)."""
+    import asyncio
+    import time
+
+    hold = 2.0
+    relay = Relay(settings.model_copy(update={"relay_poll_interval_s": 60, "relay_unhurried_ms": hold * 1000}))
+    acked: list[tuple[int, int, float]] = []
+    relay.on_acked = lambda first, last: acked.append((first, last, time.monotonic()))
+    stop = asyncio.Event()
+    task = asyncio.create_task(relay.run(stop))
+    try:
+        await wait_relayed(pool, timeout=30)
+        await asyncio.sleep(hold + 0.2)  # idle: the relay's last fetch is long past
+        first = await _turn(store, "a")
+        while not acked or acked[-1][1] < first:
+            await asyncio.sleep(0.01)
+        assert relay.held == 0  # at once
+        acked.clear()
+        started = time.monotonic()
+        lasts = []
+        for text in ("b", "c", "d"):
+            lasts.append(await _turn(store, text))
+            await asyncio.sleep(0.05)
+        while not acked or acked[-1][1] < lasts[-1]:
+            await asyncio.sleep(0.01)
+        assert [(a, b) for a, b, _ in acked] == [(first + 1, lasts[-1])]  # one batch of the three turns
+        assert acked[0][2] - started >= hold - 0.5  # held about ``hold`` after the first turn's fetch
+        assert relay.held == 1
+
+        await asyncio.sleep(hold + 0.2)
+        await _turn(store, "e")  # idle again: at once
+        head = await store_head(pool)
+        while not acked or acked[-1][1] < head:
+            await asyncio.sleep(0.01)
+        acked.clear()
+        held = await _turn(store, "f")  # less than ``hold`` after the fetch of "e": held
+        await asyncio.sleep(0.1)
+        assert not acked
+        started = time.monotonic()
+        await commands.queue_job(store, uuid.uuid4(), job_type="test")  # hurried
+        head = await store_head(pool)
+        while not acked or acked[-1][1] < head:
+            await asyncio.sleep(0.01)
+        assert [(a, b) for a, b, _ in acked] == [(held - 1, head)]  # the held turn went with the hurried append
+        assert time.monotonic() - started < hold - 0.5
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+
+
+async def store_head(pool) -> int:
+    async with pool.acquire() as conn:
+        return await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
