@@ -12,7 +12,9 @@ name: "time", "change", "companies" never are, "heat equation" or "Michael Jorda
 
 A title (chapter, clip moment, topic label) is 1 to 6 words, none a pronoun, a contraction, a
 filler or a number said in words, no word twice, no conjunction, article or preposition at either
-end; a question asked in the video may be one, when it names its subject (no pronoun either).
+end; a question asked in the video may be one, when it names its subject (no pronoun either). An
+English question asked of a generic "you" or "we" is said as a heading without them ("How do you
+choose the right installation?" -> "How to choose the right installation"; ``impersonal``).
 """
 
 from __future__ import annotations
@@ -352,16 +354,22 @@ def display(surfaces: Counter) -> str:
 
 
 def publishable(title: str, code: str | None) -> bool:
-    """A title an editor would publish (see the module's docstring)."""
+    """A title an editor would publish (see the module's docstring). A question, or a heading said
+    as one ("How to choose the right installation"), may have up to ``QUESTION_TITLE_WORDS`` words
+    and words said in figures; a filler ("right", "like") refuses it only where speech puts one:
+    first, or after a comma ("So, ..."; "the right installation" is an adjective)."""
     kit = language(code)
     text = title.strip()
-    question = text.endswith("?")
+    question = text.endswith("?") or bool(HOW_TO_RE.match(text))
     tokens = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
     if not tokens or len(tokens) > (QUESTION_TITLE_WORDS if question else MAX_TITLE_WORDS):
         return False
     pronouns = _word_set("pronouns", kit.code)
     dangling = _word_set("dangling", kit.code)
     fillers = _word_set("fillers", kit.code)
+    if question:
+        spoken = {tokens[0], *(w.lower() for w in AFTER_COMMA_RE.findall(text))}
+        fillers = fillers & spoken
     parts = LETTER_RUN_RE.findall(text.lower().replace("’", "'"))  # "penseriez-vous": "vous" is a pronoun
     if any(part in pronouns or part in fillers for part in parts):
         return False
@@ -373,6 +381,29 @@ def publishable(title: str, code: str | None) -> bool:
     if tokens[0] in dangling and not question or tokens[-1] in dangling:
         return False
     return len({fold(t) for t in tokens}) == len(tokens)
+
+
+AFTER_COMMA_RE = re.compile(r",\s*(\w+)")
+HOW_TO_RE = re.compile(r"^(?:how|where|when|what|which(?: \w+)?) to \w", re.IGNORECASE)
+
+
+# "How do you choose...", "What should we look for...": a question put to anyone, said as a heading
+# with "to" ("How to choose..."). "Why", and "what do you" (often "what do you think"), keep theirs.
+IMPERSONAL_RE = {
+    "en": re.compile(r"^(how|where|when|which \w+|what(?= +(?:should|can|could|must)\b))"
+                     r" +(?:do|does|can|could|should|would|must|might) +(?:you|we|one|people) +"
+                     r"(?!(?:think|mean|know|say|see|have to)\b)([a-z].*?)\s*\?*$", re.IGNORECASE),
+}
+
+
+def impersonal(question: str, code: str | None) -> str | None:
+    """A question put to a generic "you" or "we" as a heading ("How to choose the right
+    installation"), or None when it is not one (or the language has no rule)."""
+    pattern = IMPERSONAL_RE.get(language(code).code)
+    match = pattern.match(question.strip()) if pattern else None
+    if match is None:
+        return None
+    return capitalise(f"{match.group(1).lower()} to {match.group(2)}")
 
 
 ARTICLE_ELISION_RE = re.compile(r"^(?:l|d|dell|nell|all|dall|sull|un)'[^\W\d_]", re.IGNORECASE)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from domain.analysis.claims import Claim
 from domain.analysis.language import language as language_of
 from domain.analysis.model import MediaFacts, Sentence
-from domain.analysis.phrases import PhraseReader, heading
+from domain.analysis.phrases import PhraseReader, heading, impersonal
 from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
 
 MIN_CHAPTER_MS = 10_000
@@ -488,13 +488,16 @@ OPENING_SENTENCES = 5
 def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
     """A question among the chapter's first sentences that is a publishable title and names a
     subject: one of the chapter's recurring words, or a word rare in the language said there once
-    ("What happens inside a multilayer perceptron?", "What is an abstract group?")."""
+    ("What happens inside a multilayer perceptron?", "What is an abstract group?"); a question put
+    to a generic "you" as its heading ("How to choose the right installation")."""
     recurring = {t for key, count in table.counts.items() if count >= 2 for t in table.tokens[key]}
     for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
                                                           chapter.first_sentence + OPENING_SENTENCES)]:
         if not sentence.is_question or TAG_QUESTION_RE.search(sentence.text):
             continue
         question = heading(strip_leading_fillers(sentence.text, reader.kit.code))
+        if not reader.publishable(question):
+            question = impersonal(question, reader.kit.code) or question
         names_subject = any(t in recurring or not reader.kit.is_frequent(t) for t in sentence.tokens)
         if len(words(question)) >= 3 and reader.publishable(question) and names_subject:
             return question

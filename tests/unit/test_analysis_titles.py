@@ -101,3 +101,26 @@ def test_a_chapter_opening_question_naming_a_rare_term_once_is_its_title() -> No
          "The neuron fires.", "Every neuron has a bias."],
     ])
     assert titles[1] != "What does that mean for us?"
+
+
+def test_a_question_put_to_a_generic_you_is_its_heading_with_to() -> None:
+    first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
+             "Panels need little care."]
+    titles = _titles([first, ["How do you choose the right installation?", "Installers size it to the roof.",
+                              "An installation needs a permit.", "The installation takes two days."]])
+    assert titles[1] == "How to choose the right installation"
+    titles = _titles([first, ["What should you look for in an inverter?", "An inverter converts current.",
+                              "Inverters fail first.", "Pick an inverter with a warranty."]])
+    assert titles[1] == "What to look for in an inverter"
+
+
+@pytest.mark.parametrize(("title", "expected"), [
+    ("How to choose the right installation", True),  # "right" as an adjective, not the filler
+    ("What does a heat pump look like?", True),
+    ("Right, what is a heat pump?", False),  # the filler where speech puts it
+    ("What is a heat pump, right?", False),
+    ("How to", False),
+    ("Why do you need a battery?", False),  # no heading without its "you": the pronoun refuses it
+])
+def test_fillers_refuse_a_question_only_where_speech_puts_them(title: str, expected: bool) -> None:
+    assert publishable(title, "en") is expected
