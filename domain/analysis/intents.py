@@ -114,7 +114,11 @@ PLURAL_TEMPLATES = {
     "es": {"what": "qué son {t}", "how": "cómo funcionan {t}", "why": "por qué importan {t}"},
     "it": {"what": "cosa sono {t}", "how": "come funzionano {t}", "why": "perché {t} sono importanti"},
     "pt": {"what": "o que são {t}", "how": "como funcionam {t}", "why": "porque {t} importam"},
+    "nl": {"what": "wat zijn {t}", "how": "hoe werken {t}", "why": "waarom {t} belangrijk zijn"},
 }
+# A Dutch plural: the word said also without its plural ending ("subsidie" and "subsidies",
+# "batterij" and "batterijen"). Dutch articles do not tell (de is also singular).
+DUTCH_PLURAL_ENDINGS = ("en", "s")
 ENGLISH_PLURAL_RE = re.compile(r"[a-z](?<!s)s$")  # "panels", "batteries"; not "glass" (nor "physics": below)
 
 
@@ -122,11 +126,20 @@ def _template(label: dict, kind: str, language: str | None, plural: bool) -> str
     return PLURAL_TEMPLATES.get(lang_key(language), {}).get(kind, label[kind]) if plural else label[kind]
 
 
+def _dutch_plural(word: str, folded_sentences: list) -> bool:
+    singulars = {word[:-len(ending)] for ending in DUTCH_PLURAL_ENDINGS
+                 if word.endswith(ending) and len(word) - len(ending) >= 4}
+    return bool(singulars) and any(w in singulars for _, text in folded_sentences for w in text.split())
+
+
 def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> tuple[str, bool]:
     """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
     when they say "des panneaux"), when they use one, and whether it is plural (its article, or in
-    English its last word: "panels")."""
+    English its last word: "panels"; in Dutch, its last word also said without its plural ending)."""
     key = lang_key(language)
+    if key == "nl":
+        return topic.name, not topic.name[:1].isupper() and _dutch_plural(fold(topic.name).rsplit(" ", 1)[-1],
+                                                                           folded_sentences)
     if key == "en":
         last = topic.name.rsplit(" ", 1)[-1]
         return topic.name, not topic.name[:1].isupper() and bool(ENGLISH_PLURAL_RE.search(last)) and (

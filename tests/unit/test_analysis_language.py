@@ -252,10 +252,19 @@ def test_a_stem_shared_by_a_noun_and_a_verb_is_shown_as_the_noun() -> None:
            "Parliamo dei pannelli.", "cosa sono i pannelli"),
     ("en", "Solar panels are plates that produce electricity. The panels last. The panels cost little. "
            "Think of the panels.", "what are panels"),
+    ("nl", "Subsidies maken zonnepanelen goedkoper. De subsidies dalen elk jaar. Een subsidie dekt een deel. "
+           "Vraag de subsidies op tijd aan.", "wat zijn subsidies"),
 ])
 def test_a_plural_topic_is_asked_about_in_the_plural(code: str, text: str, query: str) -> None:
     graph = analyse([Segment(0, 20_000, text, "A")], language=code)
     assert query in [i.query for i in graph.intents], graph.intents
+
+
+def test_a_dutch_word_never_said_without_its_ending_is_asked_about_in_the_singular() -> None:
+    text = ("Het rijexamen duurt een uur. Een rijexamen kost geld. Het rijexamen test de rijvaardigheid. "
+            "Oefen voor het rijexamen met een instructeur.")  # "-en", but no "rijexam"
+    queries = [i.query for i in analyse([Segment(0, 20_000, text, "A")], language="nl").intents]
+    assert "wat is rijexamen" in queries and not any(q.startswith("wat zijn") for q in queries), queries
 
 
 def test_an_english_word_said_before_its_object_is_a_verb_and_ends_no_title() -> None:
