@@ -101,6 +101,33 @@ CUE_PHRASES = {
           r"tot\s+slot|concluderend|samenvattend|een\s+ander\s+(?:punt|onderwerp|voorbeeld)|(?:het|de)\s+volgende|"
           r"wat\s+is|hoe\s+werkt|waarom",
 }
+# A subject announced by name as a part starts ("Next, let's talk about battery storage", "Passons
+# maintenant au stockage de l'énergie"): the words after the phrase (its article or contraction
+# left out) are the subject the speaker names, matched after the leading words.
+_OPENERS = {"en": r"(?:(?:next|first|finally|lastly)[\s,]+)?",
+            "fr": r"(?:(?:d['’]abord|ensuite|enfin|maintenant)[\s,]+)?"}
+ANNOUNCE_PHRASES = {
+    "en": _OPENERS["en"] + r"(?:let['’]?s|let\s+us)\s+(?:now\s+)?(?:(?:talk|speak|think)\s+about|"
+          r"(?:move\s+on|turn|switch|get|go\s+on)\s+to|(?:look|take\s+a\s+look)\s+at|dive\s+into)|"
+          r"moving\s+on\s+to|turning\s+to|next\s+up\s+is|next\s+up,",
+    "fr": _OPENERS["fr"] + r"(?:parlons|discutons)\s+(?:maintenant\s+|un\s+peu\s+|enfin\s+)?"
+          r"(?:de\s+la|de\s+l['’]|du|des|de|d['’])|"
+          + _OPENERS["fr"] + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
+          r"abordons\s+(?:maintenant\s+|enfin\s+)?(?:la|le|les|l['’])",
+    "de": r"(?:sprechen|reden)\s+wir\s+(?:jetzt\s+|nun\s+)?über(?:\s+(?:den|die|das))?|"
+          r"kommen\s+wir\s+(?:jetzt\s+|nun\s+)?(?:zum|zur|zu(?:\s+den)?)",
+    "es": r"hablemos\s+(?:ahora\s+|un\s+poco\s+)?(?:de\s+la|de\s+los|de\s+las|del|de)|"
+          r"pasemos\s+(?:ahora\s+)?(?:a\s+la|a\s+los|a\s+las|al)",
+    "it": r"parliamo\s+(?:ora\s+|adesso\s+)?(?:dello|della|dei|degli|delle|dell['’]|del|di)|"
+          r"passiamo\s+(?:ora\s+|adesso\s+)?(?:allo|alla|ai|agli|alle|all['’]|al)",
+    "pt": r"(?:vamos\s+falar|falemos)\s+(?:agora\s+)?(?:sobre\s+(?:o|a|os|as)|do|da|dos|das|de)|"
+          r"passemos\s+(?:agora\s+)?(?:aos|às|ao|à)",
+    "nl": r"laten\s+we\s+het\s+(?:nu\s+)?(?:even\s+)?hebben\s+over(?:\s+(?:de|het))?",
+}
+# What the English phrases leave before the subject ("the price of...") and after it ("... for a moment").
+ANNOUNCED_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+ANNOUNCED_TAIL_RE = re.compile(r"\s+(?:now|today|again|here|first|next|for\s+a\s+(?:moment|minute|second|bit)|"
+                               r"a\s+(?:little\s+)?bit|briefly|quickly)$", re.IGNORECASE)
 # Words that may stand before a cue phrase ("So, next ...", "Alors, passons ...").
 LEADING_WORDS = {
     "en": "so and but okay ok alright well right um uh now yeah yes all",
@@ -154,6 +181,7 @@ class Language:
     cue_re: re.Pattern = field(repr=False)
     conclusion_re: re.Pattern = field(repr=False)
     sponsor_re: re.Pattern = field(repr=False)
+    announce_re: re.Pattern = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
 
@@ -184,6 +212,18 @@ class Language:
 
     def opens_with_cue(self, text: str) -> bool:
         return bool(self.cue_re.match(_after_leading_words(text, self.leading_words)))
+
+    def announced(self, text: str) -> str | None:
+        """The subject a sentence announces by name ("Next, let's talk about battery storage." ->
+        "battery storage"), up to its first comma or the end of the sentence; None when it
+        announces none."""
+        rest = _after_leading_words(text, self.leading_words)
+        match = self.announce_re.match(rest)
+        if match is None:
+            return None
+        subject = re.split(r"[,;:.!?…(]", rest[match.end():], maxsplit=1)[0]
+        subject = ANNOUNCED_TAIL_RE.sub("", ANNOUNCED_ARTICLE_RE.sub("", subject.strip()))
+        return subject or None
 
 
 def _after_leading_words(text: str, leading: frozenset[str]) -> str:
@@ -339,6 +379,7 @@ def language(code: str | None) -> Language:
         cue_re=re.compile(rf"(?:{CUE_PHRASES[key]})(?!\w)", re.IGNORECASE),
         conclusion_re=re.compile(rf"\b(?:{CONCLUSION_PHRASES[key]})\b", re.IGNORECASE),
         sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
+        announce_re=re.compile(rf"(?:{ANNOUNCE_PHRASES[key]})(?:(?<=['’])|(?!\w))\s*", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],
     )

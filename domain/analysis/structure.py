@@ -442,7 +442,8 @@ def _title_key(title: str, reader: PhraseReader) -> str:
 
 def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread: Counter, chapters: int,
                   reader: PhraseReader, used: set[str], opening: set | frozenset = frozenset()) -> str:
-    """The question the chapter opens with, when it names the chapter's subject; else the chapter's
+    """The question the chapter opens with, when it names the chapter's subject; else the subject
+    its opening announces by name ("Next, let's talk about battery storage"); else the chapter's
     key phrase by tf-idf against the other chapters (frequent here, rare elsewhere, so a word
     common to the whole talk is no title), a phrase weighing twice a word, a phrase made only of
     words frequent in the language ``FREQUENT_WORD_TITLE_WEIGHT`` ("Couple of people"), a phrase
@@ -454,6 +455,9 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
     question = _opening_question(chapter, sentences, table, reader)
     if question and _title_key(question, reader) not in used:
         return question
+    announced = _announced_subject(chapter, sentences, table, reader)
+    if announced and _title_key(announced, reader) not in used and fold(announced).replace(" ", "") not in used:
+        return announced
     ranked = []
     for key, count in table.counts.items():
         tokens = table.tokens[key]
@@ -501,6 +505,25 @@ def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, re
         names_subject = any(t in recurring or not reader.kit.is_frequent(t) for t in sentence.tokens)
         if len(words(question)) >= 3 and reader.publishable(question) and names_subject:
             return question
+    return None
+
+
+ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sentence off
+
+
+def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
+    """The subject the chapter's first sentences announce by name ("Next, let's talk about battery
+    storage" -> "Battery storage"; ``Language.announced``), when it is a publishable heading and
+    the chapter says one of its content words again."""
+    recurring = {key[0] for key, count in table.counts.items() if len(key) == 1 and count >= 2}
+    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
+                                                          chapter.first_sentence + ANNOUNCING_SENTENCES)]:
+        subject = reader.kit.announced(sentence.text)
+        if not subject:
+            continue
+        title = heading(subject)
+        if reader.publishable(title) and any(reader.stem(norm_token(w)) in recurring for w in words(title)):
+            return title
     return None
 
 

@@ -124,3 +124,29 @@ def test_a_question_put_to_a_generic_you_is_its_heading_with_to() -> None:
 ])
 def test_fillers_refuse_a_question_only_where_speech_puts_them(title: str, expected: bool) -> None:
     assert publishable(title, "en") is expected
+
+
+def test_the_subject_a_chapter_opening_announces_by_name_is_its_title() -> None:
+    first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
+             "Panels need little care."]
+    titles = _titles([first, ["Next, let's talk about battery storage.",
+                              "Lithium ion batteries store the electricity produced during the day.",
+                              "A home battery costs five thousand dollars.", "The battery pays for itself."]])
+    assert titles[1] == "Battery storage"  # not "Electricity produced", said once in the opening
+    titles = _titles([["Les panneaux solaires produisent de l'électricité.", "Un panneau dure longtemps.",
+                       "Les panneaux coûtent moins cher.", "Le panneau se pose vite."],
+                      ["Passons maintenant au stockage de l'énergie.", "Les batteries stockent l'électricité.",
+                       "Le stockage coûte cher.", "Une batterie dure dix ans."]], code="fr")
+    assert titles[1] == "Stockage de l'énergie"
+
+
+@pytest.mark.parametrize("opening", [
+    "Let's now dive into the meat of the lesson.",  # "meat" said once: not the chapter's subject
+    "Let's talk about it.",  # a pronoun
+])
+def test_an_announcement_that_names_no_subject_of_the_chapter_is_no_title(opening: str) -> None:
+    first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
+             "Panels need little care."]
+    titles = _titles([first, [opening, "Batteries store the power of the day.", "A battery costs money.",
+                              "Batteries last ten years."]])
+    assert titles[1] not in ("Meat of the lesson", "It"), titles
