@@ -34,7 +34,7 @@ planner emits what is asked, however many: the cap of 15 actions is applied when
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -55,13 +55,14 @@ DEFAULT_PLATFORMS = ("videosite_long",)
 class PlannedAction:
     """One operation and its arguments (path parameters, query parameters and body fields, flat).
 
-    ``needs`` names an argument taken from an earlier action's answer when the plan runs
-    (``resolve``): ``default_template`` (from ``list_templates``), ``detected_clips`` (from
-    ``get_clip_job``), ``candidate`` (from ``list_revival_candidates``)."""
+    ``needs`` names the arguments taken from earlier actions' answers when the plan runs
+    (``resolve``), one name or several: ``default_template`` (from ``list_templates``),
+    ``detected_clips`` (from ``get_clip_job``), ``candidate`` (from ``list_revival_candidates``),
+    ``video_article`` (the article of the video ``get_video`` read)."""
 
     name: str
     arguments: dict[str, Any]
-    needs: str | None = None
+    needs: str | tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -504,11 +505,21 @@ def _detect(c: _Clause) -> list[PlannedAction] | None:
     count = re.search(r"\b(\d{1,2})\s+(?:clips?|extraits?|moments?)\b", c.text)
     if count:
         body["requested_clip_count"] = max(1, min(50, int(count.group(1))))
-    articles = c.ids("article", "detect_clips")
+    articles = c.ids("article", "detect_clips", fallback=False)
+    videos = [] if articles else c.ids("video", "detect_clips", fallback=False)
+    if videos:  # "detect clips in video 12": the clips of its article
+        c.remember(video_id=videos[-1])
+        out = [] if "template_id" in body else [PlannedAction("list_templates", {})]
+        for video in videos:
+            out.append(PlannedAction("get_video", {"id": video}))
+            out.append(PlannedAction("detect_clips", dict(body), needs=(
+                "video_article" if "template_id" in body else ("video_article", "default_template"))))
+        return out
+    articles = articles or c.ids("article", "detect_clips")
     if not articles:
         return []
     c.remember(article_id=articles[-1])
-    out: list[PlannedAction] = []
+    out = []
     for article in articles:
         if "template_id" in body:
             out.append(PlannedAction("detect_clips", {"article_id": article, **body}))
@@ -868,7 +879,20 @@ def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> d
                 return data
         raise Unresolved(f"it needs the answer of {name}, which did not run")
 
-    if action.needs == "default_template":
+    for need in (action.needs,) if isinstance(action.needs, str) else action.needs:
+        _resolve_need(need, arguments, last_ok)
+    return arguments
+
+
+def _resolve_need(need: str, arguments: dict[str, Any], last_ok: Callable[[str], Any]) -> None:
+    if need == "video_article":
+        video = last_ok("get_video")
+        article = video.get("article_id") if isinstance(video, dict) else None
+        if not isinstance(article, int):
+            raise Unresolved(f"video {video.get('id') if isinstance(video, dict) else ''} has no article yet "
+                             "(analyse it first)")
+        arguments["article_id"] = article
+    elif need == "default_template":
         templates = last_ok("list_templates")
         if not isinstance(templates, list) or not templates:
             raise Unresolved("there is no template to use")
@@ -876,7 +900,7 @@ def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> d
         if not isinstance(chosen, dict) or not isinstance(chosen.get("id"), int):
             raise Unresolved("the templates have no id")
         arguments["template_id"] = chosen["id"]
-    elif action.needs == "detected_clips":
+    elif need == "detected_clips":
         tracking = last_ok("get_clip_job")
         clips = tracking.get("clips") if isinstance(tracking, dict) else None
         if not isinstance(clips, list) or not clips:
@@ -892,7 +916,7 @@ def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> d
         for name in ("article_id", "template_id", "target_duration_seconds"):
             if name not in arguments and tracking.get(name) is not None:
                 arguments[name] = tracking[name]
-    elif action.needs == "candidate":
+    elif need == "candidate":
         candidates = last_ok("list_revival_candidates")
         if not isinstance(candidates, list) or not candidates:
             raise Unresolved(f"media {arguments.get('media_id')} has no revival candidate")
@@ -901,5 +925,4 @@ def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> d
         if "article_id" not in arguments and isinstance(candidate.get("article_id"), int):
             arguments["article_id"] = candidate["article_id"]
     else:
-        raise Unresolved(f"unknown need {action.needs}")
-    return arguments
+        raise Unresolved(f"unknown need {need}")

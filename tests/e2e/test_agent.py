@@ -575,26 +575,38 @@ async def test_cut_a_clip_of_a_video(service, talk):
     assert action["result"]["job_id"]
 
 
+async def clip_job_ended(ws, job_id: str) -> dict:
+    deadline = time.monotonic() + 120
+    while True:
+        tracking = (await ws.client.get(f"/production/clips/jobs/{job_id}")).data
+        if tracking["status"] in ("completed", "failed", "cancelled"):
+            return tracking
+        assert time.monotonic() < deadline, tracking
+        await asyncio.sleep(0.2)
+
+
 async def test_detect_then_render_clips(service, talk):
-    ws, _, article_id, _ = talk
+    ws, video_id, article_id, _ = talk
     r = await chat(ws.client, f"detect 2 clips of 6 seconds in article {article_id}")  # the talk is 18 s
     assert names(r) == ["list_templates", "detect_clips"]
     detect = r.data["actions"][1]
     assert detect["status"] == "ok", detect
     assert detect["arguments"]["requested_clip_count"] == 2 and detect["arguments"]["target_duration_seconds"] == 6
     job_id = detect["result"]["job_id"]
-    deadline = time.monotonic() + 120
-    while True:
-        tracking = (await ws.client.get(f"/production/clips/jobs/{job_id}")).data
-        if tracking["status"] in ("completed", "failed"):
-            break
-        assert time.monotonic() < deadline, tracking
-        await asyncio.sleep(0.2)
+    await clip_job_ended(ws, job_id)
     r = await chat(ws.client, f"render the clips of job {job_id}")
     assert names(r) == ["get_clip_job", "render_clips"]
     tracking, render = r.data["actions"]
     assert render["status"] == "ok", render
     assert len(render["arguments"]["clips"]) == tracking["result"]["clips"] >= 1  # the detected clips, as detected
+    await clip_job_ended(ws, render["result"]["job_id"])
+
+    # the clips of a video are those of its article
+    r = await chat(ws.client, f"détecte 1 clip de 6 secondes dans la vidéo {video_id}")
+    assert names(r) == ["list_templates", "get_video", "detect_clips"], r.body
+    detect = r.data["actions"][2]
+    assert detect["status"] == "ok" and detect["arguments"]["article_id"] == article_id, detect
+    await clip_job_ended(ws, detect["result"]["job_id"])
 
 
 async def test_revival_candidates_and_description_completion(service, talk):

@@ -112,6 +112,8 @@ PHRASINGS = [
     ("find 30 second clips in article 4 with template 1",
      [("detect_clips", {"article_id": 4, "template_id": 1, "target_duration_seconds": 30})]),
     ("détecte des clips dans l'article 4", [("list_templates", {}), ("detect_clips", {"article_id": 4})]),
+    ("détecte les clips de la vidéo 12", [("list_templates", {}), ("get_video", {"id": 12}), ("detect_clips", {})]),
+    ("detect clips in video 12 with template 3", [("get_video", {"id": 12}), ("detect_clips", {"template_id": 3})]),
     (f"render the clips of job {JOB}", [("get_clip_job", {"jobId": JOB}), ("render_clips", {})]),
     (f"rends les clips 1 et 3 du job {JOB}", [("get_clip_job", {"jobId": JOB}), ("render_clips", {"pick": [1, 3]})]),
     (f"clip job {JOB}", [("get_clip_job", {"jobId": JOB})]),
@@ -264,6 +266,17 @@ def test_resolve_takes_the_default_template_the_detected_clips_and_the_candidate
     candidates = [{"id": JOB, "article_id": 8}]
     assert resolve(complete, [("list_revival_candidates", "ok", candidates)]) == {
         "media_id": 7, "platforms": ["videosite_long"], "candidate_id": JOB, "article_id": 8}
+
+
+def test_clips_of_a_video_are_detected_in_its_article() -> None:
+    detect = PlannedAction("detect_clips", {}, needs=("video_article", "default_template"))
+    templates = [{"id": 3, "is_default": True}]
+    assert resolve(detect, [("list_templates", "ok", templates), ("get_video", "ok", {"id": 12, "article_id": 9})]) == {
+        "article_id": 9, "template_id": 3}
+    with pytest.raises(Unresolved, match="video 12 has no article yet"):
+        resolve(detect, [("list_templates", "ok", templates), ("get_video", "ok", {"id": 12, "article_id": None})])
+    with pytest.raises(Unresolved, match="get_video, which did not succeed"):
+        resolve(detect, [("list_templates", "ok", templates), ("get_video", "failed", None)])
 
 
 def test_resolve_says_why_when_the_earlier_answer_is_missing() -> None:
