@@ -86,8 +86,9 @@ def cmd_relay(args: argparse.Namespace) -> int:
     active = relay.Relay(settings)
     started = time.monotonic()
     run_until_signalled(with_heartbeat(settings, "relay", active.run))
-    logging.getLogger("vaeo.relay").info("relay: stopped after %.0fs, %d events relayed in %d batches",
-                                         time.monotonic() - started, active.relayed, active.batches)
+    logging.getLogger("vaeo.relay").info("relay: stopped after %.0fs, %d events relayed in %d batches "
+                                         "(%d fetches held for unhurried appends)",
+                                         time.monotonic() - started, active.relayed, active.batches, active.held)
     return 0
 
 
