@@ -104,8 +104,16 @@ CUE_PHRASES = {
 # A subject announced by name as a part starts ("Next, let's talk about battery storage", "Passons
 # maintenant au stockage de l'énergie"): the words after the phrase (its article or contraction
 # left out) are the subject the speaker names, matched after the leading words.
-_OPENERS = {"en": r"(?:(?:next|first|finally|lastly)[\s,]+)?",
-            "fr": r"(?:(?:d['’]abord|ensuite|enfin|maintenant)[\s,]+)?"}
+# Words that may open an announcement ("First, let's talk about...", "Zuerst sprechen wir über...").
+_OPENERS = {code: rf"(?:(?:{words})[\s,]+)?" for code, words in {
+    "en": r"next|first|finally|lastly|then",
+    "fr": r"d['’]abord|ensuite|enfin|maintenant|puis|pour\s+finir|pour\s+commencer",
+    "de": r"zuerst|zunächst|dann|jetzt|nun|schließlich|zum\s+schluss|als\s+nächstes",
+    "es": r"primero|luego|después|ahora|finalmente|por\s+último|para\s+terminar",
+    "it": r"prima\s+di\s+tutto|innanzitutto|poi|ora|adesso|infine|per\s+finire",
+    "pt": r"primeiro|depois|agora|finalmente|por\s+fim|para\s+terminar",
+    "nl": r"eerst|dan|nu|daarna|tot\s+slot|ten\s+slotte",
+}.items()}
 ANNOUNCE_PHRASES = {
     "en": _OPENERS["en"] + r"(?:let['’]?s|let\s+us)\s+(?:now\s+)?(?:(?:talk|speak|think)\s+about|"
           r"(?:move\s+on|turn|switch|get|go\s+on)\s+to|(?:look|take\s+a\s+look)\s+at|dive\s+into)|"
@@ -114,15 +122,15 @@ ANNOUNCE_PHRASES = {
           r"(?:de\s+la|de\s+l['’]|du|des|de|d['’])|"
           + _OPENERS["fr"] + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
           r"abordons\s+(?:maintenant\s+|enfin\s+)?(?:la|le|les|l['’])",
-    "de": r"(?:sprechen|reden)\s+wir\s+(?:jetzt\s+|nun\s+)?über(?:\s+(?:den|die|das))?|"
-          r"kommen\s+wir\s+(?:jetzt\s+|nun\s+)?(?:zum|zur|zu(?:\s+den)?)",
-    "es": r"hablemos\s+(?:ahora\s+|un\s+poco\s+)?(?:de\s+la|de\s+los|de\s+las|del|de)|"
-          r"pasemos\s+(?:ahora\s+)?(?:a\s+la|a\s+los|a\s+las|al)",
-    "it": r"parliamo\s+(?:ora\s+|adesso\s+)?(?:dello|della|dei|degli|delle|dell['’]|del|di)|"
-          r"passiamo\s+(?:ora\s+|adesso\s+)?(?:allo|alla|ai|agli|alle|all['’]|al)",
-    "pt": r"(?:vamos\s+falar|falemos)\s+(?:agora\s+)?(?:sobre\s+(?:o|a|os|as)|do|da|dos|das|de)|"
-          r"passemos\s+(?:agora\s+)?(?:aos|às|ao|à)",
-    "nl": r"laten\s+we\s+het\s+(?:nu\s+)?(?:even\s+)?hebben\s+over(?:\s+(?:de|het))?",
+    "de": _OPENERS["de"] + r"(?:sprechen|reden)\s+wir\s+(?:jetzt\s+|nun\s+)?über(?:\s+(?:den|die|das))?|"
+          + _OPENERS["de"] + r"kommen\s+wir\s+(?:jetzt\s+|nun\s+)?(?:zum|zur|zu(?:\s+den)?)",
+    "es": _OPENERS["es"] + r"hablemos\s+(?:ahora\s+|un\s+poco\s+)?(?:de\s+la|de\s+los|de\s+las|del|de)|"
+          + _OPENERS["es"] + r"pasemos\s+(?:ahora\s+)?(?:a\s+la|a\s+los|a\s+las|al)",
+    "it": _OPENERS["it"] + r"parliamo\s+(?:ora\s+|adesso\s+)?(?:dello|della|dei|degli|delle|dell['’]|del|di)|"
+          + _OPENERS["it"] + r"passiamo\s+(?:ora\s+|adesso\s+)?(?:allo|alla|ai|agli|alle|all['’]|al)",
+    "pt": _OPENERS["pt"] + r"(?:vamos\s+falar|falemos)\s+(?:agora\s+)?(?:sobre\s+(?:o|a|os|as)|do|da|dos|das|de)|"
+          + _OPENERS["pt"] + r"passemos\s+(?:agora\s+)?(?:aos|às|ao|à)",
+    "nl": _OPENERS["nl"] + r"laten\s+we\s+het\s+(?:nu\s+)?(?:even\s+)?hebben\s+over(?:\s+(?:de|het))?",
 }
 # What the English phrases leave before the subject ("the price of...") and after it ("... for a moment").
 ANNOUNCED_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)

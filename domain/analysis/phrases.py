@@ -54,6 +54,10 @@ PRONOUNS = {
     "nl": "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "
           "deze die iets niets iemand",
 }
+# Pronouns that are also definite articles: after a preposition they are the article ("precio de
+# los paneles", "Kosten für die Anlage").
+ARTICLE_PRONOUNS = {"es": "la las los lo", "it": "lo la le", "pt": "o a os as", "de": "das die",
+                    "nl": "het de die"}
 # Words that may not end a title (a conjunction, an article, a preposition: "Ideas and", "Speed of").
 DANGLING = {
     "en": "and or but the a an of to in on for with vs versus as at by from",
@@ -78,6 +82,9 @@ VERB_SIGNALS = {
     "nl": "ik jij hij wij we jullie men te",
 }
 VERB_SHARE = 0.3
+# A word said after a number in half of its uses or more is a unit ("zweihundert Euro", "ten
+# percent", "cinq ans"): it counts the subject, it is not one.
+UNIT_SHARE = 0.5
 # Determiners, per language whose nouns are said after one (the Romance languages: "les batteries",
 # "l'installation", "el precio", "la batteria", "os painéis"). In those languages a word never said
 # after one, nor capitalised inside a sentence (a name), is no noun: a verb ("coûte", "parlons",
@@ -164,8 +171,10 @@ class PhraseReader:
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
+        self._numbers: dict[str, bool] = {}
         self._candidates: dict[str, tuple] = {}
         self.verbs: frozenset[str] = frozenset()
+        self.units: frozenset[str] = frozenset()  # words said after a number (``UNIT_SHARE``)
         self.names: frozenset[str] = frozenset()
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
         self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
@@ -178,16 +187,21 @@ class PhraseReader:
         determiners = frozenset(DETERMINERS.get(self.kit.code, "").split())
         objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
         after_signal: Counter = Counter()
+        after_number: Counter = Counter()
         before_object: Counter = Counter()
         total: Counter = Counter()
         nouns: set[str] = set()
         for sentence in sentences:
             previous = said = last = ""
+            counted = False  # the word before was a number
             for n, word in enumerate(WORD_RE.findall(sentence.text)):
                 token = norm_token(word)
                 total[token] += 1
                 if previous in signals:
                     after_signal[token] += 1
+                if counted:
+                    after_number[token] += 1
+                counted = self._is_number(token)
                 before, said = said, word.lower().replace("’", "'")
                 elided = said.split("'")[0] if "'" in said else ""
                 if before in determiners or elided in determiners or (n and word[:1].isupper()):
@@ -204,6 +218,7 @@ class PhraseReader:
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
+        self.units = frozenset(t for t, c in after_number.items() if c >= UNIT_SHARE * total[t])
         self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
 
     def know_names(self, names: Iterable[str]) -> None:
@@ -217,10 +232,20 @@ class PhraseReader:
         folded = f" {fold(label)} "
         return folded.count(" ") > 2 and any(folded in name and folded != name for name in self.long_names)
 
+    def _is_number(self, token: str) -> bool:
+        """A number in digits or in words ("200", "zweihundert"); not a word that is also an article
+        ("un", "ein", "een": stop words)."""
+        known = self._numbers.get(token)
+        if known is None:
+            known = self._numbers[token] = bool(NUMBER_RE.search(token)) or (
+                token not in self.kit.stop_words and self.kit.digits(token) != token)
+        return known
+
     def describes(self, tokens: tuple[str, ...]) -> bool:
-        """The phrase can name a subject: no verb at either end, in a language whose nouns take a
-        determiner its first word said as a noun, not only the speakers' names."""
-        if tokens[0] in self.verbs or tokens[-1] in self.verbs:
+        """The phrase can name a subject: no verb at either end, no unit first (``UNIT_SHARE``), in a
+        language whose nouns take a determiner its first word said as a noun, not only the
+        speakers' names."""
+        if tokens[0] in self.verbs or tokens[-1] in self.verbs or tokens[0] in self.units:
             return False
         if self.nouns is not None and tokens[NOUN_RULE[self.kit.code]] not in self.nouns:
             return False
@@ -370,11 +395,14 @@ def publishable(title: str, code: str | None) -> bool:
     if question:
         spoken = {tokens[0], *(w.lower() for w in AFTER_COMMA_RE.findall(text))}
         fillers = fillers & spoken
-    parts = LETTER_RUN_RE.findall(text.lower().replace("’", "'"))  # "penseriez-vous": "vous" is a pronoun
-    if any(part in pronouns or part in fillers for part in parts):
-        return False
-    for token in tokens:
-        if token in pronouns or token in fillers or ("'" in token and not _is_elision(token)):
+    articles = _word_set("articles", kit.code)
+    for n, token in enumerate(tokens):
+        # "precio de los paneles": an article after a preposition, not the pronoun it also spells
+        pronoun = token in pronouns and not (n and token in articles and tokens[n - 1] in dangling)
+        if pronoun or token in fillers or ("'" in token and not _is_elision(token)):
+            return False
+        parts = LETTER_RUN_RE.findall(token)  # "penseriez-vous": "vous" is a pronoun
+        if len(parts) > 1 and any(part in pronouns or part in fillers for part in parts):
             return False
         if not question and kit.digits(token) != token:
             return False
@@ -423,6 +451,8 @@ def _word_set(kind: str, code: str) -> frozenset[str]:
     if found is None:
         if kind == "pronouns":
             words = PRONOUNS[code].split()
+        elif kind == "articles":
+            words = ARTICLE_PRONOUNS.get(code, "").split()
         elif kind == "dangling":
             words = DANGLING[code].split()
         else:

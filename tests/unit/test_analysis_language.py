@@ -590,3 +590,21 @@ def test_the_language_of_captions_is_guessed_from_the_stop_words_only_it_has(tex
 
 def test_a_guess_needs_a_clear_winner_else_the_default_given():
     assert guess_language("Thank you.", default="it") == "it"
+
+
+def test_a_word_said_after_numbers_is_a_unit_and_no_topic() -> None:
+    text = ("Ein Modul kostet zweihundert Euro. Die Batterie kostet fünftausend Euro. Die Förderung spart "
+            "dreihundert Euro. Die Batterie hält zehn Jahre. Die Förderung gilt für jede Batterie.")
+    graph = analyse([Segment(0, 30_000, text, "A")], language="de")
+    topics = [t.name for t in graph.topics]
+    assert "Euro" not in topics and "Batterie" in topics, topics
+
+
+@pytest.mark.parametrize(("title", "code", "expected"), [
+    ("Precio de los paneles solares", "es", True),  # "los" after "de": the article
+    ("Kosten für die Anlage", "de", True),
+    ("Los paneles", "es", False),  # an article first is refused anyway
+    ("La compré", "es", False),  # the pronoun
+])
+def test_a_pronoun_that_spells_an_article_is_one_after_a_preposition(title: str, code: str, expected: bool) -> None:
+    assert publishable(title, code) is expected

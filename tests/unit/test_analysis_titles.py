@@ -150,3 +150,24 @@ def test_an_announcement_that_names_no_subject_of_the_chapter_is_no_title(openin
     titles = _titles([first, [opening, "Batteries store the power of the day.", "A battery costs money.",
                               "Batteries last ten years."]])
     assert titles[1] not in ("Meat of the lesson", "It"), titles
+
+
+@pytest.mark.parametrize(("code", "sentence", "subject"), [
+    ("en", "So, first, let's talk about the price of solar panels.", "price of solar panels"),
+    ("en", "Moving on to tabs versus spaces, which is a classic.", "tabs versus spaces"),
+    ("en", "Let's look at the heat equation for a moment.", "heat equation"),
+    ("fr", "Passons maintenant au stockage de l'énergie.", "stockage de l'énergie"),
+    ("fr", "Enfin, parlons des aides de l'État.", "aides de l'État"),
+    ("de", "Zuerst sprechen wir über den Preis der Solarmodule.", "Preis der Solarmodule"),
+    ("de", "Kommen wir nun zur Speicherung der Energie.", "Speicherung der Energie"),
+    ("es", "Primero, hablemos del precio de los paneles solares.", "precio de los paneles solares"),
+    ("it", "Infine, parliamo degli incentivi dello Stato.", "incentivi dello Stato"),
+    ("pt", "Passemos agora ao armazenamento da energia.", "armazenamento da energia"),
+    ("nl", "Laten we het hebben over de subsidies.", "subsidies"),
+    ("en", "Let's go.", None),
+    ("en", "We talked about panels.", None),
+])
+def test_the_subject_a_sentence_announces(code: str, sentence: str, subject: str | None) -> None:
+    from domain.analysis.language import language
+
+    assert language(code).announced(sentence) == subject
