@@ -327,7 +327,8 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
     sentences) with the passage that answers each, in the order of the intents.
 
     A question asked in the video is answered by the sentences right after it (up to two, by any
-    speaker, before the next question) that share a content word with it or with what it is about;
+    speaker, before the next question) that share a content word with it or with what it is about,
+    or by the steps that follow it at once (``_steps_after``);
     a topic query ("what is X", "how does X work") by the sentences of the chapter where X is most
     said: its definition first ("X is ..."), else the sentence that says X with the most of the
     chapter's other words. Every answer shares content words with its question, and no sentence
@@ -342,7 +343,7 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
             break
         if intent.source == "question" and intent.start_ms in by_start:
             asked = by_start[intent.start_ms]
-            answer = _answer_after(asked, sentences, writer)
+            answer = _steps_after(asked, sentences, writer) or _answer_after(asked, sentences, writer)
             question = quote(asked, language)
         else:
             topic = next((t for t in graph.topics if t.key and t.key in fold(intent.query)), None)
@@ -362,6 +363,27 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
 
 
 ANSWER_LOOKAHEAD = 6  # sentences after a question where its answer is looked for
+
+
+STEPS_IN_ANSWER = 3  # sentences of an answer given as steps
+
+
+def _steps_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:
+    """When the sentence right after the question opens steps ("How do you choose the right
+    installation? Start by measuring your yearly use. Then compare the roofs. An installer sizes the
+    installation."), those steps are its answer: up to ``STEPS_IN_ANSWER`` sentences, before a
+    question or an announced subject, when one of them shares a word with the question (else none)."""
+    kit = language_of(writer.language)
+    first = asked.index + 1
+    if first >= len(sentences) or not kit.opens_steps(sentences[first].text):
+        return []
+    steps: list[Sentence] = []
+    for s in sentences[first:first + STEPS_IN_ANSWER]:
+        if s.is_question or s.index in writer.used or SOCIAL_RE.search(s.text) or (steps and kit.announced(s.text)):
+            break
+        steps.append(s)
+    asked_words = set(asked.tokens)
+    return steps if any(asked_words & set(s.tokens) for s in steps) else []
 
 
 def _answer_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:

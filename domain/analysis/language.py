@@ -132,6 +132,18 @@ ANNOUNCE_PHRASES = {
           + _OPENERS["pt"] + r"passemos\s+(?:agora\s+)?(?:aos|às|ao|à)",
     "nl": _OPENERS["nl"] + r"laten\s+we\s+het\s+(?:nu\s+)?(?:even\s+)?hebben\s+over(?:\s+(?:de|het))?",
 }
+# A sentence that opens the steps of an answer ("How do you choose? Start by measuring your use."):
+# after a question, the steps that follow are its answer.
+STEP_OPENERS = {
+    "en": r"first(?:ly)?|start(?:ing)?\s+(?:by|with)|begin\s+(?:by|with)|to\s+start|step\s+one",
+    "fr": r"d['’]abord|tout\s+d['’]abord|commence[zr]?\s+par|premièrement|il\s+faut\s+d['’]abord|"
+          r"la\s+première\s+étape",
+    "de": r"zuerst|zunächst|als\s+erstes|erstens|beginnen\s+sie\s+mit",
+    "es": r"primero|para\s+empezar|empieza|comienza|en\s+primer\s+lugar",
+    "it": r"prima\s+di\s+tutto|innanzitutto|per\s+prima\s+cosa|inizia|comincia|in\s+primo\s+luogo",
+    "pt": r"primeiro|para\s+começar|comece|em\s+primeiro\s+lugar",
+    "nl": r"eerst|begin\s+met|ten\s+eerste|om\s+te\s+beginnen",
+}
 # What the English phrases leave before the subject ("the price of...") and after it ("... for a moment").
 ANNOUNCED_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 ANNOUNCED_TAIL_RE = re.compile(r"\s+(?:now|today|again|here|first|next|for\s+a\s+(?:moment|minute|second|bit)|"
@@ -190,6 +202,7 @@ class Language:
     conclusion_re: re.Pattern = field(repr=False)
     sponsor_re: re.Pattern = field(repr=False)
     announce_re: re.Pattern = field(repr=False)
+    steps_re: re.Pattern = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
 
@@ -220,6 +233,10 @@ class Language:
 
     def opens_with_cue(self, text: str) -> bool:
         return bool(self.cue_re.match(_after_leading_words(text, self.leading_words)))
+
+    def opens_steps(self, text: str) -> bool:
+        """The sentence opens the steps of an answer ("Start by measuring...", "D'abord, il faut...")."""
+        return bool(self.steps_re.match(_after_leading_words(text, self.leading_words)))
 
     def announced(self, text: str) -> str | None:
         """The subject a sentence announces by name ("Next, let's talk about battery storage." ->
@@ -387,6 +404,7 @@ def language(code: str | None) -> Language:
         cue_re=re.compile(rf"(?:{CUE_PHRASES[key]})(?!\w)", re.IGNORECASE),
         conclusion_re=re.compile(rf"\b(?:{CONCLUSION_PHRASES[key]})\b", re.IGNORECASE),
         sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
+        steps_re=re.compile(rf"(?:{STEP_OPENERS[key]})(?!\w)", re.IGNORECASE),
         announce_re=re.compile(rf"(?:{ANNOUNCE_PHRASES[key]})(?:(?<=['’])|(?!\w))\s*", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],

@@ -608,3 +608,25 @@ def test_a_word_said_after_numbers_is_a_unit_and_no_topic() -> None:
 ])
 def test_a_pronoun_that_spells_an_article_is_one_after_a_preposition(title: str, code: str, expected: bool) -> None:
     assert publishable(title, code) is expected
+
+
+def test_the_steps_that_follow_a_question_are_its_answer() -> None:
+    lines = [("A", "Welcome to this short guide to solar power for your home and its batteries."),
+             ("A", "How do you choose the right installation?"),
+             ("A", "Start by measuring your yearly electricity use."),
+             ("A", "Then compare the orientation of the roof and the sunshine in your region."),
+             ("A", "An installer sizes the installation to the roof and the budget."),
+             ("A", "Batteries store the electricity produced during the day."),
+             ("A", "A home battery costs around five thousand dollars today."),
+             ("A", "Solar panels cost about two hundred dollars each."),
+             ("A", "Panels lose a little of their output every year."),
+             ("A", "An inverter turns direct current into alternating current."),
+             ("A", "The grid buys back the surplus the panels produce."),
+             ("A", "Batteries last about ten years on average."),
+             ("A", "Thank you for watching and see you next time.")]
+    graph = analyse(_timed(lines, ms_per_word=380, gap=600), language="en")
+    answers = {e["question"]: e["answer"] for e in write_article(graph, "tutorial", "en").faq}
+    assert answers.get("How do you choose the right installation?") == [
+        "Start by measuring your yearly electricity use.",
+        "Then compare the orientation of the roof and the sunshine in your region.",
+        "An installer sizes the installation to the roof and the budget."], answers
