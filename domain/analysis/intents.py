@@ -66,6 +66,7 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     folded_claims = [(c, fold(c.text)) for c in claims]
     folded_sentences = [(s, fold(s.text)) for s in sentences]
     speaker_names = {fold(e.name) for e in entities if e.type == "person"}
+    asked = [f" {key} " for key, intent in intents.items() if intent.source == "question"]
     for topic in topics[:4]:
         if topic.relevance < 0.3 or (topic.key in speaker_names and len(topic.words) == 1):
             continue
@@ -83,6 +84,9 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             template = _template(label, "what", language, plural)
         query = template.format(t=subject)
         key = fold(query)
+        opener = key.split(" ", 1)[0]
+        if any(f" {topic.key} " in question and question.startswith(f" {opener} ") for question in asked):
+            continue  # the video asks it in its own words ("How do you choose the right installation?")
         if key not in intents:
             intents[key] = SearchIntent(query, round(0.8 * topic.relevance, 3), "topic", topic.first_ms,
                                         bool(evidence))

@@ -174,7 +174,7 @@ class PhraseReader:
         self._numbers: dict[str, bool] = {}
         self._candidates: dict[str, tuple] = {}
         self.verbs: frozenset[str] = frozenset()
-        self.units: frozenset[str] = frozenset()  # words said after a number (``UNIT_SHARE``)
+        self.units: frozenset[str] = frozenset()  # stems of words said after a number (``UNIT_SHARE``)
         self.names: frozenset[str] = frozenset()
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
         self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
@@ -218,7 +218,13 @@ class PhraseReader:
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
-        self.units = frozenset(t for t, c in after_number.items() if c >= UNIT_SHARE * total[t])
+        stem_total: Counter = Counter()
+        stem_after: Counter = Counter()
+        for token, count in total.items():
+            stem_total[self.stem(token)] += count
+        for token, count in after_number.items():
+            stem_after[self.stem(token)] += count
+        self.units = frozenset(t for t, c in stem_after.items() if c >= UNIT_SHARE * stem_total[t])
         self.names = frozenset(norm_token(part) for name in speakers for part in WORD_RE.findall(name or ""))
 
     def know_names(self, names: Iterable[str]) -> None:
@@ -245,7 +251,7 @@ class PhraseReader:
         """The phrase can name a subject: no verb at either end, no unit first (``UNIT_SHARE``), in a
         language whose nouns take a determiner its first word said as a noun, not only the
         speakers' names."""
-        if tokens[0] in self.verbs or tokens[-1] in self.verbs or tokens[0] in self.units:
+        if tokens[0] in self.verbs or tokens[-1] in self.verbs or self.stem(tokens[0]) in self.units:
             return False
         if self.nouns is not None and tokens[NOUN_RULE[self.kit.code]] not in self.nouns:
             return False
