@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import signal
 import time
 
 import asyncpg
@@ -80,3 +83,11 @@ async def kafka_messages(settings: Settings, topic: str | None = None) -> dict[i
         return out
     finally:
         await consumer.stop()
+
+
+def terminate_with_parent() -> None:
+    """In a service the tests or a benchmark start (``preexec_fn``, Linux): SIGTERM when the process
+    that started it dies, even by a signal that runs no cleanup (an interrupted benchmark), so that
+    no service outlives its run. Call it from the thread that stays: the signal follows that thread."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG

@@ -35,6 +35,7 @@ from infra.eventstore import EventStore
 from services import commands
 from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for
+from tests.helpers import terminate_with_parent
 
 DURATION = int(os.environ.get("BENCH_SECONDS", "20"))
 CONCURRENCY = 64
@@ -188,7 +189,7 @@ def batch_sizes(logdir: str) -> dict:
 
 def start(name: str, env: dict, log: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "services.cli", name], env=env, cwd=ROOT,
-                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+                            stdout=open(log, "ab"), stderr=subprocess.STDOUT, preexec_fn=terminate_with_parent)
 
 
 def stop_all(procs: dict[str, subprocess.Popen]) -> None:

@@ -30,6 +30,7 @@ from projections import ALL, all_ddl
 from services.projection.rebuild import rebuild
 from services.relay import _FETCH, Relay, encode
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for, make_isolated_settings
+from tests.helpers import terminate_with_parent
 
 EVENTS = int(os.environ.get("BENCH_EVENTS", "200000"))
 TEMPLATE = "vaeo_bench_template"
@@ -188,7 +189,7 @@ async def bench_relay(base: Settings, results: dict) -> Settings:
     # The relay as its own process, started after the events are in the table.
     out = open(f"/tmp/vaeo-bench-relay-{os.getpid()}.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "services.cli", "relay"], env=env_for(settings), cwd=ROOT,
-                            stdout=out, stderr=subprocess.STDOUT)
+                            stdout=out, stderr=subprocess.STDOUT, preexec_fn=terminate_with_parent)
     try:
         start = await wait_value(pool, "SELECT max(position) FROM relay_checkpoint", 1)
         start = min(start, time.monotonic())
@@ -324,7 +325,7 @@ async def bench_rebuild(base: Settings, settings: Settings, results: dict) -> No
         await conn.execute("DELETE FROM projection_offsets")
     out = open(f"/tmp/vaeo-bench-projector-{os.getpid()}.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "services.cli", "projector"], env=env_for(settings), cwd=ROOT,
-                            stdout=out, stderr=subprocess.STDOUT)
+                            stdout=out, stderr=subprocess.STDOUT, preexec_fn=terminate_with_parent)
     try:
         t = time.monotonic()
         await wait_value(pool, "SELECT sum(next_offset) FROM projection_offsets WHERE projection = 'jobs'", total)

@@ -35,6 +35,7 @@ from infra.eventstore import EventStore
 from infra.settings import Settings
 from services import commands
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
+from tests.helpers import terminate_with_parent
 
 # Every folder of process logs the e2e tests made: searched for credentials when the session ends.
 LOG_FOLDERS: list[Path] = []
@@ -153,7 +154,8 @@ def spawn(command: str, env: dict[str, str], logs: Path, label: str | None = Non
     """``python -m services.cli <command>``, as ``vaeo up`` starts it; output in ``logs/<label>.log``."""
     out = (logs / f"{label or command}.log").open("ab")
     return subprocess.Popen([sys.executable, "-m", "services.cli", command], env=env, stdout=out,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
+                            preexec_fn=terminate_with_parent)
 
 
 async def wait_healthy(http: aiohttp.ClientSession, base: str, proc: subprocess.Popen, timeout: float = 30) -> None:

@@ -34,3 +34,33 @@ def test_a_running_child_and_a_process_that_is_not_a_child_are_running():
 
 def _zombie_state(pid: int) -> str:
     return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+
+
+def test_a_service_started_by_a_test_ends_when_the_test_process_is_killed():
+    """``tests.helpers.terminate_with_parent``: an interrupted benchmark leaves no service running."""
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        "from tests.helpers import terminate_with_parent\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
+        " preexec_fn=terminate_with_parent)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    try:
+        child = int(parent.stdout.readline())
+        assert _state(child) not in ("", "Z")  # running
+        parent.kill()  # SIGKILL: no cleanup runs in the parent
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while _state(child) not in ("", "Z"):
+            assert time.monotonic() < deadline, "the child outlived its parent"
+            time.sleep(0.01)
+    finally:
+        parent.kill()
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return ""
