@@ -176,7 +176,7 @@ class Turn:
                 except planner.Unresolved as exc:
                     events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
                     outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
-                                      status="failed")
+                                      {"reason": exc.reason, **exc.values}, status="failed")
                 else:
                     events.started({"index": index, "name": planned.name, "arguments": arguments})
                     outcome = await runner.run(index, planned.name, arguments)

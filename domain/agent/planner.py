@@ -856,8 +856,39 @@ def context_from(actions: Sequence[tuple[str, dict, str, dict | None]]) -> Conte
 # ------------------------------------------------------------------------------------ resolution
 
 
+UNRESOLVED = {  # why an argument could not be taken from the earlier answers: English, French
+    "failed_before": ("it needs the answer of {name}, which did not succeed",
+                      "il lui faut la réponse de {name}, qui n'a pas abouti"),
+    "not_run": ("it needs the answer of {name}, which did not run",
+                "il lui faut la réponse de {name}, qui n'a pas été exécutée"),
+    "no_article": ("video {video} has no article yet (analyse it first)",
+                   "la vidéo {video} n'a pas encore d'article (analysez-la d'abord)"),
+    "no_template": ("there is no template to use", "il n'y a aucun modèle à utiliser"),
+    "template_without_id": ("the templates have no id", "les modèles n'ont pas d'identifiant"),
+    "no_detected_clips": ("the clip job has no detected clips (is its detection finished?)",
+                          "le job de clips n'a détecté aucun clip (sa détection est-elle terminée ?)"),
+    "no_such_clip": ("the clip job detected {count} clips; there is no clip {clip}",
+                     "le job de clips a détecté {count} clips ; il n'y a pas de clip {clip}"),
+    "no_candidate": ("media {media} has no revival candidate", "le média {media} n'a aucun candidat à la relance"),
+    "unknown_need": ("unknown need {need}", "besoin inconnu {need}"),
+}
+
+
 class Unresolved(Exception):
-    """An argument could not be taken from the earlier answers (the message says why)."""
+    """An argument could not be taken from the earlier answers: ``reason`` (a key of
+    ``UNRESOLVED``) and its values; ``str()`` is the English sentence, ``text(fr=True)`` the French."""
+
+    def __init__(self, reason: str, **values: Any) -> None:
+        self.reason, self.values = reason, values
+        super().__init__(self.text(fr=False))
+
+    def text(self, fr: bool) -> str:
+        return unresolved_text(self.reason, self.values, fr)
+
+
+def unresolved_text(reason: str, values: dict[str, Any], fr: bool) -> str:
+    en, french = UNRESOLVED.get(reason, ("{reason}", "{reason}"))
+    return (french if fr else en).format_map({"reason": reason, **values})
 
 
 _CLIP_FIELDS = ("id", "title", "thumbnail_title", "start_ms", "end_ms", "duration_ms", "viral_score", "rationale")
@@ -875,9 +906,9 @@ def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> d
         for done, status, data in reversed(earlier):
             if done == name:
                 if status != "ok":
-                    raise Unresolved(f"it needs the answer of {name}, which did not succeed")
+                    raise Unresolved("failed_before", name=name)
                 return data
-        raise Unresolved(f"it needs the answer of {name}, which did not run")
+        raise Unresolved("not_run", name=name)
 
     for need in (action.needs,) if isinstance(action.needs, str) else action.needs:
         _resolve_need(need, arguments, last_ok)
@@ -889,27 +920,26 @@ def _resolve_need(need: str, arguments: dict[str, Any], last_ok: Callable[[str],
         video = last_ok("get_video")
         article = video.get("article_id") if isinstance(video, dict) else None
         if not isinstance(article, int):
-            raise Unresolved(f"video {video.get('id') if isinstance(video, dict) else ''} has no article yet "
-                             "(analyse it first)")
+            raise Unresolved("no_article", video=video.get("id") if isinstance(video, dict) else "")
         arguments["article_id"] = article
     elif need == "default_template":
         templates = last_ok("list_templates")
         if not isinstance(templates, list) or not templates:
-            raise Unresolved("there is no template to use")
+            raise Unresolved("no_template")
         chosen = next((t for t in templates if isinstance(t, dict) and t.get("is_default")), templates[0])
         if not isinstance(chosen, dict) or not isinstance(chosen.get("id"), int):
-            raise Unresolved("the templates have no id")
+            raise Unresolved("template_without_id")
         arguments["template_id"] = chosen["id"]
     elif need == "detected_clips":
         tracking = last_ok("get_clip_job")
         clips = tracking.get("clips") if isinstance(tracking, dict) else None
         if not isinstance(clips, list) or not clips:
-            raise Unresolved("the clip job has no detected clips (is its detection finished?)")
+            raise Unresolved("no_detected_clips")
         picked = arguments.pop("pick", None)
         if picked:
             missing = [n for n in picked if not 1 <= n <= len(clips)]
             if missing:
-                raise Unresolved(f"the clip job detected {len(clips)} clips; there is no clip {missing[0]}")
+                raise Unresolved("no_such_clip", count=len(clips), clip=missing[0])
             clips = [clips[n - 1] for n in picked]
         arguments["clips"] = [{k: clip[k] for k in _CLIP_FIELDS if isinstance(clip, dict) and clip.get(k) is not None}
                               for clip in clips[:50]]
@@ -919,10 +949,10 @@ def _resolve_need(need: str, arguments: dict[str, Any], last_ok: Callable[[str],
     elif need == "candidate":
         candidates = last_ok("list_revival_candidates")
         if not isinstance(candidates, list) or not candidates:
-            raise Unresolved(f"media {arguments.get('media_id')} has no revival candidate")
+            raise Unresolved("no_candidate", media=arguments.get("media_id"))
         candidate = candidates[0]
         arguments["candidate_id"] = candidate.get("id")
         if "article_id" not in arguments and isinstance(candidate.get("article_id"), int):
             arguments["article_id"] = candidate["article_id"]
     else:
-        raise Unresolved(f"unknown need {need}")
+        raise Unresolved("unknown_need", need=need)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.agent.planner import DEFAULT_EXPORT_FORMAT, Note
+from domain.agent.planner import DEFAULT_EXPORT_FORMAT, Note, unresolved_text
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,8 @@ class _Blank(dict):
 
 
 def label(name: str, arguments: dict[str, Any], fr: bool) -> str:
+    if name == "detect_clips" and "article_id" not in arguments:  # its article comes from a video's answer
+        return _t(fr, "detect clips", "détecter des clips")
     en, french = _LABELS.get(name, (f"run {name}", f"exécuter {name}"))
     return (french if fr else en).format_map(_Blank(arguments))
 
@@ -291,6 +293,9 @@ def describe(view: ActionView, fr: bool) -> str:
         return _t(fr, f"I could not {what}: your key lacks the scope {scope}.",
                   f"Je n'ai pas pu {what} : votre clé n'a pas le scope {scope}.")
     message = str(error.get("message") or error.get("code") or "")
+    details = error.get("details") or {}
+    if error.get("code") == "not_resolved" and isinstance(details.get("reason"), str):
+        message = unresolved_text(details["reason"], {k: v for k, v in details.items() if k != "reason"}, fr)
     if view.status == "refused":
         return _t(fr, f"I did not {what}: {message}.", f"Je n'ai pas pu {what} : {message}.")
     return _t(fr, f"I could not {what}: {message}.", f"Impossible de {what} : {message}.")

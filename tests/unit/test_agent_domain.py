@@ -160,6 +160,15 @@ def test_the_reply_names_the_missing_scope_and_what_was_left():
     assert "réessayez dans 12 s" in french and "j'ai pris markdown" in french
 
 
+def test_an_argument_not_found_in_the_earlier_answers_is_said_in_the_reply_s_language():
+    view = ActionView("detect_clips", {}, "failed", None, {
+        "code": "not_resolved", "message": "not done: video 12 has no article yet (analyse it first)",
+        "details": {"reason": "no_article", "video": 12}})
+    assert compose("en", [view]) == "I could not detect clips: video 12 has no article yet (analyse it first)."
+    assert compose("fr", [view]) == ("Impossible de détecter des clips : la vidéo 12 n'a pas encore d'article "
+                                     "(analysez-la d'abord).")
+
+
 def test_a_reply_describes_every_known_operation_without_failing():
     results = {"get_me": {"scopes": ["*"]}, "list_videos": {"count": 0}, "list_jobs": {"count": 1, "jobs": [{}]}}
     for name in (*results, "get_usage", "get_usage_llm", "get_monitoring", "get_monitoring_alerts", "get_video",
