@@ -295,7 +295,7 @@ def describe(view: ActionView, fr: bool) -> str:
     message = str(error.get("message") or error.get("code") or "")
     details = error.get("details") or {}
     if error.get("code") == "not_resolved" and isinstance(details.get("reason"), str):
-        message = unresolved_text(details["reason"], {k: v for k, v in details.items() if k != "reason"}, fr)
+        message = unresolved_text(details["reason"], details, fr)
     if view.status == "refused":
         return _t(fr, f"I did not {what}: {message}.", f"Je n'ai pas pu {what} : {message}.")
     return _t(fr, f"I could not {what}: {message}.", f"Impossible de {what} : {message}.")

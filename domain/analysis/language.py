@@ -101,9 +101,6 @@ CUE_PHRASES = {
           r"tot\s+slot|concluderend|samenvattend|een\s+ander\s+(?:punt|onderwerp|voorbeeld)|(?:het|de)\s+volgende|"
           r"wat\s+is|hoe\s+werkt|waarom",
 }
-# A subject announced by name as a part starts ("Next, let's talk about battery storage", "Passons
-# maintenant au stockage de l'énergie"): the words after the phrase (its article or contraction
-# left out) are the subject the speaker names, matched after the leading words.
 # Words that may open an announcement ("First, let's talk about...", "Zuerst sprechen wir über...").
 _OPENERS = {code: rf"(?:(?:{words})[\s,]+)?" for code, words in {
     "en": r"next|first|finally|lastly|then",
@@ -114,6 +111,9 @@ _OPENERS = {code: rf"(?:(?:{words})[\s,]+)?" for code, words in {
     "pt": r"primeiro|depois|agora|finalmente|por\s+fim|para\s+terminar",
     "nl": r"eerst|dan|nu|daarna|tot\s+slot|ten\s+slotte",
 }.items()}
+# A subject announced by name as a part starts ("Next, let's talk about battery storage", "Passons
+# maintenant au stockage de l'énergie"): the words after the phrase (its article or contraction
+# left out) are the subject the speaker names, matched after the leading words.
 ANNOUNCE_PHRASES = {
     "en": _OPENERS["en"] + r"(?:let['’]?s|let\s+us)\s+(?:now\s+)?(?:(?:talk|speak|think)\s+about|"
           r"(?:move\s+on|turn|switch|get|go\s+on)\s+to|(?:look|take\s+a\s+look)\s+at|dive\s+into)|"

@@ -162,7 +162,6 @@ class PhraseTable:
         self.tokens.setdefault(key, tokens)
 
 
-
 class PhraseReader:
     """Candidates of sentences in one language, with the per-word facts cached for the transcript."""
 
