@@ -34,7 +34,7 @@ bench: $(STAMP)
 # Stop the local stacks (dev and test instances).
 stop: $(STAMP)
 	$(BIN)/vaeo stack down
-	VAEO_STACK_INSTANCE=test VAEO_STACK_PG_PORT=55433 VAEO_STACK_KAFKA_PORT=29092 $(BIN)/vaeo stack down
+	VAEO_STACK_INSTANCE=test VAEO_STACK_PG_PORT=25433 VAEO_STACK_KAFKA_PORT=29092 $(BIN)/vaeo stack down
 
 clean:
 	rm -rf $(VENV) *.egg-info

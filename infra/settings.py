@@ -32,8 +32,10 @@ class Settings(BaseSettings):
     stack_instance: str = "dev"
     # Directory holding PostgreSQL data, Kafka storage, pid files and logs of the local stack.
     stack_dir: Path = Path("/var/tmp/vaeo")
-    # Port of the private PostgreSQL server of the local stack.
-    stack_pg_port: int = 55432
+    # Port of the private PostgreSQL server of the local stack. Below the kernel's ephemeral range
+    # (32768-60999 by default): a port in it may be held by any outgoing connection when the server
+    # starts again (a test that restarts PostgreSQL found 55434 taken so).
+    stack_pg_port: int = 25432
     # Client port of the local Kafka broker (the controller listens on the next port).
     stack_kafka_port: int = 19092
     # Heap of the local Kafka broker in MB (512 at most: it shares a small machine with everything else).

@@ -1,7 +1,7 @@
 """Test fixtures: the real stack, started once per run; every test isolated.
 
 The test stack is the project's own local stack under the instance name ``test`` (PostgreSQL on
-55433, Kafka on 29092), so it never disturbs a running ``vaeo up``. Point
+25433, Kafka on 29092), so it never disturbs a running ``vaeo up``. Point
 ``VAEO_TEST_DATABASE_URL`` / ``VAEO_TEST_KAFKA_BOOTSTRAP`` at existing servers to use those.
 
 Isolation: each test gets its own database (created from a migrated template) and its own
@@ -37,7 +37,7 @@ TEMPLATE_DB = "vaeo_template_" + hashlib.sha256(str(ROOT).encode()).hexdigest()[
 def _base_settings() -> Settings:
     return Settings(
         stack_instance="test",
-        stack_pg_port=55433,
+        stack_pg_port=25433,
         stack_kafka_port=29092,
         database_url=os.environ.get("VAEO_TEST_DATABASE_URL", ""),
         kafka_bootstrap=os.environ.get("VAEO_TEST_KAFKA_BOOTSTRAP", ""),

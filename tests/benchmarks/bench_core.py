@@ -380,7 +380,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
 
 
 def bench_broker(results: dict) -> None:
-    settings = Settings(stack_instance="bench-broker", stack_pg_port=55435, stack_kafka_port=29096)
+    settings = Settings(stack_instance="bench-broker", stack_pg_port=25435, stack_kafka_port=29096)
     stack.kafka_down(settings)
     import shutil
 

@@ -166,7 +166,7 @@ async def test_vaeo_up_starts_every_process_and_stops_them_on_sigterm(settings):
 
 async def test_stack_up_on_a_running_stack_is_idempotent_and_status_reports_it(stack_settings):
     env = {k: v for k, v in env_for(stack_settings).items() if k not in ("VAEO_DATABASE_URL", "VAEO_KAFKA_BOOTSTRAP")}
-    env.update({"VAEO_STACK_INSTANCE": "test", "VAEO_STACK_PG_PORT": "55433", "VAEO_STACK_KAFKA_PORT": "29092"})
+    env.update({"VAEO_STACK_INSTANCE": "test", "VAEO_STACK_PG_PORT": "25433", "VAEO_STACK_KAFKA_PORT": "29092"})
     if stack_settings.database_url or stack_settings.kafka_bootstrap:
         return  # the suite runs against external servers: there is no local stack to check
     for action in ("up", "status"):

@@ -1,6 +1,6 @@
 """Fault injection on real processes and real servers: kill -9, broker restart, database restart.
 
-These tests own a stack instance of their own (``fault``: PostgreSQL on 55434, Kafka on 29094),
+These tests own a stack instance of their own (``fault``: PostgreSQL on 25434, Kafka on 29094),
 because they stop and restart the servers. Every loop is bounded in count and time.
 """
 
@@ -41,7 +41,7 @@ FAULT_TEMPLATE = "vaeo_fault_template"
 def fault_stack() -> Iterator[Settings]:
     """A PostgreSQL and a Kafka of their own (these tests stop and kill them), stopped at the end of
     the module: left running, they took CPU from every test after them."""
-    settings = Settings(stack_instance="fault", stack_pg_port=55434, stack_kafka_port=29094, secret_key="00" * 32,
+    settings = Settings(stack_instance="fault", stack_pg_port=25434, stack_kafka_port=29094, secret_key="00" * 32,
                         relay_poll_interval_s=0.2)
     stack.up(settings)
     yield settings

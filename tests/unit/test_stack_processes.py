@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -64,3 +65,19 @@ def _state(pid: int) -> str:
             return f.read().rsplit(")", 1)[1].split()[0]
     except FileNotFoundError:
         return ""
+
+
+def test_the_stack_ports_lie_outside_the_ephemeral_range():
+    """An outgoing connection may hold any port of the kernel's ephemeral range: a server that
+    starts again on such a port (the fault tests restart PostgreSQL) can find it taken."""
+    from infra.settings import Settings
+    from tests.conftest import _base_settings
+
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low, high = (int(v) for v in f.read().split())
+    fault = re.search(r"stack_pg_port=(\d+), stack_kafka_port=(\d+)",
+                      open(os.path.join(os.path.dirname(__file__), "..", "integration", "test_faults.py")).read())
+    ports = [Settings().stack_pg_port, Settings().stack_kafka_port, Settings().stack_kafka_port + 1,
+             _base_settings().stack_pg_port, _base_settings().stack_kafka_port,
+             *(int(p) for p in fault.groups())]
+    assert not [p for p in ports if low <= p <= high], (ports, low, high)
