@@ -68,16 +68,30 @@ def _committed(effects: Sequence[SideEffect]) -> None:
             effect.on_commit()
 
 
-def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent]) -> tuple[str, tuple]:
+def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent], announce: str | None = None) -> tuple[str, tuple]:
     """One statement: each call in a CTE (a volatile function's CTE is evaluated, once, and not
-    inlined), the append over their one-row cross join, so after every call has succeeded."""
+    inlined), the append over their one-row cross join, so after every call has succeeded; with
+    ``announce``, the NOTIFY too (``_announced``)."""
     parts, args = [], []
     for n, call in enumerate(calls):
         parts.append(f"c{n} AS (SELECT {call.sql(len(args))})")
         args.extend(call.args)
-    sql = (f"WITH {', '.join(parts)} SELECT {_append_call(len(args))} "
-           f"FROM {', '.join(f'c{n}' for n in range(len(calls)))}")
-    return sql, (*args, *_args(events))
+    append = f"SELECT {_append_call(len(args))} AS last FROM {', '.join(f'c{n}' for n in range(len(calls)))}"
+    args.extend(_args(events))
+    if announce is None:
+        return f"WITH {', '.join(parts)} {append}", tuple(args)
+    return _announced(append, parts, args, announce)
+
+
+def _announced(append: str, ctes: Sequence[str], args: list, mark: str) -> tuple[str, tuple]:
+    """The append (a ``SELECT ... AS last``) and its NOTIFY (payload ``mark`` and the last
+    position) in one statement: PostgreSQL delivers the notification when the statement's
+    transaction commits, and never if it does not."""
+    n = len(args)
+    sql = (f"WITH {''.join(c + ', ' for c in ctes)}appended AS ({append}), "
+           f"announced AS (SELECT pg_notify(${n + 1}, ${n + 2} || last::text) FROM appended) "
+           "SELECT last FROM appended, announced")
+    return sql, (*args, NOTIFY_CHANNEL, mark)
 
 
 def _args(events: Sequence[NewEvent]) -> tuple:
@@ -93,18 +107,27 @@ def _connection_lost(exc: asyncpg.PostgresError) -> bool:
     return (exc.sqlstate or "")[:2] in ("08", "57")
 
 
-async def _append_on(conn: asyncpg.Connection, events: Sequence[NewEvent], before: Sequence[SideEffect]) -> int:
+async def _append_on(conn: asyncpg.Connection, events: Sequence[NewEvent], before: Sequence[SideEffect],
+                     announce: str | None = None) -> int:
     """The side effects and the append in one transaction; without side effects, or with calls
-    only (``Call``), one statement (its own transaction, one round trip). Returns the last position."""
+    only (``Call``), one statement (its own transaction, one round trip). With ``announce`` (a
+    NOTIFY payload's mark), the NOTIFY of the last position rides in the same statement, delivered
+    at commit. Returns the last position."""
     if not before:
-        return await conn.fetchval(_APPEND, *_args(events))
+        if announce is None:
+            return await conn.fetchval(_APPEND, *_args(events))
+        sql, args = _announced(f"SELECT {_append_call()} AS last", (), list(_args(events)), announce)
+        return await conn.fetchval(sql, *args)
     if all(isinstance(effect, Call) for effect in before):
-        sql, args = _with_calls(before, events)
+        sql, args = _with_calls(before, events, announce)
         return await conn.fetchval(sql, *args)
     async with conn.transaction():
         for effect in before:
             await effect(conn)
-        return await conn.fetchval(_APPEND, *_args(events))
+        last = await conn.fetchval(_APPEND, *_args(events))
+        if announce is not None:
+            await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, f"{announce}{last}")
+        return last
 
 
 def _as_conflict(exc: asyncpg.PostgresError) -> Exception:
@@ -170,13 +193,15 @@ class EventStore:
             last = await self._queued(events, before, unhurried)
             _committed(before)
             return last
+        announce = UNHURRIED if unhurried and self.notify else None
         async with self.pool.acquire() as conn:
             try:
-                last = await _append_on(conn, events, before)
+                last = await _append_on(conn, events, before, announce)
             except asyncpg.PostgresError as exc:
                 raise _as_conflict(exc) from exc
             _committed(before)
-            await self._notify(conn, last, hurried=not unhurried)
+            if announce is None:
+                await self._notify(conn, last)
         return last
 
     def _queued(self, events: Sequence[NewEvent], before: Sequence[SideEffect],
@@ -326,17 +351,20 @@ class EventStore:
 
     async def _notify(self, conn: asyncpg.Connection, last: int, *, hurried: bool = True) -> None:
         if self.notify:
-            # Outside the append transaction: NOTIFY inside it would add a second global
-            # serialisation point at commit. A lost notification costs one polling interval.
+            # A hurried append's NOTIFY is sent after its commit, outside the append transaction:
+            # NOTIFY inside it would add a second global serialisation point to the commit of every
+            # write that someone waits for. A lost notification costs one polling interval. Appends
+            # nobody waits for (unhurried) take that cost instead of a round trip of their own: their
+            # NOTIFY rides in the append's statement (``_append_on``).
             await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL,
                                str(last) if hurried else f"{UNHURRIED}{last}")
 
-    async def _commit_together(self, conn: asyncpg.Connection, group) -> list | None:
+    async def _commit_together(self, conn: asyncpg.Connection, group, announce: str | None = None) -> list | None:
         """Fast path: every append of the group in one vaeo_append call. None if any part fails
         (a conflict, a side effect refused): then the group goes append by append."""
         every = [e for events, _, _ in group for e in events]
         try:
-            last = await _append_on(conn, every, [effect for _, before, _ in group for effect in before])
+            last = await _append_on(conn, every, [effect for _, before, _ in group for effect in before], announce)
         except asyncpg.PostgresError as exc:
             if _connection_lost(exc):
                 raise
@@ -351,21 +379,24 @@ class EventStore:
         while self._queue:
             group, self._queue = self._queue[:self.max_group], self._queue[self.max_group:]
             outcomes: list[tuple[asyncio.Future, int | None, BaseException | None]] = []
+            # A group of unhurried appends only announces itself in its own statement (``_notify``).
+            announce = UNHURRIED if self.notify and all(f in self._unhurried for _, _, f in group) else None
             try:
                 async with self.pool.acquire() as conn:
                     if len(group) == 1:  # alone: its own statement (and transaction), one round trip
-                        outcomes = [await self._commit_alone(conn, *group[0])]
-                    elif (together := await self._commit_together(conn, group)) is not None:
+                        outcomes = [await self._commit_alone(conn, *group[0], announce=announce)]
+                    elif (together := await self._commit_together(conn, group, announce)) is not None:
                         outcomes = together
                     else:
                         await self._commit_one_by_one(conn, group, outcomes)
+                        announce = None  # appended one by one, announced after
                     # The callers hear back as soon as the group is durable; the relay's wake-up
                     # notification follows (a lost one costs the relay one polling interval).
                     _settle(outcomes)
                     lasts = [last for _, last, _ in outcomes if last is not None]
                     hurried = any(future not in self._unhurried for future, last, _ in outcomes if last is not None)
                     self._unhurried.difference_update(future for _, _, future in group)
-                    if lasts:
+                    if lasts and announce is None:
                         try:
                             await self._notify(conn, max(lasts), hurried=hurried)
                         except Exception:  # noqa: BLE001  the group is durable; polling covers it
@@ -379,10 +410,11 @@ class EventStore:
                     raise
                 continue
 
-    async def _commit_alone(self, conn: asyncpg.Connection, events, before, future) -> tuple:
+    async def _commit_alone(self, conn: asyncpg.Connection, events, before, future, *,
+                            announce: str | None = None) -> tuple:
         """A group of one, as ``append`` without group commit does it: no savepoint is needed."""
         try:
-            return future, await _append_on(conn, events, before), None
+            return future, await _append_on(conn, events, before, announce), None
         except asyncpg.PostgresError as exc:
             if _connection_lost(exc):
                 raise

@@ -11,7 +11,7 @@ import pytest
 
 from domain.jobs import Job
 from infra.codec import NewEvent
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import Call, ConcurrencyError, EventStore
 
 
 def _job_events(store: EventStore, ws: uuid.UUID) -> tuple[Job, list[NewEvent]]:
@@ -402,5 +402,25 @@ async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_
                                               for _ in range(3)))
             assert await asyncio.wait_for(heard.get(), 10) == f"~{max(together)}"
             assert not grouped._unhurried  # nothing kept of the groups once committed
+            await asyncio.sleep(0.2)
+            assert heard.empty()  # one notification per commit, never two
+
+            # An unhurried append announces itself in its own statement, so it is heard only when it
+            # commits: with a side effect run before it, and not at all when it is refused.
+            async def side(conn):
+                await conn.execute("SELECT 1")
+
+            for store in (EventStore(pool, registry), EventStore(pool, registry, group_commit=True)):
+                for before in ([side], [Call("pg_sleep", ("float8",), (0.0,))]):  # a transaction, one statement
+                    last = await store.append(_job_events(store, ws)[1], before=before, unhurried=True)
+                    assert await asyncio.wait_for(heard.get(), 10) == f"~{last}"
+                stale = await _overtaken_job(store, uuid.uuid4())
+                stale.start(1, "b")
+                with pytest.raises(ConcurrencyError):
+                    await store.append(store.registry.to_new_events(stale.collect_events(), workspace_id=ws),
+                                       unhurried=True)
+                await asyncio.sleep(0.2)
+                assert heard.qsize() == 2  # the overtaken job's two hurried appends; the refused one is silent
+                heard.get_nowait(), heard.get_nowait()
         finally:
             await listener.remove_listener(NOTIFY_CHANNEL, hear)
