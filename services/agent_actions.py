@@ -20,13 +20,15 @@ error of the operation makes the action ``failed`` with the error envelope the H
 have answered (a 404 of another workspace's video is the 404 of a missing one).
 
 **Rate limit**: each action that reaches the rate-limit check counts as one request of the
-workspace's window, as the same call over HTTP would, whatever its outcome; the assistant's own
-call counts one too. An action over the limit is refused (``rate_limited``) and the turn does
-nothing more. The counts are grouped (``services.api.ratelimit.RateCounter``): a plan known up
-front (the offline planner) counts the actions that will reach the check in one statement before
-the first runs (``count_ahead``), each action then takes the next of those numbers, and those not
-used when the turn ends are given back (``give_back``); a model's actions are counted one by one.
-Either way the counts share their statements with the other turns of the process.
+workspace's window, as the same call over HTTP would, whatever its outcome. The first of them
+takes the number the assistant's own call was counted with (the call was admitted, so that action
+is too): a message costs the requests its actions make, and one when it makes none. An action over
+the limit is refused (``rate_limited``) and the turn does nothing more. The other counts are
+grouped (``services.api.ratelimit.RateCounter``): a plan known up front (the offline planner)
+counts the actions after the first that will reach the check in one statement before the first
+runs (``count_ahead``), each action then takes the next of those numbers, and those not used when
+the turn ends are given back (``give_back``); a model's actions are counted one by one. Either way
+the counts share their statements with the other turns of the process.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from pydantic import BaseModel, ValidationError
 
 from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
 from domain.agent.results import summarise
-from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, Call, Route
+from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
 from services.api.ratelimit import Numbers, Window
@@ -202,6 +204,7 @@ class ActionRunner:
         self.asked_writes = asked_writes
         self.window: Window | None = None  # the workspace's window after the last counted action
         self.limited = False
+        self._own: Window | None = call.request.get(WINDOW)  # the call's own count: its first action's
         self._ahead: Numbers | None = None  # numbers counted ahead for the actions (count_ahead)
         self._counting: asyncio.Future | None = None  # that count, while in flight
         self._used = 0  # how many of them the actions took
@@ -241,7 +244,7 @@ class ActionRunner:
             return refused
         action = self.catalog.actions[name]
         performing = None
-        if not action.writes and self._counting is not None:
+        if not action.writes and self._own is None and self._counting is not None:
             # A read need not wait for the count in flight: it runs alongside it, and its answer is
             # dropped, never shown, when the count refuses it (a read has nothing to undo).
             performing = asyncio.ensure_future(self._perform(action, index, arguments))
@@ -271,10 +274,12 @@ class ActionRunner:
                        writes=action.writes)
 
     def count_ahead(self, n: int) -> None:
-        """Start counting ``n`` actions about to run, in one statement (a plan known up front): each
-        takes its number from them instead of a round trip of its own. The first action waits for
-        the count (a read runs alongside it). What is not used by the end of the turn is given back
-        (``give_back``)."""
+        """Start counting ``n`` actions about to run, in one statement (a plan known up front): the
+        first takes the call's own number, the others take theirs from this count instead of a
+        round trip each. The first of them waits for the count (a read runs alongside it). What is
+        not used by the end of the turn is given back (``give_back``)."""
+        if self._own is not None:
+            n -= 1
         if n > 0:
             self._counting = asyncio.ensure_future(self.call.app[RATE_COUNTER].count(self.call.workspace_id, n))
             self._used = 0
@@ -294,6 +299,10 @@ class ActionRunner:
 
     async def _count(self) -> bool:
         """Count the action in the workspace's window; False when it is over the limit."""
+        if self._own is not None:  # the call was admitted with this number
+            self.window, self._own = self._own, None
+            self.limited = self.window.exceeded
+            return not self.limited
         if self._counting is not None:
             counting, self._counting = self._counting, None
             self._ahead = await counting

@@ -29,7 +29,7 @@ from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
 from infra.llm import ChatProvider
 from services import commands
 from services.agent import ProviderFailed, Turn, TurnEvents
-from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
+from services.api.base import HEX_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
 from services.api.streams import EventBatch, Opening, ServerSentEvent
 
@@ -142,8 +142,6 @@ async def agent_chat(call: Call) -> dict:
     except ProviderFailed as exc:
         raise provider_error(exc) from None
     if turn.runner is not None and turn.runner.window is not None:
-        from services.api.app import WINDOW  # the app imports the route table, which imports this module
-
         call.request[WINDOW] = turn.runner.window  # the answer's rate-limit headers count the actions too
     return {"data": answer}
 

@@ -53,6 +53,7 @@ from services.api.base import (
     STARTED,
     STORE,
     WAITER,
+    WINDOW,
     Call,
     Route,
     json_body,
@@ -73,7 +74,7 @@ from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
 from services.api.protocol import serve_app
-from services.api.ratelimit import RateCounter, RateLimiter, Window
+from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
@@ -86,7 +87,6 @@ log = logging.getLogger("vaeo.api")
 PREFIX = "/v1"
 REGISTRY = web.AppKey("registry", EventRegistry)
 AUTHENTICATOR = web.AppKey("authenticator", Authenticator)
-WINDOW = web.RequestKey("rate_window", Window)
 _REQUEST_ID_OK = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 _JSON_TYPES = ("application/json",)
 

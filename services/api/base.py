@@ -23,7 +23,7 @@ from infra.settings import Settings
 from services.api.auth import Principal
 from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported for the resource modules)
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import RateCounter, RateLimiter
+from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.waits import ProgressWaiter
 from services.commands.meta import request_meta
 from services.idempotency import IdempotencyKeys
@@ -38,6 +38,8 @@ RATE_COUNTER = web.AppKey("rate_counter", RateCounter)  # requests other than HT
 IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
 REQUEST_ID = web.RequestKey("request_id", str)
 PRINCIPAL = web.RequestKey("principal", Principal)
+# The workspace's rate-limit window as the call's own count left it (the answer's X-RateLimit-* headers).
+WINDOW = web.RequestKey("rate_window", Window)
 READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
 STARTED = web.RequestKey("started", float)  # time.monotonic() when the request arrived
 

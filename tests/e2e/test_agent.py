@@ -312,26 +312,30 @@ async def test_each_action_counts_against_the_rate_limit(service):
     ws = await service.workspace(rate_limit=6)
     r = await chat(ws.client, "show videos 1 to 10")
     assert r.status == 200, r.body
-    # The call is the window's first request; five actions follow, the sixth is over the limit.
+    # The call is the window's first request and its first action's; five actions follow, the
+    # sixth of them is over the limit.
     statuses = [a["status"] for a in r.data["actions"]]
-    assert statuses == ["failed"] * 5 + ["refused"], r.data["actions"]
+    assert statuses == ["failed"] * 6 + ["refused"], r.data["actions"]
     assert r.data["actions"][-1]["error"]["code"] == "rate_limited"
-    assert "4 requested actions were not done: your workspace's rate limit is reached" in r.data["reply"]
+    assert "3 requested actions were not done: your workspace's rate limit is reached" in r.data["reply"]
     assert r.headers["X-RateLimit-Remaining"] == "0"
     assert (await ws.client.get("/me")).status == 429
 
 
 async def test_a_read_refused_by_its_count_reveals_nothing_though_it_ran_alongside_it(service):
     """A read runs while its rate-limit count is in flight; when the count refuses it, its answer is
-    dropped: the action is refused and neither it nor the reply shows the balance."""
+    dropped: the action is refused and neither it nor the reply shows the balance. The first
+    action runs on the call's own count."""
     ws = await service.workspace(rate_limit=1, credits=4321)
-    r = await chat(ws.client, "what is my balance?")
+    r = await chat(ws.client, "show my usage and my balance")
     assert r.status == 200, r.body
-    [action] = r.data["actions"]
-    assert (action["name"], action["status"], action["error"]["code"]) == ("get_credits", "refused", "rate_limited")
+    usage, balance = r.data["actions"]
+    assert (usage["name"], usage["status"]) == ("get_usage", "ok")
+    assert (balance["name"], balance["status"], balance["error"]["code"]) == ("get_credits", "refused",
+                                                                              "rate_limited")
     shown = orjson.dumps(r.body).decode()
     assert "4321" not in shown and "4,321" not in shown and "4 321" not in shown
-    assert await window_count(service, ws.id) == 2  # the call and the refused action
+    assert await window_count(service, ws.id) == 2  # the call (with its first action) and the refused one
 
 
 async def window_count(service, workspace_id) -> int:
@@ -343,11 +347,18 @@ async def window_count(service, workspace_id) -> int:
 
 async def test_a_plan_is_counted_at_once_and_the_window_keeps_only_the_actions_that_ran(service):
     ws = await service.workspace(rate_limit=100)
-    # Four actions known up front, counted together before the first runs: with the call, 5 requests.
+    # Four actions known up front: the first on the call's own count, the other three counted
+    # together before it runs: 4 requests.
     r = await chat(ws.client, "show videos 1 to 4")
     assert r.status == 200 and names(r) == ["get_video"] * 4, r.body
-    assert r.headers["X-RateLimit-Remaining"] == "95"
-    assert await window_count(service, ws.id) == 5
+    assert r.headers["X-RateLimit-Remaining"] == "96"
+    assert await window_count(service, ws.id) == 4
+    # A message with one action costs one request, as the same call over HTTP; one with none, too.
+    r = await chat(ws.client, "what is my balance?")
+    assert names(r) == ["get_credits"] and r.headers["X-RateLimit-Remaining"] == "95", r.body
+    r = await chat(ws.client, "hello")
+    assert names(r) == [] and r.headers["X-RateLimit-Remaining"] == "94", r.body
+    assert await window_count(service, ws.id) == 6
     # An action whose argument cannot be taken from the one before it never reaches the check: it was
     # counted with the plan, and given back.
     r = await chat(ws.client, f"render the clips of job {uuid.uuid4()}")
@@ -356,10 +367,10 @@ async def test_a_plan_is_counted_at_once_and_the_window_keeps_only_the_actions_t
     assert r.data["actions"][1]["error"]["code"] == "not_resolved"
     assert r.headers["X-RateLimit-Remaining"] == "93"
     assert await window_count(service, ws.id) == 7
-    # The limit reached mid-plan: the refused action counts, the four never run do not.
+    # The limit reached mid-plan: the refused action counts, the three never run do not.
     limited = await service.workspace(rate_limit=6)
     r = await chat(limited.client, "show videos 1 to 10")
-    assert [a["status"] for a in r.data["actions"]] == ["failed"] * 5 + ["refused"], r.body
+    assert [a["status"] for a in r.data["actions"]] == ["failed"] * 6 + ["refused"], r.body
     assert await window_count(service, limited.id) == 7
 
 
