@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     relay_poll_interval_s: float = 1.0
     # Relay: after catching up, the next fetch of unhurried appends only (the assistant's
     # conversation turns) waits this long after the last one, to send them with others, ms.
-    relay_unhurried_ms: float = 20.0
+    relay_unhurried_ms: float = 50.0
     # Event store: send NOTIFY after the append commits (outside the append transaction).
     notify_on_append: bool = True
 
