@@ -16,11 +16,11 @@ how a turn is tied to what its actions did (a job queued, credits charged).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import pydantic_core
 from eventsourcing.domain import Aggregate, event
 
 from domain.agent.policy import (
@@ -45,10 +45,11 @@ class ConversationFull(DomainError):
 
 def _bounded_json(value: Any, limit: int, what: str) -> Any:
     """``value`` if its JSON fits ``limit`` characters, else a marker saying it was left out."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    if len(text) <= limit:
-        return json.loads(text)  # plain JSON values, as the event will be read back
-    return {"omitted": f"{what} of {len(text)} characters, over the {limit} kept"}
+    encoded = pydantic_core.to_json(value, fallback=str)
+    size = len(encoded) if len(encoded) <= limit else len(encoded.decode())  # UTF-8: bytes >= characters
+    if size <= limit:
+        return pydantic_core.from_json(encoded)  # plain JSON values, as the event will be read back
+    return {"omitted": f"{what} of {size} characters, over the {limit} kept"}
 
 
 def _check_message(text: str, planner: str) -> None:
