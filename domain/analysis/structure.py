@@ -242,9 +242,13 @@ def _smooth(values: Sequence[float]) -> list[float]:
 
 def lexical_depth(sentences: Sequence[Sentence], bags: Sequence[dict[str, int]], window_ms: int) -> list[float]:
     """The depth of the lexical valley at each sentence start: the ``cohesion`` of ``window_ms`` on
-    each side, smoothed over neighbours, then its ``depth_scores``."""
+    each side, smoothed over neighbours, then its ``depth_scores``. Within ``window_ms`` of either
+    end, where one side holds fewer words than the window (a cosine of fewer words is lower by
+    chance), the depth is scaled by the share of the window said on that side."""
     times = [s.start_ms for s in sentences]
-    return depth_scores(times, _smooth(cohesion(sentences, bags, window_ms)), window_ms)
+    depth = depth_scores(times, _smooth(cohesion(sentences, bags, window_ms)), window_ms)
+    end = sentences[-1].end_ms
+    return [d * min(1.0, (t - times[0]) / window_ms, (end - t) / window_ms) for d, t in zip(depth, times, strict=True)]
 
 
 def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,

@@ -371,3 +371,24 @@ def test_spec_shapes_of_the_content_graph(podcast) -> None:
     assert {"title", "startMs", "endMs", "geoScore"} <= set(data["clipMoments"][0])
     assert isinstance(data["summary"]["geoReadinessScore"], float)
     assert isinstance(data["claims"][0]["startMs"], int)
+
+
+def test_a_change_of_subject_inside_the_first_window_weighs_by_the_words_it_was_compared_with() -> None:
+    """At the edges the words before (or after) a point are fewer than the window: the same change
+    of vocabulary 30 s in, with half a window said before it, is not as deep a valley as that change
+    said in the middle of the talk (on fewer words, the cosine is lower by chance)."""
+    from domain.analysis.model import Segment
+    from domain.analysis.phrases import PhraseReader
+    from domain.analysis.structure import lexical_depth, word_bags
+
+    subjects = ["The volcano spills lava during the eruption.", "The pianist plays a melody at the concert.",
+                "The tennis player swings the racket in the match."]
+    spans = [(0, 30_000), (30_000, 300_000), (300_000, 600_000)]
+    segments = [Segment(t, t + 4_500, text) for text, (start, end) in zip(subjects, spans, strict=True)
+                for t in range(start, end, 5_000)]
+    sentences = split_sentences(segments, "en")
+    reader = PhraseReader("en")
+    depth = lexical_depth(sentences, word_bags(sentences, reader), 60_000)
+    starts = [s.start_ms for s in sentences]
+    early, middle = depth[starts.index(30_000)], depth[starts.index(300_000)]
+    assert middle > 0 and early < middle / 2, (early, middle)
