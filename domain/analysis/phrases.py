@@ -37,13 +37,15 @@ CONNECTORS = {
     "pt": "de do da dos das e em para com",
     "nl": "van de het en voor met in op",
 }
-# Pronouns and determiners that make a title depend on what was said before it.
+# Pronouns and determiners that make a title depend on what was said before it. German "man" is not
+# one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
+# heading as it stands, as "How to choose the right installation" is in English).
 PRONOUNS = {
     "en": "i me my mine we us our ours you your yours he him his she her hers they them their theirs it its this that "
           "these those something anything everything nothing someone anyone everyone one ones",
     "fr": "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
           "celles mon ma mes ton ta tes son sa ses notre nos votre vos y en quelqu quelque chose",
-    "de": "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen man dies diese dieser dieses das "
+    "de": "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen dies diese dieser dieses das "
           "mein meine dein deine sein seine unser unsere euer eure etwas nichts jemand",
     "es": "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "
           "aquello este esta ese esa mi mis tu tus su sus nuestro nuestra algo nada alguien",

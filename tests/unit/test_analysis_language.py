@@ -610,6 +610,14 @@ def test_a_pronoun_that_spells_an_article_is_one_after_a_preposition(title: str,
     assert publishable(title, code) is expected
 
 
+@pytest.mark.parametrize(("title", "expected"), [
+    ("Wie wählt man die richtige Anlage?", True),  # "man": anyone, a heading as it stands
+    ("Wie wählt er die richtige Anlage?", False),  # "er": someone said before
+])
+def test_a_german_question_put_to_anyone_is_a_title(title: str, expected: bool) -> None:
+    assert publishable(title, "de") is expected
+
+
 def test_the_steps_that_follow_a_question_are_its_answer() -> None:
     lines = [("A", "Welcome to this short guide to solar power for your home and its batteries."),
              ("A", "How do you choose the right installation?"),
