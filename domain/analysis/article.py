@@ -33,6 +33,7 @@ from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
 from domain.analysis.graph import ContentGraph
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
+from domain.analysis.phrases import heading, publishable
 from domain.analysis.structure import format_timestamp
 from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
@@ -307,7 +308,17 @@ def sentences_between(sentences: Sequence[Sentence], start_ms: int, end_ms: int)
     return [s for s in sentences if start_ms <= s.start_ms // 1000 * 1000 < end_ms]
 
 
+VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
+
+
 def _title(graph: ContentGraph, language: str) -> str:
+    """The subject the video names for itself in its first sentences, when it makes a title; else
+    its first topics ("Panels: battery and installation"); else its first words."""
+    kit = language_of(language)
+    for sentence in graph.sentences[:VIDEO_SUBJECT_SENTENCES]:
+        subject = kit.video_subject(sentence.text)
+        if subject is not None and publishable(heading(subject), language):
+            return heading(subject)
     names = [t.name for t in graph.topics[:3]]
     if not names:
         first = graph.sentences[0].text if graph.sentences else ""

@@ -145,6 +145,26 @@ STEP_OPENERS = {
     "nl": r"eerst|begin\s+met|ten\s+eerste|om\s+te\s+beginnen",
 }
 # What the English phrases leave before the subject ("the price of...") and after it ("... for a moment").
+# The subject a video names for itself in its opening ("Welcome to this video about home solar
+# power", "Willkommen zu diesem Video über Solarenergie in Deutschland"): the words after the phrase,
+# its article left out, are the video's subject (``Language.video_subject``).
+VIDEO_SUBJECT_PHRASES = {
+    "en": r"\b(?:this|today['’]s)\s+(?:(?:short|quick|brief|little)\s+)?(?:(?:video|episode|talk|lesson|lecture|"
+          r"podcast|presentation|overview|tutorial)\s+(?:is\s+)?(?:about|on)|(?:guide|introduction)\s+to)\s+"
+          r"(?:the\s+)?",
+    "fr": r"\b(?:cette|cet|ce)\s+(?:petite?\s+)?(?:vidéo|épisode|cours|podcast|leçon|présentation|introduction|"
+          r"guide|tutoriel)\s+(?:sur|consacrée?\s+à|à\s+propos\s+de)\s+(?:la\s+|le\s+|les\s+|l['’])?",
+    "de": r"\b(?:diese[mnrs]?|unsere[mnrs]?)\s+(?:kurzen?\s+)?(?:Video|Folge|Episode|Vortrag|Podcast|Präsentation|"
+          r"Einführung|Anleitung)\s+(?:über|zum\s+Thema|in)\s+(?:den\s+|die\s+|das\s+)?",
+    "es": r"\b(?:este|esta)\s+(?:(?:breve|pequeño|pequeña)\s+)?(?:vídeo|video|episodio|clase|podcast|presentación|"
+          r"guía|introducción)\s+(?:sobre|acerca\s+de|a)\s+(?:la\s+|el\s+|los\s+|las\s+)?",
+    "it": r"\b(?:questo|questa)\s+(?:(?:breve|piccolo|piccola)\s+)?(?:video|episodio|lezione|podcast|presentazione|"
+          r"guida|introduzione)\s+(?:sull['’]|(?:sul|sullo|sulla|sui|sugli|sulle|su)\s+)",
+    "pt": r"\b(?:este|esta)\s+(?:(?:breve|pequeno|pequena)\s+)?(?:vídeo|video|episódio|aula|podcast|apresentação|"
+          r"guia|introdução)\s+(?:sobre|acerca\s+de)\s+(?:o\s+|a\s+|os\s+|as\s+)?",
+    "nl": r"\b(?:deze|dit)\s+(?:korte\s+)?(?:video|aflevering|les|podcast|presentatie|introductie|gids)\s+"
+          r"(?:over|van)\s+(?:de\s+|het\s+)?",
+}
 ANNOUNCED_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 ANNOUNCED_TAIL_RE = re.compile(r"\s+(?:now|today|again|here|first|next|for\s+a\s+(?:moment|minute|second|bit)|"
                                r"a\s+(?:little\s+)?bit|briefly|quickly)$", re.IGNORECASE)
@@ -202,6 +222,7 @@ class Language:
     conclusion_re: re.Pattern = field(repr=False)
     sponsor_re: re.Pattern = field(repr=False)
     announce_re: re.Pattern = field(repr=False)
+    video_subject_re: re.Pattern = field(repr=False)
     steps_re: re.Pattern = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
@@ -248,6 +269,15 @@ class Language:
             return None
         subject = re.split(r"[,;:.!?…(]", rest[match.end():], maxsplit=1)[0]
         subject = ANNOUNCED_TAIL_RE.sub("", ANNOUNCED_ARTICLE_RE.sub("", subject.strip()))
+        return subject or None
+
+    def video_subject(self, text: str) -> str | None:
+        """The subject a video names for itself ("Welcome to this video about home solar power." ->
+        "home solar power"), up to the sentence's first comma or its end; None when it names none."""
+        match = self.video_subject_re.search(text)
+        if match is None:
+            return None
+        subject = re.split(r"[,;:.!?…(]", text[match.end():], maxsplit=1)[0].strip()
         return subject or None
 
 
@@ -406,6 +436,7 @@ def language(code: str | None) -> Language:
         sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
         steps_re=re.compile(rf"(?:{STEP_OPENERS[key]})(?!\w)", re.IGNORECASE),
         announce_re=re.compile(rf"(?:{ANNOUNCE_PHRASES[key]})(?:(?<=['’])|(?!\w))\s*", re.IGNORECASE),
+        video_subject_re=re.compile(VIDEO_SUBJECT_PHRASES[key], re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],
     )

@@ -60,6 +60,9 @@ PRONOUNS = {
 # los paneles", "Kosten für die Anlage").
 ARTICLE_PRONOUNS = {"es": "la las los lo", "it": "lo la le", "pt": "o a os as", "de": "das die",
                     "nl": "het de die"}
+# Pronouns that are also prepositions: after a word they are the preposition ("Énergie solaire en
+# France"); first, the pronoun ("En parler").
+PREPOSITION_PRONOUNS = {"fr": "en"}
 # Words that may not end a title (a conjunction, an article, a preposition: "Ideas and", "Speed of").
 DANGLING = {
     "en": "and or but the a an of to in on for with vs versus as at by from",
@@ -111,6 +114,12 @@ DETERMINERS = {
     "pt": "o a os as um uma uns umas do da dos das no na nos nas ao aos à às pelo pela pelos pelas este esta "
           "estes estas esse essa esses essas aquele aquela meu minha meus minhas teu tua seu sua seus suas nosso "
           "nossa nossos nossas cada vários várias alguns algumas todo toda todos todas",
+}
+# Articles of the languages that capitalise every noun (German): there a capital is no sign of a
+# name, and a word said after an article ("der Preis", "die Anlage", "eine Frage") is a common noun;
+# names are said bare ("Berlin", "Tesla", "Fraunhofer").
+ARTICLES_OF_NOUNS = {
+    "de": "der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner",
 }
 # The languages whose nouns take a determiner, where a word never said after one opens no title or
 # topic. English says nouns bare too: its determiners only tell a verb before its object ("the tax
@@ -177,6 +186,7 @@ class PhraseReader:
         self.verbs: frozenset[str] = frozenset()
         self.units: frozenset[str] = frozenset()  # stems of words said after a number (``UNIT_SHARE``)
         self.names: frozenset[str] = frozenset()
+        self.common: frozenset[str] = frozenset()  # words said after an article (``ARTICLES_OF_NOUNS``)
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
         self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
 
@@ -187,6 +197,8 @@ class PhraseReader:
         signals = frozenset(VERB_SIGNALS[self.kit.code].split())
         determiners = frozenset(DETERMINERS.get(self.kit.code, "").split())
         objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
+        articles = frozenset(ARTICLES_OF_NOUNS.get(self.kit.code, "").split())
+        common: set[str] = set()
         after_signal: Counter = Counter()
         after_number: Counter = Counter()
         before_object: Counter = Counter()
@@ -207,6 +219,8 @@ class PhraseReader:
                 elided = said.split("'")[0] if "'" in said else ""
                 if before in determiners or elided in determiners or (n and word[:1].isupper()):
                     nouns.add(token)
+                if before in articles:
+                    common.add(token)
                 if last and (said in objects or elided in objects):
                     before_object[last] += 1
                 last = token
@@ -219,6 +233,7 @@ class PhraseReader:
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
+        self.common = frozenset(common)
         stem_total: Counter = Counter()
         stem_after: Counter = Counter()
         for token, count in total.items():
@@ -311,8 +326,12 @@ class PhraseReader:
                 table.add(key, surface, tokens)
         return table
 
-    def is_name(self, surfaces: Counter) -> bool:
-        """Every form of the candidate starts with a capital: a name (Fourier, JavaScript, ITER)."""
+    def is_name(self, surfaces: Counter, tokens: tuple[str, ...] = ()) -> bool:
+        """Every form of the candidate starts with a capital: a name (Fourier, JavaScript, ITER).
+        In German, where every noun starts with one, a single word said after an article is a
+        common noun ("der Preis"), whatever its capital."""
+        if len(tokens) == 1 and tokens[0] in self.common:
+            return False
         return all(s[:1].isupper() for s in surfaces)
 
     def rarity(self, tokens: tuple[str, ...]) -> float:
@@ -326,12 +345,13 @@ class PhraseReader:
 
     def is_frequent_word(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
         """A single word frequent in the language, and no name: never a topic or a title alone."""
-        return len(tokens) == 1 and self.kit.is_frequent(tokens[0]) and not self.is_name(surfaces)
+        return len(tokens) == 1 and self.kit.is_frequent(tokens[0]) and not self.is_name(surfaces, tokens)
 
     def is_vague(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
         """Made only of words frequent in the language, and no name: "Couple of people", "Small
         change", "Simple question" name no subject of their own (a single frequent word included)."""
-        return all(self.kit.is_frequent(t) for t in tokens if t not in self.connectors) and not self.is_name(surfaces)
+        return (all(self.kit.is_frequent(t) for t in tokens if t not in self.connectors)
+                and not self.is_name(surfaces, tokens))
 
     def plural_head(self, label: str, surfaces: Counter) -> str:
         """``label`` with its last word in the plural when the plural is among the forms said:
@@ -403,9 +423,12 @@ def publishable(title: str, code: str | None) -> bool:
         spoken = {tokens[0], *(w.lower() for w in AFTER_COMMA_RE.findall(text))}
         fillers = fillers & spoken
     articles = _word_set("articles", kit.code)
+    prepositions = _word_set("prepositions", kit.code)
     for n, token in enumerate(tokens):
-        # "precio de los paneles": an article after a preposition, not the pronoun it also spells
-        pronoun = token in pronouns and not (n and token in articles and tokens[n - 1] in dangling)
+        # "precio de los paneles": an article after a preposition, not the pronoun it also spells;
+        # "énergie solaire en France": a preposition after a word
+        pronoun = token in pronouns and not (n and (token in articles and tokens[n - 1] in dangling
+                                                    or token in prepositions))
         if pronoun or token in fillers or ("'" in token and not _is_elision(token)):
             return False
         parts = LETTER_RUN_RE.findall(token)  # "penseriez-vous": "vous" is a pronoun
@@ -460,6 +483,8 @@ def _word_set(kind: str, code: str) -> frozenset[str]:
             words = PRONOUNS[code].split()
         elif kind == "articles":
             words = ARTICLE_PRONOUNS.get(code, "").split()
+        elif kind == "prepositions":
+            words = PREPOSITION_PRONOUNS.get(code, "").split()
         elif kind == "dangling":
             words = DANGLING[code].split()
         else:

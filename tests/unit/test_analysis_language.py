@@ -642,3 +642,52 @@ def test_the_steps_that_follow_a_question_are_its_answer() -> None:
         "Start by measuring your annual electricity use.",
         "Then compare the orientation of the roof and the sunshine in your region.",
         "An installer sizes the installation to the roof and the budget."], answers
+
+
+# the video's own subject ----------------------------------------------------------------------
+
+VIDEO_OPENINGS = {
+    "en": ("Welcome to this video about home solar power.", "home solar power"),
+    "fr": ("Bienvenue dans cette présentation sur l'énergie solaire en France.", "énergie solaire en France"),
+    "de": ("Willkommen zu diesem Video über Solarenergie in Deutschland.", "Solarenergie in Deutschland"),
+    "es": ("Bienvenidos a este vídeo sobre la energía solar en España.", "energía solar en España"),
+    "it": ("Benvenuti in questo video sull'energia solare in Italia.", "energia solare in Italia"),
+    "pt": ("Bem-vindos a este vídeo sobre energia solar em Portugal.", "energia solar em Portugal"),
+    "nl": ("Welkom bij deze video over zonne-energie in Nederland.", "zonne-energie in Nederland"),
+}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_the_subject_a_video_names_for_itself_titles_its_article(code: str) -> None:
+    opening, subject = VIDEO_OPENINGS[code]
+    assert language(code).video_subject(opening) == subject
+    _, _, rest = FREQUENT_AND_RARE[code]
+    graph = analyse([Segment(0, 5_000, opening, "A"), Segment(5_000, 30_000, rest, "A")], language=code)
+    assert write_article(graph, "tutorial", code).title == subject[0].upper() + subject[1:]
+
+
+def test_a_video_subject_that_makes_no_title_leaves_the_topics_to_title_the_article() -> None:
+    assert language("en").video_subject("I made this video to explain tokamaks.") is None
+    opening = "Welcome to this short guide to solar power for your home."  # "your": no title
+    assert language("en").video_subject(opening) == "solar power for your home"
+    _, _, rest = FREQUENT_AND_RARE["en"]
+    graph = analyse([Segment(0, 5_000, opening, "A"), Segment(5_000, 30_000, rest, "A")], language="en")
+    assert write_article(graph, "tutorial", "en").title.startswith("Tokamak"), write_article(graph, "tutorial").title
+
+
+@pytest.mark.parametrize(("title", "expected"), [
+    ("Énergie solaire en France", True),  # "en" after a word: the preposition
+    ("Vivre en ville", True),
+    ("En parler", False),  # first: the pronoun
+])
+def test_french_en_is_a_preposition_after_a_word(title: str, expected: bool) -> None:
+    assert publishable(title, "fr") is expected
+
+
+def test_a_german_noun_said_after_an_article_is_no_name_and_frequent_is_no_topic() -> None:
+    """German capitalises every noun: "der Preis" is a common noun, frequent in the language, so no
+    topic; "Berlin", said bare, is a name and may be one."""
+    text = ("Der Preis steigt in Berlin. Berlin baut die Photovoltaik aus. Der Preis der Photovoltaik sinkt. "
+            "In Berlin zahlt man den Preis gern. Die Photovoltaik wächst in Berlin.")
+    topics = [t.name for t in analyse([Segment(0, 30_000, text, "A")], language="de").topics]
+    assert "Preis" not in topics and "Photovoltaik" in topics and "Berlin" in topics, topics
