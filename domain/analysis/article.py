@@ -294,7 +294,24 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
-                   conclusion=conclusion, keywords_primary=[t.name for t in graph.topics[:5]], labels=label)
+                   conclusion=conclusion, keywords_primary=primary_keywords(graph, language), labels=label)
+
+
+KEYWORDS = 5
+NAMED_ENTITY_TYPES = ("person", "organization", "place", "product")
+
+
+def primary_keywords(graph: ContentGraph, language: str) -> list[str]:
+    """The primary keywords: the first topics; for a talk with none (a short one whose nouns are
+    each said once), the subject it names for itself and its names (people, organisations, places,
+    products), so that no article goes without."""
+    if graph.topics:
+        return [t.name for t in graph.topics[:KEYWORDS]]
+    found = [s for s in (_video_subject(graph, language),) if s]
+    for entity in sorted(graph.entities, key=lambda e: (-e.mentions, e.first_ms)):
+        if entity.type in NAMED_ENTITY_TYPES and entity.name.lower() not in {k.lower() for k in found}:
+            found.append(entity.name)
+    return found[:KEYWORDS]
 
 
 def section_spans(graph: ContentGraph, language: str) -> list[tuple[str, int, int]]:
@@ -311,14 +328,23 @@ def sentences_between(sentences: Sequence[Sentence], start_ms: int, end_ms: int)
 VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
 
 
-def _title(graph: ContentGraph, language: str) -> str:
-    """The subject the video names for itself in its first sentences, when it makes a title; else
-    its first topics ("Panels: battery and installation"); else its first words."""
+def _video_subject(graph: ContentGraph, language: str) -> str | None:
+    """The subject the video names for itself in its first sentences, as a heading, when it makes a
+    title (``Language.video_subject``)."""
     kit = language_of(language)
     for sentence in graph.sentences[:VIDEO_SUBJECT_SENTENCES]:
         subject = kit.video_subject(sentence.text)
         if subject is not None and publishable(heading(subject), language):
             return heading(subject)
+    return None
+
+
+def _title(graph: ContentGraph, language: str) -> str:
+    """The subject the video names for itself in its first sentences, when it makes a title; else
+    its first topics ("Panels: battery and installation"); else its first words."""
+    subject = _video_subject(graph, language)
+    if subject is not None:
+        return subject
     names = [t.name for t in graph.topics[:3]]
     if not names:
         first = graph.sentences[0].text if graph.sentences else ""

@@ -28,7 +28,15 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from domain.analysis.article import Article, Paragraph, Section, resolve_style, section_spans, sentences_between
+from domain.analysis.article import (
+    Article,
+    Paragraph,
+    Section,
+    primary_keywords,
+    resolve_style,
+    section_spans,
+    sentences_between,
+)
 from domain.analysis.graph import ContentGraph
 from domain.analysis.text import labels
 
@@ -204,4 +212,4 @@ def article_from_answer(text: str, graph: ContentGraph, writing_style: str, lang
                    for f in answer.key_facts],
         faq=[{"question": q.question, "answer": [q.answer], "startMs": None, "source": "provider"}
              for q in answer.faq],
-        conclusion=[answer.conclusion], keywords_primary=[t.name for t in graph.topics[:5]], labels=labels(language))
+        conclusion=[answer.conclusion], keywords_primary=primary_keywords(graph, language), labels=labels(language))

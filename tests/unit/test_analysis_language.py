@@ -691,3 +691,13 @@ def test_a_german_noun_said_after_an_article_is_no_name_and_frequent_is_no_topic
             "In Berlin zahlt man den Preis gern. Die Photovoltaik wächst in Berlin.")
     topics = [t.name for t in analyse([Segment(0, 30_000, text, "A")], language="de").topics]
     assert "Preis" not in topics and "Photovoltaik" in topics and "Berlin" in topics, topics
+
+
+def test_a_talk_without_topics_takes_its_keywords_from_its_subject_and_its_names() -> None:
+    text = ("Willkommen zu diesem Video über Solarenergie in Deutschland. Zuerst sprechen wir über den Preis der "
+            "Solarmodule. Der Preis ist laut der Internationalen Energieagentur gefallen. Zum Schluss sprechen "
+            "wir über die Förderung des Staates. Die Förderung senkt die Kosten der Anlage.")
+    graph = analyse([Segment(0, 40_000, text, "A")], language="de")
+    assert not graph.topics, [t.name for t in graph.topics]  # frequent nouns, and compounds said once
+    keywords = write_article(graph, "tutorial", "de").keywords_primary
+    assert keywords[0] == "Solarenergie in Deutschland" and "Internationalen Energieagentur" in keywords, keywords
