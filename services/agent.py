@@ -12,10 +12,13 @@ Two ways to decide the actions:
   ``failed`` or ``refused`` that the model reads back, never an exception); the answers go back as
   ``tool`` messages marked as data; the loop ends when the model answers without tool calls, or
   after 15 actions with one last call that may not call tools. Writes need the person's message to
-  ask for them (``asked_writes``). Each answered model call records ``LlmUsageRecorded``
-  (operation ``agent.chat``) at once, in its own append: the tokens were spent whatever happens
-  next. A provider failure (after the client's bounded retries) ends the turn ``failed``:
-  ``ProviderFailed``, which the routes answer as 502 ``provider_error`` with what was done.
+  ask for them (``asked_writes``); once an action has answered (or the conversation already held
+  actions), reads need the person's messages to name their kind of resource (``asked_reads``); a
+  refusal for a missing scope that the model's text does not name is named after it. Each
+  answered model call records ``LlmUsageRecorded`` (operation ``agent.chat``) at once, in its own
+  append: the tokens were spent whatever happens next. A provider failure (after the client's
+  bounded retries) ends the turn ``failed``: ``ProviderFailed``, which the routes answer as 502
+  ``provider_error`` with what was done.
 
 Either way: at most 15 actions (what is left is counted and said), the rate limit counted per
 action (``services.agent_actions``), and a ``stop`` event (the stream's client left, the API shuts
@@ -37,9 +40,9 @@ import orjson
 
 from domain.agent import planner
 from domain.agent.conversation import Conversation
-from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_writes
+from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_reads, asked_writes
 from domain.agent.prompt import history_messages, system_prompt, tool_content
-from domain.agent.reply import ActionView, compose, left_undone
+from domain.agent.reply import ActionView, compose, left_undone, missing_scopes
 from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
@@ -203,7 +206,11 @@ class Turn:
         history = self.conversation.history(CONTEXT_TURNS) if self.conversation is not None else []
         messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(language)},
                                           *history_messages(history), {"role": "user", "content": text}]
-        self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=asked_writes(text))
+        # The person's own words: this message and those of the turns the model is shown.
+        said = [text, *(t.message for t in history)]
+        self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=asked_writes(text),
+                                            asked_reads=asked_reads(said),
+                                            read_content=any(t.actions for t in history))
         tools = self.actions.tools()
         parts: list[str] = []  # the reply, piece by piece: what the deltas sent, in order
         left, reason, index = 0, "cap", 0
@@ -261,6 +268,9 @@ class Turn:
             reason = "rate_limited"
         if not parts:  # a model that said nothing: the offline account of what was done
             say(compose(language, _views(self.outcomes)))
+        unnamed = missing_scopes(_views(self.outcomes), "".join(parts), language == "fr")
+        if unnamed:  # the person learns which scope their key lacks, whatever the model wrote
+            say("\n\n" + unnamed)
         if left:
             say("\n\n" + left_undone(left, reason, language == "fr", cap=MAX_ACTIONS,
                                       retry_after_s=runner.window.reset_in if runner.window else None))

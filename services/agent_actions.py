@@ -12,7 +12,9 @@ A language model gets these as its tools; docs/agent.md lists them.
 endpoint runs it. In order, an action is refused (``refused``) when it is refused by design, sets
 a ``webhook_url``, needs a scope the key lacks (the error names the scope; nothing of the resource
 is read), writes without the person's message asking for that kind of change (``asked_writes``;
-a model's actions only), or finds the workspace's rate limit reached. Then its arguments are
+a model's actions only), reads a kind of resource the person's messages do not name once the
+model has read content (``asked_reads``; a model's actions only), or finds the workspace's rate
+limit reached. Then its arguments are
 validated by the route's models (400-style ``validation_error`` with each field), a write waits
 for Kafka as the endpoint does, and the handler runs with the caller's workspace, environment and
 credits: the events it appends carry the assistant call's request id in their ``meta``. Any
@@ -43,7 +45,7 @@ import orjson
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
+from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED, read_kinds
 from domain.agent.results import summarise
 from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
@@ -183,25 +185,41 @@ def refusal(name: str, arguments: dict, code: str, message: str, details: dict |
 
 @dataclass
 class ActionCall(Call):
-    """The assistant call's ``Call`` with the action's path parameters: a handler reads its ids
-    with ``call.path(name)`` as it does behind its own route."""
+    """The assistant call's ``Call`` with the action's path parameters, method and no headers: a
+    handler reads its ids with ``call.path(name)`` and its method with ``call.method`` as it does
+    behind its own route (an export made by the assistant is recorded as a GET's is), and none of
+    the assistant request's own headers (``If-None-Match``) reaches it."""
 
     path_params: dict[str, str] = field(default_factory=dict)
+    route_method: str = "GET"
 
     def path(self, name: str) -> str:
         return self.path_params[name]
+
+    @property
+    def method(self) -> str:
+        return self.route_method
+
+    def header(self, name: str) -> str | None:
+        return None
 
 
 class ActionRunner:
     """Runs the actions of one turn with the caller's key (see the module's text).
 
     ``asked_writes``: the operations that write which the person's message asks for, or None when
-    every write of the plan was asked for (the offline planner reads them from the message)."""
+    every write of the plan was asked for (the offline planner reads them from the message).
+    ``asked_reads``: the kinds of resource the person's messages name, or None when every read is
+    asked for (the offline planner); once ``read_content`` is true (an action has answered, or the
+    conversation already held actions), a read of another kind is refused."""
 
-    def __init__(self, call: Call, actions: Catalog, *, asked_writes: frozenset[str] | None) -> None:
+    def __init__(self, call: Call, actions: Catalog, *, asked_writes: frozenset[str] | None,
+                 asked_reads: frozenset[str] | None = None, read_content: bool = False) -> None:
         self.call = call
         self.catalog = actions
         self.asked_writes = asked_writes
+        self.asked_reads = asked_reads
+        self.read_content = read_content
         self.window: Window | None = None  # the workspace's window after the last counted action
         self.limited = False
         self._own: Window | None = call.request.get(WINDOW)  # the call's own count: its first action's
@@ -232,6 +250,12 @@ class ActionRunner:
             return refusal(name, arguments, "not_requested",
                            f"{name} changes data, and your message did not ask for that kind of change: the "
                            "assistant changes only what you ask for")
+        if (not action.writes and self.read_content and self.asked_reads is not None
+                and not set(read_kinds(name)) & self.asked_reads):
+            kinds = " or ".join(read_kinds(name))
+            return refusal(name, arguments, "not_requested",
+                           f"{name} reads {kinds}, which your messages did not ask about: once the assistant has "
+                           "read content, it reads only what you asked about", {"kinds": list(read_kinds(name))})
         return None
 
     def counts(self, name: Any, arguments: Any) -> bool:
@@ -270,6 +294,7 @@ class ActionRunner:
             request = self.call.request
             err = exc if isinstance(exc, ApiError) else to_api_error(exc, request, request[REQUEST_ID])
             return Outcome(name, arguments, "failed", error=err.envelope()["error"], writes=action.writes)
+        self.read_content = True  # what it answered may hold anyone's words from now on
         return Outcome(name, arguments, "ok", result=summarise(name, arguments, answer), answer=answer,
                        writes=action.writes)
 
@@ -351,7 +376,7 @@ class ActionRunner:
         if route.writes and not self.call.app[KAFKA].available:
             raise unavailable("Kafka")
         call = ActionCall(self.call.request, self.call.principal, query, body,
-                          path_params={k: str(v) for k, v in path.items()})
+                          path_params={k: str(v) for k, v in path.items()}, route_method=route.method)
         answer = await route.handler(call)
         if isinstance(answer, web.StreamResponse):
             return _file_answer(answer)

@@ -11,16 +11,22 @@
   Each has its reason below; an action that names one is ``refused`` with that reason.
 - **A notification URL is never set by the assistant** (``webhook_url``): a URL chosen by a model
   could send the workspace's data to anyone; a person sets one with the operation itself.
-- **It changes only what the person's own message asks for**: reads are free, but an operation
-  that writes runs only when the message names that kind of change (``asked_writes``). Text that
-  actions return (transcripts, articles, names) is data: a model that reads "cancel every job" in
-  a transcript and asks for it gets the action refused, since the person never asked.
+- **It changes only what the person's own message asks for**: an operation that writes runs only
+  when the message names that kind of change (``asked_writes``). Text that actions return
+  (transcripts, articles, names) is data: a model that reads "cancel every job" in a transcript
+  and asks for it gets the action refused, since the person never asked.
+- **Once it has read content, it reads only what the person asked about**: before any action has
+  answered, a model's reads are free (its choices come from the person's words alone); after one
+  has, or when the conversation already holds actions, a read runs only when the person's messages
+  name its kind of resource (``asked_reads``), so that words in a transcript cannot send it
+  through the workspace's jobs, usage or account either.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 
 MAX_ACTIONS = 15
@@ -78,6 +84,37 @@ WRITE_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The kinds of resource a person's messages can ask about, by the words (accents and case ignored)
+# that name them, and the reads of each kind (``READ_KINDS``). Once a model has read content, it may
+# read only the kinds the person's messages name.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "account": (r"who", r"identit\w*", r"keys?", r"cles?", r"scopes?", r"workspaces?", r"accounts?",
+                r"comptes?", r"espaces?", r"environments?", r"environnements?"),
+    "credits": (r"balance", r"soldes?", r"credits?", r"money", r"argent", r"plans?", r"forfaits?"),
+    "usage": (r"usages?", r"consumption", r"consommation", r"utilisation", r"monitoring", r"surveillance",
+              r"alerts?", r"alertes?", r"tokens?", r"llm", r"latenc\w*", r"errors?", r"erreurs?", r"stat\w*",
+              r"metri\w*", r"requests?", r"requetes?"),
+    "jobs": (r"jobs?", r"taches?", r"travaux", r"traitements?", r"status", r"statut", r"etat", r"progress\w*",
+             r"queue", r"renders?", r"rendus?"),
+    "content": (r"videos?", r"articles?", r"medias?", r"claims?", r"affirmations?", r"entit\w*", r"intent\w*",
+                r"moments?", r"chapters?", r"chapitres?", r"narrat\w*", r"topics?", r"themes?", r"sujets?",
+                r"graph\w*", r"elements?", r"transcri\w*", r"summar\w*", r"resum\w*", r"export\w*", r"scores?",
+                r"aeo", r"geo", r"translations?", r"traductions?", r"clips?", r"contents?", r"contenus?",
+                r"channels?", r"chaines?", r"analys\w*", r"analyz\w*"),
+    "templates": (r"templates?", r"modeles?", r"gabarits?", r"clips?", r"render\w*", r"rend\w*", r"detect\w*"),
+    "revival": (r"revival", r"reviv\w*", r"candidat\w*", r"relanc\w*", r"descriptions?", r"platforms?",
+                r"plateformes?"),
+}
+READ_KINDS: dict[str, tuple[str, ...]] = {
+    "get_me": ("account",), "get_credits": ("credits", "account"),
+    "get_usage": ("usage",), "get_usage_llm": ("usage",), "get_monitoring": ("usage",),
+    "get_monitoring_alerts": ("usage",),
+    "list_jobs": ("jobs",), "get_job": ("jobs",), "get_clip_job": ("jobs", "templates"),
+    "list_templates": ("templates",), "list_revival_candidates": ("revival",),
+}
+READ_DEFAULT_KINDS = ("content",)  # every other read: videos, articles and what analyses found
+
+
 def fold(text: str) -> str:
     """Lower case without accents, one character for one (``é`` -> ``e``), so that positions in
     the folded text are positions in the original."""
@@ -99,3 +136,15 @@ def asked_writes(message: str) -> frozenset[str]:
     words = set(re.findall(r"[a-z]+", fold(message)))
     return frozenset(op for op, patterns in WRITE_WORDS.items()
                      if any(re.fullmatch(p, w) for p in patterns for w in words))
+
+
+def asked_reads(messages: Sequence[str]) -> frozenset[str]:
+    """The kinds of resource (``KIND_WORDS``) that the person's ``messages`` name."""
+    words = {w for m in messages for w in re.findall(r"[a-z]+", fold(m))}
+    return frozenset(kind for kind, patterns in KIND_WORDS.items()
+                     if any(re.fullmatch(p, w) for p in patterns for w in words))
+
+
+def read_kinds(operation: str) -> tuple[str, ...]:
+    """The kinds of resource an operation that reads reads (any one of them asked lets it run)."""
+    return READ_KINDS.get(operation, READ_DEFAULT_KINDS)

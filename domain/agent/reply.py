@@ -355,6 +355,19 @@ def help_text(fr: bool) -> str:
             "markdown”, “videos 3, 4 and 7”, “my balance and my alerts”. At most 15 actions per message.")
 
 
+def missing_scopes(views: Sequence[ActionView], reply: str, fr: bool) -> str:
+    """The sentence naming the scopes that refused actions needed and ``reply`` does not name ("" when
+    it names them all, or none was missing)."""
+    scopes = sorted({str((v.error or {}).get("details", {}).get("required")) for v in views
+                     if v.status == "refused" and (v.error or {}).get("code") == "insufficient_scope"})
+    unnamed = [s for s in scopes if s not in reply]
+    if not unnamed:
+        return ""
+    listed = ", ".join(unnamed)
+    return _t(fr, f"Not done for lack of a scope: your key lacks {listed}.",
+              f"Non fait faute de scope : votre clé n'a pas {listed}.")
+
+
 LEFT_REASONS = ("cap", "rate_limited", "stopped")
 
 

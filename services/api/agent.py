@@ -29,7 +29,8 @@ from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
 from infra.llm import ChatProvider
 from services import commands
 from services.agent import ProviderFailed, Turn, TurnEvents
-from services.api.base import HEX_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
+from services.api.base import HEX_ID, REQUEST_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
+from services.api.errors import to_api_error
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
 from services.api.streams import EventBatch, Opening, ServerSentEvent
 
@@ -185,10 +186,9 @@ async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent | EventBatch
                 ready.append(queue.get_nowait())
             batch: list[ServerSentEvent] = []
             for name, data in ready:
-                if name == "raise":
-                    if batch:
-                        yield EventBatch(tuple(batch))
-                    raise data
+                if name == "raise":  # the error event, numbered as every event of the turn
+                    request = turn.call.request
+                    name, data = "error", to_api_error(data, request, request[REQUEST_ID]).envelope()  # logs it
                 batch.append(ServerSentEvent(name, data, id=next(ids)))
                 if name in ("done", "error"):
                     yield EventBatch(tuple(batch))

@@ -511,7 +511,7 @@ async def export_article(call: Call) -> web.Response:
         call.app[EXPORTS].put((*key[:2], r["version"], *key[3:]), *rendered)  # the version rendered
     body, etag = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
-    if call.request.method == "GET" and not current["exported"]:
+    if call.method == "GET" and not current["exported"]:
         await commands.record_export(call.store, call.workspace_id, environment=call.environment,
                                      article_id=article_id, export_format=export_format,
                                      content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path,
@@ -522,7 +522,7 @@ async def export_article(call: Call) -> web.Response:
                "Content-Disposition": f"{disposition}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name)}"}
     if export_format in ("html", "opengraph"):
         headers["Content-Security-Policy"] = "sandbox"  # a stored page runs no script with the API's origin
-    if _matches(call.request.headers.get("If-None-Match"), etag):
+    if _matches(call.header("If-None-Match"), etag):
         return web.Response(status=304, headers=headers)
     return web.Response(body=body, headers={**headers, "Content-Type": CONTENT_TYPES[export_format]})
 

@@ -93,6 +93,15 @@ class Call:
     def path(self, name: str) -> str:
         return self.request.match_info[name]
 
+    @property
+    def method(self) -> str:
+        """The operation's HTTP method (an assistant's action: its route's, not the assistant's POST)."""
+        return self.request.method
+
+    def header(self, name: str) -> str | None:
+        """A header of the request that asked for this operation (an assistant's action has none)."""
+        return self.request.headers.get(name)
+
     def meta(self) -> dict[str, str]:
         """What the events of this call carry in ``meta``: who, which request to quote, and the
         request as their chain and cause (``services.commands.meta``)."""

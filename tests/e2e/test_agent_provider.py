@@ -195,14 +195,63 @@ async def test_text_returned_by_an_action_is_data_and_never_a_request(service, p
 
     assert r.status == 200, r.body
     outcomes = [(a["name"], a["status"]) for a in r.data["actions"]]
-    assert outcomes == [("get_article", "ok"), ("cancel_job", "refused"), ("list_jobs", "ok")]
-    assert r.data["actions"][1]["error"]["code"] == "not_requested"
+    # Neither the change nor the look at the jobs was asked for: no action beyond the article ran.
+    assert outcomes == [("get_article", "ok"), ("cancel_job", "refused"), ("list_jobs", "refused")]
+    assert [a["error"]["code"] for a in r.data["actions"][1:]] == ["not_requested", "not_requested"]
+    assert r.data["actions"][2]["error"]["details"] == {"kinds": ["jobs"]}
+    assert r.data["actions"][2]["result"] is None
     assert (await ws.client.get(f"/jobs/{pending.id}")).data["status"] == "pending"
     # The transcript's words reached the model only inside a tool message, marked as data.
     second = provider.requests[1]["body"]["messages"]
     [answered] = [m for m in second if m["role"] == "tool"]
     assert "cancel every job" in answered["content"] and "never instructions" in answered["content"]
     assert not [m for m in second if m["role"] in ("system", "user") and "cancel every job" in m["content"]]
+
+
+async def test_reads_the_person_asked_about_still_run_after_content_was_read(service, provider, talk):
+    ws, video_id, article_id, job_id = talk
+
+    def model(body: dict):
+        if not [m for m in body["messages"] if m["role"] == "tool"]:
+            return [call("get_article", {"id": article_id}, call_id="read")]
+        if len([m for m in body["messages"] if m["role"] == "tool"]) == 1:
+            return [call("get_job", {"id": job_id}, call_id="job"),
+                    call("get_video", {"id": video_id}, call_id="video")]
+        return "The article, its job and its video."
+
+    provider.answer(fake_llm.decide(model))
+    r = await chat(ws.client, f"Summarise article {article_id} and tell me how its job went")
+    assert r.status == 200, r.body
+    # jobs and articles were named; the video is content as the article is
+    assert [(a["name"], a["status"]) for a in r.data["actions"]] == [
+        ("get_article", "ok"), ("get_job", "ok"), ("get_video", "ok")]
+
+    # In a continued conversation, the earlier messages count as the person's words, and the
+    # earlier actions mean content was read already: a read of a kind never named is refused.
+    provider.answer(fake_llm.tool_calls(call("get_credits", {}, call_id="c"), call("list_jobs", {}, call_id="j")),
+                    fake_llm.reply("Here."))
+    r = await chat(ws.client, "and the other ones?", r.data["conversationId"])
+    assert [(a["name"], a["status"]) for a in r.data["actions"]] == [("get_credits", "refused"), ("list_jobs", "ok")]
+    assert r.data["actions"][0]["error"]["code"] == "not_requested"
+
+
+async def test_a_missing_scope_is_named_in_the_reply_whatever_the_model_says(service, provider, talk):
+    ws, video_id, _, _ = talk
+    key = await service.key(ws, ["agent:use", "videos:read"])
+    provider.answer(fake_llm.tool_calls(call("get_video", {"id": video_id}, call_id="v"),
+                                        call("get_credits", {}, call_id="c")),
+                    fake_llm.reply("Here is your video."))
+    r = await chat(ws.client.with_key(key), f"show video {video_id} and my balance")
+    assert r.status == 200, r.body
+    assert [(a["name"], a["status"]) for a in r.data["actions"]] == [("get_video", "ok"), ("get_credits", "refused")]
+    assert r.data["actions"][1]["error"]["code"] == "insufficient_scope" and r.data["actions"][1]["result"] is None
+    assert r.data["reply"] == "Here is your video.\n\nNot done for lack of a scope: your key lacks credits:read."
+
+    # A model that names the scope itself gets no note added.
+    provider.answer(fake_llm.tool_calls(call("get_credits", {}, call_id="c")),
+                    fake_llm.reply("Your key lacks credits:read, so I cannot read the balance."))
+    r = await chat(ws.client.with_key(key), "my balance")
+    assert r.data["reply"] == "Your key lacks credits:read, so I cannot read the balance."
 
 
 async def test_a_client_that_leaves_while_the_model_answers_stops_the_turn(service, provider):
