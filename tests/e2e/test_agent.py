@@ -262,6 +262,42 @@ async def test_each_action_needs_its_scope_and_the_reply_names_the_missing_ones(
     assert theirs["error"]["message"] == nowhere["error"]["message"]
 
 
+SCOPED = [
+    ("what is my balance?", "get_credits", "credits:read"),
+    ("my usage", "get_usage", "usage:read"),
+    ("my alerts", "get_monitoring_alerts", "usage:read"),
+    ("list my videos", "list_videos", "videos:read"),
+    ("list my jobs", "list_jobs", "jobs:read"),
+    ("list my articles", "list_articles", "articles:read"),
+    ("claims of video {video}", "get_claims", "analyses:read"),
+    ("export article {article} as markdown", "export_article", "exports:read"),
+    ("analyse video {video}", "analyze_video", "analyses:create"),
+    ("cancel job {pending}", "cancel_job", "jobs:write"),
+    ("rename article {article} to « Fusion »", "update_article", "articles:create"),
+    ("translate article {article} into German", "translate_article", "articles:create"),
+    ("cut video {video} from 0:01 to 0:03", "create_video_clip", "clips:create"),
+    ("list the templates", "list_templates", "production:read"),
+    ("revival candidates", "list_revival_candidates", "revival:read"),
+]
+
+
+async def test_every_kind_of_action_is_refused_without_its_scope_and_nothing_of_it_shows(service, talk):
+    ws, video_id, article_id, _ = talk
+    pending, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    await wait_projected(service.settings, service.pool, ["jobs"])
+    client = ws.client.with_key(await service.key(ws, ["agent:use"]))
+    for template, name, scope in SCOPED:
+        message = template.format(video=video_id, article=article_id, pending=pending.id)
+        r = await chat(client, message)
+        assert r.status == 200, r.body
+        [action] = r.data["actions"]
+        assert (action["name"], action["status"], action["result"]) == (name, "refused", None), (message, action)
+        assert (action["error"]["code"], action["error"]["details"]) == ("insufficient_scope", {"required": scope})
+        assert scope in r.data["reply"], (message, r.data["reply"])
+    await wait_projected(service.settings, service.pool, ["jobs"])
+    assert (await ws.client.get(f"/jobs/{pending.id}")).data["status"] == "pending"  # nothing changed
+
+
 async def test_without_agent_use_both_operations_are_403_before_any_byte(service):
     ws = await service.workspace()
     key = await service.key(ws, ["videos:read", "credits:read"])
@@ -448,12 +484,16 @@ async def test_stream_refusals_come_before_any_byte_as_json(service):
 
 
 async def test_a_client_that_leaves_mid_stream_stops_the_turn_cleanly(service, talk):
-    ws, video_id, _, _ = talk
+    ws, _, _, _ = talk
+    # Fifteen cancellations: each a write that waits for its read model, so the turn is still
+    # running when the client leaves after the first one.
+    jobs = [(await commands.queue_job(service.store, ws.id, job_type="e2e_idle"))[0].id for _ in range(15)]
+    await wait_projected(service.settings, service.pool, ["jobs"])
     log = service.logs / "api.log"
     log_before = log.stat().st_size
     async with aiohttp.ClientSession() as session:
-        response = await session.post(ws.client.base + "/agent/stream",
-                                      data=orjson.dumps({"message": f"show videos {video_id} to {video_id + 14}"}),
+        message = "cancel jobs " + ", ".join(str(j) for j in jobs)
+        response = await session.post(ws.client.base + "/agent/stream", data=orjson.dumps({"message": message}),
                                       headers={"Authorization": f"Bearer {ws.key}", "Content-Type": "application/json"})
         reader = EventStreamReader(response)
         events = reader.events()
@@ -476,11 +516,14 @@ async def test_a_client_that_leaves_mid_stream_stops_the_turn_cleanly(service, t
     [end] = await replied()
     performed = [e for e in await events_of(service, ws.id, "ConversationActionPerformed")
                  if str(e["stream_id"]) == conversation]
-    # Whatever was done is recorded, each action once; the turn ends stopped unless it had finished.
-    assert 1 <= len(performed) <= 15
+    # The turn stopped after the action in progress: what was done is recorded, each action once,
+    # and the jobs after it are untouched.
+    assert 1 <= len(performed) < 15, len(performed)
     assert [e["data"]["index"] for e in performed] == list(range(len(performed)))
-    assert end["data"]["outcome"] == ("completed" if len(performed) == 15 else "stopped")
-    assert end["data"]["not_done"] == 15 - len(performed)
+    assert (end["data"]["outcome"], end["data"]["not_done"]) == ("stopped", 15 - len(performed))
+    await wait_projected(service.settings, service.pool, ["jobs"])
+    statuses = [(await ws.client.get(f"/jobs/{j}")).data["status"] for j in jobs]
+    assert statuses == ["cancelled"] * len(performed) + ["pending"] * (15 - len(performed))
     assert (await ws.client.get("/me")).status == 200  # the API still serves
     written = log.read_bytes()[log_before:].decode(errors="replace")
     assert not [line for line in written.splitlines() if _alarming(line)], written
@@ -519,17 +562,29 @@ KINDS = [
     ("list the translations of article {article}", ["list_article_translations"]),
     ("renomme l'article {article} en « Fusion talk »", ["update_article"]),
     ("revival candidates", ["list_revival_candidates"]),
+    ("status of jobs {job} and {pending}", ["get_job", "get_job"]),
+    ("cut video {video} from 0:01 to 0:03", ["create_video_clip"]),
+    ("détecte 1 clip de 6 secondes dans l'article {article}", ["list_templates", "detect_clips"]),
+    ("complete the descriptions of media {media} for videosite_long", ["list_revival_candidates",
+                                                                       "complete_descriptions"]),
+    ("regenerate article {article} in a narrative style", ["regenerate_article"]),
+    # no provider here: the operation's own documented refusal, said in the reply
+    ("translate article {article} into German", ["translate_article"], "failed"),
+    ("what can you do?", []),
 ]
 
 
-@pytest.mark.parametrize(("template", "expected"), KINDS)
-async def test_each_request_kind_by_chat_and_by_stream(service, talk, template, expected):
+@pytest.mark.parametrize("kind", KINDS, ids=[k[0] for k in KINDS])
+async def test_each_request_kind_by_chat_and_by_stream(service, talk, kind):
+    template, expected, status = (*kind, "ok")[:3]
     ws, video_id, article_id, job_id = talk
+    media_id = (await ws.client.get(f"/videos/{video_id}")).data["media_id"]
     answers = {}
     for route in ("chat", "stream"):
         pending, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
-        await wait_projected(service.settings, service.pool, ["jobs"])
-        message = template.format(video=video_id, article=article_id, job=job_id, pending=pending.id)
+        await wait_projected(service.settings, service.pool, ["jobs", "revival_candidates"])
+        message = template.format(video=video_id, article=article_id, job=job_id, pending=pending.id,
+                                  media=media_id)
         if route == "chat":
             r = await chat(ws.client, message)
             assert r.status == 200, r.body
@@ -542,9 +597,12 @@ async def test_each_request_kind_by_chat_and_by_stream(service, talk, template, 
                 done["reply"]
             answers[route] = done
     for answer in answers.values():
-        assert sorted(set(a["name"] for a in answer["actions"])) == sorted(set(expected)), answer
-        assert all(a["status"] == "ok" for a in answer["actions"]), answer["actions"]
+        assert sorted(a["name"] for a in answer["actions"]) == sorted(expected), answer
+        assert all(a["status"] == status for a in answer["actions"][-1:]), answer["actions"]
+        assert all(a["status"] == "ok" for a in answer["actions"][:-1]), answer["actions"]
         assert answer["reply"]
+    if not expected:  # not understood: what it can do, and no action
+        assert all("15" in answer["reply"] for answer in answers.values())
     assert [a["name"] for a in answers["chat"]["actions"]] == [a["name"] for a in answers["stream"]["actions"]]
 
 
@@ -575,6 +633,21 @@ async def test_scores_graph_and_export_of_an_article(service, talk):
     assert r.data["actions"][2]["result"]["link"] == f"/v1/articles/{article_id}/export/markdown"
     r = await chat(ws.client, f"exporte l'article {article_id} en html")
     assert r.data["actions"][0]["arguments"] == {"id": article_id, "format": "html"}
+
+
+async def test_an_export_by_the_assistant_is_recorded_as_one_over_http(service, talk):
+    ws, _, article_id, _ = talk
+    before = [e for e in await events_of(service, ws.id, "ExportReady") if e["data"]["format"] == "schema"]
+    assert before == []  # no other test exports this format
+    # A conditional header on the assistant's request reaches no action: the export is made, not a 304.
+    r = await chat(ws.client, f"export article {article_id} as schema", headers={"If-None-Match": "*"})
+    [action] = r.data["actions"]
+    assert action["status"] == "ok" and action["result"]["bytes"] > 0, action
+    [ready] = [e for e in await events_of(service, ws.id, "ExportReady") if e["data"]["format"] == "schema"]
+    assert ready["meta"]["request_id"] == r.headers["X-Request-Id"]  # tied to the assistant's request
+    r = await chat(ws.client, f"export article {article_id} as schema")  # the second export records nothing
+    assert r.data["actions"][0]["status"] == "ok"
+    assert len([e for e in await events_of(service, ws.id, "ExportReady") if e["data"]["format"] == "schema"]) == 1
 
 
 async def test_cut_a_clip_of_a_video(service, talk):
@@ -611,6 +684,14 @@ async def test_detect_then_render_clips(service, talk):
     assert render["status"] == "ok", render
     assert len(render["arguments"]["clips"]) == tracking["result"]["clips"] >= 1  # the detected clips, as detected
     await clip_job_ended(ws, render["result"]["job_id"])
+    # the same request over the stream: the same actions, the deltas making the reply
+    response, seen = await stream(ws.client, f"rends les clips du job {job_id}")
+    assert response.status == 200 and seen[-1][0] == "done"
+    done = seen[-1][2]
+    assert [a["name"] for a in done["actions"]] == ["get_clip_job", "render_clips"]
+    assert all(a["status"] == "ok" for a in done["actions"]), done["actions"]
+    assert "".join(d["text"] for e, _, d in seen if e == "message.delta") == done["reply"]
+    await clip_job_ended(ws, done["actions"][1]["result"]["job_id"])
 
     # the clips of a video are those of its article
     r = await chat(ws.client, f"détecte 1 clip de 6 secondes dans la vidéo {video_id}")
