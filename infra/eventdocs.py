@@ -119,6 +119,9 @@ means. Its keys:
 - `correlation_id` (every event the service appends): the chain the event belongs to;
 - `causation_id` (every event the service appends): its direct cause, `request:<request_id>`,
   `event:<position>` or `cli:<id>`;
+- `agent_action` (what an action of the assistant appended): the action's index in its turn, so
+  that the events an action caused are those with the turn's `request_id` and this index (the
+  turn's `ConversationActionPerformed` has both);
 - `worker`, `job_id` (what a job's work appended): the worker that ran the attempt, and the job;
 - `cli` (what a command line run appended): the command, `workspace create`, `workspace
   credits`, `videos import` or `up` (its first workspace).

@@ -17,7 +17,8 @@ model has read content (``asked_reads``; a model's actions only), or finds the w
 limit reached. Then its arguments are
 validated by the route's models (400-style ``validation_error`` with each field), a write waits
 for Kafka as the endpoint does, and the handler runs with the caller's workspace, environment and
-credits: the events it appends carry the assistant call's request id in their ``meta``. Any
+credits: the events it appends carry the assistant call's request id in their ``meta``, and the
+action's index (``agent_action``). Any
 error of the operation makes the action ``failed`` with the error envelope the HTTP call would
 have answered (a 404 of another workspace's video is the 404 of a missing one).
 
@@ -192,9 +193,15 @@ class ActionCall(Call):
 
     path_params: dict[str, str] = field(default_factory=dict)
     route_method: str = "GET"
+    index: int = 0  # the action's index in its turn
 
     def path(self, name: str) -> str:
         return self.path_params[name]
+
+    def meta(self) -> dict[str, str]:
+        """The assistant call's meta, and the action's index: the events an action caused are those
+        with the turn's request id and its index (``ConversationActionPerformed`` has both)."""
+        return {**super().meta(), "agent_action": str(self.index)}
 
     @property
     def method(self) -> str:
@@ -376,7 +383,8 @@ class ActionRunner:
         if route.writes and not self.call.app[KAFKA].available:
             raise unavailable("Kafka")
         call = ActionCall(self.call.request, self.call.principal, query, body,
-                          path_params={k: str(v) for k, v in path.items()}, route_method=route.method)
+                          path_params={k: str(v) for k, v in path.items()}, route_method=route.method,
+                          index=index)
         answer = await route.handler(call)
         if isinstance(answer, web.StreamResponse):
             return _file_answer(answer)

@@ -221,6 +221,7 @@ async def test_an_analysis_with_options_queues_a_job_charges_credits_and_is_tied
     request_id = r.headers["X-Request-Id"]
     [queued] = [e for e in await events_of(service, ws.id, "JobQueued") if str(e["stream_id"]) == job_id]
     assert queued["meta"]["request_id"] == request_id
+    assert queued["meta"]["agent_action"] == "0"  # the action of the turn that caused it
     assert queued["data"]["params"]["outputs"] == {"article": True, "transcript": True, "chapters": True}
     [performed] = await events_of(service, ws.id, "ConversationActionPerformed")
     assert performed["data"]["request_id"] == request_id and performed["meta"]["request_id"] == request_id
