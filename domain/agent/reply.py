@@ -178,7 +178,8 @@ def _found(view: ActionView, fr: bool) -> str:
     if n in ("analyze_video", "translate_article", "regenerate_article", "create_video_clip"):
         what = label(n, a, fr)
         charged = r.get("credits_charged")
-        cost = _t(fr, f", {charged} credits charged", f", {charged} crédits débités") if charged is not None else ""
+        cost = _t(fr, f", {_n(charged, 'credit', 'credits')} charged",
+                  f", {_n(charged, 'crédit débité', 'crédits débités', fr=True)}") if charged is not None else ""
         return _t(fr, f"Queued: {what}, job {r.get('job_id')}{cost} ({r.get('link')}).",
                   f"Lancé : {what}, job {r.get('job_id')}{cost} ({r.get('link')}).")
     if n in ("detect_clips", "render_clips"):

@@ -163,7 +163,10 @@ def resolve_style(graph: ContentGraph, style: str) -> str:
                     if a.is_question and b.speaker and b.speaker != a.speaker)
     if len(named) >= 2 and exchanges >= 3 and len(questions) >= 3:
         return "interview"
-    if sentences and sum(1 for s in sentences if INSTRUCTION_RE.search(s.text)) >= 0.1 * len(sentences):
+    # "Next, let's talk about the cost" moves the talk on; it tells nobody what to do
+    kit = language_of(graph.language)
+    instructions = sum(1 for s in sentences if INSTRUCTION_RE.search(s.text) and kit.announced(s.text) is None)
+    if sentences and instructions >= 0.1 * len(sentences):
         return "tutorial"
     if graph.claims and sum(1 for c in graph.claims if "statistic" in c.kinds) >= 0.4 * len(graph.claims):
         return "analytical"
@@ -175,6 +178,7 @@ class _Writer:
         self.graph = graph
         self.style = style
         self.language = language
+        self.kit = language_of(graph.language or language)
         self.claims = {c.sentence: c for c in graph.claims}
         self.top_words = {w for t in graph.topics[:10] for w in t.words}
         self.used: set[int] = set()
@@ -185,6 +189,8 @@ class _Writer:
             return -1.0
         if sentence.is_question and self.style not in ("conversational", "interview"):
             return -1.0
+        if self.kit.announced(sentence.text) is not None:
+            return -1.0  # "Next, let's talk about the cost": a transition, not content (the section's heading says it)
         claim: Claim | None = self.claims.get(sentence.index)
         value = 2.0 * claim.confidence if claim else 0.0
         value += len(self.top_words.intersection(sentence.tokens)) / max(3, len(sentence.tokens))

@@ -94,6 +94,9 @@ class TurnView(BaseModel):
     turn: int
     message: str
     planner: Literal["offline", "provider"]
+    requestId: str = Field(description="the X-Request-Id of the call that made the turn: the events its actions "
+                                       "caused carry it as meta.request_id, with the action's index as "
+                                       "meta.agent_action")
     actions: list[AgentAction]
     reply: str | None = Field(description="null while the turn runs")
     outcome: Literal["completed", "stopped", "failed"] | None
@@ -201,7 +204,7 @@ async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent | EventBatch
 
 _CONVERSATION = """SELECT id, created_at, updated_at FROM agent_conversations
                     WHERE id = $1 AND workspace_id = $2 AND environment = $3"""
-_TURNS = """SELECT turn, message, planner, actions, reply, outcome, not_done, created_at, replied_at
+_TURNS = """SELECT turn, message, planner, request_id, actions, reply, outcome, not_done, created_at, replied_at
               FROM agent_turns WHERE conversation_id = $1 ORDER BY turn"""
 
 
@@ -217,8 +220,9 @@ async def get_agent_conversation(call: Call) -> dict:
         turns = await conn.fetch(_TURNS, conversation_id)
     return {"data": {"id": row["id"], "createdAt": row["created_at"], "updatedAt": row["updated_at"],
                      "turns": [{"turn": t["turn"], "message": t["message"], "planner": t["planner"],
-                                "actions": t["actions"], "reply": t["reply"], "outcome": t["outcome"],
-                                "notDone": t["not_done"], "createdAt": t["created_at"], "repliedAt": t["replied_at"]}
+                                "requestId": t["request_id"], "actions": t["actions"], "reply": t["reply"],
+                                "outcome": t["outcome"], "notDone": t["not_done"], "createdAt": t["created_at"],
+                                "repliedAt": t["replied_at"]}
                                for t in turns]}}
 
 

@@ -431,6 +431,7 @@ async def test_a_conversation_continues_with_its_context_and_stays_in_its_worksp
     assert [t["turn"] for t in turns] == [1, 2] and turns[0]["message"] == f"show article {article_id}"
     assert turns[0]["actions"] == first.data["actions"] and turns[0]["reply"] == first.data["reply"]
     assert turns[1]["actions"] == second.data["actions"] and turns[1]["outcome"] == "completed"
+    assert [t["requestId"] for t in turns] == [first.headers["X-Request-Id"], second.headers["X-Request-Id"]]
 
     other = await service.workspace()
     for client in (other.client, ws.client.with_key(await service.key(ws, ["agent:use"], environment="sandbox"))):

@@ -380,6 +380,11 @@ def test_reads_need_their_kind_named_by_the_person():
 
 
 def test_a_count_of_one_is_said_in_the_singular_in_both_languages():
+    queued = {"job_id": "j", "credits_charged": 1, "link": "/v1/jobs/j"}
+    job = ActionView("analyze_video", {"id": 1}, "ok", queued, None)
+    assert ", 1 credit charged" in compose("en", [job]) and ", 1 crédit débité" in compose("fr", [job])
+    three = ActionView("analyze_video", {"id": 1}, "ok", {**queued, "credits_charged": 3}, None)
+    assert ", 3 credits charged" in compose("en", [three]) and ", 3 crédits débités" in compose("fr", [three])
     video = {"id": 33, "name": "Heat pumps", "status": "analyzed"}
     one = ActionView("list_videos", {}, "ok", {"count": 1, "videos": [video], "has_more": False}, None)
     two = ActionView("list_videos", {}, "ok", {"count": 2, "videos": [video, {**video, "id": 34}],

@@ -701,3 +701,34 @@ def test_a_talk_without_topics_takes_its_keywords_from_its_subject_and_its_names
     assert not graph.topics, [t.name for t in graph.topics]  # frequent nouns, and compounds said once
     keywords = write_article(graph, "tutorial", "de").keywords_primary
     assert keywords[0] == "Solarenergie in Deutschland" and "Internationalen Energieagentur" in keywords, keywords
+
+
+HEAT_PUMP_TALK = [
+    "Welcome to this video about heat pumps for the home.",
+    "A heat pump moves heat from the outside air into your house.",
+    "It uses electricity, but it delivers three to four times more heat than the energy it consumes.",
+    "Next, let's talk about the cost of an installation.",
+    "A typical air source heat pump costs between eight thousand and twelve thousand euros.",
+    "According to the International Energy Agency, heat pumps could cut global heating emissions by half.",
+    "How do you choose the right heat pump?",
+    "Start by measuring the heat loss of your house, then compare the seasonal performance of each model.",
+    "Finally, let's talk about government grants.",
+    "In France, the MaPrimeRenov grant can cover up to forty percent of the price.",
+    "Thank you for watching this video about heat pumps.",
+]
+
+
+def test_an_announcement_is_no_instruction_and_no_content_of_the_article() -> None:
+    graph = _monologue(HEAT_PUMP_TALK, "en")
+    article = write_article(graph)
+    # two "let's talk about" and one set of steps: an explainer, not a tutorial of numbered steps
+    assert article.writing_style != "tutorial"
+    assert not any(s.heading.startswith("Step ") for s in article.sections), [s.heading for s in article.sections]
+    printed = " ".join([*article.introduction, *(p for s in article.sections for par in s.paragraphs
+                                                 for p in par.sentences), *article.conclusion])
+    assert "let's talk about" not in printed, printed
+    # a talk that does give steps is still a tutorial
+    steps = [*HEAT_PUMP_TALK[:3], "First, check the insulation of your attic.", "Then make sure the radiators are "
+             "large enough.", "Next, measure the heat loss of every room.", "You should also check the noise rules.",
+             *HEAT_PUMP_TALK[9:]]
+    assert write_article(_monologue(steps, "en")).writing_style == "tutorial"
