@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.agent.planner import DEFAULT_EXPORT_FORMAT, Note, unresolved_text
+from domain.agent.policy import fold
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ def _t(fr: bool, en: str, french: str) -> str:
 def _n(count: Any, one: str, many: str, *, fr: bool = False) -> str:
     """``count`` and its noun, singular for one (and for zero in French): "1 video", "3 vidéos"."""
     return f"{count} {one if count == 1 or (fr and count == 0) else many}"
+
+
+def _de(what: str) -> str:
+    """French "de" before an infinitive, elided before a vowel or a mute h: "d'analyser", "de lire"."""
+    return f"d'{what}" if fold(what[:1]) in "aeiouyh" and what[:1] else f"de {what}"
 
 
 # ------------------------------------------------------------------------------------ labels
@@ -127,7 +133,8 @@ def _found(view: ActionView, fr: bool) -> str:
     if n == "get_credits":
         return _t(fr, f"Your balance is {r.get('balance')} credits ({r.get('used')} used of {r.get('total')}, "
                       f"plan {r.get('plan')}).",
-                  f"Votre solde est de {r.get('balance')} crédits ({r.get('used')} utilisés sur {r.get('total')}, "
+                  f"Votre solde est de {r.get('balance')} crédits "
+                  f"({_n(r.get('used'), 'utilisé', 'utilisés', fr=True)} sur {r.get('total')}, "
                   f"offre {r.get('plan')}).")
     if n == "get_usage":
         return _t(fr, f"Usage: {r.get('totalApiCalls')} API calls, {r.get('totalCreditsConsumed')} credits consumed, "
@@ -299,7 +306,7 @@ def describe(view: ActionView, fr: bool) -> str:
         message = unresolved_text(details["reason"], details, fr)
     if view.status == "refused":
         return _t(fr, f"I did not {what}: {message}.", f"Je n'ai pas pu {what} : {message}.")
-    return _t(fr, f"I could not {what}: {message}.", f"Impossible de {what} : {message}.")
+    return _t(fr, f"I could not {what}: {message}.", f"Impossible {_de(what)} : {message}.")
 
 
 # ------------------------------------------------------------------------------------ the reply

@@ -349,6 +349,13 @@ async def test_a_turn_that_fails_ends_its_stream_with_a_numbered_internal_error_
     assert b"id: 4\nevent: error\n" in seen[-1].encode()
 
 
+def test_what_could_not_be_done_is_said_with_the_french_elision():
+    failed = ActionView("analyze_video", {"id": 2}, "failed", None, {"code": "not_found", "message": "video not found"})
+    assert compose("fr", [failed]) == "Impossible d'analyser la vidéo 2 : video not found."
+    read = ActionView("get_credits", {}, "failed", None, {"code": "unavailable", "message": "the database is down"})
+    assert compose("fr", [read]).startswith("Impossible de lire votre solde : ")
+
+
 def test_missing_scopes_are_named_once_and_only_when_the_reply_does_not_name_them():
     from domain.agent.reply import missing_scopes
 
@@ -380,6 +387,8 @@ def test_reads_need_their_kind_named_by_the_person():
 
 
 def test_a_count_of_one_is_said_in_the_singular_in_both_languages():
+    balance = ActionView("get_credits", {}, "ok", {"balance": 999, "used": 1, "total": 1000, "plan": "free"}, None)
+    assert "(1 utilisé sur 1000" in compose("fr", [balance]) and "(1 used of 1000" in compose("en", [balance])
     queued = {"job_id": "j", "credits_charged": 1, "link": "/v1/jobs/j"}
     job = ActionView("analyze_video", {"id": 1}, "ok", queued, None)
     assert ", 1 credit charged" in compose("en", [job]) and ", 1 crédit débité" in compose("fr", [job])
