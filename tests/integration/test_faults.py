@@ -145,12 +145,16 @@ class Load:
         await self._append(job)
         self.acknowledged_jobs.append(job.id)
 
-    async def run(self, jobs: int, writers: int = 8, deadline_s: float = 120) -> None:
+    async def run(self, jobs: int, writers: int = 8, deadline_s: float = 120,
+                  until: asyncio.Event | None = None) -> None:
+        """``jobs`` job lifecycles; with ``until``, as many as it takes for ``until`` to be set (at
+        most ``jobs``): a fault injected meanwhile then always meets appends in flight, however
+        fast the machine is."""
         deadline = time.monotonic() + deadline_s
         queue = list(range(jobs))
 
         async def writer(i: int) -> None:
-            while queue and time.monotonic() < deadline:
+            while queue and time.monotonic() < deadline and not (until is not None and until.is_set()):
                 queue.pop()
                 await self.one_job(self.workspaces[random.randrange(len(self.workspaces))])
 
@@ -226,11 +230,14 @@ async def test_kafka_stopped_and_restarted_during_load_loses_nothing(fault_stack
         relay.start()
         projector.start()
         load = Load(EventStore(pool, EventRegistry()), workspaces=5)
-        load_task = asyncio.create_task(load.run(jobs=1500))
+        restarted = asyncio.Event()
+        load_task = asyncio.create_task(load.run(jobs=20_000, until=restarted))
         await asyncio.sleep(2)
         await asyncio.to_thread(stack.kafka_down, fault_stack)
         await asyncio.sleep(4)  # appends go on while the broker is away
         await asyncio.to_thread(stack.kafka_up, fault_stack)
+        await asyncio.sleep(1)  # and after it is back
+        restarted.set()
         await load_task
         head = await wait_relayed(pool, timeout=180)
         positions, _ = await _kafka_positions(fsettings)
@@ -254,11 +261,14 @@ async def test_postgres_restarted_during_load_processes_reconnect_and_nothing_is
         relay.start()
         projector.start()
         load = Load(EventStore(pool, EventRegistry()), workspaces=5)
-        load_task = asyncio.create_task(load.run(jobs=1500))
+        restarted = asyncio.Event()
+        load_task = asyncio.create_task(load.run(jobs=20_000, until=restarted))
         await asyncio.sleep(2)
         await asyncio.to_thread(stack.pg_down, fault_stack, "fast")
         await asyncio.sleep(2)
         await asyncio.to_thread(stack.pg_up, fault_stack)
+        await asyncio.sleep(1)  # appends resume on the restarted server
+        restarted.set()
         await load_task
         assert load.failures > 0, "the restart should have interrupted some appends"
         head = await wait_relayed(pool, timeout=120)
