@@ -39,6 +39,7 @@ SAFE_GAP_MS = 11_000
 SLOWEST_MS = 300_000
 FASTEST_MS = 120_000
 MAX_CHAPTERS = 20
+SHORT_CHAPTER_MS = 12_000  # the shortest mean chapter a short video's announced parts may ask for
 LONGEST_CHAPTER_MS = 420_000  # seven minutes: longer than nine in ten of the chapters people write
 # Words compared on each side of a candidate boundary: a minute and a half of speech, or less in
 # a short video (a fifth of the typical chapter count's share).
@@ -340,6 +341,12 @@ def chapters_from_scores(sentences: Sequence[Sentence], duration_ms: int, scores
         return []
     low, high = chapter_count_bounds(duration_ms)
     min_gap = max(SAFE_GAP_MS, min(MIN_GAP_MS, duration_ms // (3 * high)))
+    # A short video's length allows three chapters; the parts its speaker announces may ask for more
+    # ("Next, let's talk about...", "How do you choose...?"), one per ``SHORT_CHAPTER_MS`` at most.
+    announced = 0
+    if high <= 3:
+        announced = 1 + sum(1 for s in sentences[1:] if reader.kit.opens_with_cue(s.text))
+        high = max(high, min(announced, duration_ms // SHORT_CHAPTER_MS, MAX_CHAPTERS))
 
     def fits(t: int, chosen: list[int]) -> bool:
         return t >= min_gap and duration_ms - t >= min_gap and all(abs(t - c) >= min_gap for c in chosen)
@@ -356,6 +363,7 @@ def chapters_from_scores(sentences: Sequence[Sentence], duration_ms: int, scores
         if len(picked) >= high - 1:
             break
     count = low if is_monologue(sentences) else _count_from_strength([p[0] for p in picked], scores, low, high)
+    count = max(count, min(announced, high, len(picked) + 1))
     chosen_times = sorted(t for _, t in picked[:count - 1])
     # A chapter longer than ``LONGEST_CHAPTER_MS`` is split at its strongest boundary: the strongest
     # cues of a talk may all lie in one half of it.
@@ -431,12 +439,31 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
         if table is not None:
             spread.update(table.counts.keys())
     used: set[str] = set()  # titles given, folded without spaces, and their words' stems
-    for chapter, table in zip(chapters, tables, strict=True):
+    for number, (chapter, table) in enumerate(zip(chapters, tables, strict=True)):
         opening = set(reader.table(sentences[chapter.first_sentence:min(
             chapter.last_sentence + 1, chapter.first_sentence + SUBJECT_OPENING_SENTENCES)]).counts) if table else set()
-        chapter.title = chapter_title(chapter, sentences, table, spread, len(chapters), reader, used, opening)
+        subject = _video_subject(chapter, sentences, reader) if number == 0 else None
+        chapter.title = subject or chapter_title(chapter, sentences, table, spread, len(chapters), reader, used,
+                                                 opening)
         used.add(_title_key(chapter.title, reader))
         used.add(fold(chapter.title).replace(" ", ""))
+
+
+VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
+VIDEO_SUBJECT_WORDS = 6  # a chapter title's most words
+
+
+def _video_subject(chapter: Chapter, sentences: Sequence[Sentence], reader: PhraseReader) -> str | None:
+    """The subject the video names for itself in its first sentences ("Welcome to this video about
+    heat pumps" -> "Heat pumps"), when they open this chapter and it makes a title: the introduction
+    is titled by what the video says it is about."""
+    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1, VIDEO_SUBJECT_SENTENCES)]:
+        subject = reader.kit.video_subject(sentence.text)
+        if subject is not None and len(words(subject)) <= VIDEO_SUBJECT_WORDS:
+            title = heading(subject)
+            if reader.publishable(title) and not reader.is_fragment(title):
+                return title
+    return None
 
 
 def _title_key(title: str, reader: PhraseReader) -> str:

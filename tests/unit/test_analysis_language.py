@@ -732,3 +732,20 @@ def test_an_announcement_is_no_instruction_and_no_content_of_the_article() -> No
              "large enough.", "Next, measure the heat loss of every room.", "You should also check the noise rules.",
              *HEAT_PUMP_TALK[9:]]
     assert write_article(_monologue(steps, "en")).writing_style == "tutorial"
+
+
+def test_a_short_video_gets_a_chapter_for_each_part_its_speaker_announces() -> None:
+    graph = _monologue(HEAT_PUMP_TALK, "en")
+    starts = [c.start_ms for c in graph.chapters]
+    duration = graph.sentences[-1].end_ms
+    assert [c.title for c in graph.chapters] == ["Heat pumps for the home", "Cost of an installation",
+                                                 "How to choose the right heat pump", "Government grants"]
+    assert not validate_chapters(graph.chapters, duration)  # first at 0:00, each at least 10 s
+    opening = {s.text: s.start_ms for s in graph.sentences}
+    assert starts[1:] == [opening[HEAT_PUMP_TALK[3]] // 1000 * 1000, opening[HEAT_PUMP_TALK[6]] // 1000 * 1000,
+                          opening[HEAT_PUMP_TALK[8]] // 1000 * 1000]
+    # without the announcements, the length alone gives three
+    plain = [HEAT_PUMP_TALK[k].replace("Next, let's talk about", "There is").replace(
+        "How do you choose the right heat pump?", "People choose a heat pump with care.").replace(
+        "Finally, let's talk about government grants.", "Government grants exist too.") for k in range(11)]
+    assert len(_monologue(plain, "en").chapters) == 3
