@@ -150,6 +150,18 @@ def test_a_cue_phrase_opens_a_part_in_each_language(code: str) -> None:
     assert not kit.opens_with_cue(plain)
 
 
+@pytest.mark.parametrize("opening", [
+    "Uh, before we move on to other tools, did autoprefixer come first?",
+    "So we're gonna move to the stack now.",
+    "Okay, I'm going to talk about the favicon.",
+    "One more thing I just want to say about that.",
+])
+def test_a_host_moving_on_opens_a_part(opening: str) -> None:
+    kit = language("en")
+    assert kit.opens_with_cue(opening)
+    assert not kit.opens_with_cue("We moved to a new office and I'm going to miss the old one.")
+
+
 SENTENCE_ENDS = {
     "en": ("Dr. Smith met J. K. Rowling at noon. They talked.", 2),
     "fr": ("M. Dupont est arrivé, etc. puis il est parti. Ensuite oui.", 2),
