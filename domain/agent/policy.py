@@ -131,18 +131,21 @@ def _fold_character(ch: str) -> str:
     return kept if len(kept) == 1 else ch
 
 
+def _named(table: dict[str, tuple[str, ...]], messages: Sequence[str]) -> frozenset[str]:
+    """The keys of ``table`` one of whose word patterns a word of ``messages`` matches (accents and
+    case ignored)."""
+    words = {w for m in messages for w in re.findall(r"[a-z]+", fold(m))}
+    return frozenset(key for key, patterns in table.items() if any(re.fullmatch(p, w) for p in patterns for w in words))
+
+
 def asked_writes(message: str) -> frozenset[str]:
     """The operations that write which ``message`` asks for (see ``WRITE_WORDS``)."""
-    words = set(re.findall(r"[a-z]+", fold(message)))
-    return frozenset(op for op, patterns in WRITE_WORDS.items()
-                     if any(re.fullmatch(p, w) for p in patterns for w in words))
+    return _named(WRITE_WORDS, [message])
 
 
 def asked_reads(messages: Sequence[str]) -> frozenset[str]:
     """The kinds of resource (``KIND_WORDS``) that the person's ``messages`` name."""
-    words = {w for m in messages for w in re.findall(r"[a-z]+", fold(m))}
-    return frozenset(kind for kind, patterns in KIND_WORDS.items()
-                     if any(re.fullmatch(p, w) for p in patterns for w in words))
+    return _named(KIND_WORDS, messages)
 
 
 def read_kinds(operation: str) -> tuple[str, ...]:

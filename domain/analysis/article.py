@@ -33,8 +33,7 @@ from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
 from domain.analysis.graph import ContentGraph
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.phrases import heading, publishable
-from domain.analysis.structure import format_timestamp
+from domain.analysis.structure import format_timestamp, video_subject_title
 from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
 
@@ -313,7 +312,7 @@ def primary_keywords(graph: ContentGraph, language: str) -> list[str]:
     products), so that no article goes without."""
     if graph.topics:
         return [t.name for t in graph.topics[:KEYWORDS]]
-    found = [s for s in (_video_subject(graph, language),) if s]
+    found = [s for s in (video_subject_title(graph.sentences, language),) if s]
     for entity in sorted(graph.entities, key=lambda e: (-e.mentions, e.first_ms)):
         if entity.type in NAMED_ENTITY_TYPES and entity.name.lower() not in {k.lower() for k in found}:
             found.append(entity.name)
@@ -331,24 +330,10 @@ def sentences_between(sentences: Sequence[Sentence], start_ms: int, end_ms: int)
     return [s for s in sentences if start_ms <= s.start_ms // 1000 * 1000 < end_ms]
 
 
-VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
-
-
-def _video_subject(graph: ContentGraph, language: str) -> str | None:
-    """The subject the video names for itself in its first sentences, as a heading, when it makes a
-    title (``Language.video_subject``)."""
-    kit = language_of(language)
-    for sentence in graph.sentences[:VIDEO_SUBJECT_SENTENCES]:
-        subject = kit.video_subject(sentence.text)
-        if subject is not None and publishable(heading(subject), language):
-            return heading(subject)
-    return None
-
-
 def _title(graph: ContentGraph, language: str) -> str:
     """The subject the video names for itself in its first sentences, when it makes a title; else
     its first topics ("Panels: battery and installation"); else its first words."""
-    subject = _video_subject(graph, language)
+    subject = video_subject_title(graph.sentences, language)
     if subject is not None:
         return subject
     names = [t.name for t in graph.topics[:3]]

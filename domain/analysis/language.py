@@ -75,8 +75,9 @@ CUE_PHRASES = {
           r"wrap\s+up|sum\s+up|summari[sz]e|start)|in\s+conclusion|another\s+(?:thing|point|question|topic|one|"
           r"example|way)|turning\s+to|as\s+a\s+next\s+step|switching\s+gears|speaking\s+of|on\s+to|onto|"
           r"stepping\s+back|with\s+(?:all\s+of\s+)?(?:that|this|those)|at\s+this\s+point|before\s+we\s+(?:get|go|"
-          r"dive|start|jump|move)|(?:we['’]re|we\s+are|i['’]m|i\s+am)\s+(?:gonna|going\s+to)\s+(?:now\s+)?(?:move|talk|"
-          r"look|switch|turn|dive|get\s+into)|one\s+(?:more|last|other)\s+thing|here['’]?s\s+(?:the\s+)?(?:next|second|first|last|thing)|alright|"
+          r"dive|start|jump|move)|(?:we['’]re|we\s+are|i['’]m|i\s+am)\s+(?:gonna|going\s+to)\s+(?:now\s+)?"
+          r"(?:move|talk|look|switch|turn|dive|get\s+into)|one\s+(?:more|last|other)\s+thing|"
+          r"here['’]?s\s+(?:the\s+)?(?:next|second|first|last|thing)|alright|"
           r"the\s+(?:first|second|third|last|final)\s+(?:one|thing|step|part|question|topic)|"
           r"what\s+(?:is|are|about|happens)|how\s+(?:do|does|about|can)|why\s+(?:is|are|do|does)",
     "fr": r"(?:et\s+)?maintenant|passons|parlons|venons-en|abordons|ensuite|deuxième(?:ment)?|troisième(?:ment)?|"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from domain.analysis.claims import Claim
 from domain.analysis.language import language as language_of
 from domain.analysis.model import MediaFacts, Sentence
-from domain.analysis.phrases import PhraseReader, heading, impersonal
+from domain.analysis.phrases import PhraseReader, heading, impersonal, publishable
 from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
 
 MIN_CHAPTER_MS = 10_000
@@ -442,7 +442,9 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
     for number, (chapter, table) in enumerate(zip(chapters, tables, strict=True)):
         opening = set(reader.table(sentences[chapter.first_sentence:min(
             chapter.last_sentence + 1, chapter.first_sentence + SUBJECT_OPENING_SENTENCES)]).counts) if table else set()
-        subject = _video_subject(chapter, sentences, reader) if number == 0 else None
+        subject = video_subject_title(sentences[:chapter.last_sentence + 1], reader.kit.code) if number == 0 else None
+        if subject is not None and reader.is_fragment(subject):
+            subject = None
         chapter.title = subject or chapter_title(chapter, sentences, table, spread, len(chapters), reader, used,
                                                  opening)
         used.add(_title_key(chapter.title, reader))
@@ -450,19 +452,17 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
 
 
 VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
-VIDEO_SUBJECT_WORDS = 6  # a chapter title's most words
 
 
-def _video_subject(chapter: Chapter, sentences: Sequence[Sentence], reader: PhraseReader) -> str | None:
-    """The subject the video names for itself in its first sentences ("Welcome to this video about
-    heat pumps" -> "Heat pumps"), when they open this chapter and it makes a title: the introduction
-    is titled by what the video says it is about."""
-    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1, VIDEO_SUBJECT_SENTENCES)]:
-        subject = reader.kit.video_subject(sentence.text)
-        if subject is not None and len(words(subject)) <= VIDEO_SUBJECT_WORDS:
-            title = heading(subject)
-            if reader.publishable(title) and not reader.is_fragment(title):
-                return title
+def video_subject_title(sentences: Sequence[Sentence], code: str | None) -> str | None:
+    """The subject the video names for itself in its first sentences, as a heading, when it makes a
+    title ("Welcome to this video about heat pumps" -> "Heat pumps"; ``Language.video_subject``):
+    the article's title, and its introduction's."""
+    kit = language_of(code)
+    for sentence in sentences[:VIDEO_SUBJECT_SENTENCES]:
+        subject = kit.video_subject(sentence.text)
+        if subject is not None and publishable(heading(subject), code):
+            return heading(subject)
     return None
 
 
