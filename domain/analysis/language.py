@@ -283,10 +283,19 @@ class Language:
         return subject or None
 
 
+# A word said twice as the speaker restarts ("let's, let's talk", "so so now", "je, je vais").
+RESTART_RE = re.compile(r"([^\W\d_]+(?:['’][^\W\d_]+)?)[\s,.…—–-]+(?=\1\b)", re.IGNORECASE)
+
+
 def _after_leading_words(text: str, leading: frozenset[str]) -> str:
-    """``text`` without the fillers and connectors that open it ("So, okay, next ..." -> "next ...")."""
+    """``text`` without the fillers and connectors that open it, nor the words a speaker says twice
+    as they restart ("So, uh, let's, let's talk ..." -> "let's talk ...")."""
     rest = text.lstrip(" ¿¡\"'«(-—–")
-    for _ in range(4):
+    for _ in range(6):
+        restart = RESTART_RE.match(rest)
+        if restart:
+            rest = rest[restart.end():]
+            continue
         match = re.match(r"([^\W\d_]+)[\s,.…!]+", rest)
         if not match or match.group(1).lower() not in leading:
             break

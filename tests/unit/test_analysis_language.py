@@ -162,6 +162,17 @@ def test_a_host_moving_on_opens_a_part(opening: str) -> None:
     assert not kit.opens_with_cue("We moved to a new office and I'm going to miss the old one.")
 
 
+@pytest.mark.parametrize(("code", "opening"), [
+    ("en", "So, uh, yeah, let's, let's talk a little bit about PostCSS."),
+    ("en", "So so next, next up is the database."),
+    ("de", "Also, kommen, kommen wir zum nächsten Punkt."),
+])
+def test_a_cue_phrase_said_twice_as_the_speaker_restarts_still_opens_a_part(code: str, opening: str) -> None:
+    kit = language(code)
+    assert kit.opens_with_cue(opening)
+    assert not kit.opens_with_cue("I, I think that that is fine.")
+
+
 SENTENCE_ENDS = {
     "en": ("Dr. Smith met J. K. Rowling at noon. They talked.", 2),
     "fr": ("M. Dupont est arrivé, etc. puis il est parti. Ensuite oui.", 2),
