@@ -47,9 +47,16 @@ WINDOW_MS = (20_000, 60_000)
 # No two boundaries closer than this (a chapter shorter than 40 s is rarely one a person writes).
 MIN_GAP_MS = 40_000
 BOUNDARY_FEATURES = ("depth", "phrase", "turn", "question", "pause", "speaker", "scene", "silence", "sponsor")
-# A boundary's strength: its lexical depth (depths run 0-2) plus what each cue adds.
-BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": 0.0, "pause": 0.15, "speaker": 0.03,
+# A boundary's strength: its lexical depth (depths run 0-2) plus what each cue adds. One voice (a
+# lecture, a narration): a long pause marks a new part, and a question is mostly one the speaker
+# asks inside a part ("Why would light slow down like this?", a puzzle for the viewer), so it
+# weighs a little against a boundary, beside the cue phrase a question may open with.
+BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": -0.1, "pause": 0.15, "speaker": 0.03,
                     "scene": 0.2, "silence": 0.1, "sponsor": 0.3}
+# A conversation: the pauses are those of people taking turns, no sign of a new subject, and a
+# host's question opens one as often as not (docs/benchmarks.md: each chosen on the other
+# transcripts of its kind, one held out in turn).
+CONVERSATION_WEIGHTS = {**BOUNDARY_WEIGHTS, "question": 0.0, "pause": 0.0}
 TURN_OPENING_SENTENCES = 3
 PAUSE_FLOOR_MS = 500  # a pause is measured against the long pauses of the talk, never less than this
 WEIGHT_SCALE = 10  # word weights are integers (tenths), so the sliding windows' sums stay exact
@@ -302,8 +309,10 @@ def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, win
                     language: str | None = "fr", reader: PhraseReader | None = None,
                     weights: dict[str, float] | None = None) -> list[float]:
     """Strength of a new chapter at each sentence start (index 0 is never a boundary): the
-    weighted sum of its ``boundary_features`` (``BOUNDARY_WEIGHTS`` unless ``weights`` is given)."""
-    weights = BOUNDARY_WEIGHTS if weights is None else weights
+    weighted sum of its ``boundary_features``, with ``weights`` when given, else those of the
+    kind of talk (``BOUNDARY_WEIGHTS`` for one voice, ``CONVERSATION_WEIGHTS`` for several)."""
+    if weights is None:
+        weights = BOUNDARY_WEIGHTS if is_monologue(sentences) else CONVERSATION_WEIGHTS
     columns = boundary_features(sentences, facts, window_ms, language, reader)
     scores = [0.0] * len(sentences)
     for name, weight in weights.items():

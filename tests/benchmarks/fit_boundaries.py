@@ -5,7 +5,8 @@ Each sentence start of each transcript is a row: its ``boundary_features`` (``do
 and a label, 1 when a human chapter starts within ``LABEL_TOLERANCE_S`` of it. A logistic regression
 (numpy, Newton steps, an L2 penalty on the standardised weights) fits the weights of the features.
 
-Printed, for the hand weights of now (``BOUNDARY_WEIGHTS``) and for the fitted ones:
+Printed, for the hand weights of now (``BOUNDARY_WEIGHTS`` for one voice, ``CONVERSATION_WEIGHTS`` for
+  several) and for the fitted ones:
 
 - **held out one item at a time**: for each transcript, the weights fitted on all the others chapter
   it, and it is scored as the quality benchmark scores it; the mean of those figures is the honest
@@ -37,6 +38,7 @@ from domain.analysis.speakers import diarise
 from domain.analysis.structure import (
     BOUNDARY_FEATURES,
     BOUNDARY_WEIGHTS,
+    CONVERSATION_WEIGHTS,
     SLOWEST_MS,
     TAG_QUESTION_RE,
     boundary_features,
@@ -201,6 +203,13 @@ def in_depth_units(weights: dict[str, float]) -> dict[str, float]:
     return scaled
 
 
+# The hand weights of each kind of talk, as the analysis reads them (``boundary_scores``).
+HAND_WEIGHTS = {"monologue": BOUNDARY_WEIGHTS, "dialogue": CONVERSATION_WEIGHTS}
+KINDS = tuple(HAND_WEIGHTS)
+# Weights for each kind of talk: what the search moves (one move applies to both kinds alike).
+KindWeights = dict[str, dict[str, float]]
+
+
 def evaluate(prepared: Prepared, weights: dict[str, float]) -> dict:
     """The item chaptered with ``weights`` and scored as the quality benchmark scores it."""
     vector = np.array([weights.get(n, 0.0) for n in FEATURES])
@@ -246,27 +255,28 @@ class BoundaryF1:
         self.prepared = prepared
         self.seen: dict[tuple, np.ndarray] = {}
 
-    def __call__(self, weights: dict[str, float]) -> np.ndarray:
-        key = tuple(round(weights.get(n, 0.0), 4) for n in FEATURES)
+    def __call__(self, weights: KindWeights) -> np.ndarray:
+        key = tuple(round(weights[kind].get(n, 0.0), 4) for kind in KINDS for n in FEATURES)
         if key not in self.seen:
             untitled = structure.title_chapters
             structure.title_chapters = lambda *args: None
             try:
-                rows = [evaluate(p, weights) for p in self.prepared]
+                rows = [evaluate(p, weights[p.kind]) for p in self.prepared]
             finally:
                 structure.title_chapters = untitled
             self.seen[key] = np.array([[r["f1_30"], r["f1_15"]] for r in rows])
         return self.seen[key]
 
 
-def search(f1: BoundaryF1, train: list[int], names: list[str], start: dict[str, float] | None = None
-           ) -> dict[str, float]:
+def search(f1: BoundaryF1, train: list[int], names: list[str], start: KindWeights | None = None
+           ) -> KindWeights:
     """Coordinate ascent on the mean F1 +-30 s of the ``train`` transcripts (ties: F1 +-15 s) from
-    ``start`` (the hand weights by default): each round takes the best single move of one weight by
-    ``SEARCH_STEPS`` (the depth's weight stays 1: the scale), while it gains ``SEARCH_MIN_GAIN``."""
-    weights = dict(BOUNDARY_WEIGHTS if start is None else start)
+    ``start`` (the hand weights of each kind by default): each round takes the best single move of
+    one weight by ``SEARCH_STEPS``, the same for both kinds (the depth's weight stays 1: the scale),
+    while it gains ``SEARCH_MIN_GAIN``."""
+    weights = {kind: dict(w) for kind, w in (HAND_WEIGHTS if start is None else start).items()}
 
-    def value(w: dict[str, float]) -> tuple[float, float]:
+    def value(w: KindWeights) -> tuple[float, float]:
         rows = f1(w)[train]
         return float(rows[:, 0].mean()), float(rows[:, 1].mean())
 
@@ -277,7 +287,7 @@ def search(f1: BoundaryF1, train: list[int], names: list[str], start: dict[str, 
             if name == "depth":
                 continue
             for step in SEARCH_STEPS:
-                trial = {**weights, name: round(weights.get(name, 0.0) + step, 4)}
+                trial = {kind: {**w, name: round(w.get(name, 0.0) + step, 4)} for kind, w in weights.items()}
                 moves.append((value(trial), name, step, trial))
         (score, name, step, trial) = max(moves, key=lambda m: m[0])
         if score[0] < best[0] + SEARCH_MIN_GAIN:
@@ -292,14 +302,20 @@ def across_kinds(prepared: list[Prepared], names: list[str]) -> None:
     for kind, other in (("monologue", "dialogue"), ("dialogue", "monologue")):
         train = [j for j, p in enumerate(prepared) if p.kind == kind]
         weights = search(f1, train, names)
-        changed = {n: w for n, w in weights.items() if w != BOUNDARY_WEIGHTS.get(n, 0.0)}
-        rows = [evaluate(p, weights) for p in prepared]
+        changed = moved(weights)
+        rows = [evaluate(p, weights[p.kind]) for p in prepared]
         print(f"searched on the {kind}s ({changed or 'the hand weights'}):", means(rows))
         print(f"    read on the {other}s (held out)")
 
 
-def searched(prepared: list[Prepared], names: list[str], by_kind: bool, start: dict[str, float] | None = None
-             ) -> tuple[list[dict], dict[str, float]]:
+def moved(weights: KindWeights) -> dict[str, float]:
+    """How far the search moved each weight from the hand weights (the same for both kinds)."""
+    return {n: round(w - HAND_WEIGHTS["monologue"].get(n, 0.0), 4) for n, w in weights["monologue"].items()
+            if w != HAND_WEIGHTS["monologue"].get(n, 0.0)}
+
+
+def searched(prepared: list[Prepared], names: list[str], by_kind: bool, start: KindWeights | None = None
+             ) -> tuple[list[dict], KindWeights]:
     """Held out one transcript at a time: the weights searched on the others (of its kind with
     ``by_kind``) chapter it; then the weights searched on all."""
     f1 = BoundaryF1(prepared)
@@ -307,8 +323,39 @@ def searched(prepared: list[Prepared], names: list[str], by_kind: bool, start: d
     for k, target in enumerate(prepared):
         train = [j for j, p in enumerate(prepared) if j != k and (not by_kind or p.kind == target.kind)]
         weights = search(f1, train, names, start)
-        rows.append({**evaluate(target, weights), "weights": weights})
+        rows.append({**evaluate(target, weights[target.kind]), "weights": weights})
     return rows, search(f1, list(range(len(prepared))), names, start)
+
+
+def swept(prepared: list[Prepared], name: str, values: list[float]) -> None:
+    """One weight chosen for each kind of talk apart, held out: for each transcript, the value of
+    ``values`` with the best mean F1 +-30 s on the other transcripts of its kind (ties: the hand
+    weight, then the lower value) chapters it. Printed per kind: each value's mean in sample, the
+    value chosen for each transcript and the held-out mean."""
+    f1 = BoundaryF1(prepared)
+    for kind in KINDS:
+        members = [j for j, p in enumerate(prepared) if p.kind == kind]
+        if not members:
+            continue
+        hand = HAND_WEIGHTS[kind].get(name, 0.0)
+        table = {}
+        for value in values:
+            trial = {k: dict(w) for k, w in HAND_WEIGHTS.items()}
+            trial[kind][name] = value
+            table[value] = f1(trial)[:, 0]
+        print(f"{kind}s: {name} " + "  ".join(f"{v:g}: {table[v][members].mean():.3f}" for v in values)
+              + f"  (hand weight {hand:g})")
+        held, chosen = [], []
+        for j in members:
+            others = [i for i in members if i != j]
+            if not others:
+                continue
+            best = max(values, key=lambda v: (round(float(table[v][others].mean()), 6), v == hand, -v))
+            held.append(table[best][j])
+            chosen.append(best)
+        if held:
+            print(f"    held out within the kind: {sum(held) / len(held):.3f} (chosen: "
+                  f"{', '.join(f'{v:g}' for v in chosen)})")
 
 
 def run(args: list[str]) -> None:
@@ -334,6 +381,8 @@ def run(args: list[str]) -> None:
                         help="with --search: start from the lexical depth alone instead of the hand weights")
     parser.add_argument("--across-kinds", action="store_true",
                         help="with --search: search on one kind, read on the other")
+    parser.add_argument("--sweep", metavar="NAME=V1,V2,...",
+                        help="one weight, chosen for each kind apart and held out within the kind")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per held-out item")
     options = parser.parse_args(args)
     names = [n for n in options.features.split(",") if n]
@@ -344,7 +393,7 @@ def run(args: list[str]) -> None:
     if not items:
         raise SystemExit(f"no transcript with human chapters in {options.set}")
     prepared = [prepare(item, options.tolerance, options.nearest) for item in items]
-    hand = means([evaluate(p, BOUNDARY_WEIGHTS) for p in prepared])  # before any standardisation
+    hand = means([evaluate(p, HAND_WEIGHTS[p.kind]) for p in prepared])  # before any standardisation
     if options.per_transcript:
         for p in prepared:
             spread = p.features[1:].std(axis=0)
@@ -357,20 +406,27 @@ def run(args: list[str]) -> None:
           f"{', balanced' if options.balance else ''}{', by kind' if options.by_kind else ''}"
           f"{', standardised per transcript' if options.per_transcript else ''}")
     print("hand weights (now), in sample:   ", hand)
+    if options.sweep:
+        name, _, listed = options.sweep.partition("=")
+        if name not in FEATURES or not listed:
+            raise SystemExit(f"--sweep NAME=V1,V2,...: NAME one of {', '.join(FEATURES)}")
+        swept(prepared, name, [float(v) for v in listed.split(",")])
+        return
     if options.search and options.across_kinds:
         across_kinds(prepared, names)
         return
     if options.search:
-        start = {"depth": 1.0, **dict.fromkeys(UNFITTED, 0.0)} if options.from_depth else None
+        start = dict.fromkeys(KINDS, {"depth": 1.0, **dict.fromkeys(UNFITTED, 0.0)}) if options.from_depth else None
         out, weights = searched(prepared, names, options.by_kind, start)
         if options.verbose:
             for r in out:
-                changed = {n: w for n, w in r["weights"].items() if w != BOUNDARY_WEIGHTS.get(n, 0.0)}
+                changed = moved(r["weights"])
                 print(f"    {r['item'][:36]:36} {r['kind']:9} {r['pred']:>3}/{r['gold']:<3} "
                       f"{r['f1_30']:.3f} {r['f1_15']:.3f} {changed}")
         print("searched, held out one at a time:", means(out))
-        print("searched on all, in sample:      ", means([evaluate(p, weights) for p in prepared]))
-        print("    weights:", ", ".join(f"{n} {w:.3f}" for n, w in weights.items()))
+        print("searched on all, in sample:      ", means([evaluate(p, weights[p.kind]) for p in prepared]))
+        for kind in KINDS:
+            print(f"    {kind} weights:", ", ".join(f"{n} {w:.3f}" for n, w in weights[kind].items()))
         return
     out = held_out(prepared, names, options.penalty, options.balance, options.by_kind, options.pairwise)
     if options.verbose:

@@ -80,3 +80,7 @@ def test_a_run_prints_the_held_out_and_the_in_sample_figures(tmp_path, capsys) -
     assert "fitted, held out one at a time:   F1@30 " in out and "fitted on all, in sample:" in out
     run(["--set", str(tmp_path), "--search", "--features", "depth,phrase"])
     assert "searched, held out one at a time: F1@30 " in capsys.readouterr().out
+    run(["--set", str(tmp_path), "--sweep", "pause=0,0.15"])
+    swept = capsys.readouterr().out
+    assert "monologues: pause 0: " in swept and "held out within the kind: " in swept
+    assert "dialogues" not in swept  # one voice in both transcripts: no conversation to choose for

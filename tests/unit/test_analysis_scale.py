@@ -3,6 +3,7 @@ sliding windows of the chapter pass giving exactly what whole-window counts give
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from pathlib import Path
@@ -16,12 +17,14 @@ from domain.analysis.sentences import split_sentences
 from domain.analysis.structure import (
     BOUNDARY_FEATURES,
     BOUNDARY_WEIGHTS,
+    CONVERSATION_WEIGHTS,
     boundary_features,
     boundary_scores,
     boundary_window_ms,
     build_chapters,
     chapters_from_scores,
     cohesion,
+    is_monologue,
     word_bags,
 )
 from infra.captions import read_captions
@@ -142,11 +145,38 @@ def test_a_boundary_strength_is_its_features_weighted() -> None:
     assert set(columns) == set(BOUNDARY_FEATURES) and all(len(c) == len(sentences) for c in columns.values())
     assert all(column[0] == 0.0 for column in columns.values())  # the talk's start is never a boundary
     strength = boundary_scores(sentences, facts, 60_000, reader=reader)
-    expected = [sum(w * columns[name][i] for name, w in BOUNDARY_WEIGHTS.items()) for i in range(len(sentences))]
+    assert not is_monologue(sentences)  # an interview: the weights of a conversation
+    expected = [sum(w * columns[name][i] for name, w in CONVERSATION_WEIGHTS.items()) for i in range(len(sentences))]
     assert strength == pytest.approx(expected)
     # other weights read the same features: a cue phrase alone
     assert boundary_scores(sentences, facts, 60_000, reader=reader, weights={"phrase": 1.0}) == columns["phrase"]
     assert any(columns["phrase"]) and any(columns["scene"])
+
+
+def test_a_pause_and_a_question_weigh_in_a_lecture_not_in_a_conversation() -> None:
+    conversation = split_sentences(read_captions(FIXTURE), "fr")
+    lecture = [dataclasses.replace(s, speaker=None) for s in conversation]  # the same words, one voice
+    reader = PhraseReader("fr")
+    reader.learn(conversation, [])
+    columns = boundary_features(conversation, None, 60_000, reader=reader)
+    in_conversation = boundary_scores(conversation, None, 60_000, reader=reader)
+    in_lecture = boundary_scores(lecture, None, 60_000, reader=reader)
+    lecture_columns = boundary_features(lecture, None, 60_000, reader=reader)
+    assert lecture_columns["depth"] == columns["depth"]
+    expected = [sum(w * lecture_columns[name][i] for name, w in BOUNDARY_WEIGHTS.items()) for i in range(len(lecture))]
+    assert in_lecture == pytest.approx(expected)
+    same_voice = [i for i in range(1, len(conversation)) if not columns["speaker"][i] and not columns["turn"][i]]
+    paused = [i for i in same_voice if columns["pause"][i] and not columns["question"][i]]
+    asked = [i for i in same_voice if columns["question"][i] and not columns["pause"][i]]
+    assert paused and asked
+    # one voice: a long pause adds to the boundary, a question the speaker asks takes from it
+    assert all(in_lecture[i] > in_conversation[i] for i in paused)
+    assert all(in_lecture[i] < in_conversation[i] for i in asked)
+    # in a conversation, neither moves it: the strength there is the lexical valley plus the cue phrase
+    cues = ("phrase", "sponsor")
+    assert all(in_conversation[i] == pytest.approx(
+        columns["depth"][i] + sum(CONVERSATION_WEIGHTS[name] * columns[name][i] for name in cues))
+        for i in paused + asked)
 
 
 def test_chapters_from_the_strengths_are_those_the_analysis_builds() -> None:
