@@ -548,16 +548,19 @@ def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, re
     return None
 
 
-ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sentence off
+ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sentence off (either way)
 
 
 def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
-    """The subject the chapter's first sentences announce by name ("Next, let's talk about battery
-    storage" -> "Battery storage"; ``Language.announced``), when it is a publishable heading and
-    the chapter says one of its content words again."""
+    """The subject the chapter's first sentences (or the sentence just before it, when the boundary
+    could not fall on the announcement: a chapter of a short video is at least 10 s) announce by
+    name ("Next, let's talk about battery storage" -> "Battery storage"; ``Language.announced``),
+    when it is a publishable heading and the chapter says one of its content words again (not a
+    figure of speech: "let's dive into the meat of the lesson")."""
     recurring = {key[0] for key, count in table.counts.items() if len(key) == 1 and count >= 2}
-    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
-                                                          chapter.first_sentence + ANNOUNCING_SENTENCES)]:
+    first = chapter.first_sentence
+    own = sentences[first:min(chapter.last_sentence + 1, first + ANNOUNCING_SENTENCES)]
+    for sentence in [*own, *sentences[max(0, first - 1):first]]:
         subject = reader.kit.announced(sentence.text)
         if not subject:
             continue

@@ -171,3 +171,14 @@ def test_the_subject_a_sentence_announces(code: str, sentence: str, subject: str
     from domain.analysis.language import language
 
     assert language(code).announced(sentence) == subject
+
+
+def test_an_announcement_just_before_the_chapter_names_it() -> None:
+    """A short video's chapter lasts 10 s at least, so its boundary may fall one sentence after the
+    announcement: the subject announced there is still the chapter's title."""
+    first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
+             "Next, let's talk about battery storage."]
+    titles = _titles([first, ["Lithium ion cells keep the electricity produced during the day.",
+                              "A home battery costs five thousand dollars.", "The battery pays for itself."]])
+    assert titles[1] == "Battery storage", titles
+    assert titles[0] != "Battery storage"
