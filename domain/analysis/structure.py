@@ -489,7 +489,8 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
     words frequent in the language ``FREQUENT_WORD_TITLE_WEIGHT`` ("Couple of people"), a phrase
     said in the chapter's opening sentences (``opening``: the subject a speaker announces when a
     part starts) ``OPENING_TITLE_WEIGHT``; its head in the plural when the chapter says the plural
-    (``PhraseReader.plural_head``); always a publishable heading, unique."""
+    (``PhraseReader.plural_head``); of two phrases that weigh the same, the one of rarer words in
+    the language; always a publishable heading, unique."""
     if table is None:
         return _fallback_title(chapter, sentences, reader, used)
     question = _opening_question(chapter, sentences, table, reader)
@@ -508,9 +509,10 @@ def chapter_title(chapter: Chapter, sentences: Sequence[Sentence], table, spread
             score *= FREQUENT_WORD_TITLE_WEIGHT
         if key in opening:
             score *= OPENING_TITLE_WEIGHT
-        ranked.append((score, key))
-    ranked.sort(key=lambda item: (-item[0], item[1]))
-    for _, key in ranked[:40]:
+        # ties (a short chapter says each phrase once) go to the phrase of the rarer words
+        ranked.append((-score, -sum(reader.kit.rarity(t) for t in tokens), key))
+    ranked.sort()
+    for _, _, key in ranked[:40]:
         title = heading(reader.plural_head(reader.label(table.surfaces[key]), table.surfaces[key]))
         if _title_key(title, reader) not in used and fold(title).replace(" ", "") not in used and (
                 reader.publishable(title)) and not reader.is_fragment(title):

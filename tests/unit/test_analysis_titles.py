@@ -182,3 +182,11 @@ def test_an_announcement_just_before_the_chapter_names_it() -> None:
                               "A home battery costs five thousand dollars.", "The battery pays for itself."]])
     assert titles[1] == "Battery storage", titles
     assert titles[0] != "Battery storage"
+
+
+def test_of_two_phrases_said_once_the_one_of_rarer_words_is_the_title() -> None:
+    first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
+             "Panels need little care."]
+    titles = _titles([first, ["Take your evening consumption and add twenty percent.",
+                              "Lithium iron phosphate cells do not catch fire easily."]])
+    assert titles[1] == "Lithium iron phosphate", titles  # not "Consumption and add", first in the alphabet
