@@ -20,7 +20,8 @@ Each item is analysed in this process exactly as the worker would (the captions 
 Prints one row per item, the means of the monologues (one speaker: lectures) and of the dialogues
 (speakers labelled: podcasts, interviews) apart, so that a parameter chosen on one kind can be
 checked on the other, and the mean of all, the titles given and the human ones, the analysis time per
-item, and optionally writes every row as JSON (``--json out.json``).
+item, and optionally writes every row as JSON (``--json out.json``) and the means into
+docs/benchmarks.md, between its markers (``--write-docs``).
 """
 
 from __future__ import annotations
@@ -241,12 +242,51 @@ def print_table(rows: list[dict], verbose: bool) -> None:
           f"{m['count_ok']} of {m['items']} items")
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+BEGIN = "<!-- quality benchmark: begin (written by `python -m tests.benchmarks quality --set DIR --write-docs`) -->"
+END = "<!-- quality benchmark: end -->"
+
+
+def figures_block(rows: list[dict], today: str) -> str:
+    """The latest figures as a markdown table, one column per kind and one for all, between the
+    markers ``BEGIN`` and ``END``."""
+    groups = kind_summaries(rows)
+    kinds = sum(1 for r in rows if r["kind"] == "monologue"), sum(1 for r in rows if r["kind"] == "dialogue")
+    header = " | ".join(label.replace("MEAN of ", "") if k < len(groups) - 1 else f"all {len(rows)}"
+                        for k, (label, _) in enumerate(groups))
+    lines = [BEGIN, "",
+             f"Last run {today}: {len(rows)} transcripts ({kinds[0]} monologues, {kinds[1]} dialogues), analysed in "
+             f"{sum(r['analyse_s'] for r in rows):.1f} s.", "",
+             f"| measure | {header} |", "|---|" + "---|" * len(groups)]
+    names = [("chapter boundary F1, +-30 s", "f1_30", "{:.3f}"), ("chapter boundary F1, +-15 s", "f1_15", "{:.3f}"),
+             ("the same for evenly spaced chapters, +-30 s", "uniform_f1_30", "{:.3f}"),
+             ("title word overlap with the human title", "title_overlap", "{:.3f}"),
+             ("unpublishable titles", "bad_titles", "{:.1%}")]
+    for label, key, form in names:
+        lines.append(f"| {label} | " + " | ".join(form.format(m[key]) for _, m in groups) + " |")
+    lines.append(f"| chapter count within {COUNT_RATIO_OK[0]}-{COUNT_RATIO_OK[1]}x of the human count | "
+                 + " | ".join(f"{m['count_ok']} of {m['items']}" for _, m in groups) + " |")
+    return "\n".join([*lines, "", END])
+
+
+def write_docs(rows: list[dict], docs: Path = DOCS, today: str | None = None) -> None:
+    """Replace the figures between the markers of ``docs`` with those of ``rows``."""
+    text = docs.read_text(encoding="utf-8")
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"{docs}: no block between the quality benchmark's markers")
+    block = figures_block(rows, today or time.strftime("%Y-%m-%d"))
+    docs.write_text(text[:begin] + block + text[end + len(END):], encoding="utf-8")
+
+
 def run(args: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks quality", description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, required=True, help="folder of NAME.srt|.transcript.md + .chapters.json")
     parser.add_argument("--items", help="comma-separated item numbers or names")
     parser.add_argument("--json", type=Path, help="write every row there")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the titles and topics of each item")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the means into docs/benchmarks.md (between its quality benchmark markers)")
     options = parser.parse_args(args)
     items = load_items(options.set, set(options.items.split(",")) if options.items else None)
     if not items:
@@ -255,6 +295,9 @@ def run(args: list[str]) -> None:
     print_table(rows, options.verbose)
     if options.json:
         options.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    if options.write_docs:
+        write_docs(rows)
+        print(f"figures written to {DOCS}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domain.analysis import MediaFacts, Segment, analyse
-from tests.benchmarks.bench_quality import kind_summaries, score_item, transcript_kind
+from tests.benchmarks.bench_quality import BEGIN, END, kind_summaries, score_item, transcript_kind, write_docs
 
 LINES = [
     "Today we look at how bread rises in a warm kitchen.",
@@ -52,3 +54,22 @@ def test_each_kind_is_averaged_apart_before_the_mean_of_all() -> None:
 def test_a_set_of_one_kind_gives_only_the_mean_of_all() -> None:
     rows = [_row("dialogue", [100], [100]), _row("dialogue", [100], [200])]
     assert [label for label, _ in kind_summaries(rows)] == ["MEAN of 2"]
+
+
+def test_the_figures_are_written_between_the_markers_and_nowhere_else(tmp_path) -> None:
+    rows = [{**_row("monologue", [100, 300], [100, 300]), "analyse_s": 0.25},
+            {**_row("dialogue", [100, 300], [200, 400]), "analyse_s": 0.5}]
+    docs = tmp_path / "benchmarks.md"
+    docs.write_text(f"# Figures\n\nbefore\n\n{BEGIN}\nold figures\n{END}\n\nafter\n", encoding="utf-8")
+    write_docs(rows, docs, today="2026-01-02")
+    text = docs.read_text(encoding="utf-8")
+    assert text.startswith("# Figures\n\nbefore\n\n") and text.endswith("\n\nafter\n") and "old figures" not in text
+    assert "Last run 2026-01-02: 2 transcripts (1 monologues, 1 dialogues), analysed in 0.8 s." in text
+    assert "| measure | 1 monologue | 1 dialogue | all 2 |" in text
+    assert "| chapter boundary F1, +-30 s | 1.000 | 0.000 | 0.500 |" in text
+    assert "| chapter count within 0.6-1.6x of the human count | 1 of 1 | 1 of 1 | 2 of 2 |" in text
+    write_docs(rows, docs, today="2026-01-03")  # again: the block is replaced, not added
+    assert docs.read_text(encoding="utf-8").count(BEGIN) == 1 and "2026-01-02" not in docs.read_text(encoding="utf-8")
+    docs.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        write_docs(rows, docs)
