@@ -57,6 +57,7 @@ BOUNDARY_WEIGHTS = {"depth": 1.0, "phrase": 0.5, "turn": 0.4, "question": -0.1, 
 # host's question opens one as often as not (docs/benchmarks.md: each chosen on the other
 # transcripts of its kind, one held out in turn).
 CONVERSATION_WEIGHTS = {**BOUNDARY_WEIGHTS, "question": 0.0, "pause": 0.0}
+KIND_WEIGHTS = {"monologue": BOUNDARY_WEIGHTS, "dialogue": CONVERSATION_WEIGHTS}  # by ``talk_kind``
 TURN_OPENING_SENTENCES = 3
 PAUSE_FLOOR_MS = 500  # a pause is measured against the long pauses of the talk, never less than this
 WEIGHT_SCALE = 10  # word weights are integers (tenths), so the sliding windows' sums stay exact
@@ -312,7 +313,7 @@ def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, win
     weighted sum of its ``boundary_features``, with ``weights`` when given, else those of the
     kind of talk (``BOUNDARY_WEIGHTS`` for one voice, ``CONVERSATION_WEIGHTS`` for several)."""
     if weights is None:
-        weights = BOUNDARY_WEIGHTS if is_monologue(sentences) else CONVERSATION_WEIGHTS
+        weights = KIND_WEIGHTS[talk_kind(sentences)]
     columns = boundary_features(sentences, facts, window_ms, language, reader)
     scores = [0.0] * len(sentences)
     for name, weight in weights.items():
@@ -421,6 +422,11 @@ def is_monologue(sentences: Sequence[Sentence]) -> bool:
     held out item by item (docs/benchmarks.md). A conversation keeps the count its boundaries
     give: there, the length alone lowered it."""
     return len({s.speaker for s in sentences if s.speaker}) <= 1
+
+
+def talk_kind(sentences: Sequence[Sentence]) -> str:
+    """"monologue" (``is_monologue``) or "dialogue": the kinds whose boundaries weigh apart."""
+    return "monologue" if is_monologue(sentences) else "dialogue"
 
 
 def _count_from_strength(picked: Sequence[float], scores: Sequence[float], low: int, high: int) -> int:

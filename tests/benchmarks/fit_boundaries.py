@@ -38,14 +38,14 @@ from domain.analysis.speakers import diarise
 from domain.analysis.structure import (
     BOUNDARY_FEATURES,
     BOUNDARY_WEIGHTS,
-    CONVERSATION_WEIGHTS,
+    KIND_WEIGHTS,
     SLOWEST_MS,
     TAG_QUESTION_RE,
     boundary_features,
     boundary_window_ms,
     chapters_from_scores,
-    is_monologue,
     lexical_depth,
+    talk_kind,
     word_bags,
 )
 from domain.analysis.text import lang_key, words
@@ -148,7 +148,7 @@ def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = 
             if distance[:, j].min() <= tolerance_s:
                 labels[int(distance[:, j].argmin())] = 1.0
     labels[0] = 0.0
-    kind = "monologue" if is_monologue(sentences) else "dialogue"
+    kind = talk_kind(sentences)
     far = (distance > FAR_S).all(axis=1)
     far[0] = False
     return Prepared(item, kind, duration_ms, sentences, reader, features, labels, far)
@@ -203,9 +203,7 @@ def in_depth_units(weights: dict[str, float]) -> dict[str, float]:
     return scaled
 
 
-# The hand weights of each kind of talk, as the analysis reads them (``boundary_scores``).
-HAND_WEIGHTS = {"monologue": BOUNDARY_WEIGHTS, "dialogue": CONVERSATION_WEIGHTS}
-KINDS = tuple(HAND_WEIGHTS)
+KINDS = tuple(KIND_WEIGHTS)  # the hand weights of each kind of talk, as ``boundary_scores`` reads them
 # Weights for each kind of talk: what the search moves (one move applies to both kinds alike).
 KindWeights = dict[str, dict[str, float]]
 
@@ -274,7 +272,7 @@ def search(f1: BoundaryF1, train: list[int], names: list[str], start: KindWeight
     ``start`` (the hand weights of each kind by default): each round takes the best single move of
     one weight by ``SEARCH_STEPS``, the same for both kinds (the depth's weight stays 1: the scale),
     while it gains ``SEARCH_MIN_GAIN``."""
-    weights = {kind: dict(w) for kind, w in (HAND_WEIGHTS if start is None else start).items()}
+    weights = {kind: dict(w) for kind, w in (KIND_WEIGHTS if start is None else start).items()}
 
     def value(w: KindWeights) -> tuple[float, float]:
         rows = f1(w)[train]
@@ -310,8 +308,8 @@ def across_kinds(prepared: list[Prepared], names: list[str]) -> None:
 
 def moved(weights: KindWeights) -> dict[str, float]:
     """How far the search moved each weight from the hand weights (the same for both kinds)."""
-    return {n: round(w - HAND_WEIGHTS["monologue"].get(n, 0.0), 4) for n, w in weights["monologue"].items()
-            if w != HAND_WEIGHTS["monologue"].get(n, 0.0)}
+    return {n: round(w - KIND_WEIGHTS["monologue"].get(n, 0.0), 4) for n, w in weights["monologue"].items()
+            if w != KIND_WEIGHTS["monologue"].get(n, 0.0)}
 
 
 def searched(prepared: list[Prepared], names: list[str], by_kind: bool, start: KindWeights | None = None
@@ -337,10 +335,10 @@ def swept(prepared: list[Prepared], name: str, values: list[float]) -> None:
         members = [j for j, p in enumerate(prepared) if p.kind == kind]
         if not members:
             continue
-        hand = HAND_WEIGHTS[kind].get(name, 0.0)
+        hand = KIND_WEIGHTS[kind].get(name, 0.0)
         table = {}
         for value in values:
-            trial = {k: dict(w) for k, w in HAND_WEIGHTS.items()}
+            trial = {k: dict(w) for k, w in KIND_WEIGHTS.items()}
             trial[kind][name] = value
             table[value] = f1(trial)[:, 0]
         print(f"{kind}s: {name} " + "  ".join(f"{v:g}: {table[v][members].mean():.3f}" for v in values)
@@ -393,7 +391,7 @@ def run(args: list[str]) -> None:
     if not items:
         raise SystemExit(f"no transcript with human chapters in {options.set}")
     prepared = [prepare(item, options.tolerance, options.nearest) for item in items]
-    hand = means([evaluate(p, HAND_WEIGHTS[p.kind]) for p in prepared])  # before any standardisation
+    hand = means([evaluate(p, KIND_WEIGHTS[p.kind]) for p in prepared])  # before any standardisation
     if options.per_transcript:
         for p in prepared:
             spread = p.features[1:].std(axis=0)
