@@ -164,7 +164,9 @@ def check_range(start_ms: int, end_ms: int, video_duration_ms: int, *, field: st
         raise ClipRefused(f"end_ms is after the end of the video ({video_duration_ms} ms)", field=field,
                           rule="less_than_equal", video_duration_ms=video_duration_ms)
     if max_ms is not None and end_ms - start_ms > max_ms:
-        raise ClipRefused(f"a rendered clip lasts at most {max_ms // 1000} s", field=field, rule="too_long")
+        raise ClipRefused(f"a clip lasts at most {max_ms // 1000} s here (a sandbox key's clips are shorter)"
+                          if max_ms < MAX_RENDER_CLIP_MS else f"a rendered clip lasts at most {max_ms // 1000} s",
+                          field=field, rule="too_long", max_ms=max_ms)
 
 
 def check_format(fmt: str, *, has_audio: bool, has_video: bool) -> None:
@@ -179,17 +181,18 @@ def check_format(fmt: str, *, has_audio: bool, has_video: bool) -> None:
                           rule="no_video")
 
 
-def check_render_clips(clips: Sequence[dict], video_duration_ms: int, video_frame_ms: int) -> None:
-    """The clips of a render request: unique ids, ranges inside the video, each at most
-    ``MAX_RENDER_CLIP_MS`` long, and ``duration_ms`` equal to ``end_ms - start_ms`` within one frame."""
+def check_render_clips(clips: Sequence[dict], video_duration_ms: int, video_frame_ms: int, *,
+                       max_ms: int = MAX_RENDER_CLIP_MS) -> None:
+    """The clips of a render request: unique ids, ranges inside the video, each at most ``max_ms``
+    long (``MAX_RENDER_CLIP_MS``, less for a sandbox key), and ``duration_ms`` equal to
+    ``end_ms - start_ms`` within one frame."""
     seen: set[str] = set()
     for k, clip in enumerate(clips):
         where = f"clips.{k}"
         if clip["id"] in seen:
             raise ClipRefused(f"clip id {clip['id']!r} is given twice", field=f"{where}.id", rule="unique_items")
         seen.add(clip["id"])
-        check_range(clip["start_ms"], clip["end_ms"], video_duration_ms, field=f"{where}.end_ms",
-                    max_ms=MAX_RENDER_CLIP_MS)
+        check_range(clip["start_ms"], clip["end_ms"], video_duration_ms, field=f"{where}.end_ms", max_ms=max_ms)
         if abs(clip["duration_ms"] - (clip["end_ms"] - clip["start_ms"])) > video_frame_ms:
             raise ClipRefused(f"duration_ms must equal end_ms - start_ms within one frame ({video_frame_ms} ms)",
                               field=f"{where}.duration_ms", rule="duration_mismatch")

@@ -10,6 +10,8 @@ Sandbox keys are never charged. The table of prices is in docs/api.md ("Credits 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from datetime import date
 
 PREMIUM_FACTOR = 2  # the provider-written (premium) article costs twice the offline one
 
@@ -75,3 +77,30 @@ def compute_billing_enabled(plan: str, environment: str) -> bool:
     """Whether compute-billed operations (regeneration) charge credits: never for sandbox keys,
     not on a plan that includes them (``PLANS_WITH_COMPUTE_INCLUDED``), on every other plan."""
     return environment != "sandbox" and plan not in PLANS_WITH_COMPUTE_INCLUDED
+
+
+# ------------------------------------------------------------------ sandbox: free, so bounded by size
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxAllowance:
+    """What a workspace's sandbox keys may queue in one UTC ``day``, all free: ``jobs`` in number,
+    ``clip_ms`` of clips cut or rendered, ``decoded_ms`` of media decoded by analyses; and no clip
+    longer than ``clip_max_ms``. A count alone does not bound the work: two renders of 50 clips of
+    five minutes are two jobs and hours of a worker's time."""
+
+    day: date
+    jobs: int
+    clip_ms: int
+    decoded_ms: int
+    clip_max_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MediaWork:
+    """What one job will make a worker process: milliseconds of clips it cuts or renders and of
+    media it decodes (an analysis reads its whole video). Detection, translation and regeneration
+    read text only."""
+
+    clip_ms: int = 0
+    decoded_ms: int = 0

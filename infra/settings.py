@@ -13,6 +13,8 @@ from urllib.parse import quote
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from domain.pricing import SandboxAllowance
+
 
 def wall_clock() -> datetime:
     """The machine's clock: the one place that reads it. Use ``Settings.now`` (which can be fixed or
@@ -85,6 +87,9 @@ class Settings(BaseSettings):
     job_retry_backoff_s: float = 2.0
     # Workers: concurrent jobs per worker process.
     worker_concurrency: int = 2
+    # Workers: a job with items that has held its slot this long gives it up at its next item
+    # boundary when another workspace's job waits for one, then waits its turn (seconds).
+    worker_time_slice_s: float = Field(default=2.0, ge=0)
 
     # Key for AES-GCM encryption of recoverable secrets: 64 hex chars (32 bytes). Empty in dev
     # means a key is generated once into the stack dir; production must set it.
@@ -123,6 +128,12 @@ class Settings(BaseSettings):
     idempotency_retention_s: float = Field(default=86400.0, ge=86400.0)
     # Sandbox: jobs a workspace's sandbox keys may queue per UTC day (sandbox work is free; 429 beyond).
     sandbox_daily_jobs: int = 50
+    # Sandbox: seconds of clips (cuts and template renders) a workspace's sandbox keys may queue per UTC day.
+    sandbox_daily_clip_seconds: int = Field(default=1800, ge=0)
+    # Sandbox: seconds of media its sandbox analyses may decode per UTC day (each analysis: its video's duration).
+    sandbox_daily_decoded_seconds: int = Field(default=7200, ge=0)
+    # Sandbox: longest clip a sandbox key may cut or render, seconds (production keys: 300 for a render).
+    sandbox_clip_max_s: int = Field(default=60, ge=1)
     # Webhooks: delay before each attempt, seconds (the first is the first attempt); about a day in all.
     webhook_retry_schedule_s: list[float] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000]
     # Webhooks: jitter of each retry delay, as a fraction of it (+-).
@@ -237,6 +248,13 @@ class Settings(BaseSettings):
     heartbeat_interval_s: float = 5.0
     # Run mode: "development" or "production".
     mode: str = Field(default="development", pattern="^(development|production)$")
+
+    def sandbox_allowance(self) -> SandboxAllowance:
+        """Today's (UTC, on the settings' clock) bounds of a workspace's free sandbox work."""
+        return SandboxAllowance(day=self.now().date(), jobs=self.sandbox_daily_jobs,
+                                clip_ms=self.sandbox_daily_clip_seconds * 1000,
+                                decoded_ms=self.sandbox_daily_decoded_seconds * 1000,
+                                clip_max_ms=self.sandbox_clip_max_s * 1000)
 
     def now(self) -> datetime:
         """The service's "now": the wall clock, or the fixed instant of ``clock_fixed``, plus the offset.

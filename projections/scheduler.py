@@ -32,6 +32,8 @@ projection = Projection(
         )""",
         """CREATE INDEX IF NOT EXISTS job_queue_claimable ON job_queue (next_attempt_at)
              WHERE state IN ('queued', 'running')""",
+        # The claim's fair order counts each workspace's running jobs.
+        """CREATE INDEX IF NOT EXISTS job_queue_running ON job_queue (workspace_id) WHERE state = 'running'""",
     ],
     tables=["job_queue"],
     ordering="per_stream",

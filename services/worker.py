@@ -25,6 +25,14 @@ others go on, and cancellation observed before each item. If any item failed, th
 items, so no item is done twice, whatever crashed in between: a completion commits whole or not
 at all, and the job refuses a second completion of an item or one from an attempt that is no
 longer running (``StaleAttempt``: that worker lost its lease and stops).
+
+Fair shares between workspaces: a worker claims first the claimable job of the workspace that has
+the fewest jobs running (then the one due first), so one tenant's queue of long jobs never goes
+ahead of another tenant's first job. And a job with items does not keep its slot for its whole
+length: once it has held the slot ``worker_time_slice_s``, it gives it up at its next item boundary
+when another workspace's job waits for one (claimable in the queue while every slot is busy, or
+paused in this worker), and waits its turn for a slot (FIFO) with its lease kept. A short job of
+another tenant thus waits one slice and one item, not a whole render.
 """
 
 from __future__ import annotations
@@ -120,15 +128,47 @@ _CLAIM = """
 UPDATE job_queue q SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
        attempts = q.attempts + 1, updated_at = now()
  WHERE q.job_id = (
-       SELECT job_id FROM job_queue
-        WHERE job_type = ANY($3)
-          AND ((state = 'queued' AND next_attempt_at <= now())
-               OR (state = 'running' AND lease_expires_at < now()))
-        ORDER BY next_attempt_at
+       SELECT c.job_id FROM job_queue c
+        WHERE c.job_type = ANY($3)
+          AND ((c.state = 'queued' AND c.next_attempt_at <= now())
+               OR (c.state = 'running' AND c.lease_expires_at < now()))
+        ORDER BY (SELECT count(*) FROM job_queue r
+                   WHERE r.workspace_id = c.workspace_id AND r.state = 'running' AND r.lease_expires_at >= now()),
+                 c.next_attempt_at
         FOR UPDATE SKIP LOCKED
         LIMIT 1)
 RETURNING q.job_id, q.workspace_id, q.job_type, q.params, q.attempts, q.max_attempts
 """
+
+
+# Whether another workspace has a job waiting for a slot (claimable now, of a type this worker runs).
+_OTHERS_WAITING = """
+SELECT EXISTS (SELECT 1 FROM job_queue
+                WHERE job_type = ANY($1) AND workspace_id <> $2
+                  AND ((state = 'queued' AND next_attempt_at <= now())
+                       OR (state = 'running' AND lease_expires_at < now())))
+"""
+
+
+class Slot:
+    """One of a worker's slots, held by the task that runs a job. A job with items may give it up
+    at an item boundary and wait its turn for one again (``Worker.share_slot``); the task's end
+    releases it only if it holds it."""
+
+    def __init__(self, slots: asyncio.Semaphore) -> None:
+        self._slots = slots
+        self.held = True
+        self.since = time.monotonic()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self._slots.release()
+
+    async def wait_turn(self) -> None:
+        await self._slots.acquire()
+        self.held = True
+        self.since = time.monotonic()
 
 
 class JobContext:
@@ -136,8 +176,9 @@ class JobContext:
     streams), the settings' clock, id allocation, progress reporting, cancellation checks,
     results that commit with the job's completion, and off-loop work."""
 
-    def __init__(self, worker: Worker, job: Job, params: dict, attempt: int) -> None:
+    def __init__(self, worker: Worker, job: Job, params: dict, attempt: int, slot: Slot | None = None) -> None:
         self._worker = worker
+        self._slot = slot
         self._job = job
         self.job_id: uuid.UUID = uuid.UUID(str(job.id))  # asyncpg's UUID type -> the standard one
         self.workspace_id: uuid.UUID = uuid.UUID(str(job.workspace_id))
@@ -213,6 +254,7 @@ class JobContext:
         for item in ordered:
             if item in self._job.items_done:
                 continue
+            await self._worker.share_slot(self, self._slot)
             await self.checkpoint()
             try:
                 done = await work(item)
@@ -270,6 +312,9 @@ class Worker:
         # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
         self._chains: dict[str, dict] = {}
         self._runs: Counter[str] = Counter()
+        self._slots = asyncio.Semaphore(max(1, settings.worker_concurrency))
+        # Workspace id -> jobs of it that gave their slot up and wait for one (``share_slot``).
+        self._paused: Counter[str] = Counter()
 
     async def run(self, stop: asyncio.Event) -> None:
         own_pool = self.pool is None
@@ -281,7 +326,7 @@ class Worker:
                 return
         self.store = EventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
         running: set[asyncio.Task] = set()
-        slots = asyncio.Semaphore(self.settings.worker_concurrency)
+        slots = self._slots
         delays = backoff_delays()
         try:
             while not stop.is_set():
@@ -301,9 +346,10 @@ class Worker:
                     slots.release()
                     await sleep_until_stopped(stop, self.settings.worker_poll_interval_s)
                     continue
-                task = asyncio.create_task(self._run_claimed(claimed))
+                slot = Slot(slots)
+                task = asyncio.create_task(self._run_claimed(claimed, slot))
                 running.add(task)
-                task.add_done_callback(lambda t: (running.discard(t), slots.release()))
+                task.add_done_callback(lambda t, s=slot: (running.discard(t), s.release()))
         finally:
             # Shutdown: stop running jobs; their leases expire and another worker retries them.
             for task in running:
@@ -317,6 +363,39 @@ class Worker:
             return None
         async with self.pool.acquire() as conn:
             return await conn.fetchrow(_CLAIM, self.worker_id, self.settings.worker_lease_s, self.handlers.types)
+
+    async def share_slot(self, ctx: JobContext, slot: Slot | None) -> None:
+        """At an item boundary: give the slot up when the job has held it a whole time slice and
+        another workspace's job waits for one, then wait for a slot again (FIFO behind the jobs
+        that waited first); the lease is kept meanwhile (the heartbeat goes on). The job's step
+        says it is waiting, so a client sees why its progress pauses."""
+        if slot is None or not slot.held or time.monotonic() - slot.since < self.settings.worker_time_slice_s:
+            return
+        workspace = str(ctx.workspace_id)
+        if not await self._others_waiting(workspace):
+            return
+        step = ctx.job.step
+        await ctx.progress(ctx.job.progress, "waiting for a worker slot (shared with other workspaces)")
+        slot.release()
+        self._paused[workspace] += 1
+        try:
+            await slot.wait_turn()
+        finally:
+            self._paused[workspace] -= 1
+            if not self._paused[workspace]:
+                del self._paused[workspace]
+        await ctx.progress(ctx.job.progress, step)
+        log.info("worker: job %s resumed after sharing its slot", ctx.job_id)
+
+    async def _others_waiting(self, workspace: str) -> bool:
+        """Another workspace's job waits for a slot: paused here, or claimable while no slot is free
+        (with one free, the claim loop takes it without anybody giving a slot up)."""
+        if any(other != workspace for other in self._paused):
+            return True
+        if not self._slots.locked():
+            return False
+        async with self.pool.acquire() as conn:
+            return await conn.fetchval(_OTHERS_WAITING, self.handlers.types, uuid.UUID(workspace))
 
     async def append_to_job(self, job: Job, decide: Callable[[Job], None], *, also: list | tuple = ()) -> Job:
         """Apply ``decide`` to the job and append (with ``also``); on a conflict reload and decide again.
@@ -348,11 +427,11 @@ class Worker:
         async with self.pool.acquire() as conn:
             await conn.execute(sql, job_id, self.worker_id, attempt, *args)
 
-    async def _run_claimed(self, row: asyncpg.Record) -> None:
+    async def _run_claimed(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
         self._runs[str(job_id)] += 1
         try:
-            await self._run_job(row)
+            await self._run_job(row, slot)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug or an outage in the bookkeeping itself: the lease will expire
@@ -363,7 +442,7 @@ class Worker:
                 del self._runs[str(job_id)]
                 self._chains.pop(str(job_id), None)
 
-    async def _run_job(self, row: asyncpg.Record) -> None:
+    async def _run_job(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
         job: Job | None = await self.store.load_aggregate(job_id)
         if job is None:
@@ -379,7 +458,7 @@ class Worker:
             return
         handler = self.handlers.get(row["job_type"])
         job = await self.append_to_job(job, lambda j: j.start(attempt, self.worker_id))
-        ctx = JobContext(self, job, row["params"], attempt)
+        ctx = JobContext(self, job, row["params"], attempt, slot)
         work = asyncio.create_task(handler(ctx))
         beat = asyncio.create_task(self._heartbeat(job_id, attempt, work))
         started = time.monotonic()

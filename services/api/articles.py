@@ -534,7 +534,7 @@ async def translate_article(call: Call) -> dict:
         call.store, call.workspace_id, _article_id(call), environment=call.environment,
         target_language=body.target_language, provider_configured=settings.llm_configured,
         webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+        sandbox=settings.sandbox_allowance(), meta=call.meta())
     await call.read_your_writes("jobs", position)
     await call.read_your_writes("article_translations", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
@@ -564,7 +564,7 @@ async def regenerate_article(call: Call) -> dict:
         call.store, call.workspace_id, _article_id(call), environment=call.environment,
         writing_style=body.writing_style, language=body.language, provider_configured=settings.llm_configured,
         webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+        sandbox=settings.sandbox_allowance(), meta=call.meta())
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "compute_billing": {"enabled": billing.enabled, "estimated_credits": billing.estimated_credits}}}

@@ -244,7 +244,7 @@ async def create_video_clip(call: Call) -> dict:
         job, price, position = await commands.request_clip(
             call.store, call.workspace_id, video_id, environment=call.environment, start_ms=body.start_ms,
             end_ms=body.end_ms, fmt=body.format, webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-            sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+            sandbox=settings.sandbox_allowance(), meta=call.meta())
     except ClipRefused as exc:
         raise refused(exc) from None
     await call.read_your_writes("jobs", position)
@@ -264,8 +264,8 @@ async def detect_clips(call: Call) -> dict:
     settings = call.app[SETTINGS]
     job, reused, price, position = await commands.request_detection(
         call.store, call.workspace_id, environment=call.environment, article=article, video=video, template=chosen,
-        request=request, max_attempts=settings.job_max_attempts, sandbox_quota=settings.sandbox_daily_jobs,
-        today=settings.now().date(), meta=call.meta())
+        request=request, max_attempts=settings.job_max_attempts, sandbox=settings.sandbox_allowance(),
+        meta=call.meta())
     return await _created(call, job, reused, 0 if reused else price, position)
 
 
@@ -282,7 +282,7 @@ async def render_clips(call: Call) -> dict:
         job, reused, price, position = await commands.request_render(
             call.store, call.workspace_id, environment=call.environment, article=article, video=video,
             template=chosen, request=request, max_attempts=settings.job_max_attempts,
-            sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+            sandbox=settings.sandbox_allowance(), meta=call.meta())
     except ClipRefused as exc:
         raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)

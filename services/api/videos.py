@@ -363,7 +363,7 @@ async def analyze_video(call: Call) -> dict:
     job, video, price, position = await commands.request_analysis(
         call.store, call.workspace_id, video_id, environment=call.environment, options=options,
         webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox_quota=settings.sandbox_daily_jobs, today=settings.now().date(), meta=call.meta())
+        sandbox=settings.sandbox_allowance(), meta=call.meta())
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "estimated_duration_seconds": estimated_duration_seconds(video.duration_ms),

@@ -14,7 +14,7 @@ from uuid import UUID
 from domain.articles import REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
 from domain.base import DomainError, NotFound
 from domain.media import Media, media_stream_id
-from domain.pricing import compute_billing_enabled, regeneration_price, translation_price
+from domain.pricing import SandboxAllowance, compute_billing_enabled, regeneration_price, translation_price
 from domain.translation import material_words, translation_material
 from domain.videos import Video, video_stream_id
 from domain.workspaces import Workspace
@@ -89,7 +89,7 @@ async def update_article(store: EventStore, workspace_id: UUID, article_id: int,
 
 async def request_translation(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
                               target_language: str, provider_configured: bool, webhook_url: str | None = None,
-                              max_attempts: int = 3, sandbox_quota: int | None = None, today=None,
+                              max_attempts: int = 3, sandbox: SandboxAllowance | None = None,
                               meta: dict | None = None):
     """Queue the translation of an article into ``target_language`` and charge it in the same
     append (402 when short). Refused first, with nothing written: a missing article (404), its own
@@ -108,7 +108,7 @@ async def request_translation(store: EventStore, workspace_id: UUID, article_id:
     job, position = await queue_job(store, workspace_id, job_type=TRANSLATE_JOB, environment=environment,
                                     params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
                                     charge_reason=f"translation of article {article_id} into {target_language}",
-                                    sandbox_quota=sandbox_quota, today=today, meta=meta)
+                                    sandbox=sandbox, meta=meta)
     return job, price, position
 
 
@@ -120,8 +120,8 @@ class ComputeBilling:
 
 async def request_regeneration(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
                                writing_style: str, language: str | None, provider_configured: bool,
-                               webhook_url: str | None = None, max_attempts: int = 3, sandbox_quota: int | None = None,
-                               today=None, meta: dict | None = None):
+                               webhook_url: str | None = None, max_attempts: int = 3,
+                               sandbox: SandboxAllowance | None = None, meta: dict | None = None):
     """Queue the regeneration of an article in ``writing_style`` and, when compute billing is
     enabled for the workspace's plan and the key's environment, charge it in the same append (402
     when short, and then nothing is written).
@@ -149,7 +149,7 @@ async def request_regeneration(store: EventStore, workspace_id: UUID, article_id
     job, position = await queue_job(store, workspace_id, job_type=REGENERATE_JOB, environment=environment,
                                     params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
                                     charge_reason=f"regeneration of article {article_id} ({writing_style})",
-                                    sandbox_quota=sandbox_quota, today=today, meta=meta)
+                                    sandbox=sandbox, meta=meta)
     return job, ComputeBilling(enabled, price), position
 
 

@@ -15,6 +15,7 @@ from uuid import UUID
 from domain.articles import Article
 from domain.clips import (
     DETECTION_JOB,
+    MAX_RENDER_CLIP_MS,
     RENDER_FORMAT,
     RENDER_JOB,
     VIDEO_CLIP_JOB,
@@ -28,7 +29,7 @@ from domain.clips import (
     frame_ms,
 )
 from domain.jobs import Job
-from domain.pricing import clip_price, detection_price, render_clip_price
+from domain.pricing import MediaWork, SandboxAllowance, clip_price, detection_price, render_clip_price
 from domain.videos import Video, video_stream_id
 from infra.eventstore import EventStore
 from services.commands.common import load_in
@@ -36,6 +37,12 @@ from services.commands.jobs import queue_job
 from services.idempotency import queue_job_once_at
 
 SIMPLE_CLIP_ID = "clip"  # the one item of a video_clip job
+
+
+def _sandbox_clip_max(environment: str, sandbox: SandboxAllowance | None) -> int | None:
+    """The longest clip a sandbox key may cut or render (its work is free, so bounded by size);
+    None for production keys, whose bounds are the interface's."""
+    return sandbox.clip_max_ms if environment == "sandbox" and sandbox is not None else None
 
 
 def _has_video(video: Video) -> bool:
@@ -48,11 +55,11 @@ def _has_audio(video: Video) -> bool:
 
 async def request_clip(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str, start_ms: int,
                        end_ms: int, fmt: str, webhook_url: str | None = None, max_attempts: int = 3,
-                       sandbox_quota: int | None = None, today=None, meta: dict | None = None):
+                       sandbox: SandboxAllowance | None = None, meta: dict | None = None):
     """Queue the cut of ``[start_ms, end_ms)`` of a video as ``fmt``; 400 (``ClipRefused``) for a
     range past the video's end or a format its streams cannot give. Returns (job, price, position)."""
     video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
-    check_range(start_ms, end_ms, video.duration_ms)
+    check_range(start_ms, end_ms, video.duration_ms, max_ms=_sandbox_clip_max(environment, sandbox))
     check_format(fmt, has_audio=_has_audio(video), has_video=_has_video(video))
     price = 0 if environment == "sandbox" else clip_price(end_ms - start_ms)
     clip = {"id": SIMPLE_CLIP_ID, "title": video.name, "start_ms": start_ms, "end_ms": end_ms,
@@ -68,7 +75,7 @@ async def request_clip(store: EventStore, workspace_id: UUID, video_id: int, *, 
         params={"video_id": video_id, "start_ms": start_ms, "end_ms": end_ms, "format": fmt,
                 "item_credits": {SIMPLE_CLIP_ID: price}},
         credits=price, charge_reason=f"clip of video {video_id}", max_attempts=max_attempts, webhook_url=webhook_url,
-        sandbox_quota=sandbox_quota, today=today, meta=meta, announce=announce)
+        sandbox=sandbox, work=MediaWork(clip_ms=end_ms - start_ms), meta=meta, announce=announce)
     return job, price, position
 
 
@@ -87,7 +94,7 @@ async def load_article_video(store: EventStore, workspace_id: UUID, environment:
 
 async def request_detection(store: EventStore, workspace_id: UUID, *, environment: str, article: Article,
                             video: Video, template: Template, request: dict, max_attempts: int = 3,
-                            sandbox_quota: int | None = None, today=None,
+                            sandbox: SandboxAllowance | None = None,
                             meta: dict | None = None) -> tuple[Job, bool, int, int | None]:
     """Queue the detection of clips in the article's video, or find the identical earlier request's
     job: (job, reused, price, position of the append or None). ``request`` is the canonical
@@ -106,20 +113,21 @@ async def request_detection(store: EventStore, workspace_id: UUID, *, environmen
         job_type=DETECTION_JOB, params={"article_id": article.article_id, "video_id": video.video_id,
                                         "article_job_id": str(article.job_id), "template_id": template.id},
         credits=price, charge_reason=f"clip detection in article {article.article_id}", max_attempts=max_attempts,
-        sandbox_quota=sandbox_quota, today=today, meta=meta, announce=announce)
+        sandbox=sandbox, meta=meta, announce=announce)
     return job, reused, price, position
 
 
 async def request_render(store: EventStore, workspace_id: UUID, *, environment: str, article: Article,
                          video: Video, template: Template, request: dict, max_attempts: int = 3,
-                         sandbox_quota: int | None = None, today=None,
+                         sandbox: SandboxAllowance | None = None,
                          meta: dict | None = None) -> tuple[Job, bool, int, int | None]:
     """Queue the render of the requested clips with the template, each an item of the job priced on
     its own (what failed is refunded), or find the identical earlier request's job: (job, reused,
     price, position of the append or None). 400 (``ClipRefused``) for a clip outside the video or
     whose duration disagrees."""
     clips = request["clips"]
-    check_render_clips(clips, video.duration_ms, frame_ms(video.frame_rate))
+    check_render_clips(clips, video.duration_ms, frame_ms(video.frame_rate),
+                       max_ms=_sandbox_clip_max(environment, sandbox) or MAX_RENDER_CLIP_MS)
     if not _has_video(video):
         raise ClipRefused("the article's video has no video stream: a template render needs a picture",
                           field="article_id", rule="no_video")
@@ -139,6 +147,7 @@ async def request_render(store: EventStore, workspace_id: UUID, *, environment: 
         params={"article_id": article.article_id, "video_id": video.video_id, "template_id": template.id,
                 "item_credits": item_credits},
         credits=price, charge_reason=f"render of {len(clips)} clips of article {article.article_id}",
-        max_attempts=max_attempts, sandbox_quota=sandbox_quota, today=today, meta=meta, announce=announce)
+        max_attempts=max_attempts, sandbox=sandbox, meta=meta, announce=announce,
+        work=MediaWork(clip_ms=sum(c["end_ms"] - c["start_ms"] for c in clips)))
     return job, reused, price, position
 

@@ -9,6 +9,7 @@ import asyncpg
 
 from domain.base import DomainError
 from domain.jobs import Job
+from domain.pricing import MediaWork, SandboxAllowance
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore, SideEffect
 from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, load_owned, with_retries
@@ -20,22 +21,44 @@ class SandboxQuotaExceeded(DomainError):
     status = 429
 
 
-def _count_sandbox_job(workspace_id: UUID, quota: int, day):
-    """The sandbox job's claim on its workspace's daily quota, in the append's transaction."""
+# The CHECK constraints of ``sandbox_job_quota`` -> the bound each enforces, as the error names it.
+_SANDBOX_BOUNDS = {
+    "sandbox_job_quota_within": ("jobs", lambda a: (a.jobs, f"{a.jobs} jobs")),
+    "sandbox_clip_ms_within": ("clip_seconds", lambda a: (a.clip_ms // 1000, f"{a.clip_ms // 1000} s of clips")),
+    "sandbox_decoded_ms_within": ("decoded_seconds",
+                                  lambda a: (a.decoded_ms // 1000, f"{a.decoded_ms // 1000} s of analysed media")),
+}
+
+
+def _count_sandbox_job(workspace_id: UUID, allowance: SandboxAllowance, work: MediaWork):
+    """The sandbox job's claim on its workspace's day (one job, its clip and decoded milliseconds),
+    in the append's transaction: a CHECK refuses a claim past any bound, and the append with it."""
 
     async def claim(conn: asyncpg.Connection) -> None:
         await conn.execute(
-            "INSERT INTO sandbox_job_quota AS q (workspace_id, day, jobs, quota) VALUES ($1, $2, 1, $3) "
-            "ON CONFLICT (workspace_id, day) DO UPDATE SET jobs = q.jobs + 1, quota = EXCLUDED.quota",
-            workspace_id, day, quota)
+            "INSERT INTO sandbox_job_quota AS q (workspace_id, day, jobs, quota, clip_ms, clip_ms_quota, decoded_ms, "
+            "decoded_ms_quota) VALUES ($1, $2, 1, $3, $4, $5, $6, $7) "
+            "ON CONFLICT (workspace_id, day) DO UPDATE SET jobs = q.jobs + 1, quota = EXCLUDED.quota, "
+            "clip_ms = q.clip_ms + EXCLUDED.clip_ms, clip_ms_quota = EXCLUDED.clip_ms_quota, "
+            "decoded_ms = q.decoded_ms + EXCLUDED.decoded_ms, decoded_ms_quota = EXCLUDED.decoded_ms_quota",
+            workspace_id, allowance.day, allowance.jobs, work.clip_ms, allowance.clip_ms, work.decoded_ms,
+            allowance.decoded_ms)
 
     return claim
+
+
+def _sandbox_refusal(constraint: str, allowance: SandboxAllowance) -> SandboxQuotaExceeded:
+    limit, describe = _SANDBOX_BOUNDS[constraint]
+    quota, said = describe(allowance)
+    return SandboxQuotaExceeded(f"this request would pass the sandbox's daily bound of {said}; it resets at "
+                                "midnight UTC (use a production key for more)", limit=limit, quota=quota)
 
 
 async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, params: dict | None = None,
                     environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None,
                     job_id: UUID | None = None, credits: int | None = None, charge_reason: str | None = None,
-                    sandbox_quota: int | None = None, today=None, meta: dict | None = None,
+                    sandbox: SandboxAllowance | None = None, work: MediaWork = MediaWork(),
+                    meta: dict | None = None,
                     before: Sequence[SideEffect] = (), reuse_existing: bool = False,
                     announce: Callable[[UUID], Sequence] | None = None) -> tuple[Job, int | None]:
     """Queue a job. ``credits`` (kept as ``params.credits``) are charged in the same append: 402 when
@@ -48,8 +71,9 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
     when that job's stream exists already, it is returned with position None and nothing is written
     nor charged.
 
-    A sandbox job (free) counts against ``sandbox_quota`` jobs per workspace and UTC day
-    (``today``): 429 ``sandbox_quota_exceeded`` beyond it, and nothing is written.
+    A sandbox job (free) counts against its workspace's ``sandbox`` allowance of the day: one job,
+    and the clip and decoded milliseconds of ``work``; 429 ``sandbox_quota_exceeded`` (naming the
+    bound) past any of them, and nothing is written.
 
     Charges of one workspace are decided one after the other inside this process (the workspace
     stream's lock of the event store, held for the decision and not for the commit): concurrent
@@ -60,8 +84,8 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
     if credits is not None:
         params = {**(params or {}), "credits": credits}
     quota = []
-    if environment == "sandbox" and sandbox_quota is not None:
-        quota = [_count_sandbox_job(workspace_id, sandbox_quota, today)]
+    if environment == "sandbox" and sandbox is not None:
+        quota = [_count_sandbox_job(workspace_id, sandbox, work)]
 
     async def attempt() -> tuple[Job, int | None]:
         if reuse_existing and isinstance(earlier := await store.load_aggregate(job_id), Job):
@@ -86,10 +110,9 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                 position = await store.save(workspace_id=workspace_id, meta=meta, events=pending,
                                             before=[*quota, *before])
         except asyncpg.CheckViolationError as exc:
-            if exc.constraint_name != "sandbox_job_quota_within":
+            if exc.constraint_name not in _SANDBOX_BOUNDS or sandbox is None:
                 raise
-            raise SandboxQuotaExceeded(f"the sandbox quota of {sandbox_quota} jobs per day is used up; it resets at "
-                                       "midnight UTC (use a production key for more)", quota=sandbox_quota) from None
+            raise _sandbox_refusal(exc.constraint_name, sandbox) from None
         return job, position
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if credits else CONFLICT_RETRIES)

@@ -12,7 +12,7 @@ from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
 from domain.media import Media, media_stream_id
-from domain.pricing import analysis_price
+from domain.pricing import MediaWork, SandboxAllowance, analysis_price
 from domain.videos import (
     ANALYZE_JOB,
     MAX_DURATION_MS,
@@ -164,7 +164,7 @@ async def change_video_description(store: EventStore, workspace_id: UUID, video_
 
 async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
                            options: dict, webhook_url: str | None = None, max_attempts: int = 3,
-                           sandbox_quota: int | None = None, today=None, meta: dict | None = None):
+                           sandbox: SandboxAllowance | None = None, meta: dict | None = None):
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
@@ -177,5 +177,6 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
                                     params={**options, "video_id": video_id}, credits=price,
                                     charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,
-                                    webhook_url=webhook_url, sandbox_quota=sandbox_quota, today=today, meta=meta)
+                                    webhook_url=webhook_url, sandbox=sandbox,
+                                    work=MediaWork(decoded_ms=video.duration_ms), meta=meta)
     return job, video, price, position

@@ -27,6 +27,7 @@ from tests.media_factory import run
 
 BODY_TIMEOUT_S = 1.0
 SANDBOX_QUOTA = 3
+SANDBOX_CLIP_MAX_S, SANDBOX_CLIP_SECONDS, SANDBOX_DECODED_SECONDS = 2, 5, 15
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,19 @@ async def edge(stack_settings, template_db, tmp_path_factory):
     async with running_service(stack_settings, template_db, logs, processes=("relay", "projector"), apis=1,
                                VAEO_API_BODY_TIMEOUT_S=str(BODY_TIMEOUT_S),
                                VAEO_API_UPLOAD_IDLE_TIMEOUT_S=str(BODY_TIMEOUT_S),
-                               VAEO_SANDBOX_DAILY_JOBS=str(SANDBOX_QUOTA)) as svc:
+                               VAEO_SANDBOX_DAILY_JOBS=str(SANDBOX_QUOTA),
+                               VAEO_SANDBOX_CLIP_MAX_S=str(SANDBOX_CLIP_MAX_S),
+                               VAEO_SANDBOX_DAILY_CLIP_SECONDS=str(SANDBOX_CLIP_SECONDS),
+                               VAEO_SANDBOX_DAILY_DECODED_SECONDS=str(SANDBOX_DECODED_SECONDS)) as svc:
         yield svc
+
+
+@pytest.fixture(scope="module")
+def long_tone(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("media") / "long-tone.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000:duration=10",
+         str(path)])
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -335,7 +347,8 @@ async def test_sandbox_work_is_free_within_a_daily_quota(edge, tone):
     statuses = sorted(r.status for r in replies)
     assert statuses == [202] * SANDBOX_QUOTA + [429] * 4, statuses
     refused = next(r for r in replies if r.status == 429)
-    assert refused.error["code"] == "sandbox_quota_exceeded" and refused.error["details"]["quota"] == SANDBOX_QUOTA
+    assert refused.error["code"] == "sandbox_quota_exceeded"
+    assert refused.error["details"] == {"limit": "jobs", "quota": SANDBOX_QUOTA}
     assert all(r.data["credits_charged"] == 0 for r in replies if r.status == 202)
     # Production keeps its own account: charged, never counted against the sandbox quota.
     produced = await _upload(edge, ws.key, tone)
@@ -344,3 +357,34 @@ async def test_sandbox_work_is_free_within_a_daily_quota(edge, tone):
         queued = await conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1 AND type = 'JobQueued'",
                                      ws.id)
     assert queued == SANDBOX_QUOTA + 1
+
+
+async def test_sandbox_work_is_bounded_by_size_not_only_by_count(edge, long_tone):
+    ws = await edge.workspace(credits=0)
+    sandbox = ws.client.with_key(await edge.key(ws, ["*"], environment="sandbox"))
+    video = await _upload(edge, sandbox.key, long_tone)  # 10 s
+    # One clip longer than a sandbox clip may last: 400, whatever the day's budget.
+    too_long = await sandbox.post(f"/videos/{video}/clips", {"start_ms": 0, "end_ms": 3000, "format": "mp3"})
+    assert too_long.status == 400, too_long.body
+    assert too_long.error["details"]["fields"][0]["rule"] == "too_long"
+    assert too_long.error["details"]["max_ms"] == SANDBOX_CLIP_MAX_S * 1000
+    # Clips within the maximum add up to the day's clip seconds (5): the third 2 s clip passes it.
+    replies = [await sandbox.post(f"/videos/{video}/clips", {"start_ms": k * 2000, "end_ms": k * 2000 + 2000,
+                                                              "format": "mp3"}) for k in range(3)]
+    assert [r.status for r in replies] == [202, 202, 429], [r.body for r in replies]
+    assert replies[2].error["code"] == "sandbox_quota_exceeded"
+    assert replies[2].error["details"] == {"limit": "clip_seconds", "quota": SANDBOX_CLIP_SECONDS}
+    # A production key of the same workspace is not bounded by the sandbox's size (it pays: 402 here).
+    paid = await ws.client.post(f"/videos/{await _upload(edge, ws.key, long_tone)}/clips",
+                                {"start_ms": 0, "end_ms": 3000, "format": "mp3"})
+    assert paid.status == 402, paid.body
+
+
+async def test_sandbox_analyses_are_bounded_by_the_media_they_decode(edge, long_tone):
+    ws = await edge.workspace(credits=0)
+    sandbox = ws.client.with_key(await edge.key(ws, ["*"], environment="sandbox"))
+    video = await _upload(edge, sandbox.key, long_tone)  # 10 s decoded per analysis; 15 s a day
+    first = await sandbox.post(f"/videos/{video}/analyze", {})
+    second = await sandbox.post(f"/videos/{video}/analyze", {})
+    assert (first.status, second.status) == (202, 429), (first.body, second.body)
+    assert second.error["details"] == {"limit": "decoded_seconds", "quota": SANDBOX_DECODED_SECONDS}
