@@ -8,6 +8,7 @@ quality --set DIR: chapters and titles against human chapters (on demand: needs 
 fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
+fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
 """
 
 import sys
@@ -19,13 +20,15 @@ from tests.benchmarks import (
     bench_articles,
     bench_clips,
     bench_core,
+    bench_fairness,
     bench_quality,
     bench_revival,
     fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
-          "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run}
+          "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
+          "fairness": bench_fairness.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":
