@@ -169,8 +169,8 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         # lock), the rest of the work is not: the lock is held for the charge and the queueing of
         # the append only (``save_in_turn``), not for its commit.
         async with store.stream_lock(workspace_id):
-            workspace = await charged_workspace(store, workspace_id, price,
-                                                f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
+            reason = f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)"
+            workspace = await charged_workspace(store, workspace_id, price, reason)
             saved = await store.save_in_turn(*aggregates, workspace, turn=workspace, workspace_id=workspace_id,
                                              meta=meta, before=[claim.records(outcome)])
         position = await saved
