@@ -163,6 +163,9 @@ class EventStore:
         self._stream_locks: weakref.WeakValueDictionary[UUID, asyncio.Lock] = weakref.WeakValueDictionary()
         self._aggregates: OrderedDict[UUID, object] = OrderedDict()
         self._read: OrderedDict[UUID, object] = OrderedDict()
+        # Stream id -> the appends of ``save_in_turn`` queued on it and not yet settled: its kept
+        # state is ahead of the store until they are (``load_committed``).
+        self._in_turn: dict[UUID, set[asyncio.Future]] = {}
 
     def stream_lock(self, stream_id: UUID) -> asyncio.Lock:
         """A lock for commands of this process that decide on one stream (a workspace's charges):
@@ -242,8 +245,16 @@ class EventStore:
         for agg in aggregates:
             if agg is turn or agg.id in self._aggregates:
                 self._keep(agg)
+        for stream_id in ids:
+            self._in_turn.setdefault(stream_id, set()).add(future)
 
         def settled(done: asyncio.Future) -> None:  # runs before the caller resumes, awaited or not
+            for stream_id in ids:
+                queued = self._in_turn.get(stream_id)
+                if queued is not None:
+                    queued.discard(done)
+                    if not queued:
+                        del self._in_turn[stream_id]
             if done.cancelled() or done.exception() is not None:
                 for stream_id in ids:  # the kept states were decided on what was not written
                     self._aggregates.pop(stream_id, None)
@@ -465,8 +476,8 @@ class EventStore:
             aggregate = self.registry.reconstruct((row_to_stored(r) for r in rows), start=copy.deepcopy(kept))
             if not rows:
                 return aggregate
-        if aggregate is not None and aggregate.version >= CACHE_FROM_VERSION:
-            self._keep(aggregate)
+        if aggregate is not None and (kept is not None or aggregate.version >= CACHE_FROM_VERSION):
+            self._keep(aggregate)  # a kept state is brought up to date, however short its stream
         return aggregate
 
     async def load_kept(self, stream_id: UUID):
@@ -477,13 +488,28 @@ class EventStore:
         workspace's charges, under ``stream_lock``). When another process has moved the stream,
         the decision's append is refused by its expected version (``ConcurrencyError``), ``save``
         drops the kept state, and the retry loads the stream: a stale state costs a retry, never
-        a wrong decision.
+        a wrong decision. A decision that appends nothing (a refusal) is not checked that way: make
+        it on ``load_committed``.
         """
         kept = self._aggregates.get(stream_id)
         if kept is None:
             return await self.load_aggregate(stream_id)
         self._aggregates.move_to_end(stream_id)
         return copy.deepcopy(kept)
+
+    async def load_committed(self, stream_id: UUID):
+        """The aggregate as the store holds it, to decide on where a decision made on a kept state
+        could be wrong without any append to refuse it (a charge refused for lack of credits appends
+        nothing, so a top-up or a refund that another process appended would never be seen).
+
+        Waits for this process's appends of the stream queued by ``save_in_turn`` to settle (the kept
+        state is then the store's, or dropped when one was refused), then applies whatever any
+        process appended since (``load_aggregate``): one query, and the kept state is brought up to
+        date. Call it under the stream's lock, so that no append of the stream is queued meanwhile.
+        """
+        while queued := self._in_turn.get(stream_id):
+            await asyncio.wait(list(queued))
+        return await self.load_aggregate(stream_id)
 
     async def read_aggregate(self, stream_id: UUID):
         """The aggregate at its latest version, to read and never to change (nothing is decided or

@@ -1,8 +1,8 @@
 """Conversations with the assistant, turn by turn: GET /agent/conversations/{id}.
 
-``agent_conversations`` holds one row per conversation (its workspace and environment, for the
-read's 404 rule), ``agent_turns`` one row per turn: the message, the actions as a JSON array, the
-reply and how the turn ended. Every statement touches only its conversation's rows and is safe
+``agent_conversations`` holds one row per conversation (its workspace, environment and the key
+that started it, for the read's 404 rule), ``agent_turns`` one row per turn: the message, the
+actions as a JSON array, the reply and how the turn ended. Every statement touches only its conversation's rows and is safe
 under replay: creations ``ON CONFLICT DO NOTHING``, an action appended only when the array is as
 long as its index, a reply set only once, the conversation's row guarded by its version. Each event
 is one statement (a turn's row and the conversation's change in one, through a ``WITH``), and the
@@ -25,6 +25,9 @@ projection = Projection(
             updated_at   timestamptz NOT NULL,
             version      integer NOT NULL
         )""",
+        # The key that started it (ConversationStarted.key_id): a row projected before this column
+        # has none, and is read by a wildcard key only until the projection is rebuilt.
+        "ALTER TABLE agent_conversations ADD COLUMN IF NOT EXISTS key_id uuid",
         """CREATE TABLE IF NOT EXISTS agent_turns (
             conversation_id uuid NOT NULL,
             turn            integer NOT NULL,
@@ -52,13 +55,13 @@ _TOUCH = """UPDATE agent_conversations SET updated_at = $3, version = $4, turns 
              WHERE id = $1 AND version < $4"""
 _TURN_COLUMNS = "conversation_id, turn, message, planner, request_id, created_at, actions, reply, outcome, " \
                 "not_done, replied_at"
-# Arguments: id, workspace, environment, created_at, text, planner, request_id, then the tail.
+# Arguments: id, workspace, environment, created_at, text, planner, request_id, key, then the tail.
 _STARTED = f"""WITH conversation AS (
-                   INSERT INTO agent_conversations (id, workspace_id, environment, turns, created_at, updated_at,
-                                                    version)
-                   VALUES ($1, $2, $3, 1, $4, $9, $8) ON CONFLICT (id) DO NOTHING)
+                   INSERT INTO agent_conversations (id, workspace_id, environment, key_id, turns, created_at,
+                                                    updated_at, version)
+                   VALUES ($1, $2, $3, $8, 1, $4, $10, $9) ON CONFLICT (id) DO NOTHING)
                INSERT INTO agent_turns ({_TURN_COLUMNS})
-               VALUES ($1, 1, $5, $6, $7, $4, $10::jsonb, $11, $12, $13, $14)
+               VALUES ($1, 1, $5, $6, $7, $4, $11::jsonb, $12, $13, $14, $15)
                ON CONFLICT (conversation_id, turn) DO NOTHING"""
 # Arguments: id, turn, created_at, text, planner, request_id, then the tail.
 _RECEIVED = f"""WITH turn AS (
@@ -83,7 +86,7 @@ _REPLIED = f"""WITH turn AS (
 def _started(ev) -> list[Statement]:
     d = ev.data
     return [(_STARTED, (ev.stream_id, ev.workspace_id, d["environment"], ev.recorded_at, d["text"], d["planner"],
-                        d["request_id"], ev.version, ev.recorded_at, [], None, None, None, None))]
+                        d["request_id"], d["key_id"], ev.version, ev.recorded_at, [], None, None, None, None))]
 
 
 @projection.handles("ConversationMessageReceived")

@@ -12,10 +12,18 @@ so), an error message 500; at most 200 turns.
 The events an action's operation appends carry, in their ``meta``, the request id of the call to
 the assistant; the message's event and ``ActionPerformed`` carry the same ``request_id``, which is
 how a turn is tied to what its actions did (a job queued, credits charged).
+
+A conversation is its key's: what its actions returned (a balance, the key's own details, a
+video) was for that key to see. Only that key, or a wildcard key of the same workspace and
+environment (its administrator: the one kind of key that may issue and revoke any other), reads or
+continues it (``open_to``). And nothing recorded holds a signed file URL
+(``results.without_file_links``): events are kept for good, a URL would download the file without
+a key for as long as it is valid, and the record is read by more than the key that got it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -32,10 +40,19 @@ from domain.agent.policy import (
     MAX_RESULT_CHARS,
     MAX_TURNS,
 )
+from domain.agent.results import without_file_links
 from domain.base import DomainError, InvalidTransition, aggregate
 
 OUTCOMES = ("completed", "stopped", "failed")
 PLANNERS = ("offline", "provider")
+# The scope of a key that reads and continues every conversation of its workspace and environment:
+# a wildcard key holds every scope, and only such a key issues or revokes any key (domain.api_keys).
+ADMIN_SCOPE = "*"
+
+
+def reads_every_conversation(scopes: Collection[str]) -> bool:
+    """Whether a key with ``scopes`` may read and continue the conversations of other keys."""
+    return ADMIN_SCOPE in scopes
 
 
 class ConversationFull(DomainError):
@@ -77,12 +94,13 @@ class TurnState:
 @aggregate("Conversation")
 class Conversation(Aggregate):
     class Started(Aggregate.Created):
-        """A person's first message opened a conversation: the conversation belongs to the key's
-        workspace and environment (only they can continue or read it); the event is also turn 1's
-        message, with its planner and the request id that the events of its actions carry.
+        """A person's first message opened a conversation: the conversation belongs to the key that
+        sent it, in its workspace and environment (only that key, or a wildcard key of the same
+        workspace and environment, can continue or read it); the event is also turn 1's message,
+        with its planner and the request id that the events of its actions carry.
 
-        Read by the `conversations` read model (the conversation's row, whose workspace and
-        environment decide who may read it, and turn 1 of GET /agent/conversations/{id})."""
+        Read by the `conversations` read model (the conversation's row, whose workspace, environment
+        and key decide who may read it, and turn 1 of GET /agent/conversations/{id})."""
 
         published_as = "ConversationStarted"
         conversation_id: UUID
@@ -108,7 +126,8 @@ class Conversation(Aggregate):
 
     class ActionPerformed(Aggregate.Event):
         """One action of a turn ran (or was refused, or failed): the operation, its arguments, its
-        short result or error. Recorded as it ends, so a turn cut short keeps what it did.
+        short result or error, without any signed file URL (the caller's answer had it; the record
+        is kept for good). Recorded as it ends, so a turn cut short keeps what it did.
 
         Read by the `conversations` read model (appended to its turn's actions, at its index)."""
 
@@ -153,9 +172,15 @@ class Conversation(Aggregate):
         """A new conversation whose turn 1 is ``text``."""
         _check_message(text, planner)
         return cls(conversation_id=conversation_id, workspace_id=workspace_id, environment=environment, key_id=key_id,
-                   text=text, planner=planner, request_id=request_id[:64])
+                   text=without_file_links(text), planner=planner, request_id=request_id[:64])
 
     # ------------------------------------------------------------------------------ decisions
+
+    def open_to(self, key_id: UUID, scopes: Collection[str]) -> bool:
+        """Whether the key ``key_id`` with ``scopes`` (of this conversation's workspace and
+        environment) may read or continue it: the key that started it, or a wildcard key. Any
+        other is answered as for an unknown conversation."""
+        return str(key_id) == str(self.key_id) or reads_every_conversation(scopes)
 
     def check_room(self) -> None:
         if len(self.turns) >= MAX_TURNS:
@@ -167,7 +192,8 @@ class Conversation(Aggregate):
         self.check_room()
         _check_message(text, planner)
         number = len(self.turns) + 1
-        self._message_received(turn=number, text=text, planner=planner, request_id=request_id[:64])
+        self._message_received(turn=number, text=without_file_links(text), planner=planner,
+                               request_id=request_id[:64])
         return number
 
     @event(MessageReceived)
@@ -183,10 +209,12 @@ class Conversation(Aggregate):
             error = {"code": _cut(str(error.get("code", "")), 64),
                      "message": _cut(str(error.get("message", "")), MAX_ERROR_CHARS),
                      "details": _bounded_json(error.get("details") or {}, MAX_ERROR_CHARS, "details")}
-        self._action_performed(turn=turn, index=len(state.actions), name=_cut(name, 64),
-                               arguments=_bounded_json(arguments, MAX_ARGUMENTS_CHARS, "arguments"), status=status,
-                               result=None if result is None else _bounded_json(result, MAX_RESULT_CHARS, "result"),
-                               error=error, request_id=state.request_id)
+            error = without_file_links(error)
+        arguments = without_file_links(_bounded_json(arguments, MAX_ARGUMENTS_CHARS, "arguments"))
+        if result is not None:
+            result = without_file_links(_bounded_json(result, MAX_RESULT_CHARS, "result"))
+        self._action_performed(turn=turn, index=len(state.actions), name=_cut(name, 64), arguments=arguments,
+                               status=status, result=result, error=error, request_id=state.request_id)
 
     @event(ActionPerformed)
     def _action_performed(self, turn: int, index: int, name: str, arguments: dict, status: str, result: dict | None,
@@ -198,7 +226,8 @@ class Conversation(Aggregate):
         self._open(turn)
         if outcome not in OUTCOMES:
             raise DomainError(f"a turn ends {', '.join(OUTCOMES)}", field="outcome")
-        self._replied(turn=turn, reply=_cut(text, MAX_REPLY_CHARS), outcome=outcome, not_done=max(0, not_done))
+        self._replied(turn=turn, reply=_cut(without_file_links(text), MAX_REPLY_CHARS), outcome=outcome,
+                      not_done=max(0, not_done))
 
     @event(Replied)
     def _replied(self, turn: int, reply: str, outcome: str, not_done: int) -> None:

@@ -10,17 +10,26 @@ transcript (a title, a claim) is cut to ``TEXT_MAX`` characters.
 ``model_view`` is what a language model reads of an answer: the answer itself, shrunk to a budget
 (long texts cut, long lists shortened, with a marker saying how much was left out), so that one
 action's answer cannot fill a model's context.
+
+``without_file_links`` is what may be kept of a result: no signed file URL (below).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 TEXT_MAX = 160
 LIST_SHOWN = 10  # items a list's result names (the count says how many there are)
 MODEL_VIEW_CHARS = 6000
+# A signed file URL (``<base>/v1/files/<token>``, absolute or not) is a capability: whoever holds it
+# downloads the file without a key until it expires. An answer hands one to its caller, whose key
+# may read the file; a conversation's record is kept for good and read by other keys, so it never
+# holds one. The token runs to the next character that cannot be in a URL.
+FILE_LINK = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*?)?/v1/files/[^\s\"'<>]*")
+FILE_LINK_LEFT_OUT = "[file link not kept]"
 
 
 def clip(text: Any, limit: int = TEXT_MAX) -> Any:
@@ -270,6 +279,24 @@ SUMMARISERS: dict[str, Callable[[dict, Any], dict]] = {
     "list_revival_candidates": _listing("candidates", ("id", "media_id", "article_id", "title", "score", "status")),
     "complete_descriptions": _descriptions,
 }
+
+
+def without_file_links(value: Any) -> Any:
+    """``value`` (plain JSON values) with every signed file URL taken out: a string that is one
+    is left out of its object or list (a video's ``source_url``), and one inside a longer text is
+    replaced by ``FILE_LINK_LEFT_OUT``. Whoever reads it later asks for the resource again to get
+    a link of their own."""
+    if isinstance(value, str):
+        return FILE_LINK.sub(FILE_LINK_LEFT_OUT, value) if "/v1/files/" in value else value
+    if isinstance(value, dict):
+        return {k: without_file_links(v) for k, v in value.items() if not _file_link(v)}
+    if isinstance(value, list):
+        return [without_file_links(v) for v in value if not _file_link(v)]
+    return value
+
+
+def _file_link(value: Any) -> bool:
+    return isinstance(value, str) and FILE_LINK.fullmatch(value.strip()) is not None
 
 
 def summarise(name: str, arguments: dict, answer: Any) -> dict:

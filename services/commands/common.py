@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 from uuid import UUID
 
-from domain.base import NotFound
+from domain.base import InsufficientCredits, NotFound
+from domain.workspaces import Workspace
 from infra.eventstore import ConcurrencyError, EventStore
 
 T = TypeVar("T")
@@ -38,9 +39,35 @@ async def load_owned(store: EventStore, stream_id: UUID, cls: type, workspace_id
     ``kept``: from this process's kept state (``EventStore.load_kept``), for a workspace's charges
     decided under its stream lock."""
     agg = await (store.load_kept(stream_id) if kept else store.load_aggregate(stream_id))
+    return _owned(agg, stream_id, cls, workspace_id, what, shown_id)
+
+
+def _owned(agg, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+    """``agg`` when it is a ``cls`` of this workspace, else 404 (``missing``)."""
     if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
         raise missing(what, stream_id, shown_id)
     return agg
+
+
+async def charged_workspace(store: EventStore, workspace_id: UUID, amount: int, reason: str, *,
+                            job_id: UUID | None = None):
+    """The workspace with ``amount`` charged, to save with ``save_in_turn``; call it under the
+    workspace's ``stream_lock``. 402 (``InsufficientCredits``) when the balance is short.
+
+    The charge is decided on this process's kept state, without a query: a charge it allows is
+    checked by the append's expected version. A refusal appends nothing, so nothing would ever tell
+    that the kept state missed a top-up or a refund another process appended (the CLI, another API
+    process, a worker ending a job failed): before a refusal stands, the charge is decided again
+    on the stream as committed (``EventStore.load_committed``, one query on the refusing path only).
+    """
+    workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
+    try:
+        workspace.charge(amount, reason, job_id=job_id)
+    except InsufficientCredits:
+        workspace = _owned(await store.load_committed(workspace_id), workspace_id, Workspace, workspace_id,
+                           "workspace")
+        workspace.charge(amount, reason, job_id=job_id)
+    return workspace
 
 
 async def load_in(store: EventStore, stream_id: UUID, cls: type, workspace_id: UUID, environment: str | None,

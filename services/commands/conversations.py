@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from uuid import UUID
 
 from domain.agent.conversation import Conversation
 from infra.eventstore import ConcurrencyError, EventStore
-from services.commands.common import CONFLICT_RETRIES, load_in
+from services.commands.common import CONFLICT_RETRIES, load_in, missing
 
 
-async def load_conversation(store: EventStore, conversation_id: UUID, workspace_id: UUID,
-                            environment: str) -> Conversation:
-    """The conversation of this workspace and environment; another's is 404 like a missing one."""
-    return await load_in(store, conversation_id, Conversation, workspace_id, environment, "conversation")
+async def load_conversation(store: EventStore, conversation_id: UUID, workspace_id: UUID, environment: str, *,
+                            key_id: UUID, scopes: Collection[str]) -> Conversation:
+    """The conversation, when the key ``key_id`` (with ``scopes``) of this workspace and environment
+    may continue it (``Conversation.open_to``: the key that started it, or a wildcard key); another
+    key's, workspace's or environment's is 404 like a missing one."""
+    conversation = await load_in(store, conversation_id, Conversation, workspace_id, environment, "conversation")
+    if not conversation.open_to(key_id, scopes):
+        raise missing("conversation", conversation_id, None)
+    return conversation
 
 
 class TurnRecorder:

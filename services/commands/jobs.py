@@ -12,7 +12,7 @@ from domain.jobs import Job
 from domain.pricing import MediaWork, SandboxAllowance
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore, SideEffect
-from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_in, load_owned, with_retries
+from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, charged_workspace, load_in, with_retries
 from services.commands.meta import joining
 
 
@@ -101,8 +101,8 @@ async def queue_job(store: EventStore, workspace_id: UUID, *, job_type: str, par
                 # stream's lock), which is held for the decision and the queueing of the append
                 # only, not for its commit (``save_in_turn``).
                 async with store.stream_lock(workspace_id):
-                    workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
-                    workspace.charge(credits, charge_reason or f"{job_type} job", job_id=job_id)
+                    workspace = await charged_workspace(store, workspace_id, credits,
+                                                        charge_reason or f"{job_type} job", job_id=job_id)
                     saved = await store.save_in_turn(workspace, turn=workspace, workspace_id=workspace_id,
                                                      meta=meta, events=pending, before=[*quota, *before])
                 position = await saved

@@ -22,9 +22,8 @@ from domain.base import NotFound
 from domain.pricing import description_price
 from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video, video_stream_id
-from domain.workspaces import Workspace
 from infra.eventstore import EventStore
-from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, load_owned, with_retries
+from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, charged_workspace, with_retries
 from services.idempotency import Claim, Outcome
 
 _VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AND workspace_id = $2 "
@@ -170,8 +169,8 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         # lock), the rest of the work is not: the lock is held for the charge and the queueing of
         # the append only (``save_in_turn``), not for its commit.
         async with store.stream_lock(workspace_id):
-            workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace", kept=True)
-            workspace.charge(price, f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)")
+            reason = f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)"
+            workspace = await charged_workspace(store, workspace_id, price, reason)
             saved = await store.save_in_turn(*aggregates, workspace, turn=workspace, workspace_id=workspace_id,
                                              meta=meta, before=[claim.records(outcome)])
         position = await saved

@@ -445,6 +445,65 @@ async def test_a_conversation_continues_with_its_context_and_stays_in_its_worksp
     assert (await ws.client.get("/agent/conversations/not-a-uuid")).status == 404
 
 
+
+async def test_a_conversation_is_read_and_continued_by_its_key_or_a_wildcard_key_only(service, talk):
+    """A narrow key cannot read nor continue what a wider key's turns returned (its balance, its key's
+    details, a video's link): another key's conversation is the 404 of an unknown one, except for a
+    wildcard key of the workspace (its administrator)."""
+    ws, video_id, _, _ = talk
+    narrow = ws.client.with_key(await service.key(ws, ["agent:use"]))
+    owner = ws.client.with_key(await service.key(ws, ["agent:use", "credits:read"]))
+    unknown = await chat(ws.client, "hello", str(uuid.uuid4()))
+    assert unknown.status == 404
+
+    wide = await chat(ws.client, f"what is my balance? who am I? then show video {video_id}")
+    assert names(wide) == ["get_credits", "get_me", "get_video"], wide.body
+    theirs = wide.data["conversationId"]
+    own = await chat(owner, "what is my balance?")
+    mine = own.data["conversationId"]
+    await wait_projected(service.settings, service.pool, ["conversations"])
+
+    for client, conversation in ((narrow, theirs), (narrow, mine), (owner, theirs)):
+        r = await client.get(f"/agent/conversations/{conversation}")
+        assert r.status == 404 and r.error["code"] == "not_found", r.body
+        r = await chat(client, "and my balance?", conversation)
+        assert (r.status, r.error["code"], r.error["message"]) == (404, "not_found", unknown.error["message"]), r.body
+        assert r.error["details"] == {"id": conversation}
+        response, body = await stream(client, "and my balance?", conversation)
+        assert response.status == 404 and body["error"]["code"] == "not_found"
+
+    again = await chat(owner, "and my balance again?", mine)
+    assert again.status == 200 and again.data["conversationId"] == mine, again.body
+    admin = await chat(ws.client, "and my usage?", mine)  # a wildcard key of the workspace
+    assert admin.status == 200, admin.body
+    await wait_projected(service.settings, service.pool, ["conversations"])
+    for client in (owner, ws.client):
+        r = await client.get(f"/agent/conversations/{mine}")
+        assert r.status == 200 and len(r.data["turns"]) == 3, r.body
+    assert (await ws.client.get(f"/agent/conversations/{theirs}")).status == 200
+
+
+async def test_no_signed_file_link_is_recorded_in_a_conversation(service, talk):
+    """A video's answer holds a signed link that downloads the file without a key: the caller gets
+    it in the answer, but the conversation's events and its read model keep none."""
+    ws, video_id, _, _ = talk
+    r = await chat(ws.client, f"show video {video_id}")
+    [action] = r.data["actions"]
+    assert action["status"] == "ok" and "/v1/files/" in action["result"]["source_url"]  # the caller's answer
+    conversation = r.data["conversationId"]
+
+    async with service.pool.acquire() as conn:
+        recorded = await conn.fetch("SELECT type, data::text AS data FROM events WHERE stream_id = $1",
+                                    uuid.UUID(conversation))
+    assert any(row["type"] == "ConversationActionPerformed" for row in recorded)
+    assert not [row["type"] for row in recorded if "/v1/files/" in row["data"]]
+    await wait_projected(service.settings, service.pool, ["conversations"])
+    read = await ws.client.get(f"/agent/conversations/{conversation}")
+    assert read.status == 200 and b"/v1/files/" not in orjson.dumps(read.body), read.body
+    [turn] = read.data["turns"]
+    assert turn["actions"][0]["result"]["id"] == video_id and "source_url" not in turn["actions"][0]["result"]
+
+
 # ------------------------------------------------------------------------------------ the stream
 
 

@@ -1,6 +1,7 @@
 """Refunds end to end on the real processes: an analysis cancelled before any worker claimed it,
 and one whose worker is killed (kill -9, with its ffmpeg) on its last attempt, give the credits
-back exactly once, in the append that ends the job.
+back exactly once, in the append that ends the job. And a top-up by the CLI after a 402 is
+spent by the next call.
 
 The service here starts no worker: each test starts its own (one attempt per job, 2 s leases), so
 that "no worker claimed it yet" and "the worker died" are facts of the test, not races.
@@ -127,3 +128,28 @@ async def test_an_analysis_whose_worker_is_killed_on_its_last_attempt_fails_and_
     assert await same_transaction(service, ws.id, "JobFailed", "CreditsRefunded")
     assert (await ws.client.get("/credits")).data["used"] == 0
     assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated", "JobCompleted") == []
+
+
+async def test_a_top_up_by_the_cli_is_usable_by_the_next_call_after_a_402(service, long_video):
+    """The API process refused a charge on a balance of 0; `vaeo workspace credits W --add N`, another
+    process, tops the workspace up: the next paid call is charged on the new balance, at once."""
+    ws = await service.workspace(credits=10)
+    videos = []
+    for _ in range(2):
+        status, body = await upload(ws.client, long_video)
+        assert status == 201, body
+        videos.append(body["data"]["id"])
+    r = await ws.client.post(f"/videos/{videos[0]}/analyze", {"quality_profile": "premium"})
+    assert r.status == 202 and r.data["credits_charged"] == 10, r.body
+    refused = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
+    assert refused.status == 402 and refused.error["details"] == {"required": 5, "balance": 0}, refused.body
+
+    topped = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "services.cli", "workspace", "credits", str(ws.id), "--add", "10"],
+        env=env_for(service.settings), cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert topped.returncode == 0, topped.stderr
+
+    r = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
+    assert r.status == 202 and r.data["credits_charged"] == 5, r.body
+    await credits_used(ws.client, 15)
+    assert (await ws.client.get("/credits")).data["balance"] == 5

@@ -424,3 +424,41 @@ async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_
                 heard.get_nowait(), heard.get_nowait()
         finally:
             await listener.remove_listener(NOTIFY_CHANNEL, hear)
+
+
+async def test_load_committed_waits_for_the_streams_queued_appends_then_reads_what_any_process_appended(
+        pool, registry):
+    """A charge queued in turn is ahead of the store; another process appends a top-up first, so the
+    queued charge will be refused. ``load_committed`` waits for it to settle and gives the stored
+    stream (the top-up, not the refused charge), not the kept state decided on what was not written."""
+    from infra.eventstore import CACHE_FROM_VERSION
+    from services.commands import add_credits, create_workspace
+
+    here, elsewhere = EventStore(pool, registry, group_commit=True), EventStore(pool, registry)
+    ws, _ = await create_workspace(here, name="committed", plan="pro", credits=100, rate_limit=600)
+    for _ in range(CACHE_FROM_VERSION):
+        await add_credits(here, ws, 1)
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def held(conn):  # keeps the queued append's transaction open, ahead of its version check
+        entered.set()
+        await gate.wait()
+
+    async with here.stream_lock(ws):
+        workspace = await here.load_kept(ws)
+        workspace.charge(workspace.credits_balance, "everything")
+        doomed = await here.save_in_turn(workspace, turn=workspace, workspace_id=ws, before=[held])
+        try:
+            await entered.wait()
+            await add_credits(elsewhere, ws, 50)
+            reading = asyncio.create_task(here.load_committed(ws))
+            await asyncio.sleep(0.05)
+            waited = not reading.done()
+        finally:
+            gate.set()
+        fresh = await reading
+    with pytest.raises(ConcurrencyError):
+        await doomed
+    assert fresh.credits_balance == 100 + CACHE_FROM_VERSION + 50
+    assert waited, "waits for the queued append"
+    assert fresh.version == registry.reconstruct(await here.load(ws)).version

@@ -99,6 +99,34 @@ def test_a_conversation_is_rebuilt_from_its_events():
     assert again.actions_so_far() == [("get_me", {}, "ok", {"plan": "pro"})]
 
 
+def test_a_conversation_is_open_to_its_key_and_to_a_wildcard_key_only():
+    owner = uuid.uuid4()
+    c = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
+                           key_id=owner, text="hello", planner="offline", request_id="r0")
+    assert c.open_to(owner, {"agent:use"}) and c.open_to(str(owner), set())
+    assert c.open_to(uuid.uuid4(), {"*"})  # the workspace's administrator
+    assert not c.open_to(uuid.uuid4(), {"agent:use", "credits:read", "keys:admin"})
+
+
+def test_no_signed_file_link_is_recorded_anywhere_in_a_turn():
+    link = "http://127.0.0.1:8080/v1/files/eyJ2IjoxfQ." + "s" * 43
+    c = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
+                           key_id=uuid.uuid4(), text=f"what is {link}?", planner="offline", request_id="r0")
+    c.record_action(1, name="get_video", arguments={"id": 3, "url": link}, status="ok",
+                    result={"id": 3, "source_url": link, "links": [link, "/v1/videos/3"], "note": f"see {link}"},
+                    error=None)
+    c.record_action(1, name="get_video", arguments={"id": 4}, status="failed", result=None,
+                    error={"code": "x", "message": f"gone: {link}", "details": {"source_url": link}})
+    c.reply(1, f"Video 3: {link}\nDone.", outcome="completed", not_done=0)
+    recorded = json.dumps([e.__dict__ for e in c.collect_events()], default=str)
+    assert "/v1/files/" not in recorded and "s" * 43 not in recorded
+    [first, second] = c.turns[0].actions
+    assert first["result"] == {"id": 3, "links": ["/v1/videos/3"], "note": "see [file link not kept]"}
+    assert first["arguments"] == {"id": 3}
+    assert second["error"]["details"] == {} and second["error"]["message"] == "gone: [file link not kept]"
+    assert c.turns[0].reply == "Video 3: [file link not kept]\nDone."
+
+
 # ------------------------------------------------------------------------------------ results
 
 
@@ -254,6 +282,7 @@ def test_the_projection_writes_one_statement_per_event_safe_under_replay():
         "conversation_id": str(sid), "workspace_id": str(WS), "environment": "sandbox", "key_id": str(sid),
         "text": "hi", "planner": "offline", "request_id": "r"}, sid))
     assert sql.count("ON CONFLICT") == 2 and args[2] == "sandbox" and args[4:7] == ("hi", "offline", "r")
+    assert "key_id" in sql and args[7] == str(sid)  # the key that started it: who may read it
     [(sql, args)] = projection.apply(stored("ConversationActionPerformed", 3, {
         "turn": 1, "index": 0, "name": "get_me", "arguments": {}, "status": "ok", "result": {}, "error": None,
         "request_id": "r"}, sid))
