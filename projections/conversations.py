@@ -1,12 +1,12 @@
 """Conversations with the assistant, turn by turn: GET /agent/conversations/{id}.
 
-``agent_conversations`` holds one row per conversation (its workspace, environment and the key
-that started it, for the read's 404 rule), ``agent_turns`` one row per turn: the message, the
-actions as a JSON array, the reply and how the turn ended. Every statement touches only its conversation's rows and is safe
-under replay: creations ``ON CONFLICT DO NOTHING``, an action appended only when the array is as
-long as its index, a reply set only once, the conversation's row guarded by its version. Each event
-is one statement (a turn's row and the conversation's change in one, through a ``WITH``), and the
-events of one turn that arrive in one batch are one insert.
+``agent_conversations`` holds one row per conversation (its workspace, environment and the key that
+started it, for the read's 404 rule), ``agent_turns`` one row per turn: the message, the actions as
+a JSON array, the reply and how the turn ended. Every statement touches only its conversation's
+rows and is safe under replay: creations ``ON CONFLICT DO NOTHING``, an action appended only when
+the array is as long as its index, a reply set only once, the conversation's row guarded by its
+version. Each event is one statement (a turn's row and the conversation's change in one, through a
+``WITH``), and the events of one turn that arrive in one batch are one insert.
 """
 
 from __future__ import annotations
