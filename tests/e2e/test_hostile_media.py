@@ -217,6 +217,6 @@ async def test_a_video_recorded_before_the_demuxer_was_kept_is_probed_again_whit
     r = await ws.client.post(f"/videos/{vid}/analyze", {"outputs": {"transcript": True, "article": False}})
     assert r.status == 202, r.body
     job, _ = await follow(ws.client, r.data["job_id"], timeout=180)
-    assert job["status"] == "completed" and job["result"]["transcript_source"] == "embedded", job
+    assert job["status"] == "completed" and job["result"]["transcript_source"] == {"kind": "embedded"}, job
     transcript = (await ws.client.get(f"/videos/{vid}/graph")).data["transcript"]
     assert CANARY in " ".join(s["text"] for s in transcript)  # its own subtitles, of course
