@@ -165,7 +165,7 @@ async def test_a_header_lying_about_the_length_is_priced_by_the_measure(service,
         assert status == 201, body
         assert abs(body["data"]["duration_seconds"] - REAL_S) <= 1, (key, body)
         r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"outputs": {"article": False}})
-        assert r.status == 202 and r.data["credits_charged"] == 3, (key, r.body)  # 130 s: three minutes
+        assert r.status == 202 and r.data["credits_charged"] == 6, (key, r.body)  # 130 s: three minutes, and their speech
     job, _ = await follow(ws.client, r.data["job_id"], timeout=180)
     assert job["status"] == "completed", job
     audio = (await ws.client.get(f"/videos/{body['data']['id']}/audio-elements")).data
