@@ -21,9 +21,26 @@ def started_minutes(duration_ms: int) -> int:
     return max(1, math.ceil(duration_ms / 60_000))
 
 
-def analysis_price(duration_ms: int, quality_profile: str = "standard") -> int:
-    """One analysis: one credit per started minute of the measured duration, doubled for premium."""
-    return started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
+def analysis_price(duration_ms: int, quality_profile: str = "standard", speech_ms: int = 0) -> int:
+    """One analysis: one credit per started minute of the measured duration, doubled for premium,
+    plus the speech recognition of ``speech_ms`` of audio when the video has no transcript."""
+    return (started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
+            + speech_price(speech_ms))
+
+
+# Speech recognition (a video without captions): the audio is decoded and recognised up to the
+# speech bound (``asr_max_duration_s``), so the price follows the minutes decoded, not the video's.
+SPEECH_CREDITS_PER_MINUTE = 1
+
+
+def speech_ms(duration_ms: int, max_duration_ms: int) -> int:
+    """The audio a recognition decodes: the measured duration, bounded."""
+    return max(0, min(duration_ms, max_duration_ms))
+
+
+def speech_price(audio_ms: int) -> int:
+    """Recognising ``audio_ms`` of audio: one credit per started minute; none without audio."""
+    return started_minutes(audio_ms) * SPEECH_CREDITS_PER_MINUTE if audio_ms > 0 else 0
 
 
 # Clips. A simple clip is a re-encode of the range: priced like an analysis of that range. A template

@@ -189,3 +189,36 @@ def to_webvtt(segments: list[Segment]) -> str:
         voice = f"<v {seg.speaker}>" if seg.speaker else ""
         lines += [f"{stamp(seg.start_ms)} --> {stamp(seg.end_ms)}", f"{voice}{seg.text}", ""]
     return "\n".join(lines)
+
+
+def _stamp(ms: int, separator: str) -> str:
+    h, rest = divmod(max(0, int(ms)), 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, milli = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{separator}{milli:03d}"
+
+
+def _one_line(text: str) -> str:
+    """A cue's text on one line, with no timing arrow (which would start a cue of its own)."""
+    return " ".join(CONTROL_RE.sub("", text).replace("-->", "->").split())
+
+
+def transcript_webvtt(segments: list[Segment]) -> str:
+    """A transcript for download as WebVTT: text escaped (``&``, ``<``, ``>``), speakers as voice spans."""
+    lines = ["WEBVTT", ""]
+    for k, seg in enumerate(segments, 1):
+        text = html.escape(_one_line(seg.text), quote=False)
+        voice = f"<v {html.escape(_one_line(seg.speaker), quote=False).replace('>', '')}>" if seg.speaker else ""
+        lines += [str(k), f"{_stamp(seg.start_ms, '.')} --> {_stamp(seg.end_ms, '.')}", f"{voice}{text}", ""]
+    return "\n".join(lines)
+
+
+def transcript_srt(segments: list[Segment]) -> str:
+    """A transcript for download as SRT (numbered cues, comma milliseconds, ``Speaker:`` prefixes)."""
+    blocks = []
+    for k, seg in enumerate(segments, 1):
+        text = _one_line(seg.text)
+        if seg.speaker:
+            text = f"{_one_line(seg.speaker)}: {text}"
+        blocks.append(f"{k}\n{_stamp(seg.start_ms, ',')} --> {_stamp(seg.end_ms, ',')}\n{text}\n")
+    return "\n".join(blocks)

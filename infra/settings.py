@@ -213,6 +213,32 @@ class Settings(BaseSettings):
     llm_max_response_bytes: int = 1_048_576
     # Article provider: ask for a JSON object (response_format json_object); off for servers that refuse it.
     llm_json_mode: bool = True
+    # Speech recognition (a video without captions): directory of joined model files; empty = <stack_dir>/models.
+    asr_model_dir: str = ""
+    # Speech recognition: CPU threads of the local Whisper engine (int8).
+    asr_cpu_threads: int = Field(default=2, ge=1, le=64)
+    # Speech recognition: longest window of audio recognised as one job item, seconds (cut at pauses).
+    asr_window_s: int = Field(default=30, ge=5, le=120)
+    # Speech recognition: longest run of one window (decode + recognition), seconds; the recogniser process
+    # is killed at the limit and the window fails (and is retried alone).
+    asr_window_timeout_s: float = Field(default=300.0, gt=0)
+    # Speech recognition: longest audio recognised, seconds (a longer video's analysis with speech is refused).
+    asr_max_duration_s: float = Field(default=14400.0, gt=0, le=43200.0)
+    # Speech recognition: the detected language is used when its probability among the seven languages
+    # reaches this; below it the job asks for `language` in the analyze request.
+    asr_language_min_probability: float = Field(default=0.8, ge=0, le=1)
+    # Speech provider (OpenAI-compatible POST /audio/transcriptions): base URL up to /v1; empty = the local model.
+    asr_base_url: str = ""
+    # Speech provider: API key, sent as "Authorization: Bearer"; a secret, never logged nor stored; empty = no header.
+    asr_api_key: SecretStr = SecretStr("")
+    # Speech provider: the model asked for (e.g. whisper-1); the provider is used only when base URL and model are set.
+    asr_model: str = ""
+    # Speech provider: longest wait for one window's answer, seconds.
+    asr_timeout_s: float = 120.0
+    # Speech provider: requests per window at most; only 408, 429, 5xx, timeouts and connection failures are retried.
+    asr_max_attempts: int = 3
+    # Speech provider: delay before the second request of a window, seconds (doubles for each further one).
+    asr_retry_backoff_s: float = 2.0
     # Clock: a fixed "now" (ISO 8601 with offset) used instead of the wall clock (tests); empty = wall clock.
     clock_fixed: str = ""
     # Clock: seconds added to "now" (tests slide monitoring windows without sleeping); 0 in production.
@@ -266,6 +292,16 @@ class Settings(BaseSettings):
     def llm_configured(self) -> bool:
         """An article provider is configured: a base URL and a model."""
         return bool(self.llm_base_url.strip() and self.llm_model.strip())
+
+    @property
+    def asr_configured(self) -> bool:
+        """A speech provider is configured: a base URL and a model (else the local model runs)."""
+        return bool(self.asr_base_url.strip() and self.asr_model.strip())
+
+    @property
+    def asr_models_path(self) -> Path:
+        """Where joined speech model files are kept."""
+        return Path(self.asr_model_dir) if self.asr_model_dir else self.stack_dir / "models"
 
     @property
     def instance_dir(self) -> Path:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.model import Segment
 from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
 from domain.articles import Article
@@ -46,21 +47,24 @@ from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
+from services import speech
 from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.worker import JobContext, PermanentJobError
 
 ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
                        "use quality_profile standard (offline engine)")
-_HOW_TO_TRANSCRIPT = "upload the video with a captions file (WebVTT or SRT), or a video with a text subtitle track"
+_HOW_TO_TRANSCRIPT = ("upload the video with a captions file (WebVTT or SRT), or a video with a text subtitle track "
+                      "or audible speech")
 NO_TRANSCRIPT = (f"no article: the video has no transcript, and an article is written from what is said ("
                  f"{_HOW_TO_TRANSCRIPT}); the content graph holds the media elements only")
 PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the transcript, and this video has none "
                          f"({_HOW_TO_TRANSCRIPT}); what the job was charged is refunded")
 
 
-def _transcript(storage: Storage, video: Video, timeout: float):
-    """Segments and where they came from: sidecar captions, an embedded text track, or none.
+def _transcript(storage: Storage, video: Video, timeout: float, stored_speech: bool = True):
+    """Segments and where they came from: sidecar captions, an embedded text track, the speech
+    recognised by the video's latest analysis (``stored_speech``: what clips read), or none.
 
     The file is read as the container its upload was accepted as (``video.demuxer``; a video
     recorded before the demuxer was kept is probed again, whitelisted), and no further than the
@@ -71,6 +75,11 @@ def _transcript(storage: Storage, video: Video, timeout: float):
     info = mediatools.probe(source, demuxer=video.demuxer)
     position = mediatools.pick_subtitle_track(info, video.language)
     if position is None:
+        graph = video.graph or {}
+        recorded = graph.get("transcriptSource")
+        if stored_speech and isinstance(recorded, dict) and recorded.get("kind") == "speech":
+            return [Segment(s["startMs"], s["endMs"], s["text"], s.get("speaker"))
+                    for s in graph.get("transcript") or []], "speech"
         return [], "none"
     text = mediatools.extract_subtitles(source, position, timeout=timeout, info=info, limit_ms=video.duration_ms)
     return parse_captions(text), "embedded"
@@ -121,8 +130,9 @@ async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writi
 
 
 async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
-                       provider: ChatProvider | None = None) -> dict:
+                       provider: ChatProvider | None = None, recogniser=None) -> dict:
     p = ctx.params
+    language = p.get("language", "fr")
     job_id, workspace_id = ctx.job_id, ctx.workspace_id
     outputs = p.get("outputs") or {}
     premium = p.get("quality_profile") == "premium"
@@ -135,13 +145,25 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
         raise PermanentJobError(f"the media file of video {video.video_id} is missing from storage")
 
     await ctx.progress(5, "reading the transcript")
-    try:
-        segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s)
-    except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc  # no path
+    wants_speech = p.get("transcript_source") == "speech"
+    segments, source = [], "none"
+    if not wants_speech:
+        try:
+            segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s, False)
+        except (CaptionError, mediatools.MediaError) as exc:
+            raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc  # no path
+    transcript_source: dict = {"kind": source}
+    no_words = None
+    if source == "none" and recogniser is not None:
+        named = language if p.get("language_given") else None
+        recognised = await _speech(ctx, settings, storage, video, recogniser, named)
+        segments, transcript_source, no_words = recognised.segments, recognised.source, recognised.note
+        language = recognised.language or language
     # No words, no article: an empty one would still be scored, exported and announced.
     wants_article = outputs.get("article", True)
-    article_skipped = NO_TRANSCRIPT if wants_article and not any(seg.text.strip() for seg in segments) else None
+    article_skipped = None
+    if wants_article and not any(seg.text.strip() for seg in segments):
+        article_skipped = f"{NO_TRANSCRIPT} ({no_words})" if no_words else NO_TRANSCRIPT
     if premium and article_skipped:
         raise PermanentJobError(PREMIUM_NO_TRANSCRIPT)
     await ctx.checkpoint()
@@ -155,7 +177,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
 
     await ctx.progress(60, "building the content graph")
     try:
-        graph = await run_with_cpu_limit(analyse, segments, facts, language=p.get("language", "fr"),
+        graph = await run_with_cpu_limit(analyse, segments, facts, language=language,
                                          mode=p.get("analysis_mode", "standard"),
                                          cpu_seconds=settings.analysis_cpu_limit_s)
     except CpuLimitExceeded as exc:
@@ -163,8 +185,8 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
             f"building the content graph was stopped at its CPU-time limit of {exc.cpu_seconds} s "
             f"({len(segments)} transcript segments); nothing was stored") from None
     graph_dict = graph.to_dict()
-    graph_dict["transcriptSource"] = source
-    if outputs.get("transcript"):
+    graph_dict["transcriptSource"] = transcript_source
+    if outputs.get("transcript") or transcript_source["kind"] == "speech":  # clips and downloads read it
         graph_dict["transcript"] = [s.to_dict() for s in graph.segments]
     if outputs.get("chapters"):
         graph_dict["chaptersText"] = chapters_text(graph.chapters)
@@ -172,7 +194,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
 
     article_agg = None
     if wants_article and not article_skipped:
-        style, language = p.get("writing_style", "auto"), p.get("language", "fr")
+        style = p.get("writing_style", "auto")
         answer = None
         if premium:
             await ctx.progress(80, "writing the article (provider)")
@@ -201,17 +223,31 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     ctx.record_with_completion([*video.collect_events(),
                                 *(article_agg.collect_events() if article_agg is not None else [])])
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
-            "chapters": len(graph.chapters), "transcript_source": source,
+            "chapters": len(graph.chapters), "transcript_source": transcript_source, "language": language,
             "geo_readiness_score": graph.geo_readiness_score,
             **({"article_skipped": article_skipped} if article_skipped else {})}
+
+
+async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: Video, recogniser,
+                  language: str | None) -> speech.SpeechTranscript:
+    """The video's speech recognised (``services.speech``), on the accepted container."""
+    path = storage.path(video.storage_key)
+    demuxer = video.demuxer
+    if not demuxer:
+        try:
+            demuxer = (await ctx.run_blocking(mediatools.probe, path)).demuxer
+        except mediatools.MediaError as exc:
+            raise PermanentJobError(f"reading the audio: {mediatools.scrub(str(exc))}") from exc
+    return await speech.transcribe(ctx, settings, recogniser, path, demuxer, video.duration_ms, language)
 
 
 def analysis_handler(settings: Settings):
     storage = storage_for(settings)
 
     provider = ChatProvider.from_settings(settings)
+    recogniser = speech.recogniser_for(settings)
 
     async def analyze_video(ctx: JobContext) -> dict:
-        return await run_analysis(ctx, settings, storage, provider)
+        return await run_analysis(ctx, settings, storage, provider, recogniser)
 
     return analyze_video

@@ -120,3 +120,57 @@ def make_captioned_video(root: Path, seconds: float, cues: list[Segment], name: 
     vtt = root / (Path(name).stem + ".vtt")
     vtt.write_text(to_webvtt(cues))
     return {"video": video, "vtt": vtt, "duration_ms": int(seconds * 1000)}
+
+
+TALK_LINES = [
+    "Solar panels convert sunlight into electricity.",
+    "In 2023, the world installed more than four hundred gigawatts of solar capacity.",
+    "Why does this matter?",
+    "Because solar power is now the cheapest source of electricity in history.",
+    "Batteries store the energy of the afternoon for the evening.",
+    "Lithium battery prices fell by ninety percent between 2010 and 2020.",
+    "Thank you for listening.",
+]
+
+
+def make_spoken_talk(root: Path, lines: list[str] | None = None, name: str = "talk.mp4", *, voice: str = "en",
+              pause_s: float = 1.2, lead_s: float = 1.0, audio_args: tuple[str, ...] = ()) -> dict:
+    """A talk WITHOUT captions: a test-pattern picture and espeak-ng reading ``lines`` (English by
+    default), ``pause_s`` of silence between lines and ``lead_s`` before the first:
+    {video, lines, starts_ms, duration_ms}. ``audio_args`` re-encode the sound (rate, channels)."""
+    ensure_tools()
+    lines = lines or TALK_LINES
+    parts, starts, t = [], [], int(lead_s * 1000)
+    gap = root / f"{Path(name).stem}-gap.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", str(pause_s), str(gap)])
+    lead = root / f"{Path(name).stem}-lead.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", str(lead_s), str(lead)])
+    for k, text in enumerate(lines):
+        wav = root / f"{Path(name).stem}-line{k}.wav"
+        run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(wav), text])
+        starts.append(t)
+        parts.append(wav)
+        t += _wav_ms(wav) + int(pause_s * 1000)
+    listing = root / f"{Path(name).stem}-lines.txt"
+    listing.write_text(f"file '{lead}'\n" + "".join(f"file '{p}'\nfile '{gap}'\n" for p in parts))
+    speech = root / f"{Path(name).stem}-speech.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing), "-ar", "22050", "-ac", "1",
+         str(speech)])
+    seconds = t / 1000
+    video = root / name
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=s=320x240:r=10:d={seconds}", "-i", str(speech),
+         "-map", "0:v", "-map", "1:a", "-t", str(seconds), "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv420p", "-c:a", "aac", *audio_args, str(video)], timeout=300)
+    return {"video": video, "lines": lines, "starts_ms": starts, "duration_ms": t}
+
+
+def make_sound(root: Path, name: str, source: str, seconds: float, *, audio_args: tuple[str, ...] = (),
+               video: bool = True) -> Path:
+    """A file whose sound is the lavfi ``source`` (anullsrc, anoisesrc, sine...), no speech in it."""
+    ensure_tools()
+    out = root / name
+    picture = ["-f", "lavfi", "-i", f"color=c=gray:s=160x120:r=5:d={seconds}"] if video else []
+    codecs = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"] if video else []
+    run(["ffmpeg", "-nostdin", "-y", *picture, "-f", "lavfi", "-i", source, "-t", str(seconds), *codecs,
+         "-c:a", "aac", *audio_args, str(out)], timeout=600)
+    return out

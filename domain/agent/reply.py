@@ -69,6 +69,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "get_monitoring_alerts": ("read your alerts", "lire vos alertes"),
     "list_videos": ("list your videos", "lister vos vidéos"),
     "get_video": ("show video {id}", "afficher la vidéo {id}"),
+    "get_transcript": ("read the transcript of video {id}", "lire la transcription de la vidéo {id}"),
     "analyze_video": ("analyse video {id}", "analyser la vidéo {id}"),
     "get_claims": ("read the claims of video {id}", "lire les affirmations de la vidéo {id}"),
     "get_entities": ("read the entities of video {id}", "lire les entités de la vidéo {id}"),

@@ -24,11 +24,13 @@ from functools import partial
 from typing import Any, Literal
 from uuid import UUID
 
-from aiohttp import BodyPartReader
+from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from domain.analysis.model import Segment
 from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms, video_stream_id
+from infra.captions import transcript_srt, transcript_webvtt
 from infra.file_urls import signed_url
 from infra.storage import storage_for
 from services import commands
@@ -132,6 +134,9 @@ class AnalyzeVideo(BaseModel):
     quality_profile: Literal["standard", "premium"] = "standard"
     # Omitted: the video's language (given at upload, or the captions', else fr).
     language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    # Omitted (auto): captions, else an embedded text track, else the speech recognised from the audio;
+    # "speech": recognise the audio even when the video has captions.
+    transcript_source: Literal["auto", "speech"] = "auto"
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 
 
@@ -358,12 +363,13 @@ async def analyze_video(call: Call) -> dict:
     video_id = video_id_of(call)
     options = {"outputs": body.outputs.model_dump(), "writing_style": body.writing_style,
                "analysis_mode": body.analysis_mode, "quality_profile": body.quality_profile,
-               "language": body.language}
+               "language": body.language, "transcript_source": body.transcript_source}
     settings = call.app[SETTINGS]
     job, video, price, position = await commands.request_analysis(
         call.store, call.workspace_id, video_id, environment=call.environment, options=options,
         webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox=settings.sandbox_allowance(), meta=call.meta())
+        speech_max_ms=int(settings.asr_max_duration_s * 1000), sandbox=settings.sandbox_allowance(),
+        meta=call.meta())
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "estimated_duration_seconds": estimated_duration_seconds(video.duration_ms),
@@ -431,6 +437,40 @@ async def get_video_graph(call: Call) -> dict:
     return {"data": await _graph(call)}
 
 
+class TranscriptQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["vtt", "srt", "json"] = Field(default="vtt", description="vtt (WebVTT), srt or json")
+    download: int = Field(default=0, ge=0, le=1, description="1: Content-Disposition attachment with a file name")
+
+
+TRANSCRIPT_TYPES = {"vtt": "text/vtt; charset=utf-8", "srt": "application/x-subrip; charset=utf-8",
+                    "json": "application/json"}
+
+
+async def get_transcript(call: Call) -> web.Response | dict:
+    """The transcript of the latest analysis: the recognised speech of a video without captions (or
+    the caption segments when that analysis asked for ``outputs.transcript``)."""
+    q: TranscriptQuery = call.query
+    video_id = video_id_of(call)
+    graph = await _graph(call)
+    if not graph.get("transcript"):
+        raise ApiError(404, "transcript_not_found",
+                       f"the latest analysis of video {video_id} kept no transcript: it is kept when the speech was "
+                       f"recognised, or when the analysis asked for outputs.transcript", {"id": str(video_id)})
+    segments = [Segment(int(s["startMs"]), int(s["endMs"]), str(s["text"]), s.get("speaker"))
+                for s in graph["transcript"]]
+    if q.format == "json":
+        return {"data": {"transcript_source": graph.get("transcriptSource"), "language": graph.get("language"),
+                         "segments": [s.to_dict() for s in segments]}}
+    body = transcript_webvtt(segments) if q.format == "vtt" else transcript_srt(segments)
+    headers = {"Content-Type": TRANSCRIPT_TYPES[q.format], "X-Content-Type-Options": "nosniff",
+               "Cache-Control": "private, no-cache"}
+    if q.download:
+        headers["Content-Disposition"] = f'attachment; filename="video-{video_id}-transcript.{q.format}"'
+    return web.Response(text=body, headers=headers)
+
+
 _READ_ERRORS = (404,)
 ROUTES = [
     Route("POST", "/videos", upload_video, scope="analyses:create", tag="Videos", status=201, response=VideoResponse,
@@ -467,6 +507,11 @@ ROUTES = [
           response=ListResponse, errors=_READ_ERRORS, summary="Shots between scene changes"),
     Route("GET", "/videos/{id}/audio-elements", get_audio_elements, scope="analyses:read", tag="Videos",
           response=ListResponse, errors=_READ_ERRORS, summary="Silences, speech, music and loudness"),
+    Route("GET", "/videos/{id}/transcript", get_transcript, scope="analyses:read", tag="Videos",
+          query=TranscriptQuery, errors=_READ_ERRORS,
+          summary="Extension: the transcript of the latest analysis (the recognised speech of a video without "
+                  "captions) as WebVTT (?format=vtt, the default), SRT or JSON; 404 transcript_not_found when "
+                  "that analysis kept none"),
     Route("GET", "/videos/{id}/graph", get_video_graph, scope="analyses:read", tag="Videos",
           response=ObjectResponse, errors=_READ_ERRORS, summary="The whole Content Graph of the latest analysis"),
 ]

@@ -12,7 +12,7 @@ from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
 from domain.media import Media, media_stream_id
-from domain.pricing import MediaWork, SandboxAllowance, analysis_price
+from domain.pricing import MediaWork, SandboxAllowance, analysis_price, speech_ms
 from domain.videos import (
     ANALYZE_JOB,
     MAX_DURATION_MS,
@@ -164,16 +164,24 @@ async def change_video_description(store: EventStore, workspace_id: UUID, video_
 
 async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
                            options: dict, webhook_url: str | None = None, max_attempts: int = 3,
-                           sandbox: SandboxAllowance | None = None, meta: dict | None = None):
+                           sandbox: SandboxAllowance | None = None, meta: dict | None = None,
+                           speech_max_ms: int = 14_400_000):
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
     their failures refund nothing. ``options["language"]`` None means the video's own language (the
-    one given at upload, ``fr`` when none was).
+    one given at upload, ``fr`` when none was); ``language_given`` records whether the request
+    named it (speech is recognised in a named language, else its language is detected). Speech
+    recognition is charged when it will run: ``transcript_source`` ``speech``, or a video with
+    neither a captions file nor an embedded subtitle track (``speech_ms``: the audio decoded,
+    bounded by ``speech_max_ms``).
     """
     video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
-    options = {**options, "language": options.get("language") or video.language}
-    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"])
+    options = {**options, "language_given": bool(options.get("language")),
+               "language": options.get("language") or video.language}
+    recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)
+    audio_ms = speech_ms(video.duration_ms, speech_max_ms) if recognises and video.audio_codec else 0
+    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"], audio_ms)
     job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
                                     params={**options, "video_id": video_id}, credits=price,
                                     charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,

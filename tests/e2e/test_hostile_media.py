@@ -165,7 +165,8 @@ async def test_a_header_lying_about_the_length_is_priced_by_the_measure(service,
         assert status == 201, body
         assert abs(body["data"]["duration_seconds"] - REAL_S) <= 1, (key, body)
         r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"outputs": {"article": False}})
-        assert r.status == 202 and r.data["credits_charged"] == 3, (key, r.body)  # 130 s: three minutes
+        # 130 s: three started minutes, and their speech
+        assert r.status == 202 and r.data["credits_charged"] == 6, (key, r.body)
     job, _ = await follow(ws.client, r.data["job_id"], timeout=180)
     assert job["status"] == "completed", job
     audio = (await ws.client.get(f"/videos/{body['data']['id']}/audio-elements")).data
@@ -217,6 +218,6 @@ async def test_a_video_recorded_before_the_demuxer_was_kept_is_probed_again_whit
     r = await ws.client.post(f"/videos/{vid}/analyze", {"outputs": {"transcript": True, "article": False}})
     assert r.status == 202, r.body
     job, _ = await follow(ws.client, r.data["job_id"], timeout=180)
-    assert job["status"] == "completed" and job["result"]["transcript_source"] == "embedded", job
+    assert job["status"] == "completed" and job["result"]["transcript_source"] == {"kind": "embedded"}, job
     transcript = (await ws.client.get(f"/videos/{vid}/graph")).data["transcript"]
     assert CANARY in " ".join(s["text"] for s in transcript)  # its own subtitles, of course

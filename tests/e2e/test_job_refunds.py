@@ -80,16 +80,16 @@ async def test_cancelling_an_analysis_no_worker_claimed_refunds_it_once(service,
     status, body = await upload(ws.client, long_video)
     assert status == 201, body
     r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 10, r.body
+    assert r.status == 202 and r.data["credits_charged"] == 15, r.body  # 5 minutes, doubled, and their speech
     job_id = r.data["job_id"]
-    await credits_used(ws.client, 10)  # the charge, once the workspaces read model has it
+    await credits_used(ws.client, 15)  # the charge, once the workspaces read model has it
 
     cancelled = await ws.client.delete(f"/jobs/{job_id}")
 
     assert cancelled.status == 200 and cancelled.data["status"] == "cancelled", cancelled.body
     assert (await ws.client.get("/credits")).data == {"balance": 20, "total": 20, "used": 0, "plan": "pro"}
     [refund] = await refunds_of(service, ws.id)
-    assert refund["amount"] == 10 and refund["job_id"] == job_id
+    assert refund["amount"] == 15 and refund["job_id"] == job_id
     assert await same_transaction(service, ws.id, "JobCancelled", "CreditsRefunded")
     again = await ws.client.delete(f"/jobs/{job_id}")
     assert again.status == 409 and again.error["code"] == "invalid_state"
@@ -105,7 +105,7 @@ async def test_an_analysis_whose_worker_is_killed_on_its_last_attempt_fails_and_
     status, body = await upload(ws.client, long_video)
     assert status == 201, body
     r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
-    assert r.status == 202 and r.data["credits_charged"] == 5, r.body
+    assert r.status == 202 and r.data["credits_charged"] == 10, r.body  # 5 minutes and their speech
     job_id = r.data["job_id"]
 
     first = start_worker(service, "worker-killed")
@@ -124,7 +124,7 @@ async def test_an_analysis_whose_worker_is_killed_on_its_last_attempt_fails_and_
     assert job["status"] == "failed" and "interrupted 1 times" in job["error_message"], job
     assert job["article_id"] is None
     [refund] = await refunds_of(service, ws.id)
-    assert refund["amount"] == 5 and refund["job_id"] == job_id
+    assert refund["amount"] == 10 and refund["job_id"] == job_id
     assert await same_transaction(service, ws.id, "JobFailed", "CreditsRefunded")
     assert (await ws.client.get("/credits")).data["used"] == 0
     assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated", "JobCompleted") == []

