@@ -83,11 +83,65 @@ LINK_WEIGHT = 23
 _LIGHT_RANGES = ((0x0000, 0x10FF), (0x2000, 0x200D), (0x2010, 0x201F), (0x2032, 0x2037))
 # A link: a scheme, a host of labels, a top-level domain, then a path that does not end on
 # punctuation (the site leaves a final full stop or closing bracket out of the link, and so do we:
-# leaving a character out of a link can only make us count more).
-_LINK = re.compile(
-    r"(?:(?P<scheme>https?://)|\b)(?P<host>(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?P<tld>[a-z]{2,63}))\b"
-    r"(?::\d{1,5})?(?:/(?:[\w\-.~%!$&'*+,;=:@/?#]*[\w\-~%$&*+=@/#])?)?",
-    re.IGNORECASE)
+# leaving a character out of a link can only make us count more). Written as one pattern
+#   (?:https?://|\b)(?:LABEL\.)+TLD\b PORT? PATH?
+# it is quadratic on a long dotted token ("a.a.a...", thousands of labels): the pattern is tried
+# at every label and runs to the token's end from each. So the pieces are matched one at a time,
+# each bounded (a label or a top-level domain is at most 63 characters) or matched once per link
+# (the port and path), and what lies beyond a label is worked out once (``find_links``).
+_LINK_START = re.compile(r"https?://|\b(?=[a-z0-9])", re.IGNORECASE)
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.", re.IGNORECASE)  # a host's label and its dot
+_TLD = re.compile(r"[a-z]{2,63}\b", re.IGNORECASE)
+_PORT_AND_PATH = re.compile(r"(?::\d{1,5})?(?:/(?:[\w\-.~%!$&'*+,;=:@/?#]*[\w\-~%$&*+=@/#])?)?")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link found in a text: ``text[start:end]``, whether it has a scheme, its top-level domain."""
+
+    start: int
+    end: int
+    scheme: bool
+    tld: str
+
+
+def _furthest_tld(text: str, at: int, known: dict[int, tuple[int, int] | None]) -> tuple[int, int] | None:
+    """The span of the furthest top-level domain that the chain of labels starting at ``at`` reaches
+    (a host takes as many labels as it can), or None. ``known`` holds the answer for every label
+    start already walked, so that a dotted token's labels are walked once however many of them a
+    link is looked for at."""
+    chain = []
+    position = at
+    while position not in known and (label := _LABEL.match(text, position)) is not None:
+        chain.append(position)
+        position = label.end()
+    furthest = known.get(position)  # what lies beyond the label that ends here, when walked already
+    for start in reversed(chain):  # the label at ``start`` ends at ``position``
+        if furthest is None:
+            tld = _TLD.match(text, position)
+            furthest = tld.span() if tld is not None else None
+        known[start] = furthest
+        position = start
+    return known.get(at)
+
+
+def find_links(text: str) -> list[Link]:
+    """The links of ``text``, left to right, in time linear in its length."""
+    links: list[Link] = []
+    known: dict[int, tuple[int, int] | None] = {}
+    at = 0
+    while (start := _LINK_START.search(text, at)) is not None:
+        # a scheme (then the host follows it), or a word's start (then the host is there)
+        tld = _furthest_tld(text, start.end(), known)
+        if tld is None:
+            at = start.start() + 1
+            continue
+        end = _PORT_AND_PATH.match(text, tld[1]).end()
+        links.append(Link(start.start(), end, bool(start.group()), text[tld[0]:tld[1]]))
+        at = end
+    return links
+
+
 # Generic top-level domains every link recogniser knows; two-letter ones are countries, all known.
 _KNOWN_TLDS = frozenset("""com org net edu gov mil int info biz name pro app dev io ai co tv me fm ly gl
     blog shop online site store tech news media video live cloud page link xyz club""".split())
@@ -112,13 +166,13 @@ def weighted_length(text: str) -> int:
     if _MAYBE_LINK.search(text) is None:
         return _weight_of(text)
     total, at = 0, 0
-    for match in _LINK.finditer(text):
-        total += _weight_of(text[at:match.start()])
-        own = _weight_of(match.group(0))
-        tld = match.group("tld").lower()
-        certain = match.group("scheme") and (len(tld) == 2 or tld in _KNOWN_TLDS)
+    for link in find_links(text):
+        total += _weight_of(text[at:link.start])
+        own = _weight_of(text[link.start:link.end])
+        tld = link.tld.lower()
+        certain = link.scheme and (len(tld) == 2 or tld in _KNOWN_TLDS)
         total += LINK_WEIGHT if certain else max(LINK_WEIGHT, own)
-        at = match.end()
+        at = link.end
     return total + _weight_of(text[at:])
 
 

@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     # HTTP API: a Server-Sent Events stream with nothing to send writes a comment line this often,
     # seconds, so that proxies and clients do not take the quiet connection for a dead one.
     api_stream_keepalive_s: float = 15.0
+    # HTTP API: longest time a description completion may take to compute its drafts, seconds; then
+    # 503 completion_timeout and nothing is written (ordinary completions take milliseconds).
+    api_completion_timeout_s: float = Field(default=5.0, gt=0)
     # Idempotency keys: how long a request's claim on its key holds, seconds; a process that died in
     # flight leaves its key answering 409 idempotency_key_in_use at most this long.
     idempotency_claim_s: float = Field(default=60.0, gt=0)

@@ -240,16 +240,29 @@ def _check_content_encoding(request: web.Request) -> None:
                        "(gzip, deflate or none)", {"content_encoding": shown, "supported": ["gzip", "deflate"]})
 
 
-async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
-    if route.body is None:
-        return None
+async def _read_body(request: web.Request) -> bytes:
+    """The whole body, decoded, within the body limit (413) and the body timeout (408); a body that
+    cannot be decoded raises aiohttp's ``RequestPayloadError`` (400 ``invalid_body``)."""
     limit = request.app[MAX_BODY]
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
     try:  # aiohttp refuses more than client_max_size (chunked bodies too): 413
-        raw = await asyncio.wait_for(request.read(), request.app[SETTINGS].api_body_timeout_s)
+        return await asyncio.wait_for(request.read(), request.app[SETTINGS].api_body_timeout_s)
     except TimeoutError:
         raise body_timeout(request.app[SETTINGS].api_body_timeout_s) from None
+
+
+async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
+    if route.body is None:
+        # A GET or a DELETE ignores a body, but a coded one is decoded all the same (aiohttp decodes
+        # it while draining it after the answer): one that is not what it claims is refused here,
+        # as on every operation that reads its body, rather than found after the answer. (Uploads
+        # read their own body and refuse any coding.)
+        coding = request.headers.get("Content-Encoding", "").strip().lower()
+        if route.method in ("GET", "DELETE") and request.body_exists and coding not in ("", "identity"):
+            await _read_body(request)
+        return None
+    raw = await _read_body(request)
     if raw.strip():
         ctype = request.content_type
         if ctype not in _JSON_TYPES and not ctype.endswith("+json"):
@@ -273,9 +286,15 @@ async def _parse_body(route: Route, request: web.Request) -> BaseModel | None:
         raise validation_error(exc, "body") from None
 
 
+# The integers a JSON body may hold (orjson reads a larger one as a float, and writes none).
+_JSON_INTEGERS = range(-2**63, 2**64)
+
+
 def _integral(value: Any) -> Any:
-    """The parsed body with every float that has no fraction written as an integer."""
-    if isinstance(value, float) and value.is_integer():
+    """The parsed body with every float that has no fraction written as an integer, when it is one
+    JSON can carry (64 bits); a larger one stays a float, which an integer field refuses (400
+    naming the field, ``int_type``)."""
+    if isinstance(value, float) and value.is_integer() and int(value) in _JSON_INTEGERS:
         return int(value)
     if isinstance(value, dict):
         return {k: _integral(v) for k, v in value.items()}

@@ -207,13 +207,20 @@ class GraphResponse(BaseModel):
     data: dict[str, Any]
 
 
+# Where an article is published: an https address whose authority (before the first /, ? or #)
+# holds no userinfo (an @: a password would be printed in every page that links it) and no
+# backslash (some parsers read it as a slash, so the host would not be the one it seems).
+_PUBLISHED_URL = r"^https://[^\s\u0000-\u001f/?#@\\]+(?:[/?#][^\s\u0000-\u001f]*)?$"
+
+
 class ExportQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     download: int = Field(default=0, ge=0, le=1, description="1: Content-Disposition attachment with a file name")
-    url: str | None = Field(default=None, min_length=10, max_length=2048, pattern=r"^https?://[^\s\u0000-\u001f]+$",
-                            description="the address where the article is published (canonical link, og:url, "
-                                        "JSON-LD url); default: this export's own URL")
+    url: str | None = Field(default=None, min_length=10, max_length=2048, pattern=_PUBLISHED_URL,
+                            description="the https address where the article is published (canonical link, "
+                                        "og:url, JSON-LD url), without user or password; default: this export's "
+                                        "own URL")
 
 
 class TranslateArticle(BaseModel):

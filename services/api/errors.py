@@ -140,6 +140,7 @@ def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> A
         return _http_status_error(exc, request)
     if isinstance(exc, RequestPayloadError):  # a body aiohttp cannot decode (a Content-Encoding that lies)
         reason = getattr(exc.__cause__, "message", None) or "the body ended early or is malformed"
+        log.info("request %s: the body could not be read: %s", request_id, reason, extra={"request_id": request_id})
         return ApiError(400, "invalid_body", f"the request body could not be read: {reason}", {})
     if client_gone(exc, request):
         # The client closed its connection mid-request: nothing is wrong on our side, and the

@@ -23,7 +23,7 @@ from http import HTTPStatus
 
 import orjson
 from aiohttp import web
-from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_protocol import RequestHandler, RequestPayloadError
 
 log = logging.getLogger("vaeo.api")
 
@@ -63,6 +63,18 @@ class SafeRequestHandler(RequestHandler):
         super().connection_lost(exc)
         for callback in self.__dict__.pop("_lost_callbacks", []):
             callback()
+
+    def log_exception(self, *args, **kw) -> None:
+        """A body that cannot be decoded (a ``Content-Encoding`` it does not have, a malformed chunk)
+        is the client's error: it was answered 400 and logged once at info level when the
+        application read it, or the answer came before the body was needed (a 401). aiohttp finds it
+        again while it drains what is left of the body after the answer, and would log it as an
+        unhandled exception with its traceback: anyone could fill the error log with it."""
+        exc = kw.get("exc_info")
+        if isinstance(exc, RequestPayloadError):
+            log.debug("an unread request body could not be decoded: %s", exc)
+            return
+        super().log_exception(*args, **kw)
 
     def handle_error(self, request, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:

@@ -22,7 +22,7 @@ from domain import revival
 from domain.analysis.text import fold
 from domain.platforms import PLATFORM_IDS
 from infra.file_urls import signed_url
-from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
+from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import NAME_PATTERN, TEXT_PATTERN
 from services.commands import revival as commands
 
@@ -262,12 +262,16 @@ async def complete_descriptions(call: Call) -> dict:
         outcome, position = await commands.complete_descriptions(
             call.store, call.workspace_id, call.environment, candidate_id=body.candidate_id, media_id=body.media_id,
             article_id=body.article_id, platforms=body.platforms, claim=claim, now=settings.now(),
-            meta=call.meta())
+            timeout_s=settings.api_completion_timeout_s, meta=call.meta())
         written.append(position)
         return outcome
 
-    outcome = await call.idempotency.run(call.workspace_id, COMPLETE_OPERATION, body.idempotency_key, request,
-                                         command, environment=call.environment)
+    try:
+        outcome = await call.idempotency.run(call.workspace_id, COMPLETE_OPERATION, body.idempotency_key, request,
+                                             command, environment=call.environment)
+    except commands.CompletionTimeout as exc:  # the key was released: the same request may be sent again
+        raise ApiError(503, "completion_timeout", f"the drafts were not computed within {exc.seconds:g} s; "
+                       "nothing was written or charged, retry later", {"timeout_s": exc.seconds}) from None
     if written and written[0] is not None:  # the candidate became selected: the list shows it next
         await call.read_your_writes("revival_candidates", written[0])
     return outcome.body

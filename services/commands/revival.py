@@ -10,8 +10,10 @@ a missing one.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -25,6 +27,34 @@ from domain.videos import Video, video_stream_id
 from infra.eventstore import EventStore
 from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, charged_workspace, with_retries
 from services.idempotency import Claim, Outcome
+
+# The drafts are computed in threads of their own, two at most per process: a completion is pure CPU
+# work (about 2 ms for a 60-minute video; every step linear in its texts), but the description is
+# the client's text, and no text may hold the event loop, which answers every other request of every
+# workspace. A completion over its time bound is answered at once; its thread cannot be stopped and
+# finishes on its own, and with two threads such leftovers cannot take the process's CPU, while
+# completions waiting for a thread past their bound are dropped before they start. The price: at
+# high concurrency the loop waits a little for the GIL back from a drafting thread (it ran on the
+# loop for that reason, docs/benchmarks.md), paid so that no client's text can stall the API.
+_DRAFTING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vaeo-drafts")
+
+
+class CompletionTimeout(Exception):
+    """The drafts were not computed within the time bound; nothing was written."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the drafts took longer than {seconds:g} s")
+        self.seconds = seconds
+
+
+async def _drafts(timeout_s: float, *args) -> revival.Completion:
+    """``revival.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``."""
+    running = asyncio.get_running_loop().run_in_executor(_DRAFTING, revival.complete_descriptions, *args)
+    try:
+        return await asyncio.wait_for(running, timeout_s)
+    except TimeoutError:
+        raise CompletionTimeout(timeout_s) from None
+
 
 _VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AND workspace_id = $2 "
              "AND environment = $3 AND is_candidate")
@@ -123,13 +153,15 @@ async def move_candidate(store: EventStore, workspace_id: UUID, environment: str
 
 async def complete_descriptions(store: EventStore, workspace_id: UUID, environment: str, *, candidate_id: UUID,
                                 media_id: int, article_id: int | None, platforms: Sequence[str], claim: Claim,
-                                now: datetime, meta: dict | None = None) -> tuple[Outcome, int | None]:
+                                now: datetime, timeout_s: float,
+                                meta: dict | None = None) -> tuple[Outcome, int | None]:
     """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
     ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
     when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
     key's answer (``claim``). The candidate must match ``media_id`` (and ``article_id`` when given),
     else 404; a dismissed candidate is 409. The position returned is that of ``CandidateSelected``
-    (what the candidates read model shows), None when the candidate was selected already."""
+    (what the candidates read model shows), None when the candidate was selected already. Drafts
+    not computed within ``timeout_s`` raise ``CompletionTimeout`` before anything is appended."""
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
     async def attempt() -> tuple[Outcome, int | None]:
@@ -140,11 +172,8 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         completion_id = uuid4()
         candidate = state.stream()
         selected = candidate.select(completion_id, platforms, state.basis)
-        # Pure and about 2 ms for a 60-minute video: run on the event loop. In a thread it would hold
-        # the GIL while the loop's every socket call waits for it back (up to the 5 ms switch
-        # interval each time), which made completions at concurrency 8 slower, not faster.
-        completion = revival.complete_descriptions(video.description, video.graph, article.content,
-                                                   article.language, platforms)
+        completion = await _drafts(timeout_s, video.description, video.graph, article.content,
+                                   article.language, platforms)
         experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=workspace_id,
                                                environment=environment, candidate=candidate_id,
                                                video_id=video.video_id, platforms=platforms)

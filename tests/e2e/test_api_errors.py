@@ -197,3 +197,42 @@ def test_docs_api_md_lists_every_route_with_its_scope():
     for route in ROUTES:
         scope = f"`{route.scope}`" if route.scope else "none"
         assert f"| {route.method} | /v1{route.path} | {scope} | {route.status} |" in doc, route
+
+
+# ------------------------------------------------------------------------------ hostile bodies
+
+BIG_NUMBERS = [b"1e30", b"18446744073709551616", b"-1e300"]  # integers beyond 64 bits, written both ways
+
+
+@pytest.mark.parametrize("number", BIG_NUMBERS)
+async def test_a_number_beyond_64_bits_is_400_naming_its_field(service, number):
+    ws = await service.workspace()
+    cases = [  # three routes; the number in an integer field and in a string field
+        ("/videos/1/clips", b'{"start_ms": 0, "end_ms": ' + number + b"}", "body.end_ms"),
+        ("/production/descriptions/complete", b'{"media_id": ' + number + b', "candidate_id": "'
+         + str(uuid.uuid4()).encode() + b'", "platforms": ["blog_embed"], "idempotency_key": "big-number-key-0001"}',
+         "body.media_id"),
+        ("/medias", b'{"name": ' + number + b"}", "body.name"),
+    ]
+    for path, body, field in cases:
+        r = await ws.client.post(path, data=body, headers={"Content-Type": "application/json"})
+        _assert_envelope(r, 400, "validation_error")
+        assert [f["field"] for f in r.error["details"]["fields"]] == [field], (path, r.body)
+
+
+async def test_a_body_that_is_not_the_gzip_it_claims_is_400_and_logged_as_the_clients_error(service):
+    ws = await service.workspace()
+    sizes = {p: p.stat().st_size for p in service.logs.glob("api*.log")}
+    lying = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    answers = [await ws.client.post("/medias", data=b'{"name": "x"}', headers=lying),  # a key, a JSON route
+               await service.client().get("/files/abc", data=b"not gzip at all", headers=lying)]  # no key needed
+    for r in answers:
+        _assert_envelope(r, 400, "invalid_body")
+        assert "content-encoding" in r.error["message"].lower()
+    await asyncio.sleep(0.2)  # the log lines are written
+    new = "".join(p.read_bytes()[sizes.get(p, 0):].decode() for p in service.logs.glob("api*.log"))
+    for r in answers:
+        lines = [line for line in new.splitlines() if r.headers["X-Request-Id"] in line]
+        assert len(lines) == 1, lines  # one line, at info level: a client's mistake, not our failure
+        assert '"level":"info"' in lines[0], lines
+    assert "Traceback" not in new and '"level":"error"' not in new, new[-3000:]

@@ -523,3 +523,22 @@ async def test_regeneration_402_writes_nothing_and_plans_with_compute_included_p
     assert "translate" in other_language.error["message"]
     bad = await ws.client.post(f"/articles/{main_article}/regenerate", {"writing_style": "epic"})
     assert bad.status == 400 and bad.error["details"]["fields"][0]["rule"] == "literal_error"
+
+
+async def test_the_canonical_address_is_an_https_url_without_credentials(service, corpus):
+    ws, _, article = corpus["main"]
+    base = f"/articles/{article}/export"
+    good = "https://blog.example.com/posts/renovation?ref=a@b#top"  # an @ in the query is no userinfo
+    r = await ws.client.get(f"{base}/html", params={"url": good})
+    assert r.status == 200, r.body
+    page = html5lib.HTMLParser(strict=True).parse(r.body.decode())
+    assert [link.get("href") for link in page.iter(f"{HTML}link") if link.get("rel") == "canonical"] == [good]
+    for bad in ("http://blog.example.com/posts/renovation",  # not https
+                "https://editor:secret@blog.example.com/posts/renovation",  # a user and a password
+                "https://editor@blog.example.com/posts/renovation",
+                "https://blog.example.com\\@evil.example/x"):  # a backslash some parsers take for a slash
+        for name in ("html", "schema"):
+            r = await ws.client.get(f"{base}/{name}", params={"url": bad})
+            assert r.status == 400 and r.error["code"] == "validation_error", (bad, r.body)
+            assert [f["field"] for f in r.error["details"]["fields"]] == ["query.url"], r.body
+            assert "secret" not in json.dumps(r.body)  # the credential is not echoed

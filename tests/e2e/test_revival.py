@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import unicodedata
 import uuid
 
 import pytest
 
 from domain.analysis.text import fold
+from tests.e2e.conftest import Client, start_api, stop_all
 from tests.e2e.test_videos import follow, upload
 from tests.helpers import wait_projected
 from tests.media_factory import make_captioned_video, podcast_cues
@@ -329,3 +331,62 @@ async def test_the_openapi_document_has_no_publishing_route(service):
     assert not [path for path, _, op in operations if "publish" in path.lower() or "publish" in op["operationId"]]
     revival = sorted(op["operationId"] for _, _, op in operations if op["tags"] == ["Revival"])
     assert revival == ["complete_descriptions", "list_revival_candidates", "update_revival_candidate"]
+
+
+# ------------------------------------------------------------------ a hostile description
+
+HOSTILE_TOKEN = "https://" + "a." * 2490  # one dotted token of 4,988 characters, a valid description
+
+
+async def test_a_hostile_description_holds_up_no_other_request(service, world):
+    """A description that is one long dotted token is costly to measure on the microblog (every label
+    may start a link); completing it must neither take long nor stall the API for anyone else."""
+    ws, other, short = world["ws"], world["other"], world["short"]
+    changed = await ws.client.call("PATCH", f"/videos/{short['video_id']}", {"description": HOSTILE_TOKEN})
+    assert changed.status == 200, changed.body
+
+    async def complete(k: int):
+        started = time.perf_counter()
+        r = await ws.client.post("/production/descriptions/complete", {
+            "media_id": short["media_id"], "candidate_id": short["id"], "platforms": ["microblog_video"],
+            "idempotency_key": f"hostile-dotted-token-{k:04d}"})
+        return r, time.perf_counter() - started
+
+    completing = asyncio.gather(*(complete(k) for k in range(4)))  # four at once, on one API process
+    waits = []
+    while not waits or not completing.done():  # another workspace's request, while they run
+        started = time.perf_counter()
+        me = await other.client.get("/me")
+        waits.append(time.perf_counter() - started)
+        assert me.status == 200, me.body
+    answers = await completing
+    for r, _ in answers:
+        assert r.status == 200, r.body
+        draft = r.data["drafts"][0]
+        assert draft["measured_length"] <= 280 and draft["was_truncated"]
+    # Generous bounds: with link detection quadratic in the token, each completion took 3-8 s and
+    # held the event loop, and GET /me waited for them (up to 13 s); now they take milliseconds.
+    assert max(waits) < 0.5, waits
+    assert max(elapsed for _, elapsed in answers) < 1.0, [elapsed for _, elapsed in answers]
+
+
+async def test_a_completion_over_its_time_bound_is_503_and_writes_nothing(service, world):
+    ws, short = world["ws"], world["short"]
+    base, proc = await start_api(service.settings, service.http, service.logs, name="api-tight",
+                                 VAEO_API_COMPLETION_TIMEOUT_S="0.001")
+    try:
+        tight = Client(service.http, base, ws.key)
+        body = {"media_id": short["media_id"], "candidate_id": short["id"], "platforms": PLATFORMS,
+                "idempotency_key": "over-the-time-bound-0001"}
+        async with service.pool.acquire() as conn:
+            count = lambda: conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1", ws.id)  # noqa: E731
+            before = await count()
+            r = await tight.post("/production/descriptions/complete", body)
+            assert r.status == 503 and r.error["code"] == "completion_timeout", r.body
+            assert r.error["details"] == {"timeout_s": 0.001}
+            assert await count() == before  # no draft, no charge, no selection
+        # the key was released with nothing stored: the same request is completed by another process
+        again = await ws.client.post("/production/descriptions/complete", body)
+        assert again.status == 200 and again.data["reused"] is False, again.body
+    finally:
+        stop_all({"api-tight": proc})

@@ -5,6 +5,8 @@ plus the cases each unit exists for."""
 
 from __future__ import annotations
 
+import re
+import time
 import unicodedata
 
 import pytest
@@ -12,7 +14,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.platforms import PLATFORMS, measure, weighted_length
+from domain.platforms import PLATFORMS, find_links, measure, weighted_length
 from domain.revival import ELLIPSIS, SummaryPart, fit, graphemes
 
 # Pieces that stress each unit: multi-byte and astral characters, clusters of several code points.
@@ -134,3 +136,54 @@ def test_the_summary_goes_first_then_trailing_chapters_then_the_description():
     assert only_text.sections["chapters"] == "" and only_text.sections["geo_summary"] == ""
     assert only_text.sections["description"].endswith("word" + ELLIPSIS) and only_text.length <= 5000
     assert any("cut at a word boundary" in w for w in only_text.warnings)
+
+
+# The link pattern as it was first written: one regular expression. Right for ordinary text, but a
+# long dotted token made it try every label as a start and run to the token's end from each one
+# (quadratic). The detector that replaced it must find exactly the same links.
+_REFERENCE_LINK = re.compile(
+    r"(?:(?P<scheme>https?://)|\b)(?P<host>(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?P<tld>[a-z]{2,63}))\b"
+    r"(?::\d{1,5})?(?:/(?:[\w\-.~%!$&'*+,;=:@/?#]*[\w\-~%$&*+=@/#])?)?",
+    re.IGNORECASE)
+# Pieces of hosts, schemes, ports and paths, and the characters that end or break them (an
+# underscore, a hyphen at a label's edge, letters that match [a-z] only ignoring case).
+LINK_PIECES = ["a", "b", "com", "fr", "x1", "-", ".", "..", "/", ":", "_", " ", "\n", "https://", "http://",
+               "example", "co", "org", ":8080", "?q=1", "#top", ",", ")", "(", "'", "é", "ſ", "\u212a", "İ", "1",
+               "a" * 64, "www.", "/path/", "!", "%20", "日本"]
+link_texts = st.lists(st.sampled_from(LINK_PIECES), min_size=0, max_size=80).map("".join)
+
+
+def _reference_links(text: str) -> list[tuple[int, int, bool, str]]:
+    return [(m.start(), m.end(), m.group("scheme") is not None, m.group("tld")) for m in _REFERENCE_LINK.finditer(text)]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=link_texts)
+def test_the_link_detector_finds_the_links_the_reference_pattern_finds(text):
+    assert [(link.start, link.end, link.scheme, link.tld) for link in find_links(text)] == _reference_links(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Watch https://example.com/talk, then www.example.fr/page (or http://x.co:8080/a?b=1#c).",
+    "mail me at jane.doe@example.org or see docs.python.org/3/library/re.html!",
+    "no link here. Just sentences.And a typo.Or two.",
+    "sub-domain.my-site.co.uk/path_with_underscores/ and a.b.c.d.e.f.gh",
+])
+def test_ordinary_texts_have_the_links_they_had(text):
+    assert [(link.start, link.end, link.scheme, link.tld) for link in find_links(text)] == _reference_links(text)
+
+
+@pytest.mark.parametrize("token", [
+    "https://" + "a." * 10_000,  # a host of 10,000 labels and no top-level domain
+    "a." * 10_000,  # the same without a scheme: every label is a place a link may start
+    "a." * 10_000 + "1",  # ends on a digit: no top-level domain anywhere
+    "a-b." * 5_000 + "-",
+])
+def test_link_detection_is_linear_in_a_long_dotted_token(token):
+    # Generous bound: the single-pattern detector took 3.6 s on the first token (quadratic in its
+    # length); a linear one takes milliseconds.
+    started = time.perf_counter()
+    weight = weighted_length(token)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.5, f"{elapsed:.2f} s for {len(token)} characters"
+    assert weight >= len(token) - 23  # whatever it found, the count never falls below the text's own weight
