@@ -314,6 +314,9 @@ def describe_download(document: dict) -> dict:
         "Accept-Ranges": {"schema": {"type": "string"}},
     }
     responses = op["responses"]
+    if "429" in responses:
+        responses["429"] = {**responses["429"], "description": "Downloads in flight from this address at their "
+                            "limit (`too_many_downloads`, `details.limit`); see Retry-After"}
     responses["200"] = {"description": "the whole file", "headers": {**responses["200"].get("headers", {}),
                                                                      **file_headers}, "content": binary}
     responses["206"] = {"description": "the requested byte range (Content-Range)",
