@@ -25,13 +25,16 @@ from __future__ import annotations
 import base64
 import math
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
+import regex
 from eventsourcing.domain import Aggregate, event
 
 from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
+from domain.exports import clean
 
 VIDEO_CLIP_JOB = "video_clip"
 DETECTION_JOB = "clip_detection"
@@ -75,8 +78,7 @@ class Template:
     caption_chars: int  # characters per caption line, at that size on that width
     caption_lines: int
     caption_margin: int  # pixels between the captions and the bottom edge
-    title_font_size: int
-    title_chars: int
+    title_font_size: int  # a title's lines are measured with the font (infra.media.title_layout)
     title_seconds: float  # the title shows on the first seconds of the clip
     thumbnail_font_size: int
     is_default: bool = False
@@ -98,12 +100,12 @@ class Template:
 # Sizes: 720 pixels on the short side keeps a 30 s render near real time on two cores; the fonts
 # are sized for a phone held at arm's length (a caption line of about 22 characters on 720 px).
 SYSTEM_TEMPLATES: tuple[Template, ...] = (
-    Template(1, "Vertical 9:16 (shorts, reels, stories)", 720, 1280, 30, "crop", 50, 22, 2, 220, 56, 20, 3.0, 72,
+    Template(1, "Vertical 9:16 (shorts, reels, stories)", 720, 1280, 30, "crop", 50, 22, 2, 220, 56, 3.0, 72,
              is_default=True),
     Template(2, "Vertical 9:16, whole picture over a blurred fill", 720, 1280, 45, "blur_fill", 50, 22, 2, 220, 56,
-             20, 3.0, 72),
-    Template(3, "Square 1:1 (feeds)", 720, 720, 30, "blur_fill", 40, 28, 2, 60, 46, 26, 3.0, 60),
-    Template(4, "Landscape 16:9 (video sites, embeds)", 1280, 720, 60, "blur_fill", 44, 40, 2, 50, 52, 36, 3.0, 64),
+             3.0, 72),
+    Template(3, "Square 1:1 (feeds)", 720, 720, 30, "blur_fill", 40, 28, 2, 60, 46, 3.0, 60),
+    Template(4, "Landscape 16:9 (video sites, embeds)", 1280, 720, 60, "blur_fill", 44, 40, 2, 50, 52, 3.0, 64),
 )
 TEMPLATES: dict[int, Template] = {t.id: t for t in SYSTEM_TEMPLATES}
 
@@ -217,21 +219,28 @@ class Caption:
     speaker: str | None = None
 
 
-def wrap_words(words: Sequence[str], max_chars: int) -> list[str]:
-    """Lines of at most ``max_chars`` characters, broken between words; a longer word is split
-    with a hyphen at the end of each piece but the last."""
+def fit_words(words: Sequence[str], fits: Callable[[str], bool]) -> list[str]:
+    """Lines that each ``fits``, broken between words; a word that does not fit a line alone is
+    split between characters (never inside a grapheme cluster) with a hyphen at the end of each
+    piece but the last, each piece as long as fits (one cluster at the least)."""
     lines: list[str] = []
     current = ""
     for word in words:
-        while len(word) > max_chars:
+        while not fits(word):
             if current:
                 lines.append(current)
                 current = ""
-            lines.append(word[:max_chars - 1] + "-")
-            word = word[max_chars - 1:]
+            clusters = regex.findall(r"\X", word)
+            if len(clusters) < 2:
+                break
+            cut = 1
+            while cut + 1 < len(clusters) and fits("".join(clusters[:cut + 1]) + "-"):
+                cut += 1
+            lines.append("".join(clusters[:cut]) + "-")
+            word = "".join(clusters[cut:])
         if not word:
             continue
-        if current and len(current) + 1 + len(word) > max_chars:
+        if current and not fits(f"{current} {word}"):
             lines.append(current)
             current = word
         else:
@@ -241,13 +250,59 @@ def wrap_words(words: Sequence[str], max_chars: int) -> list[str]:
     return lines
 
 
-def title_lines(text: str, max_chars: int, max_lines: int = 3) -> tuple[str, ...]:
-    """A title wrapped between words; what does not fit in ``max_lines`` ends in an ellipsis."""
-    lines = wrap_words(text.split(), max_chars)
+def wrap_words(words: Sequence[str], max_chars: int) -> list[str]:
+    """Lines of at most ``max_chars`` characters, broken between words; a longer word is split
+    with a hyphen at the end of each piece but the last."""
+    return fit_words(words, lambda line: len(line) <= max_chars)
+
+
+@dataclass(frozen=True)
+class Font:
+    """What the layout knows of the font burned text is drawn with: each character it has a glyph
+    for, with its advance width as a fraction of the font size (``infra.media.caption_font`` reads
+    them from the font file)."""
+
+    advances: Mapping[str, float]
+
+    def has(self, ch: str) -> bool:
+        return ch in self.advances
+
+    def width(self, text: str, size: float) -> float:
+        """The width of ``text`` drawn at ``size``: the sum of its advances (no kerning, which
+        only ever narrows a pair of the caption font)."""
+        return size * sum(self.advances.get(ch, 0.0) for ch in text)
+
+
+def drawable(text: str, font: Font) -> str:
+    """Text as it can be burned with ``font``: control and bidi characters dropped and spaces
+    collapsed (the exports' rule, ``domain.exports.clean``: an override would show "RTL" as "LTR"),
+    then each character the font has no glyph for replaced by its compatibility form (NFKC: a
+    full-width letter by the letter) when the font has all of it, and dropped otherwise, so that
+    nothing is drawn as a missing-glyph box."""
+    kept = []
+    for ch in clean(text):
+        if font.has(ch):
+            kept.append(ch)
+            continue
+        plain = unicodedata.normalize("NFKC", ch)
+        if plain != ch and all(font.has(c) for c in plain):
+            kept.append(plain)
+    return " ".join("".join(kept).split())
+
+
+def title_lines(text: str, font: Font, size: float, width: float, max_lines: int = 3) -> tuple[str, ...]:
+    """A title as lines no wider than ``width`` pixels at ``size`` (``drawable`` first; a word wider
+    than a line split with hyphens); what does not fit in ``max_lines`` ends in an ellipsis."""
+    def fits(line: str) -> bool:
+        return font.width(line, size) <= width
+
+    lines = fit_words(drawable(text, font).split(), fits)
     if len(lines) > max_lines:
         lines = lines[:max_lines]
-        last = lines[-1]
-        lines[-1] = (last if len(last) < max_chars else last[:max_chars - 1].rstrip()) + "…"
+        clusters = regex.findall(r"\X", lines[-1])
+        while clusters and not fits("".join(clusters).rstrip(" -") + "…"):
+            clusters.pop()
+        lines[-1] = "".join(clusters).rstrip(" -") + "…"
     return tuple(lines)
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import functools
 import json
 import math
 import os
@@ -54,7 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, TimeRange
-from domain.clips import Caption, Template
+from domain.clips import Caption, Font, Template, drawable, title_lines
+from infra.tools import CAPTION_FONT
 
 PROBE_TIMEOUT_S = 30.0
 # The stream-copy pass that measures how long the accepted bytes really play (demuxing only).
@@ -618,7 +620,11 @@ def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_thresh
 # (MP3's container duration counts the encoder's delay and padding: under 47 ms at 48 kHz).
 CLIP_TOLERANCE_MS = 50
 FONTS_DIR = "/usr/share/fonts/truetype/dejavu"  # fonts-dejavu-core (infra.tools.ensure_caption_font)
-FONT_NAME = "DejaVu Sans"
+FONT_NAME = "DejaVu Sans"  # bold: CAPTION_FONT
+# The burned text's styles: pixels kept clear at each side, and the width of the box around a
+# title (the cover's in a thumbnail), which is drawn beyond the letters.
+TEXT_MARGIN_X = 40
+TITLE_BOX, COVER_BOX = 8, 10
 # The encoders of each output format: H.264 + AAC in MP4 (moov first, so a player starts before
 # the end has arrived), VP9 + Opus in WebM (realtime deadline: libvpx's good quality is ten times
 # slower for a clip), MP3 at 48 kHz (its container duration stays within the tolerance above).
@@ -713,9 +719,52 @@ def thumbnail_argv(source: str | Path, demuxer: str, at_ms: int, t: Template, as
                        extra_input=("-ss", _seconds(at_ms)))
 
 
+@functools.cache
+def caption_font() -> Font:
+    """The characters of the caption font (``infra.tools.CAPTION_FONT``, DejaVu Sans Bold) and their
+    advance widths, as fractions of the size libass draws it at: libass sizes a font by its full
+    height (Windows ascent plus descent, as VSFilter does), not by its em, so an advance is
+    ``advance / (winAscent + winDescent)`` of the size (measured: ten W at 56 px are 527 px wide)."""
+    from fontTools.ttLib import TTFont  # the worker's only reader of font files
+
+    with TTFont(CAPTION_FONT, lazy=True) as font:
+        os2 = font["OS/2"]
+        height = os2.usWinAscent + os2.usWinDescent
+        metrics = font["hmtx"].metrics
+        return Font({chr(cp): metrics[glyph][0] / height for cp, glyph in font.getBestCmap().items()})
+
+
+def title_box(t: Template, *, cover: bool = False) -> tuple[int, int]:
+    """(font size, width in pixels) a title of ``t`` has, in the clip or on its cover (thumbnail)."""
+    size, box = (t.thumbnail_font_size, COVER_BOX) if cover else (t.title_font_size, TITLE_BOX)
+    return size, t.width - 2 * (TEXT_MARGIN_X + box)
+
+
+def title_layout(t: Template, text: str, *, cover: bool = False) -> tuple[str, ...]:
+    """A client's title as the lines burned into a clip of ``t`` (``domain.clips.title_lines``),
+    measured with the caption font's own advance widths, so that it stays inside the frame."""
+    size, width = title_box(t, cover=cover)
+    return title_lines(text, caption_font(), size, width)
+
+
+_ASS_AFTER_BACKSLASH = frozenset("Nnh")  # \N, \n and \h are line breaks and a hard space to libass
+
+
 def _ass_text(text: str) -> str:
-    """Text as an ASS event shows it and nothing more: no override block, no line-break code."""
-    return (" ".join(text.split()).replace("\\", "\u29f5").replace("{", "\uff5b").replace("}", "\uff5d"))
+    """Text as an ASS event shows it and nothing more: control and bidi characters and characters
+    the font lacks dropped (``domain.clips.drawable``), braces escaped (libass draws ``\\{`` and
+    ``\\}`` as braces: no override block), and a backslash before N, n or h followed by a word
+    joiner (U+2060, zero-width and in the font), so that it is drawn as a backslash, not a break."""
+    text = drawable(text, caption_font())
+    out = []
+    for k, ch in enumerate(text):
+        if ch in "{}":
+            out.append("\\" + ch)
+        elif ch == "\\" and text[k + 1:k + 2] in _ASS_AFTER_BACKSLASH:
+            out.append("\\\u2060")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _ass_time(ms: int) -> str:
@@ -742,13 +791,13 @@ def ass_script(t: Template, captions: Sequence[Caption], title: Sequence[str] = 
 
     def style(name: str, size: int, colour: str, border: int, outline: int, align: int, margin_v: int) -> str:
         return (f"Style: {name},{FONT_NAME},{size},{colour},&H00FFFFFF,&H00000000,&H99000000,-1,0,0,0,100,100,0,0,"
-                f"{border},{outline},1,{align},40,40,{margin_v},1")
+                f"{border},{outline},1,{align},{TEXT_MARGIN_X},{TEXT_MARGIN_X},{margin_v},1")
 
     lines = ["[Script Info]", "ScriptType: v4.00+", f"PlayResX: {t.width}", f"PlayResY: {t.height}",
              "WrapStyle: 2", "ScaledBorderAndShadow: yes", "", "[V4+ Styles]", fields,
              style("Caption", t.caption_font_size, "&H00FFFFFF", 1, 4, 2, t.caption_margin),
-             style("Title", t.title_font_size, "&H0000D6FF", 3, 8, 8, t.title_font_size * 2),
-             style("Thumb", t.thumbnail_font_size, "&H00FFFFFF", 3, 10, 5, 0),
+             style("Title", t.title_font_size, "&H0000D6FF", 3, TITLE_BOX, 8, t.title_font_size * 2),
+             style("Thumb", t.thumbnail_font_size, "&H00FFFFFF", 3, COVER_BOX, 5, 0),
              "", "[Events]", "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"]
     if title and title_ms > 0:
         lines.append(f"Dialogue: 1,{_ass_time(0)},{_ass_time(title_ms)},Title,,0,0,0,,"

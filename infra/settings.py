@@ -191,6 +191,10 @@ class Settings(BaseSettings):
     public_base_url: str = ""
     # Signed file URLs (GET /v1/files/{token}): how long one stays valid, seconds.
     file_url_ttl_s: float = Field(default=86400.0, gt=0)
+    # Signed file URLs: a download whose client takes nothing of a 256 KiB chunk for this many seconds is disconnected.
+    file_send_timeout_s: float = Field(default=60.0, gt=0)
+    # Signed file URLs: downloads one client address may have in flight at once (429 beyond; a proxy is one address).
+    file_downloads_per_address: int = Field(default=8, ge=1)
     # Videos: largest upload accepted by POST /videos and `vaeo videos import`, bytes (413 beyond).
     video_max_bytes: int = 2 * 1024 ** 3
     # Videos: largest captions file accepted with an upload, bytes.

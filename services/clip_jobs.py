@@ -45,7 +45,6 @@ from domain.clips import (
     detection_stream_id,
     render_stream_id,
     template,
-    title_lines,
 )
 from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
@@ -206,8 +205,8 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
     thumbnail_key = work.key(ctx, clip["id"], ".jpg")
     try:
         captions = caption_pages(segments, start, end, chosen)
-        title = title_lines(clip.get("title") or "", chosen.title_chars)
-        cover = title_lines(clip.get("thumbnail_title") or clip.get("title") or "", chosen.title_chars)
+        title = mediatools.title_layout(chosen, clip.get("title") or "")
+        cover = mediatools.title_layout(chosen, clip.get("thumbnail_title") or clip.get("title") or "", cover=True)
         title_ms = min(duration, int(chosen.title_seconds * 1000))
         staged["captions"].write_text(mediatools.ass_script(chosen, captions, title, title_ms=title_ms),
                                       encoding="utf-8")

@@ -70,6 +70,7 @@ from services.api.errors import (
     unavailable,
     validation_error,
 )
+from services.api.files import DOWNLOADS, DownloadSlots
 from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
@@ -380,6 +381,7 @@ def build_app(settings: Settings) -> web.Application:
     app[METRICS] = ApiMetrics()
     app[STREAMS] = OpenStreams()
     app[EXPORTS] = ExportCache()
+    app[DOWNLOADS] = DownloadSlots()
     app[METRICS].open_streams.set_function(lambda: app[STREAMS].count)
 
     async def end_streams(app: web.Application) -> None:

@@ -65,17 +65,20 @@ _SCORES = """SELECT a.aeo_score, a.geo_score, a.content, a.rubric_version, g.job
                       AS graph
                FROM articles a LEFT JOIN analysis_graphs g ON g.job_id = coalesce(a.graph_job_id, a.job_id)
               WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
-# What an export is a function of (with the format, the canonical URL and the hour): read first,
-# so that a rendered export this process has already made is answered without the article's content.
-_EXPORT_VERSION = """SELECT a.version, a.title, a.custom_name,
+# What an export is a function of (with the format, the canonical URL and the hour): the article's
+# version and its video's (a changed description or name moves it), read first, so that a rendered
+# export this process has already made is answered without the article's content.
+_EXPORT_VERSION = """SELECT a.version, v.version AS video_version, a.title, a.custom_name,
                             EXISTS (SELECT 1 FROM article_exports e WHERE e.article_id = a.id AND e.format = $4)
                               AS exported
-                       FROM articles a WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
+                       FROM articles a LEFT JOIN videos v ON v.id = a.video_id AND v.workspace_id = a.workspace_id
+                      WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
 _EXPORT = """SELECT a.id, a.version, a.title, a.custom_name, a.language, a.writing_style, a.content, a.keywords_primary,
                     a.aeo_score, a.geo_score, a.composite_score, a.created_at,
                     coalesce(a.updated_at, a.created_at) AS updated_at, a.origin, a.source_article_id, a.video_id,
                     v.name AS video_name, v.description AS video_description, v.duration_ms, v.width, v.height,
-                    v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id
+                    v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id,
+                    v.version AS video_version
                FROM articles a LEFT JOIN videos v ON v.id = a.video_id AND v.workspace_id = a.workspace_id
               WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
 # The upload event of a video holds where its file is stored (the videos read model does not).
@@ -297,10 +300,13 @@ class RegenerateResponse(BaseModel):
 
 class ExportCache:
     """The exports this API process rendered, by what an export is a function of: the workspace,
-    the article and its version (a rename or an attachment makes a new one), the format, the
-    canonical URL and the hour its signed URLs were issued in. An export read again within the hour
-    is its stored bytes and ETag, not a second rendering. Least recently used out first, at most
-    ``max_bytes`` of bodies; an hour's entries are never read in the next one and age out."""
+    the article and its version (a rename or an attachment makes a new one), its video's version (a
+    new description or name), the format, the canonical URL (``?url=``) and the hour its signed URLs
+    were issued in (the poster is made once and never changes; an export whose poster could not be
+    made is not kept). The article's language and content are in its version. An export read again
+    within the hour is its stored bytes and ETag, not a second rendering. Least recently used out
+    first, at most ``max_bytes`` of bodies; an hour's entries are never read in the next one and age
+    out."""
 
     def __init__(self, max_bytes: int = EXPORT_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
@@ -365,6 +371,19 @@ def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, st
                          .decode()).strip("-") or "article"
     ext = EXTENSIONS[export_format]
     return f"{ascii_words}-{article_id}.{ext}", f"{words}-{article_id}.{ext}"
+
+
+def _export_key(call: Call, article_id: int, row, export_format: str, url: str, hour: int) -> tuple:
+    """Everything an export is a function of, as the cache's key (``ExportCache``): ``row`` has the
+    article's and its video's versions (the video's None without one)."""
+    return (call.workspace_id, article_id, row["version"], row["video_version"], export_format, url, hour)
+
+
+def _lacks_poster(source: ExportSource, export_format: str) -> bool:
+    """An export that shows the poster, of a stored video whose poster could not be made."""
+    video = source.video
+    return (export_format in THUMBNAIL_FORMATS and video is not None and video.content_url is not None
+            and video.thumbnail_url is None)
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:
@@ -508,14 +527,16 @@ async def export_article(call: Call) -> web.Response:
             raise not_found("article", article_id)
         url = q.url or f"{public_base_url(settings)}/v1/articles/{article_id}/export/html"
         hour = math.floor(settings.now().timestamp() / URL_BUCKET_S)
-        key = (call.workspace_id, article_id, current["version"], export_format, url, hour)
-        rendered = call.app[EXPORTS].get(key)
+        rendered = call.app[EXPORTS].get(_export_key(call, article_id, current, export_format, url, hour))
         if rendered is None:
             r = await conn.fetchrow(_EXPORT, article_id, call.workspace_id, call.environment)
     if rendered is None:
-        body = render(export_format, await _export_source(call, r, export_format, url, hour))
+        source = await _export_source(call, r, export_format, url, hour)
+        body = render(export_format, source)
         rendered = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
-        call.app[EXPORTS].put((*key[:2], r["version"], *key[3:]), *rendered)  # the version rendered
+        if not _lacks_poster(source, export_format):  # a poster that could not be made is tried again
+            # keyed on the versions rendered, which may be newer than the ones read first
+            call.app[EXPORTS].put(_export_key(call, article_id, r, export_format, url, hour), *rendered)
     body, etag = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
     if call.method == "GET" and not current["exported"]:

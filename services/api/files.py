@@ -9,7 +9,8 @@ The answer streams the file in chunks read off the event loop (never whole in me
 version opened when the request arrived (a file replaced meanwhile does not mix two versions):
 
 - ``Accept-Ranges: bytes``; one range per request: ``bytes=a-b``, ``bytes=a-`` and ``bytes=-n``
-  answer 206 with ``Content-Range``; a range starting at or past the end (or ``bytes=-0``, or any
+  answer 206 with ``Content-Range`` (an end past the file, of any number of digits, is clamped to
+  its last byte); a range starting at or past the end (or ``bytes=-0``, or any
   range of an empty file) answers 416 with ``Content-Range: bytes */<size>`` and the error
   envelope; a header that is not one byte range (another unit, several ranges, bad syntax) is
   ignored, as HTTP allows, and the whole file is sent;
@@ -19,7 +20,10 @@ version opened when the request arrived (a file replaced meanwhile does not mix 
   with the stored file's name, ``Cache-Control: private`` until the token expires,
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token stays out of
   the Referer of anything an HTML file links to) and, for HTML, ``Content-Security-Policy:
-  sandbox`` (a stored page runs no script with the API's origin).
+  sandbox`` (a stored page runs no script with the API's origin);
+- a client that takes nothing of a chunk for ``file_send_timeout_s`` is disconnected, and one
+  address has at most ``file_downloads_per_address`` bodies in flight (429 beyond): a client that
+  opens downloads and reads none holds no more than that many chunks and socket buffers.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import asyncio
 import logging
 import math
 import re
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -83,7 +89,15 @@ class Unsatisfiable(Exception):
     """A syntactically valid range that selects no byte of the file (416)."""
 
 
-_RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})", re.ASCII)
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)", re.ASCII)
+_BEYOND_ANY_FILE = 10 ** 18  # a position of more than 18 digits (no file is that large)
+
+
+def _position(digits: str) -> int:
+    """A position of a range header, however many digits it has (the header's own length is bounded
+    by the server): past any file once its value has more than 18."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= 18 else _BEYOND_ANY_FILE
 
 
 def parse_range(header: str | None, size: int) -> ByteRange | None:
@@ -99,12 +113,12 @@ def parse_range(header: str | None, size: int) -> ByteRange | None:
     if first == "" and last == "":
         return None
     if first == "":  # the last n bytes
-        suffix = int(last)
+        suffix = _position(last)
         if suffix == 0 or size == 0:
             raise Unsatisfiable
         return ByteRange(max(0, size - suffix), size - 1)
-    start = int(first)
-    end = int(last) if last else size - 1
+    start = _position(first)
+    end = _position(last) if last else size - 1
     if last and end < start:
         return None  # invalid: ignored
     if start >= size:
@@ -121,15 +135,55 @@ def _etag_matches(header: str, etag: str) -> bool:
 # --------------------------------------------------------------------------------- the body
 
 
+class DownloadSlots:
+    """The downloads in flight per client address, at most ``limit`` each: a client that opens
+    many downloads and reads none holds a chunk buffer and the kernel's buffers per connection, so
+    one address cannot hold the process's memory. The address is the connection's peer (behind a
+    proxy, every client is the proxy's address: set the limit for it)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, int] = {}
+
+    def take(self, address: str, limit: int) -> Callable[[], None] | None:
+        """A slot for ``address`` and the function that gives it back (once, however often it is
+        called); None when the address has ``limit`` already."""
+        if self._held.get(address, 0) >= limit:
+            return None
+        self._held[address] = self._held.get(address, 0) + 1
+        given_back = False
+
+        def give_back() -> None:
+            nonlocal given_back
+            if not given_back:
+                given_back = True
+                left = self._held[address] - 1
+                if left:
+                    self._held[address] = left
+                else:
+                    del self._held[address]
+
+        return give_back
+
+
+DOWNLOADS = web.AppKey("downloads", DownloadSlots)
+RETRY_AFTER_S = 5  # when a download slot of the address frees is unknown: a few seconds is a polite retry
+
+
 class FileSlice(payload.Payload):
     """``length`` bytes of an opened stored file from ``start``, read in chunks off the event loop;
-    the file is closed once written (or once the connection is gone)."""
+    the file is closed and the download's slot given back once written, once the connection is gone,
+    or once the client took nothing of a chunk for ``send_timeout`` seconds (the connection is then
+    aborted: its buffered bytes are dropped, not flushed to a client that does not read)."""
 
-    def __init__(self, opened: OpenedFile, start: int, length: int, content_type: str) -> None:
+    def __init__(self, opened: OpenedFile, start: int, length: int, content_type: str, *,
+                 send_timeout: float, release: Callable[[], None]) -> None:
         super().__init__(opened, content_type=content_type)
         self._opened = opened
         self._start = start
         self._size = length
+        self._send_timeout = send_timeout
+        self._release = release
+        weakref.finalize(self, release)  # a response dropped before its body was written
 
     async def write(self, writer: AbstractStreamWriter) -> None:
         await self.write_with_length(writer, None)
@@ -143,16 +197,24 @@ class FileSlice(payload.Payload):
                 chunk = await asyncio.to_thread(reader.read, min(CHUNK, remaining))
                 if not chunk:  # cannot happen with the version held open; never loop on it
                     raise ConnectionAbortedError("the stored file ended before its announced length")
-                await writer.write(chunk)
+                try:
+                    await asyncio.wait_for(writer.write(chunk), self._send_timeout)
+                except TimeoutError:
+                    transport = getattr(writer, "transport", None)
+                    if transport is not None:
+                        transport.abort()
+                    raise ConnectionAbortedError("the client took nothing within the send timeout") from None
                 remaining -= len(chunk)
         finally:
             self._opened.close()
+            self._release()
 
     def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
         raise TypeError("a stored file is streamed, never decoded whole")
 
     async def close(self) -> None:
         self._opened.close()
+        self._release()
 
 
 # --------------------------------------------------------------------------------- the route
@@ -223,7 +285,15 @@ async def download_file(call: Call) -> web.StreamResponse:
     except BaseException:
         opened.close()
         raise
-    return web.Response(status=status, headers=headers, body=FileSlice(opened, start, length, ctype))
+    release = request.app[DOWNLOADS].take(request.remote or "", settings.file_downloads_per_address)
+    if release is None:
+        opened.close()
+        limit = settings.file_downloads_per_address
+        raise ApiError(429, "too_many_downloads", f"this address has {limit} downloads in flight already; "
+                       "retry when one has ended", {"limit": limit, "retry_after_s": RETRY_AFTER_S},
+                       headers={"Retry-After": str(RETRY_AFTER_S)})
+    body = FileSlice(opened, start, length, ctype, send_timeout=settings.file_send_timeout_s, release=release)
+    return web.Response(status=status, headers=headers, body=body)
 
 
 def describe_download(document: dict) -> dict:
@@ -244,6 +314,9 @@ def describe_download(document: dict) -> dict:
         "Accept-Ranges": {"schema": {"type": "string"}},
     }
     responses = op["responses"]
+    if "429" in responses:
+        responses["429"] = {**responses["429"], "description": "Downloads in flight from this address at their "
+                            "limit (`too_many_downloads`, `details.limit`); see Retry-After"}
     responses["200"] = {"description": "the whole file", "headers": {**responses["200"].get("headers", {}),
                                                                      **file_headers}, "content": binary}
     responses["206"] = {"description": "the requested byte range (Content-Range)",
@@ -253,6 +326,6 @@ def describe_download(document: dict) -> dict:
 
 
 ROUTES = [
-    Route("GET", "/files/{token}", download_file, scope=None, tag="Files", errors=(404, 416),
+    Route("GET", "/files/{token}", download_file, scope=None, tag="Files", errors=(404, 416, 429),
           summary="Extension: download a stored file through a signed, expiring URL (no key; Range and HEAD)"),
 ]

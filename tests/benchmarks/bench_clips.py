@@ -35,7 +35,7 @@ import orjson
 from domain.analysis import analyse
 from domain.analysis.sentences import split_sentences
 from domain.clip_detection import DetectionRequest, detect
-from domain.clips import caption_pages, template, title_lines
+from domain.clips import caption_pages, template
 from infra import media as mediatools
 from infra import stack
 from infra.captions import parse_captions, read_captions
@@ -96,7 +96,7 @@ def bench_render_bare(source: Path, captions: Path, tmp: Path, *, with_rss: bool
     for k, start in enumerate(RENDER_STARTS_MS):
         ass = tmp / f"bare{k}.ass"
         ass.write_text(mediatools.ass_script(t, caption_pages(segments, start, start + CLIP_MS, t),
-                                             title_lines(f"Clip {k}", t.title_chars), title_ms=3000))
+                                             mediatools.title_layout(t, f"Clip {k}"), title_ms=3000))
         subprocess.run(_bare_render(source, start, ass, tmp / f"bare{k}.mp4"), check=True, timeout=600)
     elapsed = time.perf_counter() - t0
     per_minute = len(RENDER_STARTS_MS) / (elapsed / 60)

@@ -39,7 +39,8 @@ async def main(mib: int, ranges: int) -> None:
         opened = await asyncio.to_thread(storage.open, KEY)
         wanted = parse_range(request.headers.get("Range"), size)
         start, length, status = (wanted.start, wanted.length, 206) if wanted else (0, size, 200)
-        return web.Response(status=status, body=FileSlice(opened, start, length, "application/octet-stream"))
+        return web.Response(status=status, body=FileSlice(opened, start, length, "application/octet-stream",
+                                                          send_timeout=60.0, release=lambda: None))
 
     async def sendfile(request: web.Request) -> web.FileResponse:
         return web.FileResponse(storage.path(KEY))

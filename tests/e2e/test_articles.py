@@ -326,6 +326,25 @@ async def test_each_export_parses_and_export_ready_is_sent_once_per_format(servi
     assert html_ready["path"] == f"/v1/articles/{article}/export/html" and html_ready["environment"] == "production"
 
 
+async def test_an_export_follows_a_change_of_its_videos_description(service, media):
+    """The video's description is an input of the exports that show it: a PATCH of it makes a new
+    export with a new ETag at once, and the ETag of the old copy no longer answers 304."""
+    ws, video, article = await analyzed(service, media, credits=100)
+    before = {}
+    for name in ("json", "schema"):
+        r = await ws.client.get(f"/articles/{article}/export/{name}")
+        assert r.status == 200, r.body
+        before[name] = r.headers["ETag"]
+    changed = await ws.client.call("PATCH", f"/videos/{video}", {"description": "A description set afterwards."})
+    assert changed.status == 200, changed.body
+    for name in ("json", "schema"):
+        r = await ws.client.get(f"/articles/{article}/export/{name}", headers={"If-None-Match": before[name]})
+        assert r.status == 200, (name, r.status)
+        assert r.headers["ETag"] != before[name], name
+        text = r.body if isinstance(r.body, bytes) else json.dumps(r.body).encode()
+        assert b"A description set afterwards." in text, name
+
+
 # ------------------------------------------------------------------------------------- translation
 
 

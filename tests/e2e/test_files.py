@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import socket
 import time
 import uuid
 
@@ -18,7 +19,7 @@ import pytest
 
 from infra.file_urls import encode_token, issue_token, signing_key
 from infra.storage import LocalStorage
-from tests.e2e.conftest import running_service
+from tests.e2e.conftest import running_service, start_api
 from tests.e2e.test_videos import upload
 from tests.media_factory import run
 
@@ -112,6 +113,9 @@ async def test_range_requests(service, clip):
         "bytes=-500": (size - 500, size - 1),  # a suffix
         f"bytes={size - 300}-": (size - 300, size - 1),  # open-ended
         f"bytes={size - 10}-{size + 5000}": (size - 10, size - 1),  # past the end: clamped
+        "bytes=0-" + "9" * 30: (0, size - 1),  # an end of any length: clamped too
+        "bytes=" + "0" * 30 + "5-9": (5, 9),  # leading zeros are still the number
+        "bytes=-" + "9" * 30: (0, size - 1),  # a suffix longer than the file: all of it
     }
     for header, (start, end) in cases.items():
         status, headers, body = await fetch(service, url, headers={"Range": header})
@@ -125,7 +129,7 @@ async def test_range_requests(service, clip):
     assert (status, headers["Content-Range"], headers["Content-Length"], body) == (206, f"bytes 0-99/{size}", "100",
                                                                                     b"")
 
-    for unsatisfiable in (f"bytes={size}-", f"bytes={size + 10}-{size + 20}", "bytes=-0"):
+    for unsatisfiable in (f"bytes={size}-", f"bytes={size + 10}-{size + 20}", "bytes=-0", "bytes=" + "9" * 30 + "-"):
         status, headers, body = await fetch(service, url, headers={"Range": unsatisfiable})
         assert status == 416, unsatisfiable
         assert headers["Content-Range"] == f"bytes */{size}"
@@ -237,3 +241,101 @@ async def _fetch_whole_then_leave(service, token: str, block: bytes) -> None:
     assert (status, body) == (206, block[-4:])
     log = (service.logs / "api.log").read_text()
     assert "Traceback" not in log and "Error handling request" not in log and '"level":"error"' not in log, log[-3000:]
+
+
+SEND_TIMEOUT_S = 2.0
+
+
+@pytest.fixture(scope="module")
+async def strict(service):
+    """An API process of the same service with two downloads per address and a 2 s send timeout."""
+    base, service.procs["api-strict"] = await start_api(
+        service.settings, service.http, service.logs, name="api-strict",
+        VAEO_FILE_DOWNLOADS_PER_ADDRESS="2", VAEO_FILE_SEND_TIMEOUT_S=str(SEND_TIMEOUT_S))
+    return base.removesuffix("/v1")
+
+
+def _stored(service, ws, name: str, mib: int) -> str:
+    """A file of ``mib`` MiB stored under the workspace's folder; its storage key."""
+    storage = LocalStorage.from_settings(service.settings)
+    key = f"exports/{ws.id}/big/{name}"
+    staged = storage.staging_path("test")
+    with open(staged, "wb") as f:
+        for _ in range(mib):
+            f.write(bytes(range(256)) * 4096)
+    storage.commit(staged, key)
+    return key
+
+
+def _reader_that_reads_nothing(origin: str, path: str) -> socket.socket:
+    """A raw connection with a tiny receive buffer that asks for ``path`` and then reads nothing
+    but the start of the answer (the status line)."""
+    host, port = origin.removeprefix("http://").split(":")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect((host, int(port)))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    assert sock.recv(12) == b"HTTP/1.1 200"
+    return sock
+
+
+async def test_downloads_per_address_are_limited_and_a_third_gets_429(service, strict):
+    ws = await service.workspace()
+    key = _stored(service, ws, "limited.bin", 16)
+    path = "/v1/files/" + issue_token(service.settings, ws.id, key)
+    holders = []
+    try:
+        for _ in range(2):
+            holders.append(await asyncio.to_thread(_reader_that_reads_nothing, strict, path))
+        status, headers, body = await fetch(service, strict + path)
+        assert status == 429, status
+        error = orjson.loads(body)["error"]
+        assert error["code"] == "too_many_downloads" and error["details"]["limit"] == 2, error
+        assert int(headers["Retry-After"]) >= 1
+        head_status, _, _ = await fetch(service, strict + path, "HEAD")  # no body, no slot
+        assert head_status == 200
+    finally:
+        for sock in holders:
+            sock.close()
+    deadline = time.monotonic() + 20
+    while True:  # the slots are given back when the holders leave
+        status, _, body = await fetch(service, strict + path, headers={"Range": "bytes=-4"})
+        if status == 206:
+            break
+        assert status == 429 and time.monotonic() < deadline, status
+        await asyncio.sleep(0.2)
+    LocalStorage.from_settings(service.settings).delete(key)
+
+
+async def test_a_client_that_reads_nothing_is_disconnected_after_the_send_timeout(service, strict):
+    ws = await service.workspace()
+    size_mib = 16  # more than the kernel's buffers of both ends hold
+    key = _stored(service, ws, "stalled.bin", size_mib)
+    path = "/v1/files/" + issue_token(service.settings, ws.id, key)
+    sock = await asyncio.to_thread(_reader_that_reads_nothing, strict, path)
+    try:
+        await asyncio.sleep(SEND_TIMEOUT_S * 4)  # generous: the server acts after SEND_TIMEOUT_S
+
+        def drain() -> tuple[int, str]:
+            received = 0
+            while True:
+                try:
+                    data = sock.recv(1 << 20)
+                except ConnectionResetError:
+                    return received, "reset"
+                except TimeoutError:
+                    return received, "still open"
+                if not data:
+                    return received, "closed"
+                received += len(data)
+
+        received, end = await asyncio.to_thread(drain)
+        assert end in ("reset", "closed") and received < size_mib << 20, (received, end)
+        status, _, body = await fetch(service, strict + path, headers={"Range": "bytes=-4"})  # the API still serves
+        assert status == 206 and len(body) == 4
+    finally:
+        sock.close()
+        LocalStorage.from_settings(service.settings).delete(key)
+    log = (service.logs / "api-strict.log").read_text()
+    assert "Traceback" not in log and '"level":"error"' not in log, log[-3000:]

@@ -161,3 +161,40 @@ async def test_a_full_caption_line_stays_inside_the_frame(t, gray, tmp_path):
     assert bright, "no caption drawn"
     xs = [x for x, _ in bright]
     assert min(xs) >= 16 and max(xs) <= w - 16, (min(xs), max(xs))
+
+
+def _gray_frame(path: Path, *seek: str) -> bytes:
+    """A picture's or video's (at ``seek``, "-ss", "0.2") first frame as 8-bit gray pixels, row by row."""
+    return subprocess.run(["ffmpeg", "-nostdin", "-v", "error", *seek, "-i", str(path), "-vf", "format=gray",
+                           "-frames:v", "1", "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
+
+
+def _edges_clear(frame: bytes, w: int, rows: range, background: int = 0x40) -> bool:
+    """No pixel of the four columns at each side of the frame in ``rows`` differs from the
+    background (the title's letters and its box are far from it)."""
+    return all(abs(frame[y * w + x] - background) < 24 for y in rows for x in (*range(4), *range(w - 4, w)))
+
+
+async def test_a_180_character_title_renders_inside_the_frame_and_its_thumbnail(gray, tmp_path):
+    t = SYSTEM_TEMPLATES[0]  # 9:16: the narrowest
+    word = "Wm" * 90
+    title = media.title_layout(t, "\u202e" + word)
+    script = tmp_path / "title.ass"
+    script.write_text(media.ass_script(t, [], title, title_ms=1000), encoding="utf-8")
+    out = tmp_path / "title.mp4"
+    await media.run_killable(media.render_argv(gray, "mov", 0, 500, t, script, out, has_audio=False), 60, "render")
+    frame = _gray_frame(out, "-ss", "0.2")
+    w, h = t.width, t.height
+    band = range(t.title_font_size, t.title_font_size * 2 + len(title) * t.title_font_size * 2)
+    assert any(frame[y * w + w // 2] != 0x40 for y in band), "no title drawn"
+    assert _edges_clear(frame, w, band)
+
+    cover = tmp_path / "cover.ass"
+    cover.write_text(media.ass_script(t, [], centre=media.title_layout(t, word, cover=True)), encoding="utf-8")
+    jpeg = tmp_path / "cover.jpg"
+    await media.run_killable(media.thumbnail_argv(gray, "mov", 200, t, cover, jpeg), 60, "thumbnail")
+    picture = _gray_frame(jpeg)
+    assert len(picture) == w * h
+    middle = range(h // 2 - 2 * t.thumbnail_font_size, h // 2 + 2 * t.thumbnail_font_size)
+    assert any(abs(picture[y * w + w // 2] - 0x40) > 24 for y in middle), "no title drawn"
+    assert _edges_clear(picture, w, range(h))

@@ -20,12 +20,14 @@ from domain.clips import (
     ClipDetection,
     ClipRefused,
     ClipRender,
+    Font,
     caption_pages,
     check_format,
     check_range,
     check_render_clips,
     clip_slug,
     default_template,
+    drawable,
     frame_ms,
     preview_svg,
     template,
@@ -116,10 +118,37 @@ def test_wrap_words_breaks_between_words_and_splits_only_overlong_words() -> Non
     assert any(line.endswith("-") for line in lines)  # the 26-letter word is split
 
 
+MONO = Font({chr(c): 0.5 for c in range(32, 127)} | {"…": 0.5})  # every character half the size wide
+
+
 def test_a_title_longer_than_its_lines_ends_in_an_ellipsis() -> None:
-    lines = title_lines("one two three four five six seven eight nine ten eleven", 10, max_lines=2)
+    lines = title_lines("one two three four five six seven eight nine ten eleven", MONO, 20, 100, max_lines=2)
     assert len(lines) == 2 and lines[-1].endswith("…") and all(len(x) <= 10 for x in lines)
-    assert title_lines("short", 10) == ("short",)
+    assert title_lines("short", MONO, 20, 100) == ("short",)
+
+
+def test_a_title_drops_bidi_controls_and_characters_its_font_cannot_draw() -> None:
+    font = media.caption_font()
+    assert drawable("\u202eRTL\u202c and \u2066x\u2069\u200f", font) == "RTL and x"
+    assert drawable("{a} \\ b", font) == "{a} \\ b"  # the font has braces and the backslash: kept
+    assert drawable("ＡＢＣ 東京 ok", font) == "ABC ok"  # full-width letters as letters; no glyph: dropped
+    [line] = title_lines("\u202eRTL {x} \\N", font, 56, 640)
+    assert line == "RTL {x} \\N" and all(font.has(ch) for ch in line)
+
+
+@pytest.mark.parametrize("t", SYSTEM_TEMPLATES, ids=lambda t: f"{t.id}-{t.format}")
+def test_a_180_character_word_is_split_into_lines_that_fit_the_frame(t) -> None:
+    font = media.caption_font()
+    for word in ("W" * 180, "Wm" * 90, "i" * 180):
+        for cover in (False, True):
+            size, width = media.title_box(t, cover=cover)
+            assert width < t.width
+            lines = media.title_layout(t, word, cover=cover)
+            assert 1 <= len(lines) <= 3
+            assert all(font.width(line, size) <= width for line in lines), (word[:4], cover)
+            assert all(line.endswith("-") for line in lines[:-1])
+    short = media.title_layout(t, "A short title")
+    assert short == ("A short title",)
 
 
 def test_captions_keep_only_the_words_spoken_in_the_range_by_cue_relative_to_the_clip() -> None:
@@ -262,12 +291,15 @@ def test_the_ass_script_shows_client_text_as_text_only() -> None:
     t = template(1)
     script = media.ass_script(t, [Caption(0, 1500, ("{\\pos(0,0)}hack", "line \\N two"), "A"),
                                   Caption(1500, 3000, ("second speaker",), "B")],
-                              title_lines("My {title}", t.title_chars), title_ms=3000)
+                              media.title_layout(t, "My {title} \\ \u202eRTL"), title_ms=3000)
     events = [line for line in script.splitlines() if line.startswith("Dialogue:")]
     assert len(events) == 3
     text = "".join(events)
-    assert "{\\pos" not in text and "{title}" not in text and "line \\N two" not in text
-    assert events[1].endswith("hack\\Nline ⧵N two")  # our break between lines, theirs neutralised
+    blocks = re.findall(r"(?<!\\)\{[^}]*\}", text)  # override blocks: only our own colour of the second speaker
+    assert blocks in (["{\\c&HFFFF80&}"], ["{\\c&H80FFFF&}"]), blocks
+    assert "line \\N two" not in text and "\u202e" not in text
+    assert events[0].endswith("My \\{title\\} \\ RTL")  # braces escaped for libass: drawn as braces
+    assert events[1].endswith("\\{\\pos(0,0)\\}hack\\Nline \\\u2060N two")  # our break; theirs a backslash
     assert "{\\c&HFFFF80&}" in events[2] or "{\\c&H80FFFF&}" in events[2]  # the second speaker's colour
     assert f"PlayResX: {t.width}" in script and "WrapStyle: 2" in script
     assert media._ass_time(3_723_450) == "1:02:03.45"
