@@ -133,23 +133,23 @@ async def test_an_analysis_whose_worker_is_killed_on_its_last_attempt_fails_and_
 async def test_a_top_up_by_the_cli_is_usable_by_the_next_call_after_a_402(service, long_video):
     """The API process refused a charge on a balance of 0; `vaeo workspace credits W --add N`, another
     process, tops the workspace up: the next paid call is charged on the new balance, at once."""
-    ws = await service.workspace(credits=10)
+    ws = await service.workspace(credits=15)
     videos = []
     for _ in range(2):
         status, body = await upload(ws.client, long_video)
         assert status == 201, body
         videos.append(body["data"]["id"])
     r = await ws.client.post(f"/videos/{videos[0]}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 10, r.body
+    assert r.status == 202 and r.data["credits_charged"] == 15, r.body  # 5 minutes, doubled, and their speech
     refused = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
-    assert refused.status == 402 and refused.error["details"] == {"required": 5, "balance": 0}, refused.body
+    assert refused.status == 402 and refused.error["details"] == {"required": 10, "balance": 0}, refused.body
 
     topped = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "services.cli", "workspace", "credits", str(ws.id), "--add", "10"],
+        subprocess.run, [sys.executable, "-m", "services.cli", "workspace", "credits", str(ws.id), "--add", "12"],
         env=env_for(service.settings), cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert topped.returncode == 0, topped.stderr
 
     r = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
-    assert r.status == 202 and r.data["credits_charged"] == 5, r.body
-    await credits_used(ws.client, 15)
-    assert (await ws.client.get("/credits")).data["balance"] == 5
+    assert r.status == 202 and r.data["credits_charged"] == 10, r.body
+    await credits_used(ws.client, 25)
+    assert (await ws.client.get("/credits")).data["balance"] == 2

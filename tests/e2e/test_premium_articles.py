@@ -19,7 +19,7 @@ from tests.e2e.conftest import running_service
 from tests.e2e.test_job_refunds import credits_used, same_transaction
 from tests.e2e.test_videos import events_of, follow, upload
 from tests.fake_llm import FakeProvider
-from tests.media_factory import make_interview
+from tests.media_factory import make_interview, run
 
 KEY = "sk-e2e-secret-7d1f4b9c2e"
 TIMEOUT_S = 1.5
@@ -154,17 +154,23 @@ async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_ar
     assert KEY not in job["error_message"]
 
 
-async def test_premium_without_a_transcript_fails_before_the_provider_and_refunds(service, provider, media):
+async def test_premium_without_a_transcript_fails_before_the_provider_and_refunds(service, provider,
+                                                                                   tmp_path_factory):
     provider.answer(fake_llm.article())
     ws = await service.workspace(credits=10)
-    status, uploaded = await upload(ws.client, media["video"])  # no captions, no subtitle track
+    tone = tmp_path_factory.mktemp("tone") / "tone.mp4"  # no captions, no subtitle track, and no speech
+    run(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=3",
+         "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(tone)])
+    status, uploaded = await upload(ws.client, tone)
     assert status == 201 and uploaded["data"]["has_transcript"] is False, uploaded
     r = await ws.client.post(f"/videos/{uploaded['data']['id']}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 2, r.body
+    # one minute doubled for premium, and one of speech: the video has no captions, so its audio is read first
+    assert r.status == 202 and r.data["credits_charged"] == 3, r.body
     job, _ = await follow(ws.client, r.data["job_id"])
     assert job["status"] == "failed" and "has none" in job["error_message"] and job["result"] is None, job
     assert provider.requests == []
     [refund] = [e["data"] for e in await events_of(service, ws.id, "CreditsRefunded")]
-    assert refund["amount"] == 2
+    assert refund["amount"] == 3
     await credits_used(ws.client, 0)
     assert await events_of(service, ws.id, "ArticleGenerated", "VideoAnalyzed") == []
