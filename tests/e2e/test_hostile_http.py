@@ -45,20 +45,21 @@ async def edge(stack_settings, template_db, tmp_path_factory):
         yield svc
 
 
-@pytest.fixture(scope="module")
-def long_tone(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("media") / "long-tone.wav"
-    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000:duration=10",
+def _tone(folder: Path, seconds: int) -> Path:
+    path = folder / f"tone-{seconds}s.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=8000:duration={seconds}",
          str(path)])
     return path
+
+
+@pytest.fixture(scope="module")
+def long_tone(tmp_path_factory) -> Path:
+    return _tone(tmp_path_factory.mktemp("media"), 10)
 
 
 @pytest.fixture(scope="module")
 def tone(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("media") / "tone.wav"
-    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000:duration=1",
-         str(path)])
-    return path
+    return _tone(tmp_path_factory.mktemp("media"), 1)
 
 
 def _address(svc) -> tuple[str, int]:
