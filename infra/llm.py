@@ -93,8 +93,100 @@ class Answer:
     attempts: int
 
 
+class HttpProvider:
+    """The request loop shared by the OpenAI-compatible clients (chat here, speech in ``infra.asr_provider``):
+    bounded retries of transient failures, ``Retry-After`` clamped, answers read up to a size bound,
+    the key sent only in ``Authorization`` and redacted from every message. A subclass gives
+    ``endpoint``, ``base_url``, ``api_key``, ``timeout_s``, ``max_attempts``, ``backoff_s``,
+    ``retry_after_max_s``, ``max_response_bytes``, ``clock``, ``kind`` (its logger's name) and ``user_agent``."""
+
+    kind = "llm"
+    user_agent = USER_AGENT
+
+    @property
+    def where(self) -> str:
+        """The provider's origin as shown in messages (no path, no user info)."""
+        url = URL(self.base_url)
+        return f"{url.host}:{url.port}" if url.host else self.base_url
+
+    async def _request(self, data: Callable[[], object], content_headers: dict,
+                       read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]], *,
+                       retriable: Callable[[], bool] = lambda: True) -> T:
+        """POST ``data()`` (made anew for each attempt) to ``endpoint``, retried on transient failures
+        while ``retriable()``; ``read`` reads a 2xx."""
+        headers = {**content_headers, "Accept": "application/json", "User-Agent": self.user_agent}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        logger = logging.getLogger(f"vaeo.{self.kind}")
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_s), trust_env=False) as http:
+            for attempt in range(1, self.max_attempts + 1):
+                started = time.monotonic()
+                try:
+                    result = await self._once(http, data(), headers, attempt, read)
+                except ProviderError as exc:
+                    if not exc.transient or attempt == self.max_attempts or not retriable():
+                        tries = f" (after {attempt} attempts)" if attempt > 1 else ""
+                        raise ProviderError(f"{exc}{tries}", transient=exc.transient, status=exc.status) from None
+                    delay = min(self.retry_after_max_s, exc.retry_after if exc.retry_after is not None
+                                else self.backoff_s * 2 ** (attempt - 1))
+                    logger.warning("%s: attempt %d/%d failed: %s; retrying in %.2fs", self.kind, attempt,
+                                   self.max_attempts, exc, delay)
+                    await asyncio.sleep(delay)
+                    continue
+                logger.debug("%s: %s answered in %.2fs", self.kind, self.where, time.monotonic() - started)
+                return result
+        raise AssertionError("unreachable")
+
+    async def _once(self, http: aiohttp.ClientSession, payload: object, headers: dict, attempt: int,
+                    read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]]) -> T:
+        try:
+            async with http.post(self.endpoint, data=payload, headers=headers, allow_redirects=False) as resp:
+                status, reason = resp.status, resp.reason or ""
+                if 200 <= status < 300:
+                    return await read(resp, attempt)
+                retry_after = _retry_after(resp.headers.get("Retry-After"), self.clock())
+                raw = await self._read_bounded(resp)
+        except TimeoutError:
+            raise ProviderError(f"the provider at {self.where} did not answer within {self.timeout_s:g} s",
+                                transient=True) from None
+        except aiohttp.ClientConnectorError as exc:
+            errno = getattr(exc.os_error, "errno", None)
+            cause = os.strerror(errno) if errno else str(exc.os_error or exc)
+            raise ProviderError(f"could not connect to the provider at {self.where}: {cause}", transient=True) from None
+        except aiohttp.ClientError as exc:
+            raise ProviderError(f"the connection to the provider at {self.where} failed: "
+                                f"{type(exc).__name__}: {self._redact(str(exc))[:200]}", transient=True) from None
+        transient = status in TRANSIENT_STATUSES or status >= 500
+        detail = self._error_detail(raw)
+        raise ProviderError(f"the provider answered {status} {reason}".rstrip() + (f": {detail}" if detail else ""),
+                            transient=transient, status=status, retry_after=retry_after)
+
+    async def _read_bounded(self, resp: aiohttp.ClientResponse) -> bytes:
+        raw = bytearray()
+        async for chunk in resp.content.iter_chunked(65536):
+            raw += chunk
+            if len(raw) > self.max_response_bytes:
+                raise ProviderError(f"the provider's answer is larger than {self.max_response_bytes} bytes")
+        return bytes(raw)
+
+    def _error_detail(self, raw: bytes) -> str:
+        """The provider's own error message (``{"error": {"message": ...}}`` or text), bounded, key redacted."""
+        text = raw.decode("utf-8", "replace").strip()
+        try:
+            data = orjson.loads(raw)
+            error = data.get("error") if isinstance(data, dict) else None
+            text = str(error.get("message") if isinstance(error, dict) else error or data.get("message") or text)
+        except (orjson.JSONDecodeError, AttributeError):
+            pass
+        text = " ".join(self._redact(text).split())
+        return text if len(text) <= 300 else text[:297] + "..."
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self.api_key, "***") if self.api_key else text
+
+
 @dataclass(frozen=True)
-class ChatProvider:
+class ChatProvider(HttpProvider):
     """Built by ``from_settings`` (the ``llm_*`` settings and their defaults are the one source)."""
 
     base_url: str
@@ -122,12 +214,6 @@ class ChatProvider:
     @property
     def endpoint(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
-
-    @property
-    def where(self) -> str:
-        """The provider's origin as shown in messages (no path, no user info)."""
-        url = URL(self.base_url)
-        return f"{url.host}:{url.port}" if url.host else self.base_url
 
     async def complete(self, messages: Sequence[dict]) -> Completion:
         """One Chat Completions call, retried on transient failures; ``ProviderError`` at the end."""
@@ -172,61 +258,9 @@ class ChatProvider:
 
     async def _call(self, body: dict, read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]], *,
                     retriable: Callable[[], bool] = lambda: True) -> T:
-        """Send ``body``, retried on transient failures while ``retriable()``; ``read`` reads a 2xx."""
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+        """Send ``body`` as JSON, retried on transient failures while ``retriable()``; ``read`` reads a 2xx."""
         payload = orjson.dumps(body)
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_s), trust_env=False) as http:
-            for attempt in range(1, self.max_attempts + 1):
-                started = time.monotonic()
-                try:
-                    result = await self._once(http, payload, headers, attempt, read)
-                except ProviderError as exc:
-                    if not exc.transient or attempt == self.max_attempts or not retriable():
-                        tries = f" (after {attempt} attempts)" if attempt > 1 else ""
-                        raise ProviderError(f"{exc}{tries}", transient=exc.transient, status=exc.status) from None
-                    delay = min(self.retry_after_max_s, exc.retry_after if exc.retry_after is not None
-                                else self.backoff_s * 2 ** (attempt - 1))
-                    log.warning("llm: attempt %d/%d failed: %s; retrying in %.2fs", attempt, self.max_attempts,
-                                exc, delay)
-                    await asyncio.sleep(delay)
-                    continue
-                log.debug("llm: %s answered in %.2fs", self.where, time.monotonic() - started)
-                return result
-        raise AssertionError("unreachable")
-
-    async def _once(self, http: aiohttp.ClientSession, payload: bytes, headers: dict, attempt: int,
-                    read: Callable[[aiohttp.ClientResponse, int], Awaitable[T]]) -> T:
-        try:
-            async with http.post(self.endpoint, data=payload, headers=headers, allow_redirects=False) as resp:
-                status, reason = resp.status, resp.reason or ""
-                if 200 <= status < 300:
-                    return await read(resp, attempt)
-                retry_after = _retry_after(resp.headers.get("Retry-After"), self.clock())
-                raw = await self._read_bounded(resp)
-        except TimeoutError:
-            raise ProviderError(f"the provider at {self.where} did not answer within {self.timeout_s:g} s",
-                                transient=True) from None
-        except aiohttp.ClientConnectorError as exc:
-            errno = getattr(exc.os_error, "errno", None)
-            cause = os.strerror(errno) if errno else str(exc.os_error or exc)
-            raise ProviderError(f"could not connect to the provider at {self.where}: {cause}", transient=True) from None
-        except aiohttp.ClientError as exc:
-            raise ProviderError(f"the connection to the provider at {self.where} failed: "
-                                f"{type(exc).__name__}: {self._redact(str(exc))[:200]}", transient=True) from None
-        transient = status in TRANSIENT_STATUSES or status >= 500
-        detail = self._error_detail(raw)
-        raise ProviderError(f"the provider answered {status} {reason}".rstrip() + (f": {detail}" if detail else ""),
-                            transient=transient, status=status, retry_after=retry_after)
-
-    async def _read_bounded(self, resp: aiohttp.ClientResponse) -> bytes:
-        raw = bytearray()
-        async for chunk in resp.content.iter_chunked(65536):
-            raw += chunk
-            if len(raw) > self.max_response_bytes:
-                raise ProviderError(f"the provider's answer is larger than {self.max_response_bytes} bytes")
-        return bytes(raw)
+        return await self._request(lambda: payload, {"Content-Type": "application/json"}, read, retriable=retriable)
 
     def _completion(self, raw: bytes, attempt: int) -> Completion:
         try:
@@ -326,21 +360,6 @@ class ChatProvider:
                            for i, c in sorted(calls.items()))
         return Answer(content="".join(content), tool_calls=tool_calls, prompt_tokens=max(0, prompt),
                       completion_tokens=max(0, completion), finish_reason=finish_reason, attempts=attempt)
-
-    def _error_detail(self, raw: bytes) -> str:
-        """The provider's own error message (``{"error": {"message": ...}}`` or text), bounded, key redacted."""
-        text = raw.decode("utf-8", "replace").strip()
-        try:
-            data = orjson.loads(raw)
-            error = data.get("error") if isinstance(data, dict) else None
-            text = str(error.get("message") if isinstance(error, dict) else error or data.get("message") or text)
-        except (orjson.JSONDecodeError, AttributeError):
-            pass
-        text = " ".join(self._redact(text).split())
-        return text if len(text) <= 300 else text[:297] + "..."
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self.api_key, "***") if self.api_key else text
 
 
 def _retry_after(value: str | None, now: datetime) -> float | None:

@@ -38,6 +38,8 @@ from domain.analysis.model import Segment
 from domain.analysis.speech import item_name, item_window, pad_windows, plan_windows, segments_from_words
 from infra import asr
 from infra import media as mediatools
+from infra.asr_provider import SpeechProvider, wav_bytes
+from infra.llm import ProviderError
 from infra.settings import Settings
 from services.worker import ItemDone, JobContext, PermanentJobError
 
@@ -177,6 +179,52 @@ class LocalRecogniser:
         return await self._ask(("recognise", str(path), demuxer, *window, language))
 
 
+class ProviderRecogniser:
+    """The configured OpenAI-compatible provider (``infra.asr_provider``), one request per window:
+    the window's audio is decoded here (whitelisted ffmpeg, on a thread) and sent; no local model
+    is loaded. A transient failure (after the client's own retries) fails the window, which the
+    job retries alone; a refusal or an answer that is not a transcription fails it for good."""
+
+    engine = "provider"
+
+    def __init__(self, settings: Settings) -> None:
+        self.client = SpeechProvider.from_settings(settings)
+        self.decode_timeout_s = settings.asr_window_timeout_s
+
+    @property
+    def host(self) -> str:
+        return self.client.host
+
+    def model_name(self, language: str) -> str:
+        return self.client.model
+
+    def close(self) -> None:
+        pass
+
+    async def _transcribe(self, path: Path, demuxer: str, window: tuple[int, int], language: str | None):
+        start, end = window
+        try:
+            audio = await asyncio.to_thread(asr.decode_audio, path, demuxer, start, end, self.decode_timeout_s)
+        except mediatools.MediaError as exc:
+            raise PermanentJobError(f"speech recognition: {mediatools.scrub(str(exc))}") from None
+        try:
+            return await self.client.transcribe(await asyncio.to_thread(wav_bytes, audio), end - start, language)
+        except ProviderError as exc:
+            if exc.transient:
+                raise asr.AsrError(f"speech provider: {exc}") from None
+            raise PermanentJobError(f"speech provider: {exc}") from None
+
+    async def detect(self, path: Path, demuxer: str, window: tuple[int, int]) -> tuple[str, float]:
+        """The language the provider names for the window (certain when it is one of the seven)."""
+        found = await self._transcribe(path, demuxer, window, None)
+        return (found.language, 1.0) if found.language else ("", 0.0)
+
+    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str
+                        ) -> tuple[list[list], int]:
+        found = await self._transcribe(path, demuxer, window, language)
+        return [w.to_list() for w in found.words], found.dropped
+
+
 def _receive(conn: Connection):
     try:
         return conn.recv()
@@ -193,6 +241,8 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
     limit_ms = min(duration_ms, int(settings.asr_max_duration_s * 1000))
     window_ms = settings.asr_window_s * 1000
     base = {"kind": "speech", "engine": recogniser.engine}
+    if getattr(recogniser, "host", None):
+        base["host"] = recogniser.host
     await ctx.progress(progress[0], "finding speech in the audio")
     try:
         has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms)
@@ -237,4 +287,4 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
 
 def recogniser_for(settings: Settings):
     """The configured provider when there is one, else the local engine."""
-    return LocalRecogniser(settings)
+    return ProviderRecogniser(settings) if settings.asr_configured else LocalRecogniser(settings)

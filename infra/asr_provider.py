@@ -1,0 +1,195 @@
+"""The optional speech provider: an async client of the OpenAI-compatible transcription protocol.
+
+``POST {asr_base_url}/audio/transcriptions`` with ``Authorization: Bearer <key>`` (none when the
+key is empty) and a multipart form: ``file`` (one window's audio as 16 kHz mono 16-bit WAV,
+decoded by ffmpeg through the same whitelisted arguments as the local engine's audio),
+``model``, ``response_format=verbose_json``, ``timestamp_granularities[]`` ``word`` and
+``segment``, and ``language`` when it is known. Retries, ``Retry-After``, the size bound and the
+key's redaction are the chat client's (``infra.llm.HttpProvider``).
+
+The answer is untrusted and checked before anything of it is used: it must be a JSON object; its
+``language`` (a name such as ``english`` or a code such as ``en``/``en-US``) is mapped to one of
+the seven supported codes; ``words`` is a list of at most ``MAX_WORDS_PER_S`` words per second of
+the window (a hostile or broken provider cannot fill the transcript), each with a non-empty text
+of at most ``MAX_WORD_CHARS`` characters and finite ``start`` <= ``end`` in seconds inside the
+window (``TIME_SLACK_S`` of rounding allowed, then clamped). A segment that carries Whisper's
+scores and fails the local engine's not-speech rules (``infra.asr.is_speech``) has its words
+dropped, as the local engine does. Anything else is a ``ProviderError`` saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import wave
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import aiohttp
+import numpy as np
+import orjson
+from yarl import URL
+
+from infra.asr import LANGUAGES, SAMPLE_RATE, Word, is_speech
+from infra.llm import HttpProvider, ProviderError
+from infra.settings import Settings, wall_clock
+
+USER_AGENT = "vaeo-asr/1"
+# A verbose answer with word times runs to ~100 bytes a word: 4 MiB holds a 120 s window many times over.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+RETRY_AFTER_MAX_S = 30.0
+# Fast speech is 4-5 words a second; more than 10 is not a transcript of the window.
+MAX_WORDS_PER_S = 10
+MAX_WORD_CHARS = 100
+TIME_SLACK_S = 1.0
+
+LANGUAGE_NAMES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "castilian": "es",
+                  "italian": "it", "portuguese": "pt", "dutch": "nl", "flemish": "nl"}
+
+
+def language_code(value: object) -> str:
+    """One of ``LANGUAGES`` for a provider's language name or code; "" for anything else."""
+    if not isinstance(value, str):
+        return ""
+    text = value.strip().lower()[:40]
+    if text in LANGUAGE_NAMES:
+        return LANGUAGE_NAMES[text]
+    code = text.replace("_", "-").split("-")[0]
+    return code if code in LANGUAGES else ""
+
+
+def wav_bytes(samples: np.ndarray) -> bytes:
+    """16 kHz mono float32 samples as a 16-bit PCM WAV file."""
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype("<i2")
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE)
+        w.writeframes(pcm.tobytes())
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Transcription:
+    language: str  # one of LANGUAGES, or "" when the provider named none of them
+    words: tuple[Word, ...]  # times in ms from the window's start
+    dropped: int  # segments dropped as not speech
+    attempts: int
+
+
+@dataclass(frozen=True)
+class SpeechProvider(HttpProvider):
+    """Built by ``from_settings`` (the ``asr_*`` settings)."""
+
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+    timeout_s: float
+    max_attempts: int
+    backoff_s: float
+    retry_after_max_s: float = RETRY_AFTER_MAX_S
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    clock: Callable[[], datetime] = field(default=wall_clock, repr=False, compare=False)
+
+    kind = "asr"
+    user_agent = USER_AGENT
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SpeechProvider | None:
+        if not settings.asr_configured:
+            return None
+        return cls(base_url=settings.asr_base_url.strip(), model=settings.asr_model.strip(),
+                   api_key=settings.asr_api_key.get_secret_value(), timeout_s=settings.asr_timeout_s,
+                   max_attempts=max(1, settings.asr_max_attempts), backoff_s=settings.asr_retry_backoff_s,
+                   clock=settings.now)
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + "/audio/transcriptions"
+
+    @property
+    def host(self) -> str:
+        """The provider's host, as named in a transcript's source (never a path, user or key)."""
+        return URL(self.base_url).host or ""
+
+    async def transcribe(self, wav: bytes, duration_ms: int, language: str | None = None) -> Transcription:
+        """One window's audio (``wav``, ``duration_ms`` long) transcribed; ``ProviderError`` on failure."""
+
+        def form() -> aiohttp.FormData:
+            data = aiohttp.FormData()
+            data.add_field("file", wav, filename="window.wav", content_type="audio/wav")
+            data.add_field("model", self.model)
+            data.add_field("response_format", "verbose_json")
+            data.add_field("timestamp_granularities[]", "word")
+            data.add_field("timestamp_granularities[]", "segment")
+            if language:
+                data.add_field("language", language)
+            return data
+
+        async def read(resp: aiohttp.ClientResponse, attempt: int) -> Transcription:
+            return self._transcription(await self._read_bounded(resp), duration_ms, attempt)
+
+        return await self._request(form, {}, read)
+
+    def _transcription(self, raw: bytes, duration_ms: int, attempt: int) -> Transcription:
+        try:
+            answer = orjson.loads(raw)
+            if not isinstance(answer, dict):
+                raise TypeError("the answer is not a JSON object")
+            words, dropped = _words(answer, duration_ms)
+        except (orjson.JSONDecodeError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            sample = self._redact(raw[:120].decode("utf-8", "replace"))
+            raise ProviderError(f"the provider's answer is not a transcription with word times "
+                                f"({type(exc).__name__}: {self._redact(str(exc))[:160]}); it began with "
+                                f"{sample!r}") from None
+        return Transcription(language_code(answer.get("language")), words, dropped, attempt)
+
+
+def _seconds(value: object, what: str, duration_s: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TypeError(f"{what} is not a number of seconds")
+    if value < -TIME_SLACK_S or value > duration_s + TIME_SLACK_S:
+        raise ValueError(f"{what} {value:g} s is outside the window's {duration_s:g} s")
+    return min(max(0.0, float(value)), duration_s)
+
+
+def _words(answer: dict, duration_ms: int) -> tuple[tuple[Word, ...], int]:
+    """The answer's words, checked and bounded (see the module's text), and the segments dropped."""
+    duration_s = duration_ms / 1000
+    items = answer.get("words")
+    text = answer.get("text")
+    if items is None:
+        if isinstance(text, str) and text.strip():
+            raise KeyError("words (the provider gave text without word times)")
+        items = []
+    if not isinstance(items, list):
+        raise TypeError("words is not a list")
+    most = int(MAX_WORDS_PER_S * max(1.0, duration_s))
+    if len(items) > most:
+        raise ValueError(f"{len(items)} words for {duration_s:g} s of audio (at most {most})")
+    silent = []
+    segments = answer.get("segments") or []
+    if not isinstance(segments, list) or len(segments) > most:
+        raise TypeError("segments is not a list of at most as many segments as words")
+    for k, s in enumerate(segments):
+        scores = [s.get(key) for key in ("no_speech_prob", "avg_logprob", "compression_ratio")]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores) and not is_speech(*scores):
+            silent.append((_seconds(s.get("start"), f"segment {k}'s start", duration_s),
+                           _seconds(s.get("end"), f"segment {k}'s end", duration_s)))
+    words = []
+    for k, w in enumerate(items):
+        word = w["word"]
+        if not isinstance(word, str):
+            raise TypeError(f"word {k} is not text")
+        word = " ".join(word.split())
+        if len(word) > MAX_WORD_CHARS:
+            raise ValueError(f"word {k} is longer than {MAX_WORD_CHARS} characters")
+        start = _seconds(w["start"], f"word {k}'s start", duration_s)
+        end = _seconds(w["end"], f"word {k}'s end", duration_s)
+        if end < start:
+            raise ValueError(f"word {k} ends before it starts")
+        if word and not any(a <= (start + end) / 2 <= b for a, b in silent):
+            words.append(Word(int(round(start * 1000)), int(round(end * 1000)), word))
+    return tuple(sorted(words, key=lambda w: (w.start_ms, w.end_ms))), len(silent)

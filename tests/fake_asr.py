@@ -1,0 +1,92 @@
+"""A fake OpenAI-compatible speech provider for the tests: a real aiohttp server on 127.0.0.1 that
+speaks ``POST /v1/audio/transcriptions`` (multipart form), with scripted answers.
+
+Each request takes the next step of the script; the last step repeats. Every request is recorded
+(its headers, its form fields, and the uploaded file's bytes, name and content type). Steps:
+``words(text, language)`` (a verbose JSON answer: the text's words spread over the uploaded WAV's
+length, one segment), ``json_answer(body)`` (that JSON as it is), ``status(code, message)``,
+``raw(code, body)`` and ``cut()`` from ``tests.fake_llm``.
+"""
+
+from __future__ import annotations
+
+import io
+import wave
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from tests.fake_llm import cut, raw, status  # noqa: F401 - steps shared with the chat fake
+
+Step = Callable[[web.Request, dict], Awaitable[web.StreamResponse]]
+
+
+def wav_seconds(data: bytes) -> float:
+    with wave.open(io.BytesIO(data)) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def words(text: str, language: str = "english") -> Step:
+    async def step(request: web.Request, form: dict) -> web.StreamResponse:
+        seconds = wav_seconds(form["file"]["data"])
+        parts = text.split()
+        each = seconds / max(1, len(parts))
+        timed = [{"word": w, "start": round(k * each, 2), "end": round((k + 0.8) * each, 2)}
+                 for k, w in enumerate(parts)]
+        return web.json_response({
+            "task": "transcribe", "language": language, "duration": seconds, "text": text, "words": timed,
+            "segments": [{"id": 0, "start": 0.0, "end": seconds, "text": text, "avg_logprob": -0.2,
+                          "compression_ratio": 1.3, "no_speech_prob": 0.01}]})
+
+    return step
+
+
+def json_answer(body: object) -> Step:
+    async def step(request: web.Request, form: dict) -> web.StreamResponse:
+        return web.json_response(body)
+
+    return step
+
+
+class FakeSpeechProvider:
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.script: list[Step] = [words("hello from the fake provider")]
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def answer(self, *steps: Step) -> None:
+        """Script the next requests (the last step repeats) and forget the requests seen so far."""
+        self.script = list(steps)
+        self.requests.clear()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        form: dict = {}
+        async for part in await request.multipart():
+            if part.filename:
+                form[part.name] = {"data": await part.read(), "filename": part.filename,
+                                   "content_type": part.headers.get("Content-Type")}
+            else:
+                form.setdefault(part.name, []).append(await part.text())
+        self.requests.append({"headers": dict(request.headers), "form": form})
+        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        return await step(request, form)
+
+    async def start(self) -> FakeSpeechProvider:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/audio/transcriptions", self._handle)
+        self._runner = web.AppRunner(app, handler_cancellation=True)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
