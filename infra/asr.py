@@ -295,24 +295,45 @@ def decode_audio(path: str | Path, demuxer: str, start_ms: int, end_ms: int, tim
     return np.frombuffer(done.stdout[:usable], dtype=np.float32).copy()
 
 
-def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = VAD_BLOCK_S) -> Iterator[np.ndarray]:
+def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = VAD_BLOCK_S,
+                 timeout: float | None = None) -> Iterator[np.ndarray]:
     """The first audio stream up to ``limit_ms``, 16 kHz mono float32, in blocks of ``block_s``
-    seconds read from ffmpeg's pipe as it decodes (memory: one block, whatever the file's length)."""
+    seconds read from ffmpeg's pipe as it decodes (memory: one block, whatever the file's length).
+
+    ``timeout`` bounds the whole pass, the consumer's work on the blocks included: a watchdog kills
+    ffmpeg then (a file that decodes slowly, or stalls, never holds a worker), and the pass ends in
+    ``MediaError``."""
     args = checked_argv(ffmpeg_argv(path, demuxer, limit_ms, _PCM_OUTPUT))
     block_bytes = block_s * SAMPLE_RATE * 4
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        proc.kill()
+
+    watchdog = threading.Timer(timeout, expire) if timeout is not None else None
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
     try:
         while True:
             data = proc.stdout.read(block_bytes)
+            if expired.is_set():
+                raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
             if not data:
                 break
             usable = len(data) - len(data) % 4
             yield np.frombuffer(data[:usable], dtype=np.float32).copy()
         stderr = proc.stderr.read()
         if proc.wait() != 0:
+            if expired.is_set():
+                raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
             raise MediaError(f"decoding audio: ffmpeg exited {proc.returncode}: "
                              f"{_without_paths(stderr, args)[-300:]}")
     finally:
+        if watchdog is not None:
+            watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()

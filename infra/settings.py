@@ -229,6 +229,9 @@ class Settings(BaseSettings):
     # Speech recognition: longest run of one window (decode + recognition), seconds; the recogniser process
     # is killed at the limit and the window fails (and is retried alone).
     asr_window_timeout_s: float = Field(default=300.0, gt=0)
+    # Speech recognition: longest pass finding speech in the whole audio (decoding and voice activity),
+    # seconds; then the analysis fails (two hours of audio take about 15 s on 2 cores).
+    asr_vad_timeout_s: float = Field(default=600.0, gt=0)
     # Speech recognition: longest audio recognised, seconds (a longer video's analysis with speech is refused).
     asr_max_duration_s: float = Field(default=14400.0, gt=0, le=43200.0)
     # Speech recognition: the detected language is used when its probability among the seven languages

@@ -65,12 +65,14 @@ class SpeechTranscript:
 # ---- voice activity, on the worker's executor
 
 
-def find_speech(path: Path, demuxer: str, limit_ms: int, max_window_ms: int) -> tuple[bool, list[tuple[int, int]]]:
-    """Whether the file has an audio stream, and the windows of speech in its first ``limit_ms``."""
+def find_speech(path: Path, demuxer: str, limit_ms: int, max_window_ms: int,
+                timeout: float | None = None) -> tuple[bool, list[tuple[int, int]]]:
+    """Whether the file has an audio stream, and the windows of speech in its first ``limit_ms``
+    (the whole pass bounded by ``timeout`` seconds: ``MediaError`` past it)."""
     info = mediatools.probe(path, demuxer=demuxer)
     if not info.has_audio:
         return False, []
-    regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms), max_window_ms)
+    regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms, timeout=timeout), max_window_ms)
     return True, pad_windows(plan_windows(regions, max_window_ms, limit_ms), WINDOW_PAD_MS, limit_ms)
 
 
@@ -245,7 +247,8 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
         base["host"] = recogniser.host
     await ctx.progress(progress[0], "finding speech in the audio")
     try:
-        has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms)
+        has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms,
+                                                    settings.asr_vad_timeout_s)
     except mediatools.MediaError as exc:
         raise PermanentJobError(f"reading the audio: {mediatools.scrub(str(exc))}") from None
     if not has_audio or not windows:

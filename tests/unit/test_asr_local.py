@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 
 from infra import asr
 from infra.asr import AsrError, LocalEngine, decode_audio, speech_regions, stream_audio
+from infra.media import MediaError
 from infra.tools import ensure_tools
 
 SENTENCE = ("Solar panels convert sunlight into electricity. "
@@ -100,3 +103,24 @@ def test_speech_regions_are_found_block_by_block(talk):
     assert regions and 1500 <= regions[0][0] <= 2500
     assert regions[-1][1] <= 60_000
     assert all(a < b for a, b in regions)
+
+
+def test_a_decode_that_stalls_is_killed_at_its_bound(tmp_path):
+    """A source that never delivers a byte (here a FIFO nobody writes to) would hold the worker's
+    thread forever: the watchdog kills ffmpeg at the bound and the pass fails clearly."""
+    stalled = tmp_path / "stalled.wav"
+    os.mkfifo(stalled)
+    started = time.monotonic()
+    with pytest.raises(MediaError, match="longer than"):
+        list(stream_audio(stalled, "wav", 60_000, timeout=1.0))
+    assert time.monotonic() - started < 30
+
+
+def test_the_bound_covers_the_work_on_the_blocks_too(tmp_path):
+    silence = tmp_path / "silence.wav"
+    subprocess.run(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "anullsrc=r=16000:cl=mono", "-t", "30", str(silence)], check=True, timeout=60)
+    with pytest.raises(MediaError, match="longer than"):
+        for _ in stream_audio(silence, "wav", 30_000, block_s=1, timeout=0.5):
+            time.sleep(0.2)  # a slow consumer: 30 blocks take 6 s
+    assert sum(len(b) for b in stream_audio(silence, "wav", 30_000, block_s=1, timeout=60)) == 30 * 16_000
