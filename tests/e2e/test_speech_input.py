@@ -1,7 +1,8 @@
 """A talk uploaded WITHOUT captions, end to end on the real processes: its speech is recognised
 (the local model), and everything that follows a transcript follows: claims and chapters, an
-article and its markdown export, the transcript as WebVTT / SRT / JSON, and a rendered clip whose
-captions are burned from the recognised words."""
+article and its markdown export, the transcript as WebVTT / SRT / JSON, a rendered clip whose
+captions are burned from the recognised words, clip detection, the revival candidate and its
+completed description, and the assistant reading the video's claims."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from tests.e2e.test_clips import download, ffprobe, gray_frame, render_clip, talk_source, track
 from tests.e2e.test_videos import follow, upload
+from tests.helpers import wait_projected
 from tests.media_factory import make_spoken_talk
 
 
@@ -21,7 +23,10 @@ def spoken(tmp_path_factory) -> dict:
 
 async def test_a_talk_without_captions_gets_its_transcript_and_everything_that_follows(service, spoken, tmp_path):
     ws = await service.workspace(credits=50)
-    status, body = await upload(ws.client, spoken["video"])
+    media = await ws.client.post("/medias", {"name": "Heat pumps"})
+    assert media.status == 200, media.body
+    status, body = await upload(ws.client, spoken["video"], media_id=str(media.data["id"]),
+                                description="A short talk about heat pumps.")
     assert status == 201 and body["data"]["has_transcript"] is False, body
     vid = body["data"]["id"]
     r = await ws.client.post(f"/videos/{vid}/analyze", {"language": "en", "outputs": {"transcript": True}})
@@ -75,3 +80,28 @@ async def test_a_talk_without_captions_gets_its_transcript_and_everything_that_f
     bottom = slice(720 * 900, 720 * 1200)  # where the captions are
     diff = sum(abs(a - b) for a, b in zip(clip_frame[bottom], source_frame[bottom], strict=True))
     assert diff / (720 * 300) > 2, "no captions burned while the recognised words are spoken"
+
+    # Clip detection proposes moments of the recognised speech.
+    spoken_span = (graph["transcript"][0]["startMs"], graph["transcript"][-1]["endMs"])
+    r = await ws.client.post("/production/clips/detect", {"article_id": article_id, "template_id": 1,
+                                                          "target_duration_seconds": 8, "requested_clip_count": 2})
+    assert r.status == 202, r.body
+    detected = await track(ws.client, r.data["job_id"], timeout=300)
+    assert detected["status"] == "completed" and detected["clips"], detected
+    assert all(spoken_span[0] - 1000 <= c["start_ms"] < c["end_ms"] <= spoken_span[1] + 1000
+               for c in detected["clips"]), (detected["clips"], spoken_span)
+
+    # The revival candidate, and a description completed from what was said.
+    await wait_projected(service.settings, service.pool, ["revival_candidates"])
+    [candidate] = [c for c in (await ws.client.get("/production/revival/candidates")).data if c["video_id"] == vid]
+    r = await ws.client.post("/production/descriptions/complete", {
+        "media_id": candidate["media_id"], "article_id": article_id, "candidate_id": candidate["id"],
+        "platforms": ["videosite_long"], "idempotency_key": "speech-talk-description"})
+    assert r.status == 200, r.body
+    [draft] = r.data["drafts"]
+    assert any(word in draft["completed_description"].lower() for word in ("heat", "electricity", "insulation")), draft
+
+    # The assistant reads the claims found in the speech.
+    r = await ws.client.post("/agent/chat", {"message": f"show the claims of video {vid}"})
+    assert r.status == 200, r.body
+    assert [(a["name"], a["status"]) for a in r.data["actions"]][:1] == [("get_claims", "ok")], r.data
