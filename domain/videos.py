@@ -198,8 +198,9 @@ class Video(Aggregate):
         elements): the material every analysis route serves, appended with the job's `JobCompleted`.
 
         Read by the `content_graphs` read model (GET /videos/{id}/graph and the claims, entities, ... routes), the
-        `revival_candidates` read model (what the analysis found counts in a candidate's score) and the
-        `analysis_graphs` read model (GET /articles/{id}/graph: the graph of the analysis an article came from)."""
+        `revival_candidates` read model (what the analysis found counts in a candidate's score), the
+        `analysis_graphs` read model (GET /articles/{id}/graph: the graph of the analysis an article came from) and
+        the `videos` read model (a video whose speech was recognised has a transcript)."""
 
         published_as = "VideoGraphRecorded"
         job_id: UUID

@@ -92,3 +92,13 @@ projection.handles("JobFailed", "JobCancelled")(_ended)
 def _description_changed(ev) -> list[Statement]:
     return [("UPDATE videos SET description = $2, version = $3 WHERE stream_id = $1 AND version < $3",
              (ev.stream_id, ev.data.get("description"), ev.version))]
+
+
+@projection.handles("VideoGraphRecorded")
+def _graph_recorded(ev) -> list[Statement]:
+    """A video uploaded without captions has a transcript once an analysis heard words in it (its
+    graph's ``transcriptSource`` is speech with words); never unset, so a replay changes nothing."""
+    source = (ev.data.get("graph") or {}).get("transcriptSource")
+    if not (isinstance(source, dict) and source.get("kind") == "speech" and source.get("words")):
+        return []
+    return [("UPDATE videos SET has_transcript = true WHERE stream_id = $1 AND NOT has_transcript", (ev.stream_id,))]

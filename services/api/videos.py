@@ -84,7 +84,8 @@ class VideoRecord(BaseModel):
     frame_rate: float | None
     size_bytes: int
     status: str = Field(description="uploaded, analyzing or analyzed")
-    has_transcript: bool = Field(description="captions came with the upload or the file has a text subtitle track")
+    has_transcript: bool = Field(description="captions came with the upload, the file has a text subtitle track, or an "
+                                "analysis recognised words in its speech")
     analyzed_at: datetime | None
     created_at: datetime
     last_job_id: UUID | None

@@ -42,6 +42,7 @@ async def test_a_talk_without_captions_gets_its_transcript_and_everything_that_f
     assert result["claims"] > 0 and result["chapters"] >= 1, result
 
     graph = (await ws.client.get(f"/videos/{vid}/graph")).data
+    assert (await ws.client.get(f"/videos/{vid}")).data["has_transcript"] is True  # its speech is one now
     assert graph["transcriptSource"] == result["transcript_source"] and graph["transcript"]
     vtt = await ws.client.http.get(f"{ws.client.base}/videos/{vid}/transcript",
                                    headers={"Authorization": f"Bearer {ws.client.key}"})

@@ -106,7 +106,26 @@ def test_video_analyzed_is_guarded_by_the_stream_version() -> None:
     assert sql.startswith("UPDATE videos SET status = 'analyzed'")
     assert sql.endswith("WHERE stream_id = $1 AND version < $2")  # a replayed or older analysis is a no-op
     assert args == (video_stream_id(41), 3, analyzed.recorded_at, 7)
-    assert videos.projection.apply(recorded) == []  # the graph is the content_graphs read model's
+    assert videos.projection.apply(recorded) == []  # a captioned video's graph is the content_graphs read model's
+
+
+@pytest.mark.parametrize(("source", "has_transcript_now"), [
+    ({"kind": "speech", "engine": "faster-whisper", "model": "tiny.en", "words": 90}, True),
+    ({"kind": "speech", "engine": "faster-whisper", "model": "tiny.en", "words": 0, "note": "no speech"}, False),
+    ({"kind": "captions"}, False),
+    ("captions", False),  # a graph recorded before the source was an object
+])
+def test_a_video_whose_speech_was_recognised_has_a_transcript(source, has_transcript_now: bool) -> None:
+    record = lambda v: v.record_analysis(job_id=JOB_A, graph={**GRAPH, "transcriptSource": source},  # noqa: E731
+                                         analysis_mode="standard", article_id=7)
+    _, recorded, _ = video_events(record, caption_cues=0)
+    statements = videos.projection.apply(recorded)
+    if not has_transcript_now:
+        assert statements == []
+        return
+    sql, args = only(statements)
+    assert sql == "UPDATE videos SET has_transcript = true WHERE stream_id = $1 AND NOT has_transcript"
+    assert args == (video_stream_id(41),)
 
 
 @pytest.mark.parametrize("end", [lambda j: j.cancel(), lambda j: (j.start(1, "w"), j.fail("boom"))],
@@ -178,7 +197,7 @@ def test_an_article_without_video_or_media_stores_nulls() -> None:
 
 @pytest.mark.parametrize(("projection", "handled", "tables", "ordering"), [
     (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled",
-                         "VideoDescriptionChanged"}, ["videos"], "strict"),
+                         "VideoDescriptionChanged", "VideoGraphRecorded"}, ["videos"], "strict"),
     (content_graph.projection, {"VideoGraphRecorded"}, ["content_graphs"], "per_stream"),
     (articles.projection, {"ArticleGenerated", "ArticleTranslated", "ArticleRenamed", "ArticleMediaAttached"},
      ["articles"], "per_stream"),
