@@ -9,7 +9,7 @@ fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, 
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
-speech: wer (LibriVox), languages (espeak-ng in seven languages), speed (s/s, peak RSS), talk (10 minutes, upload to article).
+speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
 """
 
 import sys
