@@ -416,22 +416,37 @@ def _captions(talk: dict, pause_ms: int, path: Path) -> Path:
 
 
 def _tree_rss_mb(pid: int) -> dict[str, float]:
-    """VmHWM of ``pid`` and of each of its descendants, by command name."""
+    """VmHWM of the worker ``pid`` and of each of its descendants (the recogniser, multiprocessing's
+    resource tracker), named by what they run."""
     out: dict[str, float] = {}
     todo = [pid]
     while todo:
         p = todo.pop()
         with contextlib.suppress(OSError):
-            name = Path(f"/proc/{p}/comm").read_text().strip()
-            out[f"{name}[{p}]"] = peak_rss_mb(p)
+            command = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            name = ("worker" if p == pid else "resource tracker" if "resource_tracker" in command
+                    else "recogniser" if "spawn_main" in command else command[:40])
+            out[f"{name} ({p})"] = peak_rss_mb(p)
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
     return out
 
 
+async def _follow(client, job_id: str, timeout: float = 3600) -> tuple[dict, list[tuple[float, int, str]]]:
+    """The job polled to its end: (the last job, each new step with its time from the request and progress)."""
+    t0, deadline, steps = time.perf_counter(), time.monotonic() + timeout, []
+    while True:
+        job = (await client.get(f"/jobs/{job_id}")).data
+        if not steps or steps[-1][2] != job["step"]:
+            steps.append((time.perf_counter() - t0, job["progress"], job["step"]))
+        if job["status"] in ("completed", "failed", "cancelled") or time.monotonic() > deadline:
+            return job, steps
+        await asyncio.sleep(0.1)
+
+
 async def part_talk(root: Path) -> dict:
     from tests.e2e.conftest import running_service
-    from tests.e2e.test_videos import follow, upload
+    from tests.e2e.test_videos import upload
 
     pause_s = 1.5
     lines = [line for part in TALK_PARTS for line in part]
@@ -457,7 +472,7 @@ async def part_talk(root: Path) -> dict:
                 vid = body["data"]["id"]
                 r = await ws.client.post(f"/videos/{vid}/analyze", {"language": "en"})
                 assert r.status == 202, r.body
-                job, steps = await follow(ws.client, r.data["job_id"], timeout=3600)
+                job, steps = await _follow(ws.client, r.data["job_id"])
                 assert job["status"] == "completed" and job["article_id"], job
                 article = await ws.client.get(f"/articles/{job['article_id']}")
                 assert article.status == 200, article.body
@@ -466,13 +481,23 @@ async def part_talk(root: Path) -> dict:
                 out[label] = {"upload_s": uploaded, "total_s": total, "steps": steps,
                               "source": job["result"]["transcript_source"],
                               "chapters": [(c["startMs"], c["title"]) for c in graph["chapters"]]}
+                if label == "speech":
+                    segments = (await ws.client.get(f"/videos/{vid}/transcript?format=json")).data["segments"]
+                    out[label]["wer"] = wer([(" ".join(lines), " ".join(seg["text"] for seg in segments))])
+                    print(f"talk speech: WER of the recognised transcript {out[label]['wer']:.1%}")
                 print(f"talk {label}: upload {uploaded:.1f} s, upload to article {total:.0f} s "
                       f"({total / (talk['duration_ms'] / 1000):.2f} s per s of talk); source {out[label]['source']}")
-                print(f"    steps: {' | '.join(s for s in steps if not s.startswith('recognising speech: window '))}"
-                      f" | recognising speech: window 1..{out[label]['source'].get('windows', 0)}")
+                windows = [t for t, _, step in steps if step.startswith("recognising speech: window ")]
+                shown = [f"{t:.1f} s {progress} % {step}" for t, progress, step in steps
+                         if not step.startswith("recognising speech: window ")]
+                if windows:
+                    shown.append(f"windows seen from {windows[0]:.1f} s to {windows[-1]:.1f} s "
+                                 f"({len(windows)} of {out[label]['source']['windows']} polled)")
+                print("    steps: " + " | ".join(shown))
             out["worker_rss_mb"] = _tree_rss_mb(svc.procs["worker"].pid)
-    print("talk: peak RSS of the worker and its children: "
-          + ", ".join(f"{k} {v:.0f} MB" for k, v in out["worker_rss_mb"].items()) + " (goal <= 1 GB)")
+    rss = out["worker_rss_mb"]
+    print("talk: peak RSS of the worker and its children: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items())
+          + f"; together at most {sum(rss.values()):.0f} MB (goal <= 1 GB)")
     spoken, captioned = out["speech"]["chapters"], out["captions"]["chapters"]
     print(f"talk chapters: speech {len(spoken)}, captions {len(captioned)} (goal: within one)")
     for start, title in captioned:
