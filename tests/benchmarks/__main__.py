@@ -9,6 +9,7 @@ fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, 
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
+speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
 """
 
 import sys
@@ -23,12 +24,13 @@ from tests.benchmarks import (
     bench_fairness,
     bench_quality,
     bench_revival,
+    bench_speech,
     fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
-          "fairness": bench_fairness.run}
+          "fairness": bench_fairness.run, "speech": bench_speech.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":
