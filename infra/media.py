@@ -617,8 +617,15 @@ def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_thresh
 # ---- clips: cut a range, render it with a template, make its thumbnail, check the output
 
 # A cut's or render's duration may differ from its range by this much: an audio frame at each end
-# (MP3's container duration counts the encoder's delay and padding: under 47 ms at 48 kHz).
+# (MP3's container duration counts the encoder's delay and padding: under 47 ms at 48 kHz), or one
+# frame of the picture when a frame lasts longer (a 10 fps video's clip ends on a 100 ms frame).
 CLIP_TOLERANCE_MS = 50
+
+
+def clip_tolerance_ms(frame_ms: int | None) -> int:
+    """How far a written clip's duration may be from its range, for a source whose frames last
+    ``frame_ms`` (None: no picture)."""
+    return max(CLIP_TOLERANCE_MS, frame_ms or 0)
 FONTS_DIR = "/usr/share/fonts/truetype/dejavu"  # fonts-dejavu-core (infra.tools.ensure_caption_font)
 FONT_NAME = "DejaVu Sans"  # bold: CAPTION_FONT
 # The burned text's styles: pixels kept clear at each side, and the width of the box around a

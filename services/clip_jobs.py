@@ -43,6 +43,7 @@ from domain.clips import (
     caption_pages,
     clip_slug,
     detection_stream_id,
+    frame_ms,
     render_stream_id,
     template,
 )
@@ -137,6 +138,12 @@ class ClipWork:
 # ------------------------------------------------------------------------------------ video_clip
 
 
+def _tolerance(video, fmt: str) -> int:
+    """How far the written clip may last from its range: a frame of the source for a picture."""
+    has_picture = fmt != "mp3" and video.video_codec is not None
+    return mediatools.clip_tolerance_ms(frame_ms(video.frame_rate) if has_picture else None)
+
+
 async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
     render, video = await work.load(ctx)
     [clip] = render.clips
@@ -153,7 +160,8 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
                                                clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
                                                has_audio=video.audio_codec is not None),
                            duration, "cutting the clip")
-            made = await ctx.run_blocking(mediatools.check_clip, staged, fmt, duration)
+            made = await ctx.run_blocking(partial(mediatools.check_clip, tolerance_ms=_tolerance(video, fmt)),
+                                          staged, fmt, duration)
             await work.store(ctx, staged, key)
         finally:
             work.storage.discard(staged)
@@ -214,8 +222,8 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
         await work.run(mediatools.render_argv(source, video.demuxer, start, end, chosen, staged["captions"],
                                               staged["render"], has_audio=video.audio_codec is not None),
                        duration, "rendering the clip")
-        made = await ctx.run_blocking(partial(mediatools.check_clip, size=(chosen.width, chosen.height)),
-                                      staged["render"], "mp4", duration)
+        made = await ctx.run_blocking(partial(mediatools.check_clip, size=(chosen.width, chosen.height),
+                                              tolerance_ms=_tolerance(video, "mp4")), staged["render"], "mp4", duration)
         at = start + min(THUMBNAIL_AT_MS, duration // 2)
         await work.run(mediatools.thumbnail_argv(source, video.demuxer, at, chosen, staged["cover"],
                                                  staged["thumbnail"]), 1000, "making the thumbnail")

@@ -38,7 +38,7 @@ async def test_a_talk_without_captions_gets_its_transcript_and_everything_that_f
     result = job["result"]
     assert result["transcript_source"]["kind"] == "speech"
     assert result["transcript_source"]["engine"] == "faster-whisper"
-    assert result["transcript_source"]["model"] == "tiny.en"
+    assert result["transcript_source"]["model"] == "base"
     assert result["claims"] > 0 and result["chapters"] >= 1, result
 
     graph = (await ws.client.get(f"/videos/{vid}/graph")).data

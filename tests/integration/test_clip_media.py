@@ -139,6 +139,23 @@ async def test_an_output_that_fails_its_probe_is_refused(source, tmp_path):
         media.check_clip(mp3, "mp4", 3_000)  # not the container it must be
 
 
+async def test_a_range_off_the_frames_of_a_low_frame_rate_video_is_a_good_clip(tmp_path):
+    """A 10 fps video's clip ends on a 100 ms frame: a range that is not a whole number of frames
+    lasts up to a frame longer, which a clip of it may (the renders of a recognised talk's first
+    sentence failed three times on it)."""
+    slow = tmp_path / "slow.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:r=10:d=8", "-f", "lavfi", "-i",
+         "sine=frequency=440:sample_rate=22050:duration=8", "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(slow)])
+    cut = tmp_path / "cut.mp4"
+    await media.run_killable(media.cut_argv(slow, "mov", 0, 5_328, "mp4", cut), 60, "cut")
+    lasts = media.probe(cut, demuxer="mov").duration_ms
+    assert abs(lasts - 5_328) > media.CLIP_TOLERANCE_MS  # off by more than an audio frame
+    assert media.check_clip(cut, "mp4", 5_328, tolerance_ms=media.clip_tolerance_ms(100)).duration_ms == lasts
+    with pytest.raises(media.MediaError, match="instead of 5328 ms"):
+        media.check_clip(cut, "mp4", 5_328, tolerance_ms=media.clip_tolerance_ms(None))
+
+
 def _widest_lines(chars: int) -> list[str]:
     text = " ".join(line for _, _, line in LINES) + " Anticonstitutionnellement, l'intercommunalité réorganise"
     lines = wrap_words(text.split(), chars)

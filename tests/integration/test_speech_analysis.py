@@ -87,7 +87,7 @@ async def test_a_talk_without_captions_is_recognised_window_by_window_and_analys
     done = await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
     assert done.status == "completed", done.error_message
     source = done.result["transcript_source"]
-    assert source["kind"] == "speech" and source["engine"] == "faster-whisper" and source["model"] == "tiny.en"
+    assert source["kind"] == "speech" and source["engine"] == "faster-whisper" and source["model"] == "base"
     assert source["language"] == "en" and source["windows"] >= 3 and source["words"] > 40
     recorded = await items(store, job.id)
     assert len(recorded) == source["windows"] and all(kind == "JobItemCompleted" for kind, _, _ in recorded)
@@ -97,7 +97,7 @@ async def test_a_talk_without_captions_is_recognised_window_by_window_and_analys
     graph = (await store.load_aggregate(video.id)).graph
     assert graph["transcriptSource"] == source
     text = " ".join(s["text"] for s in graph["transcript"]).lower()
-    assert "convert sunlight into electricity" in text and "cheapest source of electricity" in text
+    assert all(word in text for word in ("sunlight", "electricity", "gigawatts", "battery")), text
     first = graph["transcript"][0]
     assert abs(first["startMs"] - talk["starts_ms"][0]) < 700  # the words keep their place in the video
 
@@ -230,5 +230,5 @@ async def test_the_language_is_detected_when_the_request_names_none(fast, store,
     done = await _analysed_without_language(fast, store, pool, background, talk)
     assert done.status == "completed", done.error_message
     source = done.result["transcript_source"]
-    assert source["language"] == "en" and source["language_probability"] >= 0.8 and source["model"] == "tiny.en"
+    assert source["language"] == "en" and source["language_probability"] >= 0.8 and source["model"] == "base"
     assert done.result["language"] == "en"  # the video said fr (its default); the analysis follows the speech
