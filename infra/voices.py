@@ -102,7 +102,13 @@ class Encoder:
             return session
 
     def embed(self, audio: np.ndarray) -> np.ndarray:
-        """The 256-number voice embedding of ``audio`` (unit length)."""
+        """The 256-number voice embedding of ``audio`` (unit length). Audio shorter than one window
+        of the encoder is repeated to fill it (the package pads silence, which drags a short word's
+        embedding away from its voice)."""
+        audio = np.asarray(audio, dtype=np.float32)
+        needed = (FRAMES - 1) * HOP + N_FFT
+        if 0 < audio.size < needed:
+            audio = np.tile(audio, -(-needed // audio.size))
         feat = log_mel(audio)
         if len(feat) < FRAMES:
             feat = np.concatenate([feat, np.zeros((FRAMES - len(feat), N_MELS), dtype=np.float32)])

@@ -17,8 +17,10 @@ voices), or None when it has no audio worth hearing. The policy:
    enough holding less than ``MIN_COVERAGE`` of the speech (the embeddings scatter: noise, or a
    voice the model does not separate). One speaker is said as no speaker tag, which the
    diarisation reads as one unnamed speaker: no turns are invented.
-4. A shorter segment (at least ``MIN_ASSIGN_MS``) goes to the nearest speaker when its voice is
-   within ``DISTANCE_THRESHOLD`` of it; otherwise, and for a segment with nothing to hear, the
+4. A shorter segment (at least ``MIN_ASSIGN_MS``: a "Good." or "Yes," answering the other speaker)
+   goes to the nearest speaker when its voice is within ``DISTANCE_THRESHOLD`` of it, or nearer it
+   than any other speaker by ``MIN_MARGIN`` (a short word's embedding is blurred, but still
+   leans clearly towards its voice); otherwise, and for a segment with nothing to hear, the
    speaker before it (after it, at the start).
 
 Names are ``Speaker 1``, ``Speaker 2``... in order of first appearance, like a caption's speaker tags.
@@ -37,7 +39,8 @@ import numpy as np
 
 DISTANCE_THRESHOLD = 0.45
 MIN_EMBED_MS = 1000
-MIN_ASSIGN_MS = 400
+MIN_ASSIGN_MS = 200
+MIN_MARGIN = 0.15
 MIN_SEGMENTS = 4
 MIN_SPEECH_MS = 10_000
 MIN_CLUSTER_MS = 4000
@@ -84,7 +87,9 @@ def speakers_of(durations_ms: Sequence[int], embeddings: Sequence) -> list[str |
             continue
         distances = 1 - centroids @ vectors[k]
         nearest = int(np.argmin(distances))
-        if k in clustered or (durations_ms[k] >= MIN_ASSIGN_MS and distances[nearest] < DISTANCE_THRESHOLD):
+        margin = float(np.partition(distances, 1)[1] - distances[nearest])
+        if k in clustered or (durations_ms[k] >= MIN_ASSIGN_MS
+                              and (distances[nearest] < DISTANCE_THRESHOLD or margin >= MIN_MARGIN)):
             chosen[k] = nearest
     for k in range(n):  # nothing to hear: the speaker before (after, at the start)
         if chosen[k] is None:

@@ -66,3 +66,17 @@ def test_short_and_silent_segments_take_the_nearest_voice_or_the_previous_speake
     names = speakers_of(durations, embeddings)
     assert names[12] == "Speaker 1"  # short, but its voice is clearly the first speaker's
     assert names[13] == "Speaker 1"  # nothing to hear: the speaker before it
+
+
+def test_a_short_word_goes_to_the_voice_it_is_clearly_nearer():
+    """A word too short for a clean embedding (0.3 s) is still much nearer one voice than the
+    other: it goes to that voice, not to whoever spoke before it."""
+    rng = np.random.default_rng(7)
+    a, b, c = unit(rng), unit(rng), unit(rng)
+    c = c - (c @ a) * a
+    blurred = 0.5 * a + np.sqrt(0.75) * c / np.linalg.norm(c)  # cosine distance 0.5 to a, about 1 to b
+    embeddings = voice(rng, a, 6) + voice(rng, b, 6) + [blurred]
+    durations = [3000] * 12 + [300]
+    d_a, d_b = 1 - blurred @ a / np.linalg.norm(blurred), 1 - blurred @ b / np.linalg.norm(blurred)
+    assert d_a > 0.45 and d_b - d_a > 0.2  # beyond the threshold, but clearly nearer a
+    assert speakers_of(durations, embeddings)[12] == "Speaker 1"
