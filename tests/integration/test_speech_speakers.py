@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from domain.articles import Article
 from services.speech import LocalRecogniser
 from tests.integration.test_speech_analysis import analyse_video, analysis_worker, speech_settings, upload
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
@@ -46,15 +47,16 @@ async def analysed_graph(fast, store, pool, background, talk):
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, LocalRecogniser(settings)).run)
-    job = await analyse_video(store, ws, video)
+    job = await analyse_video(store, ws, video, writing_style="conversational")
     done = await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
     assert done.status == "completed", done.error_message
-    return done, (await store.load_aggregate(video.id)).graph
+    article = await store.load_aggregate(Article.create_id(job.id))
+    return article, (await store.load_aggregate(video.id)).graph
 
 
 async def test_a_two_voice_talk_has_two_speakers_and_its_sentences_are_attributed(fast, store, pool, background,
                                                                                   dialogue):
-    done, graph = await analysed_graph(fast, store, pool, background, dialogue)
+    article, graph = await analysed_graph(fast, store, pool, background, dialogue)
     source = graph["transcriptSource"]
     assert source["speakers"] == 2 and "speakers_note" not in source
     segments = graph["transcript"]
@@ -66,11 +68,14 @@ async def test_a_two_voice_talk_has_two_speakers_and_its_sentences_are_attribute
     speakers = graph["speakers"]
     assert speakers["diarised"] and speakers["speakerCount"] == 2
     assert len(speakers["turns"]) >= 8  # the voices alternate line by line
+    said_by = {p["speaker"] for section in article.content["sections"] for p in section["paragraphs"]}
+    assert said_by == {"Speaker 1", "Speaker 2"}  # the conversational article attributes its paragraphs
 
 
 async def test_a_one_voice_talk_has_one_speaker_and_no_turns_invented(fast, store, pool, background, tmp_path):
     talk = make_spoken_talk(tmp_path, DIALOGUE[:8], "monologue.mp4", voice="en+m3")
-    done, graph = await analysed_graph(fast, store, pool, background, talk)
+    article, graph = await analysed_graph(fast, store, pool, background, talk)
     assert graph["transcriptSource"]["speakers"] == 1
     assert all(s["speaker"] is None for s in graph["transcript"])
     assert not graph["speakers"]["diarised"] and graph["speakers"]["speakerCount"] == 1
+    assert not any(p["speaker"] for section in article.content["sections"] for p in section["paragraphs"])
