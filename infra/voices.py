@@ -137,7 +137,7 @@ def segment_embeddings(path: str | Path, demuxer: str, spans_ms: Sequence[tuple[
             while nxt < len(order) and spans_ms[order[nxt]][1] * SR // 1000 <= end:
                 nxt = _embed_next(encoder, spans_ms, order, nxt, buffer, buffer_start, out, deadline)
             if nxt < len(order):  # drop what no pending span needs
-                keep_from = max(buffer_start, spans_ms[order[nxt]][0] * SR // 1000)
+                keep_from = min(end, max(buffer_start, spans_ms[order[nxt]][0] * SR // 1000))
                 buffer, buffer_start = buffer[keep_from - buffer_start:], keep_from
             else:
                 break

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from domain.analysis.model import Segment
-from infra import voices
+from infra import asr, voices
 from infra.settings import Settings
 from services.voices import with_speakers
 from tests.media_factory import run
@@ -76,3 +76,21 @@ async def test_speakers_are_not_looked_for_when_turned_off(tone):
 async def test_a_tone_is_one_speaker(tone):
     segments, source = await with_speakers(Ctx(), settings(), tone, "wav", SEGMENTS, 13_000)
     assert segments == SEGMENTS and source["speakers"] == 1 and "speakers_note" not in source
+
+
+def test_spans_across_blocks_get_the_audio_of_their_own_time(tmp_path):
+    """Streamed in one-second blocks, spans that cross blocks, overlap, come out of order or reach
+    past the end embed exactly the samples of their own time range."""
+    chirp = tmp_path / "chirp.wav"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i",
+         "aevalsrc=0.5*sin(2*PI*(100+60*t)*t):s=16000:d=6", str(chirp)])
+    spans = [(2500, 4700), (300, 1250), (900, 3100), (4000, 4100), (5500, 9000), (7000, 8000), (3000, 2000)]
+    streamed = voices.segment_embeddings(chirp, "wav", spans, 9000, time.monotonic() + 60, 1, block_s=1)
+    whole = asr.decode_audio(chirp, "wav", 0, 6000, 30)
+    encoder = voices.Encoder(1)
+    for (start, end), got in zip(spans, streamed, strict=True):
+        piece = whole[start * 16:end * 16]
+        if piece.size < voices.HOP * 10:
+            assert got is None, (start, end)
+        else:
+            assert float(got @ encoder.embed(piece)) > 0.9999, (start, end)
