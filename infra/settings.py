@@ -237,6 +237,9 @@ class Settings(BaseSettings):
     # Speech recognition: the detected language is used when its probability among the seven languages
     # reaches this; below it the job asks for `language` in the analyze request.
     asr_language_min_probability: float = Field(default=0.8, ge=0, le=1)
+    # Speech recognition: longest time spent finding the speakers of a recognised talk from its voices, seconds
+    # (about 1 % of the audio's length); past it the transcript keeps one speaker. 0: speakers are not looked for.
+    asr_speakers_timeout_s: float = Field(default=600.0, ge=0)
     # Speech provider (OpenAI-compatible POST /audio/transcriptions): base URL up to /v1; empty = the local model.
     asr_base_url: str = ""
     # Speech provider: API key, sent as "Authorization: Bearer"; a secret, never logged nor stored; empty = no header.

@@ -20,6 +20,8 @@
    ``asr_window_timeout_s`` (the window then fails and is retried alone), at the job's
    cancellation, and with the worker itself (the parent-death signal); or the configured
    OpenAI-compatible provider (``ProviderRecogniser``).
+5. **Speakers** (``services.voices``, on the worker's executor, bounded by ``asr_speakers_timeout_s``):
+   each recognised segment attributed to a speaker found from the voices of the whole talk.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from infra import media as mediatools
 from infra.asr_provider import SpeechProvider, wav_bytes
 from infra.llm import ProviderError
 from infra.settings import Settings
+from services.voices import with_speakers
 from services.worker import ItemDone, JobContext, PermanentJobError
 
 log = logging.getLogger("vaeo.speech")
@@ -285,7 +288,8 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
         source["language_probability"] = detected
     if not words:
         return SpeechTranscript([], {**source, "note": NO_SPEECH}, language, NO_SPEECH)
-    return SpeechTranscript(segments_from_words(words), source, language)
+    segments, speakers = await with_speakers(ctx, settings, path, demuxer, segments_from_words(words), limit_ms)
+    return SpeechTranscript(segments, {**source, **speakers}, language)
 
 
 def recogniser_for(settings: Settings):

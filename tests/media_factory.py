@@ -134,21 +134,25 @@ TALK_LINES = [
 
 
 def make_spoken_talk(root: Path, lines: list[str] | None = None, name: str = "talk.mp4", *, voice: str = "en",
-              pause_s: float = 1.2, lead_s: float = 1.0, audio_args: tuple[str, ...] = ()) -> dict:
+              pause_s: float = 1.2, lead_s: float = 1.0, audio_args: tuple[str, ...] = (),
+              voices: tuple[str, ...] = ()) -> dict:
     """A talk WITHOUT captions: a test-pattern picture and espeak-ng reading ``lines`` (English by
     default), ``pause_s`` of silence between lines and ``lead_s`` before the first:
-    {video, lines, starts_ms, duration_ms}. ``audio_args`` re-encode the sound (rate, channels)."""
+    {video, lines, starts_ms, ends_ms, voices, duration_ms}. ``audio_args`` re-encode the sound (rate,
+    channels); ``voices``, when given, read the lines in turn (line k: ``voices[k % len(voices)]``)."""
     ensure_tools()
     lines = lines or TALK_LINES
-    parts, starts, t = [], [], int(lead_s * 1000)
+    parts, starts, ends, t = [], [], [], int(lead_s * 1000)
+    read_by = [voices[k % len(voices)] if voices else voice for k in range(len(lines))]
     gap = root / f"{Path(name).stem}-gap.wav"
     run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", str(pause_s), str(gap)])
     lead = root / f"{Path(name).stem}-lead.wav"
     run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=22050:cl=mono", "-t", str(lead_s), str(lead)])
     for k, text in enumerate(lines):
         wav = root / f"{Path(name).stem}-line{k}.wav"
-        run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(wav), text])
+        run(["espeak-ng", "-v", read_by[k], "-s", "150", "-w", str(wav), text])
         starts.append(t)
+        ends.append(t + _wav_ms(wav))
         parts.append(wav)
         t += _wav_ms(wav) + int(pause_s * 1000)
     listing = root / f"{Path(name).stem}-lines.txt"
@@ -161,7 +165,8 @@ def make_spoken_talk(root: Path, lines: list[str] | None = None, name: str = "ta
     run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=s=320x240:r=10:d={seconds}", "-i", str(speech),
          "-map", "0:v", "-map", "1:a", "-t", str(seconds), "-c:v", "libx264", "-preset", "ultrafast",
          "-pix_fmt", "yuv420p", "-c:a", "aac", *audio_args, str(video)], timeout=300)
-    return {"video": video, "lines": lines, "starts_ms": starts, "duration_ms": t}
+    return {"video": video, "lines": lines, "starts_ms": starts, "ends_ms": ends, "voices": read_by,
+            "duration_ms": t}
 
 
 def make_sound(root: Path, name: str, source: str, seconds: float, *, audio_args: tuple[str, ...] = (),
