@@ -10,6 +10,7 @@ revival: complete (descriptions of a 60-minute video, concurrency 8), candidates
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
 speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
+speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
 """
 
 import sys
@@ -24,13 +25,15 @@ from tests.benchmarks import (
     bench_fairness,
     bench_quality,
     bench_revival,
+    bench_speakers,
     bench_speech,
     fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
-          "fairness": bench_fairness.run, "speech": bench_speech.run}
+          "fairness": bench_fairness.run, "speech": bench_speech.run,
+          "speakers": bench_speakers.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":

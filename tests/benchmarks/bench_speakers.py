@@ -1,6 +1,6 @@
-"""Speakers from the audio, measured: ``python -m tests.benchmarks.bench_speakers``.
+"""Speakers from the audio, measured: ``python -m tests.benchmarks speakers``.
 
-Each talk is recognised as the service does it (voice activity, windows of 30 s, Whisper tiny.en
+Each talk is recognised as the service does it (voice activity, windows of 30 s, Whisper base
 on the CPU, segments), then its segments are attributed (``services.voices.attribute``). Printed
 per talk: the speakers found, against the voices that read it, and the share of recognised
 segments attributed to the right voice (the better of the two ways to pair speakers with voices;
@@ -28,14 +28,14 @@ from infra import asr
 from services.speech import find_speech
 from services.voices import attribute
 from tests.integration.test_speech_speakers import DIALOGUE
-from tests.media_factory import run
+from tests.media_factory import run as run_command
 
 DATA = Path("/usr/share/pocketsphinx/test/data")
 GAP_S = 1.0
 
 
 def _as_wav(source: Path, dest: Path) -> None:
-    run(["ffmpeg", "-nostdin", "-y", "-i", str(source), "-ar", "16000", "-ac", "1", str(dest)])
+    run_command(["ffmpeg", "-nostdin", "-y", "-i", str(source), "-ar", "16000", "-ac", "1", str(dest)])
 
 
 def _espeak(root: Path, voices: tuple[str, ...], lines: list[str]) -> list[tuple[Path, str]]:
@@ -43,7 +43,7 @@ def _espeak(root: Path, voices: tuple[str, ...], lines: list[str]) -> list[tuple
     for k, text in enumerate(lines):
         voice = voices[k % len(voices)]
         raw = root / f"espeak-{k}-{voice}.raw.wav"
-        run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(raw), text])
+        run_command(["espeak-ng", "-v", voice, "-s", "150", "-w", str(raw), text])
         out.append((raw, voice))
     return out
 
@@ -51,7 +51,8 @@ def _espeak(root: Path, voices: tuple[str, ...], lines: list[str]) -> list[tuple
 def talk(root: Path, name: str, parts: list[tuple[Path, str]]) -> tuple[Path, list[tuple[int, int, str]]]:
     """The parts one after the other with GAP_S of silence: the wav and each part's (start, end, voice)."""
     gap = root / "gap.wav"
-    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", str(GAP_S), str(gap)])
+    run_command(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", str(GAP_S),
+                 str(gap)])
     listing, spans, t = [], [], 0
     for k, (source, voice) in enumerate(parts):
         wav = root / f"{name}-{k}.wav"
@@ -63,7 +64,7 @@ def talk(root: Path, name: str, parts: list[tuple[Path, str]]) -> tuple[Path, li
         t += ms + int(GAP_S * 1000)
     (root / f"{name}.txt").write_text("\n".join(listing) + "\n")
     out = root / f"{name}.wav"
-    run(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(root / f"{name}.txt"), str(out)])
+    run_command(["ffmpeg", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(root / f"{name}.txt"), str(out)])
     return out, spans
 
 
@@ -94,6 +95,10 @@ def measure(path: Path, spans: list[tuple[int, int, str]], engine: asr.LocalEngi
                     for order in (found, found[::-1]))
     return (f"{len(voices)} voice(s) {voices}: {max(1, len(found))} speaker(s) found; "
             f"{right}/{len(segments)} segments right ({right / len(segments):.0%}); speaker step {took:.2f} s")
+
+
+def run(which: list[str]) -> None:
+    main()
 
 
 def main() -> None:
