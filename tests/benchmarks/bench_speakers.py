@@ -11,7 +11,10 @@ speaker step. The talks:
 - espeak-ng ``en+m3`` and ``en-us+m1``: two similar male voices (expected: one speaker);
 - real speech when Debian's ``pocketsphinx-testdata`` is installed: a LibriVox reader and the
   reader of the card names, in turn; and the LibriVox reader alone;
-- espeak-ng ``en+m3`` alone.
+- espeak-ng ``en+m3`` alone;
+- held out (no threshold was chosen on them): espeak-ng ``en+f2`` / ``en+m7`` and ``en-us+f3`` /
+  ``en+m2``, and the LibriVox reader in turns with the reader of the decoder's own test clips
+  (``goforward``, ``numbers``, ``something``).
 """
 
 from __future__ import annotations
@@ -118,6 +121,20 @@ def main() -> None:
             cases["real: LibriVox reader alone"] = [(p, "librivox") for p in librivox]
         else:
             print("(pocketsphinx-testdata not installed: no real speech)", file=sys.stderr)
+        # Held out: voices no threshold was chosen on.
+        cases["held out: espeak en+f2 / en+m7"] = _espeak(root, ("en+f2", "en+m7"), DIALOGUE)
+        cases["held out: espeak en-us+f3 / en+m2"] = _espeak(root, ("en-us+f3", "en+m2"), DIALOGUE)
+        others = [DATA / f"{name}.raw" for name in ("goforward", "numbers", "something")]
+        if librivox and all(p.is_file() for p in others):
+            converted = []
+            for raw in others:  # headerless 16 kHz mono 16-bit
+                wav = root / f"{raw.stem}.wav"
+                run_command(["ffmpeg", "-nostdin", "-y", "-f", "s16le", "-ar", "16000", "-ac", "1", "-i", str(raw),
+                             str(wav)])
+                converted.append(wav)
+            cases["held out: real: LibriVox reader / the decoder's test reader"] = [
+                p for pair in zip(librivox, converted, strict=False)
+                for p in ((pair[0], "librivox"), (pair[1], "test"))]
         for k, (name, parts) in enumerate(cases.items()):
             path, spans = talk(root, f"talk{k}", parts)
             print(f"{name}: {measure(path, spans, engine)}", flush=True)
