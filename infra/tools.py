@@ -1,8 +1,9 @@
 """External media tools: make sure ffmpeg, ffprobe and espeak-ng are on the machine.
 
 The analysis engine shells out to ffmpeg/ffprobe (``infra.media``) and the tests synthesise speech
-with espeak-ng. On a fresh Debian/Ubuntu machine they are installed with apt, once: the worker
-calls :func:`ensure_media_tools` at start and the test fixtures call it before generating media.
+with espeak-ng. On a fresh Debian/Ubuntu machine they are installed with apt, once: ``vaeo up``
+installs them (and the caption font) before it starts the processes, and the test fixtures before
+they generate media.
 Installing needs root; without it the error says which command to run.
 """
 

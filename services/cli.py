@@ -13,7 +13,7 @@ import sys
 import time
 from uuid import UUID
 
-from infra import stack
+from infra import stack, tools
 from infra.settings import Settings
 
 PROCESSES = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
@@ -166,6 +166,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     settings = ensure_secret_key(_settings(args))
     print("provisioning PostgreSQL and Kafka ...", flush=True)
     stack.up(settings)
+    # ffmpeg and ffprobe read every upload, the caption font draws burned captions, and espeak-ng
+    # makes a talk to try the service with (README): a fresh machine has none of them.
+    tools.ensure_tools(tools.ALL_TOOLS)
+    tools.ensure_caption_font()
     asyncio.run(prepare(settings))
     env = dict(os.environ, VAEO_SECRET_KEY=settings.secret_key, VAEO_API_PORT=str(settings.api_port),
                VAEO_DATABASE_URL=settings.resolved_database_url(),
