@@ -120,7 +120,7 @@ async def test_words_of_a_segment_that_is_not_speech_are_dropped(fake):
         "words": [{"word": " hello", "start": 0.1, "end": 0.5}, {"word": "Thank", "start": 2.0, "end": 2.3},
                   {"word": "you.", "start": 2.3, "end": 2.6}],
         "segments": [{"start": 0.0, "end": 1.0, "avg_logprob": -0.1, "compression_ratio": 1.2, "no_speech_prob": 0.0},
-                     {"start": 1.9, "end": 2.7, "avg_logprob": -0.9, "compression_ratio": 1.0,
+                     {"start": 1.9, "end": 2.7, "avg_logprob": -1.1, "compression_ratio": 1.0,
                       "no_speech_prob": 0.9}]}))
 
     done = await client(fake).transcribe(WAV, WINDOW_MS, "en")
