@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from tests.fake_llm import cut, raw, status  # noqa: F401 - steps shared with the chat fake
+from tests.fake_llm import FakeProvider, cut, raw, status  # noqa: F401 - steps shared with the chat fake
 
 Step = Callable[[web.Request, dict], Awaitable[web.StreamResponse]]
 
@@ -48,23 +48,14 @@ def json_answer(body: object) -> Step:
     return step
 
 
-class FakeSpeechProvider:
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.script: list[Step] = [words("hello from the fake provider")]
-        self.port = 0
-        self._runner: web.AppRunner | None = None
+class FakeSpeechProvider(FakeProvider):
+    PATH = "/v1/audio/transcriptions"
+    MAX_BODY = 64 * 1024 * 1024
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    def first_step(self) -> Step:
+        return words("hello from the fake provider")
 
-    def answer(self, *steps: Step) -> None:
-        """Script the next requests (the last step repeats) and forget the requests seen so far."""
-        self.script = list(steps)
-        self.requests.clear()
-
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _read(self, request: web.Request) -> tuple[dict, object]:
         form: dict = {}
         async for part in await request.multipart():
             if part.filename:
@@ -72,21 +63,5 @@ class FakeSpeechProvider:
                                    "content_type": part.headers.get("Content-Type")}
             else:
                 form.setdefault(part.name, []).append(await part.text())
-        self.requests.append({"headers": dict(request.headers), "form": form})
-        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        return await step(request, form)
+        return {"headers": dict(request.headers), "form": form}, form
 
-    async def start(self) -> FakeSpeechProvider:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_post("/v1/audio/transcriptions", self._handle)
-        self._runner = web.AppRunner(app, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
-        return self
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None

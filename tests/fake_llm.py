@@ -209,11 +209,20 @@ def hold(seconds: float, then: Step) -> Step:
 
 
 class FakeProvider:
+    """The chat fake; a subclass speaks another route of the same protocol family (``PATH``, what
+    ``_read`` makes of a request, its first answer ``first_step``)."""
+
+    PATH = "/v1/chat/completions"
+    MAX_BODY = 1024 * 1024
+
     def __init__(self) -> None:
         self.requests: list[dict] = []
-        self.script: list[Step] = [article()]
+        self.script: list[Step] = [self.first_step()]
         self.port = 0
         self._runner: web.AppRunner | None = None
+
+    def first_step(self) -> Step:
+        return article()
 
     @property
     def base_url(self) -> str:
@@ -224,15 +233,20 @@ class FakeProvider:
         self.script = list(steps)
         self.requests.clear()
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _read(self, request: web.Request) -> tuple[dict, object]:
+        """What is recorded of a request, and what its step is given."""
         body = await request.json()
-        self.requests.append({"headers": dict(request.headers), "body": body})
-        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        return await step(request, body)
+        return {"headers": dict(request.headers), "body": body}, body
 
-    async def start(self) -> FakeProvider:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._handle)
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        record, given = await self._read(request)
+        self.requests.append(record)
+        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        return await step(request, given)
+
+    async def start(self):
+        app = web.Application(client_max_size=self.MAX_BODY)
+        app.router.add_post(self.PATH, self._handle)
         self._runner = web.AppRunner(app, handler_cancellation=True)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
