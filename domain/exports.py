@@ -27,7 +27,7 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -122,6 +122,12 @@ class ExportSource:
 
 
 # ------------------------------------------------------------------------------ shared pieces
+
+
+def html_instant(moment) -> str:
+    """An instant as HTML's ``datetime`` attribute takes it: UTC, whole seconds (the attribute allows
+    at most three digits of a fraction, and a stored instant has six)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def clean(text: Any) -> str:
@@ -444,7 +450,7 @@ def to_html(src: ExportSource | Prepared) -> str:
             f'<script type="application/ld+json">{script_safe_json(to_schema(p))}</script>']
     created = article.created_at
     body = ["<article>", f"<header><h1>{_e(p.title)}</h1>",
-            f'<p><time datetime="{created.isoformat()}">{created.date().isoformat()}</time></p>', "</header>"]
+            f'<p><time datetime="{html_instant(created)}">{created.date().isoformat()}</time></p>', "</header>"]
     if p.introduction:
         body.append(f'<section><h2>{_e(label["introduction"])}</h2><p>{_e(p.introduction)}</p></section>')
     if p.chapters and p.video_url:

@@ -8,7 +8,9 @@ answers from the copy below) and checked against what each schema.org type needs
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from datetime import UTC, datetime
 
 import html5lib
@@ -69,6 +71,14 @@ def source() -> ExportSource:
                         keywords=content["keywords_primary"], created_at=uploaded, updated_at=uploaded,
                         url="https://api.example.com/v1/articles/42/export/html",
                         scores={"aeo_score": 80, "geo_score": 70, "composite_score": 73.0}, video=video)
+
+
+def test_the_html_date_is_a_valid_datetime_attribute(source) -> None:
+    """A stored instant has microseconds; HTML's datetime attribute allows at most three digits of
+    a fraction of a second (the Nu HTML Checker refuses six)."""
+    stamped = dataclasses.replace(source, created_at=datetime(2026, 11, 27, 18, 12, 37, 539967, tzinfo=UTC))
+    [attribute] = re.findall(r'<time datetime="([^"]+)">', render("html", stamped).decode())
+    assert attribute == "2026-11-27T18:12:37Z"
 
 
 def _parse_html(text: str):
