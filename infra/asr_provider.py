@@ -22,9 +22,7 @@ from __future__ import annotations
 import io
 import math
 import wave
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
 import aiohttp
 import numpy as np
@@ -33,7 +31,7 @@ from yarl import URL
 
 from infra.asr import LANGUAGES, SAMPLE_RATE, Word, is_speech
 from infra.llm import HttpProvider, ProviderError
-from infra.settings import Settings, wall_clock
+from infra.settings import Settings
 
 USER_AGENT = "vaeo-asr/1"
 # A verbose answer with word times runs to ~100 bytes a word: 4 MiB holds a 120 s window many times over.
@@ -79,19 +77,12 @@ class Transcription:
     attempts: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SpeechProvider(HttpProvider):
     """Built by ``from_settings`` (the ``asr_*`` settings)."""
 
-    base_url: str
-    model: str
-    api_key: str = field(repr=False)
-    timeout_s: float
-    max_attempts: int
-    backoff_s: float
     retry_after_max_s: float = RETRY_AFTER_MAX_S
     max_response_bytes: int = MAX_RESPONSE_BYTES
-    clock: Callable[[], datetime] = field(default=wall_clock, repr=False, compare=False)
 
     kind = "asr"
     user_agent = USER_AGENT

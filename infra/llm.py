@@ -93,12 +93,22 @@ class Answer:
     attempts: int
 
 
+@dataclass(frozen=True, kw_only=True)
 class HttpProvider:
     """The request loop shared by the OpenAI-compatible clients (chat here, speech in ``infra.asr_provider``):
     bounded retries of transient failures, ``Retry-After`` clamped, answers read up to a size bound,
-    the key sent only in ``Authorization`` and redacted from every message. A subclass gives
-    ``endpoint``, ``base_url``, ``api_key``, ``timeout_s``, ``max_attempts``, ``backoff_s``,
-    ``retry_after_max_s``, ``max_response_bytes``, ``clock``, ``kind`` (its logger's name) and ``user_agent``."""
+    the key sent only in ``Authorization`` and redacted from every message. A subclass adds its own
+    fields and gives ``endpoint``, ``kind`` (its logger's name) and ``user_agent``."""
+
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+    timeout_s: float
+    max_attempts: int
+    backoff_s: float
+    retry_after_max_s: float
+    max_response_bytes: int
+    clock: Callable[[], datetime] = field(default=wall_clock, repr=False, compare=False)
 
     kind = "llm"
     user_agent = USER_AGENT
@@ -185,20 +195,11 @@ class HttpProvider:
         return text.replace(self.api_key, "***") if self.api_key else text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChatProvider(HttpProvider):
     """Built by ``from_settings`` (the ``llm_*`` settings and their defaults are the one source)."""
 
-    base_url: str
-    model: str
-    api_key: str = field(repr=False)
-    timeout_s: float
-    max_attempts: int
-    backoff_s: float
-    retry_after_max_s: float
-    max_response_bytes: int
     json_mode: bool
-    clock: Callable[[], datetime] = field(default=wall_clock, repr=False, compare=False)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ChatProvider | None:
