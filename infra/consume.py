@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 import asyncpg
 import orjson
@@ -297,15 +298,15 @@ async def lock_states(conn: asyncpg.Connection, readers: list[str]) -> dict[str,
     return {r["projection"]: ReaderState(r["status"], r["generation"]) for r in rows}
 
 
-async def record_stopped(conn: asyncpg.Connection, reader: str, position: int, error: str) -> None:
+async def record_stopped(conn: asyncpg.Connection, reader: str, position: int, error: str, now: datetime) -> None:
     await conn.execute("UPDATE projection_state SET status = 'stopped', error = $2, error_position = $3, "
-                       "updated_at = now() WHERE projection = $1", reader, error[:2000], position)
+                       "updated_at = $4 WHERE projection = $1", reader, error[:2000], position, now)
 
 
-async def retry_stopped(conn: asyncpg.Connection, readers: list[str]) -> None:
+async def retry_stopped(conn: asyncpg.Connection, readers: list[str], now: datetime) -> None:
     """A start retries the readers stopped on a failing event: they go live again."""
     await conn.execute("UPDATE projection_state SET status = 'live', error = NULL, error_position = NULL, "
-                       "updated_at = now() WHERE status = 'stopped' AND projection = ANY($1::text[])", readers)
+                       "updated_at = $2 WHERE status = 'stopped' AND projection = ANY($1::text[])", readers, now)
 
 
 # ------------------------------------------------------------------------------- causes

@@ -157,7 +157,7 @@ class ConsumerRunner:
         async def start() -> bool:
             async with self.pool.acquire() as conn:
                 await ensure_state_rows(conn, names)
-                await retry_stopped(conn, names)
+                await retry_stopped(conn, names, self.settings.now())
             return True
 
         if await until_connected(start, stop, f"{self.label}: start") is None:
@@ -350,7 +350,7 @@ class ConsumerRunner:
             return
         position, error = await self._failing_event(reader, batch)
         async with self.pool.acquire() as conn:
-            await record_stopped(conn, reader.name, position, error)
+            await record_stopped(conn, reader.name, position, error, self.settings.now())
         log.error("%s: stopped at position %d: %s", reader.name, position, error)
         self.states[reader.name] = "stopped"
         self._deferred[reader.name] = {}

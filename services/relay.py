@@ -37,10 +37,10 @@ _AFTER = (
     "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT "
 )
 _FETCH = _AFTER + "$2"  # (after, batch size)
-_MARK = "UPDATE relay_checkpoint SET position = $1, updated_at = now() WHERE name = $2"  # (checkpoint, name)
+_MARK = "UPDATE relay_checkpoint SET position = $1, updated_at = $5 WHERE name = $2"  # (checkpoint, name; now)
 # The checkpoint of the batch Kafka just acknowledged rides on the next fetch: one round trip per
 # batch instead of two. The loop fetches again at once after a batch, so it is stored right away.
-_MARK_AND_FETCH = f"WITH mark AS ({_MARK}) {_AFTER.replace('$1', '$3')}$4"  # (checkpoint, name, after, size)
+_MARK_AND_FETCH = f"WITH mark AS ({_MARK}) {_AFTER.replace('$1', '$3')}$4"  # (checkpoint, name, after, size, now)
 
 
 @dataclass
@@ -183,7 +183,7 @@ class Relay:
         """On the way out: the last acknowledged batch's checkpoint, if no fetch carried it yet."""
         if self.checkpoint > self.stored and not conn.is_closed():
             try:
-                await conn.execute(_MARK, self.checkpoint, self.name)
+                await conn.execute(_MARK.replace("$5", "$3"), self.checkpoint, self.name, self.settings.now())
                 self.stored = self.checkpoint
             except (asyncpg.PostgresError, OSError) as exc:  # resent after a restart: readers skip it
                 log.warning("relay: checkpoint %d not stored: %s", self.checkpoint, exc)
@@ -198,7 +198,8 @@ class Relay:
         # flight may be for rows the fetch did not see, and must wake the sleep that follows.
         self._wake.clear()
         if self.checkpoint > self.stored:
-            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.fetched, size)
+            rows = await conn.fetch(_MARK_AND_FETCH, self.checkpoint, self.name, self.fetched, size,
+                                    self.settings.now())
             self.stored = self.checkpoint
         else:
             rows = await conn.fetch(_FETCH, self.fetched, size)

@@ -19,6 +19,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -146,7 +147,8 @@ async def consumer_states(conn: asyncpg.Connection, ends: dict[str, dict[int, in
     return await reader_states(conn, ends, _effect_readers())
 
 
-async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> dict[str, Any]:
+async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None,
+                         now: datetime) -> dict[str, Any]:
     head = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
     checkpoint = await conn.fetchval("SELECT coalesce(max(position), 0) FROM relay_checkpoint")
     queue = [dict(r) for r in await conn.fetch(
@@ -165,9 +167,9 @@ async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int
     if await has_table(conn, "process_heartbeats"):
         processes = [dict(r) for r in await conn.fetch(
             "SELECT process_id, kind, host, pid, started_at, beat_at, stopped_at, "
-            "extract(epoch FROM now() - beat_at)::float8 AS beat_age_s, "
-            "extract(epoch FROM now() - stopped_at)::float8 AS stopped_age_s FROM process_heartbeats "
-            "ORDER BY kind, process_id")]
+            "extract(epoch FROM $1::timestamptz - beat_at)::float8 AS beat_age_s, "
+            "extract(epoch FROM $1::timestamptz - stopped_at)::float8 AS stopped_age_s FROM process_heartbeats "
+            "ORDER BY kind, process_id", now)]
     return {"head": head, "relay_checkpoint": checkpoint, "relay_lag": head - checkpoint,
             "projections": await projection_states(conn, ends), "consumers": await consumer_states(conn, ends),
             "queue": queue, "webhooks": webhooks,
@@ -184,7 +186,7 @@ async def collect(settings: Settings) -> dict[str, Any]:
         except Exception as exc:
             log.warning("kafka unreachable, lags unknown: %s", exc)
             ends = None
-        state = await pipeline_state(conn, ends)
+        state = await pipeline_state(conn, ends, settings.now())
         state["kafka"] = ends is not None
         return state
     finally:
@@ -284,12 +286,13 @@ async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
                     # History has an end: a process stopped, or silent, for longer than the
                     # retention is forgotten (each restart leaves a row).
                     await conn.execute("DELETE FROM process_heartbeats WHERE coalesce(stopped_at, beat_at) "
-                                       "< now() - make_interval(days => $1)", HEARTBEAT_RETENTION_DAYS)
+                                       "< $2::timestamptz - make_interval(days => $1)", HEARTBEAT_RETENTION_DAYS,
+                                       settings.now())
                 await conn.execute(
                     "INSERT INTO process_heartbeats (process_id, kind, host, pid, started_at, beat_at) "
-                    "VALUES ($1, $2, $3, $4, now(), now()) ON CONFLICT (process_id) DO UPDATE "
-                    "SET beat_at = now(), stopped_at = NULL",
-                    pid, kind, socket.gethostname(), os.getpid())
+                    "VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (process_id) DO UPDATE "
+                    "SET beat_at = $5, stopped_at = NULL",
+                    pid, kind, socket.gethostname(), os.getpid(), settings.now())
             except Exception as exc:
                 log.debug("heartbeat of %s not written: %s", pid, exc)
                 if conn is not None:
@@ -299,7 +302,8 @@ async def heartbeat(settings: Settings, kind: str, stop: asyncio.Event) -> None:
             await sleep_until_stopped(stop, settings.heartbeat_interval_s)
         if conn is not None:
             with contextlib.suppress(Exception):
-                await conn.execute("UPDATE process_heartbeats SET stopped_at = now() WHERE process_id = $1", pid)
+                await conn.execute("UPDATE process_heartbeats SET stopped_at = $2 WHERE process_id = $1", pid,
+                                   settings.now())
     finally:
         if conn is not None:
             with contextlib.suppress(Exception):

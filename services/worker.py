@@ -124,16 +124,17 @@ class JobHandlers:
         return sorted(self._handlers)
 
 
+# $4 is the service's clock (``Settings.now``): a job is claimed on the clock its retry was scheduled on.
 _CLAIM = """
-UPDATE job_queue q SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-       attempts = q.attempts + 1, updated_at = now()
+UPDATE job_queue q SET state = 'running', lease_owner = $1,
+       lease_expires_at = $4::timestamptz + make_interval(secs => $2), attempts = q.attempts + 1, updated_at = $4
  WHERE q.job_id = (
        SELECT c.job_id FROM job_queue c
         WHERE c.job_type = ANY($3)
-          AND ((c.state = 'queued' AND c.next_attempt_at <= now())
-               OR (c.state = 'running' AND c.lease_expires_at < now()))
+          AND ((c.state = 'queued' AND c.next_attempt_at <= $4)
+               OR (c.state = 'running' AND c.lease_expires_at < $4))
         ORDER BY (SELECT count(*) FROM job_queue r
-                   WHERE r.workspace_id = c.workspace_id AND r.state = 'running' AND r.lease_expires_at >= now()),
+                   WHERE r.workspace_id = c.workspace_id AND r.state = 'running' AND r.lease_expires_at >= $4),
                  c.next_attempt_at
         FOR UPDATE SKIP LOCKED
         LIMIT 1)
@@ -145,8 +146,8 @@ RETURNING q.job_id, q.workspace_id, q.job_type, q.params, q.attempts, q.max_atte
 _OTHERS_WAITING = """
 SELECT EXISTS (SELECT 1 FROM job_queue
                 WHERE job_type = ANY($1) AND workspace_id <> $2
-                  AND ((state = 'queued' AND next_attempt_at <= now())
-                       OR (state = 'running' AND lease_expires_at < now())))
+                  AND ((state = 'queued' AND next_attempt_at <= $3)
+                       OR (state = 'running' AND lease_expires_at < $3)))
 """
 
 
@@ -362,7 +363,8 @@ class Worker:
         if not self.handlers.types:
             return None
         async with self.pool.acquire() as conn:
-            return await conn.fetchrow(_CLAIM, self.worker_id, self.settings.worker_lease_s, self.handlers.types)
+            return await conn.fetchrow(_CLAIM, self.worker_id, self.settings.worker_lease_s, self.handlers.types,
+                                       self.settings.now())
 
     async def share_slot(self, ctx: JobContext, slot: Slot | None) -> None:
         """At an item boundary: give the slot up when the job has held it a whole time slice and
@@ -395,7 +397,7 @@ class Worker:
         if not self._slots.locked():
             return False
         async with self.pool.acquire() as conn:
-            return await conn.fetchval(_OTHERS_WAITING, self.handlers.types, uuid.UUID(workspace))
+            return await conn.fetchval(_OTHERS_WAITING, self.handlers.types, uuid.UUID(workspace), self.settings.now())
 
     async def append_to_job(self, job: Job, decide: Callable[[Job], None], *, also: list | tuple = ()) -> Job:
         """Apply ``decide`` to the job and append (with ``also``); on a conflict reload and decide again.
@@ -425,7 +427,7 @@ class Worker:
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:
-            await conn.execute(sql, job_id, self.worker_id, attempt, *args)
+            await conn.execute(sql, job_id, self.worker_id, attempt, self.settings.now(), *args)
 
     async def _run_claimed(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
@@ -541,9 +543,10 @@ class Worker:
             try:
                 async with self.pool.acquire() as conn:
                     renewed = await conn.fetchval(
-                        "UPDATE job_queue SET lease_expires_at = now() + make_interval(secs => $4) "
+                        "UPDATE job_queue SET lease_expires_at = $5::timestamptz + make_interval(secs => $4) "
                         "WHERE job_id = $1 AND lease_owner = $2 AND attempts = $3 AND state = 'running' "
-                        "RETURNING 1", job_id, self.worker_id, attempt, self.settings.worker_lease_s)
+                        "RETURNING 1", job_id, self.worker_id, attempt, self.settings.worker_lease_s,
+                        self.settings.now())
             except Exception as exc:
                 if is_transient(exc):
                     continue  # the lease may still hold; try again at the next beat
@@ -555,10 +558,11 @@ class Worker:
 
 # Queue updates by the lease holder of this attempt only: a worker that lost its lease cannot
 # disturb the one that took over.
+# $4 is the service's clock (``Settings.now``), the one every time in job_queue is read from.
 _GUARD = "WHERE job_id = $1 AND lease_owner = $2 AND attempts = $3"
-_FINAL = f"UPDATE job_queue SET state = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = now() {_GUARD}"
-_RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $4, last_error = $5, lease_owner = NULL, "
-          f"lease_expires_at = NULL, updated_at = now() {_GUARD}")
+_FINAL = f"UPDATE job_queue SET state = $5, lease_owner = NULL, lease_expires_at = NULL, updated_at = $4 {_GUARD}"
+_RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $5, last_error = $6, lease_owner = NULL, "
+          f"lease_expires_at = NULL, updated_at = $4 {_GUARD}")
 
 
 # Control characters (NUL above all, which PostgreSQL refuses in JSON text) never go into a

@@ -347,7 +347,7 @@ def build_app(settings: Settings) -> web.Application:
     app[SETTINGS] = settings
     app[MAX_BODY] = settings.api_max_body_bytes
     app[REGISTRY] = EventRegistry()
-    app[LIMITER] = RateLimiter()
+    app[LIMITER] = RateLimiter(clock=settings.now)
 
     async def database(app: web.Application):
         # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
@@ -440,7 +440,7 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
         except TimeoutError:
             pass
         try:
-            await RateLimiter.forget_old_windows(app[POOL])
+            await app[LIMITER].forget_old_windows(app[POOL])
         except Exception as exc:
             log.debug("old rate windows not forgotten: %s", exc)
         try:

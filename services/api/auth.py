@@ -34,7 +34,7 @@ from infra import crypto
 from infra.codec import EventRegistry
 from infra.settings import wall_clock
 from services.api.errors import ApiError
-from services.api.ratelimit import COUNT_CONFLICT, COUNT_RETURNING, WINDOW_NOW, RateLimiter, Window
+from services.api.ratelimit import COUNT_CONFLICT, RateLimiter, Window, count_returning, window_now
 
 _GROUP_LOOKUP_AND_COUNT = f"""
 WITH asked AS (SELECT * FROM unnest($1::text[], $2::int[]) AS a(digest, calls)),
@@ -42,11 +42,11 @@ valid AS (  -- neither revoked nor expired (ApiKeyIssued schema 1 holds expires_
     SELECT a.digest, d.workspace_id, a.calls FROM asked a JOIN api_key_digests d ON d.digest = a.digest
      WHERE NOT EXISTS (SELECT 1 FROM events r WHERE r.stream_id = d.key_id AND r.type = 'ApiKeyRevoked')
        AND NOT EXISTS (SELECT 1 FROM events i WHERE i.stream_id = d.key_id AND i.type = 'ApiKeyIssued'
-                                                AND (i.data->>'expires_at')::timestamptz <= now())),
+                                                AND (i.data->>'expires_at')::timestamptz <= $3)),
 counted AS (
     INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
-    SELECT workspace_id, {WINDOW_NOW}, sum(calls) FROM valid GROUP BY workspace_id ORDER BY workspace_id
-    {COUNT_CONFLICT} {COUNT_RETURNING})
+    SELECT workspace_id, {window_now("$3")}, sum(calls) FROM valid GROUP BY workspace_id ORDER BY workspace_id
+    {COUNT_CONFLICT} {count_returning("$3")})
 SELECT d.digest, d.key_id, d.workspace_id, e.type, e.schema, e.data,
        CASE WHEN v.digest IS NOT NULL THEN c.count END AS count, c.reset_in
   FROM asked a JOIN api_key_digests d ON d.digest = a.digest JOIN events e ON e.stream_id = d.key_id
@@ -128,14 +128,15 @@ class Authenticator:
         for digest, _ in group:
             calls[digest] = calls.get(digest, 0) + 1
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_GROUP_LOOKUP_AND_COUNT, list(calls), list(calls.values()))
+            now = self.clock()  # one instant for the group: expiry, its window, and the key's checks
+            rows = await conn.fetch(_GROUP_LOOKUP_AND_COUNT, list(calls), list(calls.values()), now)
             by_digest: dict[str, list] = {}
             for row in rows:
                 by_digest.setdefault(row["digest"], []).append(row)
             outcomes: dict[str, Principal | ApiError] = {}
             for digest in calls:
                 try:
-                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), self.clock())
+                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), now)
                 except ApiError as exc:
                     outcomes[digest] = exc
             # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..

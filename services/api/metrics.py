@@ -87,7 +87,7 @@ async def pipeline_families(request: web.Request) -> list:
         log.warning("end offsets unknown: %s: %s", type(exc).__name__, exc)
         ends = None
     async with request.app[POOL].acquire() as conn:
-        state = await pipeline_state(conn, ends)
+        state = await pipeline_state(conn, ends, request.app[SETTINGS].now())
         durations = await conn.fetch("SELECT job_type, outcome, bucket_le, count FROM monitoring_job_durations "
                                      "ORDER BY job_type, outcome, bucket_le")
         totals = await conn.fetch("SELECT job_type, outcome, count, sum_s FROM monitoring_job_duration_totals")

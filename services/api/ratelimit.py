@@ -24,30 +24,44 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 import asyncpg
 
-# The current window and the seconds left in it, by PostgreSQL's clock; shared with the
-# authentication statement, which numbers a whole group of calls at once (services.api.auth).
-WINDOW_NOW = "floor(extract(epoch FROM clock_timestamp()) / 60)::bigint"
+from infra.settings import wall_clock
+
+
+def window_now(now: str) -> str:
+    """The current window, numbered from the instant in the statement's parameter ``now`` (the
+    service's clock, ``Settings.now``: every API process counts on the clock the rest of the
+    service reads); shared with the authentication statement, which numbers a whole group of
+    calls at once (services.api.auth)."""
+    return f"floor(extract(epoch FROM {now}::timestamptz) / 60)::bigint"
+
+
+def count_returning(now: str) -> str:
+    """The counted rows and the seconds left in their window at ``now``."""
+    return ("RETURNING workspace_id, window_start, count, "
+            f"((window_start + 1) * 60 - extract(epoch FROM {now}::timestamptz))::float8 AS reset_in")
+
+
 COUNT_CONFLICT = "ON CONFLICT (workspace_id, window_start) DO UPDATE SET count = w.count + excluded.count"
-COUNT_RETURNING = ("RETURNING workspace_id, window_start, count, "
-                   "((window_start + 1) * 60 - extract(epoch FROM clock_timestamp()))::float8 AS reset_in")
-_HIT = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count) VALUES ($1, {WINDOW_NOW}, 1)
-          {COUNT_CONFLICT} {COUNT_RETURNING}"""
+_HIT = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count) VALUES ($1, {window_now("$2")}, 1)
+          {COUNT_CONFLICT} {count_returning("$2")}"""
 
 _COUNT_GROUP = f"""INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
-SELECT workspace_id, {WINDOW_NOW}, sum(n) FROM unnest($1::uuid[], $2::int[]) AS a(workspace_id, n)
+SELECT workspace_id, {window_now("$3")}, sum(n) FROM unnest($1::uuid[], $2::int[]) AS a(workspace_id, n)
  GROUP BY workspace_id ORDER BY workspace_id
-{COUNT_CONFLICT} {COUNT_RETURNING}"""
+{COUNT_CONFLICT} {count_returning("$3")}"""
 _GIVE_BACK = """UPDATE api_rate_windows SET count = greatest(0, count - $3)
                  WHERE workspace_id = $1 AND window_start = $2"""
 
 _LIMIT = """SELECT (data->>'rate_limit_per_min')::int FROM events
              WHERE stream_id = $1 AND version = 1 AND type = 'WorkspaceCreated'"""
-_FORGET = """DELETE FROM api_rate_windows WHERE window_start < floor(extract(epoch FROM clock_timestamp()) / 60) - 1"""
+_FORGET = f"""DELETE FROM api_rate_windows WHERE window_start < {window_now("$1")} - 1"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +80,8 @@ class Window:
 
 
 class RateLimiter:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], datetime] = wall_clock) -> None:
+        self.clock = clock
         self._limits: dict[UUID, int] = {}
 
     async def limit_of(self, conn: asyncpg.Connection, workspace_id: UUID) -> int:
@@ -80,13 +95,12 @@ class RateLimiter:
 
     async def hit(self, conn: asyncpg.Connection, workspace_id: UUID) -> Window:
         limit = await self.limit_of(conn, workspace_id)
-        row = await conn.fetchrow(_HIT, workspace_id)
+        row = await conn.fetchrow(_HIT, workspace_id, self.clock())
         return Window(limit=limit, count=row["count"], reset_in=max(1, math.ceil(row["reset_in"])))
 
-    @staticmethod
-    async def forget_old_windows(pool: asyncpg.Pool) -> None:
+    async def forget_old_windows(self, pool: asyncpg.Pool) -> None:
         async with pool.acquire() as conn:
-            await conn.execute(_FORGET)
+            await conn.execute(_FORGET, self.clock())
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +163,7 @@ class RateCounter:
         for workspace_id, n, _ in group:
             asked[workspace_id] = asked.get(workspace_id, 0) + n
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_COUNT_GROUP, list(asked), list(asked.values()))
+            rows = await conn.fetch(_COUNT_GROUP, list(asked), list(asked.values()), self.limiter.clock())
             now = time.monotonic()
             limits = {ws: await self.limiter.limit_of(conn, ws) for ws in asked}
         counted = {UUID(bytes=r["workspace_id"].bytes): r for r in rows}

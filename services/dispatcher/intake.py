@@ -93,6 +93,7 @@ class TargetChange:
     status: str
     version: int
     registration: Registration | None = None
+    at: datetime | None = None  # when the change was recorded: an ended webhook's retries are due from then
 
     def creation_args(self) -> tuple:
         r = self.registration
@@ -113,10 +114,11 @@ class Delivery:
     source_position: int
     payload: dict[str, Any]
     cause: dict[str, str]  # the meta of the delivery's events (``infra.consume.caused_by``)
+    due: datetime  # the first attempt's time: when the event was recorded (on the service's clock)
 
     def args(self) -> tuple:
         return (self.id, self.workspace_id, self.environment, self.webhook_id, self.url, self.event,
-                self.source_position, self.payload, self.cause)
+                self.source_position, self.payload, self.cause, self.due)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class IntakePlan:
     targets: dict[UUID, TargetChange] = field(default_factory=dict)  # webhook id -> change (last wins)
     jobs: list[JobInfo] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
-    resends: list[UUID] = field(default_factory=list)
+    resends: list[tuple[UUID, datetime]] = field(default_factory=list)  # delivery id, when the resend was asked
     unrouted: list[Unrouted] = field(default_factory=list)
     job_secrets: list[JobSecretRotation] = field(default_factory=list)
 
@@ -170,13 +172,13 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
                 t.status = status
             change = plan.targets.get(ev.stream_id)
             registration = change.registration if change is not None else None
-            plan.targets[ev.stream_id] = TargetChange(ev.stream_id, status, ev.version, registration)
+            plan.targets[ev.stream_id] = TargetChange(ev.stream_id, status, ev.version, registration, ev.recorded_at)
         elif ev.type == "JobQueued":
             info = JobInfo(ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d.get("webhook_url"))
             jobs[ev.stream_id] = info
             plan.jobs.append(info)
         elif ev.type == "WebhookDeliveryResent":
-            plan.resends.append(ev.stream_id)
+            plan.resends.append((ev.stream_id, ev.recorded_at))
         elif ev.type == "JobSecretRotated":
             plan.job_secrets.append(JobSecretRotation(ev.workspace_id, d["environment"], d["version"],
                                                       d["previous_version"],
@@ -231,11 +233,11 @@ def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dic
             continue
         did = delivery_id(t.webhook_id, ev.position, name)
         plan.deliveries.append(Delivery(did, ev.workspace_id, t.environment, t.webhook_id, t.url, name, ev.position,
-                                        payload(did, name, created_at, ev.workspace_id, data), cause))
+                                        payload(did, name, created_at, ev.workspace_id, data), cause, ev.recorded_at))
     if job is not None and job.webhook_url and ev.type in JOB_END_EVENTS:
         did = delivery_id(job.webhook_url, ev.position, name)
         plan.deliveries.append(Delivery(did, ev.workspace_id, environment, None, job.webhook_url, name, ev.position,
-                                        payload(did, name, created_at, ev.workspace_id, data), cause))
+                                        payload(did, name, created_at, ev.workspace_id, data), cause, ev.recorded_at))
 
 
 # ----------------------------------------------------------------------------------- the rows
@@ -251,9 +253,11 @@ _INSERT_JOB = """INSERT INTO webhook_jobs (job_id, workspace_id, environment, jo
 _INSERT_DELIVERY = """
 INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, payload,
                                 cause, status, next_attempt_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', now()) ON CONFLICT (id) DO NOTHING"""
-# Pending retries of a webhook deleted or disabled: due now, so the sender ends them (cancelled) at once.
-_EXPEDITE = "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'"
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10) ON CONFLICT (id) DO NOTHING"""
+# Pending retries of a webhook deleted or disabled: due from the change, so the sender ends them (cancelled)
+# at once. Every time the intake writes is an event's ``recorded_at``: a replay writes the same rows.
+_EXPEDITE = """UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, $2)
+                WHERE webhook_id = $1 AND status = 'pending'"""
 _ROTATE_JOB_SECRET = """
 INSERT INTO webhook_job_secrets (workspace_id, environment, version, previous_version, previous_valid_until)
 VALUES ($1, $2, $3, $4, $5)
@@ -263,8 +267,8 @@ ON CONFLICT (workspace_id, environment) DO UPDATE
  WHERE webhook_job_secrets.version < excluded.version"""
 _UNROUTED = """INSERT INTO webhook_unrouted (source_position, workspace_id, event_type, reason)
                 VALUES ($1, $2, $3, $4) ON CONFLICT (source_position) DO NOTHING"""
-_RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = now(),
-                    updated_at = now() WHERE id = $1 AND status IN ('failed', 'exhausted')"""
+_RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = attempts, next_attempt_at = $2,
+                    updated_at = $2 WHERE id = $1 AND status IN ('failed', 'exhausted')"""
 
 
 def _job_ids(events: list[StoredEvent]) -> list[UUID]:
@@ -308,7 +312,7 @@ async def write_plan(conn: asyncpg.Connection, plan: IntakePlan) -> None:
         await conn.executemany(_UPSERT_TARGET, creations)
     if changes:
         await conn.executemany(_TARGET_STATUS, changes)
-    ended = [(c.webhook_id,) for c in plan.targets.values() if c.status != ACTIVE]
+    ended = [(c.webhook_id, c.at) for c in plan.targets.values() if c.status != ACTIVE]
     if ended:
         await conn.executemany(_EXPEDITE, ended)
     if plan.jobs:
@@ -316,7 +320,7 @@ async def write_plan(conn: asyncpg.Connection, plan: IntakePlan) -> None:
     if plan.deliveries:
         await conn.executemany(_INSERT_DELIVERY, [d.args() for d in plan.deliveries])
     if plan.resends:
-        await conn.executemany(_RESEND, [(r,) for r in plan.resends])
+        await conn.executemany(_RESEND, plan.resends)
     if plan.job_secrets:
         await conn.executemany(_ROTATE_JOB_SECRET, [(s.workspace_id, s.environment, s.version, s.previous_version,
                                                      s.previous_valid_until) for s in plan.job_secrets])

@@ -41,18 +41,19 @@ from services.dispatcher.intake import WAKE_CHANNEL
 
 log = logging.getLogger("vaeo.dispatcher")
 
+# Every time here is the service's clock (``Settings.now``, $4 / $10), the one retries are scheduled on.
 _CLAIM = """
 UPDATE webhook_deliveries d SET status = 'sending', lease_owner = $1, attempts = d.attempts + 1,
-       next_attempt_at = now() + make_interval(secs => $2), updated_at = now()
+       next_attempt_at = $4::timestamptz + make_interval(secs => $2), updated_at = $4
  WHERE d.id IN (SELECT id FROM webhook_deliveries
-                 WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
+                 WHERE status IN ('pending', 'sending') AND next_attempt_at <= $4
                  ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.source_position, d.payload,
           d.cause, d.attempts, d.schedule_base, d.stream_version,
           (SELECT t.status FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_status,
           (SELECT t.secret_encrypted FROM webhook_targets t WHERE t.webhook_id = d.webhook_id) AS target_secret,
           -- a job URL's: the job secret's versions valid now, current first (no row: version 1 only)
-          (SELECT CASE WHEN s.previous_valid_until > now() THEN ARRAY[s.version, s.previous_version]
+          (SELECT CASE WHEN s.previous_valid_until > $4 THEN ARRAY[s.version, s.previous_version]
                        ELSE ARRAY[s.version] END
              FROM webhook_job_secrets s
             WHERE d.webhook_id IS NULL AND s.workspace_id = d.workspace_id
@@ -60,8 +61,8 @@ RETURNING d.id, d.workspace_id, d.environment, d.webhook_id, d.url, d.event, d.s
 
 # Claimed rows not sent (shutdown, or held too long): back to pending, the claim undone.
 _RELEASE = """
-UPDATE webhook_deliveries d SET status = 'pending', attempts = d.attempts - 1, next_attempt_at = now(),
-       lease_owner = NULL, updated_at = now()
+UPDATE webhook_deliveries d SET status = 'pending', attempts = d.attempts - 1, next_attempt_at = $4,
+       lease_owner = NULL, updated_at = $4
   FROM unnest($2::uuid[], $3::int[]) AS r(id, claimed)
  WHERE d.id = r.id AND d.lease_owner = $1 AND d.attempts = r.claimed AND d.status = 'sending'"""
 
@@ -73,9 +74,9 @@ UPDATE webhook_deliveries d
        next_attempt_at = CASE WHEN u.status = 'pending' AND EXISTS (
                                    SELECT 1 FROM webhook_targets t
                                     WHERE t.webhook_id = d.webhook_id AND t.status <> 'active')
-                              THEN now() ELSE coalesce(u.next_at, d.next_attempt_at) END,
+                              THEN $10 ELSE coalesce(u.next_at, d.next_attempt_at) END,
        attempts = u.attempts, lease_owner = NULL, last_status_code = u.status_code, last_error = u.error,
-       stream_version = u.version, updated_at = now()
+       stream_version = u.version, updated_at = $10
   FROM unnest($2::uuid[], $3::int[], $4::int[], $5::text[], $6::timestamptz[], $7::int[], $8::text[], $9::int[])
        AS u(id, claimed, attempts, status, next_at, status_code, error, version)
  WHERE d.id = u.id AND d.lease_owner = $1 AND d.attempts = u.claimed"""
@@ -229,7 +230,7 @@ class Sender:
 
     async def _claim(self, n: int) -> list[Claimed]:
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_CLAIM, self.owner, self.settings.dispatcher_lease_s, n)
+            rows = await conn.fetch(_CLAIM, self.owner, self.settings.dispatcher_lease_s, n, self.settings.now())
         now = time.monotonic()
         out = []
         for r in rows:
@@ -243,7 +244,8 @@ class Sender:
     async def _release(self, rows: list[Claimed]) -> None:
         if rows:
             async with self.pool.acquire() as conn:
-                await conn.execute(_RELEASE, self.owner, [r.id for r in rows], [r.attempts for r in rows])
+                await conn.execute(_RELEASE, self.owner, [r.id for r in rows], [r.attempts for r in rows],
+                                   self.settings.now())
 
     async def _release_queued(self) -> None:
         rows = []
@@ -406,7 +408,8 @@ class Sender:
                                             rec.status_code, (rec.error or None) and rec.error[:500],
                                             row.stream_version + len(new)), strict=True):
                 column.append(value)
-        return await self.store.append_batch(events, along=(_FINISH, (self.owner, *args)), notify=False)
+        return await self.store.append_batch(events, along=(_FINISH, (self.owner, *args, self.settings.now())),
+                                             notify=False)
 
     async def _write_alone(self, record: Record) -> int:
         for _ in range(3):

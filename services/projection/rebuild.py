@@ -69,7 +69,8 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
         async with conn.transaction():
             generation = await conn.fetchval(
                 "UPDATE projection_state SET status = 'rebuilding', generation = generation + 1, error = NULL, "
-                "error_position = NULL, updated_at = now() WHERE projection = $1 RETURNING generation", name)
+                "error_position = NULL, updated_at = $2 WHERE projection = $1 RETURNING generation", name,
+                settings.now())
             for stmt in projection.teardown:
                 await conn.execute(stmt)
             await conn.execute("DELETE FROM projection_offsets WHERE projection = $1", name)
@@ -121,8 +122,8 @@ async def rebuild(settings: Settings, name: str, *, progress=None) -> dict:
         finally:
             feeder.cancel()
         elapsed = time.monotonic() - started
-        await conn.execute("UPDATE projection_state SET status = 'live', updated_at = now() "
-                           "WHERE projection = $1 AND generation = $2", name, generation)
+        await conn.execute("UPDATE projection_state SET status = 'live', updated_at = $3 "
+                           "WHERE projection = $1 AND generation = $2", name, generation, settings.now())
         return {"projection": name, "messages": total, "applied": applied, "seconds": elapsed,
                 "events_per_s": total / elapsed if elapsed > 0 else 0.0}
     finally:
