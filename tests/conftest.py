@@ -11,8 +11,10 @@ topics and consumer-group prefix, so tests never see each other's events or offs
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import hashlib
 import os
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,9 +31,10 @@ from infra.settings import Settings
 from projections import all_ddl
 
 ROOT = Path(__file__).resolve().parent.parent
-# One template per checkout: two clones (or worktrees) can run their suites on one test stack
-# without dropping each other's template.
-TEMPLATE_DB = "vaeo_template_" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
+# One template per checkout and per pytest-xdist worker: two clones (or worktrees), and the
+# parallel workers of one run, share the test stack without dropping each other's template.
+TEMPLATE_DB = ("vaeo_template_" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
+               + "_" + os.environ.get("PYTEST_XDIST_WORKER", "main"))
 
 
 def _base_settings() -> Settings:
@@ -53,8 +56,13 @@ def _admin_dsn(settings: Settings) -> str:
 
 @pytest.fixture(scope="session")
 def stack_settings() -> Settings:
+    """The test stack, up. The parallel workers of one run (``make test`` runs several) start it
+    one at a time: the first starts the servers, the others find them running."""
     settings = _base_settings()
-    stack.up(settings)
+    lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        stack.up(settings)
     return settings
 
 
