@@ -394,7 +394,14 @@ def _projection(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vaeo", description="vaeo: videos into AEO/GEO content, event-sourced.")
     sub = p.add_subparsers(dest="command", required=True)
+    _process_commands(sub)
+    _data_commands(sub)
+    _audit_commands(sub)
+    return p
 
+
+def _process_commands(sub) -> None:
+    """The stack, the processes of the service, and the operator's screen."""
     up = sub.add_parser("up", help="provision the stack and run every process until Ctrl-C")
     up.add_argument("--port", type=int, help="HTTP port of the API (default VAEO_API_PORT or 8080)")
     up.set_defaults(fn=cmd_up)
@@ -422,6 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
     stt.add_argument("--json", action="store_true")
     stt.set_defaults(fn=cmd_status)
 
+
+def _data_commands(sub) -> None:
+    """Workspaces and videos, written from the command line."""
     ws = sub.add_parser("workspace", help="create a workspace, add credits")
     ws_sub = ws.add_subparsers(dest="action", required=True)
     wc = ws_sub.add_parser("create", help="a new workspace with a wildcard production key (shown once)")
@@ -448,6 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
     vi.add_argument("--environment", default="production", choices=["production", "sandbox"])
     vd.set_defaults(fn=cmd_videos)
 
+
+def _audit_commands(sub) -> None:
+    """The log, a job's history and the read models, read and rebuilt."""
     ev = sub.add_parser("events", help="read the event log from Kafka")
     ev_sub = ev.add_subparsers(dest="action", required=True)
     tl = ev_sub.add_parser("tail", help="print events as JSON lines")
@@ -474,7 +487,6 @@ def build_parser() -> argparse.ArgumentParser:
     rb = pj_sub.add_parser("rebuild")
     rb.add_argument("name", type=_projection)
     pj.set_defaults(fn=cmd_projections)
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:

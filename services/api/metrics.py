@@ -93,15 +93,22 @@ async def pipeline_families(request: web.Request) -> list:
         totals = await conn.fetch("SELECT job_type, outcome, count, sum_s FROM monitoring_job_duration_totals")
         attempts = await conn.fetch("SELECT type, sum(count)::bigint AS n FROM event_counts WHERE type = ANY($1) "
                                     "GROUP BY type", list(_ATTEMPT_OUTCOMES))
-    fams = []
+    return [*_log_families(state), *_projection_families(state["projections"]), _queue_family(state["queue"]),
+            _duration_family(durations, totals), *_webhook_families(attempts, state["webhooks"]),
+            _heartbeat_family(state["processes"])]
+
+
+def _log_families(state: dict) -> list:
     appended = CounterMetricFamily("vaeo_events_appended", "Events appended to the log (its head position)")
     appended.add_metric([], state["head"])
     checkpoint = GaugeMetricFamily("vaeo_relay_checkpoint_position", "Last position Kafka acknowledged to the relay")
     checkpoint.add_metric([], state["relay_checkpoint"])
     relay_lag = GaugeMetricFamily("vaeo_relay_lag_events", "Events appended but not yet in Kafka")
     relay_lag.add_metric([], state["relay_lag"])
-    fams += [appended, checkpoint, relay_lag]
+    return [appended, checkpoint, relay_lag]
 
+
+def _projection_families(projections: list[dict]) -> list:
     position = GaugeMetricFamily("vaeo_projection_position", "Highest position (or telemetry offset) applied",
                                  labels=["projection"])
     lag = GaugeMetricFamily("vaeo_projection_lag_messages", "Messages of the topic not applied yet",
@@ -111,20 +118,24 @@ async def pipeline_families(request: web.Request) -> list:
                                    labels=["projection"])
     live = GaugeMetricFamily("vaeo_projection_live", "1 when the projection is live, 0 when stopped or rebuilding",
                              labels=["projection", "status"])
-    for p in state["projections"]:
+    for p in projections:
         position.add_metric([p["name"]], p["position"])
         consumed.add_metric([p["name"]], p["consumed"])
         live.add_metric([p["name"], p["status"]], 1 if p["status"] == "live" else 0)
         if p["lag"] is not None:
             lag.add_metric([p["name"]], p["lag"])
-    fams += [position, lag, consumed, live]
+    return [position, lag, consumed, live]
 
+
+def _queue_family(queue: list[dict]) -> GaugeMetricFamily:
     depth = GaugeMetricFamily("vaeo_job_queue_depth", "Jobs queued or running, per type and state",
                               labels=["job_type", "state"])
-    for q in state["queue"]:
+    for q in queue:
         depth.add_metric([q["job_type"], q["state"]], q["count"])
-    fams.append(depth)
+    return depth
 
+
+def _duration_family(durations: list, totals: list) -> HistogramMetricFamily:
     hist = HistogramMetricFamily("vaeo_job_duration_seconds", "First start to end of finished jobs",
                                  labels=["job_type", "outcome"])
     per: dict[tuple[str, str], list] = {}
@@ -138,28 +149,30 @@ async def pipeline_families(request: web.Request) -> list:
             running += counts.get(le, 0)
             cumulative.append(("+Inf" if le == float("inf") else repr(float(le)), running))
         hist.add_metric(list(key), cumulative, t["sum_s"])
-    fams.append(hist)
+    return hist
 
+
+def _webhook_families(attempts: list, deliveries: dict | None) -> list:
     webhook = CounterMetricFamily("vaeo_webhook_attempts", "Webhook delivery attempts by outcome",
                                   labels=["outcome"])
     got = {r["type"]: r["n"] for r in attempts}
     for event_type, outcome in _ATTEMPT_OUTCOMES.items():
         webhook.add_metric([outcome], got.get(event_type, 0))
-    fams.append(webhook)
-    if state["webhooks"] is not None:
-        pending = GaugeMetricFamily("vaeo_webhook_deliveries_pending", "Deliveries waiting, by kind",
-                                    labels=["kind"])
-        for kind in ("retrying", "first_attempt_due", "sending"):
-            pending.add_metric([kind], state["webhooks"][kind])
-        fams.append(pending)
+    if deliveries is None:
+        return [webhook]
+    pending = GaugeMetricFamily("vaeo_webhook_deliveries_pending", "Deliveries waiting, by kind", labels=["kind"])
+    for kind in ("retrying", "first_attempt_due", "sending"):
+        pending.add_metric([kind], deliveries[kind])
+    return [webhook, pending]
 
+
+def _heartbeat_family(processes: list[dict]) -> GaugeMetricFamily:
     beat = GaugeMetricFamily("vaeo_process_heartbeat_age_seconds", "Seconds since each process's last heartbeat",
                              labels=["kind", "process"])
-    for p in state["processes"]:
+    for p in processes:
         if p["stopped_at"] is None:
             beat.add_metric([p["kind"], p["process_id"]], p["beat_age_s"])
-    fams.append(beat)
-    return fams
+    return beat
 
 
 _ATTEMPT_OUTCOMES = {"WebhookDelivered": "delivered", "WebhookDeliveryFailed": "failed"}
