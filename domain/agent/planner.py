@@ -40,6 +40,7 @@ from functools import cache
 from typing import Any
 
 from domain.agent.policy import fold
+from domain.languages import assistant_words
 
 RANGE_MAX = 100  # ids one range may name ("videos 1 to 100"); a larger range is cut here, with a note
 LIST_LIMIT_MAX = 100  # the page size the list operations accept
@@ -856,27 +857,10 @@ def context_from(actions: Sequence[tuple[str, dict, str, dict | None]]) -> Conte
 # ------------------------------------------------------------------------------------ resolution
 
 
-UNRESOLVED = {  # why an argument could not be taken from the earlier answers: English, French
-    "failed_before": ("it needs the answer of {name}, which did not succeed",
-                      "il lui faut la réponse de {name}, qui n'a pas abouti"),
-    "not_run": ("it needs the answer of {name}, which did not run",
-                "il lui faut la réponse de {name}, qui n'a pas été exécutée"),
-    "no_article": ("video {video} has no article yet (analyse it first)",
-                   "la vidéo {video} n'a pas encore d'article (analysez-la d'abord)"),
-    "no_template": ("there is no template to use", "il n'y a aucun modèle à utiliser"),
-    "template_without_id": ("the templates have no id", "les modèles n'ont pas d'identifiant"),
-    "no_detected_clips": ("the clip job has no detected clips (is its detection finished?)",
-                          "le job de clips n'a détecté aucun clip (sa détection est-elle terminée ?)"),
-    "no_such_clip": ("the clip job detected {count} clips; there is no clip {clip}",
-                     "le job de clips a détecté {count} clips ; il n'y a pas de clip {clip}"),
-    "no_candidate": ("media {media} has no revival candidate", "le média {media} n'a aucun candidat à la relance"),
-    "unknown_need": ("unknown need {need}", "besoin inconnu {need}"),
-}
-
-
 class Unresolved(Exception):
-    """An argument could not be taken from the earlier answers: ``reason`` (a key of
-    ``UNRESOLVED``) and its values; ``str()`` is the English sentence, ``text(fr=True)`` the French."""
+    """An argument could not be taken from the earlier answers: ``reason`` (a key of the
+    assistant's ``unresolved`` sentences, ``domain.languages``) and its values; ``str()`` is the
+    English sentence, ``text(fr=True)`` the French."""
 
     def __init__(self, reason: str, **values: Any) -> None:
         self.reason, self.values = reason, values
@@ -887,8 +871,8 @@ class Unresolved(Exception):
 
 
 def unresolved_text(reason: str, values: dict[str, Any], fr: bool) -> str:
-    en, french = UNRESOLVED.get(reason, ("{reason}", "{reason}"))
-    return (french if fr else en).format_map({"reason": reason, **values})
+    sentence = assistant_words("fr" if fr else "en").unresolved.get(reason, "{reason}")
+    return sentence.format_map({"reason": reason, **values})
 
 
 _CLIP_FIELDS = ("id", "title", "thumbnail_title", "start_ms", "end_ms", "duration_ms", "viral_score", "rationale")
