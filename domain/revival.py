@@ -43,6 +43,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.analysis.structure import MIN_CHAPTER_MS, format_timestamp, validate_chapters
 from domain.analysis.text import fold, lang_key
 from domain.base import InvalidTransition, aggregate, deterministic_id
+from domain.languages import LANGUAGES
 from domain.platforms import CHAPTERS, DESCRIPTION, GEO_SUMMARY, PLATFORMS, Platform, measure
 
 ELIGIBLE, REVIEWING, SELECTED, DISMISSED, STALE = "eligible", "reviewing", "selected", "dismissed", "stale"
@@ -465,12 +466,6 @@ def assess(presence: dict[str, bool], prose_chars: int, facts: AnalysisFacts) ->
 
 # ---------------------------------------------------------------- the sections
 
-_LABELS = {
-    "en": {"in_short": "In short", "answers": "Also answered", "key_facts": "Key facts",
-           "entities": "Main entities", "colon": ": "},
-    "fr": {"in_short": "En bref", "answers": "Autres questions traitées", "key_facts": "Points clés",
-           "entities": "Entités principales", "colon": " : "},
-}
 MAX_CHAPTER_TITLE = 100  # characters: a chapter title is a line, not a paragraph
 MAX_SUMMARY_SENTENCE = 300  # characters: longer transcript sentences are not summary material
 MAX_FACTS, MAX_EXTRA_QUESTIONS, MAX_ENTITIES = 4, 3, 5
@@ -479,7 +474,11 @@ ELLIPSIS = "…"
 
 
 def _labels(language: str | None) -> dict[str, str]:
-    return _LABELS.get(lang_key(language), _LABELS["en"])
+    """A description's section labels: the article's own (``domain.languages``), in the language's
+    typography. A language outside the seven reads English, as the article does."""
+    home = LANGUAGES[lang_key(language)]
+    return {"in_short": home.labels["in_short"], "answers": home.labels["also_answered"],
+            "key_facts": home.labels["key_facts"], "entities": home.labels["main_entities"], "colon": home.colon}
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import ELISION_RE, fold, word_after, word_before
+from domain.languages import table
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -157,18 +158,7 @@ def _tail_re(endings: str, complements: str, verb_next: str) -> re.Pattern:
     return re.compile(rf"(?:\s+{adjective}){{0,2}}(?:\s+{complement}(?:\s+{adjective})?)?")
 
 
-ORG_TAIL_RE = {
-    "fr": _tail_re("ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|elle|elles|el|els|"
-                   "éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs",
-                   r"de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’]", r"que|qu['’]|le|la|les|l['’]|un|une|des|du"),
-    "it": _tail_re("ale|ali|ana|ane|ano|ani|ica|iche|ico|ici|ese|esi|ina|ine|ino|ini|aria|arie|ario|ari|ea|ee|eo|ei",
-                   r"dell['’]|della\s+|dello\s+|del\s+|dei\s+|degli\s+|delle\s+|di\s+|per\s+l['’]|per\s+la\s+",
-                   r"che|il|lo|la|i|gli|le|l['’]|un|una|uno"),
-    "es": _tail_re("al|ales|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|ista|istas|ea|eas|eo|eos",
-                   r"de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+", r"que|el|la|los|las|un|una"),
-    "pt": _tail_re("al|ais|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|eira|eiras|eiro|eiros|eia|eias|eu|eus",
-                   r"da\s+|do\s+|das\s+|dos\s+|de\s+", r"que|o|a|os|as|um|uma"),
-}
+ORG_TAIL_RE = {code: _tail_re(*tail) for code, tail in table("org_tail").items()}
 
 
 def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> str:

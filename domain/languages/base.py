@@ -109,10 +109,75 @@ class Say:
         return self.words.found.get(name, self.words.done)(self, name, result, arguments)
 
 
+def optional_words(words: str) -> str:
+    """A pattern for ``words`` (alternatives) said before a phrase, with their comma, or nothing."""
+    return rf"(?:(?:{words})[\s,]+)?"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Language:
-    """One language the service supports: everything it knows of it (see the module's text)."""
+    """One language the service supports: everything it knows of it (see the module's text).
+
+    The texts of words are space-separated lists; the phrases are regular expressions (matched
+    without case). Where each is read, and the policy behind it, is said where it is read (the
+    module named beside it). A field that is None is a feature the language does not have (a
+    German noun takes no determiner rule of the Romance kind, English has no contraction of a
+    preposition and an article); ``OPTIONAL`` and ``MAY_BE_EMPTY`` name those, and why."""
 
     code: str  # ISO 639-1
-    name: str  # in English
+    name: str  # in English: what a translation prompt names it (domain.translation)
+    locale: str  # Open Graph's og:locale (domain.exports)
+    stemmer: str  # the Snowball stemmer's name (domain.analysis.language)
+    # domain.analysis.language: the analysis' reading of speech
+    spoken_fillers: str  # stop words that lists written for text lack
+    leading_words: str  # words that may stand before a cue phrase
+    cue_phrases: str  # open a new part of a talk
+    announce_phrases: str  # open a part that the speaker names ("let's talk about X")
+    step_openers: str  # open the steps of an answer
+    video_subject_phrases: str  # a video naming its own subject
+    conclusion_phrases: str
+    sponsor_phrases: str
+    question_openers: tuple[str, ...]  # ask a question without its question mark
+    conjunction: str  # "and": where two spoken amounts are told apart
+    scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten
+    indefinite: str | None = None  # an indefinite article that may stand for "about" before a number
+    vague_amounts: tuple[str, str, str] | None = None  # (quantifiers, a number word after one, always vague)
+    # domain.analysis.text: quotes and labels
+    leading_fillers: str  # removed from the start of a quoted sentence
+    # domain.analysis.phrases: titles and topics
+    connectors: str
+    pronouns: str
+    dangling: str  # may not end a title
+    verb_signals: str
+    plural_endings: tuple[str, ...]
+    article_pronouns: str | None = None
+    preposition_pronouns: str | None = None
+    determiners: str | None = None
+    articles_of_nouns: str | None = None
+    noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
+    verb_endings: tuple[str, ...] | None = None
+    contractions: str | None = None
+    # domain.analysis.intents: search queries
+    definite: Mapping[str, str] | None = None  # a contraction -> the definite article it stands for
+    definite_articles: tuple[str, ...] | None = None
+    plural_articles: frozenset[str] | set[str] | None = None
+    plural_templates: Mapping[str, str] | None = None  # the queries of a plural subject (those that differ)
+    # domain.analysis.entities: the lowercase rest of an organisation's name
+    org_tail: tuple[str, str, str] | None = None  # (adjective endings, complements, words a verb follows)
+    # The one table of section labels: the article (domain.analysis.article), its exports
+    # (domain.exports) and a revived video's description (domain.revival) print these.
+    labels: Mapping[str, str]
+    colon: str  # between a label and its text ("Titre : sous-titre" in French)
+    question_mark: str  # after a question (" ?" in French)
     assistant: AssistantWords | None = None  # None: the assistant answers in English
+
+
+# The fields a language may leave None (the feature is not one of the language), and those that
+# may be empty (the language has none of them), with the reason.
+OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
+            "articles_of_nouns", "noun_rule", "verb_endings", "contractions", "definite", "definite_articles",
+            "plural_articles", "plural_templates", "org_tail", "assistant")
+MAY_BE_EMPTY = {
+    "question_openers": "English asks with the word order, which a sentence's start does not show",
+    "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",
+}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.languages.base import AssistantWords, Language, Say
+from domain.languages.base import AssistantWords, Language, Say, optional_words
 
 R = dict[str, Any]
 
@@ -324,8 +324,82 @@ ASSISTANT = AssistantWords(
 )
 
 
+
+# Words that may open an announcement ("First, let's talk about...").
+_OPENERS = optional_words(r"next|first|finally|lastly|then")
+
 LANGUAGE = Language(
     code="en",
     name="English",
+    locale="en_US",
+    stemmer="english",
+    spoken_fillers=(
+        "um umm uh uhh er erm hmm mm mhm yeah yep yup nope gonna wanna gotta kinda sorta okay ok alright "
+        "hello hi hey welcome thanks thank bye goodbye "
+        "right yes stuff things thing guys lot lots basically actually literally really totally pretty "
+        "like just gonna y'all ain't cool awesome super"
+    ),
+    leading_fillers="um uh er erm hmm so and well ok okay yeah yes but right alright",
+    leading_words="so and but okay ok alright well right um uh now yeah yes all",
+    cue_phrases=(
+        r"next(?:\s+(?:one|up|we|is|thing|step|topic|question|item|on))?|"
+        r"let['’]?s\s+(?:now\s+)?(?:talk|move|turn|look|start|dive|get\s+into|switch|go\s+(?:on|back|to)|kick|jump|begin|finish|wrap|take\s+a\s+look|shift|"
+        r"focus|think\s+about|zoom)|moving\s+on|the\s+next\s+(?:one|thing|topic|step|question|part|section|chapter|item|idea)|"
+        r"first(?:ly)?(?:\s+(?:of\s+all|up|off))?|second(?:ly)?|third(?:ly)?|finally|lastly|to\s+(?:conclude|"
+        r"wrap\s+up|sum\s+up|summari[sz]e|start)|in\s+conclusion|another\s+(?:thing|point|question|topic|one|"
+        r"example|way)|turning\s+to|as\s+a\s+next\s+step|switching\s+gears|speaking\s+of|on\s+to|onto|"
+        r"stepping\s+back|with\s+(?:all\s+of\s+)?(?:that|this|those)|at\s+this\s+point|before\s+we\s+(?:get|go|"
+        r"dive|start|jump|move)|(?:we['’]re|we\s+are|i['’]m|i\s+am)\s+(?:gonna|going\s+to)\s+(?:now\s+)?"
+        r"(?:move|talk|look|switch|turn|dive|get\s+into)|one\s+(?:more|last|other)\s+thing|"
+        r"here['’]?s\s+(?:the\s+)?(?:next|second|first|last|thing)|alright|"
+        r"the\s+(?:first|second|third|last|final)\s+(?:one|thing|step|part|question|topic)|"
+        r"what\s+(?:is|are|about|happens)|how\s+(?:do|does|about|can)|why\s+(?:is|are|do|does)"
+    ),
+    announce_phrases=(
+        _OPENERS + r"(?:let['’]?s|let\s+us)\s+(?:now\s+)?(?:(?:talk|speak|think)\s+about|"
+        r"(?:move\s+on|turn|switch|get|go\s+on)\s+to|(?:look|take\s+a\s+look)\s+at|dive\s+into)|"
+        r"moving\s+on\s+to|turning\s+to|next\s+up\s+is|next\s+up,"
+    ),
+    step_openers=r"first(?:ly)?|start(?:ing)?\s+(?:by|with)|begin\s+(?:by|with)|to\s+start|step\s+one",
+    video_subject_phrases=(
+        r"\b(?:this|today['’]s)\s+(?:(?:short|quick|brief|little)\s+)?(?:(?:video|episode|talk|lesson|lecture|"
+        r"podcast|presentation|overview|tutorial)\s+(?:is\s+)?(?:about|on)|(?:guide|introduction)\s+to)\s+"
+        r"(?:the\s+)?"
+    ),
+    conclusion_phrases=(
+        r"in\s+conclusion|to\s+conclude|to\s+sum\s+up|to\s+summari[sz]e|in\s+summary|wrapping\s+up|to\s+wrap\s+up|"
+        r"final(?:ly)?\s+(?:thought|word)s?|that['’]?s\s+(?:it|all)\s+for"
+    ),
+    sponsor_phrases=(
+        r"\bsponsor(?:ed|s)?\b|\bbrought\s+to\s+you\s+by\b|\bpromo\s+code\b|\bcoupon\s+code\b|\bfree\s+trial\b"
+    ),
+    question_openers=(),
+    conjunction="and",
+    scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},
+    vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
+    connectors="of for in to vs versus and with",
+    pronouns=(
+        "i me my mine we us our ours you your yours he him his she her hers they them their theirs it its this that "
+        "these those something anything everything nothing someone anyone everyone one ones"
+    ),
+    dangling="and or but the a an of to in on for with vs versus as at by from",
+    verb_signals=(
+        "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
+        "i'll we'll you'll they'll i'd we'd they'd"
+    ),
+    determiners="the a an this these those my your his her its our their some any each every",
+    plural_endings=("s", "es"),
+    plural_templates={"what": "what are {t}", "how": "how do {t} work", "why": "why {t} matter"},
+    labels={
+        "introduction": "Introduction", "key_facts": "Key facts", "faq": "Frequently asked questions",
+        "conclusion": "Conclusion", "step": "Step", "in_short": "In short", "analysis": "Analysis",
+        "figures": "Facts and figures", "timeline": "Timeline", "and": "and", "what": "what is {t}",
+        "how": "how does {t} work", "why": "why {t} matters", "how_to": "how to {t}", "who": "who is {t}",
+        "hook": "hook", "context": "context", "development": "development", "conclusion_part": "conclusion",
+        "chapters": "Chapters", "source": "Source", "watch": "Watch at", "question": "Q", "answer": "A",
+        "also_answered": "Also answered", "main_entities": "Main entities",
+    },
+    colon=": ",
+    question_mark="?",
     assistant=ASSISTANT,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.languages.base import AssistantWords, Language, Say, fold
+from domain.languages.base import AssistantWords, Language, Say, fold, optional_words
 
 R = dict[str, Any]
 
@@ -345,8 +345,92 @@ ASSISTANT = AssistantWords(
 )
 
 
+
+# Words that may open an announcement ("First, let's talk about...").
+_OPENERS = optional_words(r"d['’]abord|ensuite|enfin|maintenant|puis|pour\s+finir|pour\s+commencer")
+
 LANGUAGE = Language(
     code="fr",
     name="French",
+    locale="fr_FR",
+    stemmer="french",
+    spoken_fillers=(
+        "euh heu hum bah ben hein ouais ok okay bon voilà genre truc trucs machin bref enfin quoi "
+        "bonjour bonsoir salut bienvenue merci revoir c'est-à-dire est-à-dire "
+        "vraiment carrément effectivement justement tellement c'est j'ai y'a"
+    ),
+    leading_fillers="euh heu hum ben bah alors donc et bon voilà ok okay oui mais",
+    leading_words="alors bon donc et mais euh bien ok bah ben",
+    cue_phrases=(
+        r"(?:et\s+)?maintenant|passons|parlons|venons-en|abordons|ensuite|deuxième(?:ment)?|troisième(?:ment)?|"
+        r"premièrement|d['’]abord|tout\s+d['’]abord|pour\s+commencer|pour\s+conclure|en\s+conclusion|pour\s+finir|"
+        r"enfin|autre\s+(?:point|question|sujet|chose|exemple)|revenons|à\s+présent|voyons|regardons|"
+        r"(?:la|le)\s+(?:prochaine?|suivante?)\s+(?:étape|question|point|sujet|partie)|"
+        r"(?:la|le)\s+(?:première?|deuxième|dernière?)\s+(?:étape|question|chose|partie)|"
+        r"qu['’]est-ce\s+(?:que|qui)|comment|pourquoi|jusqu['’]à\s+présent|avant\s+(?:de|d['’])"
+    ),
+    announce_phrases=(
+        _OPENERS + r"(?:parlons|discutons)\s+(?:maintenant\s+|un\s+peu\s+|enfin\s+)?"
+        r"(?:de\s+la|de\s+l['’]|du|des|de|d['’])|"
+        + _OPENERS + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
+        r"abordons\s+(?:maintenant\s+|enfin\s+)?(?:la|le|les|l['’])"
+    ),
+    step_openers=(
+        r"d['’]abord|tout\s+d['’]abord|commence[zr]?\s+par|premièrement|il\s+faut\s+d['’]abord|"
+        r"la\s+première\s+étape"
+    ),
+    video_subject_phrases=(
+        r"\b(?:cette|cet|ce)\s+(?:petite?\s+)?(?:vidéo|épisode|cours|podcast|leçon|présentation|introduction|"
+        r"guide|tutoriel)\s+(?:sur|consacrée?\s+à|à\s+propos\s+de)\s+(?:la\s+|le\s+|les\s+|l['’])?"
+    ),
+    conclusion_phrases=(
+        r"en\s+conclusion|pour\s+conclure|pour\s+résumer|en\s+résumé|pour\s+finir|en\s+somme|"
+        r"le\s+mot\s+de\s+la\s+fin"
+    ),
+    sponsor_phrases=(
+        r"\bsponsor(?:isé|s)?\b|\bpartenaire\s+de\s+(?:cet|cette|l['’])|\bcode\s+promo\b|\bessai\s+gratuit\b"
+    ),
+    question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
+    conjunction="et",
+    scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
+    connectors="de du des d à au aux en pour et sur",
+    pronouns=(
+        "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
+        "celles mon ma mes ton ta tes son sa ses notre nos votre vos y en quelqu quelque chose"
+    ),
+    preposition_pronouns="en",
+    dangling="et ou mais le la les un une des de du d à au aux en pour par sur avec",
+    verb_signals="je j tu il elle on nous vous ils elles ne n se s me m te t pour",
+    determiners=(
+        "le la les l un une des du au aux ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos "
+        "leur leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune certains certaines tout toute "
+        "tous toutes"
+    ),
+    noun_rule=0,
+    verb_endings=("ons", "ez"),
+    contractions="des du au aux",
+    plural_endings=("s", "x"),
+    definite={"des": "les", "du": "le", "au": "le", "aux": "les"},
+    definite_articles=("le", "la", "les", "l"),
+    plural_articles={"les"},
+    plural_templates={"how": "comment fonctionnent {t}", "why": "pourquoi {t} comptent"},
+    org_tail=(
+        "ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|elle|elles|el|els|"
+        "éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs",
+        r"de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’]",
+        r"que|qu['’]|le|la|les|l['’]|un|une|des|du",
+    ),
+    labels={
+        "introduction": "Introduction", "key_facts": "Points clés", "faq": "Questions fréquentes",
+        "conclusion": "Conclusion", "step": "Étape", "in_short": "En bref", "analysis": "Analyse",
+        "figures": "Chiffres et faits", "timeline": "Chronologie", "and": "et", "what": "qu'est-ce que {t}",
+        "how": "comment fonctionne {t}", "why": "pourquoi {t} est important", "how_to": "comment {t}",
+        "who": "qui est {t}", "hook": "accroche", "context": "contexte", "development": "développement",
+        "conclusion_part": "conclusion", "chapters": "Chapitres", "source": "Source", "watch": "Voir à",
+        "question": "Q", "answer": "R", "also_answered": "Autres questions traitées",
+        "main_entities": "Entités principales",
+    },
+    colon=" : ",
+    question_mark=" ?",
     assistant=ASSISTANT,
 )
