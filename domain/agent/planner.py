@@ -40,7 +40,7 @@ from functools import cache
 from typing import Any
 
 from domain.agent.policy import fold
-from domain.languages import assistant_words
+from domain.languages import CODES, assistant_words, table
 
 RANGE_MAX = 100  # ids one range may name ("videos 1 to 100"); a larger range is cut here, with a note
 LIST_LIMIT_MAX = 100  # the page size the list operations accept
@@ -100,24 +100,13 @@ class Plan:
 
 # ------------------------------------------------------------------------------------ language
 
-_FRENCH = {"le", "la", "les", "des", "du", "de", "mon", "ma", "mes", "quel", "quelle", "quels", "quelles", "est",
-           "et", "puis", "ensuite", "avec", "combien", "montre", "affiche", "liste", "donne", "annule", "moi",
-           "sur", "pour", "dans", "une", "un", "au", "aux", "vers", "sans", "solde", "derniers", "dernieres",
-           "je", "tu", "vous", "ses", "son", "sa", "cette", "ce", "qui", "que", "quoi", "lance", "traduis",
-           "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
-           "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation"}
-_ENGLISH = {"the", "my", "show", "list", "what", "is", "and", "then", "with", "how", "many", "cancel", "balance",
-            "please", "me", "of", "all", "give", "get", "for", "in", "to", "from", "into", "as", "latest", "last",
-            "are", "do", "can", "you", "i", "help", "tell", "which", "jobs", "videos", "alerts", "usage",
-            "chapters", "detect", "render", "candidates", "hello", "thanks", "analyze", "its", "it", "your"}
-
-
 def detect_language(folded: str) -> str:
     """French when more of the message's words are French markers than English ones (ids and
     numbers, whose letters say nothing, are left out)."""
     words = re.findall(r"[a-z]+", _UUID.sub(" ", folded))
-    french = sum(w in _FRENCH for w in words) + 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", folded))
-    english = sum(w in _ENGLISH for w in words)
+    french_markers, english_markers = assistant_words("fr").markers, assistant_words("en").markers
+    french = sum(w in french_markers for w in words) + 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", folded))
+    english = sum(w in english_markers for w in words)
     return "fr" if french > english else "en"
 
 
@@ -226,16 +215,14 @@ def job_token(clause: str, original: str) -> str | None:
     return original[match.start(1):match.end(1)] if match else None
 
 
-_LANGUAGES = {"en": r"english|anglais", "fr": r"french|francais", "de": r"german|allemand|deutsch",
-              "es": r"spanish|espagnol", "it": r"italian|italien", "pt": r"portuguese|portugais",
-              "nl": r"dutch|neerlandais|hollandais"}
+_LANGUAGES = table("called")  # how a message names a language (domain.languages)
 
 
 def language_in(clause: str) -> str | None:
     for code, words in _LANGUAGES.items():
         if re.search(rf"\b(?:{words})\b", clause):
             return code
-    match = re.search(r"\b(?:language|langue|lang|target|cible|code)\s*[:=]?\s*(en|fr|de|es|it|pt|nl)\b", clause)
+    match = re.search(rf"\b(?:language|langue|lang|target|cible|code)\s*[:=]?\s*({'|'.join(CODES)})\b", clause)
     return match.group(1) if match else None
 
 

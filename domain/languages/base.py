@@ -56,6 +56,7 @@ class AssistantWords:
     kind of change; accents and case ignored). The rest is the reply's frame: refusals, notes,
     the help text and the sentences about actions left undone."""
 
+    markers: frozenset[str]  # words (folded) that tell a message is in this language
     quotes: tuple[str, str]  # around a name or a title
     zero_is_singular: bool  # "0 vidéo" in French, "0 videos" in English
     statuses: Mapping[str, str]  # a resource's status as the reply writes it
@@ -128,6 +129,7 @@ class Language:
     name: str  # in English: what a translation prompt names it (domain.translation)
     locale: str  # Open Graph's og:locale (domain.exports)
     stemmer: str  # the Snowball stemmer's name (domain.analysis.language)
+    called: str  # how a message to the assistant names it, folded (domain.agent.planner: "translate into German")
     # domain.analysis.language: the analysis' reading of speech
     spoken_fillers: str  # stop words that lists written for text lack
     leading_words: str  # words that may stand before a cue phrase

@@ -15,6 +15,7 @@ LANGUAGE = Language(
     name="German",
     locale="de_DE",
     stemmer="german",
+    called=r"german|allemand|deutsch",
     spoken_fillers=(
         "äh ähm öhm hm mhm ja jo naja halt eben genau okay ok also quasi sozusagen irgendwie eigentlich "
         "hallo willkommen danke tschüss "

@@ -193,6 +193,12 @@ _VIDEO_MEMBERS = ("get_claims", "get_entities", "get_intents", "get_moments", "g
                   "get_audio_elements")
 
 ASSISTANT = AssistantWords(
+    markers=frozenset({
+        "the", "my", "show", "list", "what", "is", "and", "then", "with", "how", "many", "cancel", "balance",
+        "please", "me", "of", "all", "give", "get", "for", "in", "to", "from", "into", "as", "latest", "last",
+        "are", "do", "can", "you", "i", "help", "tell", "which", "jobs", "videos", "alerts", "usage",
+        "chapters", "detect", "render", "candidates", "hello", "thanks", "analyze", "its", "it", "your",
+    }),
     quotes=("“", "”"),
     zero_is_singular=False,
     statuses={s: s for s in ("pending", "running", "completed", "failed", "cancelled", "uploaded", "analyzing",
@@ -333,6 +339,7 @@ LANGUAGE = Language(
     name="English",
     locale="en_US",
     stemmer="english",
+    called=r"english|anglais",
     spoken_fillers=(
         "um umm uh uhh er erm hmm mm mhm yeah yep yup nope gonna wanna gotta kinda sorta okay ok alright "
         "hello hi hey welcome thanks thank bye goodbye "

@@ -15,6 +15,7 @@ LANGUAGE = Language(
     name="Spanish",
     locale="es_ES",
     stemmer="spanish",
+    called=r"spanish|espagnol",
     spoken_fillers=(
         "eh em ehm este pues bueno vale o sea tipo vamos verdad okay ok entonces digamos realmente "
         "hola bienvenidos gracias adiós"

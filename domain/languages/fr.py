@@ -206,6 +206,14 @@ _VIDEO_MEMBERS = ("get_claims", "get_entities", "get_intents", "get_moments", "g
                   "get_audio_elements")
 
 ASSISTANT = AssistantWords(
+    markers=frozenset({
+        "le", "la", "les", "des", "du", "de", "mon", "ma", "mes", "quel", "quelle", "quels", "quelles", "est",
+        "et", "puis", "ensuite", "avec", "combien", "montre", "affiche", "liste", "donne", "annule", "moi",
+        "sur", "pour", "dans", "une", "un", "au", "aux", "vers", "sans", "solde", "derniers", "dernieres",
+        "je", "tu", "vous", "ses", "son", "sa", "cette", "ce", "qui", "que", "quoi", "lance", "traduis",
+        "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
+        "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation",
+    }),
     quotes=("« ", " »"),
     zero_is_singular=True,
     statuses={"pending": "en attente", "running": "en cours", "completed": "terminé", "failed": "échoué",
@@ -354,6 +362,7 @@ LANGUAGE = Language(
     name="French",
     locale="fr_FR",
     stemmer="french",
+    called=r"french|francais",
     spoken_fillers=(
         "euh heu hum bah ben hein ouais ok okay bon voilà genre truc trucs machin bref enfin quoi "
         "bonjour bonsoir salut bienvenue merci revoir c'est-à-dire est-à-dire "

@@ -15,6 +15,7 @@ LANGUAGE = Language(
     name="Italian",
     locale="it_IT",
     stemmer="italian",
+    called=r"italian|italien",
     spoken_fillers=(
         "ehm eh uhm cioè allora insomma tipo praticamente diciamo okay ok beh vabbè ciao benvenuti grazie "
         "arrivederci"

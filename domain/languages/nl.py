@@ -15,6 +15,7 @@ LANGUAGE = Language(
     name="Dutch",
     locale="nl_NL",
     stemmer="dutch",
+    called=r"dutch|neerlandais|hollandais",
     spoken_fillers=(
         "eh uh uhm ehm nou zeg gewoon even eigenlijk dus oké okay ok ja nee hè toch hallo welkom bedankt dank "
         "doei"

@@ -15,6 +15,7 @@ LANGUAGE = Language(
     name="Portuguese",
     locale="pt_PT",
     stemmer="portuguese",
+    called=r"portuguese|portugais",
     spoken_fillers=(
         "é né tipo então pronto bem bom okay ok ah eh hum digamos realmente olá bem-vindos obrigado obrigada "
         "tchau"
