@@ -703,23 +703,28 @@ def fit(platform: Platform, description: str, chapters: Sequence[str], summary: 
                         if not chapters else
                         f"{platform.id}: the last {total_chapters - len(chapters)} chapters were left out to fit "
                         f"{unit_name}")
-    cut = False
-    if length_of(description) > platform.max_length:
-        clusters = graphemes(description)
-        low, high = 0, len(clusters)  # low fits (an empty description does), high does not
-        while high - low > 1:
-            middle = (low + high) // 2
-            if length_of(_cut(clusters, middle, len(clusters))) <= platform.max_length:
-                low = middle
-            else:
-                high = middle
-        description = _cut(clusters, low, len(clusters))
-        cut = True
+    cut = length_of(description) > platform.max_length
+    if cut:
+        description = _longest_cut(description, lambda d: length_of(d) <= platform.max_length)
         warnings.append(f"{platform.id}: the description was cut at a word boundary to fit {unit_name}")
     sections = sections_of(description)
     text = render(sections)
     return Fitted(sections, text, measure(text, platform.unit),
                   truncated=cut or len(summary) < total_parts or len(chapters) < total_chapters, warnings=warnings)
+
+
+def _longest_cut(description: str, fits: Callable[[str], bool]) -> str:
+    """The longest cut of ``description`` (at a word boundary, never inside a grapheme cluster,
+    with an ellipsis) that ``fits``: found by bisection, a cut only shortens the text."""
+    clusters = graphemes(description)
+    low, high = 0, len(clusters)  # low fits (an empty description does), high does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(_cut(clusters, middle, len(clusters))):
+            low = middle
+        else:
+            high = middle
+    return _cut(clusters, low, len(clusters))
 
 
 # ---------------------------------------------------------------- the completion
