@@ -28,9 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from domain.analysis.provider_article import parse_structured
 from domain.analysis.scoring import split_text
 from domain.analysis.text import words
-from domain.languages import CODES, table
+from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
-TRANSLATION_LANGUAGES = ("fr", *(code for code in CODES if code != "fr"))  # French, the analyses' default, first
+TRANSLATION_LANGUAGES = (DEFAULT_LANGUAGE, *(code for code in CODES if code != DEFAULT_LANGUAGE))  # the default first
 LANGUAGE_NAMES = table("name")
 MAX_SOURCE_CHARS = 100_000  # far above any article the engines write; a bound on what one request sends
 

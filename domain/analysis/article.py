@@ -36,6 +36,7 @@ from domain.analysis.model import Sentence
 from domain.analysis.structure import format_timestamp, video_subject_title
 from domain.analysis.text import capitalise, colon, fold, labels, question_mark, strip_leading_fillers, words
 from domain.analysis.topics import Topic
+from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -239,7 +240,7 @@ class _Writer:
 
 def write_article(graph: ContentGraph, writing_style: str = "auto", language: str | None = None) -> Article:
     """An article from the graph. ``language`` (default: the graph's) sets labels and question forms."""
-    language = language or graph.language or "fr"
+    language = language or graph.language or DEFAULT_LANGUAGE
     label = labels(language)
     style = resolve_style(graph, writing_style)
     per_section, per_paragraph = SHAPES[style]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import ELISION_RE, fold, word_after, word_before
-from domain.languages import table
+from domain.languages import DEFAULT_LANGUAGE, table
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -253,8 +253,8 @@ class _Found:
         return key
 
 
-def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = (), language: str | None = "fr") -> tuple[
-        list[Entity], list[SentenceEntities]]:
+def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = (),
+                     language: str | None = DEFAULT_LANGUAGE) -> tuple[list[Entity], list[SentenceEntities]]:
     """Entities of the transcript, most mentioned first, and per-sentence entity facts. Numbers
     spoken as words ("twenty-three thousand tonnes", "cinq cents mégawatts") are figures too."""
     kit = language_of(language)

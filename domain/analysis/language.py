@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from domain.languages import CODES, table
+from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
 LANGUAGES = CODES  # the seven, each with its module in domain.languages
 STEMMER_NAMES = table("stemmer")
@@ -313,7 +313,7 @@ def _own_stop_words(code: str) -> frozenset[str]:
     return _stop_words(code) - others
 
 
-def guess_language(text: str, default: str = "fr") -> str:
+def guess_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
     """The one of the seven languages ``text`` is most likely in, by the stop words of its first
     ``GUESS_WORDS`` words that only that language lists; ``default`` when no language finds
     ``GUESS_MIN_HITS`` of them or two tie."""
@@ -325,5 +325,5 @@ def guess_language(text: str, default: str = "fr") -> str:
 
 def lang_code(code: str | None) -> str:
     """The two-letter code of one of the seven languages: French for none, English for any other."""
-    key = (code or "fr").lower().split("-")[0].split("_")[0]
+    key = (code or DEFAULT_LANGUAGE).lower().split("-")[0].split("_")[0]
     return key if key in LANGUAGES else "en"

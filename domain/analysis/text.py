@@ -12,12 +12,12 @@ from itertools import islice
 
 from domain.analysis.language import NUMBER_RE, lang_code
 from domain.analysis.language import language as language_of
-from domain.languages import LANGUAGES, table
+from domain.languages import DEFAULT_LANGUAGE, LANGUAGES, table
 
 # Disfluencies and loose connectors removed from the start of a quoted sentence (never from its middle).
 LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
-FILLERS = tuple(dict.fromkeys(LEADING_FILLERS["fr"].split() + LEADING_FILLERS["en"].split()))
+FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
 
 WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 # Elided articles and pronouns before a word: French (l'énergie, qu'il) and Italian (dell'acqua, un'idea).

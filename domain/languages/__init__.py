@@ -16,6 +16,9 @@ from domain.languages.base import AssistantWords, Language, Say, fold
 LANGUAGES: dict[str, Language] = {m.LANGUAGE.code: m.LANGUAGE for m in (en, fr, de, es, it, pt, nl)}
 CODES: tuple[str, ...] = tuple(LANGUAGES)
 ENGLISH = LANGUAGES["en"]
+# The language of an analysis, a video or a media that names none: the service's first users speak
+# French (an analysis without a language reads French; a language outside the seven reads English).
+DEFAULT_LANGUAGE = "fr"
 # The languages the assistant answers in (the others read its English).
 ASSISTANT_LANGUAGES: tuple[str, ...] = tuple(code for code, lang in LANGUAGES.items() if lang.assistant is not None)
 
@@ -39,5 +42,5 @@ def say(code: str) -> Say:
     return Say(assistant_words(code))
 
 
-__all__ = ["ASSISTANT_LANGUAGES", "CODES", "ENGLISH", "LANGUAGES", "AssistantWords", "Language", "Say",
-           "assistant_words", "fold", "language", "say", "table"]
+__all__ = ["ASSISTANT_LANGUAGES", "CODES", "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "AssistantWords", "Language",
+           "Say", "assistant_words", "fold", "language", "say", "table"]
