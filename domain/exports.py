@@ -32,6 +32,7 @@ from functools import cached_property
 from typing import Any
 
 from domain.analysis.scoring import cited_sources
+from domain.languages import table
 
 FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
 CONTENT_TYPES = {
@@ -47,30 +48,8 @@ EXTENSIONS = {"html": "html", "markdown": "md", "txt": "txt", "json": "json", "s
 DESCRIPTION_CHARS = 160  # what search and social previews show of a description
 HEADLINE_CHARS = 110  # the longest headline Google's Article rich results take
 
-LABELS = {
-    "fr": {"introduction": "Introduction", "chapters": "Chapitres", "key_facts": "Points clés",
-           "faq": "Questions fréquentes", "conclusion": "Conclusion", "source": "Source", "watch": "Voir à",
-           "question": "Q", "answer": "R"},
-    "en": {"introduction": "Introduction", "chapters": "Chapters", "key_facts": "Key facts",
-           "faq": "Frequently asked questions", "conclusion": "Conclusion", "source": "Source", "watch": "Watch at",
-           "question": "Q", "answer": "A"},
-    "de": {"introduction": "Einleitung", "chapters": "Kapitel", "key_facts": "Kernaussagen",
-           "faq": "Häufige Fragen", "conclusion": "Fazit", "source": "Quelle", "watch": "Ansehen ab",
-           "question": "F", "answer": "A"},
-    "es": {"introduction": "Introducción", "chapters": "Capítulos", "key_facts": "Datos clave",
-           "faq": "Preguntas frecuentes", "conclusion": "Conclusión", "source": "Fuente", "watch": "Ver en",
-           "question": "P", "answer": "R"},
-    "it": {"introduction": "Introduzione", "chapters": "Capitoli", "key_facts": "Punti chiave",
-           "faq": "Domande frequenti", "conclusion": "Conclusione", "source": "Fonte", "watch": "Guarda a",
-           "question": "D", "answer": "R"},
-    "pt": {"introduction": "Introdução", "chapters": "Capítulos", "key_facts": "Factos principais",
-           "faq": "Perguntas frequentes", "conclusion": "Conclusão", "source": "Fonte", "watch": "Ver em",
-           "question": "P", "answer": "R"},
-    "nl": {"introduction": "Inleiding", "chapters": "Hoofdstukken", "key_facts": "Belangrijkste feiten",
-           "faq": "Veelgestelde vragen", "conclusion": "Conclusie", "source": "Bron", "watch": "Bekijk vanaf",
-           "question": "V", "answer": "A"},
-}
-LOCALES = {"fr": "fr_FR", "en": "en_US", "de": "de_DE", "es": "es_ES", "it": "it_IT", "pt": "pt_PT", "nl": "nl_NL"}
+LABELS = table("labels")  # the article's own labels (domain.languages): one table for both
+LOCALES = table("locale")
 ATTRIBUTED_STYLES = ("conversational", "interview")  # the styles whose paragraphs show their speaker
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")

@@ -7,6 +7,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.base import DomainError, aggregate, deterministic_id
+from domain.languages import DEFAULT_LANGUAGE
 
 
 def media_stream_id(media_id: int) -> UUID:
@@ -46,7 +47,7 @@ class Media(Aggregate):
 
     @classmethod
     def create(cls, *, media_id: int, workspace_id: UUID, environment: str, name: str,
-               description: str | None = None, category: str | None = None, language: str = "fr") -> Media:
+               description: str | None = None, category: str | None = None, language: str = DEFAULT_LANGUAGE) -> Media:
         if not name.strip():
             raise DomainError("name must not be empty", field="name")
         return cls(media_id=media_id, workspace_id=workspace_id, environment=environment, name=name.strip(),

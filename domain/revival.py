@@ -43,6 +43,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.analysis.structure import MIN_CHAPTER_MS, format_timestamp, validate_chapters
 from domain.analysis.text import fold, lang_key
 from domain.base import InvalidTransition, aggregate, deterministic_id
+from domain.languages import LANGUAGES
 from domain.platforms import CHAPTERS, DESCRIPTION, GEO_SUMMARY, PLATFORMS, Platform, measure
 
 ELIGIBLE, REVIEWING, SELECTED, DISMISSED, STALE = "eligible", "reviewing", "selected", "dismissed", "stale"
@@ -465,12 +466,6 @@ def assess(presence: dict[str, bool], prose_chars: int, facts: AnalysisFacts) ->
 
 # ---------------------------------------------------------------- the sections
 
-_LABELS = {
-    "en": {"in_short": "In short", "answers": "Also answered", "key_facts": "Key facts",
-           "entities": "Main entities", "colon": ": "},
-    "fr": {"in_short": "En bref", "answers": "Autres questions traitées", "key_facts": "Points clés",
-           "entities": "Entités principales", "colon": " : "},
-}
 MAX_CHAPTER_TITLE = 100  # characters: a chapter title is a line, not a paragraph
 MAX_SUMMARY_SENTENCE = 300  # characters: longer transcript sentences are not summary material
 MAX_FACTS, MAX_EXTRA_QUESTIONS, MAX_ENTITIES = 4, 3, 5
@@ -479,7 +474,11 @@ ELLIPSIS = "…"
 
 
 def _labels(language: str | None) -> dict[str, str]:
-    return _LABELS.get(lang_key(language), _LABELS["en"])
+    """A description's section labels: the article's own (``domain.languages``), in the language's
+    typography. A language outside the seven reads English, as the article does."""
+    home = LANGUAGES[lang_key(language)]
+    return {"in_short": home.labels["in_short"], "answers": home.labels["also_answered"],
+            "key_facts": home.labels["key_facts"], "entities": home.labels["main_entities"], "colon": home.colon}
 
 
 @dataclass(slots=True)
@@ -704,23 +703,28 @@ def fit(platform: Platform, description: str, chapters: Sequence[str], summary: 
                         if not chapters else
                         f"{platform.id}: the last {total_chapters - len(chapters)} chapters were left out to fit "
                         f"{unit_name}")
-    cut = False
-    if length_of(description) > platform.max_length:
-        clusters = graphemes(description)
-        low, high = 0, len(clusters)  # low fits (an empty description does), high does not
-        while high - low > 1:
-            middle = (low + high) // 2
-            if length_of(_cut(clusters, middle, len(clusters))) <= platform.max_length:
-                low = middle
-            else:
-                high = middle
-        description = _cut(clusters, low, len(clusters))
-        cut = True
+    cut = length_of(description) > platform.max_length
+    if cut:
+        description = _longest_cut(description, lambda d: length_of(d) <= platform.max_length)
         warnings.append(f"{platform.id}: the description was cut at a word boundary to fit {unit_name}")
     sections = sections_of(description)
     text = render(sections)
     return Fitted(sections, text, measure(text, platform.unit),
                   truncated=cut or len(summary) < total_parts or len(chapters) < total_chapters, warnings=warnings)
+
+
+def _longest_cut(description: str, fits: Callable[[str], bool]) -> str:
+    """The longest cut of ``description`` (at a word boundary, never inside a grapheme cluster,
+    with an ellipsis) that ``fits``: found by bisection, a cut only shortens the text."""
+    clusters = graphemes(description)
+    low, high = 0, len(clusters)  # low fits (an empty description does), high does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(_cut(clusters, middle, len(clusters))):
+            low = middle
+        else:
+            high = middle
+    return _cut(clusters, low, len(clusters))
 
 
 # ---------------------------------------------------------------- the completion

@@ -28,10 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from domain.analysis.provider_article import parse_structured
 from domain.analysis.scoring import split_text
 from domain.analysis.text import words
+from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
-TRANSLATION_LANGUAGES = ("fr", "en", "de", "es", "it", "pt", "nl")
-LANGUAGE_NAMES = {"fr": "French", "en": "English", "de": "German", "es": "Spanish", "it": "Italian",
-                  "pt": "Portuguese", "nl": "Dutch"}
+TRANSLATION_LANGUAGES = (DEFAULT_LANGUAGE, *(code for code in CODES if code != DEFAULT_LANGUAGE))  # the default first
+LANGUAGE_NAMES = table("name")
 MAX_SOURCE_CHARS = 100_000  # far above any article the engines write; a bound on what one request sends
 
 SYSTEM_PROMPT = """You translate articles from {source} into {target}.

@@ -26,6 +26,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.base import DomainError, aggregate, deterministic_id, upcast_with_environment, upcaster
+from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -264,7 +265,7 @@ class Video(Aggregate):
     @classmethod
     def upload(cls, *, video_id: int, workspace_id: UUID, environment: str, name: str, storage_key: str,
                size_bytes: int, duration_ms: int, media_id: int | None = None, description: str | None = None,
-               language: str = "fr", captions_key: str | None = None, width: int | None = None,
+               language: str = DEFAULT_LANGUAGE, captions_key: str | None = None, width: int | None = None,
                height: int | None = None, frame_rate: float | None = None, video_codec: str | None = None,
                audio_codec: str | None = None, subtitle_tracks: int = 0, caption_cues: int = 0,
                demuxer: str | None = None, max_duration_ms: int = MAX_DURATION_MS,

@@ -42,13 +42,14 @@ from pathlib import Path
 
 import numpy as np
 
+from domain.languages import CODES
 from infra.media import MediaError, _without_paths, checked_argv, ffmpeg_argv
 
 SAMPLE_RATE = 16_000
 ENGINE = "faster-whisper"
 # The languages the analysis supports; detection is constrained to them (its guesses among all
 # of Whisper's languages are unreliable on synthetic voices for de, pt and nl).
-LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
+LANGUAGES = CODES  # domain.languages: one module per language
 # Dropping a segment as not speech: Whisper's own thresholds. faster-whisper gives one no-speech
 # probability per window, and synthetic French and German voices score over 0.6 with log-
 # probabilities near -0.7: a stricter bound (-0.5) dropped whole windows of right words there.

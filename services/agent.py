@@ -47,7 +47,7 @@ from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from services import commands
-from services.agent_actions import ActionRunner, Catalog, Outcome, catalog, refusal
+from services.agent_actions import ActionRunner, Catalog, Outcome, refusal
 from services.api.base import REQUEST_ID, Call
 from services.common import redact
 
@@ -95,7 +95,7 @@ class Turn:
     conversation: Conversation | None  # None: the turn starts the conversation
     provider: ChatProvider | None
     stream: bool = False  # the reply is streamed: ask the provider for a stream
-    actions: Catalog = field(default_factory=catalog)
+    actions: Catalog = field(kw_only=True)  # the app's (ASSISTANT_ACTIONS)
 
     def __post_init__(self) -> None:
         p = self.call.principal

@@ -39,15 +39,14 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import orjson
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED, read_kinds
-from domain.agent.results import summarise
+from domain.agent.actions import read_kinds, summarise
+from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
 from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
@@ -146,12 +145,9 @@ class Catalog:
         return [a.tool() for a in self.actions.values()]
 
 
-@cache
-def catalog() -> Catalog:
-    """The catalogue of this build's route table (built once; the table never changes at run time)."""
-    from services.api.routes import ROUTES  # the route table includes the assistant's own routes
-
-    return Catalog.of(ROUTES)
+# The app's catalogue, built from the route table the app serves (``services.api.app``): handed in,
+# so that the assistant never imports the route table, which holds the assistant's own routes.
+ASSISTANT_ACTIONS = web.AppKey("assistant_actions", Catalog)
 
 
 @dataclass

@@ -40,6 +40,7 @@ from functools import cache
 from typing import Any
 
 from domain.agent.policy import fold
+from domain.languages import CODES, assistant_words, table
 
 RANGE_MAX = 100  # ids one range may name ("videos 1 to 100"); a larger range is cut here, with a note
 LIST_LIMIT_MAX = 100  # the page size the list operations accept
@@ -99,24 +100,13 @@ class Plan:
 
 # ------------------------------------------------------------------------------------ language
 
-_FRENCH = {"le", "la", "les", "des", "du", "de", "mon", "ma", "mes", "quel", "quelle", "quels", "quelles", "est",
-           "et", "puis", "ensuite", "avec", "combien", "montre", "affiche", "liste", "donne", "annule", "moi",
-           "sur", "pour", "dans", "une", "un", "au", "aux", "vers", "sans", "solde", "derniers", "dernieres",
-           "je", "tu", "vous", "ses", "son", "sa", "cette", "ce", "qui", "que", "quoi", "lance", "traduis",
-           "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
-           "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation"}
-_ENGLISH = {"the", "my", "show", "list", "what", "is", "and", "then", "with", "how", "many", "cancel", "balance",
-            "please", "me", "of", "all", "give", "get", "for", "in", "to", "from", "into", "as", "latest", "last",
-            "are", "do", "can", "you", "i", "help", "tell", "which", "jobs", "videos", "alerts", "usage",
-            "chapters", "detect", "render", "candidates", "hello", "thanks", "analyze", "its", "it", "your"}
-
-
 def detect_language(folded: str) -> str:
     """French when more of the message's words are French markers than English ones (ids and
     numbers, whose letters say nothing, are left out)."""
     words = re.findall(r"[a-z]+", _UUID.sub(" ", folded))
-    french = sum(w in _FRENCH for w in words) + 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", folded))
-    english = sum(w in _ENGLISH for w in words)
+    french_markers, english_markers = assistant_words("fr").markers, assistant_words("en").markers
+    french = sum(w in french_markers for w in words) + 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", folded))
+    english = sum(w in english_markers for w in words)
     return "fr" if french > english else "en"
 
 
@@ -225,16 +215,14 @@ def job_token(clause: str, original: str) -> str | None:
     return original[match.start(1):match.end(1)] if match else None
 
 
-_LANGUAGES = {"en": r"english|anglais", "fr": r"french|francais", "de": r"german|allemand|deutsch",
-              "es": r"spanish|espagnol", "it": r"italian|italien", "pt": r"portuguese|portugais",
-              "nl": r"dutch|neerlandais|hollandais"}
+_LANGUAGES = table("called")  # how a message names a language (domain.languages)
 
 
 def language_in(clause: str) -> str | None:
     for code, words in _LANGUAGES.items():
         if re.search(rf"\b(?:{words})\b", clause):
             return code
-    match = re.search(r"\b(?:language|langue|lang|target|cible|code)\s*[:=]?\s*(en|fr|de|es|it|pt|nl)\b", clause)
+    match = re.search(rf"\b(?:language|langue|lang|target|cible|code)\s*[:=]?\s*({'|'.join(CODES)})\b", clause)
     return match.group(1) if match else None
 
 
@@ -856,27 +844,10 @@ def context_from(actions: Sequence[tuple[str, dict, str, dict | None]]) -> Conte
 # ------------------------------------------------------------------------------------ resolution
 
 
-UNRESOLVED = {  # why an argument could not be taken from the earlier answers: English, French
-    "failed_before": ("it needs the answer of {name}, which did not succeed",
-                      "il lui faut la réponse de {name}, qui n'a pas abouti"),
-    "not_run": ("it needs the answer of {name}, which did not run",
-                "il lui faut la réponse de {name}, qui n'a pas été exécutée"),
-    "no_article": ("video {video} has no article yet (analyse it first)",
-                   "la vidéo {video} n'a pas encore d'article (analysez-la d'abord)"),
-    "no_template": ("there is no template to use", "il n'y a aucun modèle à utiliser"),
-    "template_without_id": ("the templates have no id", "les modèles n'ont pas d'identifiant"),
-    "no_detected_clips": ("the clip job has no detected clips (is its detection finished?)",
-                          "le job de clips n'a détecté aucun clip (sa détection est-elle terminée ?)"),
-    "no_such_clip": ("the clip job detected {count} clips; there is no clip {clip}",
-                     "le job de clips a détecté {count} clips ; il n'y a pas de clip {clip}"),
-    "no_candidate": ("media {media} has no revival candidate", "le média {media} n'a aucun candidat à la relance"),
-    "unknown_need": ("unknown need {need}", "besoin inconnu {need}"),
-}
-
-
 class Unresolved(Exception):
-    """An argument could not be taken from the earlier answers: ``reason`` (a key of
-    ``UNRESOLVED``) and its values; ``str()`` is the English sentence, ``text(fr=True)`` the French."""
+    """An argument could not be taken from the earlier answers: ``reason`` (a key of the
+    assistant's ``unresolved`` sentences, ``domain.languages``) and its values; ``str()`` is the
+    English sentence, ``text(fr=True)`` the French."""
 
     def __init__(self, reason: str, **values: Any) -> None:
         self.reason, self.values = reason, values
@@ -887,8 +858,8 @@ class Unresolved(Exception):
 
 
 def unresolved_text(reason: str, values: dict[str, Any], fr: bool) -> str:
-    en, french = UNRESOLVED.get(reason, ("{reason}", "{reason}"))
-    return (french if fr else en).format_map({"reason": reason, **values})
+    sentence = assistant_words("fr" if fr else "en").unresolved.get(reason, "{reason}")
+    return sentence.format_map({"reason": reason, **values})
 
 
 _CLIP_FIELDS = ("id", "title", "thumbnail_title", "start_ms", "end_ms", "duration_ms", "viral_score", "rationale")

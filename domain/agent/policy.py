@@ -25,9 +25,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Iterable, Sequence
+
+from domain.agent.actions import ACTIONS, read_kinds  # noqa: F401  (a read's kinds are declared with it)
+from domain.languages import ASSISTANT_LANGUAGES, assistant_words, fold
 
 MAX_ACTIONS = 15
 MAX_MESSAGE_CHARS = 4000
@@ -63,72 +64,24 @@ REFUSED_BY_DESIGN: dict[str, str] = {
 WEBHOOK_URL_REFUSED = ("the assistant never sets a notification URL (webhook_url): a URL chosen in a conversation "
                        "could send the workspace's data anywhere; set it with the operation itself")
 
-# The kinds of change a message can ask for: the words (accents and case ignored) that ask for
-# each operation that writes. A model may perform a write only when the person's message has
-# one of its words.
-WRITE_WORDS: dict[str, tuple[str, ...]] = {
-    "analyze_video": (r"analy[sz]\w*",),
-    "cancel_job": (r"cancel\w*", r"annul\w*", r"stop\w*", r"arret\w*", r"interromp\w*", r"abort\w*"),
-    "create_media": (r"creat\w*", r"cre[ea]\w*", r"new", r"nouve\w*", r"add\w*", r"ajout\w*"),
-    "update_article": (r"renam\w*", r"renomm\w*", r"attach\w*", r"rattach\w*", r"retitl\w*"),
-    "translate_article": (r"translat\w*", r"tradu\w*"),
-    "regenerate_article": (r"regenerat\w*", r"regener\w*", r"rewrit\w*", r"reecri\w*", r"redo", r"refai\w*"),
-    "create_video_clip": (r"clip", r"cut\w*", r"coup\w*", r"decoup\w*", r"extrai\w*", r"extract\w*", r"trim\w*"),
-    "detect_clips": (r"detect\w*", r"find\w*", r"trouv\w*", r"suggest\w*", r"propos\w*", r"repere\w*",
-                     r"identif\w*"),
-    "render_clips": (r"render\w*", r"rend\w*", r"produc\w*", r"produi\w*", r"generat\w*", r"gener\w*"),
-    "complete_descriptions": (r"descriptions?", r"complet\w*"),
-    "update_video": (r"chang\w*", r"modif\w*", r"updat\w*", r"edit\w*", r"replac\w*", r"remplac\w*"),
-    "update_revival_candidate": (r"review\w*", r"dismiss\w*", r"ecart\w*", r"revu\w*", r"revoir", r"candidat\w*",
-                                 r"reopen\w*", r"rouvr\w*", r"eligib\w*"),
-}
+def _merged(table: str, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """One of the assistant's word tables (``asks`` or ``kind_words``) of every language it speaks,
+    merged: a person may ask in any of them."""
+    homes = [assistant_words(code) for code in ASSISTANT_LANGUAGES]
+    return {key: tuple(dict.fromkeys(p for home in homes for p in getattr(home, table).get(key, ())))
+            for key in keys}
 
 
-# The kinds of resource a person's messages can ask about, by the words (accents and case ignored)
-# that name them, and the reads of each kind (``READ_KINDS``). Once a model has read content, it may
-# read only the kinds the person's messages name.
-KIND_WORDS: dict[str, tuple[str, ...]] = {
-    "account": (r"who", r"identit\w*", r"keys?", r"cles?", r"scopes?", r"workspaces?", r"accounts?",
-                r"comptes?", r"espaces?", r"environments?", r"environnements?"),
-    "credits": (r"balance", r"soldes?", r"credits?", r"money", r"argent", r"plans?", r"forfaits?"),
-    "usage": (r"usages?", r"consumption", r"consommation", r"utilisation", r"monitoring", r"surveillance",
-              r"alerts?", r"alertes?", r"tokens?", r"llm", r"latenc\w*", r"errors?", r"erreurs?", r"stat\w*",
-              r"metri\w*", r"requests?", r"requetes?"),
-    "jobs": (r"jobs?", r"taches?", r"travaux", r"traitements?", r"status", r"statut", r"etat", r"progress\w*",
-             r"queue", r"renders?", r"rendus?"),
-    "content": (r"videos?", r"articles?", r"medias?", r"claims?", r"affirmations?", r"entit\w*", r"intent\w*",
-                r"moments?", r"chapters?", r"chapitres?", r"narrat\w*", r"topics?", r"themes?", r"sujets?",
-                r"graph\w*", r"elements?", r"transcri\w*", r"summar\w*", r"resum\w*", r"export\w*", r"scores?",
-                r"aeo", r"geo", r"translations?", r"traductions?", r"clips?", r"contents?", r"contenus?",
-                r"channels?", r"chaines?", r"analys\w*", r"analyz\w*"),
-    "templates": (r"templates?", r"modeles?", r"gabarits?", r"clips?", r"render\w*", r"rend\w*", r"detect\w*"),
-    "revival": (r"revival", r"reviv\w*", r"candidat\w*", r"relanc\w*", r"descriptions?", r"platforms?",
-                r"plateformes?"),
-}
-READ_KINDS: dict[str, tuple[str, ...]] = {
-    "get_me": ("account",), "get_credits": ("credits", "account"),
-    "get_usage": ("usage",), "get_usage_llm": ("usage",), "get_monitoring": ("usage",),
-    "get_monitoring_alerts": ("usage",),
-    "list_jobs": ("jobs",), "get_job": ("jobs",), "get_clip_job": ("jobs", "templates"),
-    "list_templates": ("templates",), "list_revival_candidates": ("revival",),
-}
-READ_DEFAULT_KINDS = ("content",)  # every other read: videos, articles and what analyses found
+# The kinds of change a message can ask for: the words (accents and case ignored, from every
+# language the assistant speaks) that ask for each action that writes. A model may perform a write
+# only when the person's message has one of its words.
+WRITE_WORDS: dict[str, tuple[str, ...]] = _merged("asks", (a.name for a in ACTIONS.values() if a.writes))
 
-
-def fold(text: str) -> str:
-    """Lower case without accents, one character for one (``é`` -> ``e``), so that positions in
-    the folded text are positions in the original."""
-    lower = text.lower()
-    if lower.isascii():  # nothing to fold: every message is read, most are plain ASCII
-        return lower
-    return "".join(map(_fold_character, lower)).replace("\u2019", "'").replace("\u02bc", "'")
-
-
-@cache
-def _fold_character(ch: str) -> str:
-    base = unicodedata.normalize("NFKD", ch)
-    kept = "".join(c for c in base if not unicodedata.combining(c))
-    return kept if len(kept) == 1 else ch
+# The kinds of resource a person's messages can ask about, by the words that name them; each read
+# declares its kinds (``AssistantAction.kinds``). Once a model has read content, it may read only
+# the kinds the person's messages name.
+KIND_WORDS: dict[str, tuple[str, ...]] = _merged("kind_words", dict.fromkeys(
+    k for code in ASSISTANT_LANGUAGES for k in assistant_words(code).kind_words))
 
 
 def _named(table: dict[str, tuple[str, ...]], messages: Sequence[str]) -> frozenset[str]:
@@ -146,8 +99,3 @@ def asked_writes(message: str) -> frozenset[str]:
 def asked_reads(messages: Sequence[str]) -> frozenset[str]:
     """The kinds of resource (``KIND_WORDS``) that the person's ``messages`` name."""
     return _named(KIND_WORDS, messages)
-
-
-def read_kinds(operation: str) -> tuple[str, ...]:
-    """The kinds of resource an operation that reads reads (any one of them asked lets it run)."""
-    return READ_KINDS.get(operation, READ_DEFAULT_KINDS)

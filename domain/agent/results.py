@@ -2,9 +2,10 @@
 
 The short ``result`` of an action holds what a person needs from the operation's answer: ids,
 counts, statuses, scores and the links (``/v1/...`` paths) to the resources, never the resource
-itself (a transcript, an article, an export's body). One summariser per operation, and one for any
-other (the scalar fields of an object, the count and ids of a list), so an operation added later
-gets a sensible result before it gets a summariser of its own. Text that came from a person or a
+itself (a transcript, an article, an export's body). The summarisers are here; which one an action
+uses is declared with the action (``domain.agent.actions``), and one for any other (``generic``:
+the scalar fields of an object, the count and ids of a list) gives an operation added later a
+sensible result before it gets a summariser of its own. Text that came from a person or a
 transcript (a title, a claim) is cut to ``TEXT_MAX`` characters.
 
 ``model_view`` is what a language model reads of an answer: the answer itself, shrunk to a budget
@@ -31,6 +32,9 @@ MODEL_VIEW_CHARS = 6000
 FILE_LINK = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*?)?/v1/files/[^\s\"'<>]*")
 FILE_LINK_LEFT_OUT = "[file link not kept]"
 
+# (arguments, answer) -> short result; the factories below (``listing``, ``video_member``) return one.
+Summariser = Callable[[dict, Any], dict]
+
 
 def clip(text: Any, limit: int = TEXT_MAX) -> Any:
     if not isinstance(text, str) or len(text) <= limit:
@@ -48,19 +52,19 @@ def _pick(item: Any, *keys: str) -> dict[str, Any]:
     return {k: clip(item[k]) for k in keys if k in item}
 
 
-def _job_link(job_id: Any) -> str:
+def job_link(job_id: Any) -> str:
     return f"/v1/jobs/{job_id}"
 
 
-def _video_link(video_id: Any) -> str:
+def video_link(video_id: Any) -> str:
     return f"/v1/videos/{video_id}"
 
 
-def _article_link(article_id: Any) -> str:
+def article_link(article_id: Any) -> str:
     return f"/v1/articles/{article_id}"
 
 
-def _listing(key: str, fields: tuple[str, ...], link: Callable[[Any], str] | None = None):
+def listing(key: str, fields: tuple[str, ...], link: Callable[[Any], str] | None = None) -> Summariser:
     def summarise(arguments: dict, answer: Any) -> dict:
         items = _data(answer) if isinstance(_data(answer), list) else []
         shown = []
@@ -78,21 +82,21 @@ def _listing(key: str, fields: tuple[str, ...], link: Callable[[Any], str] | Non
     return summarise
 
 
-def _credits(arguments: dict, answer: Any) -> dict:
+def credits(arguments: dict, answer: Any) -> dict:
     return _pick(_data(answer), "balance", "total", "used", "plan")
 
 
-def _usage(arguments: dict, answer: Any) -> dict:
+def usage(arguments: dict, answer: Any) -> dict:
     return _pick(_data(answer), "totalApiCalls", "totalCreditsConsumed", "averageResponseMs", "plan")
 
 
-def _usage_llm(arguments: dict, answer: Any) -> dict:
+def usage_llm(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     return {"totals": _pick(data.get("totals"), "calls", "totalTokens"),
             "operations": [_pick(o, "name", "calls", "totalTokens") for o in (data.get("operations") or [])]}
 
 
-def _me(arguments: dict, answer: Any) -> dict:
+def me(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     workspace, key = data.get("workspace") or {}, data.get("apiKey") or {}
     return {"workspace": clip(workspace.get("name")), "plan": workspace.get("plan"),
@@ -101,7 +105,7 @@ def _me(arguments: dict, answer: Any) -> dict:
             "environment": key.get("environment")}
 
 
-def _monitoring(arguments: dict, answer: Any) -> dict:
+def monitoring(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     hour, day, jobs = data.get("last1h") or {}, data.get("last24h") or {}, data.get("jobs") or {}
     return {"calls_last_hour": hour.get("totalCalls"), "error_rate_last_hour": hour.get("errorRate"),
@@ -110,51 +114,51 @@ def _monitoring(arguments: dict, answer: Any) -> dict:
             "alerts": len(data.get("alerts") or [])}
 
 
-def _alerts(arguments: dict, answer: Any) -> dict:
+def alerts(arguments: dict, answer: Any) -> dict:
     alerts = _data(answer) if isinstance(_data(answer), list) else []
     return {"count": len(alerts), "critical": answer.get("critical_count", 0) if isinstance(answer, dict) else 0,
             "alerts": [_pick(a, "type", "severity", "message") for a in alerts[:LIST_SHOWN]]}
 
 
-def _video(arguments: dict, answer: Any) -> dict:
+def video(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "id", "name", "status", "duration_seconds", "has_transcript", "article_id", "last_job_id")
     if "id" in data:
-        out["link"] = _video_link(data["id"])
+        out["link"] = video_link(data["id"])
     if data.get("source_url"):
         out["source_url"] = data["source_url"]
     return out
 
 
-def _job_created(arguments: dict, answer: Any) -> dict:
+def job_created(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "job_id", "type", "status", "reused", "credits_charged", "estimated_duration_seconds",
                 "target_language", "compute_billing")
     if "job_id" in data:
-        out["link"] = _job_link(data["job_id"])
+        out["link"] = job_link(data["job_id"])
     return out
 
 
-def _clip_job_created(arguments: dict, answer: Any) -> dict:
-    out = _job_created(arguments, answer)
+def clip_job_created(arguments: dict, answer: Any) -> dict:
+    out = job_created(arguments, answer)
     if "job_id" in out:
         out["link"] = f"/v1/production/clips/jobs/{out['job_id']}"
     return out
 
 
-def _job(arguments: dict, answer: Any) -> dict:
+def job(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "id", "type", "status", "progress", "step", "article_id", "error_message")
     if "id" in data:
-        out["link"] = _job_link(data["id"])
+        out["link"] = job_link(data["id"])
     return out
 
 
-def _video_member(kind: str, text_key: str | None):
+def video_member(kind: str, text_key: str | None) -> Summariser:
     def summarise(arguments: dict, answer: Any) -> dict:
         items = _data(answer) if isinstance(_data(answer), list) else []
         out: dict[str, Any] = {"video_id": arguments.get("id"), "count": len(items),
-                               "link": f"{_video_link(arguments.get('id'))}/{kind}"}
+                               "link": f"{video_link(arguments.get('id'))}/{kind}"}
         if text_key is not None:
             out["first"] = [clip(item.get(text_key)) for item in items[:3] if isinstance(item, dict)]
         return out
@@ -162,12 +166,12 @@ def _video_member(kind: str, text_key: str | None):
     return summarise
 
 
-def _narrative(arguments: dict, answer: Any) -> dict:
+def narrative(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     chapters = [c for c in (data.get("chapters") or [])[:LIST_SHOWN] if isinstance(c, dict)]
     return {"video_id": arguments.get("id"), "structure": data.get("structure"),
             "chapters": [clip(c.get("title")) for c in chapters],
-            "link": f"{_video_link(arguments.get('id'))}/narrative"}
+            "link": f"{video_link(arguments.get('id'))}/narrative"}
 
 
 def _graph_counts(data: Any) -> dict[str, Any]:
@@ -180,37 +184,37 @@ def _graph_counts(data: Any) -> dict[str, Any]:
     return counts
 
 
-def _video_graph(arguments: dict, answer: Any) -> dict:
+def video_graph(arguments: dict, answer: Any) -> dict:
     return {"video_id": arguments.get("id"), **_graph_counts(_data(answer)),
-            "link": f"{_video_link(arguments.get('id'))}/graph"}
+            "link": f"{video_link(arguments.get('id'))}/graph"}
 
 
-def _article(arguments: dict, answer: Any) -> dict:
+def article(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "id", "title", "language", "aeo_score", "geo_score", "composite_score", "video_id", "media_id")
     if "id" in data:
-        out["link"] = _article_link(data["id"])
+        out["link"] = article_link(data["id"])
     links = answer.get("_links") if isinstance(answer, dict) else None
     if isinstance(links, dict):
         out["links"] = links
     return out
 
 
-def _scores(arguments: dict, answer: Any) -> dict:
+def scores(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "article_id", "aeo_score", "geo_score", "composite_score")
-    out["link"] = f"{_article_link(arguments.get('id'))}/scores"
+    out["link"] = f"{article_link(arguments.get('id'))}/scores"
     return out
 
 
-def _article_graph(arguments: dict, answer: Any) -> dict:
+def article_graph(arguments: dict, answer: Any) -> dict:
     return {"article_id": arguments.get("id"), **_graph_counts(_data(answer)),
-            "link": f"{_article_link(arguments.get('id'))}/graph"}
+            "link": f"{article_link(arguments.get('id'))}/graph"}
 
 
-def _export(arguments: dict, answer: Any) -> dict:
+def export(arguments: dict, answer: Any) -> dict:
     out: dict[str, Any] = {"article_id": arguments.get("id"), "format": arguments.get("format"),
-                           "link": f"{_article_link(arguments.get('id'))}/export/{arguments.get('format')}"}
+                           "link": f"{article_link(arguments.get('id'))}/export/{arguments.get('format')}"}
     if isinstance(answer, dict) and "content_type" in answer and "bytes" in answer:
         out.update(content_type=answer["content_type"], bytes=answer["bytes"])
     else:
@@ -218,14 +222,14 @@ def _export(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def _article_updated(arguments: dict, answer: Any) -> dict:
+def article_updated(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "id", "updated")
-    out["link"] = _article_link(arguments.get("id"))
+    out["link"] = article_link(arguments.get("id"))
     return out
 
 
-def _clip_job(arguments: dict, answer: Any) -> dict:
+def clip_job(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     out = _pick(data, "job_id", "type", "status", "progress", "stage", "article_id", "template_id", "credits_used")
     for key in ("clips", "rendered_clips", "failed_clips"):
@@ -235,7 +239,7 @@ def _clip_job(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def _descriptions(arguments: dict, answer: Any) -> dict:
+def descriptions(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     drafts = data.get("drafts") if isinstance(data.get("drafts"), list) else []
     out = _pick(data, "request_id", "media_id", "article_id", "candidate_id", "reused", "videosite_experiment_id")
@@ -256,31 +260,6 @@ def generic(arguments: dict, answer: Any) -> dict:
     return {"value": clip(data)} if data is not None else {}
 
 
-SUMMARISERS: dict[str, Callable[[dict, Any], dict]] = {
-    "get_me": _me, "get_credits": _credits, "get_usage": _usage, "get_usage_llm": _usage_llm,
-    "get_monitoring": _monitoring, "get_monitoring_alerts": _alerts,
-    "list_videos": _listing("videos", ("id", "name", "status", "duration_seconds", "article_id"), _video_link),
-    "get_video": _video, "analyze_video": _job_created,
-    "get_claims": _video_member("claims", "text"), "get_entities": _video_member("entities", "name"),
-    "get_intents": _video_member("intents", "query"), "get_moments": _video_member("moments", "title"),
-    "get_topics": _video_member("topics", "name"), "get_narrative": _narrative,
-    "get_visual_elements": _video_member("visual-elements", None),
-    "get_audio_elements": _video_member("audio-elements", None), "get_video_graph": _video_graph,
-    "list_jobs": _listing("jobs", ("id", "type", "status", "progress"), _job_link), "get_job": _job,
-    "cancel_job": _job,
-    "list_articles": _listing("articles", ("id", "title", "aeo_score", "geo_score"), _article_link),
-    "get_article": _article, "get_article_scores": _scores, "get_article_graph": _article_graph,
-    "export_article": _export, "update_article": _article_updated, "translate_article": _job_created,
-    "regenerate_article": _job_created,
-    "list_medias": _listing("medias", ("id", "name")), "create_media": generic,
-    "create_video_clip": _job_created, "list_templates": _listing(
-        "templates", ("id", "name", "format", "target_duration_seconds", "is_default")),
-    "detect_clips": _clip_job_created, "render_clips": _clip_job_created, "get_clip_job": _clip_job,
-    "list_revival_candidates": _listing("candidates", ("id", "media_id", "article_id", "title", "score", "status")),
-    "complete_descriptions": _descriptions,
-}
-
-
 def without_file_links(value: Any) -> Any:
     """``value`` (plain JSON values) with every signed file URL taken out: a string that is one
     is left out of its object or list (a video's ``source_url``), and one inside a longer text is
@@ -297,15 +276,6 @@ def without_file_links(value: Any) -> Any:
 
 def _file_link(value: Any) -> bool:
     return isinstance(value, str) and FILE_LINK.fullmatch(value.strip()) is not None
-
-
-def summarise(name: str, arguments: dict, answer: Any) -> dict:
-    """The short result of an action of ``name`` whose operation answered ``answer``."""
-    try:
-        result = SUMMARISERS.get(name, generic)(arguments, answer)
-    except (AttributeError, TypeError, KeyError, ValueError):  # an answer of another shape than expected
-        result = {}
-    return result or generic(arguments, answer)
 
 
 def shrink(value: Any, budget: int = MODEL_VIEW_CHARS) -> Any:

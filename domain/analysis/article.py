@@ -34,8 +34,9 @@ from domain.analysis.graph import ContentGraph
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.structure import format_timestamp, video_subject_title
-from domain.analysis.text import capitalise, fold, labels, lang_key, strip_leading_fillers, words
+from domain.analysis.text import capitalise, colon, fold, labels, question_mark, strip_leading_fillers, words
 from domain.analysis.topics import Topic
+from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
@@ -129,7 +130,7 @@ class Article:
                     continue
                 if paragraph.speaker and self.writing_style in ("conversational", "interview"):
                     prefix = f"**{paragraph.speaker}**" + (" (Q)" if paragraph.role == "question" else "")
-                    text = f"{prefix} : {text}" if lang_key(self.language) == "fr" else f"{prefix}: {text}"
+                    text = f"{prefix}{colon(self.language)}{text}"
                 lines += [text, ""]
             if self.writing_style == "tutorial":
                 lines.append("")
@@ -239,13 +240,12 @@ class _Writer:
 
 def write_article(graph: ContentGraph, writing_style: str = "auto", language: str | None = None) -> Article:
     """An article from the graph. ``language`` (default: the graph's) sets labels and question forms."""
-    language = language or graph.language or "fr"
+    language = language or graph.language or DEFAULT_LANGUAGE
     label = labels(language)
     style = resolve_style(graph, writing_style)
     per_section, per_paragraph = SHAPES[style]
     writer = _Writer(graph, style, language)
     sentences = graph.sentences
-    fr = lang_key(language) == "fr"
 
     # the FAQ first: each answer is the passage that answers its question, so the prose that
     # follows leaves those sentences to it (no sentence is printed twice, key facts aside)
@@ -269,7 +269,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     for number, (title, start, end) in enumerate(section_spans(graph, language), start=1):
         pool = sentences_between(sentences, start, end)
         if style == "tutorial":
-            heading = f"{label['step']} {number} : {title}" if fr else f"{label['step']} {number}: {title}"
+            heading = f"{label['step']} {number}{colon(language)}{title}"
         elif style == "documentary":
             heading = f"[{format_timestamp(start)}] {title}"
         else:
@@ -344,7 +344,7 @@ def _title(graph: ContentGraph, language: str) -> str:
     if not rest:
         return head
     joined = rest[0] if len(rest) == 1 else f"{rest[0]} {labels(language)['and']} {rest[1]}"
-    return f"{head} : {joined}" if lang_key(language) == "fr" else f"{head}: {joined}"
+    return f"{head}{colon(language)}{joined}"
 
 
 SENTENCES_PER_FAQ_ENTRY = 6  # a short video keeps sentences for its sections: one entry per 6 sentences
@@ -378,7 +378,7 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
             if topic is None:
                 continue
             answer = _answer_about(topic, graph, writer)
-            question = capitalise(intent.query) + (" ?" if lang_key(language) == "fr" else "?")
+            question = capitalise(intent.query) + question_mark(language)
         if not answer or fold(question) in seen:
             continue
         seen.add(fold(question))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import ELISION_RE, fold, word_after, word_before
+from domain.languages import DEFAULT_LANGUAGE, table
 
 MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
           "january february march april may june july august september october november december").split()
@@ -157,18 +158,7 @@ def _tail_re(endings: str, complements: str, verb_next: str) -> re.Pattern:
     return re.compile(rf"(?:\s+{adjective}){{0,2}}(?:\s+{complement}(?:\s+{adjective})?)?")
 
 
-ORG_TAIL_RE = {
-    "fr": _tail_re("ale|ales|al|aux|ienne|iennes|ien|iens|aise|aises|ais|ique|iques|aire|aires|elle|elles|el|els|"
-                   "éenne|éennes|éen|éens|aine|aines|ain|ains|ère|ères|eure|eures|ive|ives|if|ifs",
-                   r"de\s+l['’]|de\s+la\s+|du\s+|des\s+|d['’]", r"que|qu['’]|le|la|les|l['’]|un|une|des|du"),
-    "it": _tail_re("ale|ali|ana|ane|ano|ani|ica|iche|ico|ici|ese|esi|ina|ine|ino|ini|aria|arie|ario|ari|ea|ee|eo|ei",
-                   r"dell['’]|della\s+|dello\s+|del\s+|dei\s+|degli\s+|delle\s+|di\s+|per\s+l['’]|per\s+la\s+",
-                   r"che|il|lo|la|i|gli|le|l['’]|un|una|uno"),
-    "es": _tail_re("al|ales|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|ista|istas|ea|eas|eo|eos",
-                   r"de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+", r"que|el|la|los|las|un|una"),
-    "pt": _tail_re("al|ais|ana|anas|ano|anos|ica|icas|ico|icos|ense|enses|eira|eiras|eiro|eiros|eia|eias|eu|eus",
-                   r"da\s+|do\s+|das\s+|dos\s+|de\s+", r"que|o|a|os|as|um|uma"),
-}
+ORG_TAIL_RE = {code: _tail_re(*tail) for code, tail in table("org_tail").items()}
 
 
 def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> str:
@@ -243,30 +233,52 @@ class _Spans:
         self.ends.insert(k, end)
 
 
-def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = (), language: str | None = "fr") -> tuple[
-        list[Entity], list[SentenceEntities]]:
-    """Entities of the transcript, most mentioned first, and per-sentence entity facts. Numbers
-    spoken as words ("twenty-three thousand tonnes", "cinq cents mégawatts") are figures too."""
-    kit = language_of(language)
-    stops = kit.stop_words
-    speaker_folds = {fold(s) for s in speakers if s}
-    found: dict[tuple[str, str], Entity] = {}
-    surface: dict[tuple[str, str], Counter] = {}
-    per_sentence: list[SentenceEntities] = []
+class _Found:
+    """The entities found so far, each with the spellings it was said with (the most said names it)."""
 
-    def add(kind: str, name: str, sentence: Sentence) -> tuple[str, str]:
+    def __init__(self) -> None:
+        self.entities: dict[tuple[str, str], Entity] = {}
+        self.surface: dict[tuple[str, str], Counter] = {}
+
+    def add(self, kind: str, name: str, sentence: Sentence) -> tuple[str, str]:
         key = (kind, fold(name))
-        entity = found.get(key)
+        entity = self.entities.get(key)
         if entity is None:
-            entity = found[key] = Entity(entity_id(kind, name), name, kind, 0, sentence.start_ms)
-            surface[key] = Counter()
+            entity = self.entities[key] = Entity(entity_id(kind, name), name, kind, 0, sentence.start_ms)
+            self.surface[key] = Counter()
         entity.mentions += 1
         if not entity.sentences or entity.sentences[-1] != sentence.index:
             entity.sentences.append(sentence.index)
-        surface[key][name] += 1
+        self.surface[key][name] += 1
         return key
 
-    # words seen capitalised inside sentences: a name, even when it opens a sentence elsewhere
+
+def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = (),
+                     language: str | None = DEFAULT_LANGUAGE) -> tuple[list[Entity], list[SentenceEntities]]:
+    """Entities of the transcript, most mentioned first, and per-sentence entity facts. Numbers
+    spoken as words ("twenty-three thousand tonnes", "cinq cents mégawatts") are figures too."""
+    kit = language_of(language)
+    speaker_folds = {fold(s) for s in speakers if s}
+    found = _Found()
+    per_sentence: list[SentenceEntities] = []
+    inner_names = _inner_names(sentences)
+    for sentence in sentences:
+        facts = SentenceEntities()
+        taken = _Spans()
+        _dates_and_figures(sentence, kit, found, facts, taken)
+        _names(sentence, kit, found, facts, inner_names, speaker_folds)
+        per_sentence.append(facts)
+
+    _fold_surnames(found.entities)
+    for key, entity in found.entities.items():
+        entity.name = found.surface[key].most_common(1)[0][0] if found.surface.get(key) else entity.name
+    entities = [e for e in found.entities.values() if e.mentions > 0]
+    entities.sort(key=lambda e: (-e.mentions, e.first_ms, e.name))
+    return entities, per_sentence
+
+
+def _inner_names(sentences: Sequence[Sentence]) -> set[str]:
+    """Words seen capitalised inside sentences: a name, even when it opens a sentence elsewhere."""
     inner_names: set[str] = set()
     for sentence in sentences:
         opening = _opening(sentence.text)
@@ -276,81 +288,79 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
                 inner_names.update(fold(w) for w in found_words)
             else:
                 inner_names.update(fold(w) for w in found_words[1:])
+    return inner_names
 
-    for sentence in sentences:
-        text = sentence.text
-        opening = _opening(text)
-        facts = SentenceEntities()
-        taken = _Spans()
-        for date_re in DATE_RES:
-            for match in date_re.finditer(text):
-                if taken.overlaps(match.start(), match.end()):
-                    continue
-                value = match.group(0).strip(" ,")
-                if value.lower() in MONTHS_SET and value.lower() in ("mai", "may", "march", "mars"):
-                    continue  # "mai"/"may"/"march" alone are far more often words than dates
-                taken.add(match.start(), match.end())
-                add("date", value, sentence)
-                facts.dates += 1
-        written: list[str] = []
-        for match in NUMBER_RE.finditer(text):
+
+def _dates_and_figures(sentence: Sentence, kit, found: _Found, facts: SentenceEntities, taken: _Spans) -> None:
+    text = sentence.text
+    for date_re in DATE_RES:
+        for match in date_re.finditer(text):
             if taken.overlaps(match.start(), match.end()):
                 continue
-            value = match.group(0).strip()
-            if not _is_figure(value):
-                continue
+            value = match.group(0).strip(" ,")
+            if value.lower() in MONTHS_SET and value.lower() in ("mai", "may", "march", "mars"):
+                continue  # "mai"/"may"/"march" alone are far more often words than dates
             taken.add(match.start(), match.end())
-            add("number", value, sentence)
-            written.append(value)
-            facts.numbers += 1
-        for value in _spoken_figures(text, written, kit):
-            add("number", value, sentence)
-            facts.numbers += 1
-        for match in SPAN_RE.finditer(text):
-            raw = match.group(0).rstrip(".")
-            tokens = _strip_span(raw.split())
-            if not tokens:
-                continue
-            start = match.start()
-            at_sentence_start = start <= opening
-            tail = _org_tail(kit.code, text, match.start() + len(raw), tokens, raw)
-            if tail and len(tokens) == 1:  # "L'Organisation mondiale de la santé" opening a sentence
-                tokens = [ELISION_RE.sub("", tokens[0]) or tokens[0]]
-            elif at_sentence_start:
-                # The first word is capitalised anyway: keep the span only when what follows is
-                # itself a name, or the word is never a common word.
-                if tokens[0].lower() in stops or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
-                                                     and tokens[0].lower() not in PLACES
-                                                     and fold(tokens[0]) not in inner_names):
-                    tokens = tokens[1:]
-                    tokens = _strip_span(tokens)
-                    while tokens and tokens[0].lower() in CONNECTORS:
-                        tokens = tokens[1:]
-                    if not tokens:
-                        continue
-            name = " ".join(tokens)
-            if len(name) < 2 or name.lower() in stops or name.lower() in MONTHS_SET:
-                continue
-            if tail:
-                name = f"{name} {tail}"
-            prev_word = word_before(text, start).lower().strip(",;:«\"'(")
-            next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
-            kind = _type_of(name, prev_word, next_word, speaker_folds)
-            if kit.code == "de" and kind == "other" and (len(tokens) == 1 or any(
-                    t in CONNECTORS for t in tokens)):
-                continue  # German capitalises every noun: "Preis", "Kosten der Anlage" are no names
-            if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
-                name = " ".join(tokens[1:])
-            add(kind, name, sentence)
-            facts.names.append(name)
-        per_sentence.append(facts)
+            found.add("date", value, sentence)
+            facts.dates += 1
+    written: list[str] = []
+    for match in NUMBER_RE.finditer(text):
+        if taken.overlaps(match.start(), match.end()):
+            continue
+        value = match.group(0).strip()
+        if not _is_figure(value):
+            continue
+        taken.add(match.start(), match.end())
+        found.add("number", value, sentence)
+        written.append(value)
+        facts.numbers += 1
+    for value in _spoken_figures(text, written, kit):
+        found.add("number", value, sentence)
+        facts.numbers += 1
 
-    _fold_surnames(found)
-    for key, entity in found.items():
-        entity.name = surface[key].most_common(1)[0][0] if surface.get(key) else entity.name
-    entities = [e for e in found.values() if e.mentions > 0]
-    entities.sort(key=lambda e: (-e.mentions, e.first_ms, e.name))
-    return entities, per_sentence
+
+def _names(sentence: Sentence, kit, found: _Found, facts: SentenceEntities, inner_names: set[str],
+           speaker_folds: set[str]) -> None:
+    text = sentence.text
+    opening = _opening(text)
+    stops = kit.stop_words
+    for match in SPAN_RE.finditer(text):
+        raw = match.group(0).rstrip(".")
+        tokens = _strip_span(raw.split())
+        if not tokens:
+            continue
+        start = match.start()
+        at_sentence_start = start <= opening
+        tail = _org_tail(kit.code, text, match.start() + len(raw), tokens, raw)
+        if tail and len(tokens) == 1:  # "L'Organisation mondiale de la santé" opening a sentence
+            tokens = [ELISION_RE.sub("", tokens[0]) or tokens[0]]
+        elif at_sentence_start:
+            # The first word is capitalised anyway: keep the span only when what follows is
+            # itself a name, or the word is never a common word.
+            if tokens[0].lower() in stops or (len(tokens) == 1 and not ACRONYM_RE.match(tokens[0])
+                                                 and tokens[0].lower() not in PLACES
+                                                 and fold(tokens[0]) not in inner_names):
+                tokens = tokens[1:]
+                tokens = _strip_span(tokens)
+                while tokens and tokens[0].lower() in CONNECTORS:
+                    tokens = tokens[1:]
+                if not tokens:
+                    continue
+        name = " ".join(tokens)
+        if len(name) < 2 or name.lower() in stops or name.lower() in MONTHS_SET:
+            continue
+        if tail:
+            name = f"{name} {tail}"
+        prev_word = word_before(text, start).lower().strip(",;:«\"'(")
+        next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
+        kind = _type_of(name, prev_word, next_word, speaker_folds)
+        if kit.code == "de" and kind == "other" and (len(tokens) == 1 or any(
+                t in CONNECTORS for t in tokens)):
+            continue  # German capitalises every noun: "Preis", "Kosten der Anlage" are no names
+        if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
+            name = " ".join(tokens[1:])
+        found.add(kind, name, sentence)
+        facts.names.append(name)
 
 
 def _is_figure(value: str) -> bool:

@@ -26,6 +26,7 @@ from domain.analysis.speakers import Diarisation, diarise
 from domain.analysis.structure import Chapter, NarrativePart, build_chapters, build_narrative
 from domain.analysis.text import lang_key
 from domain.analysis.topics import Topic, extract_topics
+from domain.languages import DEFAULT_LANGUAGE
 
 MODES = ("standard", "behavioral")
 NAMED_TYPES = ("person", "organization", "place", "product")  # names whose pieces are no title
@@ -78,7 +79,7 @@ class ContentGraph:
         return out
 
 
-def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, language: str = "fr",
+def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, language: str = DEFAULT_LANGUAGE,
             mode: str = "standard") -> ContentGraph:
     """Run every step; ``mode="behavioral"`` adds the voice and turn-taking profile."""
     if mode not in MODES:

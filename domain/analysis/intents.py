@@ -19,6 +19,7 @@ from domain.analysis.entities import Entity
 from domain.analysis.model import Sentence
 from domain.analysis.text import fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
+from domain.languages import table
 
 ANSWER_WINDOW_MS = 60_000
 TAG_QUESTION_RE = re.compile(
@@ -96,30 +97,14 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
 
 # The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
 # asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
-DEFINITE = {
-    "fr": {"des": "les", "du": "le", "au": "le", "aux": "les"},
-    "es": {"del": "el", "al": "el"},
-    "it": {f"{p}{a}": article for p in ("de", "a", "ne", "su", "da")
-           for a, article in (("l", "il"), ("llo", "lo"), ("lla", "la"), ("lle", "le"), ("gli", "gli"), ("i", "i"),
-                              ("ll", "l"))},
-    "pt": {"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as",
-           "ao": "o", "aos": "os", "à": "a", "às": "as", "pelo": "o", "pela": "a", "pelos": "os", "pelas": "as"},
-}
+DEFINITE = table("definite")
 ARTICLE_RE = {
     code: r"\b(" + "|".join(sorted(set(articles) | set(DEFINITE[code]), key=len, reverse=True)) + r")\s{}\b"
-    for code, articles in {"fr": ("le", "la", "les", "l"), "es": ("el", "la", "los", "las"),
-                           "it": ("il", "lo", "la", "i", "gli", "le", "l"), "pt": ("o", "a", "os", "as")}.items()
+    for code, articles in table("definite_articles").items()
 }
-PLURAL_ARTICLES = {"fr": {"les"}, "es": {"los", "las"}, "it": {"i", "gli", "le"}, "pt": {"os", "as"}}
+PLURAL_ARTICLES = table("plural_articles")
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
-PLURAL_TEMPLATES = {
-    "en": {"what": "what are {t}", "how": "how do {t} work", "why": "why {t} matter"},
-    "fr": {"how": "comment fonctionnent {t}", "why": "pourquoi {t} comptent"},
-    "es": {"what": "qué son {t}", "how": "cómo funcionan {t}", "why": "por qué importan {t}"},
-    "it": {"what": "cosa sono {t}", "how": "come funzionano {t}", "why": "perché {t} sono importanti"},
-    "pt": {"what": "o que são {t}", "how": "como funcionam {t}", "why": "porque {t} importam"},
-    "nl": {"what": "wat zijn {t}", "how": "hoe werken {t}", "why": "waarom {t} belangrijk zijn"},
-}
+PLURAL_TEMPLATES = table("plural_templates")
 # A Dutch plural: the word said also without its plural ending ("subsidie" and "subsidies",
 # "batterij" and "batterijen"). Dutch articles do not tell (de is also singular).
 DUTCH_PLURAL_ENDINGS = ("en", "s")

@@ -28,6 +28,7 @@ from domain.analysis.model import Sentence
 from domain.analysis.phrases import PhraseReader, heading
 from domain.analysis.text import fold, strip_leading_fillers, words
 from domain.analysis.topics import Topic, topics_in
+from domain.languages import DEFAULT_LANGUAGE
 
 MIN_MS = 15_000
 MAX_MS = 60_000
@@ -55,8 +56,8 @@ class ClipMoment:
 
 
 def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: Sequence[SentenceEntities],
-                 topics: Sequence[Topic], duration_ms: int, limit: int | None = None, language: str | None = "fr",
-                 reader: PhraseReader | None = None) -> list[ClipMoment]:
+                 topics: Sequence[Topic], duration_ms: int, limit: int | None = None,
+                 language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[ClipMoment]:
     n = len(sentences)
     if not n:
         return []

@@ -26,66 +26,26 @@ from dataclasses import dataclass, field
 
 from domain.analysis.language import Language, language
 from domain.analysis.text import ELISION_RE, NUMBER_RE, WORD_RE, capitalise, fold, norm_token
+from domain.languages import table
 
 # Words that may join two content words inside a three-word phrase, per language.
-CONNECTORS = {
-    "en": "of for in to vs versus and with",
-    "fr": "de du des d à au aux en pour et sur",
-    "de": "der die das des von vom zum zur und für mit im",
-    "es": "de del la el y en para con",
-    "it": "di del della dei delle e in per con",
-    "pt": "de do da dos das e em para com",
-    "nl": "van de het en voor met in op",
-}
+CONNECTORS = table("connectors")
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
-PRONOUNS = {
-    "en": "i me my mine we us our ours you your yours he him his she her hers they them their theirs it its this that "
-          "these those something anything everything nothing someone anyone everyone one ones",
-    "fr": "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
-          "celles mon ma mes ton ta tes son sa ses notre nos votre vos y en quelqu quelque chose",
-    "de": "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen dies diese dieser dieses das "
-          "mein meine dein deine sein seine unser unsere euer eure etwas nichts jemand",
-    "es": "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "
-          "aquello este esta ese esa mi mis tu tus su sus nuestro nuestra algo nada alguien",
-    "it": "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "
-          "tuo tua suo sua nostro nostra qualcosa niente nulla qualcuno",
-    "pt": "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "
-          "minha teu tua seu sua nosso nossa algo nada alguém",
-    "nl": "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "
-          "deze die iets niets iemand",
-}
+PRONOUNS = table("pronouns")
 # Pronouns that are also definite articles: after a preposition they are the article ("precio de
 # los paneles", "Kosten für die Anlage").
-ARTICLE_PRONOUNS = {"es": "la las los lo", "it": "lo la le", "pt": "o a os as", "de": "das die",
-                    "nl": "het de die"}
+ARTICLE_PRONOUNS = table("article_pronouns")
 # Pronouns that are also prepositions: after a word they are the preposition ("Énergie solaire en
 # France"); first, the pronoun ("En parler").
-PREPOSITION_PRONOUNS = {"fr": "en"}
+PREPOSITION_PRONOUNS = table("preposition_pronouns")
 # Words that may not end a title (a conjunction, an article, a preposition: "Ideas and", "Speed of").
-DANGLING = {
-    "en": "and or but the a an of to in on for with vs versus as at by from",
-    "fr": "et ou mais le la les un une des de du d à au aux en pour par sur avec",
-    "de": "und oder aber der die das ein eine des von vom zu zum zur in im für mit",
-    "es": "y o pero el la los las un una de del a al en para con por",
-    "it": "e o ma il lo la i gli le un una di del della a al in per con da",
-    "pt": "e ou mas o a os as um uma de do da a ao em para com por",
-    "nl": "en of maar de het een van voor met in op aan",
-}
+DANGLING = table("dangling")
 # Words after which a verb comes: subject pronouns, modals, infinitive markers. A word said after
 # them in at least ``VERB_SHARE`` of its uses is taken for a verb ("it represents", "to plug", "on
 # calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
-VERB_SIGNALS = {
-    "en": "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
-          "i'll we'll you'll they'll i'd we'd they'd",
-    "fr": "je j tu il elle on nous vous ils elles ne n se s me m te t pour",
-    "de": "ich du er wir ihr man zu",
-    "es": "yo tú él ella nosotros ellos ellas se me te no para",
-    "it": "io tu lui lei noi voi loro si mi ti ci vi non per",
-    "pt": "eu tu ele ela nós eles elas se me te lhe não para",
-    "nl": "ik jij hij wij we jullie men te",
-}
+VERB_SIGNALS = table("verb_signals")
 VERB_SHARE = 0.3
 # A word said after a number in half of its uses or more is a unit ("zweihundert Euro", "ten
 # percent", "cinq ans"): it counts the subject, it is not one.
@@ -100,59 +60,24 @@ UNIT_SHARE = 0.5
 # word said before one of these determiners that is no preposition's contraction (French "le", not
 # "du") in ``VERB_SHARE`` of its uses, and never after one, is a verb taking its object ("stockent
 # l'électricité", "réduit le coût", "cuts the cost": English too).
-DETERMINERS = {
-    "en": "the a an this these those my your his her its our their some any each every",
-    "fr": "le la les l un une des du au aux ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos "
-          "leur leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune certains certaines tout toute "
-          "tous toutes",
-    "es": "el la los las lo un una unos unas del al este esta estos estas ese esa esos esas aquel aquella mi mis tu "
-          "tus su sus nuestro nuestra nuestros nuestras cada varios varias algunos algunas todo toda todos todas",
-    "it": "il lo la i gli le l un uno una del dello della dei degli delle dell al allo alla ai agli alle all nel "
-          "nello nella nei negli nelle nell sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle "
-          "dall questo questa questi queste quest quel quello quella quei quegli quelle quell mio mia miei mie tuo "
-          "tua tuoi tue suo sua suoi sue nostro nostra nostri nostre ogni alcuni alcune",
-    "pt": "o a os as um uma uns umas do da dos das no na nos nas ao aos à às pelo pela pelos pelas este esta "
-          "estes estas esse essa esses essas aquele aquela meu minha meus minhas teu tua seu sua seus suas nosso "
-          "nossa nossos nossas cada vários várias alguns algumas todo toda todos todas",
-}
+DETERMINERS = table("determiners")
 # Articles of the languages that capitalise every noun (German): there a capital is no sign of a
 # name, and a word said after an article ("der Preis", "die Anlage", "eine Frage") is a common noun;
 # names are said bare ("Berlin", "Tesla", "Fraunhofer").
-ARTICLES_OF_NOUNS = {
-    "de": "der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner",
-}
+ARTICLES_OF_NOUNS = table("articles_of_nouns")
 # The languages whose nouns take a determiner, where a word never said after one opens no title or
 # topic. English says nouns bare too: its determiners only tell a verb before its object ("the tax
 # credit cuts the cost") from a noun said after one ("the cuts").
-NOUN_RULE = {"fr": 0, "es": 0, "it": 0, "pt": 0, "de": -1}
+NOUN_RULE = table("noun_rule")
 # (the word of a phrase that must be a noun: the first in the Romance languages, "panneaux
 # solaires"; the last in German, whose nouns are the capitalised words and end a noun phrase:
 # "jährlicher Verbrauch", never "Kilowattstunden kostet")
 # Endings of the plural persons of verbs ("disons", "parlons", "voyez", "hablamos", "diciamo"): a word
 # with one, never said after a determiner, is a verb ("Exemple disons" is no title).
-VERB_ENDINGS = {
-    "fr": ("ons", "ez"),
-    "es": ("amos", "emos", "imos", "áis", "éis"),
-    "it": ("iamo", "iate"),
-    "pt": ("amos", "emos", "imos"),
-}
-CONTRACTIONS = {  # a preposition and an article in one word: a noun may come before them ("prix des panneaux")
-    "fr": "des du au aux",
-    "es": "del al",
-    "it": "del dello della dei degli delle dell al allo alla ai agli alle all nel nello nella nei negli nelle nell "
-          "sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle dall",
-    "pt": "do da dos das no na nos nas ao aos à às pelo pela pelos pelas",
-}
+VERB_ENDINGS = table("verb_endings")
+CONTRACTIONS = table("contractions")
 # Endings that make a noun plural, per language (Italian changes the last vowel instead: none).
-PLURAL_ENDINGS = {
-    "en": ("s", "es"),
-    "fr": ("s", "x"),
-    "de": ("e", "en", "n", "s", "er"),
-    "es": ("s", "es"),
-    "it": (),
-    "pt": ("s", "es"),
-    "nl": ("s", "en"),
-}
+PLURAL_ENDINGS = table("plural_endings")
 MAX_TITLE_WORDS = 6
 QUESTION_TITLE_WORDS = 8
 ACRONYM_RE = re.compile(r"^[A-Z][A-Z0-9]{1,5}s?$")

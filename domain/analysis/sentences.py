@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Segment, Sentence
 from domain.analysis.text import clean_spaces, content_tokens, looks_like_question, word_after, word_before
+from domain.languages import DEFAULT_LANGUAGE
 
 MAX_GAP_MS = 2500
 MAX_WORDS = 45
@@ -76,7 +77,7 @@ def _split_points(text: str, segmenter_ends: set[int] | None = None) -> list[int
     return points
 
 
-def split_sentences(segments: Sequence[Segment], language: str | None = "fr") -> list[Sentence]:
+def split_sentences(segments: Sequence[Segment], language: str | None = DEFAULT_LANGUAGE) -> list[Sentence]:
     kit = language_of(language)
     sentences: list[Sentence] = []
     parts: list[str] = []

@@ -30,6 +30,7 @@ from domain.analysis.language import language as language_of
 from domain.analysis.model import MediaFacts, Sentence
 from domain.analysis.phrases import PhraseReader, heading, impersonal, publishable
 from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
+from domain.languages import DEFAULT_LANGUAGE
 
 MIN_CHAPTER_MS = 10_000
 SAFE_GAP_MS = 11_000
@@ -261,7 +262,8 @@ def lexical_depth(sentences: Sequence[Sentence], bags: Sequence[dict[str, int]],
 
 
 def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
-                      language: str | None = "fr", reader: PhraseReader | None = None) -> dict[str, list[float]]:
+                      language: str | None = DEFAULT_LANGUAGE,
+                      reader: PhraseReader | None = None) -> dict[str, list[float]]:
     """What may mark a new chapter at each sentence start, one column per ``BOUNDARY_FEATURES``
     name (index 0 is never a boundary: all zero there):
 
@@ -307,7 +309,7 @@ def boundary_features(sentences: Sequence[Sentence], facts: MediaFacts | None, w
 
 
 def boundary_scores(sentences: Sequence[Sentence], facts: MediaFacts | None, window_ms: int,
-                    language: str | None = "fr", reader: PhraseReader | None = None,
+                    language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None,
                     weights: dict[str, float] | None = None) -> list[float]:
     """Strength of a new chapter at each sentence start (index 0 is never a boundary): the
     weighted sum of its ``boundary_features``, with ``weights`` when given, else those of the
@@ -331,7 +333,7 @@ def chapter_count_bounds(duration_ms: int) -> tuple[int, int]:
 
 
 def build_chapters(sentences: Sequence[Sentence], duration_ms: int, facts: MediaFacts | None = None,
-                   language: str | None = "fr", reader: PhraseReader | None = None) -> list[Chapter]:
+                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[Chapter]:
     if duration_ms < 3 * SAFE_GAP_MS or not sentences:
         return []
     reader = reader or PhraseReader(language)
@@ -593,7 +595,7 @@ def _fallback_title(chapter: Chapter, sentences: Sequence[Sentence], reader: Phr
 
 
 def build_narrative(sentences: Sequence[Sentence], duration_ms: int, chapters: Sequence[Chapter],
-                    claims: Sequence[Claim], language: str | None = "fr") -> list[NarrativePart]:
+                    claims: Sequence[Claim], language: str | None = DEFAULT_LANGUAGE) -> list[NarrativePart]:
     """Hook, context, development, conclusion: contiguous ranges from 0 to the end of the video."""
     label = labels(language)
     conclusion_re = language_of(language).conclusion_re

@@ -12,19 +12,12 @@ from itertools import islice
 
 from domain.analysis.language import NUMBER_RE, lang_code
 from domain.analysis.language import language as language_of
+from domain.languages import DEFAULT_LANGUAGE, LANGUAGES, table
 
 # Disfluencies and loose connectors removed from the start of a quoted sentence (never from its middle).
-LEADING_FILLERS = {
-    "en": "um uh er erm hmm so and well ok okay yeah yes but right alright",
-    "fr": "euh heu hum ben bah alors donc et bon voilà ok okay oui mais",
-    "de": "äh ähm also und naja gut okay ok ja aber",
-    "es": "eh este pues bueno y vale entonces ok sí pero",
-    "it": "ehm eh allora cioè e beh ok okay sì ma",
-    "pt": "é então e bom bem ok okay sim mas",
-    "nl": "eh uhm nou dus en oké okay ok ja maar",
-}
+LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
-FILLERS = tuple(dict.fromkeys(LEADING_FILLERS["fr"].split() + LEADING_FILLERS["en"].split()))
+FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
 
 WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 # Elided articles and pronouns before a word: French (l'énergie, qu'il) and Italian (dell'acqua, un'idea).
@@ -34,58 +27,7 @@ POSSESSIVE_RE = re.compile(r"['’]s$", re.IGNORECASE)
 SPACE_RE = re.compile(r"\s+")
 FILLER_RE = re.compile(r"([^\W\d_]+)\s*[,.…]*\s+")
 
-LABELS = {
-    "fr": {
-        "introduction": "Introduction", "key_facts": "Points clés", "faq": "Questions fréquentes",
-        "conclusion": "Conclusion", "step": "Étape", "in_short": "En bref", "analysis": "Analyse",
-        "figures": "Chiffres et faits", "timeline": "Chronologie", "and": "et", "what": "qu'est-ce que {t}",
-        "how": "comment fonctionne {t}", "why": "pourquoi {t} est important", "how_to": "comment {t}",
-        "who": "qui est {t}", "hook": "accroche", "context": "contexte", "development": "développement",
-        "conclusion_part": "conclusion",
-    },
-    "en": {
-        "introduction": "Introduction", "key_facts": "Key facts", "faq": "Frequently asked questions",
-        "conclusion": "Conclusion", "step": "Step", "in_short": "In short", "analysis": "Analysis",
-        "figures": "Facts and figures", "timeline": "Timeline", "and": "and", "what": "what is {t}",
-        "how": "how does {t} work", "why": "why {t} matters", "how_to": "how to {t}", "who": "who is {t}",
-        "hook": "hook", "context": "context", "development": "development", "conclusion_part": "conclusion",
-    },
-    "de": {
-        "introduction": "Einleitung", "key_facts": "Das Wichtigste", "faq": "Häufige Fragen",
-        "conclusion": "Fazit", "step": "Schritt", "in_short": "Kurz gesagt", "analysis": "Analyse",
-        "figures": "Zahlen und Fakten", "timeline": "Chronologie", "and": "und", "what": "was ist {t}",
-        "how": "wie funktioniert {t}", "why": "warum {t} wichtig ist", "how_to": "wie {t}", "who": "wer ist {t}",
-        "hook": "Einstieg", "context": "Kontext", "development": "Hauptteil", "conclusion_part": "Schluss",
-    },
-    "es": {
-        "introduction": "Introducción", "key_facts": "Puntos clave", "faq": "Preguntas frecuentes",
-        "conclusion": "Conclusión", "step": "Paso", "in_short": "En resumen", "analysis": "Análisis",
-        "figures": "Cifras y datos", "timeline": "Cronología", "and": "y", "what": "qué es {t}",
-        "how": "cómo funciona {t}", "why": "por qué importa {t}", "how_to": "cómo {t}", "who": "quién es {t}",
-        "hook": "gancho", "context": "contexto", "development": "desarrollo", "conclusion_part": "conclusión",
-    },
-    "it": {
-        "introduction": "Introduzione", "key_facts": "Punti chiave", "faq": "Domande frequenti",
-        "conclusion": "Conclusione", "step": "Passo", "in_short": "In breve", "analysis": "Analisi",
-        "figures": "Cifre e fatti", "timeline": "Cronologia", "and": "e", "what": "cos'è {t}",
-        "how": "come funziona {t}", "why": "perché {t} è importante", "how_to": "come {t}", "who": "chi è {t}",
-        "hook": "aggancio", "context": "contesto", "development": "sviluppo", "conclusion_part": "conclusione",
-    },
-    "pt": {
-        "introduction": "Introdução", "key_facts": "Pontos-chave", "faq": "Perguntas frequentes",
-        "conclusion": "Conclusão", "step": "Passo", "in_short": "Em resumo", "analysis": "Análise",
-        "figures": "Números e factos", "timeline": "Cronologia", "and": "e", "what": "o que é {t}",
-        "how": "como funciona {t}", "why": "porque {t} importa", "how_to": "como {t}", "who": "quem é {t}",
-        "hook": "gancho", "context": "contexto", "development": "desenvolvimento", "conclusion_part": "conclusão",
-    },
-    "nl": {
-        "introduction": "Inleiding", "key_facts": "Kernpunten", "faq": "Veelgestelde vragen",
-        "conclusion": "Conclusie", "step": "Stap", "in_short": "In het kort", "analysis": "Analyse",
-        "figures": "Cijfers en feiten", "timeline": "Tijdlijn", "and": "en", "what": "wat is {t}",
-        "how": "hoe werkt {t}", "why": "waarom {t} belangrijk is", "how_to": "hoe {t}", "who": "wie is {t}",
-        "hook": "opening", "context": "context", "development": "uitwerking", "conclusion_part": "conclusie",
-    },
-}
+LABELS = table("labels")  # the one table of section labels
 
 
 def lang_key(language: str | None) -> str:
@@ -95,6 +37,15 @@ def lang_key(language: str | None) -> str:
 
 def labels(language: str | None) -> dict[str, str]:
     return LABELS[lang_key(language)]
+
+
+def colon(language: str | None) -> str:
+    """What stands between a label and its text: ": ", or " : " in French typography."""
+    return LANGUAGES[lang_key(language)].colon
+
+
+def question_mark(language: str | None) -> str:
+    return LANGUAGES[lang_key(language)].question_mark
 
 
 def clean_spaces(text: str) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from domain.analysis.model import Sentence
 from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.text import fold
+from domain.languages import DEFAULT_LANGUAGE
 
 SLICES = 10
 PHRASE_WEIGHT = {1: 1.0, 2: 1.6, 3: 1.9}
@@ -40,14 +41,14 @@ class Topic:
         return {"name": self.name, "relevance": self.relevance, "mentions": self.mentions, "firstMs": self.first_ms}
 
 
-def candidates(text: str, language: str | None = "fr") -> Iterable[tuple[tuple[str, ...], str]]:
+def candidates(text: str, language: str | None = DEFAULT_LANGUAGE) -> Iterable[tuple[tuple[str, ...], str]]:
     """(normalised word tuple, surface form) of every key-phrase candidate of a sentence."""
     for _, surface, tokens in PhraseReader(language).candidates(text):
         yield tokens, surface
 
 
-def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int = 15, language: str | None = "fr",
-                   reader: PhraseReader | None = None) -> list[Topic]:
+def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int = 15,
+                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[Topic]:
     if not sentences:
         return []
     reader = reader or PhraseReader(language)
@@ -138,7 +139,7 @@ def _overlaps(key: tuple[str, ...], other: tuple[str, ...]) -> bool:
 
 
 def topics_in(sentences: Sequence[Sentence], limit: int = 3, exclude: Iterable[str] = (),
-              language: str | None = "fr", reader: PhraseReader | None = None,
+              language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None,
               background: Counter | None = None) -> list[str]:
     """Key phrases of a stretch of the transcript (clip moment titles): recurring, rare in the
     language and, given the ``background`` counts of the whole transcript, concentrated here.

@@ -31,6 +31,7 @@ from domain.agent.results import without_file_links
 from infra.llm import ChatProvider
 from services import commands
 from services.agent import ProviderFailed, Turn, TurnEvents
+from services.agent_actions import ASSISTANT_ACTIONS
 from services.api.base import HEX_ID, REQUEST_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
 from services.api.errors import to_api_error
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
@@ -133,7 +134,7 @@ async def _open_turn(call: Call, *, stream: bool) -> Turn:
                                                         scopes=call.principal.scopes)
         conversation.check_room()
     return Turn(call, body.message, body.conversationId or uuid4(), conversation,
-                ChatProvider.from_settings(call.app[SETTINGS]), stream=stream)
+                ChatProvider.from_settings(call.app[SETTINGS]), stream=stream, actions=call.app[ASSISTANT_ACTIONS])
 
 
 def provider_error(exc: ProviderFailed) -> ApiError:

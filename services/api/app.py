@@ -37,7 +37,7 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
 from infra.storage import storage_for
-from services.agent_actions import catalog
+from services.agent_actions import ASSISTANT_ACTIONS, Catalog
 from services.api.articles import EXPORTS, ExportCache
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
@@ -406,6 +406,7 @@ def build_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(monitoring)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", get_metrics)
+    app[ASSISTANT_ACTIONS] = Catalog.of(ROUTES)  # built once, before the heap is frozen
     for route in ROUTES:
         if route.method == "GET":  # and HEAD, as HTTP asks of every GET: the same answer without its body
             app.router.add_get(PREFIX + route.router_path, endpoint(route))
@@ -451,6 +452,5 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 
 def serve(settings: Settings) -> None:
     app = build_app(settings)
-    catalog()  # the assistant's catalogue of the route table, built once: before the heap is frozen
     freeze_startup_heap()
     asyncio.run(serve_app(app, settings.api_host, settings.api_port))

@@ -1,0 +1,46 @@
+"""The languages the service supports, found by code (see ``domain.languages.base``).
+
+One module per language, each declaring ``LANGUAGE``; ``LANGUAGES`` lists them in the order the
+service names them. English is the language of anything the service does not otherwise support.
+The modules that read a language's words read them here: the tables they keep by code
+(``table``) are views of these values, never a second copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.languages import de, en, es, fr, it, nl, pt
+from domain.languages.base import AssistantWords, Language, Say, fold
+
+LANGUAGES: dict[str, Language] = {m.LANGUAGE.code: m.LANGUAGE for m in (en, fr, de, es, it, pt, nl)}
+CODES: tuple[str, ...] = tuple(LANGUAGES)
+ENGLISH = LANGUAGES["en"]
+# The language of an analysis, a video or a media that names none: the service's first users speak
+# French (an analysis without a language reads French; a language outside the seven reads English).
+DEFAULT_LANGUAGE = "fr"
+# The languages the assistant answers in (the others read its English).
+ASSISTANT_LANGUAGES: tuple[str, ...] = tuple(code for code, lang in LANGUAGES.items() if lang.assistant is not None)
+
+
+def language(code: str) -> Language:
+    """The language of ``code``; English for a code the service does not support."""
+    return LANGUAGES.get(code, ENGLISH)
+
+
+def table(field: str) -> dict[str, Any]:
+    """``field`` of every language that has it (not None), by code: the view a module reads."""
+    return {code: value for code, lang in LANGUAGES.items() if (value := getattr(lang, field)) is not None}
+
+
+def assistant_words(code: str) -> AssistantWords:
+    """How the assistant speaks ``code``: its own words, or English where it has none."""
+    return language(code).assistant or ENGLISH.assistant  # type: ignore[return-value]
+
+
+def say(code: str) -> Say:
+    return Say(assistant_words(code))
+
+
+__all__ = ["ASSISTANT_LANGUAGES", "CODES", "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "AssistantWords", "Language",
+           "Say", "assistant_words", "fold", "language", "say", "table"]

@@ -1,0 +1,185 @@
+"""What the service knows of one language, as one value (``Language``), and the assistant's way of
+speaking it (``AssistantWords``, for the languages the assistant answers in).
+
+Every language the service supports is one module of this package declaring one ``Language``;
+``domain.languages`` finds it by code. Nothing else in the service writes a word of a language
+out: the analysis reads its stop words and cue phrases here, the article and its export their
+section labels, the assistant its sentences. So a language is added by adding one module, and a
+test that walks the registry finds any field left empty.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character for one (``é`` -> ``e``), so that positions in
+    the folded text are positions in the original."""
+    lower = text.lower()
+    if lower.isascii():  # nothing to fold: every message is read, most are plain ASCII
+        return lower
+    return "".join(map(_fold_character, lower)).replace("\u2019", "'").replace("\u02bc", "'")
+
+
+@cache
+def _fold_character(ch: str) -> str:
+    base = unicodedata.normalize("NFKD", ch)
+    kept = "".join(c for c in base if not unicodedata.combining(c))
+    return kept if len(kept) == 1 else ch
+
+
+class _Blank(dict):
+    """Format values where a placeholder without a value reads ``?`` (an argument not given)."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+# A sentence about an action that answered: ``(say, action name, result, arguments) -> str``.
+Found = Callable[["Say", str, dict[str, Any], dict[str, Any]], str]
+# A label: a template of the arguments ("show video {id}"), or a function choosing one by them.
+Label = str | Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistantWords:
+    """Everything the assistant says and reads in one language.
+
+    Keyed by the assistant action's name (``domain.agent.actions``): ``labels`` (what the action
+    does, in a sentence's middle: "read your balance"), ``found`` (the sentence about what it
+    found) and, for the actions that write, ``asks`` (the words of a message that ask for that
+    kind of change; accents and case ignored). The rest is the reply's frame: refusals, notes,
+    the help text and the sentences about actions left undone."""
+
+    markers: frozenset[str]  # words (folded) that tell a message is in this language
+    quotes: tuple[str, str]  # around a name or a title
+    zero_is_singular: bool  # "0 vidéo" in French, "0 videos" in English
+    statuses: Mapping[str, str]  # a resource's status as the reply writes it
+    and_more: str  # after a list that has more than it shows
+    labels: Mapping[str, Label]
+    label_unknown: str  # an operation without a label ({name})
+    found: Mapping[str, Found]
+    asks: Mapping[str, tuple[str, ...]]  # action that writes -> the word patterns that ask for it
+    kind_words: Mapping[str, tuple[str, ...]]  # kind of resource -> the word patterns that name it
+    done: Found  # an action without a sentence of its own (its scalar facts)
+    lacks_scope: Callable[[str, str], str]  # (what, scope)
+    refused: Callable[[str, str], str]  # (what, why)
+    failed: Callable[[str, str], str]  # (what, why)
+    notes: Mapping[str, Callable[[Say, dict[str, Any]], str]]  # a plan's note, by its code
+    unresolved: Mapping[str, str]  # why an argument was not found in the earlier answers, by reason
+    performed: Callable[[int, int], str]  # (actions, succeeded)
+    not_understood: Callable[[str], str]
+    missing_scopes: Callable[[str], str]
+    left_undone: Mapping[str, Callable[[int, int, int | None], str]]  # reason -> (count, cap, retry_after_s)
+    help: str
+
+
+@dataclass(frozen=True)
+class Say:
+    """The assistant's helpers in one language: quoting, plurals, statuses, lists and labels."""
+
+    words: AssistantWords
+
+    def q(self, text: Any) -> str:
+        return f"{self.words.quotes[0]}{text}{self.words.quotes[1]}"
+
+    def n(self, count: Any, one: str, many: str) -> str:
+        """``count`` and its noun, singular for one (and for zero where the language says so)."""
+        singular = count == 1 or (self.words.zero_is_singular and count == 0)
+        return f"{count} {one if singular else many}"
+
+    def status(self, value: Any) -> str:
+        return self.words.statuses.get(str(value), str(value))
+
+    def listing(self, items: list, fmt: Callable[[dict], str], has_more: Any = False) -> str:
+        return "; ".join(fmt(i) for i in items) + (self.words.and_more if has_more else "")
+
+    def label(self, name: str, arguments: dict[str, Any]) -> str:
+        entry = self.words.labels.get(name)
+        if entry is None:
+            return self.words.label_unknown.format_map({"name": name})
+        text = entry(arguments) if callable(entry) else entry
+        return text.format_map(_Blank(arguments))
+
+    def found(self, name: str, result: dict[str, Any], arguments: dict[str, Any]) -> str:
+        return self.words.found.get(name, self.words.done)(self, name, result, arguments)
+
+
+def optional_words(words: str) -> str:
+    """A pattern for ``words`` (alternatives) said before a phrase, with their comma, or nothing."""
+    return rf"(?:(?:{words})[\s,]+)?"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Language:
+    """One language the service supports: everything it knows of it (see the module's text).
+
+    The texts of words are space-separated lists; the phrases are regular expressions (matched
+    without case). Where each is read, and the policy behind it, is said where it is read (the
+    module named beside it). A field that is None is a feature the language does not have (a
+    German noun takes no determiner rule of the Romance kind, English has no contraction of a
+    preposition and an article); ``OPTIONAL`` and ``MAY_BE_EMPTY`` name those, and why."""
+
+    code: str  # ISO 639-1
+    name: str  # in English: what a translation prompt names it (domain.translation)
+    locale: str  # Open Graph's og:locale (domain.exports)
+    stemmer: str  # the Snowball stemmer's name (domain.analysis.language)
+    called: str  # how a message to the assistant names it, folded (domain.agent.planner: "translate into German")
+    # domain.analysis.language: the analysis' reading of speech
+    spoken_fillers: str  # stop words that lists written for text lack
+    leading_words: str  # words that may stand before a cue phrase
+    cue_phrases: str  # open a new part of a talk
+    announce_phrases: str  # open a part that the speaker names ("let's talk about X")
+    step_openers: str  # open the steps of an answer
+    video_subject_phrases: str  # a video naming its own subject
+    conclusion_phrases: str
+    sponsor_phrases: str
+    question_openers: tuple[str, ...]  # ask a question without its question mark
+    conjunction: str  # "and": where two spoken amounts are told apart
+    scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten
+    indefinite: str | None = None  # an indefinite article that may stand for "about" before a number
+    vague_amounts: tuple[str, str, str] | None = None  # (quantifiers, a number word after one, always vague)
+    # domain.analysis.text: quotes and labels
+    leading_fillers: str  # removed from the start of a quoted sentence
+    # domain.analysis.phrases: titles and topics
+    connectors: str
+    pronouns: str
+    dangling: str  # may not end a title
+    verb_signals: str
+    plural_endings: tuple[str, ...]
+    article_pronouns: str | None = None
+    preposition_pronouns: str | None = None
+    determiners: str | None = None
+    articles_of_nouns: str | None = None
+    noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
+    verb_endings: tuple[str, ...] | None = None
+    contractions: str | None = None
+    # domain.analysis.intents: search queries
+    definite: Mapping[str, str] | None = None  # a contraction -> the definite article it stands for
+    definite_articles: tuple[str, ...] | None = None
+    plural_articles: frozenset[str] | set[str] | None = None
+    plural_templates: Mapping[str, str] | None = None  # the queries of a plural subject (those that differ)
+    # domain.analysis.entities: the lowercase rest of an organisation's name
+    org_tail: tuple[str, str, str] | None = None  # (adjective endings, complements, words a verb follows)
+    # The one table of section labels: the article (domain.analysis.article), its exports
+    # (domain.exports) and a revived video's description (domain.revival) print these.
+    labels: Mapping[str, str]
+    colon: str  # between a label and its text ("Titre : sous-titre" in French)
+    question_mark: str  # after a question (" ?" in French)
+    assistant: AssistantWords | None = None  # None: the assistant answers in English
+
+
+# The fields a language may leave None (the feature is not one of the language), and those that
+# may be empty (the language has none of them), with the reason.
+OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
+            "articles_of_nouns", "noun_rule", "verb_endings", "contractions", "definite", "definite_articles",
+            "plural_articles", "plural_templates", "org_tail", "assistant")
+MAY_BE_EMPTY = {
+    "question_openers": "English asks with the word order, which a sentence's start does not show",
+    "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",
+}
