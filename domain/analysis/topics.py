@@ -47,12 +47,21 @@ def candidates(text: str, language: str | None = DEFAULT_LANGUAGE) -> Iterable[t
         yield tokens, surface
 
 
-def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int = 15,
-                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[Topic]:
-    if not sentences:
-        return []
-    reader = reader or PhraseReader(language)
-    span = max(duration_ms, sentences[-1].end_ms, 1)
+@dataclass(slots=True)
+class _Tally:
+    """What the transcript says of each candidate (keyed by its stems), counted once per sentence."""
+
+    counts: Counter
+    slices: dict[tuple[str, ...], set[int]]  # the time slices it appears in
+    surfaces: dict[tuple[str, ...], Counter]
+    main_tokens: dict[tuple[str, ...], tuple[str, ...]]  # its most frequent normalised words
+    first: dict[tuple[str, ...], int]  # the start of its first sentence
+
+    def spread(self, key: tuple[str, ...]) -> float:
+        return len(self.slices[key]) / SLICES
+
+
+def _tally(sentences: Sequence[Sentence], reader: PhraseReader, span: int) -> _Tally:
     counts: Counter = Counter()
     slices: dict[tuple[str, ...], set[int]] = defaultdict(set)
     surfaces: dict[tuple[str, ...], Counter] = defaultdict(Counter)
@@ -70,7 +79,13 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
             surfaces[key][surface] += 1
             tokens_of[key][tokens] += 1
             first.setdefault(key, sentence.start_ms)
+    main_tokens = {key: forms.most_common(1)[0][0] for key, forms in tokens_of.items()}
+    return _Tally(counts, slices, surfaces, main_tokens, first)
 
+
+def _scores(tally: _Tally, reader: PhraseReader) -> dict[tuple[str, ...], float]:
+    """The score of every candidate that may be a topic (see the module's text)."""
+    counts = tally.counts
     # a word mostly used inside one recurring phrase is represented by that phrase
     absorbed: set[tuple[str, ...]] = set()
     for key, count in counts.items():
@@ -79,17 +94,23 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
                 if (word,) in counts and count * 5 >= counts[(word,)] * 3:
                     absorbed.add((word,))
     scores: dict[tuple[str, ...], float] = {}
-    main_tokens = {key: forms.most_common(1)[0][0] for key, forms in tokens_of.items()}
     for key, count in counts.items():
         if key in absorbed or count < 2:
             continue
-        if not reader.usable(main_tokens[key], surfaces[key]):
+        if not reader.usable(tally.main_tokens[key], tally.surfaces[key]):
             continue
-        if not publishable(reader.label(surfaces[key]), reader.kit.code):
+        if not publishable(reader.label(tally.surfaces[key]), reader.kit.code):
             continue
-        spread = len(slices[key]) / SLICES
-        scores[key] = count * PHRASE_WEIGHT[len(key)] * (0.5 + spread) * reader.rarity(main_tokens[key])
+        scores[key] = count * PHRASE_WEIGHT[len(key)] * (0.5 + tally.spread(key)) * reader.rarity(
+            tally.main_tokens[key])
+    return scores
 
+
+def _choose(tally: _Tally, scores: dict[tuple[str, ...], float], reader: PhraseReader,
+            limit: int) -> list[tuple[str, ...]]:
+    """The best-scored candidates that name different topics; the words of a chosen phrase lose
+    what the phrase took (``scores`` is lowered in place)."""
+    counts = tally.counts
     chosen: list[tuple[str, ...]] = []
     pool = dict(scores)
     heap = [(-score, key) for key, score in pool.items()]
@@ -113,19 +134,29 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
         if len(key) > 1:
             for word in set(key):
                 if (word,) in pool:
-                    pool[(word,)] -= counts[key] * (0.5 + len(slices[key]) / SLICES) * reader.rarity(
-                        main_tokens[(word,)])
+                    pool[(word,)] -= counts[key] * (0.5 + tally.spread(key)) * reader.rarity(
+                        tally.main_tokens[(word,)])
                     scores[(word,)] = pool[(word,)]
+    return chosen
+
+
+def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int = 15,
+                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[Topic]:
+    if not sentences:
+        return []
+    reader = reader or PhraseReader(language)
+    tally = _tally(sentences, reader, max(duration_ms, sentences[-1].end_ms, 1))
+    scores = _scores(tally, reader)
+    chosen = _choose(tally, scores, reader, limit)
     chosen.sort(key=lambda k: (-scores[k], k))
     if not chosen:
         return []
     top = max(scores[k] for k in chosen) or 1.0
     topics = []
     for key in chosen:
-        surface = reader.label(surfaces[key])
-        words = main_tokens[key]
-        topics.append(Topic(surface, fold(" ".join(words)), round(max(0.05, scores[key] / top), 3), counts[key],
-                            first[key], words))
+        words = tally.main_tokens[key]
+        topics.append(Topic(reader.label(tally.surfaces[key]), fold(" ".join(words)),
+                            round(max(0.05, scores[key] / top), 3), tally.counts[key], tally.first[key], words))
     topics.sort(key=lambda t: (-t.relevance, t.first_ms, t.key))
     return topics
 
