@@ -8,7 +8,7 @@ effect; its status, and the event it stopped on, are in ``projection_state``. On
 Kafka to what PostgreSQL stored. A message below the stored offset was applied already; one
 whose position is not above the stored highest position is a duplicate the at-least-once relay
 sent again after a crash. Both only advance tracking. The runner that applies the failure policy
-on top of this is ``services/consuming.py``; ``vaeo events tail`` uses the decoding and the
+on top of this is ``services/processes/consuming.py``; ``vaeo events tail`` uses the decoding and the
 duplicate skipping alone.
 
 Telemetry records (``vaeo.telemetry.v1``) carry no position: they are ordered and deduplicated by

@@ -1,7 +1,7 @@
 """What a read model declares: its name, its tables, its teardown and a pure ``apply``.
 
 ``apply(event) -> statements`` is pure (event in, SQL out); ``projections/plan.py`` orders a
-batch's statements and the runner (``services/projection/runner.py``) executes them and the
+batch's statements and the runner (``services/processes/projector/runner.py``) executes them and the
 tracking update in one transaction.
 Events a projection does not handle produce no statement and only advance tracking. Every
 statement must be replay-safe: ``INSERT ... ON CONFLICT`` for creations, ``UPDATE`` guarded by

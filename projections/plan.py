@@ -2,7 +2,7 @@
 
 Pure (events in, ``(sql, [args, ...])`` groups out); the runner sends each group as one
 ``executemany`` in the transaction that also stores the projection's tracking
-(``services/projection/runner.py``), and a rebuild does the same batch after batch.
+(``services/processes/projector/runner.py``), and a rebuild does the same batch after batch.
 """
 
 from __future__ import annotations

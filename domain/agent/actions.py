@@ -1,6 +1,6 @@
 """The assistant's actions, each declared once (``AssistantAction``): what it is and how it is used.
 
-An action is an operation of the API (``services.agent_actions`` builds its tool from the route
+An action is an operation of the API (``services.api.assistant.actions`` builds its tool from the route
 table) that the assistant may run. Its declaration says what the assistant's policy needs of it
 (``domain.agent.policy``): whether it writes (then it runs only when the person's message asks for
 that kind of change) or which kinds of resource it reads (once content has been read, it runs only

@@ -1,7 +1,7 @@
 """POST /agent/chat, POST /agent/stream (the assistant) and GET /agent/conversations/{id} (extension).
 
 Both operations take ``{"message", "conversationId"?}`` (scope ``agent:use``) and run one turn
-(``services/agent.py``): the chat answers ``data {conversationId, reply, actions[]}`` at the end;
+(``services/api/assistant/turn.py``): the chat answers ``data {conversationId, reply, actions[]}`` at the end;
 the stream sends the same turn as Server-Sent Events while it runs: ``conversation``
 (``{conversationId}``), ``action.started`` and ``action.completed`` (an action as in the chat
 answer, with its ``index``), ``message.delta`` (``{text}``, pieces of the reply in order: joined,
@@ -30,8 +30,8 @@ from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
 from domain.agent.results import without_file_links
 from infra.llm import ChatProvider
 from services import commands
-from services.agent import ProviderFailed, Turn, TurnEvents
-from services.agent_actions import ASSISTANT_ACTIONS
+from services.api.assistant.actions import ASSISTANT_ACTIONS
+from services.api.assistant.turn import ProviderFailed, Turn, TurnEvents
 from services.api.base import HEX_ID, REQUEST_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
 from services.api.errors import to_api_error
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope

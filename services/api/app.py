@@ -37,8 +37,8 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.settings import Settings
 from infra.storage import storage_for
-from services.agent_actions import ASSISTANT_ACTIONS, Catalog
 from services.api.articles import EXPORTS, ExportCache
+from services.api.assistant.actions import ASSISTANT_ACTIONS, Catalog
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
     IDEMPOTENCY,
@@ -79,9 +79,9 @@ from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
-from services.common import freeze_startup_heap
 from services.idempotency import IdempotencyKeys
-from services.status import EndOffsets, heartbeat
+from services.lib.common import freeze_startup_heap
+from services.lib.status import EndOffsets, heartbeat
 
 log = logging.getLogger("vaeo.api")
 

@@ -1,7 +1,7 @@
 """Clips: POST /videos/{id}/clips (a range cut as it is), GET /production/templates, POST
 /production/clips/detect, POST /production/clips/render, GET /production/clips/jobs/{jobId}.
 
-The operations queue jobs (``services.clip_jobs``) and answer 202; their outcome is read from the
+The operations queue jobs (``services.jobs.clips``) and answer 202; their outcome is read from the
 job (GET /jobs/{id}: a simple clip's ``result``) or the clip jobs read model (the tracking
 object). Files are never in a read model as URLs: ``rendered_clips`` and a simple clip's result
 carry storage keys, turned into signed URLs (``infra.file_urls``) each time they are read.

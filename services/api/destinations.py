@@ -6,7 +6,7 @@ refusal into 400 ``destination_refused`` (``details.field``, ``details.reason``)
 calls it for ``url``; the API's endpoint wrapper calls it for the ``webhook_url`` of any request
 body that has one (``check_body_webhook_url``), so an operation that takes a per-request
 ``webhook_url`` cannot forget it. A refusal found later, at send time, is permanent (see
-services/dispatcher/sender.py).
+services/processes/dispatcher/sender.py).
 """
 
 from __future__ import annotations

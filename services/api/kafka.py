@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaProducer
 
 from infra.eventlog import make_producer
 from infra.settings import Settings
-from services.common import backoff_delays, sleep_until_stopped
+from services.lib.common import backoff_delays, sleep_until_stopped
 
 log = logging.getLogger("vaeo.api.kafka")
 

@@ -29,7 +29,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 
 from projections.monitoring import DURATION_BUCKETS
 from services.api.base import POOL, SETTINGS
-from services.status import pipeline_state
+from services.lib.status import pipeline_state
 
 log = logging.getLogger("vaeo.api.metrics")
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from infra.settings import Settings
 from services.api.base import SETTINGS, Call, Route
 from services.api.me import load_workspace
-from services.status import EndOffsets, has_table, projection_states
+from services.lib.status import EndOffsets, has_table, projection_states
 
 log = logging.getLogger("vaeo.api.monitoring")
 

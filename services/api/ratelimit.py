@@ -9,7 +9,7 @@ a call numbered above the limit is refused. The window boundary is PostgreSQL's 
 agree. A fixed window admits up to twice the limit across one boundary; that is the documented
 price of one row per workspace instead of a log of calls.
 
-Requests that are not HTTP calls (the assistant's actions, ``services.agent_actions``) are counted
+Requests that are not HTTP calls (the assistant's actions, ``services.api.assistant.actions``) are counted
 by ``RateCounter``: the counts asked while one statement is in flight go together in the next one
 (one increment per workspace by the sum asked), and each asker gets its own consecutive numbers,
 in the order it asked. A count can be given back (``RateCounter.give_back``) when the requests it

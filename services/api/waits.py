@@ -22,7 +22,7 @@ import asyncpg
 
 from infra.consume import PROGRESS_CHANNEL
 from infra.db import connect
-from services.common import backoff_delays
+from services.lib.common import backoff_delays
 
 log = logging.getLogger("vaeo.api.waits")
 

@@ -33,7 +33,7 @@ class TurnRecorder:
     by its first message (``ConversationStarted`` is turn 1's message).
 
     The turn's events are unhurried appends: no answer waits for the conversations read model, so
-    the relay may send them with the turns of other conversations (``services/relay.py``).
+    the relay may send them with the turns of other conversations (``services/processes/relay.py``).
     """
 
     def __init__(self, store: EventStore, *, conversation_id: UUID, workspace_id: UUID, environment: str,

@@ -167,7 +167,7 @@ def crowded_speech(cues: int) -> list[Segment]:
 
 
 def bench_scale(counts: list[int]) -> None:
-    from services.cpu_limit import run_with_cpu_limit
+    from services.lib.cpu_limit import run_with_cpu_limit
 
     print("analysis time against the number of caption cues (s; µs per cue in brackets)")
     print(f"  {'transcript':18} {'cues':>7} {'sentences':>9} {'captions':>9} {'parse':>15} "

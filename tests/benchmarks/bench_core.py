@@ -27,8 +27,8 @@ from infra.eventlog import ensure_topics, make_consumer, make_producer, topic_pa
 from infra.eventstore import _APPEND, EventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
-from services.projection.rebuild import rebuild
-from services.relay import _FETCH, Relay, encode
+from services.processes.projector.rebuild import rebuild
+from services.processes.relay import _FETCH, Relay, encode
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for, make_isolated_settings
 from tests.helpers import terminate_with_parent
 

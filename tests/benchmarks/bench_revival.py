@@ -36,7 +36,7 @@ from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
 from services.api.revival import SEARCH_WALK_ROWS
-from services.projection.runner import execute_statements
+from services.processes.projector.runner import execute_statements
 from tests.benchmarks.bench_api import (
     cpu_seconds,
     machine_busy,

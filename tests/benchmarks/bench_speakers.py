@@ -1,7 +1,7 @@
 """Speakers from the audio, measured: ``python -m tests.benchmarks speakers``.
 
 Each talk is recognised as the service does it (voice activity, windows of 30 s, Whisper base
-on the CPU, segments), then its segments are attributed (``services.voices.attribute``). Printed
+on the CPU, segments), then its segments are attributed (``services.jobs.voices.attribute``). Printed
 per talk: the speakers found, against the voices that read it, and the share of recognised
 segments attributed to the right voice (the better of the two ways to pair speakers with voices;
 a talk found to have one speaker scores the share of its main voice), and the time taken by the
@@ -28,8 +28,8 @@ from pathlib import Path
 
 from domain.analysis.speech import segments_from_words
 from infra import asr
-from services.speech import find_speech
-from services.voices import attribute
+from services.jobs.speech import find_speech
+from services.jobs.voices import attribute
 from tests.integration.test_speech_speakers import DIALOGUE
 from tests.media_factory import run as run_command
 

@@ -17,7 +17,7 @@
   captions made from the same sentences' timings; their chapters compared. Goal: as many chapters
   give or take one, each start near its captioned counterpart.
 
-Recognition goes through the worker's own path (``services.speech``): ``find_speech`` plans the
+Recognition goes through the worker's own path (``services.jobs.speech``): ``find_speech`` plans the
 windows from the Silero VAD, ``LocalRecogniser`` runs each in its child process. To measure tiny.en
 beside it, the child is started with the model choice forced (``_forced``); nothing else differs.
 """
@@ -39,7 +39,7 @@ from pathlib import Path
 import orjson
 
 from infra import asr, stack
-from services import speech
+from services.jobs import speech
 from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.media_factory import make_spoken_talk
@@ -226,7 +226,7 @@ def wer(pairs: list[tuple[str, str]]) -> float:
 
 
 def _forced(model: str, *args) -> None:
-    """The recogniser process of ``services.speech`` with the model choice forced to ``model``."""
+    """The recogniser process of ``services.jobs.speech`` with the model choice forced to ``model``."""
     asr.model_for = lambda language: model
     speech._serve(*args)
 

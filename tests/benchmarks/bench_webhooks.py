@@ -36,10 +36,10 @@ from infra.eventstore import EventStore
 from infra.netguard import Allowance, SystemResolver, vet
 from infra.webhook_http import ssl_context
 from services.commands import register_webhook
-from services.common import freeze_startup_heap
-from services.dispatcher import run_dispatcher
-from services.dispatcher.sender import Sender
-from services.relay import Relay
+from services.lib.common import freeze_startup_heap
+from services.processes.dispatcher import run_dispatcher
+from services.processes.dispatcher.sender import Sender
+from services.processes.relay import Relay
 from tests.benchmarks.bench_core import fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.integration.test_dispatcher import TestCA, end_job

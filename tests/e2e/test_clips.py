@@ -26,7 +26,7 @@ import aiohttp
 import pytest
 
 from infra.storage import STAGING, LocalStorage, storage_root
-from services.clip_jobs import staging_label
+from services.jobs.clips import staging_label
 from tests.conftest import env_for
 from tests.e2e.conftest import running_service, spawn
 from tests.e2e.test_videos import upload

@@ -21,7 +21,7 @@ from uuid import UUID
 
 import pytest
 
-from services.history import job_history
+from services.cli.history import job_history
 from tests import fake_llm
 from tests.e2e.conftest import running_service
 from tests.e2e.test_videos import follow, upload

@@ -312,7 +312,7 @@ async def test_kill_9_of_a_dispatcher_during_deliveries_loses_none(hooks):
         assert got == {str(j) for j in jobs}
         duplicates = len(receiver.hits) - KILL_DELIVERIES
         # At most what the killed process had sent and not recorded: its attempts on the wire and
-        # those waiting for their record (two workers per connection: services/dispatcher/sender.py).
+        # those waiting for their record (two workers per connection: services/processes/dispatcher/sender.py).
         assert duplicates <= 2 * CONCURRENCY, duplicates
         async with hooks.pool.acquire() as conn:
             statuses = dict(await conn.fetch("SELECT status, count(*) FROM webhook_deliveries d "

@@ -12,8 +12,8 @@ import asyncio
 from pathlib import Path
 
 from infra.settings import Settings
-from services.common import run_until_signalled, setup_logging
-from services.worker import ItemDone, JobContext, JobHandlers, Worker
+from services.lib.common import run_until_signalled, setup_logging
+from services.processes.worker import ItemDone, JobContext, JobHandlers, Worker
 
 ITEM_JOB = "slow_items"
 

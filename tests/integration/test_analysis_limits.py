@@ -15,10 +15,10 @@ from domain.analysis import Segment
 from infra.captions import to_webvtt
 from infra.storage import LocalStorage
 from services import commands
-from services.job_types import default_handlers
-from services.projection.runner import run_projector
-from services.relay import Relay
-from services.worker import Worker
+from services.jobs.registry import default_handlers
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
+from services.processes.worker import Worker
 from tests.media_factory import run
 
 DURATION_S = 12

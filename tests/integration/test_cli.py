@@ -13,8 +13,8 @@ import aiohttp
 import orjson
 
 from infra.crypto import key_digest
-from services.projection.runner import run_projector
-from services.relay import Relay
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
 from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected, wait_relayed
 

@@ -19,10 +19,10 @@ from domain.videos import Video
 from infra.captions import read_captions
 from infra.storage import LocalStorage
 from services import commands
-from services.clip_jobs import register_clip_jobs
-from services.projection.runner import run_projector
-from services.relay import Relay
-from services.worker import JobHandlers, Worker
+from services.jobs.clips import register_clip_jobs
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
+from services.processes.worker import JobHandlers, Worker
 from tests.fake_llm import FakeProvider, completion, status
 from tests.helpers import wait_projected
 from tests.integration.test_worker import job_finished, wait_for

@@ -19,7 +19,7 @@ import pytest
 from domain.jobs import Job
 from infra.consume import position_of
 from infra.eventstore import _APPEND
-from services.relay import Relay
+from services.processes.relay import Relay
 from tests.helpers import kafka_messages, wait_relayed
 
 pytestmark = pytest.mark.slow

@@ -20,15 +20,15 @@ import orjson
 from domain.jobs import Job
 from infra.codec import EventRegistry, NewEvent
 from services import commands
-from services.credits_watch import CreditsWatch
-from services.dispatcher import run_dispatcher
-from services.dispatcher.intake import NAME as INTAKE
-from services.dispatcher.intake import Intake
-from services.projection.listing import list_projections, render
-from services.relay import Relay
-from services.status import collect
-from services.status import render as render_status
-from services.tail import tail
+from services.cli.tail import tail
+from services.lib.status import collect
+from services.lib.status import render as render_status
+from services.processes.credits_watch import CreditsWatch
+from services.processes.dispatcher import run_dispatcher
+from services.processes.dispatcher.intake import NAME as INTAKE
+from services.processes.dispatcher.intake import Intake
+from services.processes.projector.listing import list_projections, render
+from services.processes.relay import Relay
 from tests.helpers import wait_relayed
 from tests.integration.test_dispatcher import Receiver, TestCA, _register, wait_until, webhook_settings
 from tests.integration.test_monitoring import charge, wait_for

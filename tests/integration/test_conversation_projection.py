@@ -11,7 +11,7 @@ import pytest
 from domain.agent.conversation import Conversation
 from projections.conversations import projection
 from projections.plan import plan_for
-from services.projection.runner import execute_plan, execute_statements
+from services.processes.projector.runner import execute_plan, execute_statements
 from tests.helpers import snapshot
 from tests.unit.test_projection_apply import WORKSPACE, stored
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 
 from services import commands
-from services.credits_watch import CreditsWatch
-from services.dispatcher import run_dispatcher
-from services.relay import Relay
+from services.processes.credits_watch import CreditsWatch
+from services.processes.dispatcher import run_dispatcher
+from services.processes.relay import Relay
 from tests.integration.test_dispatcher import Receiver, TestCA, _register, verify, wait_dispatched, webhook_settings
 from tests.integration.test_monitoring import charge, wait_for
 

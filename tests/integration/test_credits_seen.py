@@ -11,7 +11,7 @@ from domain.workspaces import Workspace
 from infra.codec import EventRegistry
 from infra.eventstore import EventStore
 from services import commands
-from services.worker import JobHandlers, Worker
+from services.processes.worker import JobHandlers, Worker
 
 GROUP = pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
 

@@ -40,10 +40,10 @@ from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
 from services import commands
 from services.commands import delete_webhook, register_webhook, rotate_workspace_job_secret
-from services.dispatcher import run_dispatcher
-from services.dispatcher.intake import NAME
-from services.projection.runner import run_projector
-from services.relay import Relay
+from services.processes.dispatcher import run_dispatcher
+from services.processes.dispatcher.intake import NAME
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
 from tests.helpers import end_offsets, wait_projected, wait_relayed
 
 # ------------------------------------------------------------------------------ test helpers

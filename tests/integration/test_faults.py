@@ -27,8 +27,8 @@ from infra.db import create_pool, migrate
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
-from services.common import is_transient
-from services.projection.rebuild import rebuild
+from services.lib.common import is_transient
+from services.processes.projector.rebuild import rebuild
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 

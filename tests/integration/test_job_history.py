@@ -17,7 +17,7 @@ from domain.llm_usage import LlmUsage
 from domain.media import Media
 from services import commands
 from services.commands.meta import request_meta
-from services.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.helpers import wait_relayed
 from tests.integration.test_cli import vaeo
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for

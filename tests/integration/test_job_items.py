@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from services import commands
-from services.worker import ItemDone, JobHandlers, PermanentJobError, Worker
+from services.processes.worker import ItemDone, JobHandlers, PermanentJobError, Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected
 from tests.integration.item_worker import ITEM_JOB

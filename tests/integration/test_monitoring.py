@@ -22,11 +22,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from infra.eventstore import ConcurrencyError
 from services import commands
 from services.api.app import build_app
-from services.credits_watch import CreditsWatch
-from services.projection.rebuild import rebuild
-from services.projection.runner import run_projector
-from services.relay import Relay
-from services.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.credits_watch import CreditsWatch
+from services.processes.projector.rebuild import rebuild
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
+from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected
 
@@ -391,7 +391,7 @@ async def test_usage_llm_sums_tokens_per_operation_in_readable_names(settings, s
 
 
 async def test_heartbeats_forget_processes_stopped_or_silent_beyond_the_retention(settings, pool):
-    from services.status import HEARTBEAT_RETENTION_DAYS, heartbeat
+    from services.lib.status import HEARTBEAT_RETENTION_DAYS, heartbeat
 
     old = datetime.now(UTC) - timedelta(days=HEARTBEAT_RETENTION_DAYS, hours=1)
     recent = datetime.now(UTC) - timedelta(days=1)

@@ -10,10 +10,10 @@ from infra.consume import ensure_state_rows
 from projections import ALL
 from projections.base import Projection
 from services import commands
-from services.projection.listing import list_projections
-from services.projection.rebuild import rebuild
-from services.projection.runner import ProjectionRunner, run_projector
-from services.relay import Relay
+from services.processes.projector.listing import list_projections
+from services.processes.projector.rebuild import rebuild
+from services.processes.projector.runner import ProjectionRunner, run_projector
+from services.processes.relay import Relay
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 
 

@@ -12,7 +12,7 @@ from domain.base import InvalidTransition
 from domain.workspaces import Workspace
 from infra.eventstore import EventStore
 from services import commands
-from services.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 

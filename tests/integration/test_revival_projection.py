@@ -12,7 +12,7 @@ from domain.analysis import analyse
 from domain.revival import Candidate, analysis_facts, candidate_score, parse_description, visible_length
 from domain.videos import Video
 from projections import revival_candidates
-from services.projection.runner import execute_statements
+from services.processes.projector.runner import execute_statements
 from tests.helpers import snapshot
 from tests.media_factory import podcast_cues
 from tests.unit.test_projection_apply import WORKSPACE, stored

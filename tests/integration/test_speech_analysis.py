@@ -16,9 +16,9 @@ from domain.videos import ANALYZE_JOB
 from infra.asr import AsrError
 from infra.storage import LocalStorage
 from services import commands
-from services.analysis_job import run_analysis
-from services.speech import LocalRecogniser
-from services.worker import JobHandlers, Worker
+from services.jobs.analysis import run_analysis
+from services.jobs.speech import LocalRecogniser
+from services.processes.worker import JobHandlers, Worker
 from tests.conftest import ROOT, env_for
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk

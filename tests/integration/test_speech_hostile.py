@@ -9,7 +9,7 @@ import time
 import pytest
 
 from infra import media as mediatools
-from services.speech import LocalRecogniser, find_speech
+from services.jobs.speech import LocalRecogniser, find_speech
 from tests.integration.test_speech_analysis import (
     analyse_video,
     analysis_worker,

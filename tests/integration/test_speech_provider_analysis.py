@@ -8,7 +8,7 @@ import pytest
 from pydantic import SecretStr
 
 from services import commands
-from services.speech import ProviderRecogniser, recogniser_for
+from services.jobs.speech import ProviderRecogniser, recogniser_for
 from tests import fake_asr
 from tests.fake_asr import FakeSpeechProvider
 from tests.integration.test_speech_analysis import analysis_worker, items, speech_settings, upload

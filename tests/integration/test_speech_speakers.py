@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from domain.articles import Article
-from services.speech import LocalRecogniser
+from services.jobs.speech import LocalRecogniser
 from tests.integration.test_speech_analysis import analyse_video, analysis_worker, speech_settings, upload
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk

@@ -13,7 +13,7 @@ from domain.articles import Article
 from domain.jobs import Job
 from domain.videos import ANALYZE_JOB, Video
 from projections import articles, content_graph, videos
-from services.projection.runner import execute_statements
+from services.processes.projector.runner import execute_statements
 from tests.helpers import snapshot
 from tests.unit.test_projection_apply import WORKSPACE, stored
 from tests.unit.test_videos_and_articles import GRAPH

@@ -7,9 +7,9 @@ import time
 import uuid
 
 from services import commands
-from services.projection.runner import run_projector
-from services.relay import Relay
-from services.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.projector.runner import run_projector
+from services.processes.relay import Relay
+from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.helpers import wait_projected
 
 

@@ -1,5 +1,5 @@
 """Fair shares between workspaces on the real servers: one tenant's long jobs with items do not
-keep every slot of a worker while another tenant's short job waits (services.worker, "Fair shares")."""
+keep every slot of a worker while another tenant's short job waits (services.processes.worker, "Fair shares")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import uuid
 from collections import Counter
 
 from services import commands
-from services.worker import ItemDone, JobHandlers, Worker
+from services.processes.worker import ItemDone, JobHandlers, Worker
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 ITEMS, ITEM_S = 40, 0.25  # one long job: 10 s of items

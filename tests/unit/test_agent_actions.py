@@ -15,7 +15,7 @@ from domain.agent import results
 from domain.agent.actions import ACTIONS
 from domain.agent.policy import KIND_WORDS, WRITE_WORDS, asked_writes
 from domain.languages import ASSISTANT_LANGUAGES, ENGLISH, assistant_words
-from services.agent_actions import Catalog
+from services.api.assistant.actions import Catalog
 from services.api.routes import ROUTES
 
 
@@ -98,7 +98,7 @@ def test_every_summariser_belongs_to_a_declared_action():
 def test_the_assistant_does_not_import_the_route_table():
     """The catalogue is handed the route table (the app builds it): the route table holds the
     assistant's own routes, and importing it from the assistant made an import circle."""
-    code = ("import sys, services.agent, services.agent_actions; "
+    code = ("import sys, services.api.assistant.turn, services.api.assistant.actions; "
             "print(sorted(m for m in ('services.api.routes', 'services.api.agent') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -21,7 +21,7 @@ from domain.agent.results import MODEL_VIEW_CHARS, TEXT_MAX, shrink
 from domain.base import DomainError, InvalidTransition
 from infra.codec import EventRegistry, StoredEvent
 from projections.conversations import projection
-from services.agent_actions import Catalog
+from services.api.assistant.actions import Catalog
 from services.api.routes import ROUTES
 
 WS = uuid.uuid4()

@@ -1,4 +1,4 @@
-"""services.cpu_limit: work in a fresh child process under RLIMIT_CPU (real processes, no servers)."""
+"""services.lib.cpu_limit: work in a fresh child process under RLIMIT_CPU (real processes, no servers)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
+from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 
 
 def spin_forever() -> None:

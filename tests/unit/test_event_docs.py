@@ -104,7 +104,7 @@ def test_main_write_writes_the_catalogue(rendered: str, tmp_path: Path, monkeypa
 GENERIC = re.compile(r"^(data of\b|(this|the|an?) event\b|records?( that| the fact)?\b|recorded when\b|emitted when\b|"
                      r"raised when\b|published when\b|happens when\b)", re.IGNORECASE)
 MIN_PURPOSE_WORDS = 10  # fewer cannot say both what happened and why anybody needs it on the log
-CREDITS_WATCH_READS = frozenset({"CreditsCharged"})  # services/credits_watch.py: the charges it folds
+CREDITS_WATCH_READS = frozenset({"CreditsCharged"})  # services/processes/credits_watch.py: the charges it folds
 
 
 def why_generic(name: str, purpose: str) -> str | None:
@@ -143,7 +143,7 @@ def test_every_event_says_why_it_exists(rendered: str):
 
 def test_every_event_names_who_reads_it_and_every_reader_in_the_code_is_named(rendered: str):
     from projections import ALL
-    from services.dispatcher import INTAKE_TYPES
+    from services.processes.dispatcher import INTAKE_TYPES
 
     by_name = sections(rendered)
     missing = []

@@ -1,4 +1,4 @@
-"""``vaeo jobs history``'s selection of a job's chain and its table (services.history), on envelopes
+"""``vaeo jobs history``'s selection of a job's chain and its table (services.cli.history), on envelopes
 as the relay writes them to Kafka."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from uuid import UUID, uuid4
 from aiokafka import ConsumerRecord
 
 from infra.codec import StoredEvent
-from services.history import SUMMARY_MAX, JobChain, render_table, summary
+from services.cli.history import SUMMARY_MAX, JobChain, render_table, summary
 
 JOB = UUID("5b3c1a9e-2f4d-4e6a-8b7c-9d0e1f2a3b4c")
 WS, OTHER_WS = uuid4(), uuid4()

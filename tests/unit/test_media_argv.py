@@ -176,7 +176,7 @@ def test_scrub_keeps_ratios_and_words() -> None:
 
 
 def test_a_job_error_from_the_file_system_names_no_path() -> None:
-    from services.worker import _readable
+    from services.processes.worker import _readable
 
     missing = FileNotFoundError(2, "No such file or directory", "/var/tmp/vaeo/test/storage/videos/w/1/source.mkv")
     assert _readable(missing) == "FileNotFoundError: No such file or directory"

@@ -1,10 +1,10 @@
-"""`vaeo status`'s screen (services.status.render): which processes it lists."""
+"""`vaeo status`'s screen (services.lib.status.render): which processes it lists."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from services.status import STOPPED_SHOWN_S, render
+from services.lib.status import STOPPED_SHOWN_S, render
 
 STARTED = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 

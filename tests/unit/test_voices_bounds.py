@@ -13,7 +13,7 @@ import pytest
 from domain.analysis.model import Segment
 from infra import asr, voices
 from infra.settings import Settings
-from services.voices import with_speakers
+from services.jobs.voices import with_speakers
 from tests.media_factory import run
 
 SEGMENTS = [Segment(k * 2000, k * 2000 + 1500, f"sentence {k}.") for k in range(6)]

@@ -30,7 +30,7 @@ from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
 from infra.crypto import SecretBox
 from infra.webhook_http import job_notification_secret, new_webhook_secret, parse_retry_after, signature_headers
-from services.dispatcher.intake import plan_intake
+from services.processes.dispatcher.intake import plan_intake
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 

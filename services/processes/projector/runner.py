@@ -1,5 +1,5 @@
 """The projection runner (``vaeo projector``): every read model of a topic as a reader of one
-``ConsumerRunner`` (``services/consuming.py``).
+``ConsumerRunner`` (``services/processes/consuming.py``).
 
 One consumer per topic and process, in a consumer group named by its set of projections; one
 transaction per fetched batch for all the projections it concerns, each with its own tracking
@@ -26,8 +26,8 @@ from infra.settings import Settings
 from projections import ALL
 from projections.base import Projection, Statement
 from projections.plan import Plan, execution_plan, plan_for
-from services.common import until_connected
-from services.consuming import ConsumerRunner, Reader
+from services.lib.common import until_connected
+from services.processes.consuming import ConsumerRunner, Reader
 
 log = logging.getLogger("vaeo.projector")
 

@@ -1,6 +1,6 @@
 """The dispatcher's intake: domain events on Kafka -> webhook delivery rows (it never sends).
 
-A tracked reader (``services/consuming.py``) under the name ``dispatcher``, in the consumer
+A tracked reader (``services/processes/consuming.py``) under the name ``dispatcher``, in the consumer
 group ``dispatcher_group``; it never reads the events table. Each batch is applied in one
 PostgreSQL transaction together with its tracking: subscriptions (``webhook_targets``) and jobs
 (``webhook_jobs``) are updated, and every mapped event becomes one ``webhook_deliveries`` row per
@@ -34,7 +34,7 @@ from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
 from infra.settings import Settings
-from services.consuming import ConsumerRunner, Reader
+from services.processes.consuming import ConsumerRunner, Reader
 
 log = logging.getLogger("vaeo.dispatcher")
 

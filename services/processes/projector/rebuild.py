@@ -34,7 +34,7 @@ from infra.settings import Settings
 from projections import ALL
 from projections.base import Projection
 from projections.plan import Plan, plan_for
-from services.projection.runner import execute_plan, topic_of
+from services.processes.projector.runner import execute_plan, topic_of
 
 
 class NotMyTurn(Exception):

@@ -1,6 +1,6 @@
 """The one consume-and-track runner: a Kafka consumer feeding tracked readers, with one failure policy.
 
-Every reader of the log with an effect runs here: the projections (``services/projection``),
+Every reader of the log with an effect runs here: the projections (``services/processes/projector``),
 the dispatcher's intake and the credits watch. A ``Reader`` declares its name, the event types
 it handles and its effect (``apply``: statements on the connection of the runner's transaction).
 The runner owns everything else:
@@ -54,7 +54,7 @@ from infra.consume import (
 )
 from infra.eventlog import make_consumer
 from infra.settings import Settings
-from services.common import is_transient, supervise, until_connected
+from services.lib.common import is_transient, supervise, until_connected
 
 log = logging.getLogger("vaeo.consuming")
 

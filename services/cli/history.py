@@ -4,7 +4,7 @@ A job's history is its chain (docs/events.md, "Correlation and causation"): the 
 job's stream and every event of its workspace whose ``correlation_id`` is the job's, from its
 ``JobQueued`` on: the charge, the attempts and their progress, the results (the video's graph
 and analysis, the article, the provider's usage), the end, the refund, the webhook deliveries.
-It is read through ``services.tail`` like any reader of the log, never from the events table, in
+It is read through ``services.cli.tail`` like any reader of the log, never from the events table, in
 position order, as a table or as JSON lines (the envelope).
 
 Why "from its ``JobQueued`` on": a job's chain is named by the request that queued it, and a
@@ -27,8 +27,8 @@ from aiokafka import ConsumerRecord
 from domain.base import NotFound
 from infra.codec import StoredEvent
 from infra.settings import Settings
+from services.cli.tail import tail
 from services.commands.meta import correlation_of
-from services.tail import tail
 
 # What the table's summary shows of each type: its telling fields, in this order. A type not
 # listed shows its scalar fields; fields that are ids of the row's own stream, secrets' digests

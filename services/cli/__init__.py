@@ -77,9 +77,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_relay(args: argparse.Namespace) -> int:
-    from services import relay
-    from services.common import run_until_signalled, setup_logging
-    from services.status import with_heartbeat
+    from services.lib.common import run_until_signalled, setup_logging
+    from services.lib.status import with_heartbeat
+    from services.processes import relay
 
     setup_logging()
     settings = _settings()
@@ -93,9 +93,9 @@ def cmd_relay(args: argparse.Namespace) -> int:
 
 
 def cmd_projector(args: argparse.Namespace) -> int:
-    from services.common import run_until_signalled, setup_logging
-    from services.projection.runner import run_projector
-    from services.status import with_heartbeat
+    from services.lib.common import run_until_signalled, setup_logging
+    from services.lib.status import with_heartbeat
+    from services.processes.projector.runner import run_projector
 
     setup_logging()
     settings = _settings()
@@ -105,10 +105,10 @@ def cmd_projector(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from services.common import run_until_signalled, setup_logging
-    from services.job_types import default_handlers
-    from services.status import with_heartbeat
-    from services.worker import Worker
+    from services.jobs.registry import default_handlers
+    from services.lib.common import run_until_signalled, setup_logging
+    from services.lib.status import with_heartbeat
+    from services.processes.worker import Worker
 
     setup_logging()
     settings = ensure_secret_key(_settings())
@@ -118,9 +118,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dispatcher(args: argparse.Namespace) -> int:
-    from services.common import freeze_startup_heap, run_until_signalled, setup_logging
-    from services.dispatcher import run_dispatcher
-    from services.status import with_heartbeat
+    from services.lib.common import freeze_startup_heap, run_until_signalled, setup_logging
+    from services.lib.status import with_heartbeat
+    from services.processes.dispatcher import run_dispatcher
 
     setup_logging()
     settings = ensure_secret_key(_settings())
@@ -130,9 +130,9 @@ def cmd_dispatcher(args: argparse.Namespace) -> int:
 
 
 def cmd_credits_watch(args: argparse.Namespace) -> int:
-    from services.common import run_until_signalled, setup_logging
-    from services.credits_watch import CreditsWatch
-    from services.status import with_heartbeat
+    from services.lib.common import run_until_signalled, setup_logging
+    from services.lib.status import with_heartbeat
+    from services.processes.credits_watch import CreditsWatch
 
     setup_logging()
     settings = _settings()
@@ -141,7 +141,7 @@ def cmd_credits_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from services.status import collect, render
+    from services.lib.status import collect, render
 
     settings = _settings()
     state = asyncio.run(collect(settings))
@@ -154,7 +154,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_api(args: argparse.Namespace) -> int:
     from services.api.app import serve
-    from services.common import setup_logging
+    from services.lib.common import setup_logging
 
     setup_logging()
     serve(ensure_secret_key(_settings(args)))
@@ -330,7 +330,7 @@ def cmd_videos(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    from services.tail import tail
+    from services.cli.tail import tail
 
     settings = _settings()
     try:
@@ -342,9 +342,9 @@ def cmd_events(args: argparse.Namespace) -> int:
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
-    """``vaeo jobs history JOB_ID``: the job's chain from the log (``services.history``); an id the
+    """``vaeo jobs history JOB_ID``: the job's chain from the log (``services.cli.history``); an id the
     log does not know is refused like any missing thing (exit 1, ``not_found``)."""
-    from services.history import job_history
+    from services.cli.history import job_history
 
     asyncio.run(job_history(_settings(), UUID(args.job_id), sys.stdout, as_json=args.json))
     return 0
@@ -353,12 +353,12 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 def cmd_projections(args: argparse.Namespace) -> int:
     settings = _settings()
     if args.action == "list":
-        from services.projection import listing
+        from services.processes.projector import listing
 
         rows = asyncio.run(listing.list_projections(settings))
         print(json.dumps(rows) if args.json else listing.render(rows))
         return 0
-    from services.projection.rebuild import progress_bar, rebuild
+    from services.processes.projector.rebuild import progress_bar, rebuild
 
     result = asyncio.run(rebuild(settings, args.name, progress=progress_bar()))
     sys.stderr.write("\n")

@@ -56,8 +56,8 @@ from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
-from services.analysis_job import _transcript as read_transcript  # the analysis's reading of a video's transcript
-from services.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
+from services.jobs.analysis import _transcript as read_transcript  # the analysis's reading of a video's transcript
+from services.processes.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
 # Staging files of clip work are named clip-<job id>-<what>-<random>: deleted when the clip is done
 # or has failed; a worker killed meanwhile leaves them to the storage's sweep of old staging files.

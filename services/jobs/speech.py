@@ -20,7 +20,7 @@
    ``asr_window_timeout_s`` (the window then fails and is retried alone), at the job's
    cancellation, and with the worker itself (the parent-death signal); or the configured
    OpenAI-compatible provider (``ProviderRecogniser``).
-5. **Speakers** (``services.voices``, on the worker's executor, bounded by ``asr_speakers_timeout_s``):
+5. **Speakers** (``services.jobs.voices``, on the worker's executor, bounded by ``asr_speakers_timeout_s``):
    each recognised segment attributed to a speaker found from the voices of the whole talk.
 """
 
@@ -43,8 +43,8 @@ from infra import media as mediatools
 from infra.asr_provider import SpeechProvider, wav_bytes
 from infra.llm import ProviderError
 from infra.settings import Settings
-from services.voices import with_speakers
-from services.worker import ItemDone, JobContext, PermanentJobError
+from services.jobs.voices import with_speakers
+from services.processes.worker import ItemDone, JobContext, PermanentJobError
 
 log = logging.getLogger("vaeo.speech")
 

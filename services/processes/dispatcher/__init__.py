@@ -15,8 +15,8 @@ from infra.db import create_pool
 from infra.eventstore import EventStore
 from infra.netguard import Resolver
 from infra.settings import Settings
-from services.dispatcher.intake import INTAKE_TYPES, NAME, WAKE_CHANNEL, Intake, plan_intake
-from services.dispatcher.sender import Sender
+from services.processes.dispatcher.intake import INTAKE_TYPES, NAME, WAKE_CHANNEL, Intake, plan_intake
+from services.processes.dispatcher.sender import Sender
 
 __all__ = ["INTAKE_TYPES", "NAME", "WAKE_CHANNEL", "Intake", "Sender", "plan_intake", "run_dispatcher"]
 

@@ -21,7 +21,7 @@ Two ways to decide the actions:
   ``provider_error`` with what was done.
 
 Either way: at most 15 actions (what is left is counted and said), the rate limit counted per
-action (``services.agent_actions``), and a ``stop`` event (the stream's client left, the API shuts
+action (``services.api.assistant.actions``), and a ``stop`` event (the stream's client left, the API shuts
 down) that ends the turn after the action in progress: a model call in flight is abandoned, an
 action in flight completes and is recorded. Every turn is recorded (``TurnRecorder``): after each
 action that writes, and at the end with the reply, including a turn stopped or failed.
@@ -47,9 +47,9 @@ from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from services import commands
-from services.agent_actions import ActionRunner, Catalog, Outcome, refusal
+from services.api.assistant.actions import ActionRunner, Catalog, Outcome, refusal
 from services.api.base import REQUEST_ID, Call
-from services.common import redact
+from services.lib.common import redact
 
 log = logging.getLogger("vaeo.agent")
 

@@ -3,14 +3,14 @@
 The read models first, then the consumers with effects (the dispatcher's intake and the credits
 watch), which the same machinery runs and which stop the same way on a failing event: a stopped
 one shows the failing event's position and the error. The figures are ``vaeo status``'s
-(``services.status.reader_states``).
+(``services.lib.status.reader_states``).
 """
 
 from __future__ import annotations
 
 from infra.db import connect
 from infra.settings import Settings
-from services.status import EndOffsets, consumer_states, projection_states
+from services.lib.status import EndOffsets, consumer_states, projection_states
 
 LISTED = ("name", "status", "position", "lag", "error", "error_position")
 

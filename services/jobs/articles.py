@@ -40,9 +40,9 @@ from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
-from services.analysis_job import _transcript as read_transcript  # the transcript as the analysis read it
-from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
-from services.worker import JobContext, PermanentJobError
+from services.jobs.analysis import _transcript as read_transcript  # the transcript as the analysis read it
+from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
+from services.processes.worker import JobContext, PermanentJobError
 
 TRANSLATE_OPERATION = "article.translate"  # LlmUsageRecorded.operation (GET /usage/llm)
 REGENERATE_OPERATION = "article.regenerate"

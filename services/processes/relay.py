@@ -27,7 +27,7 @@ from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer
 from infra.eventstore import NOTIFY_CHANNEL, UNHURRIED
 from infra.settings import Settings
-from services.common import sleep_until_stopped, supervise
+from services.lib.common import sleep_until_stopped, supervise
 
 log = logging.getLogger("vaeo.relay")
 

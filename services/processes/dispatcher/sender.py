@@ -36,8 +36,8 @@ from infra.eventstore import ConcurrencyError, EventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
-from services.common import supervise
-from services.dispatcher.intake import WAKE_CHANNEL
+from services.lib.common import supervise
+from services.processes.dispatcher.intake import WAKE_CHANNEL
 
 log = logging.getLogger("vaeo.dispatcher")
 

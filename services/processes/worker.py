@@ -61,7 +61,7 @@ from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
 from services import commands
 from services.commands.meta import caused_by
-from services.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
+from services.lib.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
 
 log = logging.getLogger("vaeo.worker")
 

@@ -13,7 +13,7 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
 ====  ==========================================================================
 
 ffmpeg runs through ``ctx.run_blocking``, never on the loop; the content graph is built in a
-process of its own with a CPU-time limit (``analysis_cpu_limit_s``; ``services.cpu_limit``),
+process of its own with a CPU-time limit (``analysis_cpu_limit_s``; ``services.lib.cpu_limit``),
 so that a transcript made to be slow cannot hold a worker: at the limit the job fails, with a
 message saying so, and is not retried (another attempt would take as long). A media or caption
 error fails the job at once (``PermanentJobError``: another attempt reads the same file).
@@ -47,9 +47,9 @@ from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
-from services import speech
-from services.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
-from services.worker import JobContext, PermanentJobError
+from services.jobs import speech
+from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
+from services.processes.worker import JobContext, PermanentJobError
 
 ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
@@ -230,7 +230,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
 
 async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: Video, recogniser,
                   language: str | None) -> speech.SpeechTranscript:
-    """The video's speech recognised (``services.speech``), on the accepted container."""
+    """The video's speech recognised (``services.jobs.speech``), on the accepted container."""
     path = storage.path(video.storage_key)
     demuxer = video.demuxer
     if not demuxer:

@@ -15,7 +15,7 @@ once) appends exactly one: the append carries the stream's expected version, a c
 makes it retry on the reloaded stream, which already holds the flag. Crossing again needs credits
 back above the threshold first (a top-up, ``vaeo workspace credits W --add N``, or refunds).
 
-A tracked reader (``services/consuming.py``) under the name ``credits_watch``, in the consumer
+A tracked reader (``services/processes/consuming.py``) under the name ``credits_watch``, in the consumer
 group ``<consumer_group_prefix>credits_watch`` (several watches share the partitions). The
 CreditsLow events a batch decides are appended in the transaction that stores the batch's
 tracking: both commit or neither. Each carries in its ``meta`` the charge that crossed:
@@ -38,8 +38,8 @@ from infra.consume import Message, ParsedBatch, caused_by
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.common import until_connected
-from services.consuming import ConsumerRunner, Reader
+from services.lib.common import until_connected
+from services.processes.consuming import ConsumerRunner, Reader
 
 log = logging.getLogger("vaeo.credits_watch")
 

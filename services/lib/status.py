@@ -28,7 +28,7 @@ from infra.db import connect
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
-from services.common import sleep_until_stopped
+from services.lib.common import sleep_until_stopped
 
 log = logging.getLogger("vaeo.status")
 
@@ -93,12 +93,12 @@ def _projections() -> dict[str, str]:
 
 
 def _effect_readers() -> dict[str, str]:
-    """The readers whose effect is beyond a read model (services/consuming.py runs them too).
+    """The readers whose effect is beyond a read model (services/processes/consuming.py runs them too).
 
     Imported here, not with the module: every process imports this one for its heartbeat, and
     the dispatcher's modules would add about 15 MB to each of them."""
-    from services.credits_watch import NAME as CREDITS_WATCH
-    from services.dispatcher.intake import NAME as INTAKE
+    from services.processes.credits_watch import NAME as CREDITS_WATCH
+    from services.processes.dispatcher.intake import NAME as INTAKE
 
     return {INTAKE: "events", CREDITS_WATCH: "events"}
 

@@ -27,7 +27,7 @@ from domain.analysis.voices import speakers_of
 from infra import asr, voices
 from infra import media as mediatools
 from infra.settings import Settings
-from services.worker import JobContext
+from services.processes.worker import JobContext
 
 log = logging.getLogger("vaeo.voices")
 
