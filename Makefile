@@ -21,12 +21,18 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/vaeo up $(if $(PORT),--port $(PORT),)
 
+# The suite. Its files are spread over parallel workers (most of a test's time is spent waiting on
+# PostgreSQL, Kafka or a child process, so more workers than cores pay); then the slow
+# fault-injection tests run alone, since they time how the service recovers from what they break.
+TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m 'not slow' $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m slow $(PYTEST_ARGS)
 
-# Everything but the slow fault-injection tests.
+# No servers: the unit tests (domain rules, command handlers on the in-memory store, the
+# adapters' pure parts). A unit test that asks for PostgreSQL or Kafka fails (tests/unit/conftest.py).
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m 'not slow' $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 tests/unit $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks $(BENCH)

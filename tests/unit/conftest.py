@@ -1,0 +1,10 @@
+"""Unit tests run without servers (``make test-fast``): domain rules, command handlers on the
+in-memory store, pure functions of the adapters. A unit test that asks for the real stack fails
+here instead of starting PostgreSQL and Kafka."""
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def stack_settings():
+    raise pytest.UsageError("a unit test needs no PostgreSQL or Kafka: move it to tests/integration")
