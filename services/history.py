@@ -27,7 +27,7 @@ from aiokafka import ConsumerRecord
 from domain.base import NotFound
 from infra.codec import StoredEvent
 from infra.settings import Settings
-from services.commands.meta import correlation_of
+from services.application.meta import correlation_of
 from services.tail import tail
 
 # What the table's summary shows of each type: its telling fields, in this order. A type not

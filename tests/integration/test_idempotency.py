@@ -13,16 +13,17 @@ import pytest
 from domain.base import InsufficientCredits
 from domain.workspaces import Workspace
 from infra.db import create_pool
-from infra.eventstore import EventStore
-from services import commands
-from services.idempotency import (
+from infra.eventstore import EventStore, PostgresEventStore
+from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeyMismatch,
     IdempotencyKeys,
     Outcome,
     ReplayedRefusal,
-    queue_job_once,
 )
+from services.application.jobs import CancelJob, QueueJob, queue_job_once
+from services.application.workspaces import AddCredits, CreateWorkspace
+from tests.helpers import context, handle
 
 KEY = "order-7f3a9c21-e5d4"
 REQUEST = {"job_type": "render", "credits": 5}
@@ -56,13 +57,13 @@ class ChargedJob:
         outcome = Outcome(202, {"data": {"job_id": str(job_id), "status": "pending", "reused": False}})
         if self.hold is not None:
             await self.hold.wait()
-        await commands.queue_job(self.store, self.workspace_id, job_type="render", credits=self.credits,
-                                 job_id=job_id, before=[claim.records(outcome)])
+        await handle(self.store, QueueJob(self.workspace_id, job_type="render", credits=self.credits, job_id=job_id,
+            effects=tuple([claim.records(outcome)])))
         return outcome
 
 
 async def workspace(store, credits: int = 100):
-    ws, _ = await commands.create_workspace(store, name="idempotency", plan="pro", credits=credits, rate_limit=100)
+    ws, _ = await handle(store, CreateWorkspace(name="idempotency", plan="pro", credits=credits, rate_limit=100))
     return ws
 
 
@@ -73,7 +74,7 @@ async def written(pool, ws) -> dict[str, int]:
 
 
 async def balance(store, ws) -> int:
-    workspace: Workspace = await store.load_aggregate(ws)
+    workspace: Workspace = await store.fetch_for_writing(ws)
     return workspace.credits_balance
 
 
@@ -85,7 +86,7 @@ async def stored_key(pool, key: str = KEY):
 @pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
 async def test_fifty_concurrent_requests_with_one_key_run_once_and_charge_once(store, pool, group_commit):
     ws = await workspace(store)
-    api = EventStore(pool, store.registry, group_commit=group_commit)
+    api = PostgresEventStore(pool, store.registry, group_commit=group_commit)
     keys = IdempotencyKeys(pool)
     command = ChargedJob(api, ws)
 
@@ -147,7 +148,7 @@ async def test_a_refusal_is_stored_and_replayed(store, pool):
     command = ChargedJob(store, ws)
     with pytest.raises(InsufficientCredits) as first:
         await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-    await commands.add_credits(store, ws, 50)  # the same request would now succeed: it is not run again
+    await handle(store, AddCredits(ws, amount=50))  # the same request would now succeed: it is not run again
 
     with pytest.raises(ReplayedRefusal) as replayed:
         await keys.run(ws, "jobs.create", KEY, REQUEST, command)
@@ -166,7 +167,7 @@ async def test_a_replay_after_a_restart_still_replays(settings, store, pool):
     # A new process: a new pool, store and key table handle; nothing of the first in memory.
     fresh_pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
-        fresh_store = EventStore(fresh_pool, store.registry)
+        fresh_store = PostgresEventStore(fresh_pool, store.registry)
         command = ChargedJob(fresh_store, ws)
         again = await IdempotencyKeys(fresh_pool).run(ws, "jobs.create", KEY, REQUEST, command)
     finally:
@@ -183,7 +184,7 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
     ws = await workspace(store)
     clock = Clock()
     dying_pool = await create_pool(settings.resolved_database_url(), max_size=2)
-    dying = ChargedJob(EventStore(dying_pool, store.registry), ws)
+    dying = ChargedJob(PostgresEventStore(dying_pool, store.registry), ws)
     dying.hold = asyncio.Event()
     in_flight = asyncio.create_task(IdempotencyKeys(dying_pool, clock=clock, claim_s=60).run(
         ws, "jobs.create", KEY, REQUEST, dying))
@@ -214,7 +215,7 @@ async def test_a_request_whose_claim_lapsed_cannot_commit(store, pool, group_com
     ws = await workspace(store)
     clock = Clock()
     keys = IdempotencyKeys(pool, clock=clock, claim_s=60)
-    api = EventStore(pool, store.registry, group_commit=group_commit)
+    api = PostgresEventStore(pool, store.registry, group_commit=group_commit)
     slow = ChargedJob(api, ws)
     slow.hold = asyncio.Event()
     first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow))
@@ -272,9 +273,10 @@ async def test_an_identical_request_reuses_the_earlier_job(store, pool):
     ws = await workspace(store)
     request = {"article_id": 4, "template_id": 2, "requested_clip_count": 10}
 
-    def detect(body=request):
-        return queue_job_once(store, ws, operation="clips.detect", request=body, job_type="clip_detection",
-                              params=body, credits=5)
+    async def detect(body=request):
+        job, reused, _ = await queue_job_once(QueueJob(ws, job_type="clip_detection", params=body, credits=5),
+                                              context(store), operation="clips.detect", request=body)
+        return job, reused
 
     results = await asyncio.gather(*(detect() for _ in range(20)))
 
@@ -288,7 +290,7 @@ async def test_an_identical_request_reuses_the_earlier_job(store, pool):
     assert not reused and other.id != job.id
 
     # A job that ended cancelled (or failed) is not reused: the identical request queues a new one.
-    await commands.cancel_job(store, ws, job.id)
+    await handle(store, CancelJob(ws, job_id=job.id))
     renewed, reused = await detect()
     assert not reused and renewed.id not in (job.id, other.id)
     assert (await detect())[0].id == renewed.id

@@ -10,22 +10,24 @@ import pytest
 
 from domain.base import InvalidTransition
 from domain.workspaces import Workspace
-from infra.eventstore import EventStore
-from services import commands
+from infra.eventstore import EventStore, PostgresEventStore
+from services.application.jobs import CancelJob, QueueJob
+from services.application.workspaces import CreateWorkspace
 from services.worker import JobHandlers, PermanentJobError, Worker
+from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 
 async def charged_job(store, credits: int = 7, *, total: int = 20, max_attempts: int = 3,
                       job_type: str = "charged"):
-    ws, _ = await commands.create_workspace(store, name="refunds", plan="pro", credits=total, rate_limit=100)
-    job, _ = await commands.queue_job(store, ws, job_type=job_type, credits=credits, charge_reason="test",
-                                      max_attempts=max_attempts)
+    ws, _ = await handle(store, CreateWorkspace(name="refunds", plan="pro", credits=total, rate_limit=100))
+    job, _ = await handle(store, QueueJob(ws, job_type=job_type, credits=credits, charge_reason="test"),
+        max_attempts=max_attempts)
     return ws, job
 
 
 async def balance(store, ws) -> int:
-    workspace: Workspace = await store.load_aggregate(ws)
+    workspace: Workspace = await store.fetch_for_writing(ws)
     return workspace.credits_balance
 
 
@@ -47,7 +49,7 @@ async def test_cancelling_a_queued_job_refunds_its_charge_in_the_same_append(sto
     ws, job = await charged_job(store, 7)
     assert await balance(store, ws) == 13
 
-    cancelled, _ = await commands.cancel_job_in(store, ws, job.id, environment="production")
+    cancelled, _ = await handle(store, CancelJob(ws, job_id=job.id, environment="production"))
 
     assert cancelled.status == "cancelled"
     assert await balance(store, ws) == 20
@@ -57,14 +59,14 @@ async def test_cancelling_a_queued_job_refunds_its_charge_in_the_same_append(sto
     assert seen["refunds"] == [7] and seen["claims"] == [7]
 
     with pytest.raises(InvalidTransition):
-        await commands.cancel_job_in(store, ws, job.id, environment="production")
+        await handle(store, CancelJob(ws, job_id=job.id, environment="production"))
     assert (await outcome(pool, job.id))["refunds"] == [7]
     assert await balance(store, ws) == 20
 
 
 def writer(store, group_commit: bool) -> EventStore:
     """The store as the worker uses it, or as the API does (concurrent appends share commits)."""
-    return EventStore(store.pool, store.registry, group_commit=True) if group_commit else store
+    return PostgresEventStore(store.pool, store.registry, group_commit=True) if group_commit else store
 
 
 @pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
@@ -72,7 +74,7 @@ async def test_concurrent_cancellations_refund_once(store, pool, group_commit: b
     ws, job = await charged_job(store, 9)
     api = writer(store, group_commit)
 
-    results = await asyncio.gather(*(commands.cancel_job(api, ws, job.id) for _ in range(6)),
+    results = await asyncio.gather(*(handle(api, CancelJob(ws, job_id=job.id)) for _ in range(6)),
                                    return_exceptions=True)
 
     assert sum(not isinstance(r, Exception) for r in results) == 1
@@ -86,7 +88,7 @@ async def test_a_job_charged_nothing_is_never_refunded(store, pool):
     ws, job = await charged_job(store, 0)
     assert job.params["credits"] == 0 and await balance(store, ws) == 20
 
-    await commands.cancel_job(store, ws, job.id)
+    await handle(store, CancelJob(ws, job_id=job.id))
 
     seen = await outcome(pool, job.id)
     assert seen["types"] == ["JobCancelled"] and seen["claims"] == []
@@ -101,7 +103,7 @@ async def test_a_refund_claimed_earlier_is_not_paid_twice(store, pool, group_com
     async with pool.acquire() as conn:
         await conn.execute("INSERT INTO credit_refunds (job_id, workspace_id, amount) VALUES ($1, $2, 4)", job.id, ws)
 
-    cancelled, _ = await commands.cancel_job(writer(store, group_commit), ws, job.id)
+    cancelled, _ = await handle(writer(store, group_commit), CancelJob(ws, job_id=job.id))
 
     assert cancelled.status == "cancelled"
     seen = await outcome(pool, job.id)
@@ -170,20 +172,20 @@ async def test_a_worker_ends_a_charged_job(fast, store, pool, background, fails:
 async def test_endings_racing_each_other_refund_once(settings, store, pool, rival: str):
     """A worker failing a job's last attempt races a cancellation, or a second worker that took
     over the expired lease and fails it too: one ending, one refund, for every job."""
-    ws, _ = await commands.create_workspace(store, name="race", plan="pro", credits=100, rate_limit=100)
+    ws, _ = await handle(store, CreateWorkspace(name="race", plan="pro", credits=100, rate_limit=100))
     workers = [Worker(settings, JobHandlers(), pool=pool, worker_id=f"w{i}") for i in range(2)]
     for worker in workers:
         worker.store = store
     jobs = []
     for _ in range(8):
-        job, _ = await commands.queue_job(store, ws, job_type="charged", credits=5, max_attempts=1)
+        job, _ = await handle(store, QueueJob(ws, job_type="charged", credits=5), max_attempts=1)
         job = await workers[0].append_to_job(job, lambda j: j.start(1, "w0"))
         jobs.append(job)
     assert await balance(store, ws) == 60
 
     for job in jobs:
-        second = (commands.cancel_job(store, ws, job.id) if rival == "cancel"
-                  else workers[1]._finish_failed(await store.load_aggregate(job.id), 2, "lease expired"))
+        second = (handle(store, CancelJob(ws, job_id=job.id)) if rival == "cancel"
+                  else workers[1]._finish_failed(await store.fetch_for_writing(job.id), 2, "lease expired"))
         await asyncio.gather(workers[0]._finish_failed(job, 1, "provider down"), second, return_exceptions=True)
 
     for job in jobs:
