@@ -5,15 +5,14 @@ claims that lapse, retention, and the deterministic job id of identical requests
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
-from uuid import uuid4
+from datetime import timedelta
 
 import pytest
 
 from domain.base import InsufficientCredits
 from domain.workspaces import Workspace
 from infra.db import create_pool
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import PostgresEventStore
 from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeyMismatch,
@@ -21,50 +20,9 @@ from services.application.idempotency import (
     Outcome,
     ReplayedRefusal,
 )
-from services.application.jobs import CancelJob, QueueJob, queue_job_once
-from services.application.workspaces import AddCredits, CreateWorkspace
-from tests.helpers import context, handle
-
-KEY = "order-7f3a9c21-e5d4"
-REQUEST = {"job_type": "render", "credits": 5}
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-class ChargedJob:
-    """The command behind the key: queue a job charged ``credits``, its answer in the same append.
-    Counts its executions; ``hold`` (when set) keeps it in flight between deciding and appending."""
-
-    def __init__(self, store: EventStore, workspace_id, credits: int = 5) -> None:
-        self.store, self.workspace_id, self.credits = store, workspace_id, credits
-        self.executions = 0
-        self.started = asyncio.Event()
-        self.hold: asyncio.Event | None = None
-
-    async def __call__(self, claim) -> Outcome:
-        self.executions += 1
-        self.started.set()
-        job_id = uuid4()
-        outcome = Outcome(202, {"data": {"job_id": str(job_id), "status": "pending", "reused": False}})
-        if self.hold is not None:
-            await self.hold.wait()
-        await handle(self.store, QueueJob(self.workspace_id, job_type="render", credits=self.credits, job_id=job_id,
-            effects=tuple([claim.records(outcome)])))
-        return outcome
-
-
-async def workspace(store, credits: int = 100):
-    ws, _ = await handle(store, CreateWorkspace(name="idempotency", plan="pro", credits=credits, rate_limit=100))
-    return ws
+from services.application.workspaces import AddCredits
+from tests.helpers import handle
+from tests.idempotency_support import KEY, REQUEST, T0, ChargedJob, Clock, workspace
 
 
 async def written(pool, ws) -> dict[str, int]:
@@ -267,30 +225,3 @@ async def test_keys_are_kept_a_day_then_purged(store, pool):
     assert command.executions == 2
     with pytest.raises(ValueError):
         IdempotencyKeys(pool, retention_s=3600)
-
-
-async def test_an_identical_request_reuses_the_earlier_job(store, pool):
-    ws = await workspace(store)
-    request = {"article_id": 4, "template_id": 2, "requested_clip_count": 10}
-
-    async def detect(body=request):
-        job, reused, _ = await queue_job_once(QueueJob(ws, job_type="clip_detection", params=body, credits=5),
-                                              context(store), operation="clips.detect", request=body)
-        return job, reused
-
-    results = await asyncio.gather(*(detect() for _ in range(20)))
-
-    assert len({job.id for job, _ in results}) == 1
-    assert [reused for _, reused in results].count(False) == 1
-    assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95
-    job, reused = await detect()
-    assert reused and job.id == results[0][0].id
-
-    other, reused = await detect({**request, "requested_clip_count": 11})
-    assert not reused and other.id != job.id
-
-    # A job that ended cancelled (or failed) is not reused: the identical request queues a new one.
-    await handle(store, CancelJob(ws, job_id=job.id))
-    renewed, reused = await detect()
-    assert not reused and renewed.id not in (job.id, other.id)
-    assert (await detect())[0].id == renewed.id
