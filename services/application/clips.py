@@ -66,8 +66,9 @@ class RequestClip:
 
 
 @dataclass(frozen=True)
-class RequestDetection:
-    """Detect clips in an article's video. ``request`` is the canonical request (defaults filled in)."""
+class _ArticleClips:
+    """Clips of an article's video with a template. ``request`` is the canonical request (defaults
+    filled in), whose hash names the job (``queue_job_once``)."""
 
     workspace_id: UUID
     environment: str
@@ -78,16 +79,13 @@ class RequestDetection:
 
 
 @dataclass(frozen=True)
-class RequestRender:
-    """Render the requested clips of an article's video with a template. ``request`` is the
-    canonical request (defaults filled in)."""
+class RequestDetection(_ArticleClips):
+    """Detect clips in an article's video."""
 
-    workspace_id: UUID
-    environment: str
-    article: Article
-    video: Video
-    template: Template
-    request: dict
+
+@dataclass(frozen=True)
+class RequestRender(_ArticleClips):
+    """Render the requested clips of an article's video with a template."""
 
 
 async def request_clip(command: RequestClip, ctx: Context):

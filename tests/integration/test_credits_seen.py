@@ -1,6 +1,8 @@
 """A charge refused for lack of credits is decided on the workspace's stream as committed, not on
 what an API process kept of it: a top-up (the CLI, another API process) or a refund (a worker
-ending a job failed) appended elsewhere is usable by the very next charge."""
+ending a job failed) appended elsewhere is usable by the very next charge. The top-up, and a
+refund by a cancellation, are in ``tests/command_contract.py`` (both stores); the worker's refund is
+here."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from domain.workspaces import Workspace
 from infra.codec import EventRegistry
 from infra.eventstore import EventStore, PostgresEventStore
 from services.application.jobs import QueueJob
-from services.application.workspaces import AddCredits, CreateWorkspace
+from services.application.workspaces import CreateWorkspace
 from services.worker import JobHandlers, Worker
 from tests.helpers import handle
 
@@ -32,21 +34,6 @@ async def spent(api: EventStore, *, jobs: int = 20):
 async def balance(store: EventStore, ws) -> int:
     workspace: Workspace = store.registry.reconstruct(await store.read_stream(ws))
     return workspace.credits_balance
-
-
-@GROUP
-async def test_a_top_up_by_another_process_is_usable_by_the_next_charge(pool, registry, group_commit):
-    api = PostgresEventStore(pool, registry, group_commit=group_commit)
-    ws, _ = await spent(api)
-
-    cli = PostgresEventStore(pool, EventRegistry())  # what `vaeo workspace credits W --add 10` uses: its own store
-    await handle(cli, AddCredits(ws, amount=10))
-
-    job, position = await handle(api, QueueJob(ws, job_type="charged", credits=4))
-    assert position is not None and job.params["credits"] == 4
-    assert await balance(api, ws) == 6
-    with pytest.raises(InsufficientCredits):  # the balance the events say, not more
-        await handle(api, QueueJob(ws, job_type="charged", credits=7))
 
 
 @GROUP
