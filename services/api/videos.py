@@ -336,7 +336,7 @@ async def get_video(call: Call) -> dict:
         row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
     if row is None:
         raise not_found("video", video_id)
-    video = await call.store.fetch_for_writing(video_stream_id(video_id))  # the read model has no storage key
+    [video] = await call.store.fetch_latest(video_stream_id(video_id))  # the read model has no storage key
     source_url = signed_url(call.app[SETTINGS], call.workspace_id, video.storage_key) if video else None
     return {"data": _record(row) | {"source_url": source_url}}
 
