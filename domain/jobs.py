@@ -7,7 +7,7 @@ every further transition, cancellation included, with ``InvalidTransition`` (HTT
 ``params.credits`` is what the job was charged when it was queued (``CreditsCharged`` in the same
 append as ``JobQueued``). A job that ends ``failed`` or ``cancelled`` gives it back: the command
 that appends ``JobFailed`` or ``JobCancelled`` appends ``CreditsRefunded`` with it
-(``services.commands.append_job``).
+(``services.application.jobs.append_job``).
 
 Items: a job may do its work as named items (the clips of a render). Each finished item is
 recorded at once (``JobItemCompleted``, with its result), so readers see it before the job ends;

@@ -3,7 +3,7 @@
 Every price is a pure function of what the service measured or will really process (a video's
 measured duration, an article's words, the clips asked for), never of what a client declared.
 The command that queues the work charges the price in the same append as the job, and the
-append that ends the job failed or cancelled refunds it (``services.commands.append_job``).
+append that ends the job failed or cancelled refunds it (``services.application.jobs.append_job``).
 Sandbox keys are never charged. The table of prices is in docs/api.md ("Credits and prices").
 """
 

@@ -26,7 +26,7 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics
-from infra.eventstore import EventStore
+from infra.eventstore import EventStore, PostgresEventStore
 from infra.settings import Settings
 from projections import all_ddl
 
@@ -139,7 +139,7 @@ def registry() -> EventRegistry:
 
 @pytest.fixture
 def store(pool: asyncpg.Pool, registry: EventRegistry) -> EventStore:
-    return EventStore(pool, registry)
+    return PostgresEventStore(pool, registry)
 
 
 def env_for(settings: Settings) -> dict[str, str]:

@@ -91,3 +91,17 @@ def terminate_with_parent() -> None:
     no service outlives its run. Call it from the thread that stays: the signal follows that thread."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def context(store, *, meta: dict | None = None, idempotency=None, **application):
+    """The application over ``store`` for a test's call, whose events carry ``meta``.
+    ``application`` sets its policies (``max_attempts``, ``sandbox``, ``storage``, ``box``, ...)."""
+    from services.application.context import Application
+    from services.application.handlers import HANDLERS
+
+    return Application(store, idempotency=idempotency, handlers=HANDLERS, **application).context(meta)
+
+
+async def handle(store, command, *, meta: dict | None = None, **application):
+    """Run ``command`` through its handler, on the application over ``store`` (``context``)."""
+    return await context(store, meta=meta, **application).handle(command)

@@ -29,13 +29,13 @@ from domain.agent.conversation import reads_every_conversation
 from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
 from domain.agent.results import without_file_links
 from infra.llm import ChatProvider
-from services import commands
 from services.api.assistant.actions import ASSISTANT_ACTIONS
 from services.api.assistant.turn import ProviderFailed, Turn, TurnEvents
 from services.api.base import HEX_ID, REQUEST_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
 from services.api.errors import to_api_error
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
 from services.api.streams import EventBatch, Opening, ServerSentEvent
+from services.application.conversations import load_conversation
 
 # ------------------------------------------------------------------------------------ models
 
@@ -129,9 +129,9 @@ async def _open_turn(call: Call, *, stream: bool) -> Turn:
     body: AgentMessage = call.body
     conversation = None
     if body.conversationId is not None:
-        conversation = await commands.load_conversation(call.store, body.conversationId, call.workspace_id,
-                                                        call.environment, key_id=call.principal.key_id,
-                                                        scopes=call.principal.scopes)
+        conversation = await load_conversation(call.context, body.conversationId, call.workspace_id,
+                                               call.environment, key_id=call.principal.key_id,
+                                               scopes=call.principal.scopes)
         conversation.check_room()
     return Turn(call, body.message, body.conversationId or uuid4(), conversation,
                 ChatProvider.from_settings(call.app[SETTINGS]), stream=stream, actions=call.app[ASSISTANT_ACTIONS])

@@ -34,14 +34,14 @@ from pydantic import BaseModel, ValidationError
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from infra.storage import storage_for
 from services.api.articles import EXPORTS, ExportCache
 from services.api.assistant.actions import ASSISTANT_ACTIONS, Catalog
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
-    IDEMPOTENCY,
+    APPLICATION,
     KAFKA,
     LIMITER,
     POOL,
@@ -79,7 +79,7 @@ from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
-from services.idempotency import IdempotencyKeys
+from services.application.bootstrap import bootstrap
 from services.lib.common import freeze_startup_heap
 from services.lib.status import EndOffsets, heartbeat
 
@@ -352,12 +352,11 @@ def build_app(settings: Settings) -> web.Application:
     async def database(app: web.Application):
         # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
-        app[STORE] = EventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
-                                group_commit=settings.api_group_commit, id_block=settings.api_id_block)
+        app[STORE] = PostgresEventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
+                                        group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
-        app[IDEMPOTENCY] = IdempotencyKeys(app[POOL], clock=settings.now, claim_s=settings.idempotency_claim_s,
-                                           retention_s=settings.idempotency_retention_s)
+        app[APPLICATION] = bootstrap(settings, app[STORE], storage=storage_for(settings))
         yield
         await app[POOL].close()
 
@@ -445,7 +444,7 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
         except Exception as exc:
             log.debug("old rate windows not forgotten: %s", exc)
         try:
-            await app[IDEMPOTENCY].purge()
+            await app[APPLICATION].idempotency.purge()
         except Exception as exc:
             log.debug("old idempotency keys not purged: %s", exc)
 

@@ -2,7 +2,7 @@
 translate and its translations, regenerate (docs/articles.md).
 
 Reads come from the read models (``articles``, ``analysis_graphs``, ``article_translations``,
-``article_exports``, ``jobs``); commands go through ``services.commands.articles``, which finds an
+``article_exports``, ``jobs``); commands go through ``services.application.articles``, which finds an
 article from its id on the write side. Another workspace's or environment's article answers 404
 exactly like a missing one, on every route.
 
@@ -35,11 +35,11 @@ from domain.videos import WRITING_STYLES
 from infra import media as mediatools
 from infra.file_urls import public_base_url, signed_url
 from infra.storage import Storage, storage_for
-from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
 from services.api.models import Name
 from services.api.videos import LANGUAGE_PATTERN
+from services.application import articles as commands
 
 log = logging.getLogger("vaeo.api.articles")
 
@@ -429,10 +429,10 @@ async def update_article(call: Call) -> dict:
         raise ApiError(400, "validation_error", "give custom_name, media_id or both",
                        {"fields": [{"field": "body", "rule": "missing",
                                     "message": "at least one of custom_name and media_id is required"}]})
-    updated, position = await commands.update_article(
-        call.store, call.workspace_id, article_id, environment=call.environment,
-        custom_name=body.custom_name if "custom_name" in given else commands.articles.UNCHANGED,
-        media_id=body.media_id if "media_id" in given else None, meta=call.meta())
+    updated, position = await call.context.handle(commands.UpdateArticle(
+        call.workspace_id, call.environment, article_id,
+        custom_name=body.custom_name if "custom_name" in given else commands.UNCHANGED,
+        media_id=body.media_id if "media_id" in given else None))
     if position is not None:
         await call.read_your_writes("articles", position)
     return {"data": {"id": article_id, "updated": updated}}
@@ -540,10 +540,9 @@ async def export_article(call: Call) -> web.Response:
     body, etag = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
     if call.method == "GET" and not current["exported"]:
-        await commands.record_export(call.store, call.workspace_id, environment=call.environment,
-                                     article_id=article_id, export_format=export_format,
-                                     content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path,
-                                     meta=call.meta())
+        await call.context.handle(commands.RecordExport(
+            call.workspace_id, call.environment, article_id=article_id, export_format=export_format,
+            content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path))
     ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
     disposition = "attachment" if q.download else "inline"
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
@@ -557,12 +556,9 @@ async def export_article(call: Call) -> web.Response:
 
 async def translate_article(call: Call) -> dict:
     body: TranslateArticle = call.body
-    settings = call.app[SETTINGS]
-    job, price, position = await commands.request_translation(
-        call.store, call.workspace_id, _article_id(call), environment=call.environment,
-        target_language=body.target_language, provider_configured=settings.llm_configured,
-        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox=settings.sandbox_allowance(), meta=call.meta())
+    job, price, position = await call.context.handle(commands.RequestTranslation(
+        call.workspace_id, call.environment, _article_id(call), target_language=body.target_language,
+        webhook_url=body.webhook_url))
     await call.read_your_writes("jobs", position)
     await call.read_your_writes("article_translations", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
@@ -587,12 +583,9 @@ async def list_article_translations(call: Call) -> dict:
 
 async def regenerate_article(call: Call) -> dict:
     body: RegenerateArticle = call.body
-    settings = call.app[SETTINGS]
-    job, billing, position = await commands.request_regeneration(
-        call.store, call.workspace_id, _article_id(call), environment=call.environment,
-        writing_style=body.writing_style, language=body.language, provider_configured=settings.llm_configured,
-        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        sandbox=settings.sandbox_allowance(), meta=call.meta())
+    job, billing, position = await call.context.handle(commands.RequestRegeneration(
+        call.workspace_id, call.environment, _article_id(call), writing_style=body.writing_style,
+        language=body.language, webhook_url=body.webhook_url))
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "compute_billing": {"enabled": billing.enabled, "estimated_credits": billing.estimated_credits}}}

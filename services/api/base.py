@@ -25,8 +25,9 @@ from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported 
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.waits import ProgressWaiter
-from services.commands.meta import request_meta
-from services.idempotency import IdempotencyKeys
+from services.application.context import Application, Context
+from services.application.idempotency import KeyTable
+from services.application.meta import request_meta
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
@@ -35,7 +36,7 @@ KAFKA = web.AppKey("kafka", KafkaLink)
 WAITER = web.AppKey("waiter", ProgressWaiter)
 LIMITER = web.AppKey("limiter", RateLimiter)
 RATE_COUNTER = web.AppKey("rate_counter", RateCounter)  # requests other than HTTP calls (the assistant's actions)
-IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
+APPLICATION = web.AppKey("application", Application)  # the write side's handler context, built at start-up
 REQUEST_ID = web.RequestKey("request_id", str)
 PRINCIPAL = web.RequestKey("principal", Principal)
 # The workspace's rate-limit window as the call's own count left it (the answer's X-RateLimit-* headers).
@@ -85,10 +86,16 @@ class Call:
         return self.app[STORE]
 
     @property
-    def idempotency(self) -> IdempotencyKeys:
+    def context(self) -> Context:
+        """The application for this call: commands run through it (``context.handle(command)``),
+        and what they append carries this call's meta."""
+        return self.app[APPLICATION].context(self.meta())
+
+    @property
+    def idempotency(self) -> KeyTable:
         """Idempotency keys: ``call.idempotency.run(call.workspace_id, operation, key, params, command,
         environment=call.environment)`` runs a command once per key."""
-        return self.app[IDEMPOTENCY]
+        return self.app[APPLICATION].idempotency
 
     def path(self, name: str) -> str:
         return self.request.match_info[name]
@@ -104,7 +111,7 @@ class Call:
 
     def meta(self) -> dict[str, str]:
         """What the events of this call carry in ``meta``: who, which request to quote, and the
-        request as their chain and cause (``services.commands.meta``)."""
+        request as their chain and cause (``services.application.meta``)."""
         return request_meta(self.request[REQUEST_ID], self.principal.key_id)
 
     async def read_your_writes(self, projection: str, position: int) -> bool:

@@ -36,9 +36,9 @@ from domain.clips import (
 )
 from domain.videos import MAX_DURATION_MS
 from infra.file_urls import signed_url
-from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
+from services.application import clips as commands
 
 INT32 = 2_147_483_647
 WEBHOOK_URL = {"min_length": 8, "max_length": 2048, "pattern": r"^https://[^\s\u0000]+$"}
@@ -213,7 +213,8 @@ async def _article(call: Call, article_id: int):
     if stream_id is None:
         raise not_found("article", article_id)
     try:
-        return await commands.load_article_video(call.store, call.workspace_id, call.environment, stream_id, article_id)
+        return await commands.load_article_video(call.context, call.workspace_id, call.environment, stream_id,
+                                                 article_id)
     except ClipRefused as exc:
         raise refused(exc) from None
 
@@ -239,12 +240,10 @@ def present_result(call: Call, result: dict | None) -> dict | None:
 async def create_video_clip(call: Call) -> dict:
     body: VideoClipRequest = call.body
     video_id = integer_id(call.path("id"), "video")
-    settings = call.app[SETTINGS]
     try:
-        job, price, position = await commands.request_clip(
-            call.store, call.workspace_id, video_id, environment=call.environment, start_ms=body.start_ms,
-            end_ms=body.end_ms, fmt=body.format, webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-            sandbox=settings.sandbox_allowance(), meta=call.meta())
+        job, price, position = await call.context.handle(commands.RequestClip(
+            call.workspace_id, call.environment, video_id, start_ms=body.start_ms, end_ms=body.end_ms,
+            fmt=body.format, webhook_url=body.webhook_url))
     except ClipRefused as exc:
         raise refused(exc) from None
     await call.read_your_writes("jobs", position)
@@ -261,11 +260,8 @@ async def detect_clips(call: Call) -> dict:
     article, video = await _article(call, body.article_id)
     request = body.model_dump()
     request["target_duration_seconds"] = body.target_duration_seconds or chosen.target_duration_seconds
-    settings = call.app[SETTINGS]
-    job, reused, price, position = await commands.request_detection(
-        call.store, call.workspace_id, environment=call.environment, article=article, video=video, template=chosen,
-        request=request, max_attempts=settings.job_max_attempts, sandbox=settings.sandbox_allowance(),
-        meta=call.meta())
+    job, reused, price, position = await call.context.handle(commands.RequestDetection(
+        call.workspace_id, call.environment, article=article, video=video, template=chosen, request=request))
     return await _created(call, job, reused, 0 if reused else price, position)
 
 
@@ -277,12 +273,9 @@ async def render_clips(call: Call) -> dict:
     for clip in request["clips"]:  # milliseconds are whole: the interface's numbers, rounded
         for name in ("start_ms", "end_ms", "duration_ms"):
             clip[name] = round(clip[name])
-    settings = call.app[SETTINGS]
     try:
-        job, reused, price, position = await commands.request_render(
-            call.store, call.workspace_id, environment=call.environment, article=article, video=video,
-            template=chosen, request=request, max_attempts=settings.job_max_attempts,
-            sandbox=settings.sandbox_allowance(), meta=call.meta())
+        job, reused, price, position = await call.context.handle(commands.RequestRender(
+            call.workspace_id, call.environment, article=article, video=video, template=chosen, request=request))
     except ClipRefused as exc:
         raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)

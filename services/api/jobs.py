@@ -27,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.jobs import FINISHED, Job
 from infra.eventlog import key_of, partition_for
-from services import commands
 from services.api.base import KAFKA, WAITER, Call, Route, not_found
 from services.api.streams import ServerSentEvent
+from services.application.jobs import CancelJob
 
 _COLUMNS = "id, type, status, progress, step, article_id, error_message, created_at"
 _LIST = f"""SELECT {_COLUMNS} FROM jobs WHERE workspace_id = $1 AND environment = $2
@@ -120,8 +120,7 @@ def _shown(call: Call, detail: dict) -> dict:
 
 async def cancel_job(call: Call) -> dict:
     job_id = _job_id(call)
-    job, position = await commands.cancel_job_in(call.store, call.workspace_id, job_id,
-                                                 environment=call.environment, meta=call.meta())
+    job, position = await call.context.handle(CancelJob(call.workspace_id, job_id, environment=call.environment))
     await call.read_your_writes("jobs", position)
     if job.refund_due:
         await call.read_your_writes("workspaces", position)

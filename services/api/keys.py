@@ -19,9 +19,9 @@ from pydantic_core import PydanticCustomError
 
 from domain.api_keys import SCOPES
 from infra import crypto
-from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import Environment, Name
+from services.application.keys import IssueKey, RevokeKey
 
 Scope = Literal[tuple(sorted(SCOPES))]  # type: ignore[valid-type]
 
@@ -113,10 +113,9 @@ async def create_key(call: Call) -> dict:
         raise ApiError(403, "sandbox_only", "a sandbox key can only create sandbox keys",
                        {"field": "environment", "allowed": ["sandbox"]})
     expires_at = (call.app[SETTINGS].now() + timedelta(days=body.expiresInDays)) if body.expiresInDays else None
-    issued = await commands.issue_key(
-        call.store, call.workspace_id, name=body.name, scopes=list(body.scopes), environment=body.environment,
-        expires_at=expires_at, issuer_scopes=sorted(call.principal.scopes), issued_by=call.principal.key_id,
-        meta=call.meta())
+    issued = await call.context.handle(IssueKey(
+        call.workspace_id, name=body.name, scopes=list(body.scopes), environment=body.environment,
+        expires_at=expires_at, issuer_scopes=sorted(call.principal.scopes), issued_by=call.principal.key_id))
     await call.read_your_writes("api_keys", issued.position)
     return {"data": {"id": issued.key_id, "key": issued.key, "name": body.name, "scopes": list(body.scopes),
                      "environment": body.environment, "keyPrefix": crypto.key_display_prefix(issued.key),
@@ -129,9 +128,8 @@ async def revoke_key(call: Call) -> dict:
         key_id = UUID(call.path("id"))
     except ValueError:
         raise not_found("key", call.path("id")) from None
-    _, position = await commands.revoke_key_in(call.store, call.workspace_id, key_id,
-                                               environment=_visible_environment(call),
-                                               revoker_scopes=sorted(call.principal.scopes), meta=call.meta())
+    _, position = await call.context.handle(RevokeKey(call.workspace_id, key_id, environment=_visible_environment(call),
+                                                      revoker_scopes=sorted(call.principal.scopes)))
     await call.read_your_writes("api_keys", position)
     return {"data": {"id": key_id, "active": False}}
 

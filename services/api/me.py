@@ -24,7 +24,7 @@ async def load_workspace(call: Call) -> dict:
         row = await conn.fetchrow(_WORKSPACE, call.workspace_id)
     if row is not None:
         return dict(row)
-    ws = await call.store.load_aggregate(call.workspace_id)
+    [ws] = await call.store.fetch_latest(call.workspace_id)  # read only
     assert isinstance(ws, Workspace)
     return {"id": ws.id, "name": ws.name, "plan": ws.plan, "credits_total": ws.credits_total,
             "credits_used": ws.credits_used, "rate_limit_per_min": ws.rate_limit_per_min}

@@ -6,9 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services import commands
 from services.api.base import Call, Route
 from services.api.models import Name, Text
+from services.application import media as commands
 
 _LIST = """SELECT id, name, description, category, language, created_at FROM medias
             WHERE workspace_id = $1 AND environment = $2 ORDER BY id"""
@@ -57,9 +57,9 @@ async def list_medias(call: Call) -> dict:
 
 async def create_media(call: Call) -> dict:
     body: CreateMedia = call.body
-    media, position = await commands.create_media(
-        call.store, call.workspace_id, environment=call.environment, name=body.name, description=body.description,
-        category=body.category, language=body.language, meta=call.meta())
+    media, position = await call.context.handle(commands.CreateMedia(
+        call.workspace_id, call.environment, name=body.name, description=body.description, category=body.category,
+        language=body.language))
     await call.read_your_writes("medias", position)
     return {"data": {"id": media.media_id, "name": media.name}}
 

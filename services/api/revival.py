@@ -24,7 +24,7 @@ from domain.platforms import PLATFORM_IDS
 from infra.file_urls import signed_url
 from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import NAME_PATTERN, TEXT_PATTERN
-from services.commands import revival as commands
+from services.application import revival as commands
 
 INT32_MAX = 2_147_483_647
 MAX_DURATION_S = 12 * 3600  # the longest media accepted (docs/videos.md)
@@ -245,8 +245,8 @@ async def _read_candidate(call: Call, candidate: UUID) -> dict:
 async def update_revival_candidate(call: Call) -> dict:
     body: CandidateUpdate = call.body
     candidate = _candidate_id(call)
-    position = await commands.move_candidate(call.store, call.workspace_id, call.environment, candidate,
-                                             body.status, meta=call.meta())
+    position = await call.context.handle(commands.MoveCandidate(call.workspace_id, call.environment, candidate,
+                                                                body.status))
     if position is not None:
         await call.read_your_writes("revival_candidates", position)
     return {"data": await _read_candidate(call, candidate)}
@@ -255,14 +255,12 @@ async def update_revival_candidate(call: Call) -> dict:
 async def complete_descriptions(call: Call) -> dict:
     body: CompleteDescriptions = call.body
     request = body.model_dump(mode="json", exclude={"idempotency_key"})
-    settings = call.app[SETTINGS]
     written: list[int | None] = []
 
     async def command(claim):
-        outcome, position = await commands.complete_descriptions(
-            call.store, call.workspace_id, call.environment, candidate_id=body.candidate_id, media_id=body.media_id,
-            article_id=body.article_id, platforms=body.platforms, claim=claim, now=settings.now(),
-            timeout_s=settings.api_completion_timeout_s, meta=call.meta())
+        outcome, position = await call.context.handle(commands.CompleteDescriptions(
+            call.workspace_id, call.environment, candidate_id=body.candidate_id, media_id=body.media_id,
+            article_id=body.article_id, platforms=body.platforms, claim=claim))
         written.append(position)
         return outcome
 

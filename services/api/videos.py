@@ -29,15 +29,15 @@ from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from domain.analysis.model import Segment
-from domain.videos import MediaTooLarge, estimated_duration_seconds, max_duration_ms, video_stream_id
+from domain.videos import MediaTooLarge, estimated_duration_seconds, video_stream_id
 from infra.captions import transcript_srt, transcript_webvtt
 from infra.file_urls import signed_url
 from infra.storage import storage_for
-from services import commands
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.errors import body_timeout, printable, validation_error
 from services.api.models import NAME_PATTERN, TEXT_PATTERN, Name, Text, is_visible
 from services.api.protocol import parser_reason
+from services.application import videos as commands
 
 CHUNK = 256 * 1024
 LANGUAGE_PATTERN = r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
@@ -301,11 +301,10 @@ async def upload_video(call: Call) -> dict:
             form = UploadFields.model_validate({k: v for k, v in fields.items() if v != ""})
         except ValidationError as exc:
             raise validation_error(exc, "body") from None
-        video, position = await commands.ingest_video(
-            call.store, storage, call.workspace_id, staged, environment=call.environment, filename=filename,
-            name=form.name, description=form.description, language=form.language, media_id=form.media_id,
-            captions=captions, meta=call.meta(), max_duration_ms=max_duration_ms(settings.media_max_duration_s),
-            published_at=form.published_at, now=settings.now())
+        video, position = await call.context.handle(commands.IngestVideo(
+            call.workspace_id, call.environment, staged, filename=filename, name=form.name,
+            description=form.description, language=form.language, media_id=form.media_id, captions=captions,
+            published_at=form.published_at))
     finally:
         storage.discard(staged)
     await call.read_your_writes("videos", position)
@@ -337,7 +336,7 @@ async def get_video(call: Call) -> dict:
         row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
     if row is None:
         raise not_found("video", video_id)
-    video = await call.store.load_aggregate(video_stream_id(video_id))  # the read model has no storage key
+    [video] = await call.store.fetch_latest(video_stream_id(video_id))  # the read model has no storage key
     source_url = signed_url(call.app[SETTINGS], call.workspace_id, video.storage_key) if video else None
     return {"data": _record(row) | {"source_url": source_url}}
 
@@ -345,9 +344,8 @@ async def get_video(call: Call) -> dict:
 async def update_video(call: Call) -> dict:
     body: VideoUpdate = call.body
     video_id = video_id_of(call)
-    video, position = await commands.change_video_description(
-        call.store, call.workspace_id, video_id, environment=call.environment, description=body.description,
-        meta=call.meta())
+    video, position = await call.context.handle(commands.ChangeVideoDescription(
+        call.workspace_id, call.environment, video_id, description=body.description))
     if position is not None:
         await call.read_your_writes("videos", position)
         await call.read_your_writes("revival_candidates", position)
@@ -365,12 +363,8 @@ async def analyze_video(call: Call) -> dict:
     options = {"outputs": body.outputs.model_dump(), "writing_style": body.writing_style,
                "analysis_mode": body.analysis_mode, "quality_profile": body.quality_profile,
                "language": body.language, "transcript_source": body.transcript_source}
-    settings = call.app[SETTINGS]
-    job, video, price, position = await commands.request_analysis(
-        call.store, call.workspace_id, video_id, environment=call.environment, options=options,
-        webhook_url=body.webhook_url, max_attempts=settings.job_max_attempts,
-        speech_max_ms=int(settings.asr_max_duration_s * 1000), sandbox=settings.sandbox_allowance(),
-        meta=call.meta())
+    job, video, price, position = await call.context.handle(commands.RequestAnalysis(
+        call.workspace_id, call.environment, video_id, options=options, webhook_url=body.webhook_url))
     await call.read_your_writes("jobs", position)
     return {"data": {"job_id": job.id, "status": job.status, "type": job.job_type,
                      "estimated_duration_seconds": estimated_duration_seconds(video.duration_ms),

@@ -18,7 +18,7 @@ See docs/webhooks.md.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 from uuid import UUID, uuid4
 
@@ -39,15 +39,14 @@ from infra.webhook_http import (
 )
 from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
 from services.api.destinations import BoundedResolver, check_destination
-from services.commands import (
-    delete_webhook,
-    job_secret_versions,
+from services.application.webhooks import (
+    DeleteWebhook,
+    RecordWebhookTest,
+    RegisterWebhook,
+    ResendDelivery,
     load_webhook,
-    record_test,
-    register_webhook,
-    resend_delivery,
-    rotate_workspace_job_secret,
 )
+from services.application.workspaces import RotateJobSecret, job_secret_versions
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
 WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
@@ -201,9 +200,9 @@ async def create_webhook(call: Call) -> dict:
     body: CreateWebhook = call.body
     settings = _settings(call)
     await check_destination(settings, call.environment, body.url, field="url")
-    webhook, secret, position = await register_webhook(
-        call.store, SecretBox(settings.secret_key), call.workspace_id, environment=call.environment, url=body.url,
-        events=list(body.events) if body.events is not None else None, meta=call.meta())
+    webhook, secret, position = await call.context.handle(RegisterWebhook(
+        call.workspace_id, call.environment, url=body.url,
+        events=list(body.events) if body.events is not None else None))
     await call.read_your_writes("webhooks", position)
     return {"data": {"id": webhook.id, "url": webhook.url, "secret": secret, "events": webhook.events},
             "_warning": WARNING}
@@ -221,8 +220,7 @@ async def list_webhooks(call: Call) -> dict:
 
 async def remove_webhook(call: Call) -> dict:
     webhook_id = _uuid(call, "id", "webhook")
-    position = await delete_webhook(call.store, call.workspace_id, webhook_id, environment=call.environment,
-                                    meta=call.meta())
+    position = await call.context.handle(DeleteWebhook(call.workspace_id, call.environment, webhook_id))
     await call.read_your_writes("webhooks", position)
     return {"data": {"id": webhook_id, "deleted": True}}
 
@@ -232,7 +230,7 @@ async def test_webhook(call: Call) -> dict:
     and record what happened (``WebhookTestSent``) before answering it."""
     webhook_id = _uuid(call, "id", "webhook")
     settings = _settings(call)
-    webhook = await load_webhook(call.store, call.workspace_id, call.environment, webhook_id)
+    webhook = await load_webhook(call.context, call.workspace_id, call.environment, webhook_id)
     message_id = uuid4()
     now = settings.now()
     signed_at = int(now.timestamp())
@@ -251,8 +249,9 @@ async def test_webhook(call: Call) -> dict:
                                  extra_ca_file=settings.webhook_extra_ca_file, limit=1, clock=settings.now) as client:
             outcome = await client.post(vetted, body, signature_headers(secret, str(message_id), body, signed_at))
     latency_ms = round(outcome.latency_ms, 1)
-    await record_test(call.store, call.workspace_id, webhook_id, message_id=message_id, signed_at=signed_at,
-                      status_code=outcome.status_code, latency_ms=latency_ms, error=outcome.error, meta=call.meta())
+    await call.context.handle(RecordWebhookTest(
+        call.workspace_id, webhook_id, message_id=message_id, signed_at=signed_at, status_code=outcome.status_code,
+        latency_ms=latency_ms, error=outcome.error))
     return {"data": {"id": str(message_id), "type": TEST_EVENT, "delivered": outcome.delivered,
                      "status_code": outcome.status_code, "latency_ms": latency_ms, "error": outcome.error}}
 
@@ -288,9 +287,8 @@ async def list_deliveries(call: Call) -> dict:
 async def resend(call: Call) -> dict:
     webhook_id = _uuid(call, "id", "webhook")
     delivery = _uuid(call, "delivery_id", "delivery")
-    position = await resend_delivery(call.store, call.workspace_id, webhook_id, delivery,
-                                     environment=call.environment, requested_by=str(call.principal.key_id),
-                                     meta=call.meta())
+    position = await call.context.handle(ResendDelivery(call.workspace_id, call.environment, webhook_id, delivery,
+                                                        requested_by=str(call.principal.key_id)))
     await call.read_your_writes("webhooks", position)
     return {"data": {"id": delivery, "status": "pending"}}
 
@@ -303,7 +301,7 @@ def _job_secret_data(call: Call, versions: JobSecretVersions) -> dict:
 
 
 async def job_secret(call: Call) -> dict:
-    versions = await job_secret_versions(call.store, call.workspace_id, call.environment)
+    versions = await job_secret_versions(call.context, call.workspace_id, call.environment)
     return {"data": _job_secret_data(call, versions)}
 
 
@@ -315,9 +313,7 @@ async def rotate_job_secret(call: Call) -> dict:
     """A new job-notification secret for the caller's environment. The answer comes once the
     dispatcher has read the rotation (bounded wait), so deliveries signed after it carry the new
     signature; the previous secret still verifies ``webhook-signature`` during the grace period."""
-    grace = timedelta(seconds=_settings(call).job_secret_grace_s)
-    versions, position = await rotate_workspace_job_secret(call.store, call.workspace_id, call.environment,
-                                                           grace=grace, now=_settings(call).now(), meta=call.meta())
+    versions, position = await call.context.handle(RotateJobSecret(call.workspace_id, call.environment))
     await call.read_your_writes("dispatcher", position)
     return {"data": _job_secret_data(call, versions), "_warning": ROTATION_WARNING}
 

@@ -233,39 +233,39 @@ async def _bootstrap_key(settings: Settings) -> str | None:
     """A first workspace and key when the store has no workspace yet (first `vaeo up`)."""
     from infra.codec import EventRegistry
     from infra.db import create_pool
-    from infra.eventstore import EventStore
-    from services import commands
-    from services.commands.meta import command_meta
+    from infra.eventstore import PostgresEventStore
+    from services.application.bootstrap import bootstrap
+    from services.application.meta import command_meta
+    from services.application.workspaces import CreateWorkspace
 
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
         async with pool.acquire() as conn:
             if await conn.fetchval("SELECT EXISTS (SELECT 1 FROM events WHERE type = 'WorkspaceCreated')"):
                 return None
-        store = EventStore(pool, EventRegistry())
-        _, issued = await commands.create_workspace(store, name="default", plan="free", credits=1000, rate_limit=600,
-                                                    meta=command_meta("up"))
+        ctx = bootstrap(settings, PostgresEventStore(pool, EventRegistry())).context(command_meta("up"))
+        _, issued = await ctx.handle(CreateWorkspace(name="default", plan="free", credits=1000, rate_limit=600))
         return issued.key
     finally:
         await pool.close()
 
 
 def cmd_workspace(args: argparse.Namespace) -> int:
-    from services import commands
-    from services.commands.meta import command_meta
+    from services.application.meta import command_meta
+    from services.application.workspaces import AddCredits, CreateWorkspace
 
     settings = _settings()
 
     async def run() -> dict:
-        store, pool = await _store(settings)
+        app, pool = await _application(settings)
         try:
             if args.action == "create":
-                ws, issued = await commands.create_workspace(store, name=args.name, plan=args.plan,
-                                                             credits=args.credits, rate_limit=args.rate_limit,
-                                                             meta=command_meta("workspace create"))
+                ctx = app.context(command_meta("workspace create"))
+                ws, issued = await ctx.handle(CreateWorkspace(name=args.name, plan=args.plan, credits=args.credits,
+                                                              rate_limit=args.rate_limit))
                 return {"workspace_id": str(ws), "key": issued.key}
-            position = await commands.add_credits(store, UUID(args.workspace), args.add,
-                                                  meta=command_meta("workspace credits"))
+            ctx = app.context(command_meta("workspace credits"))
+            position = await ctx.handle(AddCredits(UUID(args.workspace), args.add))
             return {"workspace_id": args.workspace, "added": args.add, "position": position}
         finally:
             await pool.close()
@@ -278,13 +278,16 @@ def cmd_workspace(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _store(settings: Settings):
+async def _application(settings: Settings, *, storage=None):
+    """The application of a CLI command, and the pool to close when it is done."""
     from infra.codec import EventRegistry
     from infra.db import create_pool
-    from infra.eventstore import EventStore
+    from infra.eventstore import PostgresEventStore
+    from services.application.bootstrap import bootstrap
 
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
-    return EventStore(pool, EventRegistry(), notify=settings.notify_on_append), pool
+    store = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append)
+    return bootstrap(settings, store, storage=storage), pool
 
 
 def cmd_videos(args: argparse.Namespace) -> int:
@@ -292,10 +295,9 @@ def cmd_videos(args: argparse.Namespace) -> int:
     import shutil
     from pathlib import Path
 
-    from domain.videos import max_duration_ms
     from infra.storage import storage_for
-    from services import commands
-    from services.commands.meta import command_meta
+    from services.application.meta import command_meta
+    from services.application.videos import IngestVideo
 
     settings = _settings()
     source = Path(args.file)
@@ -308,16 +310,14 @@ def cmd_videos(args: argparse.Namespace) -> int:
     captions = Path(args.captions).read_bytes() if args.captions else None
 
     async def run() -> dict:
-        store, pool = await _store(settings)
         storage = storage_for(settings)
+        app, pool = await _application(settings, storage=storage)
         staged = storage.staging_path("cli")
         try:
             await asyncio.to_thread(shutil.copyfile, source, staged)
-            video, position = await commands.ingest_video(
-                store, storage, UUID(args.workspace), staged, environment=args.environment, filename=source.name,
-                name=args.name, description=args.description, language=args.language, media_id=args.media_id,
-                captions=captions, meta=command_meta("videos import"),
-                max_duration_ms=max_duration_ms(settings.media_max_duration_s))
+            video, position = await app.context(command_meta("videos import")).handle(IngestVideo(
+                UUID(args.workspace), args.environment, staged, filename=source.name, name=args.name,
+                description=args.description, language=args.language, media_id=args.media_id, captions=captions))
             return {"video_id": video.video_id, "name": video.name, "duration_seconds": video.duration_ms / 1000,
                     "width": video.width, "height": video.height, "has_transcript": video.has_transcript,
                     "position": position}

@@ -27,8 +27,8 @@ from aiokafka import ConsumerRecord
 from domain.base import NotFound
 from infra.codec import StoredEvent
 from infra.settings import Settings
+from services.application.meta import correlation_of
 from services.cli.tail import tail
-from services.commands.meta import correlation_of
 
 # What the table's summary shows of each type: its telling fields, in this order. A type not
 # listed shows its scalar fields; fields that are ids of the row's own stream, secrets' digests

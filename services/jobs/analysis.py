@@ -27,7 +27,7 @@ answered call records ``LlmUsageRecorded`` (operation ``article.write``) at once
 append, since the tokens were spent whatever happens to the job next.
 
 Refunds are not this handler's business: the append that ends a job failed or cancelled carries
-the refund of ``params.credits`` (``commands.append_job``), wherever it happens.
+the refund of ``params.credits`` (``application.jobs.append_job``), wherever it happens.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     premium = p.get("quality_profile") == "premium"
     if premium and provider is None:
         raise PermanentJobError(PREMIUM_UNAVAILABLE)
-    video: Video | None = await ctx.store.load_aggregate(video_stream_id(p["video_id"]))
+    video: Video | None = await ctx.store.fetch_for_writing(video_stream_id(p["video_id"]))
     if video is None or video.workspace_id != workspace_id:
         raise PermanentJobError(f"video {p['video_id']} not found")
     if not storage.exists(video.storage_key):

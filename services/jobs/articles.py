@@ -18,7 +18,7 @@ Every provider call that was answered records ``LlmUsageRecorded`` at once (``ar
 ``article.regenerate``), whatever happens to the job next. A provider failure (after the client's
 bounded retries), an answer that is refused, or a missing input fails the job with a message
 naming the cause (``PermanentJobError``); nothing of it is stored, and the append that ends the
-job failed or cancelled refunds its charge (``commands.append_job``).
+job failed or cancelled refunds its charge (``application.jobs.append_job``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ REGENERATION_UNAVAILABLE = ("regenerating a provider-written article needs an Op
 
 
 async def _source_article(ctx: JobContext) -> Article:
-    article = await ctx.store.load_aggregate(UUID(ctx.params["article_stream_id"]))
+    article = await ctx.store.fetch_for_writing(UUID(ctx.params["article_stream_id"]))
     if not isinstance(article, Article) or article.workspace_id != ctx.workspace_id:
         raise PermanentJobError(f"article {ctx.params['article_id']} not found")
     return article
@@ -63,7 +63,7 @@ async def _analysis(ctx: JobContext, article: Article) -> tuple[Video, dict]:
     """The video and the stored Content Graph of the analysis the article was written from."""
     if article.video_id is None:
         raise PermanentJobError(f"article {article.article_id} has no video to come from")
-    events = await ctx.store.load(video_stream_id(article.video_id))
+    events = await ctx.store.read_stream(video_stream_id(article.video_id))
     video = ctx.store.registry.reconstruct(events)
     graph_job = str(article.graph_job_id)
     graph = next((ev.data["graph"] for ev in events

@@ -99,14 +99,14 @@ class ClipWork:
     # ---- what every job of the flow loads
 
     async def load(self, ctx: JobContext) -> tuple[ClipRender, Video]:
-        render = await ctx.store.load_aggregate(render_stream_id(ctx.job_id))
+        render = await ctx.store.fetch_for_writing(render_stream_id(ctx.job_id))
         if not isinstance(render, ClipRender):
             raise PermanentJobError("the job's clips are not recorded")
         video = await self.video(ctx, render.video_id)
         return render, video
 
     async def video(self, ctx: JobContext, video_id: int) -> Video:
-        video = await ctx.store.load_aggregate(video_stream_id(video_id))
+        video = await ctx.store.fetch_for_writing(video_stream_id(video_id))
         if not isinstance(video, Video) or video.workspace_id != ctx.workspace_id:
             raise PermanentJobError(f"video {video_id} not found")
         if not self.storage.exists(video.storage_key):
@@ -250,18 +250,18 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
 
 async def _article_graph(ctx: JobContext, video_id: int, article_job_id: UUID) -> dict:
     """The content graph the article's analysis recorded on the video (``VideoGraphRecorded``)."""
-    for ev in reversed(await ctx.store.load(video_stream_id(video_id))):
+    for ev in reversed(await ctx.store.read_stream(video_stream_id(video_id))):
         if ev.type == "VideoGraphRecorded" and ev.data.get("job_id") == str(article_job_id):
             return ev.data["graph"]
     raise PermanentJobError("the content graph the article was written from is not recorded")
 
 
 async def detect_clips(ctx: JobContext, work: ClipWork) -> dict:
-    detection = await ctx.store.load_aggregate(detection_stream_id(ctx.job_id))
+    detection = await ctx.store.fetch_for_writing(detection_stream_id(ctx.job_id))
     if not isinstance(detection, ClipDetection):
         raise PermanentJobError("the detection request is not recorded")
     article_job_id = UUID(ctx.params["article_job_id"])
-    article = await ctx.store.load_aggregate(article_stream_for_job(article_job_id))
+    article = await ctx.store.fetch_for_writing(article_stream_for_job(article_job_id))
     if not isinstance(article, Article):
         raise PermanentJobError(f"article {detection.article_id} not found")
     video = await work.video(ctx, detection.video_id)

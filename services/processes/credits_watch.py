@@ -36,7 +36,7 @@ from domain.workspaces import Workspace, crosses_below
 from infra.codec import EventRegistry, NewEvent, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
 from infra.db import create_pool
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore
 from infra.settings import Settings
 from services.lib.common import until_connected
 from services.processes.consuming import ConsumerRunner, Reader
@@ -56,7 +56,7 @@ async def decide(store: EventStore, charges: list[StoredEvent], threshold_pct: f
     new: list[NewEvent] = []
     registry = store.registry
     for workspace_id, its in by_workspace.items():
-        events = await store.load(workspace_id)
+        events = await store.read_stream(workspace_id)
         current = None
         for charge in its:
             version = charge.version
@@ -83,7 +83,7 @@ class CreditsWatch(Reader):
         self.settings = settings
         self.registry = registry or EventRegistry()
         self.appended = 0  # CreditsLow events committed by this watch
-        self.store: EventStore | None = None
+        self.store: PostgresEventStore | None = None
         self._batch: list[NewEvent] = []
         self._last = 0
 
@@ -96,7 +96,7 @@ class CreditsWatch(Reader):
         if pool is None:
             return
         try:
-            self.store = EventStore(pool, self.registry, notify=self.settings.notify_on_append)
+            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append)
             runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=self.settings.events_topic,
                                     group=self.settings.consumer_group_prefix + NAME, max_records=1000)
             await runner.serve(stop)
@@ -112,7 +112,7 @@ class CreditsWatch(Reader):
                 return
             try:
                 async with conn.transaction():  # a savepoint: a conflict undoes this append alone
-                    self._last = await self.store.append_within(conn, new)
+                    self._last = await self.store.save_within(conn, new)
             except ConcurrencyError:
                 continue  # a workspace moved since it was loaded: decide again on its new stream
             self._batch = new

@@ -4,7 +4,7 @@ At least once: after a crash the relay resends from its checkpoint, and readers 
 have already applied by position. One relay is active at a time (a session advisory lock);
 a second one waits as a standby. Woken by NOTIFY, with a polling fallback.
 
-Unhurried appends (``EventStore.append(unhurried=True)``: events nobody waits for downstream, the
+Unhurried appends (``EventStore.save(unhurried=True)``: events nobody waits for downstream, the
 assistant's conversation turns) wait for company: when the relay has caught up, it fetches again
 no sooner than ``relay_unhurried_ms`` after its last fetch, unless a hurried append (every other
 one: a command whose answer waits for a read model) arrives meanwhile, which is fetched at once.

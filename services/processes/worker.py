@@ -11,7 +11,7 @@ Results the database refuses to store (a value it cannot hold) fail the job at o
 database's reason; only an outage while recording them leaves the lease to expire.
 CPU-heavy steps go through ``JobContext.run_blocking`` (a thread or process pool), never the loop.
 
-Every append to a job goes through ``commands.append_job``: the one that ends it ``failed``
+Every append to a job goes through ``application.jobs.append_job``: the one that ends it ``failed``
 (a permanent error, the last attempt, or an expired lease with no attempt left) carries the
 refund of what it was charged. A handler's results (``JobContext.record_with_completion``)
 commit in the same append as ``JobCompleted``, so a cancellation that lands first leaves nothing
@@ -57,10 +57,12 @@ from domain.base import DomainError
 from domain.jobs import Job, StaleAttempt
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore, origin
 from infra.settings import Settings
-from services import commands
-from services.commands.meta import caused_by
+from services.application.bootstrap import bootstrap
+from services.application.context import Application, Context
+from services.application.jobs import append_job
+from services.application.meta import caused_by
 from services.lib.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
 
 log = logging.getLogger("vaeo.worker")
@@ -190,8 +192,13 @@ class JobContext:
 
     @property
     def store(self) -> EventStore:
-        """The event store: ``load_aggregate`` and ``save`` for streams other than the job's."""
+        """The event store: ``fetch_for_writing`` and ``read_stream`` for streams other than the job's."""
         return self._worker.store
+
+    @property
+    def context(self) -> Context:
+        """The application for this job's work: what it saves carries the job's ``meta``."""
+        return self._worker.application.context(self.meta)
 
     @property
     def job(self) -> Job:
@@ -216,8 +223,8 @@ class JobContext:
     async def save_now(self, *aggregates, meta: dict | None = None) -> int:
         """Append other streams' events at once, in their own transaction, with this job's meta:
         for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
-        return await self._worker.store.save(*aggregates, workspace_id=self.workspace_id,
-                                             meta={**self.meta, **(meta or {})})
+        return await self._worker.application.context({**self.meta, **(meta or {})}).save(
+            *aggregates, workspace_id=self.workspace_id)
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
@@ -225,7 +232,7 @@ class JobContext:
 
     async def checkpoint(self) -> None:
         """Between steps: stop here if the job was cancelled meanwhile."""
-        fresh = await self._worker.store.load_aggregate(self.job_id)
+        fresh = await self._worker.store.fetch_for_writing(self.job_id)
         if fresh.finished:
             raise JobCancelledError(f"job is {fresh.status}")
         self._job = fresh
@@ -307,9 +314,10 @@ class Worker:
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.registry = EventRegistry()
         self.store: EventStore | None = None
+        self._application: Application | None = None
         self.completed = 0
         self.failed = 0
-        # Job id -> the chain of the job's JobQueued (services.commands.meta.caused_by), while one
+        # Job id -> the chain of the job's JobQueued (services.application.meta.caused_by), while one
         # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
         self._chains: dict[str, dict] = {}
         self._runs: Counter[str] = Counter()
@@ -325,7 +333,7 @@ class Worker:
                 lambda: create_pool(self.settings.resolved_database_url(), max_size=size), stop, "worker")
             if self.pool is None:
                 return
-        self.store = EventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
+        self.store = PostgresEventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
         running: set[asyncio.Task] = set()
         slots = self._slots
         delays = backoff_delays()
@@ -411,18 +419,25 @@ class Worker:
             loaded = job.version
             decide(job)
             try:
-                await commands.append_job(self.store, job, also=also, meta=self.job_meta(job))
+                await append_job(job, self.application.context(self.job_meta(job)), also=also)
                 return job
             except ConcurrencyError:
-                fresh = await self.store.load_aggregate(job.id)
+                fresh = await self.store.fetch_for_writing(job.id)
                 if also and fresh.version == loaded:
                     raise
                 job = fresh
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
 
+    @property
+    def application(self) -> Application:
+        """The application over this worker's store (made again when the store is replaced)."""
+        if self._application is None or self._application.store is not self.store:
+            self._application = bootstrap(self.settings, self.store)
+        return self._application
+
     def job_meta(self, job: Job) -> dict:
         """The ``meta`` of every event a job's work appends: this worker, the job, and the chain of
-        the request that queued it with its ``JobQueued`` as the cause (``services.commands.meta``)."""
+        the request that queued it with its ``JobQueued`` as the cause (``services.application.meta``)."""
         return {"worker": self.worker_id, "job_id": str(job.id), **self._chains.get(str(job.id), {})}
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
@@ -446,10 +461,10 @@ class Worker:
 
     async def _run_job(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
-        job: Job | None = await self.store.load_aggregate(job_id)
+        job: Job | None = await self.store.fetch_for_writing(job_id)
         if job is None:
             return
-        self._chains[str(job_id)] = caused_by(await self.store.origin(job_id))
+        self._chains[str(job_id)] = caused_by(await origin(self.store, job_id))
         if job.finished:
             await self._set_queue_state(job_id, attempt, _FINAL, job.status)
             return
@@ -467,7 +482,7 @@ class Worker:
         try:
             result = await work
         except JobCancelledError:
-            fresh = await self.store.load_aggregate(job_id)
+            fresh = await self.store.fetch_for_writing(job_id)
             await self._set_queue_state(job_id, attempt, _FINAL, fresh.status if fresh.finished else "cancelled")
             log.info("worker: job %s stopped: %s", job_id, fresh.status)
             return
@@ -492,7 +507,7 @@ class Worker:
             await self._set_queue_state(job_id, attempt, _FINAL, "cancelled")
             return
         except ConcurrencyError as exc:  # a results stream moved meanwhile: this attempt's results are stale
-            fresh = await self.store.load_aggregate(job_id)
+            fresh = await self.store.fetch_for_writing(job_id)
             await self._after_failure(fresh, attempt, max_attempts, ConcurrencyError(
                 f"recording the results conflicted with a concurrent change: {exc}"))
             return
@@ -503,7 +518,7 @@ class Worker:
             # attempt would compute the same ones, so the job fails now, with that cause, rather
             # than as a lost lease after every attempt.
             log.warning("worker: job %s: its results cannot be recorded: %s", job_id, _readable(exc))
-            fresh = await self.store.load_aggregate(job_id)
+            fresh = await self.store.fetch_for_writing(job_id)
             await self._after_failure(fresh, attempt, max_attempts, PermanentJobError(
                 f"recording the results failed: {_database_reason(exc)}"))
             return

@@ -31,11 +31,12 @@ from infra.codec import EventRegistry
 from infra.consume import PROGRESS_CHANNEL
 from infra.db import connect, create_pool
 from infra.eventlog import key_of, partition_for
-from infra.eventstore import EventStore
-from services import commands
+from infra.eventstore import PostgresEventStore
+from services.application.media import CreateMedia
+from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb
 from tests.conftest import ROOT, _base_settings, drop_isolated, env_for
-from tests.helpers import terminate_with_parent
+from tests.helpers import handle, terminate_with_parent
 
 DURATION = int(os.environ.get("BENCH_SECONDS", "20"))
 CONCURRENCY = 64
@@ -259,9 +260,8 @@ async def bench_post_medias(base, results: dict) -> None:
     procs = {n: start(n, env, f"{logdir}/{n}.log") for n in ("api", "relay", "projector")}
     pool = await create_pool(settings.resolved_database_url(), max_size=4)
     try:
-        store = EventStore(pool, EventRegistry())
-        _, issued = await commands.create_workspace(store, name="bench", plan="bench", credits=10**9,
-                                                    rate_limit=10**9)
+        store = PostgresEventStore(pool, EventRegistry())
+        _, issued = await handle(store, CreateWorkspace(name="bench", plan="bench", credits=10**9, rate_limit=10**9))
         await wait_http(port)
         run = await measure(base, pool, procs, f"http://127.0.0.1:{port}/v1/medias",
                             post_script(logdir, issued.key), logdir)
@@ -311,8 +311,8 @@ async def bench_ladder(base, results: dict) -> None:
         pool = await create_pool(settings.resolved_database_url(), max_size=4)
         procs: dict[str, subprocess.Popen] = {}
         try:
-            workspace_id, _ = await commands.create_workspace(EventStore(pool, EventRegistry()), name="bench",
-                                                           plan="bench", credits=10**9, rate_limit=10**9)
+            workspace_id, _ = await handle(PostgresEventStore(pool, EventRegistry()), CreateWorkspace(name="bench",
+                plan="bench", credits=10**9, rate_limit=10**9))
             procs["command"] = subprocess.Popen(
                 [sys.executable, "-m", "tests.benchmarks.ladder_app", str(port), str(workspace_id)], env=env,
                 cwd=ROOT, stdout=open(f"{logdir}/command.log", "ab"), stderr=subprocess.STDOUT)
@@ -356,7 +356,7 @@ async def bench_read_your_writes(base, results: dict, rate: int = 500, seconds: 
 
     await listener.add_listener(PROGRESS_CHANNEL, on_progress)
     try:
-        store = EventStore(pool, EventRegistry(), group_commit=True)
+        store = PostgresEventStore(pool, EventRegistry(), group_commit=True)
         workspaces = [uuid.uuid4() for _ in range(12)]
         await asyncio.sleep(3)  # processes up
         interval = 1 / rate
@@ -365,7 +365,7 @@ async def bench_read_your_writes(base, results: dict, rate: int = 500, seconds: 
         sent = 0
 
         async def one(ws: uuid.UUID) -> None:
-            _, position = await commands.create_media(store, ws, environment="production", name="ryw")
+            _, position = await handle(store, CreateMedia(ws, environment="production", name="ryw"))
             part = partition_for(key_of(ws), partitions)
             committed.setdefault(part, []).append((position, time.monotonic()))
             committed[part].sort()

@@ -34,13 +34,13 @@ import orjson
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
-from services import commands
+from infra.eventstore import PostgresEventStore
+from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_analysis import hour_of_captions
 from tests.benchmarks.bench_api import free_port, start, stop_all, wait_http
 from tests.benchmarks.bench_core import fresh, machine
 from tests.conftest import _base_settings, drop_isolated, env_for
-from tests.helpers import kafka_messages
+from tests.helpers import handle, kafka_messages
 
 FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
 CONCURRENCY = 8
@@ -98,8 +98,8 @@ async def main(minutes: int, seconds: float) -> dict:
     pool = await create_pool(settings.resolved_database_url(), max_size=4)
     results: dict = {"machine": machine(), "minutes": minutes, "concurrency": CONCURRENCY, "seconds": seconds}
     try:
-        _, issued = await commands.create_workspace(EventStore(pool, EventRegistry()), name="bench", plan="bench",
-                                                    credits=10**6, rate_limit=10**9)
+        _, issued = await handle(PostgresEventStore(pool, EventRegistry()), CreateWorkspace(name="bench", plan="bench",
+            credits=10**6, rate_limit=10**9))
         key = issued.key
         await wait_http(port)
         api = f"http://127.0.0.1:{port}/v1"

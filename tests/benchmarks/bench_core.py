@@ -24,7 +24,7 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, make_consumer, make_producer, topic_partitions
-from infra.eventstore import _APPEND, EventStore
+from infra.eventstore import _APPEND, PostgresEventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.processes.projector.rebuild import rebuild
@@ -210,7 +210,7 @@ async def bench_latency(base: Settings, results: dict, rate: int = 1000, seconds
     settings = await fresh(base)
     pool = await create_pool(settings.resolved_database_url(), max_size=8)
     registry = EventRegistry()
-    store = EventStore(pool, registry)
+    store = PostgresEventStore(pool, registry)
     committed: dict[int, float] = {}
     latencies: list[float] = []
     relay = Relay(settings)
@@ -237,7 +237,7 @@ async def bench_latency(base: Settings, results: dict, rate: int = 1000, seconds
         for _ in range(per_append):
             job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="lat")
             events.extend(registry.to_new_events(job.collect_events(), workspace_id=ws))
-        last = await store.append(events)
+        last = await store.save(events=events)
         t = time.monotonic()
         for p in range(last - per_append + 1, last + 1):
             committed[p] = t
@@ -346,7 +346,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
     registry = EventRegistry()
 
     async def run(mode: str) -> float:
-        store = EventStore(pool, registry, notify=(mode in ("after", "group")), group_commit=(mode == "group"))
+        store = PostgresEventStore(pool, registry, notify=(mode in ("after", "group")), group_commit=(mode == "group"))
         count = 0
         deadline = time.monotonic() + seconds
 
@@ -367,7 +367,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
                                 "meta")])
                             await notify(conn)
                 else:
-                    await store.append(events)
+                    await store.save(events=events)
                 count += 1
 
         await asyncio.gather(*(writer() for _ in range(writers)))

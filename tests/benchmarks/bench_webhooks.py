@@ -32,16 +32,17 @@ from domain.webhooks import delivery_id, payload
 from infra.codec import EventRegistry
 from infra.crypto import SecretBox
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import EventStore, PostgresEventStore
 from infra.netguard import Allowance, SystemResolver, vet
 from infra.webhook_http import ssl_context
-from services.commands import register_webhook
+from services.application.webhooks import RegisterWebhook
 from services.lib.common import freeze_startup_heap
 from services.processes.dispatcher import run_dispatcher
 from services.processes.dispatcher.sender import Sender
 from services.processes.relay import Relay
 from tests.benchmarks.bench_core import fresh, machine
 from tests.conftest import _base_settings, drop_isolated
+from tests.helpers import handle
 from tests.integration.test_dispatcher import TestCA, end_job
 
 DELIVERIES = int(os.environ.get("BENCH_DELIVERIES", "5000"))
@@ -133,10 +134,10 @@ async def bench_throughput(base, ca: TestCA, url: str, results: dict) -> None:
         "dispatcher_concurrency": CONCURRENCY, "dispatcher_poll_interval_s": 0.05})
     pool = await create_pool(settings.resolved_database_url(), max_size=60)
     try:
-        store = EventStore(pool, EventRegistry())  # as run_dispatcher makes it: the sender batches its appends
+        store = PostgresEventStore(pool, EventRegistry())  # as run_dispatcher makes it: the sender batches its appends
         ws = uuid.uuid4()
-        webhook, _, _ = await register_webhook(store, SecretBox(settings.secret_key), ws, environment="production",
-                                               url=url, events=None)
+        webhook, _, _ = await handle(store, RegisterWebhook(ws, environment="production", url=url, events=None),
+            box=SecretBox(settings.secret_key))
         async with pool.acquire() as conn:
             await conn.execute("INSERT INTO webhook_targets VALUES ($1, $2, 'production', $3, $4, $5, 'active', 1)",
                                webhook.id, ws, url, webhook.events, webhook.secret_encrypted)
@@ -174,10 +175,10 @@ async def bench_latency(base, ca: TestCA, results: dict) -> None:
     stop = asyncio.Event()
     tasks = []
     try:
-        store = EventStore(pool, EventRegistry())
+        store = PostgresEventStore(pool, EventRegistry())
         ws = uuid.uuid4()
-        await register_webhook(store, SecretBox(settings.secret_key), ws, environment="production",
-                               url=receiver.url(), events=["job.completed"])
+        await handle(store, RegisterWebhook(ws, environment="production", url=receiver.url(), events=["job.completed"]),
+            box=SecretBox(settings.secret_key))
         tasks = [asyncio.create_task(Relay(settings).run(stop)),
                  asyncio.create_task(run_dispatcher(settings, stop))]
         await asyncio.sleep(3)  # consumers joined

@@ -18,9 +18,10 @@ from aiohttp import web
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import EventStore, PostgresEventStore
 from infra.settings import Settings
-from services import commands
+from services.application.media import CreateMedia
+from tests.helpers import handle
 
 STORE = web.AppKey("store", EventStore)
 
@@ -30,15 +31,15 @@ def build(settings: Settings, workspace_id: UUID) -> web.Application:
 
     async def database(app: web.Application):
         pool = await create_pool(settings.resolved_database_url(), max_size=settings.api_pool_size)
-        app[STORE] = EventStore(pool, EventRegistry(), notify=settings.notify_on_append,
+        app[STORE] = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append,
                                 group_commit=settings.api_group_commit, id_block=settings.api_id_block)
         yield
         await pool.close()
 
     async def create(request: web.Request) -> web.Response:
         body = orjson.loads(await request.read())
-        media, _ = await commands.create_media(request.app[STORE], workspace_id, environment="production",
-                                               name=body["name"])
+        media, _ = await handle(request.app[STORE], CreateMedia(workspace_id, environment="production",
+            name=body["name"]))
         return web.Response(status=201, body=orjson.dumps({"data": {"id": media.media_id, "name": media.name}}),
                             content_type="application/json")
 

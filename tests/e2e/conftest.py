@@ -31,11 +31,12 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import EventStore, PostgresEventStore
 from infra.settings import Settings
-from services import commands
+from services.application.keys import IssueKey
+from services.application.workspaces import CreateWorkspace
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
-from tests.helpers import terminate_with_parent
+from tests.helpers import handle, terminate_with_parent
 
 # Every folder of process logs the e2e tests made: searched for credentials when the session ends.
 LOG_FOLDERS: list[Path] = []
@@ -139,14 +140,14 @@ class Service:
 
     async def workspace(self, *, name: str = "ws", plan: str = "pro", credits: int = 1000,
                         rate_limit: int = 100_000) -> Workspace:
-        ws, issued = await commands.create_workspace(self.store, name=name, plan=plan, credits=credits,
-                                                     rate_limit=rate_limit)
+        ws, issued = await handle(self.store, CreateWorkspace(name=name, plan=plan, credits=credits,
+            rate_limit=rate_limit))
         return Workspace(ws, issued.key, self.client(issued.key))
 
     async def key(self, ws: Workspace, scopes: list[str], environment: str = "production") -> str:
         """A key issued directly (as an operator would), for scope and sandbox tests."""
-        issued = await commands.issue_key(self.store, ws.id, name="t", scopes=scopes, environment=environment,
-                                          expires_at=None, issuer_scopes=None, issued_by=None)
+        issued = await handle(self.store, IssueKey(ws.id, name="t", scopes=scopes, environment=environment,
+            expires_at=None, issuer_scopes=None, issued_by=None))
         return issued.key
 
 
@@ -216,7 +217,7 @@ async def running_service(stack_settings: Settings, template_db: str, logs: Path
             base, proc = await start_api(settings, http, logs, name="api" if i == 0 else f"api{i}", **env_overrides)
             procs[f"api{i}"] = proc
             bases.append(base)
-        yield Service(settings, bases, pool, EventStore(pool, EventRegistry()), http, procs, logs)
+        yield Service(settings, bases, pool, PostgresEventStore(pool, EventRegistry()), http, procs, logs)
     finally:
         stop_all(procs)
         await http.close()

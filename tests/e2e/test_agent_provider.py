@@ -17,13 +17,13 @@ import aiohttp
 import orjson
 import pytest
 
-from services import commands
+from services.application.jobs import QueueJob
 from tests import fake_llm
 from tests.e2e.conftest import running_service
 from tests.e2e.test_agent import analysed_talk, chat, events_of, make_talk, stream
 from tests.e2e.test_streams import EventStreamReader, _alarming, open_streams_gauge, until
 from tests.fake_llm import call
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 
 KEY = "sk-agent-e2e-3c9d1f0a7b"
 
@@ -178,7 +178,7 @@ async def test_the_providers_stream_reaches_the_client_as_deltas(service, provid
 
 async def test_text_returned_by_an_action_is_data_and_never_a_request(service, provider, talk):
     ws, video_id, article_id, _ = talk
-    pending, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    pending, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
 
     def fooled_model(body: dict):

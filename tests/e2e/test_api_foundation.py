@@ -8,22 +8,23 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from domain.api_keys import SCOPES
-from services import commands
-from tests.helpers import wait_projected
+from services.application.jobs import QueueJob
+from services.application.keys import IssueKey
+from tests.helpers import handle, wait_projected
 
 
 async def _queue_job(service, ws, environment: str = "production") -> uuid.UUID:
     """A job queued as the engines will (no HTTP route creates one yet); no worker runs this type."""
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle", environment=environment)
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle", environment=environment))
     await wait_projected(service.settings, service.pool, ["jobs"])
     return job.id
 
 
 async def _finish_job(service, ws, job_id: uuid.UUID) -> None:
-    job = await service.store.load_aggregate(job_id)
+    job = await service.store.fetch_for_writing(job_id)
     job.start(1, "e2e")
     job.complete({"ok": True}, article_id=7)
-    await service.store.append(service.store.registry.to_new_events(job.collect_events(), workspace_id=ws.id))
+    await service.store.save(events=service.store.registry.to_new_events(job.collect_events(), workspace_id=ws.id))
     await wait_projected(service.settings, service.pool, ["jobs"])
 
 
@@ -55,9 +56,9 @@ async def test_me_needs_the_wildcard_scope(service):
 
 async def test_credits_balance_is_total_minus_used(service):
     ws = await service.workspace(credits=500)
-    workspace = await service.store.load_aggregate(ws.id)
+    workspace = await service.store.fetch_for_writing(ws.id)
     workspace.charge(120, "e2e")
-    await service.store.append(service.store.registry.to_new_events(workspace.collect_events(), workspace_id=ws.id))
+    await service.store.save(workspace, workspace_id=ws.id)
     await wait_projected(service.settings, service.pool, ["workspaces"])
     r = await ws.client.get("/credits")
     assert r.status == 200
@@ -177,9 +178,8 @@ async def test_new_key_scopes_must_be_a_subset_and_only_a_wildcard_key_creates_a
 
 async def test_an_expired_key_is_refused(service):
     ws = await service.workspace()
-    past = await commands.issue_key(service.store, ws.id, name="old", scopes=["jobs:read"], environment="production",
-                                    expires_at=datetime.now(UTC) - timedelta(seconds=1), issuer_scopes=None,
-                                    issued_by=None)
+    past = await handle(service.store, IssueKey(ws.id, name="old", scopes=["jobs:read"], environment="production",
+        expires_at=datetime.now(UTC) - timedelta(seconds=1), issuer_scopes=None, issued_by=None))
     r = await service.client(past.key).get("/jobs")
     assert r.status == 401 and r.error["code"] == "invalid_key"
     assert "expired" in r.error["message"]

@@ -14,10 +14,11 @@ import aiohttp
 import pytest
 
 from infra.codec import EventRegistry
-from infra.eventstore import EventStore
-from services import commands
+from infra.eventstore import PostgresEventStore
+from services.application.workspaces import CreateWorkspace
 from tests.conftest import env_for
 from tests.e2e.conftest import Client, free_port, spawn, stop_all
+from tests.helpers import handle
 
 
 async def _start_api(settings, tmp_path, **env) -> tuple[str, subprocess.Popen]:
@@ -59,7 +60,7 @@ async def test_postgres_unreachable_is_503_unavailable(settings, tmp_path, http)
 
 async def test_kafka_unreachable_refuses_commands_with_503_and_nothing_written_reads_still_work(
         settings, store, tmp_path, http):
-    ws, issued = await commands.create_workspace(store, name="k", plan="free", credits=10, rate_limit=1000)
+    ws, issued = await handle(store, CreateWorkspace(name="k", plan="free", credits=10, rate_limit=1000))
     base, proc = await _start_api(settings, tmp_path, VAEO_KAFKA_BOOTSTRAP=f"127.0.0.1:{free_port()}")
     try:
         client = Client(http, base, issued.key)
@@ -78,8 +79,8 @@ async def test_kafka_unreachable_refuses_commands_with_503_and_nothing_written_r
 
 
 async def test_an_unexpected_failure_is_500_with_the_request_id_and_no_traceback(settings, pool, tmp_path, http):
-    store = EventStore(pool, EventRegistry())
-    _, issued = await commands.create_workspace(store, name="b", plan="free", credits=10, rate_limit=1000)
+    store = PostgresEventStore(pool, EventRegistry())
+    _, issued = await handle(store, CreateWorkspace(name="b", plan="free", credits=10, rate_limit=1000))
     async with pool.acquire() as conn:
         await conn.execute("DROP TABLE medias")  # a read model gone: a bug, not an outage
     base, proc = await _start_api(settings, tmp_path)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from services import commands
-from tests.helpers import wait_projected
+from services.application.jobs import QueueJob
+from services.application.media import CreateMedia
+from tests.helpers import handle, wait_projected
 
 ST = str(Path(sys.executable).with_name("st"))
 
@@ -83,8 +84,8 @@ async def test_schemathesis_two_workspaces_no_server_error_every_response_confor
     for name in ("workspace-a", "workspace-b"):
         ws = await service.workspace(name=name)
         for i in range(3):  # something to read, list and cancel
-            await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
-            await commands.create_media(service.store, ws.id, environment="production", name=f"{name} {i}")
+            await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
+            await handle(service.store, CreateMedia(ws.id, environment="production", name=f"{name} {i}"))
         peers[name] = ws
     await wait_projected(service.settings, service.pool, ["jobs", "medias"])
     auth = tmp_path / "auth.json"

@@ -28,10 +28,10 @@ import orjson
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from services import commands
+from services.application.jobs import QueueJob, append_job
 from tests.e2e.conftest import running_service, start_api, stop_all
 from tests.e2e.test_videos import upload
-from tests.helpers import wait_projected
+from tests.helpers import context, handle, wait_projected
 from tests.media_factory import make_interview
 
 KEEPALIVE_S = 0.5
@@ -126,9 +126,9 @@ async def open_stream(service, key: str, job_id, api: int = 0, session: aiohttp.
 
 async def drive(service, job_id: UUID, change) -> None:
     """One change of the job, appended as a worker or the cancel command would."""
-    job = await service.store.load_aggregate(job_id)
+    job = await service.store.fetch_for_writing(job_id)
     change(job)
-    await commands.append_job(service.store, job)
+    await append_job(job, context(service.store))
 
 
 async def open_streams_gauge(service, api: int = 0) -> float:
@@ -163,7 +163,7 @@ ROUTE = "/v1/jobs/{id}/events"
 
 async def test_events_have_ids_and_names_and_arrive_in_order_until_the_job_ends(service):
     ws = await service.workspace()
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     counted = await requests_counted(service, ROUTE, "200")
 
@@ -209,8 +209,8 @@ async def _gauge_is(service, value: float, api: int = 0) -> bool:
 
 async def test_a_failed_or_cancelled_job_ends_its_stream_and_a_finished_one_answers_once(service):
     ws = await service.workspace()
-    failing, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
-    cancelled, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    failing, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
+    cancelled, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
 
     stream = await open_stream(service, ws.key, failing.id)
@@ -240,8 +240,8 @@ async def test_a_failed_or_cancelled_job_ends_its_stream_and_a_finished_one_answ
 async def test_refusals_come_before_any_byte_as_json_errors(service):
     ws = await service.workspace()
     other = await service.workspace()
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
-    sandbox_job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle", environment="sandbox")
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
+    sandbox_job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle", environment="sandbox"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     no_jobs_scope = await service.key(ws, ["videos:read"])
     cases = [
@@ -266,7 +266,7 @@ async def test_refusals_come_before_any_byte_as_json_errors(service):
         assert resp.status == 400 and orjson.loads(await resp.read())["error"]["code"] == "validation_error"
 
     limited = await service.workspace(rate_limit=1)
-    job, _ = await commands.queue_job(service.store, limited.id, job_type="e2e_idle")
+    job, _ = await handle(service.store, QueueJob(limited.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     assert (await limited.client.get("/me")).status == 200  # the window's one request
     async with service.http.get(f"{service.base}/jobs/{job.id}/events",
@@ -278,7 +278,7 @@ async def test_refusals_come_before_any_byte_as_json_errors(service):
 
 async def test_keep_alive_comments_arrive_while_nothing_happens(service):
     ws = await service.workspace()
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     stream = await open_stream(service, ws.key, job.id)
     first = await stream.next()
@@ -302,7 +302,7 @@ async def _has_comments(reader: EventStreamReader, n: int) -> bool:
 
 async def test_a_client_that_leaves_mid_stream_ends_it_cleanly(service):
     ws = await service.workspace()
-    jobs = [(await commands.queue_job(service.store, ws.id, job_type="e2e_idle"))[0] for _ in range(3)]
+    jobs = [(await handle(service.store, QueueJob(ws.id, job_type="e2e_idle")))[0] for _ in range(3)]
     await wait_projected(service.settings, service.pool, ["jobs"])
     log = service.logs / "api.log"
     log_before = log.stat().st_size
@@ -339,7 +339,7 @@ def _alarming(line: str) -> bool:
 
 async def test_head_answers_the_stream_headers_and_no_event(service):
     ws = await service.workspace()
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     async with service.http.head(f"{service.base}/jobs/{job.id}/events",
                                  headers={"Authorization": f"Bearer {ws.key}"}) as resp:
@@ -385,7 +385,7 @@ async def test_the_progress_of_a_real_analysis_streams_to_its_end(service, tmp_p
 
 async def test_a_quiet_stream_notices_its_client_left_and_shutdown_ends_open_streams(service, tmp_path):
     ws = await service.workspace()
-    job, _ = await commands.queue_job(service.store, ws.id, job_type="e2e_idle")
+    job, _ = await handle(service.store, QueueJob(ws.id, job_type="e2e_idle"))
     await wait_projected(service.settings, service.pool, ["jobs"])
     base, proc = await start_api(service.settings, service.http, tmp_path, name="api-stopped",
                                  VAEO_API_STREAM_KEEPALIVE_S="60")

@@ -20,7 +20,7 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from tests.conftest import drop_isolated, env_for, make_isolated_settings
 from tests.e2e.conftest import Service, spawn, start_api, stop_all
@@ -51,7 +51,7 @@ async def hooks(stack_settings: Settings, template_db: str, tmp_path_factory) ->
             procs[name] = spawn(name, env, logs)
         base, procs["api"] = await start_api(settings, http, logs, **{k: v for k, v in env.items()
                                                                        if k.startswith("VAEO_WEBHOOK")})
-        svc = Service(settings, [base], pool, EventStore(pool, EventRegistry()), http, procs, logs)
+        svc = Service(settings, [base], pool, PostgresEventStore(pool, EventRegistry()), http, procs, logs)
         svc.ca = ca  # type: ignore[attr-defined]
         svc.env = env  # type: ignore[attr-defined]
         yield svc

@@ -14,11 +14,12 @@ import pytest
 from domain.analysis import Segment
 from infra.captions import to_webvtt
 from infra.storage import LocalStorage
-from services import commands
+from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs.registry import default_handlers
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import Worker
+from tests.helpers import handle
 from tests.media_factory import run
 
 DURATION_S = 12
@@ -36,7 +37,7 @@ def clip(tmp_path_factory: pytest.TempPathFactory):
 async def _finished(store, job_id, timeout: float = 120.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job = await store.load_aggregate(job_id)
+        job = await store.fetch_for_writing(job_id)
         if job.finished:
             return job
         await asyncio.sleep(0.1)
@@ -50,8 +51,8 @@ async def test_an_analysis_over_its_cpu_time_limit_fails_with_a_clear_message(fa
     staged = storage.staging_path("test")
     shutil.copyfile(clip, staged)
     small = to_webvtt([Segment(1000, 3000, "Bonjour à tous.", "Anne")]).encode()
-    video, _ = await commands.ingest_video(store, storage, ws, staged, environment="sandbox", filename="clip.mp4",
-                                          captions=small)
+    video, _ = await handle(store, IngestVideo(ws, staged=staged, environment="sandbox", filename="clip.mp4",
+        captions=small), storage=storage)
     # The transcript the worker reads is far longer than the media holds (an upload refuses it,
     # an embedded subtitle track is not checked): tens of seconds of CPU to analyse.
     words = ["énergie", "rénovation", "isolation", "chauffage", "Paris", "Lyon", "ITER", "fusion", "plasma"]
@@ -63,12 +64,11 @@ async def test_an_analysis_over_its_cpu_time_limit_fails_with_a_clear_message(fa
     background.start(Relay(settings).run)
     background.start(lambda stop: run_projector(settings, stop, ["jobs", "scheduler"]))
     background.start(Worker(settings, default_handlers(settings), pool=pool).run)
-    job, _, _, _ = await commands.request_analysis(
-        store, ws, video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": "fr"})
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
+        options={"outputs": {"article": True}, "quality_profile": "standard", "language": "fr"}))
     done = await _finished(store, job.id)
     assert done.status == "failed" and done.attempts == 1, (done.status, done.error_message)
     assert done.error_message == ("building the content graph was stopped at its CPU-time limit of 1 s "
                                   "(20000 transcript segments); nothing was stored")
-    stream = await store.load(video.id)
+    stream = await store.read_stream(video.id)
     assert [e.type for e in stream] == ["VideoUploaded"]  # no graph, no analysis recorded

@@ -10,17 +10,19 @@ import pytest
 
 from infra.consume import PROGRESS_CHANNEL
 from infra.db import create_pool
-from services import commands
 from services.api.auth import Authenticator
 from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.waits import ProgressWaiter
+from services.application.keys import IssueKey, RevokeKey
+from services.application.workspaces import CreateWorkspace
 from tests.e2e.conftest import free_port
+from tests.helpers import handle
 
 
 async def test_rate_limit_counter_is_exact_under_concurrency_from_many_connections(settings, store, pool):
-    ws, _ = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    ws, _ = await handle(store, CreateWorkspace(name="rl", plan="free", credits=0, rate_limit=50))
     limiters = [RateLimiter() for _ in range(4)]  # four "API processes"
 
     async def hit(i: int):
@@ -66,7 +68,7 @@ async def _window_count(pool, ws) -> int:
 async def test_grouped_authentication_numbers_every_call_once_across_processes(settings, store, pool, registry):
     """Four API processes, each numbering its concurrent calls in groups: every call gets its own
     number, exactly the limit is admitted, and the window counts each call once."""
-    ws, issued = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    ws, issued = await handle(store, CreateWorkspace(name="rl", plan="free", credits=0, rate_limit=50))
     authenticators = [_CountingAuthenticator(pool, registry, RateLimiter()) for _ in range(4)]
     results = await _authenticated(authenticators, issued.key, 120)
     windows = [w for _, w in results]
@@ -84,13 +86,12 @@ async def test_grouped_authentication_numbers_every_call_once_across_processes(s
 async def test_a_revoked_or_expired_key_in_a_group_is_refused_and_numbered_nothing(settings, store, pool, registry):
     from datetime import UTC, datetime, timedelta
 
-    ws, issued = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=1000)
-    revoked = await commands.issue_key(store, ws, name="gone", scopes=["*"], environment="production",
-                                       expires_at=None, issuer_scopes=None, issued_by=None)
-    await commands.revoke_key(store, ws, revoked.key_id)
-    expired = await commands.issue_key(store, ws, name="old", scopes=["*"], environment="production",
-                                       expires_at=datetime.now(UTC) - timedelta(seconds=1), issuer_scopes=None,
-                                       issued_by=None)
+    ws, issued = await handle(store, CreateWorkspace(name="rl", plan="free", credits=0, rate_limit=1000))
+    revoked = await handle(store, IssueKey(ws, name="gone", scopes=["*"], environment="production", expires_at=None,
+        issuer_scopes=None, issued_by=None))
+    await handle(store, RevokeKey(ws, key_id=revoked.key_id))
+    expired = await handle(store, IssueKey(ws, name="old", scopes=["*"], environment="production",
+        expires_at=datetime.now(UTC) - timedelta(seconds=1), issuer_scopes=None, issued_by=None))
     authenticator = Authenticator(pool, registry, RateLimiter())
     keys = [issued.key, revoked.key, expired.key] * 10
     results = await asyncio.gather(*(authenticator.authenticate(k) for k in keys), return_exceptions=True)
@@ -117,7 +118,7 @@ async def test_grouped_counts_number_every_request_once_and_a_count_given_back_l
     """Two processes counting plans of 1 to 4 requests at once: each plan gets consecutive numbers
     of its own, the window counts every request once, concurrent counts share statements, and what
     is given back is no longer counted."""
-    ws, _ = await commands.create_workspace(store, name="rl", plan="free", credits=0, rate_limit=50)
+    ws, _ = await handle(store, CreateWorkspace(name="rl", plan="free", credits=0, rate_limit=50))
     counters = [_CountingRateCounter(pool, RateLimiter()) for _ in range(2)]
     sizes = [1 + i % 4 for i in range(40)]  # 100 requests
     numbered = await asyncio.gather(*(counters[i % 2].count(ws, n) for i, n in enumerate(sizes)))

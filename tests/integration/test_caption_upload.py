@@ -15,7 +15,8 @@ from domain.analysis import Segment
 from domain.base import DomainError
 from infra.captions import read_captions, to_webvtt
 from infra.storage import LocalStorage
-from services import commands
+from services.application.videos import IngestVideo
+from tests.helpers import handle
 from tests.media_factory import run
 
 DURATION_S = 12
@@ -38,8 +39,8 @@ async def _ingest(store, settings, clip: Path, captions: bytes, workspace_id: uu
     storage = LocalStorage.from_settings(settings)
     staged = storage.staging_path("test")
     shutil.copyfile(clip, staged)
-    return await commands.ingest_video(store, storage, workspace_id or uuid.uuid4(), staged, environment="production",
-                                       filename="clip.mp4", captions=captions)
+    return await handle(store, IngestVideo(workspace_id or uuid.uuid4(), staged=staged, environment="production",
+        filename="clip.mp4", captions=captions), storage=storage)
 
 
 async def test_captions_are_parsed_off_the_event_loop(store, settings, clip, monkeypatch):

@@ -18,13 +18,14 @@ from domain.pricing import detection_price
 from domain.videos import Video
 from infra.captions import read_captions
 from infra.storage import LocalStorage
-from services import commands
+from services.application.clips import RequestDetection
+from services.application.workspaces import CreateWorkspace
 from services.jobs.clips import register_clip_jobs
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import JobHandlers, Worker
 from tests.fake_llm import FakeProvider, completion, status
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 from tests.integration.test_worker import job_finished, wait_for
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
@@ -52,7 +53,7 @@ def rate_the_keyword() -> object:
 
 async def seeded(settings, store, tmp_path):
     """A workspace with a captioned talk analysed into an article (as the analysis job leaves them)."""
-    ws, _ = await commands.create_workspace(store, name="w", plan="pro", credits=100, rate_limit=1000)
+    ws, _ = await handle(store, CreateWorkspace(name="w", plan="pro", credits=100, rate_limit=1000))
     storage = LocalStorage(tmp_path / "storage")
     folder = f"videos/{ws}/7"
     storage.write_bytes(f"{folder}/source.mp4", b"not read by the detection")
@@ -84,8 +85,8 @@ async def run_detection(settings, store, pool, background, ws, video, article, s
                "analysis_mode": "multimodal", "prompt": prompt, "protect_sentence_boundaries": True,
                "duration_margin_enabled": True, "duration_margin_percent": 10, "allow_shorter_duration": True,
                "allow_longer_duration": False}
-    job, reused, price, _ = await commands.request_detection(store, ws, environment="production", article=article,
-                                                             video=video, template=template(1), request=request)
+    job, reused, price, _ = await handle(store, RequestDetection(ws, environment="production", article=article,
+        video=video, template=template(1), request=request))
     assert (reused, price) == (False, detection_price(video.duration_ms))
     done = await wait_for(lambda: job_finished(store, job.id), timeout=60, what="detection finished")
     return done
@@ -94,7 +95,7 @@ async def run_detection(settings, store, pool, background, ws, video, article, s
 async def detected(store, job_id) -> dict:
     from domain.clips import detection_stream_id
 
-    return next(e.data for e in await store.load(detection_stream_id(job_id)) if e.type == "ClipsDetected")
+    return next(e.data for e in await store.read_stream(detection_stream_id(job_id)) if e.type == "ClipsDetected")
 
 
 async def test_offline_the_prompt_terms_steer_and_the_tracking_shows_the_clips(fast, store, pool, background,
@@ -144,4 +145,4 @@ async def test_a_failing_provider_fails_the_detection_clearly_and_refunds_it(fas
     assert done.status == "failed" and done.attempts == 1
     assert done.error_message.startswith("the provider that reads the prompt failed: the provider answered 500")
     assert "no clip was detected" in done.error_message
-    assert (await store.load_aggregate(ws)).credits_used == 0
+    assert (await store.fetch_for_writing(ws)).credits_used == 0

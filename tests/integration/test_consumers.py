@@ -19,7 +19,8 @@ import orjson
 
 from domain.jobs import Job
 from infra.codec import EventRegistry, NewEvent
-from services import commands
+from services.application.media import CreateMedia
+from services.application.workspaces import CreateWorkspace
 from services.cli.tail import tail
 from services.lib.status import collect
 from services.lib.status import render as render_status
@@ -29,7 +30,7 @@ from services.processes.dispatcher.intake import NAME as INTAKE
 from services.processes.dispatcher.intake import Intake
 from services.processes.projector.listing import list_projections, render
 from services.processes.relay import Relay
-from tests.helpers import wait_relayed
+from tests.helpers import handle, wait_relayed
 from tests.integration.test_dispatcher import Receiver, TestCA, _register, wait_until, webhook_settings
 from tests.integration.test_monitoring import charge, wait_for
 
@@ -66,12 +67,12 @@ async def listed(settings, name: str) -> dict:
 async def finish_job(store, ws, *, correlation_id: str) -> tuple[uuid.UUID, int]:
     """A job queued and completed; its JobCompleted carries ``correlation_id`` in its meta."""
     job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze")
-    await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=ws))
+    await store.save(events=store.registry.to_new_events(job.collect_events(), workspace_id=ws))
     job.start(1, "test")
     job.complete({"ok": True}, article_id=3)
     events = store.registry.to_new_events(job.collect_events(), workspace_id=ws,
                                           meta={"correlation_id": correlation_id})
-    return job.id, await store.append(events)
+    return job.id, await store.save(events=events)
 
 
 async def test_the_intake_stops_on_an_event_it_cannot_apply_and_resumes_from_it_after_a_restart(
@@ -88,7 +89,7 @@ async def test_the_intake_stops_on_an_event_it_cannot_apply_and_resumes_from_it_
         before, _ = await finish_job(store, ws, correlation_id="corr-before")
         await wait_until(lambda: len(receiver.hits) >= 1, what="delivery before the poison")
         poison_job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="analyze")
-        poison = await store.append(at_schema_zero(store.registry.to_new_events(poison_job.collect_events(),
+        poison = await store.save(events=at_schema_zero(store.registry.to_new_events(poison_job.collect_events(),
                                                                                 workspace_id=ws)))
         after, after_position = await finish_job(store, ws, correlation_id="corr-after")
 
@@ -148,11 +149,11 @@ async def _lag_is_zero(settings, name: str) -> bool:
 async def test_the_credits_watch_stops_on_a_charge_it_cannot_judge_and_resumes_from_it_after_a_restart(
         settings, store, pool, background):
     settings = settings.model_copy(update=FAST_POLICY)
-    ws, _ = await commands.create_workspace(store, name="watch", plan="pro", credits=100, rate_limit=1000)
+    ws, _ = await handle(store, CreateWorkspace(name="watch", plan="pro", credits=100, rate_limit=1000))
     await charge(store, ws, 70)  # 30 % left: above the warning threshold (20 %)
-    workspace = await store.load_aggregate(ws)
+    workspace = await store.fetch_for_writing(ws)
     workspace.charge(15, "test")  # 15 % left: crosses; written at a schema this build cannot read
-    poison = await store.append(at_schema_zero(store.registry.to_new_events(workspace.collect_events(),
+    poison = await store.save(events=at_schema_zero(store.registry.to_new_events(workspace.collect_events(),
                                                                             workspace_id=ws),
                                                correlation_id="req-42"))
     background.start(Relay(settings).run)
@@ -174,7 +175,7 @@ async def test_the_credits_watch_stops_on_a_charge_it_cannot_judge_and_resumes_f
     background.start(fixed.run)
 
     async def low():
-        return [e for e in await store.load(ws) if e.type == "CreditsLow"]
+        return [e for e in await store.read_stream(ws) if e.type == "CreditsLow"]
 
     [credits_low] = await wait_for(low, what="CreditsLow after the restart")
     assert credits_low.data["crossing_version"] == 3 and credits_low.data["balance"] == 15
@@ -192,8 +193,8 @@ async def test_tail_prints_events_decoded_and_upcast_and_keeps_what_the_predicat
             "duration_ms": 1000, "width": 640, "height": 360, "frame_rate": 25.0, "video_codec": "h264",
             "audio_codec": "aac", "subtitle_tracks": 0, "caption_cues": 0}  # schema 1: no demuxer yet
     old = NewEvent(uuid.uuid4(), "Video", 1, ws, "VideoUploaded", 1, data)
-    position = await store.append([old])
-    await commands.create_media(store, ws, environment="production", name="m")
+    position = await store.save(events=[old])
+    await handle(store, CreateMedia(ws, environment="production", name="m"))
     background.start(Relay(settings).run)
     head = await wait_relayed(pool)
     out = io.StringIO()

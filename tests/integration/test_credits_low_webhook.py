@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import uuid
 
-from services import commands
+from services.application.workspaces import AddCredits, CreateWorkspace
 from services.processes.credits_watch import CreditsWatch
 from services.processes.dispatcher import run_dispatcher
 from services.processes.relay import Relay
+from tests.helpers import handle
 from tests.integration.test_dispatcher import Receiver, TestCA, _register, verify, wait_dispatched, webhook_settings
 from tests.integration.test_monitoring import charge, wait_for
 
@@ -20,7 +21,7 @@ async def test_each_downward_crossing_gives_exactly_one_credits_low_delivery(set
     settings = webhook_settings(settings, ca)
     receiver = await Receiver(ca, "127.0.0.6").start()
     try:
-        ws, _ = await commands.create_workspace(store, name="low", plan="pro", credits=100, rate_limit=1000)
+        ws, _ = await handle(store, CreateWorkspace(name="low", plan="pro", credits=100, rate_limit=1000))
         _, secret = await _register(store, settings, ws, receiver.url(), ["credits.low", "job.completed"])
         background.start(Relay(settings).run)
         background.start(lambda stop: run_dispatcher(settings, stop))
@@ -28,7 +29,7 @@ async def test_each_downward_crossing_gives_exactly_one_credits_low_delivery(set
         background.start(watch.run)
 
         async def lows() -> list:
-            return [e for e in await store.load(ws) if e.type == "CreditsLow"]
+            return [e for e in await store.read_stream(ws) if e.type == "CreditsLow"]
 
         async def delivered(n: int):
             await wait_dispatched(settings, pool)
@@ -45,7 +46,7 @@ async def test_each_downward_crossing_gives_exactly_one_credits_low_delivery(set
         first = verify(secret, receiver.hits[0])
         assert first["type"] == "credits.low" and first["workspace_id"] == str(ws)
 
-        await commands.add_credits(store, ws, 100)  # 104 left of 200: 52 %
+        await handle(store, AddCredits(ws, amount=100))  # 104 left of 200: 52 %
         await charge(store, ws, 70)  # 17 % left: crosses again
         await wait_for(lambda: delivered(2), what="second credits.low delivery")
         await wait_for(lambda: _len_is(lows, 2), what="second CreditsLow")

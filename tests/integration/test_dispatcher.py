@@ -38,13 +38,14 @@ from infra.eventstore import EventStore
 from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
-from services import commands
-from services.commands import delete_webhook, register_webhook, rotate_workspace_job_secret
+from services.application.jobs import QueueJob
+from services.application.webhooks import DeleteWebhook, RegisterWebhook
+from services.application.workspaces import CreateWorkspace, RotateJobSecret
 from services.processes.dispatcher import run_dispatcher
 from services.processes.dispatcher.intake import NAME
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from tests.helpers import end_offsets, wait_projected, wait_relayed
+from tests.helpers import end_offsets, handle, wait_projected, wait_relayed
 
 # ------------------------------------------------------------------------------ test helpers
 
@@ -232,11 +233,11 @@ def webhook_settings(settings: Settings, ca: TestCA, **overrides) -> Settings:
 
 async def end_job(store: EventStore, workspace_id, *, fail: bool = False, webhook_url: str | None = None,
                   environment: str = "production") -> uuid.UUID:
-    job, _ = await commands.queue_job(store, workspace_id, job_type="analyze", environment=environment,
-                                      webhook_url=webhook_url)
+    job, _ = await handle(store, QueueJob(workspace_id, job_type="analyze", environment=environment,
+        webhook_url=webhook_url))
     job.start(1, "test")
     job.fail("boom") if fail else job.complete({"ok": True}, article_id=3)
-    await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id))
+    await store.save(events=store.registry.to_new_events(job.collect_events(), workspace_id=workspace_id))
     return job.id
 
 
@@ -246,8 +247,8 @@ def ca(tmp_path) -> TestCA:
 
 
 async def _register(store, settings, ws, url, events=None, environment="production"):
-    webhook, secret, _ = await register_webhook(store, SecretBox(settings.secret_key), ws, environment=environment,
-                                                url=url, events=events)
+    webhook, secret, _ = await handle(store, RegisterWebhook(ws, environment=environment, url=url, events=events),
+        box=SecretBox(settings.secret_key))
     return webhook.id, secret
 
 
@@ -271,7 +272,7 @@ async def test_subscribed_events_arrive_once_signed_both_ways_unsubscribed_and_d
     hook_all, secret_all = await _register(store, settings, ws, everything.url(), ["job.completed", "job.failed"])
     _, secret_failed = await _register(store, settings, ws, failures_only.url(), ["job.failed"])
     hook_deleted, _ = await _register(store, settings, ws, deleted.url())
-    await delete_webhook(store, ws, hook_deleted, environment="production")
+    await handle(store, DeleteWebhook(ws, webhook_id=hook_deleted, environment="production"))
     await _register(store, settings, other, other_ws_receiver.url())
     sandbox_hook, _ = await _register(store, settings, ws, deleted.url(), environment="sandbox")
     background.start(Relay(settings).run)
@@ -325,7 +326,7 @@ async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_bot
         settings, store, pool, background, ca):
     settings = webhook_settings(settings, ca)
     production, sandbox = await Receiver(ca, "127.0.0.13").start(), await Receiver(ca, "127.0.0.14").start()
-    ws, _ = await commands.create_workspace(store, name="ws", plan="pro", credits=100, rate_limit=100)
+    ws, _ = await handle(store, CreateWorkspace(name="ws", plan="pro", credits=100, rate_limit=100))
     background.start(Relay(settings).run)
     background.start(lambda stop: run_dispatcher(settings, stop))
     await end_job(store, ws, webhook_url=production.url("/job"))
@@ -340,8 +341,8 @@ async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_bot
         StandardVerifier(v1["production"]).verify(sandbox.hits[0].body, sandbox.hits[0].headers)
 
     grace_s = 2.0
-    versions, _ = await rotate_workspace_job_secret(store, ws, "production", grace=dt.timedelta(seconds=grace_s),
-                                                    now=settings.now())
+    versions, _ = await handle(store, RotateJobSecret(ws, "production"), job_secret_grace_s=grace_s,
+                               clock=settings.now)
     rotated_at = time.monotonic()
     assert (versions.current, versions.previous) == (2, 1)
     v2 = job_notification_secret(settings.secret_key, ws, "production", 2)
@@ -372,11 +373,11 @@ async def test_job_urls_are_signed_per_environment_and_a_rotation_signs_with_bot
 
 async def _analyzed_video(store: EventStore, workspace_id, video_id: int, environment: str) -> uuid.UUID:
     """A video uploaded and analysed in ``environment``, as the worker records it."""
-    job, _ = await commands.queue_job(store, workspace_id, job_type="analyze_video", environment=environment)
+    job, _ = await handle(store, QueueJob(workspace_id, job_type="analyze_video", environment=environment))
     video = Video.upload(video_id=video_id, workspace_id=workspace_id, environment=environment, name="v",
                          storage_key="k", size_bytes=1, duration_ms=1000)
     video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
-    await store.append(store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id))
+    await store.save(events=store.registry.to_new_events(video.collect_events(), workspace_id=workspace_id))
     return job.id
 
 
@@ -394,12 +395,12 @@ async def test_video_analyzed_reaches_only_the_webhooks_of_its_environment_and_a
     sandbox_job = await _analyzed_video(store, ws, base + 1, "sandbox")
     # Written before VideoAnalyzed carried its environment (schema 1), by a job the log knows: upcast,
     # then derived from the job's JobQueued (sandbox).
-    old_job, _ = await commands.queue_job(store, ws, job_type="analyze_video", environment="sandbox")
+    old_job, _ = await handle(store, QueueJob(ws, job_type="analyze_video", environment="sandbox"))
     # ... and one whose job the dispatcher never saw: its environment cannot be told.
     orphan_job = uuid.uuid4()
     for n, job_id in enumerate((old_job.id, orphan_job), start=2):
         stream = video_stream_id(base + n)
-        await store.append([NewEvent(stream, "Video", 1, ws, "VideoAnalyzed", 1,
+        await store.save(events=[NewEvent(stream, "Video", 1, ws, "VideoAnalyzed", 1,
                                      {"job_id": str(job_id), "analysis_mode": "standard", "article_id": None,
                                       "geo_readiness_score": 0.1, "counts": {}})])
     await wait_dispatched(settings, pool)
@@ -657,7 +658,7 @@ async def test_pending_retries_of_a_deleted_webhook_end_cancelled_with_an_event(
     got = await until(lambda g: len(g) == 3, "the third delivery")
     never_sent = {d for d, r in got.items() if r["attempts"] == 0}
     assert len(never_sent) == 1
-    await delete_webhook(store, ws, hook, environment="production")
+    await handle(store, DeleteWebhook(ws, webhook_id=hook, environment="production"))
     # The dispatcher learns of the deletion from the log (relay, then its intake); a sender that
     # claims before that sends, like any delivery already due when a webhook is deleted.
     deadline = time.monotonic() + 30
@@ -727,7 +728,7 @@ async def test_a_retry_recorded_after_its_webhook_was_deleted_ends_at_once(setti
     background.start(lambda stop: run_dispatcher(settings, stop))
     await end_job(store, ws, fail=True)
     await wait_until(lambda: len(receiver.hits) == 1, what="the attempt on the wire")
-    await delete_webhook(store, ws, hook, environment="production")
+    await handle(store, DeleteWebhook(ws, webhook_id=hook, environment="production"))
     async with pool.acquire() as conn:
         deadline = time.monotonic() + 10
         while await conn.fetchval("SELECT status FROM webhook_targets WHERE webhook_id = $1", hook) != "deleted":

@@ -1,4 +1,6 @@
-"""The event store on a real PostgreSQL: optimistic concurrency, gap-free positions, loading."""
+"""What only the PostgreSQL event store does: group commit, effects and calls in the append's
+transaction or statement, NOTIFY, compression. The rules every store keeps are in
+``tests/store_contract.py`` (run on PostgreSQL by ``test_store_contract.py``)."""
 
 from __future__ import annotations
 
@@ -11,76 +13,12 @@ import pytest
 
 from domain.jobs import Job
 from infra.codec import NewEvent
-from infra.eventstore import Call, ConcurrencyError, EventStore
-
-
-def _job_events(store: EventStore, ws: uuid.UUID) -> tuple[Job, list[NewEvent]]:
-    job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="test")
-    return job, store.registry.to_new_events(job.collect_events(), workspace_id=ws)
-
-
-async def _overtaken_job(store: EventStore, ws: uuid.UUID) -> Job:
-    """A queued job loaded twice; the first copy is started and appended: the second, returned, is stale."""
-    job, events = _job_events(store, ws)
-    await store.append(events)
-    current = await store.load_aggregate(job.id)
-    stale = await store.load_aggregate(job.id)
-    current.start(1, "first")
-    await store.append(store.registry.to_new_events(current.collect_events(), workspace_id=ws))
-    return stale
-
-
-async def test_fifty_concurrent_appends_at_one_version_exactly_one_wins(store: EventStore, pool):
-    ws = uuid.uuid4()
-    job, events = _job_events(store, ws)
-    await store.append(events)
-    loaded = [await store.load_aggregate(job.id) for _ in range(50)]  # all at version 1
-
-    async def attempt(i: int, agg: Job) -> bool:
-        agg.start(1, f"worker-{i}")
-        try:
-            await store.append(store.registry.to_new_events(agg.collect_events(), workspace_id=ws))
-            return True
-        except ConcurrencyError:
-            return False
-
-    results = await asyncio.gather(*(attempt(i, a) for i, a in enumerate(loaded)))
-    assert results.count(True) == 1
-    assert results.count(False) == 49
-    async with pool.acquire() as conn:
-        positions = [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
-        versions = [r["version"] for r in await conn.fetch(
-            "SELECT version FROM events WHERE stream_id = $1 ORDER BY version", job.id)]
-    assert positions == list(range(1, len(positions) + 1)) == [1, 2]
-    assert versions == [1, 2]
-
-
-async def test_positions_are_gap_free_under_concurrent_appends_to_many_streams(store: EventStore, pool):
-    ws = uuid.uuid4()
-
-    async def writer() -> list[int]:
-        out = []
-        for _ in range(20):
-            _, events = _job_events(store, ws)
-            out.append(await store.append(events))
-        return out
-
-    returned = [p for ps in await asyncio.gather(*(writer() for _ in range(10))) for p in ps]
-    async with pool.acquire() as conn:
-        positions = [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
-    assert positions == list(range(1, 201))
-    assert sorted(returned) == positions
-
-
-async def test_an_append_expecting_a_future_version_is_refused(store: EventStore):
-    ws = uuid.uuid4()
-    job, events = _job_events(store, ws)
-    await store.append(events)
-    job.start(1, "w")
-    (started,) = store.registry.to_new_events(job.collect_events(), workspace_id=ws)
-    skipped = NewEvent(started.stream_id, started.stream_type, 5, ws, started.type, started.schema, started.data)
-    with pytest.raises(ConcurrencyError):
-        await store.append([skipped])
+from infra.effects import ClaimLapsed
+from infra.eventstore import CACHE_FROM_VERSION, NOTIFY_CHANNEL, Call, ConcurrencyError, EventStore, PostgresEventStore
+from services.application.idempotency import IdempotencyKeys, Outcome
+from services.application.workspaces import AddCredits, CreateWorkspace
+from tests.helpers import handle
+from tests.store_contract import _job_events, _overtaken_job
 
 
 async def test_a_conflict_writes_nothing_not_even_the_side_effects(store: EventStore, pool):
@@ -93,27 +31,10 @@ async def test_a_conflict_writes_nothing_not_even_the_side_effects(store: EventS
 
     stale_b.start(1, "b")
     with pytest.raises(ConcurrencyError):
-        await store.append(store.registry.to_new_events(stale_b.collect_events(), workspace_id=ws), before=[side])
+        await store.save(events=store.registry.to_new_events(stale_b.collect_events(), workspace_id=ws), effects=[side])
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT to_regclass('side_marks')") is None
         assert await conn.fetchval("SELECT count(*) FROM events") == 2
-
-
-async def test_load_rebuilds_the_aggregate_with_its_state(store: EventStore):
-    ws = uuid.uuid4()
-    job, events = _job_events(store, ws)
-    await store.append(events)
-    job.start(1, "w")
-    job.report_progress(40, "transcribing")
-    job.complete({"words": 12}, article_id=7)
-    await store.append(store.registry.to_new_events(job.collect_events(), workspace_id=ws, meta={"request_id": "r1"}))
-    loaded = await store.load_aggregate(job.id)
-    assert (loaded.status, loaded.progress, loaded.article_id, loaded.version) == ("completed", 100, 7, 4)
-    assert loaded.workspace_id == ws
-    stored = await store.load(job.id)
-    assert [e.type for e in stored] == ["JobQueued", "JobStarted", "JobProgressed", "JobCompleted"]
-    assert stored[-1].meta == {"request_id": "r1"}
-    assert await store.load_aggregate(uuid.uuid4()) is None
 
 
 async def test_event_data_comes_back_as_written_and_large_data_is_stored_with_lz4(store: EventStore, pool):
@@ -128,8 +49,8 @@ async def test_event_data_comes_back_as_written_and_large_data_is_stored_with_lz
                                     meta={"note": tricky["quotes"]})
     second = NewEvent(events[0].stream_id, events[0].stream_type, 2, ws, "JobProgressed", 1,
                       {"progress": 1, "stage": "x", **large})
-    await store.append([events[0], second])
-    stored = await store.load(job.id)
+    await store.save(events=[events[0], second])
+    stored = await store.read_stream(job.id)
     assert stored[0].data["extra"] == tricky and stored[0].meta == {"note": tricky["quotes"]}
     assert stored[1].data["drafts"] == large["drafts"]
     async with pool.acquire() as conn:
@@ -141,17 +62,17 @@ async def test_event_data_comes_back_as_written_and_large_data_is_stored_with_lz
 
 
 async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool, registry):
-    grouped = EventStore(pool, registry, group_commit=True)
+    grouped = PostgresEventStore(pool, registry, group_commit=True)
     ws = uuid.uuid4()
     job, events = _job_events(grouped, ws)
-    await grouped.append(events)
-    loaded = [await grouped.load_aggregate(job.id) for _ in range(20)]
+    await grouped.save(events=events)
+    loaded = [await grouped.fetch_for_writing(job.id) for _ in range(20)]
     fresh_jobs = [_job_events(grouped, ws) for _ in range(20)]
 
     async def start(i, agg):
         agg.start(1, f"w{i}")
         try:
-            return await grouped.append(grouped.registry.to_new_events(agg.collect_events(), workspace_id=ws))
+            return await grouped.save(events=grouped.registry.to_new_events(agg.collect_events(), workspace_id=ws))
         except ConcurrencyError:
             return None
 
@@ -161,9 +82,9 @@ async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool,
 
     results = await asyncio.gather(
         *(start(i, a) for i, a in enumerate(loaded)),
-        *(grouped.append(evs) for _, evs in fresh_jobs),
-        grouped.append(_job_events(grouped, ws)[1], before=[failing_side_effect]),
-        grouped.append(_job_events(grouped, ws)[1], before=[failing_side_effect]),  # same digest: refused
+        *(grouped.save(events=evs) for _, evs in fresh_jobs),
+        grouped.save(events=_job_events(grouped, ws)[1], effects=[failing_side_effect]),
+        grouped.save(events=_job_events(grouped, ws)[1], effects=[failing_side_effect]),  # same digest: refused
         return_exceptions=True)
     starts, creations, sides = results[:20], results[20:40], results[40:]
     assert sum(r is not None for r in starts) == 1
@@ -178,13 +99,13 @@ async def test_group_commit_refuses_only_the_conflicting_append_of_a_group(pool,
 
 
 async def test_group_commit_returns_each_appends_own_last_position(pool, registry):
-    grouped = EventStore(pool, registry, group_commit=True)
+    grouped = PostgresEventStore(pool, registry, group_commit=True)
     ws = uuid.uuid4()
     batches = []
     for i in range(30):
         jobs = [Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="t") for _ in range(1 + i % 3)]
         batches.append(registry.to_new_events([e for j in jobs for e in j.collect_events()], workspace_id=ws))
-    returned = await asyncio.gather(*(grouped.append(b) for b in batches))
+    returned = await asyncio.gather(*(grouped.save(events=b) for b in batches))
     async with pool.acquire() as conn:
         where = {r["stream_id"]: r["position"] for r in await conn.fetch("SELECT stream_id, position FROM events")}
     for events, last in zip(batches, returned, strict=True):
@@ -194,74 +115,23 @@ async def test_group_commit_returns_each_appends_own_last_position(pool, registr
 
 async def test_group_commit_of_one_append_answers_its_own_conflict_and_refused_side_effect(pool, registry):
     """A group of one goes as a single statement (no savepoint): its failures still reach its caller."""
-    grouped = EventStore(pool, registry, group_commit=True)
+    grouped = PostgresEventStore(pool, registry, group_commit=True)
     ws = uuid.uuid4()
     stale = await _overtaken_job(grouped, ws)
     stale.start(1, "w2")
     with pytest.raises(ConcurrencyError):
-        await grouped.append(grouped.registry.to_new_events(stale.collect_events(), workspace_id=ws))
+        await grouped.save(events=grouped.registry.to_new_events(stale.collect_events(), workspace_id=ws))
 
     async def claim(conn):
         await conn.execute("INSERT INTO api_key_digests (digest, key_id, workspace_id) VALUES ('one', $1, $2)",
                            uuid.uuid4(), ws)
 
-    first = await grouped.append(_job_events(grouped, ws)[1], before=[claim])
+    first = await grouped.save(events=_job_events(grouped, ws)[1], effects=[claim])
     with pytest.raises(asyncpg.UniqueViolationError):
-        await grouped.append(_job_events(grouped, ws)[1], before=[claim])  # the side effect is refused
+        await grouped.save(events=_job_events(grouped, ws)[1], effects=[claim])  # the side effect is refused
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT max(position) FROM events") == first  # nothing of the refused one
         assert await conn.fetchval("SELECT count(*) FROM api_key_digests") == 1
-
-
-async def test_a_long_stream_loads_from_its_kept_state_plus_what_any_process_appended_since(pool, registry):
-    """The in-memory state of a long stream (a busy workspace's) plus the events after it is what the
-    whole stream gives, whoever appended them; a caller's copy never changes the kept state."""
-    from infra.eventstore import CACHE_FROM_VERSION
-    from services.commands import add_credits, create_workspace
-
-    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)  # two processes' stores
-    ws, _ = await create_workspace(here, name="busy", plan="pro", credits=0, rate_limit=600)
-    for _ in range(CACHE_FROM_VERSION + 4):
-        await add_credits(here, ws, 1)
-    first = await here.load_aggregate(ws)
-    assert ws in here._aggregates, "a long stream's state is kept"
-    loaded_at = first.version
-    for _ in range(3):
-        await add_credits(elsewhere, ws, 10)  # another process moves the stream
-    first.add_credits(1000)  # decided on, never saved: the kept state must not see it
-    again = await here.load_aggregate(ws)
-    whole = registry.reconstruct(await here.load(ws))
-    assert again.version == whole.version == loaded_at + 3
-    assert vars(again).keys() == vars(whole).keys()
-    assert {k: v for k, v in vars(again).items() if k != "_pending_events"} == \
-        {k: v for k, v in vars(whole).items() if k != "_pending_events"}
-    assert again.credits_total == whole.credits_total == CACHE_FROM_VERSION + 4 + 30
-
-
-async def test_a_stream_read_only_is_shared_until_it_moves_and_then_rebuilt_on_a_copy(pool, registry):
-    """``read_aggregate`` hands every reader the same kept object while the stream stands still; once
-    another process appends, the next read is the whole stream's state on a new object, and the
-    object an earlier reader holds has not changed under it."""
-    from services.commands import add_credits, create_workspace
-
-    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)
-    ws, _ = await create_workspace(here, name="read", plan="pro", credits=5, rate_limit=600)
-    first = await here.read_aggregate(ws)
-    assert await here.read_aggregate(ws) is first, "a stream that did not move is not rebuilt"
-    held_version, held_total = first.version, first.credits_total
-    await add_credits(elsewhere, ws, 7)
-    moved = await here.read_aggregate(ws)
-    assert moved is not first
-    assert (first.version, first.credits_total) == (held_version, held_total), "a held reading never changes"
-    whole = registry.reconstruct(await here.load(ws))
-    assert (moved.version, moved.credits_total) == (whole.version, whole.credits_total) == (held_version + 1,
-                                                                                           held_total + 7)
-    assert await here.read_aggregate(uuid.uuid4()) is None
-
-    other, _ = await create_workspace(elsewhere, name="other", plan="pro", credits=9, rate_limit=600)
-    both = await here.read_aggregates(other, uuid.uuid4(), ws)  # one never read, one empty, one kept
-    assert [getattr(a, "credits_total", None) for a in both] == [9, None, held_total + 7]
-    assert both[2] is moved, "the kept one did not move"
 
 
 @pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
@@ -269,9 +139,7 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     """Calls (``Call``) run in the append's own statement: when one refuses, nothing is written and
     nobody hears of a commit; when they all succeed, their effects and the events commit together
     and ``on_commit`` is called after."""
-    from services.idempotency import IdempotencyKeys, Outcome
-
-    store = EventStore(pool, registry, group_commit=group_commit)
+    store = PostgresEventStore(pool, registry, group_commit=group_commit)
     ws = uuid.uuid4()
     keys = IdempotencyKeys(pool)
     claim = await keys._claim(ws, "production", "test.calls", "k" * 16, "hash")
@@ -279,14 +147,14 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     await keys._release(stolen)  # this claim is no longer held: completing it refuses
     refusing = stolen.records(Outcome(200, {"data": {}}))
     _, events = _job_events(store, ws)
-    with pytest.raises(asyncpg.PostgresError):
-        await store.append(events, before=[claim.records(Outcome(200, {"data": {"n": 1}})), refusing])
+    with pytest.raises(ClaimLapsed):
+        await store.save(events=events, effects=[claim.records(Outcome(200, {"data": {"n": 1}})), refusing])
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1", ws) == 0
         assert await conn.fetchval("SELECT state FROM idempotency_keys WHERE key = $1", "k" * 16) == "in_flight"
     assert not claim.answer_stored
 
-    await store.append(events, before=[claim.records(Outcome(201, {"data": {"n": 2}}))])
+    await store.save(events=events, effects=[claim.records(Outcome(201, {"data": {"n": 2}}))])
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM events WHERE workspace_id = $1", ws) == len(events)
         row = await conn.fetchrow("SELECT state, status, body FROM idempotency_keys WHERE key = $1", "k" * 16)
@@ -294,63 +162,31 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     assert claim.answer_stored, "on_commit was called"
 
 
-async def test_a_kept_state_is_decided_on_without_a_query_and_a_stale_one_costs_one_retry(pool, registry):
-    """``load_kept`` gives this process's kept state (updated by its own saves); when another process
-    moved the stream, the decision's append is refused, the kept state dropped, and the next load
-    reads the stream: the charge then lands on the true balance."""
-    from infra.eventstore import CACHE_FROM_VERSION, ConcurrencyError
-    from services.commands import add_credits, create_workspace
-
-    here, elsewhere = EventStore(pool, registry), EventStore(pool, registry)
-    ws, _ = await create_workspace(here, name="kept", plan="pro", credits=100, rate_limit=600)
-    for _ in range(CACHE_FROM_VERSION):
-        await add_credits(here, ws, 1)
-    workspace = await here.load_kept(ws)
-    workspace.charge(10, "first")
-    await here.save(workspace, workspace_id=ws)
-    assert here._aggregates[ws].version == workspace.version, "a save keeps the state it saved"
-
-    await add_credits(elsewhere, ws, 1000)  # another process moves the stream
-    stale = await here.load_kept(ws)
-    assert stale.version == workspace.version, "no query: the kept state, not the stream"
-    stale.charge(5, "decided on a stale state")
-    with pytest.raises(ConcurrencyError):
-        await here.save(stale, workspace_id=ws)
-    assert ws not in here._aggregates
-    fresh = await here.load_kept(ws)
-    fresh.charge(5, "again")
-    await here.save(fresh, workspace_id=ws)
-    whole = registry.reconstruct(await here.load(ws))
-    assert whole.credits_balance == 100 + CACHE_FROM_VERSION + 1000 - 10 - 5
-
-
 @pytest.mark.parametrize("stream", ["short", "long"])
 @pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
 async def test_charges_decided_in_turn_commit_together_and_a_refused_one_refuses_those_decided_on_it(
         pool, registry, group_commit, stream):
-    """``save_in_turn``: under the workspace's lock a charge is decided and its append queued; the
+    """``in_turn``: in the workspace's turn a charge is decided and its append queued; the
     next charge is decided on that state before the first has committed, however short the
     workspace's stream (a new workspace's too). Both land, in order. When an append is refused
     (here its side effect), the charge decided on it is refused as a conflict, the kept state is
     dropped, and the next decision reads the stored balance."""
-    from infra.eventstore import CACHE_FROM_VERSION
-    from services.commands import add_credits, create_workspace
-
-    store = EventStore(pool, registry, group_commit=group_commit)
-    ws, _ = await create_workspace(store, name="turns", plan="pro", credits=100, rate_limit=600)
+    store = PostgresEventStore(pool, registry, group_commit=group_commit)
+    ws, _ = await handle(store, CreateWorkspace(name="turns", plan="pro", credits=100, rate_limit=600))
     added = CACHE_FROM_VERSION if stream == "long" else 0
     for _ in range(added):
-        await add_credits(store, ws, 1)
+        await handle(store, AddCredits(ws, amount=1))
 
     async def charge(amount: int, before=()) -> asyncio.Future:
-        async with store.stream_lock(ws):
-            workspace = await store.load_kept(ws)
+        async with store.in_turn(ws) as turn:
+            workspace = await turn.fetch_for_writing()
             workspace.charge(amount, f"charge of {amount}")
-            return await store.save_in_turn(workspace, turn=workspace, workspace_id=ws, before=before)
+            await turn.save(workspace, workspace_id=ws, effects=before)
+        return turn.saved
 
     first, second = await charge(10), await charge(20)
     assert await first < await second
-    assert registry.reconstruct(await store.load(ws)).credits_balance == 100 + added - 30
+    assert registry.reconstruct(await store.read_stream(ws)).credits_balance == 100 + added - 30
     if group_commit:  # the locked stream's state is kept, to decide the next charge on
         assert store._aggregates[ws].credits_balance == 100 + added - 30
 
@@ -371,15 +207,13 @@ async def test_charges_decided_in_turn_commit_together_and_a_refused_one_refuses
         assert ws not in store._aggregates, "a refused append drops the kept state decided on it"
     again = await charge(5)
     await again
-    whole = registry.reconstruct(await store.load(ws))
+    whole = registry.reconstruct(await store.read_stream(ws))
     assert whole.credits_balance == 100 + added - 30 - 5
 
 
 async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_one_shares_its_group(pool, registry):
     """The relay's wake-up: "~N" when only unhurried appends (conversation turns) committed, "N"
     when any append of the group is hurried; alone or grouped."""
-    from infra.eventstore import NOTIFY_CHANNEL
-
     heard: asyncio.Queue = asyncio.Queue()
 
     def hear(_conn, _pid, _channel, payload: str) -> None:
@@ -388,17 +222,17 @@ async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_
     async with pool.acquire() as listener:
         await listener.add_listener(NOTIFY_CHANNEL, hear)
         try:
-            for store in (EventStore(pool, registry), EventStore(pool, registry, group_commit=True)):
+            for store in (PostgresEventStore(pool, registry), PostgresEventStore(pool, registry, group_commit=True)):
                 ws = uuid.uuid4()
-                last = await store.append(_job_events(store, ws)[1], unhurried=True)
+                last = await store.save(events=_job_events(store, ws)[1], unhurried=True)
                 assert await asyncio.wait_for(heard.get(), 10) == f"~{last}"
-                last = await store.append(_job_events(store, ws)[1])
+                last = await store.save(events=_job_events(store, ws)[1])
                 assert await asyncio.wait_for(heard.get(), 10) == str(last)
-            grouped = EventStore(pool, registry, group_commit=True)
-            together = await asyncio.gather(grouped.append(_job_events(grouped, ws)[1], unhurried=True),
-                                            grouped.append(_job_events(grouped, ws)[1]))
+            grouped = PostgresEventStore(pool, registry, group_commit=True)
+            together = await asyncio.gather(grouped.save(events=_job_events(grouped, ws)[1], unhurried=True),
+                                            grouped.save(events=_job_events(grouped, ws)[1]))
             assert await asyncio.wait_for(heard.get(), 10) == str(max(together))  # one group: hurried
-            together = await asyncio.gather(*(grouped.append(_job_events(grouped, ws)[1], unhurried=True)
+            together = await asyncio.gather(*(grouped.save(events=_job_events(grouped, ws)[1], unhurried=True)
                                               for _ in range(3)))
             assert await asyncio.wait_for(heard.get(), 10) == f"~{max(together)}"
             assert not grouped._unhurried  # nothing kept of the groups once committed
@@ -410,14 +244,14 @@ async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_
             async def side(conn):
                 await conn.execute("SELECT 1")
 
-            for store in (EventStore(pool, registry), EventStore(pool, registry, group_commit=True)):
+            for store in (PostgresEventStore(pool, registry), PostgresEventStore(pool, registry, group_commit=True)):
                 for before in ([side], [Call("pg_sleep", ("float8",), (0.0,))]):  # a transaction, one statement
-                    last = await store.append(_job_events(store, ws)[1], before=before, unhurried=True)
+                    last = await store.save(events=_job_events(store, ws)[1], effects=before, unhurried=True)
                     assert await asyncio.wait_for(heard.get(), 10) == f"~{last}"
                 stale = await _overtaken_job(store, uuid.uuid4())
                 stale.start(1, "b")
                 with pytest.raises(ConcurrencyError):
-                    await store.append(store.registry.to_new_events(stale.collect_events(), workspace_id=ws),
+                    await store.save(events=store.registry.to_new_events(stale.collect_events(), workspace_id=ws),
                                        unhurried=True)
                 await asyncio.sleep(0.2)
                 assert heard.qsize() == 2  # the overtaken job's two hurried appends; the refused one is silent
@@ -426,32 +260,31 @@ async def test_an_unhurried_append_says_so_in_its_notification_unless_a_hurried_
             await listener.remove_listener(NOTIFY_CHANNEL, hear)
 
 
-async def test_load_committed_waits_for_the_streams_queued_appends_then_reads_what_any_process_appended(
+async def test_the_committed_state_waits_for_the_streams_queued_appends_then_reads_what_any_process_appended(
         pool, registry):
     """A charge queued in turn is ahead of the store; another process appends a top-up first, so the
-    queued charge will be refused. ``load_committed`` waits for it to settle and gives the stored
-    stream (the top-up, not the refused charge), not the kept state decided on what was not written."""
-    from infra.eventstore import CACHE_FROM_VERSION
-    from services.commands import add_credits, create_workspace
-
-    here, elsewhere = EventStore(pool, registry, group_commit=True), EventStore(pool, registry)
-    ws, _ = await create_workspace(here, name="committed", plan="pro", credits=100, rate_limit=600)
+    queued charge will be refused. ``fetch_for_writing(committed=True)`` waits for it to settle and
+    gives the stored stream (the top-up, not the refused charge), not the kept state decided on what
+    was not written."""
+    here, elsewhere = PostgresEventStore(pool, registry, group_commit=True), PostgresEventStore(pool, registry)
+    ws, _ = await handle(here, CreateWorkspace(name="committed", plan="pro", credits=100, rate_limit=600))
     for _ in range(CACHE_FROM_VERSION):
-        await add_credits(here, ws, 1)
+        await handle(here, AddCredits(ws, amount=1))
     entered, gate = asyncio.Event(), asyncio.Event()
 
     async def held(conn):  # keeps the queued append's transaction open, ahead of its version check
         entered.set()
         await gate.wait()
 
-    async with here.stream_lock(ws):
-        workspace = await here.load_kept(ws)
+    async with here.in_turn(ws) as turn:
+        workspace = await turn.fetch_for_writing()
         workspace.charge(workspace.credits_balance, "everything")
-        doomed = await here.save_in_turn(workspace, turn=workspace, workspace_id=ws, before=[held])
+        await turn.save(workspace, workspace_id=ws, effects=[held])
+        doomed = turn.saved
         try:
             await entered.wait()
-            await add_credits(elsewhere, ws, 50)
-            reading = asyncio.create_task(here.load_committed(ws))
+            await handle(elsewhere, AddCredits(ws, amount=50))
+            reading = asyncio.create_task(turn.fetch_for_writing(committed=True))
             await asyncio.sleep(0.05)
             waited = not reading.done()
         finally:
@@ -461,4 +294,4 @@ async def test_load_committed_waits_for_the_streams_queued_appends_then_reads_wh
         await doomed
     assert fresh.credits_balance == 100 + CACHE_FROM_VERSION + 50
     assert waited, "waits for the queued append"
-    assert fresh.version == registry.reconstruct(await here.load(ws)).version
+    assert fresh.version == registry.reconstruct(await here.read_stream(ws)).version

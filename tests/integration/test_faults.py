@@ -24,7 +24,7 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.consume import position_of
 from infra.db import create_pool, migrate
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.lib.common import is_transient
@@ -117,13 +117,13 @@ class Load:
         interrupted = False
         while True:
             try:
-                await self.store.append(self.store.registry.to_new_events(pending, workspace_id=agg.workspace_id))
+                await self.store.save(events=self.store.registry.to_new_events(pending, workspace_id=agg.workspace_id))
                 self.events += len(pending)
                 return
             except ConcurrencyError:
                 # Only legitimate after an interrupted try whose commit went through before the
                 # connection dropped: then the stream holds exactly our events.
-                stored = await self.store.load(agg.id)
+                stored = await self.store.read_stream(agg.id)
                 assert interrupted and stored[-1].version == pending[-1].originator_version
                 self.events += len(pending)
                 return
@@ -196,7 +196,7 @@ async def test_kill_minus_nine_of_relay_and_projector_loses_nothing_and_duplicat
     try:
         relay.start()
         projector.start()
-        load = Load(EventStore(pool, EventRegistry()), workspaces=7)
+        load = Load(PostgresEventStore(pool, EventRegistry()), workspaces=7)
         load_task = asyncio.create_task(load.run(jobs=4000))  # 5 events a job: 20,000 events
         rng = random.Random(20261122)
         deadline = time.monotonic() + 150
@@ -229,7 +229,7 @@ async def test_kafka_stopped_and_restarted_during_load_loses_nothing(fault_stack
     try:
         relay.start()
         projector.start()
-        load = Load(EventStore(pool, EventRegistry()), workspaces=5)
+        load = Load(PostgresEventStore(pool, EventRegistry()), workspaces=5)
         restarted = asyncio.Event()
         load_task = asyncio.create_task(load.run(jobs=20_000, until=restarted))
         await asyncio.sleep(2)
@@ -260,7 +260,7 @@ async def test_postgres_restarted_during_load_processes_reconnect_and_nothing_is
     try:
         relay.start()
         projector.start()
-        load = Load(EventStore(pool, EventRegistry()), workspaces=5)
+        load = Load(PostgresEventStore(pool, EventRegistry()), workspaces=5)
         restarted = asyncio.Event()
         load_task = asyncio.create_task(load.run(jobs=20_000, until=restarted))
         await asyncio.sleep(2)
@@ -298,7 +298,7 @@ async def test_processes_started_while_postgres_is_down_wait_for_it(fault_stack,
         await asyncio.to_thread(stack.pg_up, fault_stack)
     pool = await create_pool(fsettings.resolved_database_url(), max_size=5)
     try:
-        load = Load(EventStore(pool, EventRegistry()), workspaces=2)
+        load = Load(PostgresEventStore(pool, EventRegistry()), workspaces=2)
         await load.run(jobs=20)
         await wait_projected(fsettings, pool, list(ALL), timeout=60)
         async with pool.acquire() as conn:

@@ -1,69 +1,23 @@
-"""Idempotent requests on the real PostgreSQL: one execution and one charge per key whatever the
-concurrency, replays (refusals included, after a restart too), mismatches that change nothing,
-claims that lapse, retention, and the deterministic job id of identical requests."""
+"""Idempotent requests where PostgreSQL itself is the subject: the answer and the events in one
+transaction, a replay after a restart, the claim of a process that died with its connections. The
+rules of keys (one execution per key, replays, mismatches, lapsed claims, retention, identical
+requests) are in ``tests/command_contract.py``, run on both stores."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
-from uuid import uuid4
+from datetime import timedelta
 
 import pytest
 
-from domain.base import InsufficientCredits
 from domain.workspaces import Workspace
 from infra.db import create_pool
-from infra.eventstore import EventStore
-from services import commands
-from services.idempotency import (
+from infra.eventstore import PostgresEventStore
+from services.application.idempotency import (
     IdempotencyKeyInUse,
-    IdempotencyKeyMismatch,
     IdempotencyKeys,
-    Outcome,
-    ReplayedRefusal,
-    queue_job_once,
 )
-
-KEY = "order-7f3a9c21-e5d4"
-REQUEST = {"job_type": "render", "credits": 5}
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-class ChargedJob:
-    """The command behind the key: queue a job charged ``credits``, its answer in the same append.
-    Counts its executions; ``hold`` (when set) keeps it in flight between deciding and appending."""
-
-    def __init__(self, store: EventStore, workspace_id, credits: int = 5) -> None:
-        self.store, self.workspace_id, self.credits = store, workspace_id, credits
-        self.executions = 0
-        self.started = asyncio.Event()
-        self.hold: asyncio.Event | None = None
-
-    async def __call__(self, claim) -> Outcome:
-        self.executions += 1
-        self.started.set()
-        job_id = uuid4()
-        outcome = Outcome(202, {"data": {"job_id": str(job_id), "status": "pending", "reused": False}})
-        if self.hold is not None:
-            await self.hold.wait()
-        await commands.queue_job(self.store, self.workspace_id, job_type="render", credits=self.credits,
-                                 job_id=job_id, before=[claim.records(outcome)])
-        return outcome
-
-
-async def workspace(store, credits: int = 100):
-    ws, _ = await commands.create_workspace(store, name="idempotency", plan="pro", credits=credits, rate_limit=100)
-    return ws
+from tests.idempotency_support import KEY, REQUEST, T0, ChargedJob, Clock, workspace
 
 
 async def written(pool, ws) -> dict[str, int]:
@@ -73,38 +27,13 @@ async def written(pool, ws) -> dict[str, int]:
 
 
 async def balance(store, ws) -> int:
-    workspace: Workspace = await store.load_aggregate(ws)
+    workspace: Workspace = await store.fetch_for_writing(ws)
     return workspace.credits_balance
 
 
 async def stored_key(pool, key: str = KEY):
     async with pool.acquire() as conn:
         return await conn.fetchrow("SELECT * FROM idempotency_keys WHERE key = $1", key)
-
-
-@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
-async def test_fifty_concurrent_requests_with_one_key_run_once_and_charge_once(store, pool, group_commit):
-    ws = await workspace(store)
-    api = EventStore(pool, store.registry, group_commit=group_commit)
-    keys = IdempotencyKeys(pool)
-    command = ChargedJob(api, ws)
-
-    answers = await asyncio.gather(*(keys.run(ws, "jobs.create", KEY, REQUEST, command) for _ in range(50)),
-                                   return_exceptions=True)
-
-    assert command.executions == 1
-    assert all(isinstance(a, Outcome | IdempotencyKeyInUse) for a in answers), answers
-    outcomes = [a for a in answers if isinstance(a, Outcome)]
-    assert [o.reused for o in outcomes].count(False) == 1
-    assert len({o.body["data"]["job_id"] for o in outcomes}) == 1
-    assert all(o.body["data"]["reused"] == o.reused for o in outcomes)
-    assert (await written(pool, ws)) == {"WorkspaceCreated": 1, "ApiKeyIssued": 1, "JobQueued": 1,
-                                         "CreditsCharged": 1}
-    assert await balance(store, ws) == 95
-    # Once the first has answered, every request with the key is a replay.
-    again = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-    assert again.reused and again.body["data"]["reused"] is True and command.executions == 1
-    assert again.body["data"]["job_id"] == outcomes[0].body["data"]["job_id"]
 
 
 async def test_the_answer_commits_with_the_events(store, pool):
@@ -120,45 +49,6 @@ async def test_the_answer_commits_with_the_events(store, pool):
     assert row["state"] == "done" and row["status"] == 202 and row["owner"] is None
 
 
-async def test_the_same_key_with_other_parameters_is_a_mismatch_that_changes_nothing(store, pool):
-    ws = await workspace(store)
-    keys = IdempotencyKeys(pool)
-    command = ChargedJob(store, ws)
-    first = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-    before, row = await written(pool, ws), await stored_key(pool)
-
-    with pytest.raises(IdempotencyKeyMismatch) as refused:
-        await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, command)
-
-    assert refused.value.status == 409 and refused.value.code == "idempotency_key_mismatch"
-    assert command.executions == 1
-    assert await written(pool, ws) == before and await stored_key(pool) == row
-    assert await balance(store, ws) == 95
-    # Key order does not make another request; another operation or workspace is another key.
-    same = await keys.run(ws, "jobs.create", KEY, dict(reversed(REQUEST.items())), command)
-    assert same.reused and same.body["data"]["job_id"] == first.body["data"]["job_id"]
-    other = await keys.run(ws, "clips.detect", KEY, {**REQUEST, "credits": 6}, command)
-    assert not other.reused and command.executions == 2
-
-
-async def test_a_refusal_is_stored_and_replayed(store, pool):
-    ws = await workspace(store, credits=3)
-    keys = IdempotencyKeys(pool)
-    command = ChargedJob(store, ws)
-    with pytest.raises(InsufficientCredits) as first:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-    await commands.add_credits(store, ws, 50)  # the same request would now succeed: it is not run again
-
-    with pytest.raises(ReplayedRefusal) as replayed:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-
-    assert command.executions == 1
-    assert (replayed.value.status, replayed.value.code, replayed.value.message, replayed.value.details) == \
-        (402, "insufficient_credits", first.value.message, {k: v for k, v in first.value.details.items()})
-    assert "JobQueued" not in await written(pool, ws)
-    assert (await stored_key(pool))["body"]["error"]["code"] == "insufficient_credits"
-
-
 async def test_a_replay_after_a_restart_still_replays(settings, store, pool):
     ws = await workspace(store)
     first = await IdempotencyKeys(pool).run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
@@ -166,7 +56,7 @@ async def test_a_replay_after_a_restart_still_replays(settings, store, pool):
     # A new process: a new pool, store and key table handle; nothing of the first in memory.
     fresh_pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
-        fresh_store = EventStore(fresh_pool, store.registry)
+        fresh_store = PostgresEventStore(fresh_pool, store.registry)
         command = ChargedJob(fresh_store, ws)
         again = await IdempotencyKeys(fresh_pool).run(ws, "jobs.create", KEY, REQUEST, command)
     finally:
@@ -183,7 +73,7 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
     ws = await workspace(store)
     clock = Clock()
     dying_pool = await create_pool(settings.resolved_database_url(), max_size=2)
-    dying = ChargedJob(EventStore(dying_pool, store.registry), ws)
+    dying = ChargedJob(PostgresEventStore(dying_pool, store.registry), ws)
     dying.hold = asyncio.Event()
     in_flight = asyncio.create_task(IdempotencyKeys(dying_pool, clock=clock, claim_s=60).run(
         ws, "jobs.create", KEY, REQUEST, dying))
@@ -204,91 +94,3 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
 
     assert not answer.reused and command.executions == 1
     assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95
-
-
-@pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])
-async def test_a_request_whose_claim_lapsed_cannot_commit(store, pool, group_commit):
-    """A slow request (not dead) whose claim was taken over by a retry: its append is refused whole,
-    so the key has one execution and one charge. Another request's append made at the same time
-    (with group commit, possibly in the same group) is not affected."""
-    ws = await workspace(store)
-    clock = Clock()
-    keys = IdempotencyKeys(pool, clock=clock, claim_s=60)
-    api = EventStore(pool, store.registry, group_commit=group_commit)
-    slow = ChargedJob(api, ws)
-    slow.hold = asyncio.Event()
-    first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow))
-    await asyncio.wait_for(slow.started.wait(), 10)
-
-    clock.now = T0 + timedelta(seconds=61)
-    retry = ChargedJob(api, ws)
-    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
-    slow.hold.set()
-    late, neighbour = await asyncio.gather(
-        first, keys.run(ws, "jobs.create", "another-key-0001", REQUEST, ChargedJob(api, ws)), return_exceptions=True)
-
-    assert isinstance(late, IdempotencyKeyInUse), late
-    assert retry.executions == 1 and not answer.reused and not neighbour.reused
-    assert (await written(pool, ws))["JobQueued"] == 2 and await balance(store, ws) == 90
-    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
-    assert replay.body["data"]["job_id"] == answer.body["data"]["job_id"]
-
-
-async def test_an_unexpected_failure_releases_the_key(store, pool):
-    ws = await workspace(store)
-    keys = IdempotencyKeys(pool)
-
-    async def broken(claim) -> Outcome:
-        raise RuntimeError("the storage went away")
-
-    with pytest.raises(RuntimeError):
-        await keys.run(ws, "jobs.create", KEY, REQUEST, broken)
-    assert await stored_key(pool) is None
-    command = ChargedJob(store, ws)
-    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1
-
-
-async def test_keys_are_kept_a_day_then_purged(store, pool):
-    ws = await workspace(store)
-    clock = Clock()
-    keys = IdempotencyKeys(pool, clock=clock)
-    command = ChargedJob(store, ws)
-    await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-
-    clock.now = T0 + timedelta(hours=23, minutes=59)
-    assert await keys.purge() == 0
-    assert (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
-
-    clock.now = T0 + timedelta(hours=24, seconds=1)
-    assert await keys.purge() == 1
-    assert await stored_key(pool) is None
-    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
-    assert command.executions == 2
-    with pytest.raises(ValueError):
-        IdempotencyKeys(pool, retention_s=3600)
-
-
-async def test_an_identical_request_reuses_the_earlier_job(store, pool):
-    ws = await workspace(store)
-    request = {"article_id": 4, "template_id": 2, "requested_clip_count": 10}
-
-    def detect(body=request):
-        return queue_job_once(store, ws, operation="clips.detect", request=body, job_type="clip_detection",
-                              params=body, credits=5)
-
-    results = await asyncio.gather(*(detect() for _ in range(20)))
-
-    assert len({job.id for job, _ in results}) == 1
-    assert [reused for _, reused in results].count(False) == 1
-    assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95
-    job, reused = await detect()
-    assert reused and job.id == results[0][0].id
-
-    other, reused = await detect({**request, "requested_clip_count": 11})
-    assert not reused and other.id != job.id
-
-    # A job that ended cancelled (or failed) is not reused: the identical request queues a new one.
-    await commands.cancel_job(store, ws, job.id)
-    renewed, reused = await detect()
-    assert not reused and renewed.id not in (job.id, other.id)
-    assert (await detect())[0].id == renewed.id

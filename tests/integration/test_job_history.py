@@ -15,10 +15,12 @@ import uuid
 
 from domain.llm_usage import LlmUsage
 from domain.media import Media
-from services import commands
-from services.commands.meta import request_meta
+from services.application.jobs import CancelJob, QueueJob
+from services.application.media import CreateMedia
+from services.application.meta import request_meta
+from services.application.workspaces import CreateWorkspace
 from services.processes.worker import JobHandlers, PermanentJobError, Worker
-from tests.helpers import wait_relayed
+from tests.helpers import handle, wait_relayed
 from tests.integration.test_cli import vaeo
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
@@ -47,9 +49,8 @@ def audited_handlers() -> JobHandlers:
 
 
 async def queue_as_the_api_does(store, workspace_id, request_id: str, **params):
-    job, _ = await commands.queue_job(store, workspace_id, job_type="audited", params=params, credits=2,
-                                      charge_reason="audited job", max_attempts=3,
-                                      meta=request_meta(request_id, uuid.uuid4()))
+    job, _ = await handle(store, QueueJob(workspace_id, job_type="audited", params=params, credits=2,
+        charge_reason="audited job"), max_attempts=3, meta=request_meta(request_id, uuid.uuid4()))
     return job
 
 
@@ -66,10 +67,10 @@ async def test_a_jobs_events_carry_its_requests_chain_and_jobs_history_reads_it_
     code, out, err = await vaeo(fast, "workspace", "create", "--name", "Audit", "--credits", "100", "--json")
     assert code == 0, err
     ws = uuid.UUID(json.loads(out)["workspace_id"])
-    other, _ = await commands.create_workspace(store, name="Namesake", plan="pro", credits=100, rate_limit=600)
+    other, _ = await handle(store, CreateWorkspace(name="Namesake", plan="pro", credits=100, rate_limit=600))
     # The same request id earlier in this workspace, and in another workspace: not the job's doing.
-    await commands.create_media(store, ws, environment="production", name="before",
-                                meta=request_meta(REQUEST, uuid.uuid4()))
+    await handle(store, CreateMedia(ws, environment="production", name="before"), meta=request_meta(REQUEST,
+        uuid.uuid4()))
     namesake = await queue_as_the_api_does(store, other, REQUEST)
     done = await queue_as_the_api_does(store, ws, REQUEST, fail_first=True)
     failed = await queue_as_the_api_does(store, ws, "req-audit-0002", fail=True)
@@ -124,10 +125,10 @@ async def test_a_jobs_events_carry_its_requests_chain_and_jobs_history_reads_it_
 
 
 async def test_a_cancellation_and_its_refund_join_the_jobs_chain(store, pool):
-    ws, _ = await commands.create_workspace(store, name="C", plan="pro", credits=10, rate_limit=600)
+    ws, _ = await handle(store, CreateWorkspace(name="C", plan="pro", credits=10, rate_limit=600))
     job = await queue_as_the_api_does(store, ws, "req-queue-0001")
 
-    await commands.cancel_job(store, ws, job.id, meta=request_meta("req-cancel-01", uuid.uuid4()))
+    await handle(store, CancelJob(ws, job_id=job.id), meta=request_meta("req-cancel-01", uuid.uuid4()))
 
     ended = await events(pool, "type IN ('JobCancelled', 'CreditsRefunded') AND workspace_id = $1", ws)
     assert [e["type"] for e in ended] == ["JobCancelled", "CreditsRefunded"]

@@ -12,16 +12,17 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-from services import commands
+from services.application.jobs import CancelJob, QueueJob
+from services.application.workspaces import CreateWorkspace
 from services.processes.worker import ItemDone, JobHandlers, PermanentJobError, Worker
 from tests.conftest import ROOT, env_for
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 from tests.integration.item_worker import ITEM_JOB
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 
 async def item_events(store, job_id) -> list[tuple[str, str, int]]:
-    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.load(job_id)
+    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.read_stream(job_id)
             if e.type in ("JobItemCompleted", "JobItemFailed")]
 
 
@@ -40,12 +41,12 @@ async def test_each_item_is_recorded_and_readable_before_the_job_ends(fast, stor
         return {"results": results}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="gated")
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="gated"))
     progress_seen = []
     for k, item in enumerate(("a", "b", "c"), start=1):
         release[item].set()
         await wait_for(lambda n=k: _items_done(store, job.id, n), what=f"{k} items done")
-        live = await store.load_aggregate(job.id)
+        live = await store.fetch_for_writing(job.id)
         if k < 3:  # the result is in the log while the job still runs
             assert live.status == "running" and list(live.items_done) == ["a", "b", "c"][:k]
             await wait_projected(fast, pool, ["jobs"])
@@ -60,7 +61,7 @@ async def test_each_item_is_recorded_and_readable_before_the_job_ends(fast, stor
 
 
 async def _items_done(store, job_id, n: int) -> bool:
-    job = await store.load_aggregate(job_id)
+    job = await store.fetch_for_writing(job_id)
     return len(job.items_done) >= n
 
 
@@ -81,16 +82,16 @@ async def test_a_failed_item_is_retried_alone_on_the_jobs_schedule(fast, store, 
         return {}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="flaky_items", max_attempts=3)
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="flaky_items"), max_attempts=3)
     done = await wait_for(lambda: job_finished(store, job.id), what="job completed")
     assert done.status == "completed" and done.attempts == 3
     assert calls == [("a", 1), ("b", 1), ("c", 1), ("b", 2), ("b", 3)]  # a and c never redone
     assert await item_events(store, job.id) == [
         ("JobItemCompleted", "a", 1), ("JobItemFailed", "b", 1), ("JobItemCompleted", "c", 1),
         ("JobItemFailed", "b", 2), ("JobItemCompleted", "b", 3)]
-    types = [e.type for e in await store.load(job.id)]
+    types = [e.type for e in await store.read_stream(job.id)]
     assert types.count("JobAttemptFailed") == 2 and types[-1] == "JobCompleted"
-    failed_attempt = next(e for e in await store.load(job.id) if e.type == "JobAttemptFailed")
+    failed_attempt = next(e for e in await store.read_stream(job.id) if e.type == "JobAttemptFailed")
     assert failed_attempt.data["error_message"] == "1 of 3 items failed: b: encoder crashed on b"
 
 
@@ -112,14 +113,14 @@ async def test_items_that_fail_every_attempt_fail_the_job_and_refund_only_what_w
         return {}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    ws, _ = await commands.create_workspace(store, name="w", plan="pro", credits=100, rate_limit=1000)
-    job, _ = await commands.queue_job(store, ws, job_type="priced_items", max_attempts=2, credits=9,
-                                      params={"item_credits": {"a": 2, "b": 3, "c": 4}})
+    ws, _ = await handle(store, CreateWorkspace(name="w", plan="pro", credits=100, rate_limit=1000))
+    job, _ = await handle(store, QueueJob(ws, job_type="priced_items", credits=9, params={"item_credits": {"a": 2,
+        "b": 3, "c": 4}}), max_attempts=2)
     done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
     assert done.status == "failed" and done.attempts == 2
     assert calls == {"a": 1, "b": 1, "c": 2}
     assert done.error_message == "1 of 3 items failed: c: no video stream in the output"
-    workspace = await store.load_aggregate(ws)
+    workspace = await store.fetch_for_writing(ws)
     assert workspace.credits_used == 5  # a and b delivered (2 + 3); c's 4 credits refunded
 
 
@@ -140,7 +141,7 @@ async def test_a_permanent_item_error_is_not_retried(fast, store, pool, backgrou
         return {}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="bad_item", max_attempts=3)
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="bad_item"), max_attempts=3)
     done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
     assert (done.status, done.attempts, calls) == ("failed", 1, [("a", 1), ("b", 1)])
     assert done.items_done == {"a": {}} and done.items_failed == {"b": "the range ends after the video"}
@@ -165,11 +166,11 @@ async def test_cancellation_is_observed_between_items(fast, store, pool, backgro
         return {}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    ws, _ = await commands.create_workspace(store, name="w", plan="pro", credits=100, rate_limit=1000)
-    job, _ = await commands.queue_job(store, ws, job_type="cancellable", credits=6,
-                                      params={"item_credits": {"a": 2, "b": 2, "c": 2}})
+    ws, _ = await handle(store, CreateWorkspace(name="w", plan="pro", credits=100, rate_limit=1000))
+    job, _ = await handle(store, QueueJob(ws, job_type="cancellable", credits=6, params={"item_credits": {"a": 2,
+        "b": 2, "c": 2}}))
     await asyncio.wait_for(b_started.wait(), 30)
-    await commands.cancel_job(store, ws, job.id)
+    await handle(store, CancelJob(ws, job_id=job.id))
     go_on.set()
 
     async def queue_row_final():
@@ -181,8 +182,8 @@ async def test_cancellation_is_observed_between_items(fast, store, pool, backgro
     await asyncio.sleep(0.3)
     assert calls == ["a", "b"]  # c never started; b's result was not recorded after the cancellation
     assert await item_events(store, job.id) == [("JobItemCompleted", "a", 1)]
-    assert (await store.load(job.id))[-1].type == "JobCancelled"
-    assert (await store.load_aggregate(ws)).credits_used == 2  # item a was delivered before the cancellation
+    assert (await store.read_stream(job.id))[-1].type == "JobCancelled"
+    assert (await store.fetch_for_writing(ws)).credits_used == 2  # item a was delivered before the cancellation
 
 
 def _trace_lines(path: Path) -> list[str]:
@@ -202,8 +203,8 @@ async def test_kill_minus_nine_during_an_item_resumes_without_doing_any_item_twi
         return subprocess.Popen([sys.executable, "-m", "tests.integration.item_worker"], env=env, cwd=ROOT,
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type=ITEM_JOB, max_attempts=3,
-                                      params={"items": items, "trace": str(trace), "item_s": 0.6})
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type=ITEM_JOB, params={"items": items, "trace": str(trace),
+        "item_s": 0.6}), max_attempts=3)
     first = spawn()
     try:
         await wait_for(lambda: _started(trace, "start c"), timeout=60, what="item c started")

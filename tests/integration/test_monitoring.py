@@ -20,15 +20,17 @@ from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 
 from infra.eventstore import ConcurrencyError
-from services import commands
 from services.api.app import build_app
+from services.application.jobs import QueueJob
+from services.application.keys import IssueKey
+from services.application.workspaces import CreateWorkspace
 from services.processes.credits_watch import CreditsWatch
 from services.processes.projector.rebuild import rebuild
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.conftest import ROOT, env_for
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 
 
 async def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
@@ -70,9 +72,9 @@ def clocked(settings):
 
 
 async def charge(store, workspace_id, amount: int) -> int:
-    ws = await store.load_aggregate(workspace_id)
+    ws = await store.fetch_for_writing(workspace_id)
     ws.charge(amount, "test")
-    return await store.append(store.registry.to_new_events(ws.collect_events(), workspace_id=workspace_id))
+    return await store.save(events=store.registry.to_new_events(ws.collect_events(), workspace_id=workspace_id))
 
 
 async def calls_counted(pool, workspace_id, n: int) -> None:
@@ -107,14 +109,14 @@ async def test_monitoring_figures_match_the_traffic_and_jobs_windows_slide_and_a
         return {}
 
     background.start(Worker(settings, handlers, pool=pool).run)
-    ws, issued = await commands.create_workspace(store, name="mon", plan="pro", credits=1000, rate_limit=100_000)
-    other, other_key = await commands.create_workspace(store, name="other", plan="free", credits=10, rate_limit=1000)
-    narrow = await commands.issue_key(store, ws, name="narrow", scopes=["jobs:read"], environment="production",
-                                      expires_at=None, issuer_scopes=None, issued_by=None)
+    ws, issued = await handle(store, CreateWorkspace(name="mon", plan="pro", credits=1000, rate_limit=100_000))
+    other, other_key = await handle(store, CreateWorkspace(name="other", plan="free", credits=10, rate_limit=1000))
+    narrow = await handle(store, IssueKey(ws, name="narrow", scopes=["jobs:read"], environment="production",
+        expires_at=None, issuer_scopes=None, issued_by=None))
     # Jobs: 3 completed, 2 failed, 1 running (held), 1 pending (no worker knows its type).
     for job_type in ("ok", "ok", "ok", "boom", "boom", "hold", "nobody"):
-        await commands.queue_job(store, ws, job_type=job_type)
-    await commands.queue_job(store, other, job_type="ok")  # another workspace: never counted here
+        await handle(store, QueueJob(ws, job_type=job_type))
+    await handle(store, QueueJob(other, job_type="ok"))  # another workspace: never counted here
     await charge(store, ws, 120)
 
     async with Api(settings) as api:
@@ -225,10 +227,10 @@ async def test_credits_low_is_appended_once_per_crossing_and_again_after_a_top_u
     background.start(lambda stop: run_projector(settings, stop, ["workspaces", "monitoring_events"]))
     watch = CreditsWatch(settings)
     background.start(watch.run)
-    ws, issued = await commands.create_workspace(store, name="credits", plan="pro", credits=100, rate_limit=1000)
+    ws, issued = await handle(store, CreateWorkspace(name="credits", plan="pro", credits=100, rate_limit=1000))
 
     async def lows() -> list:
-        return [e for e in await store.load(ws) if e.type == "CreditsLow"]
+        return [e for e in await store.read_stream(ws) if e.type == "CreditsLow"]
 
     async def watched_to_head():
         async with pool.acquire() as conn:
@@ -299,10 +301,10 @@ async def test_metrics_parse_and_move_with_traffic_and_status_prints_every_secti
         return {}
 
     background.start(Worker(settings, handlers, pool=pool).run)
-    ws, issued = await commands.create_workspace(store, name="metrics", plan="pro", credits=100, rate_limit=100_000)
+    ws, issued = await handle(store, CreateWorkspace(name="metrics", plan="pro", credits=100, rate_limit=100_000))
     for _ in range(3):
-        await commands.queue_job(store, ws, job_type="ok")
-    await commands.queue_job(store, ws, job_type="queued-forever")
+        await handle(store, QueueJob(ws, job_type="ok"))
+    await handle(store, QueueJob(ws, job_type="queued-forever"))
     me = ("vaeo_http_requests_total", (("method", "GET"), ("route", "/v1/me"), ("status", "200")))
     async with Api(settings) as api:
         for _ in range(5):
@@ -359,19 +361,19 @@ async def test_usage_llm_sums_tokens_per_operation_in_readable_names(settings, s
 
     background.start(Relay(settings).run)
     background.start(lambda stop: run_projector(settings, stop, ["llm_usage", "workspaces"]))
-    ws, issued = await commands.create_workspace(store, name="llm", plan="pro", credits=100, rate_limit=1000)
+    ws, issued = await handle(store, CreateWorkspace(name="llm", plan="pro", credits=100, rate_limit=1000))
     calls = [("article.write", 1200, 800), ("article.write", 1000, 600), ("article.translate", 900, 950),
              ("some.new_step", 10, 5)]
     usages = [LlmUsage.record(call_key=f"job-1/{i}", workspace_id=ws, environment="production", operation=op,
                               prompt_tokens=p, completion_tokens=c) for i, (op, p, c) in enumerate(calls)]
     usages.append(LlmUsage.record(call_key="sandbox/1", workspace_id=ws, environment="sandbox",
                                   operation="article.write", prompt_tokens=5, completion_tokens=5))
-    await store.append(store.registry.to_new_events([e for u in usages for e in u.collect_events()],
+    await store.save(events=store.registry.to_new_events([e for u in usages for e in u.collect_events()],
                                                     workspace_id=ws))
     retried = LlmUsage.record(call_key="job-1/0", workspace_id=ws, environment="production",
                               operation="article.write", prompt_tokens=1200, completion_tokens=800)
     with pytest.raises(ConcurrencyError):  # the same call recorded again: the same stream, refused
-        await store.append(store.registry.to_new_events(retried.collect_events(), workspace_id=ws))
+        await store.save(events=store.registry.to_new_events(retried.collect_events(), workspace_id=ws))
     await wait_projected(settings, pool, ["llm_usage"])
     async with Api(settings) as api:
         status, body = await api.get("/v1/usage/llm", issued.key)

@@ -9,23 +9,25 @@ import orjson
 from infra.consume import ensure_state_rows
 from projections import ALL
 from projections.base import Projection
-from services import commands
+from services.application.conversations import TurnRecorder
+from services.application.jobs import CancelJob, QueueJob
+from services.application.media import CreateMedia
 from services.processes.projector.listing import list_projections
 from services.processes.projector.rebuild import rebuild
 from services.processes.projector.runner import ProjectionRunner, run_projector
 from services.processes.relay import Relay
-from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
+from tests.helpers import context, handle, kafka_messages, snapshot, wait_projected, wait_relayed
 
 
 async def _drive_jobs(store, workspaces: int = 3, per_workspace: int = 10) -> list[uuid.UUID]:
     ids = []
     for w in range(workspaces):
         ws = uuid.uuid4()
-        await commands.create_media(store, ws, environment="production", name=f"media {w}")
+        await handle(store, CreateMedia(ws, environment="production", name=f"media {w}"))
         for i in range(per_workspace):
-            job, _ = await commands.queue_job(store, ws, job_type="test", params={"i": i})
+            job, _ = await handle(store, QueueJob(ws, job_type="test", params={"i": i}))
             if i % 3 == 0:
-                await commands.cancel_job(store, ws, job.id)
+                await handle(store, CancelJob(ws, job_id=job.id))
             ids.append(job.id)
     return ids
 
@@ -68,7 +70,7 @@ async def test_projections_build_read_models_and_a_rebuild_equals_the_live_model
     assert sorted(map(repr, after["medias"])) == sorted(map(repr, before["medias"]))
     # The live runner resumes after the rebuild and applies what comes next.
     ws = uuid.uuid4()
-    job, _ = await commands.queue_job(store, ws, job_type="test")
+    job, _ = await handle(store, QueueJob(ws, job_type="test"))
     await wait_projected(settings, pool, ["jobs"])
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT status FROM jobs WHERE id = $1", job.id) == "pending"
@@ -93,9 +95,9 @@ async def test_a_poison_event_stops_the_projection_at_that_event_and_is_never_sk
         await conn.execute(poison.ddl[0])
         await ensure_state_rows(conn, [poison.name])
     ws = uuid.uuid4()  # one workspace: one partition, a single order
-    await commands.queue_job(store, ws, job_type="test")
-    _, bad_position = await commands.queue_job(store, ws, job_type="test", job_id=bad_job)
-    await commands.queue_job(store, ws, job_type="test")
+    await handle(store, QueueJob(ws, job_type="test"))
+    _, bad_position = await handle(store, QueueJob(ws, job_type="test", job_id=bad_job))
+    await handle(store, QueueJob(ws, job_type="test"))
     background.start(Relay(settings).run)
     await wait_relayed(pool)
     runner = ProjectionRunner(settings, [poison], pool, registry)
@@ -138,14 +140,14 @@ async def test_a_failing_projection_stops_alone_while_the_others_of_its_runner_a
             await conn.execute(p.ddl[0])
         await ensure_state_rows(conn, [poison.name, healthy.name])
     ws = uuid.uuid4()
-    queued = [(await commands.queue_job(store, ws, job_type="test"))[0].id]
-    _, bad_position = await commands.queue_job(store, ws, job_type="test", job_id=bad_job)
+    queued = [(await handle(store, QueueJob(ws, job_type="test")))[0].id]
+    _, bad_position = await handle(store, QueueJob(ws, job_type="test", job_id=bad_job))
     queued.append(bad_job)
     background.start(Relay(settings).run)
     runner = ProjectionRunner(settings, [poison, healthy], pool, registry)
     background.start(runner.run)
     for _ in range(3):  # after the poison: the healthy projection goes on alone
-        queued.append((await commands.queue_job(store, ws, job_type="test"))[0].id)
+        queued.append((await handle(store, QueueJob(ws, job_type="test")))[0].id)
     await wait_projected(settings, pool, [])
     deadline = asyncio.get_running_loop().time() + 30
     while True:
@@ -172,16 +174,16 @@ async def test_a_second_relay_stands_by_and_takes_over_when_the_active_one_dies(
     first, second = Relay(settings, name="main"), Relay(settings, name="main")
     first_stop = asyncio.Event()
     first_task = asyncio.create_task(first.run(first_stop))
-    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await handle(store, QueueJob(uuid.uuid4(), job_type="test"))
     await wait_relayed(pool)
     background.start(second.run)
     await asyncio.sleep(0.5)
-    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await handle(store, QueueJob(uuid.uuid4(), job_type="test"))
     await wait_relayed(pool)
     assert (first.relayed, second.relayed) == (2, 0)  # one active relay: order is never split
     first_task.cancel()  # the active relay dies; its session lock goes with its connection
     await asyncio.gather(first_task, return_exceptions=True)
-    await commands.queue_job(store, uuid.uuid4(), job_type="test")
+    await handle(store, QueueJob(uuid.uuid4(), job_type="test"))
     await wait_relayed(pool, timeout=30)
     assert second.relayed == 1
 
@@ -197,12 +199,12 @@ async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(se
     stop = asyncio.Event()
     task = asyncio.create_task(relay.run(stop))
     try:
-        await commands.queue_job(store, uuid.uuid4(), job_type="test")
+        await handle(store, QueueJob(uuid.uuid4(), job_type="test"))
         head = await wait_relayed(pool, timeout=30)  # stored without any further event or wake-up
         assert (relay.checkpoint, relay.stored) == (head, head)
         for _ in range(3):
             fetches, batches = relay.fetches, relay.batches
-            await commands.queue_job(store, uuid.uuid4(), job_type="test")
+            await handle(store, QueueJob(uuid.uuid4(), job_type="test"))
             head = await wait_relayed(pool, timeout=30)
             assert (relay.batches - batches, relay.fetches - fetches) == (1, 2)
         assert relay.relayed == head
@@ -223,8 +225,8 @@ async def test_relay_checkpoint_rides_on_the_next_fetch_and_is_stored_on_stop(se
 
 async def _turn(store, text: str) -> int:
     """A read-only turn of a new conversation, recorded as the assistant records it (unhurried)."""
-    recorder = commands.TurnRecorder(store, conversation_id=uuid.uuid4(), workspace_id=uuid.uuid4(),
-                                     environment="production", key_id=uuid.uuid4(), conversation=None, meta={})
+    recorder = TurnRecorder(context(store), conversation_id=uuid.uuid4(), workspace_id=uuid.uuid4(),
+                            environment="production", key_id=uuid.uuid4(), conversation=None)
     recorder.message(text, planner="offline", request_id=text)
     recorder.reply(f"answered {text}", outcome="completed", not_done=0)
     return await recorder.flush()
@@ -273,7 +275,7 @@ async def test_unhurried_appends_wait_for_company_and_a_hurried_one_cuts_the_wai
         await asyncio.sleep(0.1)
         assert not acked
         started = time.monotonic()
-        await commands.queue_job(store, uuid.uuid4(), job_type="test")  # hurried
+        await handle(store, QueueJob(uuid.uuid4(), job_type="test"))  # hurried
         head = await store_head(pool)
         while not acked or acked[-1][1] < head:
             await asyncio.sleep(0.01)

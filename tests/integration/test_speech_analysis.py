@@ -15,11 +15,13 @@ import pytest
 from domain.videos import ANALYZE_JOB
 from infra.asr import AsrError
 from infra.storage import LocalStorage
-from services import commands
+from services.application.jobs import CancelJob
+from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs.analysis import run_analysis
 from services.jobs.speech import LocalRecogniser
 from services.processes.worker import JobHandlers, Worker
 from tests.conftest import ROOT, env_for
+from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
 
@@ -38,8 +40,8 @@ async def upload(store, settings, path, environment="sandbox"):
     staged = storage.staging_path("test")
     shutil.copyfile(path, staged)
     ws = uuid.uuid4()
-    video, _ = await commands.ingest_video(store, storage, ws, staged, environment=environment,
-                                          filename=path.name)
+    video, _ = await handle(store, IngestVideo(ws, staged=staged, environment=environment, filename=path.name),
+        storage=storage)
     return ws, video, storage
 
 
@@ -55,21 +57,20 @@ def analysis_worker(settings, pool, recogniser):
 
 
 async def analyse_video(store, ws, video, language="en", **options):
-    job, _, price, _ = await commands.request_analysis(
-        store, ws, video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": language, **options})
+    job, _, price, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
+        options={"outputs": {"article": True}, "quality_profile": "standard", "language": language, **options}))
     return job
 
 
 async def items(store, job_id):
-    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.load(job_id)
+    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.read_stream(job_id)
             if e.type in ("JobItemCompleted", "JobItemFailed")]
 
 
 async def steps(store, job_id):
     """(step, attempt) of each JobProgressed, the attempt being the last JobStarted's."""
     out, attempt = [], 0
-    for e in await store.load(job_id):
+    for e in await store.read_stream(job_id):
         if e.type == "JobStarted":
             attempt = e.data["attempt"]
         elif e.type == "JobProgressed":
@@ -94,7 +95,7 @@ async def test_a_talk_without_captions_is_recognised_window_by_window_and_analys
     window_steps = [s for s, _ in await steps(store, job.id) if s and s.startswith("recognising speech")]
     assert window_steps[0] == f"recognising speech: window 1 of {source['windows']}"
     assert done.result["claims"] > 0 and done.article_id is not None
-    graph = (await store.load_aggregate(video.id)).graph
+    graph = (await store.fetch_for_writing(video.id)).graph
     assert graph["transcriptSource"] == source
     text = " ".join(s["text"] for s in graph["transcript"]).lower()
     assert all(word in text for word in ("sunlight", "electricity", "gigawatts", "battery")), text
@@ -146,7 +147,7 @@ async def test_cancellation_stops_between_windows(fast, store, pool, background,
 
     async def cancel_at_first(n):
         if n == 1:
-            await commands.cancel_job(store, ws, job_ids[0])
+            await handle(store, CancelJob(ws, job_id=job_ids[0]))
 
     recogniser = Flaky(settings, on_window=cancel_at_first)
     background.start(analysis_worker(settings, pool, recogniser).run)
@@ -162,9 +163,9 @@ async def test_cancellation_stops_between_windows(fast, store, pool, background,
 async def _quiet(store, job_id):
     import asyncio
 
-    before = len(await store.load(job_id))
+    before = len(await store.read_stream(job_id))
     await asyncio.sleep(1.0)
-    return len(await store.load(job_id)) == before
+    return len(await store.read_stream(job_id)) == before
 
 
 async def test_kill_minus_nine_resumes_without_recognising_finished_windows_again(fast, store, pool, background,
@@ -213,9 +214,8 @@ async def _analysed_without_language(fast, store, pool, background, talk, **more
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, LocalRecogniser(settings)).run)
-    job, _, _, _ = await commands.request_analysis(
-        store, ws, video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None})
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
+        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None}))
     return await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
 
 

@@ -77,5 +77,5 @@ async def test_an_analysis_of_noise_completes_saying_no_speech_was_found(fast, s
     assert done.status == "completed" and done.article_id is None, done.error_message
     assert "no speech found in the audio" in done.result["article_skipped"]
     assert done.result["transcript_source"]["kind"] == "speech" and done.result["transcript_source"]["windows"] == 0
-    assert "transcript" not in (await store.load_aggregate(video.id)).graph or not (
-        await store.load_aggregate(video.id)).graph["transcript"]
+    assert "transcript" not in (await store.fetch_for_writing(video.id)).graph or not (
+        await store.fetch_for_writing(video.id)).graph["transcript"]

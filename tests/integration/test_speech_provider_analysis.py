@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from services import commands
+from services.application.videos import RequestAnalysis
 from services.jobs.speech import ProviderRecogniser, recogniser_for
 from tests import fake_asr
 from tests.fake_asr import FakeSpeechProvider
+from tests.helpers import handle
 from tests.integration.test_speech_analysis import analysis_worker, items, speech_settings, upload
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
@@ -39,9 +40,8 @@ async def test_a_talk_is_transcribed_by_the_configured_provider(fast, store, poo
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, recogniser).run)
-    job, _, _, _ = await commands.request_analysis(
-        store, ws, video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None})
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
+        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None}))
 
     done = await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
 
@@ -55,7 +55,7 @@ async def test_a_talk_is_transcribed_by_the_configured_provider(fast, store, poo
     assert "language" not in fake.requests[0]["form"] and fake.requests[1]["form"]["language"] == ["en"]
     recorded = await items(store, job.id)
     assert len(recorded) == source["windows"] and all(kind == "JobItemCompleted" for kind, _, _ in recorded)
-    graph = (await store.load_aggregate(video.id)).graph
+    graph = (await store.fetch_for_writing(video.id)).graph
     assert graph["transcriptSource"] == source
     text = " ".join(s["text"] for s in graph["transcript"])
     assert text.count("the fake provider heard solar panels in this window") == source["windows"]

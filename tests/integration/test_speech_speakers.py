@@ -50,8 +50,8 @@ async def analysed_graph(fast, store, pool, background, talk):
     job = await analyse_video(store, ws, video, writing_style="conversational")
     done = await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
     assert done.status == "completed", done.error_message
-    article = await store.load_aggregate(Article.create_id(job.id))
-    return article, (await store.load_aggregate(video.id)).graph
+    article = await store.fetch_for_writing(Article.create_id(job.id))
+    return article, (await store.fetch_for_writing(video.id)).graph
 
 
 async def test_a_two_voice_talk_has_two_speakers_and_its_sentences_are_attributed(fast, store, pool, background,

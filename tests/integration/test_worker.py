@@ -6,11 +6,11 @@ import asyncio
 import time
 import uuid
 
-from services import commands
+from services.application.jobs import CancelJob, QueueJob
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import JobHandlers, PermanentJobError, Worker
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 
 
 def start_pipeline(settings, background) -> None:
@@ -29,11 +29,11 @@ async def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
 
 
 async def job_events(store, job_id) -> list:
-    return await store.load(job_id)
+    return await store.read_stream(job_id)
 
 
 async def job_finished(store, job_id):
-    job = await store.load_aggregate(job_id)
+    job = await store.fetch_for_writing(job_id)
     return job if job.finished else None
 
 
@@ -52,7 +52,7 @@ async def test_a_lease_that_expires_is_reclaimed_by_another_worker(fast, store, 
         return {"done_by": "b", "attempt": ctx.attempt}
 
     ws = uuid.uuid4()
-    job, _ = await commands.queue_job(store, ws, job_type="slow", max_attempts=3)
+    job, _ = await handle(store, QueueJob(ws, job_type="slow"), max_attempts=3)
     worker_a = Worker(fast, handlers_a, pool=pool, worker_id="worker-a")
     a_stop = asyncio.Event()
     a_task = asyncio.create_task(worker_a.run(a_stop))
@@ -87,9 +87,9 @@ async def test_cancellation_stops_a_running_job_between_steps(fast, store, pool,
 
     background.start(Worker(fast, handlers, pool=pool).run)
     ws = uuid.uuid4()
-    job, _ = await commands.queue_job(store, ws, job_type="long")
+    job, _ = await handle(store, QueueJob(ws, job_type="long"))
     await asyncio.wait_for(reached_step_3.wait(), 30)
-    await commands.cancel_job(store, ws, job.id)
+    await handle(store, CancelJob(ws, job_id=job.id))
 
     async def queue_row_final():
         async with pool.acquire() as conn:
@@ -122,7 +122,7 @@ async def test_the_last_failed_attempt_gives_job_failed_with_its_message(fast, s
 
     background.start(Worker(fast, handlers, pool=pool).run)
     ws = uuid.uuid4()
-    job, _ = await commands.queue_job(store, ws, job_type="flaky", max_attempts=3)
+    job, _ = await handle(store, QueueJob(ws, job_type="flaky"), max_attempts=3)
     done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
     assert done.status == "failed"
     assert calls == [1, 2, 3]
@@ -145,7 +145,7 @@ async def test_a_permanent_error_fails_at_once_without_retry(fast, store, pool, 
         raise PermanentJobError("the video has no audio track")
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="bad_input", max_attempts=3)
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="bad_input"), max_attempts=3)
     done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
     assert (done.status, done.error_message, done.attempts) == ("failed", "the video has no audio track", 1)
 
@@ -174,7 +174,7 @@ async def test_two_workers_never_run_the_same_job_at_once(fast, store, pool, bac
     for name in ("w1", "w2", "w3"):
         background.start(Worker(fast, handlers_for(name), pool=pool, worker_id=name).run)
     ws = uuid.uuid4()
-    jobs = [(await commands.queue_job(store, ws, job_type="unit"))[0].id for _ in range(30)]
+    jobs = [(await handle(store, QueueJob(ws, job_type="unit")))[0].id for _ in range(30)]
     for job_id in jobs:
         await wait_for(lambda j=job_id: job_finished(store, j), what="all jobs done")
     assert overlaps == []
@@ -199,7 +199,7 @@ async def test_results_the_database_cannot_store_fail_the_job_at_once_with_the_r
         return {"transcript": "caption text with a \x00 inside"}
 
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _ = await commands.queue_job(store, uuid.uuid4(), job_type="unstorable", max_attempts=3)
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="unstorable"), max_attempts=3)
     done = await wait_for(lambda: job_finished(store, job.id), what="job failed")
     assert (done.status, done.attempts, calls) == ("failed", 1, [1])
     assert done.error_message.startswith("recording the results failed: ")

@@ -8,8 +8,9 @@ import time
 import uuid
 from collections import Counter
 
-from services import commands
+from services.application.jobs import QueueJob
 from services.processes.worker import ItemDone, JobHandlers, Worker
+from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 
 ITEMS, ITEM_S = 40, 0.25  # one long job: 10 s of items
@@ -42,27 +43,27 @@ async def test_a_short_job_of_another_tenant_runs_while_one_tenant_holds_every_s
     done_items: Counter = Counter()
     background.start(Worker(settings, _handlers(done_items), pool=pool).run)
     noisy, quiet = uuid.uuid4(), uuid.uuid4()
-    renders = [(await commands.queue_job(store, noisy, job_type="long_render"))[0] for _ in range(2)]
+    renders = [(await handle(store, QueueJob(noisy, job_type="long_render")))[0] for _ in range(2)]
 
     async def both_running():
-        jobs = [await store.load_aggregate(r.id) for r in renders]
+        jobs = [await store.fetch_for_writing(r.id) for r in renders]
         return all(j.status == "running" and j.items_done for j in jobs)
 
     await wait_for(both_running, what="both long jobs running")  # every slot of the worker is the noisy tenant's
     asked = time.monotonic()
-    short, _ = await commands.queue_job(store, quiet, job_type="short_clip")
+    short, _ = await handle(store, QueueJob(quiet, job_type="short_clip"))
     finished = await wait_for(lambda: job_finished(store, short.id), timeout=60, what="the short job finished")
     waited = time.monotonic() - asked
     assert finished.status == "completed"
     # Before the fair share it waited for a whole long job (about 10 s); now one slice and one item.
     assert waited < 5.0, f"the short job waited {waited:.1f} s behind the other tenant's long jobs"
-    assert not all([(await store.load_aggregate(r.id)).finished for r in renders])
+    assert not all([(await store.fetch_for_writing(r.id)).finished for r in renders])
     # The long jobs then finish, every item done once, none lost to the pause.
     for render in renders:
         done = await wait_for(lambda r=render: job_finished(store, r.id), timeout=60, what="long job finished")
         assert done.status == "completed" and done.result == {"clips": ITEMS}
     assert set(done_items.values()) == {1} and len(done_items) == 2 * ITEMS
-    paused = [e for r in renders for e in await store.load(r.id)
+    paused = [e for r in renders for e in await store.read_stream(r.id)
               if e.type == "JobProgressed" and e.data["step"].startswith("waiting for a worker slot")]
     assert paused, "a long job gave its slot up and said so in its step"
 
@@ -73,10 +74,10 @@ async def test_a_job_alone_keeps_its_slot_when_nobody_else_waits(fast, store, po
     done_items: Counter = Counter()
     background.start(Worker(settings, _handlers(done_items), pool=pool).run)
     tenant = uuid.uuid4()
-    render, _ = await commands.queue_job(store, tenant, job_type="long_render")
-    sibling, _ = await commands.queue_job(store, tenant, job_type="short_clip")  # the same tenant's: no yield
+    render, _ = await handle(store, QueueJob(tenant, job_type="long_render"))
+    sibling, _ = await handle(store, QueueJob(tenant, job_type="short_clip"))  # the same tenant's: no yield
     done = await wait_for(lambda: job_finished(store, render.id), timeout=60, what="long job finished")
     assert done.status == "completed"
-    steps = [e.data["step"] for e in await store.load(render.id) if e.type == "JobProgressed"]
+    steps = [e.data["step"] for e in await store.read_stream(render.id) if e.type == "JobProgressed"]
     assert not [s for s in steps if s.startswith("waiting for a worker slot")], steps
     assert (await wait_for(lambda: job_finished(store, sibling.id), what="sibling finished")).status == "completed"

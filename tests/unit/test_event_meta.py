@@ -1,4 +1,4 @@
-"""The correlation and causation rules of every event's meta (services.commands.meta)."""
+"""The correlation and causation rules of every event's meta (services.application.meta)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
 from infra.codec import StoredEvent
-from services.commands.meta import caused_by, command_meta, correlation_of, joining, request_meta
+from services.application.meta import caused_by, command_meta, correlation_of, joining, request_meta
 
 JOB = UUID("5b3c1a9e-2f4d-4e6a-8b7c-9d0e1f2a3b4c")
 

@@ -6,7 +6,7 @@ from uuid import UUID
 
 import pytest
 
-from services.idempotency import Outcome, ReplayedRefusal, _replay, job_id_for, request_hash
+from services.application.idempotency import Outcome, ReplayedRefusal, _replay, job_id_for, request_hash
 
 WS = UUID("00000000-0000-0000-0000-000000000001")
 

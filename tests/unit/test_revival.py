@@ -217,3 +217,18 @@ def test_the_read_model_applies_each_event_with_a_position_guard():
         "CandidateStatusChanged", {"from_status": "eligible", "to_status": "reviewing", "analysis_job_id": str(J1),
                                    "description_revision": 0}, stream_id=uuid.uuid4(), position=12))
     assert "THEN 'stale'" in sql and args[1] == "reviewing"
+
+
+def test_completing_reads_the_graph_and_the_article_without_changing_them():
+    """A completion is given the video's graph and the article as the store's shared read-only views
+    (``EventStore.fetch_latest``): it drafts the same from them as from its own copies."""
+    from domain.platforms import PLATFORM_IDS
+    from infra.readonly import freeze
+
+    cues = podcast_cues(80, max_chars=4500)
+    graph = analyse(cues, language="fr").to_dict()
+    article = write_article(analyse(cues, language="fr"), "auto", "fr").to_dict()
+    platforms = list(PLATFORM_IDS)
+    shared = complete_descriptions("Texte.", freeze(graph), freeze(article), "fr", platforms)
+    own = complete_descriptions("Texte.", graph, article, "fr", platforms)
+    assert shared.drafts == own.drafts and shared.warnings == own.warnings

@@ -46,9 +46,9 @@ from domain.agent.reply import ActionView, compose, left_undone, missing_scopes
 from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
-from services import commands
 from services.api.assistant.actions import ActionRunner, Catalog, Outcome, refusal
 from services.api.base import REQUEST_ID, Call
+from services.application.conversations import TurnRecorder
 from services.lib.common import redact
 
 log = logging.getLogger("vaeo.agent")
@@ -99,9 +99,9 @@ class Turn:
 
     def __post_init__(self) -> None:
         p = self.call.principal
-        self.recorder = commands.TurnRecorder(self.call.store, conversation_id=self.conversation_id,
-                                              workspace_id=p.workspace_id, environment=p.environment, key_id=p.key_id,
-                                              conversation=self.conversation, meta=self.call.meta())
+        self.recorder = TurnRecorder(self.call.context, conversation_id=self.conversation_id,
+                                     workspace_id=p.workspace_id, environment=p.environment, key_id=p.key_id,
+                                     conversation=self.conversation)
         self.request_id = self.call.request[REQUEST_ID]
         self.outcomes: list[Outcome] = []
         self.runner: ActionRunner | None = None
@@ -302,7 +302,7 @@ class Turn:
                                 environment=p.environment, operation=USAGE_OPERATION, prompt_tokens=prompt_tokens,
                                 completion_tokens=completion_tokens)
         try:
-            await self.call.store.save(usage, workspace_id=p.workspace_id, meta=self.call.meta())
+            await self.call.context.save(usage, workspace_id=p.workspace_id)
         except ConcurrencyError:
             pass  # this call is recorded already
 

@@ -12,7 +12,7 @@ import asyncio
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore
+from infra.eventstore import PostgresEventStore
 from infra.netguard import Resolver
 from infra.settings import Settings
 from services.processes.dispatcher.intake import INTAKE_TYPES, NAME, WAKE_CHANNEL, Intake, plan_intake
@@ -29,8 +29,8 @@ async def run_dispatcher(settings: Settings, stop: asyncio.Event, *, resolver: R
     pool = await create_pool(settings.resolved_database_url(), min_size=1,
                              max_size=8 + min(settings.dispatcher_concurrency, 40))
     try:
-        # No group commit: the sender's recorder batches its appends itself (append_batch).
-        store = EventStore(pool, registry, notify=settings.notify_on_append)
+        # No group commit: the sender's recorder batches its appends itself (save_batch).
+        store = PostgresEventStore(pool, registry, notify=settings.notify_on_append)
         loops = []
         if intake:
             loops.append(Intake().runner(settings, pool, registry).serve(stop))

@@ -32,7 +32,7 @@ import orjson
 
 from domain.webhooks import ACTIVE, Webhook, attempt_events, cancel_events, next_delay
 from infra.crypto import SecretBox
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, PostgresEventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
@@ -150,7 +150,7 @@ class Sender:
     it ends cancelled (``WebhookDeliveryCancelled``).
     """
 
-    def __init__(self, settings: Settings, pool: asyncpg.Pool, store: EventStore, *,
+    def __init__(self, settings: Settings, pool: asyncpg.Pool, store: PostgresEventStore, *,
                  resolver: Resolver | None = None, owner: str | None = None) -> None:
         self.settings = settings
         self.pool = pool
@@ -408,21 +408,21 @@ class Sender:
                                             rec.status_code, (rec.error or None) and rec.error[:500],
                                             row.stream_version + len(new)), strict=True):
                 column.append(value)
-        return await self.store.append_batch(events, along=(_FINISH, (self.owner, *args, self.settings.now())),
-                                             notify=False)
+        return await self.store.save_batch(events, along=(_FINISH, (self.owner, *args, self.settings.now())),
+                                           notify=False)
 
     async def _write_alone(self, record: Record) -> int:
         for _ in range(3):
             try:
                 return await self._write([record])
             except ConcurrencyError:
-                stored = await self.store.load(record.row.id)
+                stored = await self.store.read_stream(record.row.id)
                 record.row.stream_version = stored[-1].version if stored else 0
         raise ConcurrencyError(f"delivery {record.row.id}: stream kept moving")
 
     async def _disable(self, row: Claimed) -> None:
         for _ in range(5):
-            webhook = await self.store.load_aggregate(row.webhook_id)
+            webhook = await self.store.fetch_for_writing(row.webhook_id)
             if not isinstance(webhook, Webhook) or webhook.status != ACTIVE:
                 return
             webhook.disable("the receiver answered 410 Gone")

@@ -15,8 +15,7 @@ import copy
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from domain import revival
 from domain.articles import Article, article_stream_for_job
@@ -24,9 +23,8 @@ from domain.base import NotFound
 from domain.pricing import description_price
 from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video, video_stream_id
-from infra.eventstore import EventStore
-from services.commands.common import CHARGE_RETRIES, CONFLICT_RETRIES, charged_workspace, with_retries
-from services.idempotency import Claim, Outcome
+from services.application.context import CHARGE_RETRIES, CONFLICT_RETRIES, Context, with_retries
+from services.application.idempotency import Claim, Outcome
 
 # The drafts are computed in threads of their own, two at most per process: a completion is pure CPU
 # work (about 2 ms for a 60-minute video; every step linear in its texts), but the description is
@@ -103,9 +101,34 @@ class CandidateState:
         return self.candidate
 
 
-async def load_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,
+@dataclass(frozen=True)
+class MoveCandidate:
+    """A person's move of a candidate to ``status``."""
+
+    workspace_id: UUID
+    environment: str
+    candidate_id: UUID
+    status: str
+
+
+@dataclass(frozen=True)
+class CompleteDescriptions:
+    """Complete a candidate's descriptions for ``platforms`` and select it; ``claim`` is the
+    idempotency key's hold (the answer is stored with the events)."""
+
+    workspace_id: UUID
+    environment: str
+    candidate_id: UUID
+    media_id: int
+    article_id: int | None
+    platforms: Sequence[str]
+    claim: Claim
+
+
+async def load_candidate(ctx: Context, workspace_id: UUID, environment: str, candidate_id: UUID,
                          *, with_article: bool = False) -> CandidateState:
     """The candidate, its video and, ``with_article``, the video's article (``CandidateState.article``)."""
+    store = ctx.store
     video_id = _VIDEO_OF_CANDIDATE.get(candidate_id)
     if video_id is None:
         async with store.pool.acquire() as conn:
@@ -114,10 +137,10 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
             raise _missing(candidate_id)
         _remember(_VIDEO_OF_CANDIDATE, candidate_id, video_id)
     # In one query. The video and the article are only read (the graph and the article are large
-    # and the same on every completion): shared, not copied. The candidate is decided on: this
-    # command's own copy.
+    # and the same on every completion): shared read-only views, not copies. The candidate is
+    # decided on: this command's own copy.
     article_guess = _ARTICLE_OF_VIDEO.get(video_id) if with_article else None
-    video, candidate, *guessed = await store.read_aggregates(
+    video, candidate, *guessed = await store.fetch_latest(
         video_stream_id(video_id), candidate_id, *([article_guess] if article_guess else []))
     if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
             or video.media_id is None or video.article_job_id is None or video.graph is None):
@@ -128,7 +151,7 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
         if article_stream == article_guess:
             article = guessed[0]
         else:
-            article = await store.read_aggregate(article_stream)
+            [article] = await store.fetch_latest(article_stream)
             _remember(_ARTICLE_OF_VIDEO, video_id, article_stream)
         if not isinstance(article, Article):
             raise _missing(candidate_id)
@@ -136,40 +159,41 @@ async def load_candidate(store: EventStore, workspace_id: UUID, environment: str
     return state
 
 
-async def move_candidate(store: EventStore, workspace_id: UUID, environment: str, candidate_id: UUID,
-                         status: str, meta: dict | None = None) -> int | None:
+async def move_candidate(command: MoveCandidate, ctx: Context) -> int | None:
     """A person's move (``Candidate.move``); the position of ``CandidateStatusChanged``, or None
     when the candidate has that status already (nothing is recorded). 409 for an illegal move."""
+    c = command
 
     async def attempt() -> int | None:
-        state = await load_candidate(store, workspace_id, environment, candidate_id)
+        state = await load_candidate(ctx, c.workspace_id, c.environment, c.candidate_id)
         candidate = state.stream()
-        if not candidate.move(status, state.basis):
+        if not candidate.move(c.status, state.basis):
             return None
-        return await store.save(candidate, workspace_id=workspace_id, meta=meta)
+        return await ctx.save(candidate, workspace_id=c.workspace_id)
 
     return await with_retries(attempt)
 
 
-async def complete_descriptions(store: EventStore, workspace_id: UUID, environment: str, *, candidate_id: UUID,
-                                media_id: int, article_id: int | None, platforms: Sequence[str], claim: Claim,
-                                now: datetime, timeout_s: float,
-                                meta: dict | None = None) -> tuple[Outcome, int | None]:
+async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> tuple[Outcome, int | None]:
     """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
     ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
     when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
     key's answer (``claim``). The candidate must match ``media_id`` (and ``article_id`` when given),
     else 404; a dismissed candidate is 409. The position returned is that of ``CandidateSelected``
     (what the candidates read model shows), None when the candidate was selected already. Drafts
-    not computed within ``timeout_s`` raise ``CompletionTimeout`` before anything is appended."""
+    not computed within the application's ``completion_timeout_s`` raise ``CompletionTimeout`` before
+    anything is appended."""
+    workspace_id, environment, candidate_id = command.workspace_id, command.environment, command.candidate_id
+    media_id, article_id, platforms, claim = command.media_id, command.article_id, command.platforms, command.claim
+    timeout_s, now = ctx.app.completion_timeout_s, ctx.now()
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
     async def attempt() -> tuple[Outcome, int | None]:
-        state = await load_candidate(store, workspace_id, environment, candidate_id, with_article=True)
+        state = await load_candidate(ctx, workspace_id, environment, candidate_id, with_article=True)
         video, article = state.video, state.article
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
             raise _missing(candidate_id)
-        completion_id = uuid4()
+        completion_id = ctx.new_id()
         candidate = state.stream()
         selected = candidate.select(completion_id, platforms, state.basis)
         completion = await _drafts(timeout_s, video.description, video.graph, article.content,
@@ -191,18 +215,11 @@ async def complete_descriptions(store: EventStore, workspace_id: UUID, environme
         outcome = Outcome(200, {"data": result})
         aggregates: list = [candidate, record, *([experiment] if experiment is not None else [])]
         if not price:
-            position = await store.save(*aggregates, workspace_id=workspace_id, meta=meta,
-                                        before=[claim.records(outcome)])
-            return outcome, position if selected else None
-        # The workspace's charges are decided one after the other in this process (its stream's
-        # lock), the rest of the work is not: the lock is held for the charge and the queueing of
-        # the append only (``save_in_turn``), not for its commit.
-        async with store.stream_lock(workspace_id):
+            position = await ctx.save(*aggregates, workspace_id=workspace_id, effects=[claim.records(outcome)])
+        else:
             reason = f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)"
-            workspace = await charged_workspace(store, workspace_id, price, reason)
-            saved = await store.save_in_turn(*aggregates, workspace, turn=workspace, workspace_id=workspace_id,
-                                             meta=meta, before=[claim.records(outcome)])
-        position = await saved
+            position = await ctx.save_charged(workspace_id, price, reason, *aggregates,
+                                              effects=[claim.records(outcome)])
         return outcome, position if selected else None
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)

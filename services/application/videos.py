@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from uuid import UUID
@@ -12,10 +13,9 @@ from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
 from domain.media import Media, media_stream_id
-from domain.pricing import MediaWork, SandboxAllowance, analysis_price, speech_ms
+from domain.pricing import MediaWork, analysis_price, speech_ms
 from domain.videos import (
     ANALYZE_JOB,
-    MAX_DURATION_MS,
     UnreadableMedia,
     UnsupportedMedia,
     Video,
@@ -26,9 +26,8 @@ from domain.videos import (
 )
 from infra import media as mediatools
 from infra.captions import CaptionError, read_caption_upload
-from infra.eventstore import EventStore
-from services.commands.common import load_in, with_retries
-from services.commands.jobs import queue_job
+from services.application.context import Context, with_retries
+from services.application.jobs import QueueJob, queue_job
 
 log = logging.getLogger("vaeo.videos")
 
@@ -49,15 +48,46 @@ def media_refusal(exc: Exception):
     return UnreadableMedia(f"the media file could not be read: {text[-300:]}", reason=text[-300:])
 
 
-async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *, environment: str, filename: str,
-                       name: str | None = None, description: str | None = None, language: str | None = None,
-                       media_id: int | None = None, captions: bytes | None = None,
-                       meta: dict | None = None, max_duration_ms: int | None = None,
-                       published_at: datetime | None = None, now: datetime | None = None):
+@dataclass(frozen=True)
+class IngestVideo:
+    """An upload staged at ``staged`` (a path), with what the client said of it."""
+
+    workspace_id: UUID
+    environment: str
+    staged: Path
+    filename: str
+    name: str | None = None
+    description: str | None = None
+    language: str | None = None
+    media_id: int | None = None
+    captions: bytes | None = None
+    published_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ChangeVideoDescription:
+    workspace_id: UUID
+    environment: str
+    video_id: int
+    description: str | None
+
+
+@dataclass(frozen=True)
+class RequestAnalysis:
+    """Analyse a video with ``options`` (the request's, ``language`` None for the video's own)."""
+
+    workspace_id: UUID
+    environment: str
+    video_id: int
+    options: dict
+    webhook_url: str | None = None
+
+
+async def ingest_video(command: IngestVideo, ctx: Context):
     """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
 
     The probe accepts only the whitelisted containers (``infra.media``); a declared duration over
-    ``max_duration_ms`` is refused before the file is read further; then every packet is read
+    the application's maximum is refused before the file is read further; then every packet is read
     (bounded by the maximum) to measure how long it really plays, which is the duration recorded,
     priced and analysed (``billable_duration_ms``). The stored file is named by the service, with
     the accepted container's extension; the client's file name only gives the default name.
@@ -73,10 +103,13 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
     between 1970 and ``now``; None stands for the upload's time. ``language`` None: the captions'
     language when they say clearly which of the seven (``guess_language``), else ``fr``.
     """
-    staged = Path(staged)
+    c, storage, now = command, ctx.app.storage, ctx.now()
+    workspace_id, environment, captions, language = c.workspace_id, c.environment, c.captions, c.language
+    media_id, published_at = c.media_id, c.published_at
+    staged = Path(c.staged)
     stored_keys: list[str] = []
     try:
-        limit_ms = max_duration_ms or MAX_DURATION_MS
+        limit_ms = ctx.app.max_duration_ms
         try:
             info = await asyncio.to_thread(mediatools.probe, staged)
             check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
@@ -100,10 +133,10 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
                 language = await asyncio.to_thread(guess_language, " ".join(s.text for s in segments[:200]))
         language = language or DEFAULT_LANGUAGE
         if media_id is not None:
-            await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
+            await ctx.load_in(media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
         if published_at is not None:
-            check_published_at(published_at, now or published_at)
-        video_id = await store.next_id("video_id_seq")
+            check_published_at(published_at, now)
+        video_id = await ctx.next_id("video_id_seq")
         suffix = mediatools.CONTAINERS[info.demuxer]  # never the client's extension
         folder = f"videos/{workspace_id}/{video_id}"
         source_key = f"{folder}/source{suffix}"
@@ -119,14 +152,14 @@ async def ingest_video(store: EventStore, storage, workspace_id: UUID, staged, *
             stored_keys.append(thumbnail_key)
         video = Video.upload(
             video_id=video_id, workspace_id=workspace_id, environment=environment,
-            name=name or PurePosixPath(filename or "").stem or f"video {video_id}", storage_key=source_key,
-            size_bytes=size, duration_ms=duration_ms, media_id=media_id, description=description,
+            name=c.name or PurePosixPath(c.filename or "").stem or f"video {video_id}", storage_key=source_key,
+            size_bytes=size, duration_ms=duration_ms, media_id=media_id, description=c.description,
             language=language, captions_key=captions_key, width=info.width, height=info.height,
             frame_rate=info.frame_rate, video_codec=info.video_codec, audio_codec=info.audio_codec,
             subtitle_tracks=sum(1 for t in info.subtitle_tracks if t.text_based), caption_cues=cues,
             demuxer=info.demuxer, max_duration_ms=limit_ms, published_at=published_at,
             thumbnail_key=thumbnail_key, now=now)
-        position = await store.save(video, workspace_id=workspace_id, meta=meta)
+        position = await ctx.save(video, workspace_id=workspace_id)
         stored_keys.clear()
         return video, position
     finally:
@@ -148,24 +181,22 @@ async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms
     return key
 
 
-async def change_video_description(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
-                                   description: str | None, meta: dict | None = None) -> tuple[Video, int | None]:
+async def change_video_description(command: ChangeVideoDescription, ctx: Context) -> tuple[Video, int | None]:
     """Replace a video's description (``VideoDescriptionChanged``); position None when it is the
     description already (nothing is recorded)."""
+    c = command
 
     async def attempt() -> tuple[Video, int | None]:
-        video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
-        if not video.change_description(description):
+        video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
+                                  c.video_id)
+        if not video.change_description(c.description):
             return video, None
-        return video, await store.save(video, workspace_id=workspace_id, meta=meta)
+        return video, await ctx.save(video, workspace_id=c.workspace_id)
 
     return await with_retries(attempt)
 
 
-async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int, *, environment: str,
-                           options: dict, webhook_url: str | None = None, max_attempts: int = 3,
-                           sandbox: SandboxAllowance | None = None, meta: dict | None = None,
-                           speech_max_ms: int = 14_400_000):
+async def request_analysis(command: RequestAnalysis, ctx: Context):
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
@@ -174,17 +205,19 @@ async def request_analysis(store: EventStore, workspace_id: UUID, video_id: int,
     named it (speech is recognised in a named language, else its language is detected). Speech
     recognition is charged when it will run: ``transcript_source`` ``speech``, or a video with
     neither a captions file nor an embedded subtitle track (``speech_ms``: the audio decoded,
-    bounded by ``speech_max_ms``).
+    bounded by the application's ``speech_max_ms``). Returns (job, video, price, position).
     """
-    video = await load_in(store, video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
+    workspace_id, environment, video_id = command.workspace_id, command.environment, command.video_id
+    video = await ctx.load_in(video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
+    options = command.options
     options = {**options, "language_given": bool(options.get("language")),
                "language": options.get("language") or video.language}
     recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)
-    audio_ms = speech_ms(video.duration_ms, speech_max_ms) if recognises and video.audio_codec else 0
+    audio_ms = speech_ms(video.duration_ms, ctx.app.speech_max_ms) if recognises and video.audio_codec else 0
     price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"], audio_ms)
-    job, position = await queue_job(store, workspace_id, job_type=ANALYZE_JOB, environment=environment,
-                                    params={**options, "video_id": video_id}, credits=price,
-                                    charge_reason=f"analysis of video {video_id}", max_attempts=max_attempts,
-                                    webhook_url=webhook_url, sandbox=sandbox,
-                                    work=MediaWork(decoded_ms=video.duration_ms), meta=meta)
+    job, position = await queue_job(QueueJob(workspace_id, ANALYZE_JOB, environment=environment,
+                                             params={**options, "video_id": video_id}, credits=price,
+                                             charge_reason=f"analysis of video {video_id}",
+                                             webhook_url=command.webhook_url,
+                                             work=MediaWork(decoded_ms=video.duration_ms)), ctx)
     return job, video, price, position

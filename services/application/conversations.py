@@ -6,16 +6,16 @@ from collections.abc import Callable, Collection
 from uuid import UUID
 
 from domain.agent.conversation import Conversation
-from infra.eventstore import ConcurrencyError, EventStore
-from services.commands.common import CONFLICT_RETRIES, load_in, missing
+from infra.eventstore import ConcurrencyError
+from services.application.context import CONFLICT_RETRIES, Context, missing
 
 
-async def load_conversation(store: EventStore, conversation_id: UUID, workspace_id: UUID, environment: str, *,
+async def load_conversation(ctx: Context, conversation_id: UUID, workspace_id: UUID, environment: str, *,
                             key_id: UUID, scopes: Collection[str]) -> Conversation:
     """The conversation, when the key ``key_id`` (with ``scopes``) of this workspace and environment
     may continue it (``Conversation.open_to``: the key that started it, or a wildcard key); another
     key's, workspace's or environment's is 404 like a missing one."""
-    conversation = await load_in(store, conversation_id, Conversation, workspace_id, environment, "conversation")
+    conversation = await ctx.load_in(conversation_id, Conversation, workspace_id, environment, "conversation")
     if not conversation.open_to(key_id, scopes):
         raise missing("conversation", conversation_id, None)
     return conversation
@@ -36,15 +36,14 @@ class TurnRecorder:
     the relay may send them with the turns of other conversations (``services/processes/relay.py``).
     """
 
-    def __init__(self, store: EventStore, *, conversation_id: UUID, workspace_id: UUID, environment: str,
-                 key_id: UUID, conversation: Conversation | None, meta: dict) -> None:
-        self.store = store
+    def __init__(self, ctx: Context, *, conversation_id: UUID, workspace_id: UUID, environment: str,
+                 key_id: UUID, conversation: Conversation | None) -> None:
+        self.ctx = ctx
         self.conversation_id = conversation_id
         self.workspace_id = workspace_id
         self.environment = environment
         self.key_id = key_id
         self.conversation = conversation  # as last saved; None: not saved yet (a new conversation)
-        self.meta = meta
         self.turn: int | None = None
         self._stale = False  # the aggregate in memory differs from the store (a failed save): reload it
         self._pending: list[Callable[[Conversation | None], Conversation]] = []
@@ -82,14 +81,13 @@ class TurnRecorder:
             return None
         for attempt in range(CONFLICT_RETRIES):
             if self._stale:
-                self.conversation = await self.store.load_aggregate(self.conversation_id)
+                self.conversation = await self.ctx.store.fetch_for_writing(self.conversation_id)
                 self._stale = False
             conversation, turn_before = self.conversation, self.turn
             try:
                 for apply in self._pending:
                     conversation = apply(conversation)
-                position = await self.store.save(conversation, workspace_id=self.workspace_id, meta=self.meta,
-                                                 unhurried=True)
+                position = await self.ctx.save(conversation, workspace_id=self.workspace_id, unhurried=True)
             except BaseException as exc:
                 # The aggregate in memory holds what was not saved: the next flush reloads it.
                 self.turn, self._stale = turn_before, True

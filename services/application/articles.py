@@ -14,13 +14,13 @@ from uuid import UUID
 from domain.articles import REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
 from domain.base import DomainError, NotFound
 from domain.media import Media, media_stream_id
-from domain.pricing import SandboxAllowance, compute_billing_enabled, regeneration_price, translation_price
+from domain.pricing import compute_billing_enabled, regeneration_price, translation_price
 from domain.translation import material_words, translation_material
 from domain.videos import Video, video_stream_id
 from domain.workspaces import Workspace
-from infra.eventstore import ConcurrencyError, EventStore
-from services.commands.common import load_in, load_owned, with_retries
-from services.commands.jobs import queue_job
+from infra.eventstore import ConcurrencyError
+from services.application.context import Context, with_retries
+from services.application.jobs import QueueJob, queue_job
 
 # The partial index's own predicate, written out: the planner uses the index only when it sees it.
 _ARTICLE_STREAM = """SELECT stream_id FROM events
@@ -51,64 +51,106 @@ def provider_needed(what: str) -> ProviderNotConfigured:
         dependency="language model provider", settings=["VAEO_LLM_BASE_URL", "VAEO_LLM_MODEL"])
 
 
-async def load_article(store: EventStore, workspace_id: UUID, environment: str, article_id: int) -> Article:
+@dataclass(frozen=True)
+class UpdateArticle:
+    """Rename (``custom_name``; None clears it, ``UNCHANGED`` leaves it) and/or attach to ``media_id``."""
+
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    custom_name: str | None | object = UNCHANGED
+    media_id: int | None = None
+
+
+@dataclass(frozen=True)
+class RequestTranslation:
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    target_language: str
+    webhook_url: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestRegeneration:
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    writing_style: str
+    language: str | None = None
+    webhook_url: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordExport:
+    """The first export of an article in a format, stored at ``path``."""
+
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    export_format: str
+    content_type: str
+    etag: str
+    size: int
+    path: str
+
+
+async def load_article(ctx: Context, workspace_id: UUID, environment: str, article_id: int) -> Article:
     """The article ``article_id`` of this workspace and environment; 404 otherwise (another
     workspace's or environment's article answers exactly like a missing one)."""
-    async with store.pool.acquire() as conn:
+    async with ctx.store.pool.acquire() as conn:
         stream_id = await conn.fetchval(_ARTICLE_STREAM, article_id, workspace_id)
     if stream_id is None:
         raise NotFound("article not found", id=str(article_id))
-    return await load_in(store, stream_id, Article, workspace_id, environment, "article", article_id)
+    return await ctx.load_in(stream_id, Article, workspace_id, environment, "article", article_id)
 
 
-async def update_article(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
-                         custom_name: str | None | object = UNCHANGED, media_id: int | None = None,
-                         meta: dict | None = None) -> tuple[bool, int | None]:
-    """Rename (``custom_name``; None clears it) and/or attach to ``media_id`` (a media of the
-    workspace and environment, else 404 naming it). ``(updated, position)``: nothing is appended,
-    and ``updated`` is False, when the article is already so."""
-    if media_id is not None:
+async def update_article(command: UpdateArticle, ctx: Context) -> tuple[bool, int | None]:
+    """Rename and/or attach to a media of the workspace and environment (else 404 naming it).
+    ``(updated, position)``: nothing is appended, and ``updated`` is False, when the article is
+    already so."""
+    c = command
+    if c.media_id is not None:
         try:
-            await load_in(store, media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
+            await ctx.load_in(media_stream_id(c.media_id), Media, c.workspace_id, c.environment, "media", c.media_id)
         except NotFound:
-            raise NotFound(f"media {media_id} not found", id=str(media_id), field="media_id") from None
+            raise NotFound(f"media {c.media_id} not found", id=str(c.media_id), field="media_id") from None
 
     async def attempt() -> tuple[bool, int | None]:
-        article = await load_article(store, workspace_id, environment, article_id)
+        article = await load_article(ctx, c.workspace_id, c.environment, c.article_id)
         changed = False
-        if custom_name is not UNCHANGED:
-            changed = article.rename(custom_name)  # type: ignore[arg-type]
-        if media_id is not None:
-            changed = article.attach_media(media_id) or changed
+        if c.custom_name is not UNCHANGED:
+            changed = article.rename(c.custom_name)  # type: ignore[arg-type]
+        if c.media_id is not None:
+            changed = article.attach_media(c.media_id) or changed
         if not changed:
             return False, None
-        return True, await store.save(article, workspace_id=workspace_id, meta=meta)
+        return True, await ctx.save(article, workspace_id=c.workspace_id)
 
     return await with_retries(attempt)
 
 
-async def request_translation(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
-                              target_language: str, provider_configured: bool, webhook_url: str | None = None,
-                              max_attempts: int = 3, sandbox: SandboxAllowance | None = None,
-                              meta: dict | None = None):
+async def request_translation(command: RequestTranslation, ctx: Context):
     """Queue the translation of an article into ``target_language`` and charge it in the same
     append (402 when short). Refused first, with nothing written: a missing article (404), its own
     language (400), no provider configured (503 ``provider_not_configured``: the service never
-    pretends to translate). Sandbox keys are never charged."""
-    article = await load_article(store, workspace_id, environment, article_id)
+    pretends to translate). Sandbox keys are never charged. Returns (job, price, position)."""
+    workspace_id, environment, article_id = command.workspace_id, command.environment, command.article_id
+    target_language = command.target_language
+    article = await load_article(ctx, workspace_id, environment, article_id)
     if target_language == article.language:
         raise invalid_field("body.target_language", "not_the_article_language",
                             f"the article is in {article.language} already; translate it into another language")
-    if not provider_configured:
+    if not ctx.app.provider_configured:
         raise provider_needed("translating an article")
     words = material_words(translation_material(article.content, article.keywords_primary))
     price = 0 if environment == "sandbox" else translation_price(words)
     params = {"article_id": article_id, "article_stream_id": str(article.id), "target_language": target_language,
               "source_language": article.language, "words": words}
-    job, position = await queue_job(store, workspace_id, job_type=TRANSLATE_JOB, environment=environment,
-                                    params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
-                                    charge_reason=f"translation of article {article_id} into {target_language}",
-                                    sandbox=sandbox, meta=meta)
+    job, position = await queue_job(QueueJob(
+        workspace_id, TRANSLATE_JOB, environment=environment, params=params, credits=price,
+        webhook_url=command.webhook_url,
+        charge_reason=f"translation of article {article_id} into {target_language}"), ctx)
     return job, price, position
 
 
@@ -118,51 +160,50 @@ class ComputeBilling:
     estimated_credits: int
 
 
-async def request_regeneration(store: EventStore, workspace_id: UUID, article_id: int, *, environment: str,
-                               writing_style: str, language: str | None, provider_configured: bool,
-                               webhook_url: str | None = None, max_attempts: int = 3,
-                               sandbox: SandboxAllowance | None = None, meta: dict | None = None):
+async def request_regeneration(command: RequestRegeneration, ctx: Context):
     """Queue the regeneration of an article in ``writing_style`` and, when compute billing is
     enabled for the workspace's plan and the key's environment, charge it in the same append (402
     when short, and then nothing is written).
 
     The engine is the article's: the offline engine, which writes in the transcript's language (a
     ``language`` other than the article's is a 400: that is a translation), or the provider for a
-    provider-written article (premium or translated), which needs it configured (503)."""
-    article = await load_article(store, workspace_id, environment, article_id)
+    provider-written article (premium or translated), which needs it configured (503). Returns
+    (job, billing, position)."""
+    workspace_id, environment, article_id = command.workspace_id, command.environment, command.article_id
+    writing_style = command.writing_style
+    article = await load_article(ctx, workspace_id, environment, article_id)
     engine = "provider" if (article.content or {}).get("engine") == "provider" else "offline"
-    language = language or article.language
+    language = command.language or article.language
     if engine == "offline" and language != article.language:
         raise invalid_field("body.language", "offline_engine_language",
                             f"the offline engine writes in the language of the transcript ({article.language}); to "
                             f"have this article in {language}, translate it (POST /v1/articles/{article_id}/translate)")
-    if engine == "provider" and not provider_configured:
+    if engine == "provider" and not ctx.app.provider_configured:
         raise provider_needed("regenerating a provider-written article")
     if article.video_id is None:
         raise NotFound("the article's video is not found", id=str(article_id))
-    video = await load_owned(store, video_stream_id(article.video_id), Video, workspace_id, "video", article.video_id)
-    workspace = await load_owned(store, workspace_id, Workspace, workspace_id, "workspace")
+    video = await ctx.load_owned(video_stream_id(article.video_id), Video, workspace_id, "video", article.video_id)
+    workspace = await ctx.load_owned(workspace_id, Workspace, workspace_id, "workspace")
     enabled = compute_billing_enabled(workspace.plan, environment)
     price = regeneration_price(video.duration_ms, engine) if enabled else 0
     params = {"article_id": article_id, "article_stream_id": str(article.id), "writing_style": writing_style,
               "language": language, "engine": engine}
-    job, position = await queue_job(store, workspace_id, job_type=REGENERATE_JOB, environment=environment,
-                                    params=params, credits=price, webhook_url=webhook_url, max_attempts=max_attempts,
-                                    charge_reason=f"regeneration of article {article_id} ({writing_style})",
-                                    sandbox=sandbox, meta=meta)
+    job, position = await queue_job(QueueJob(
+        workspace_id, REGENERATE_JOB, environment=environment, params=params, credits=price,
+        webhook_url=command.webhook_url, charge_reason=f"regeneration of article {article_id} ({writing_style})"),
+        ctx)
     return job, ComputeBilling(enabled, price), position
 
 
-async def record_export(store: EventStore, workspace_id: UUID, *, environment: str, article_id: int,
-                        export_format: str, content_type: str, etag: str, size: int, path: str,
-                        meta: dict | None = None) -> bool:
+async def record_export(command: RecordExport, ctx: Context) -> bool:
     """Record the first export of an article in a format (``ExportReady``); False when it was
     recorded already (its stream exists: a concurrent first export, or a read model behind)."""
-    export = ArticleExport.record(article_id=article_id, workspace_id=workspace_id, environment=environment,
-                                  export_format=export_format, content_type=content_type, etag=etag, size=size,
-                                  path=path)
+    c = command
+    export = ArticleExport.record(article_id=c.article_id, workspace_id=c.workspace_id, environment=c.environment,
+                                  export_format=c.export_format, content_type=c.content_type, etag=c.etag,
+                                  size=c.size, path=c.path)
     try:
-        await store.save(export, workspace_id=workspace_id, meta=meta)
+        await ctx.save(export, workspace_id=c.workspace_id)
     except ConcurrencyError:
         return False
     return True

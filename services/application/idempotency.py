@@ -24,8 +24,11 @@ its claim is released and the key can be used again at once. Keys and their answ
 ``retention_s`` (at least 24 hours) after they were first claimed, then ``purge`` deletes them.
 
 The deterministic form, for an operation that reuses an identical earlier request's job without
-any key (``queue_job_once``): the canonical request hashed into the job id (uuid5), so an
+any key (``jobs.queue_job_once``): the canonical request hashed into the job id (uuid5), so an
 identical request finds the job's stream instead of creating one.
+
+The keys live in PostgreSQL (``IdempotencyKeys``) or, for tests, beside an in-memory event
+store's tables (``MemoryIdempotencyKeys``): the same rules on either.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ import asyncpg
 import orjson
 
 from domain.base import DomainError, deterministic_id
-from domain.jobs import CANCELLED, FAILED, Job
-from infra.eventstore import Call, EventStore
+from infra.effects import ClaimLapsed, IdempotencyAnswer
+from infra.memory_store import MemoryDatabase
 from infra.settings import wall_clock
 
 CLAIM_S = 60.0
@@ -95,10 +98,15 @@ def _as_json(body: dict) -> str:
     return orjson.dumps(body, default=str).decode()
 
 
+def _as_stored(body: dict) -> dict:
+    """The body as a replay reads it back (ids and instants as strings)."""
+    return orjson.loads(_as_json(body))
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A request's hold on its key while it runs. ``records(outcome)`` is the side effect that
-    stores the answer: give it to the command's append (``before=``)."""
+    """A request's hold on its key while it runs. ``records(outcome)`` is the effect that stores
+    the answer: give it to the command's append (``effects=``)."""
 
     workspace_id: UUID
     environment: str
@@ -109,29 +117,31 @@ class Claim:
     # Set once an append that stored the answer has committed: the answer need not be looked for.
     _stored: list[bool] = field(default_factory=list, repr=False, compare=False)
 
-    def _args(self, outcome: Outcome) -> tuple:
-        return (self.workspace_id, self.environment, self.operation, self.key, self.owner, outcome.status,
-                _as_json(outcome.body), self.clock())
-
     @property
     def answer_stored(self) -> bool:
         return bool(self._stored)
 
-    def records(self, outcome: Outcome) -> Call:
-        """The side effect that stores ``outcome`` as the key's answer (a call of
-        ``vaeo_idempotency_complete``, which refuses the append when the claim lapsed)."""
-        return Call("vaeo_idempotency_complete", _COMPLETE_TYPES, self._args(outcome),
-                    on_commit=lambda: self._stored.append(True))
+    def records(self, outcome: Outcome) -> IdempotencyAnswer:
+        """The effect that stores ``outcome`` as the key's answer; it refuses the append
+        (``ClaimLapsed``) when the claim lapsed."""
+        return IdempotencyAnswer(self.workspace_id, self.environment, self.operation, self.key, self.owner,
+                                 outcome.status, outcome.body, self.clock(),
+                                 on_commit=lambda: self._stored.append(True))
 
 
-class IdempotencyKeys:
-    """The keys of one database: ``run`` a command once per key, ``purge`` the expired keys."""
+class KeyTable:
+    """``run`` a command once per key, on a table of keys (``IdempotencyKeys`` in PostgreSQL,
+    ``MemoryIdempotencyKeys`` beside an in-memory store). A table claims, finishes, releases and
+    purges keys."""
 
-    def __init__(self, pool: asyncpg.Pool, *, clock: Callable[[], datetime] = wall_clock,
-                 claim_s: float = CLAIM_S, retention_s: float = RETENTION_S) -> None:
+    clock: Callable[[], datetime]
+    claim_s: float
+    retention_s: float
+
+    def __init__(self, *, clock: Callable[[], datetime] = wall_clock, claim_s: float = CLAIM_S,
+                 retention_s: float = RETENTION_S) -> None:
         if retention_s < RETENTION_S:
             raise ValueError("idempotency keys are kept 24 hours at least")
-        self.pool = pool
         self.clock = clock
         self.claim_s = claim_s
         self.retention_s = retention_s
@@ -141,7 +151,7 @@ class IdempotencyKeys:
         """``command(claim)`` once for this key; its answer again for every later request with it.
 
         The command decides, builds its answer (an ``Outcome``) and appends its events with
-        ``before=[claim.records(outcome)]``, then returns the outcome. A command that appends
+        ``effects=[claim.records(outcome)]``, then returns the outcome. A command that appends
         nothing has its answer stored when it returns. A ``DomainError`` it raises is stored as the
         key's answer and raised again (a replay raises ``ReplayedRefusal``, the same envelope).
         Raises ``IdempotencyKeyMismatch`` and ``IdempotencyKeyInUse``, which store nothing.
@@ -155,12 +165,9 @@ class IdempotencyKeys:
         except DomainError as exc:
             await self._finish(claim, Outcome(exc.status, _refusal_body(exc)))
             raise
-        except asyncpg.PostgresError as exc:
-            if exc.sqlstate == LAPSED_SQLSTATE:
-                raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it "
-                                          "shortly", operation=operation) from None
-            await asyncio.shield(self._release(claim))
-            raise
+        except ClaimLapsed:
+            raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it "
+                                      "shortly", operation=operation) from None
         except BaseException:
             await asyncio.shield(self._release(claim))
             raise
@@ -171,6 +178,43 @@ class IdempotencyKeys:
                      digest: str) -> Claim | Outcome:
         """The key claimed for this request, or the stored answer to replay; raises when in use
         or bound to other parameters. A lapsed claim is taken over (its request wrote nothing)."""
+        raise NotImplementedError
+
+    async def _finish(self, claim: Claim, outcome: Outcome) -> None:
+        """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
+        when the command's append stored it already, or when the claim lapsed and moved on."""
+        raise NotImplementedError
+
+    async def _release(self, claim: Claim) -> None:
+        """Give the key back after an unexpected failure: the request wrote nothing (had its append
+        committed, the claim would be done, which this leaves alone)."""
+        raise NotImplementedError
+
+    async def purge(self) -> int:
+        """Delete the keys first claimed more than ``retention_s`` ago (a live claim is left alone)."""
+        raise NotImplementedError
+
+
+def _found(row: Mapping, digest: str, operation: str) -> Outcome:
+    """What an existing key answers a request that could not claim it."""
+    if row["request_hash"] != digest:
+        raise IdempotencyKeyMismatch("this idempotency key was used with other parameters; use a new key "
+                                     "for a different request", operation=operation)
+    if row["state"] == "done":
+        return Outcome(row["status"], row["body"])
+    raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it shortly",
+                              operation=operation)
+
+
+class IdempotencyKeys(KeyTable):
+    """The keys of one PostgreSQL database."""
+
+    def __init__(self, pool: asyncpg.Pool, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.pool = pool
+
+    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
+                     digest: str) -> Claim | Outcome:
         for _ in range(3):  # a row purged or released between the two statements: try again
             now, owner = self.clock(), uuid4()
             async with self.pool.acquire() as conn:
@@ -181,33 +225,25 @@ class IdempotencyKeys:
                 row = await conn.fetchrow(_READ, workspace_id, environment, operation, key)
             if row is None:
                 continue
-            if row["request_hash"] != digest:
-                raise IdempotencyKeyMismatch("this idempotency key was used with other parameters; use a new key "
-                                             "for a different request", operation=operation)
-            if row["state"] == "done":
-                return Outcome(row["status"], row["body"])
-            raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it shortly",
-                                      operation=operation)
+            return _found(row, digest, operation)
         raise IdempotencyKeyInUse("the idempotency key is changing hands; retry the request", operation=operation)
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
-        """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
-        when the command's append stored it already (asked first, so that a large answer is not sent
-        to the database a second time), or when the claim lapsed and moved on."""
+        # Asked first whether the command's append stored it, so that a large answer is not sent
+        # to the database a second time.
         if claim.answer_stored:
             return  # the command's own append stored it and committed
         async with self.pool.acquire() as conn:
             if await conn.fetchval(_DONE, claim.workspace_id, claim.environment, claim.operation, claim.key):
                 return  # stored by the command's append (or by the request that took over a lapsed claim)
             try:
-                await conn.execute(_COMPLETE, *claim._args(outcome))
+                await conn.execute(_COMPLETE, claim.workspace_id, claim.environment, claim.operation, claim.key,
+                                   claim.owner, outcome.status, _as_json(outcome.body), claim.clock())
             except asyncpg.PostgresError as exc:
                 if exc.sqlstate != LAPSED_SQLSTATE:
                     raise
 
     async def _release(self, claim: Claim) -> None:
-        """Give the key back after an unexpected failure: the request wrote nothing (had its append
-        committed, the claim would be done, which this leaves alone)."""
         try:
             async with self.pool.acquire() as conn:
                 await conn.execute(_RELEASE, claim.workspace_id, claim.environment, claim.operation, claim.key,
@@ -216,11 +252,54 @@ class IdempotencyKeys:
             pass  # the claim lapses by itself
 
     async def purge(self) -> int:
-        """Delete the keys first claimed more than ``retention_s`` ago (a live claim is left alone)."""
         now = self.clock()
         async with self.pool.acquire() as conn:
             status = await conn.execute(_PURGE, now - timedelta(seconds=self.retention_s), now)
         return int(status.split()[-1])
+
+
+class MemoryIdempotencyKeys(KeyTable):
+    """The keys beside an in-memory store's tables (``MemoryDatabase.idempotency_keys``), where the
+    store's ``IdempotencyAnswer`` completes them: the statements of ``IdempotencyKeys``, as dict
+    operations, each in one step of the event loop."""
+
+    def __init__(self, database: MemoryDatabase, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.keys = database.idempotency_keys
+
+    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
+                     digest: str) -> Claim | Outcome:
+        await asyncio.sleep(0)
+        now, owner, scope = self.clock(), uuid4(), (workspace_id, environment, operation, key)
+        row = self.keys.get(scope)
+        if row is None or (row["state"] == "in_flight" and row["claimed_until"] <= now):
+            self.keys[scope] = {"request_hash": digest, "state": "in_flight", "owner": owner,
+                                "claimed_until": now + timedelta(seconds=self.claim_s), "status": None,
+                                "body": None, "created_at": now, "completed_at": None}
+            return Claim(workspace_id, environment, operation, key, owner, self.clock)
+        return _found(row, digest, operation)
+
+    async def _finish(self, claim: Claim, outcome: Outcome) -> None:
+        row = self.keys.get((claim.workspace_id, claim.environment, claim.operation, claim.key))
+        if claim.answer_stored or row is None or row["state"] == "done" or row["owner"] != claim.owner:
+            return
+        row.update(state="done", owner=None, claimed_until=None, status=outcome.status,
+                   body=_as_stored(outcome.body), completed_at=claim.clock())
+
+    async def _release(self, claim: Claim) -> None:
+        scope = (claim.workspace_id, claim.environment, claim.operation, claim.key)
+        row = self.keys.get(scope)
+        if row is not None and row["state"] == "in_flight" and row["owner"] == claim.owner:
+            del self.keys[scope]
+
+    async def purge(self) -> int:
+        now = self.clock()
+        expired = [scope for scope, row in self.keys.items()
+                   if row["created_at"] < now - timedelta(seconds=self.retention_s)
+                   and (row["state"] == "done" or row["claimed_until"] <= now)]
+        for scope in expired:
+            del self.keys[scope]
+        return len(expired)
 
 
 def _replay(stored: Outcome) -> Outcome:
@@ -242,39 +321,6 @@ def job_id_for(workspace_id: UUID, environment: str, operation: str, request: Ma
     return deterministic_id("job", workspace_id, environment, operation, request_hash(request), generation)
 
 
-async def queue_job_once(store: EventStore, workspace_id: UUID, *, operation: str, request: Mapping[str, Any],
-                         environment: str = "production", **queue: Any) -> tuple[Job, bool]:
-    """Queue the job of ``request`` unless an identical earlier request's job exists: ``(job, reused)``.
-
-    The job id is ``job_id_for`` the request, so concurrent identical requests queue one job (the
-    others find it, in this process under the workspace's charge lock, across processes after the
-    append conflict) and are charged once. A job that ended failed or cancelled is not reused: the
-    identical request then queues a new job under the next generation of the id. ``queue`` are
-    ``commands.queue_job``'s other arguments (``job_type``, ``params``, ``credits``...).
-    """
-    job, reused, _ = await queue_job_once_at(store, workspace_id, operation=operation, request=request,
-                                             environment=environment, **queue)
-    return job, reused
-
-
-async def queue_job_once_at(store: EventStore, workspace_id: UUID, *, operation: str, request: Mapping[str, Any],
-                            environment: str = "production", **queue: Any) -> tuple[Job, bool, int | None]:
-    """``queue_job_once``, with the position of the append that queued the job (None when an
-    earlier job is reused): what a read-your-writes wait needs."""
-    from services import commands
-
-    generation = 0
-    while True:
-        job_id = job_id_for(workspace_id, environment, operation, request, generation)
-        job, position = await commands.queue_job(store, workspace_id, job_id=job_id, environment=environment,
-                                                 reuse_existing=True, **queue)
-        if position is not None:
-            return job, False, position
-        if job.status not in (FAILED, CANCELLED):
-            return job, True, None
-        generation += 1
-
-
 _CLAIM = """
 INSERT INTO idempotency_keys AS k (workspace_id, environment, operation, key, request_hash, state, owner,
                                    claimed_until, created_at)
@@ -287,7 +333,6 @@ RETURNING owner
 """
 _READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
          "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
-_COMPLETE_TYPES = ("uuid", "text", "text", "text", "uuid", "integer", "text::jsonb", "timestamptz")
 _COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8)"
 _DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
          "AND key = $4 AND state = 'done'")

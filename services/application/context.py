@@ -1,0 +1,169 @@
+"""The handler context: what every command handler needs, built once at start-up.
+
+``Application`` holds the ports and policies of the write side, made from settings at start-up
+(``bootstrap``): the event store, the clock, the idempotency keys, the job and sandbox policies,
+the file storage and the secret box. ``Context`` is the application for one call: it adds where
+the call's events come from (``meta``: the request, CLI command or job that causes them, and the
+chain they belong to). A handler takes ``(command, context)`` and finds everything else here, so no
+caller passes the same ambient values again.
+
+Beside the ports, the context owns what several handlers share: retries on conflict, loading an
+aggregate inside the caller's workspace, saving with the call's meta, and the one charging path
+(``save_charged``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, TypeVar
+from uuid import UUID, uuid4
+
+from domain.base import InsufficientCredits, NotFound
+from domain.pricing import SandboxAllowance
+from domain.videos import MAX_DURATION_MS
+from domain.workspaces import Workspace
+from infra.eventstore import ConcurrencyError, EventStore, origin
+from infra.settings import wall_clock
+from services.application.meta import joining
+
+T = TypeVar("T")
+CONFLICT_RETRIES = 5
+CHARGE_RETRIES = 10  # a workspace's charges race across API processes: more, short, jittered attempts
+
+
+@dataclass(frozen=True)
+class Application:
+    """The write side's ports and policies (see the module's docstring). ``handlers`` maps each
+    command type to its handler (``services.application.handlers``), for ``Context.handle``."""
+
+    store: EventStore
+    idempotency: Any = None  # ``IdempotencyKeys`` (or its in-memory twin); None where no key is used
+    clock: Callable[[], datetime] = wall_clock
+    max_attempts: int = 3  # a job's attempts before it fails
+    # Today's bounds of a workspace's free sandbox work (on the clock); None: sandbox work unbounded.
+    sandbox: Callable[[], SandboxAllowance] | None = None
+    speech_max_ms: int = 14_400_000  # the longest speech recognised, priced and decoded
+    max_duration_ms: int = MAX_DURATION_MS  # the longest media accepted at upload
+    provider_configured: bool = False  # the language model provider (translation, premium articles)
+    completion_timeout_s: float = 5.0  # the bound of a description completion's drafts
+    job_secret_grace_s: float = 86400.0  # a rotated job secret stays valid this long
+    storage: Any = None  # ``infra.storage`` (uploads)
+    box: Any = None  # ``infra.crypto.SecretBox`` (webhook secrets)
+    handlers: Mapping[type, Callable] = field(default_factory=dict, repr=False)
+
+    def context(self, meta: dict | None = None) -> Context:
+        """The application for one call, whose events carry ``meta``."""
+        return Context(self, dict(meta or {}))
+
+
+@dataclass(frozen=True)
+class Context:
+    """The application for one call (``Application.context``)."""
+
+    app: Application
+    meta: dict
+
+    @property
+    def store(self) -> EventStore:
+        return self.app.store
+
+    def now(self) -> datetime:
+        return self.app.clock()
+
+    def new_id(self) -> UUID:
+        return uuid4()
+
+    async def next_id(self, sequence: str) -> int:
+        return await self.app.store.next_id(sequence)
+
+    def sandbox_allowance(self, environment: str) -> SandboxAllowance | None:
+        """Today's sandbox bounds for a call in ``environment`` (None for production)."""
+        return self.app.sandbox() if environment == "sandbox" and self.app.sandbox is not None else None
+
+    async def handle(self, command) -> Any:
+        """Run ``command`` through its handler."""
+        return await self.app.handlers[type(command)](command, self)
+
+    async def joining(self, stream_id: UUID) -> Context:
+        """This call's context for what it appends to a stream that belongs to a chain already (a
+        job's cancellation, a delivery's resend): the chain stays the stream's (``meta.joining``)."""
+        return replace(self, meta=joining(self.meta, await origin(self.store, stream_id)))
+
+    async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence = (), effects: Sequence = (),
+                   unhurried: bool = False) -> int:
+        """``EventStore.save`` with this call's meta."""
+        return await self.store.save(*aggregates, workspace_id=workspace_id, meta=self.meta, events=events,
+                                     effects=effects, unhurried=unhurried)
+
+    async def save_charged(self, workspace_id: UUID, amount: int, reason: str, *aggregates,
+                           job_id: UUID | None = None, events: Sequence = (), effects: Sequence = ()) -> int:
+        """Charge the workspace ``amount`` and save it with ``events``, ``aggregates`` and
+        ``effects``, in one append; 402 (``InsufficientCredits``) when the balance is short, and
+        nothing is written.
+
+        The workspace's charges are decided one after the other in this process (its turn,
+        ``EventStore.in_turn``), held for the decision and the queueing of the append and not for
+        its commit: concurrent charges queue up for a moment instead of failing on each other's
+        version, their appends share group commits, and retries settle what other processes
+        interleave. The charge is decided on this process's kept state, without a query: a charge
+        it allows is checked by the append's expected version. A refusal appends nothing, so
+        nothing would ever tell that the kept state missed a top-up or a refund another process
+        appended (the CLI, another API process, a worker ending a job failed): before a refusal
+        stands, the charge is decided again on the stream as committed (one query, on the refusing
+        path only)."""
+        async with self.store.in_turn(workspace_id) as turn:
+            workspace = owned(await turn.fetch_for_writing(), workspace_id, Workspace, workspace_id, "workspace")
+            try:
+                workspace.charge(amount, reason, job_id=job_id)
+            except InsufficientCredits:
+                workspace = owned(await turn.fetch_for_writing(committed=True), workspace_id, Workspace,
+                                  workspace_id, "workspace")
+                workspace.charge(amount, reason, job_id=job_id)
+            await turn.save(*aggregates, workspace, workspace_id=workspace_id, meta=self.meta, events=events,
+                            effects=effects)
+        return await turn.saved
+
+    async def load_owned(self, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+        """The aggregate, to decide on, if it exists in this workspace; another workspace's answers
+        exactly like none. The 404 names ``shown_id``, the id the client sent, when the stream id is
+        derived from it."""
+        return owned(await self.store.fetch_for_writing(stream_id), stream_id, cls, workspace_id, what, shown_id)
+
+    async def load_in(self, stream_id: UUID, cls: type, workspace_id: UUID, environment: str | None, what: str,
+                      shown_id=None):
+        """Like ``load_owned``, and another environment's aggregate (sandbox vs production) is
+        missing too: a key acts inside its workspace and its environment's data space. ``None``:
+        any."""
+        agg = await self.load_owned(stream_id, cls, workspace_id, what, shown_id)
+        if environment is not None and agg.environment != environment:
+            raise missing(what, stream_id, shown_id)
+        return agg
+
+
+async def with_retries(command: Callable[[], Awaitable[T]], attempts: int = CONFLICT_RETRIES) -> T:
+    """Run ``command`` again after a conflict, ``attempts`` times at most. Between attempts a short
+    random pause (a few milliseconds, growing) lets the commands that collided go one after the
+    other instead of colliding again at once."""
+    for attempt in range(attempts):
+        try:
+            return await command()
+        except ConcurrencyError:
+            if attempt == attempts - 1:
+                raise
+            await asyncio.sleep(random.uniform(0, 0.005 * (attempt + 1)))
+    raise AssertionError("unreachable")
+
+
+def owned(agg, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+    """``agg`` when it is a ``cls`` of this workspace, else 404 (``missing``)."""
+    if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
+        raise missing(what, stream_id, shown_id)
+    return agg
+
+
+def missing(what: str, stream_id: UUID, shown_id) -> NotFound:
+    return NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))

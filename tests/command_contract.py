@@ -1,0 +1,377 @@
+"""Commands and idempotency decisions, written once and run on both event stores.
+
+``tests/unit/test_commands_in_memory.py`` runs them on the in-memory store (milliseconds) and
+``tests/integration/test_commands.py`` on PostgreSQL, with and without group commit: each gives a
+``backend`` fixture (``Backend``). What needs PostgreSQL itself (the answer's transaction seen from
+outside, a restart, a process dying with its connections, the workers) stays in the integration
+modules of idempotency, refunds and credits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, timedelta
+from typing import Any, Protocol
+
+import pytest
+
+from domain.base import InsufficientCredits, InvalidTransition
+from domain.pricing import SandboxAllowance
+from domain.workspaces import Workspace
+from infra.effects import SandboxQuotaExceeded
+from infra.eventstore import EventStore
+from services.application.idempotency import (
+    IdempotencyKeyInUse,
+    IdempotencyKeyMismatch,
+    Outcome,
+    ReplayedRefusal,
+)
+from services.application.jobs import CancelJob, QueueJob, queue_job_once
+from services.application.workspaces import AddCredits, CreateWorkspace
+from tests.helpers import context, handle
+from tests.idempotency_support import KEY, REQUEST, T0, ChargedJob, Clock, workspace
+
+
+class Backend(Protocol):
+    def store(self) -> EventStore:
+        """The store of the process that runs the commands (one per backend)."""
+
+    def other(self) -> EventStore:
+        """A store of another process over the same database."""
+
+    def keys(self, **kwargs) -> Any:
+        """The idempotency keys of the database (``clock``, ``claim_s`` as ``KeyTable`` takes them)."""
+
+    async def written(self, ws) -> dict[str, int]:
+        """How many events of each type the workspace has."""
+
+    async def stored_key(self, key: str = KEY) -> dict | None:
+        """The key's row (``state``, ``status``, ``owner``, ``body``...), None when there is none."""
+
+    async def ending(self, job_id) -> dict:
+        """The job's final events and refunds: ``types``, ``one_append`` (all written by one
+        append), ``refunds`` (amounts refunded) and ``claims`` (amounts claimed)."""
+
+    async def claim_refund(self, job_id, ws, amount: int) -> None:
+        """A refund claimed outside the commands (as one made before refunds moved into the ending
+        append)."""
+
+
+async def balance(store: EventStore, ws) -> int:
+    workspace: Workspace = store.registry.reconstruct(await store.read_stream(ws))
+    return workspace.credits_balance
+
+
+# -- charges -----------------------------------------------------------------------------------
+
+
+async def test_concurrent_charges_of_one_workspace_take_turns_and_stop_at_the_balance(backend: Backend):
+    store = backend.store()
+    ws, _ = await handle(store, CreateWorkspace(name="turns", plan="pro", credits=20, rate_limit=100))
+    results = await asyncio.gather(*(handle(store, QueueJob(ws, job_type="charged", credits=1)) for _ in range(25)),
+                                   return_exceptions=True)
+    assert sum(not isinstance(r, Exception) for r in results) == 20
+    assert all(isinstance(r, InsufficientCredits) for r in results if isinstance(r, Exception)), results
+    written = await backend.written(ws)
+    assert written["CreditsCharged"] == written["JobQueued"] == 20
+    assert await balance(store, ws) == 0
+
+
+async def test_a_charge_refused_writes_nothing(backend: Backend):
+    store = backend.store()
+    ws, _ = await handle(store, CreateWorkspace(name="short", plan="pro", credits=3, rate_limit=100))
+    head = await store.head()
+    with pytest.raises(InsufficientCredits):
+        await handle(store, QueueJob(ws, job_type="charged", credits=4))
+    assert await store.head() == head
+
+
+async def test_a_sandbox_job_counts_against_the_day_and_is_refused_past_it_writing_nothing(backend: Backend):
+    store = backend.store()
+    ws, _ = await handle(store, CreateWorkspace(name="sandbox", plan="pro", credits=0, rate_limit=100))
+    allowance = SandboxAllowance(day=date(2026, 3, 1), jobs=2, clip_ms=60_000, decoded_ms=60_000, clip_max_ms=5_000)
+    ctx = context(store, sandbox=lambda: allowance)
+    for _ in range(2):
+        await ctx.handle(QueueJob(ws, job_type="free", environment="sandbox"))
+    head = await store.head()
+    with pytest.raises(SandboxQuotaExceeded) as refused:
+        await ctx.handle(QueueJob(ws, job_type="free", environment="sandbox"))
+    assert refused.value.details == {"limit": "jobs", "quota": 2} and await store.head() == head
+    await ctx.handle(QueueJob(ws, job_type="paid", environment="production"))  # production is not counted
+
+
+async def test_a_top_up_by_another_process_is_usable_by_the_next_charge(backend: Backend):
+    """A charge refused on a kept state is decided again on the stream as committed."""
+    api, cli = backend.store(), backend.other()
+    ws, _ = await handle(api, CreateWorkspace(name="spent", plan="pro", credits=20, rate_limit=600))
+    for _ in range(20):  # a stream long enough to be kept
+        await handle(api, QueueJob(ws, job_type="charged", credits=1), max_attempts=1)
+    with pytest.raises(InsufficientCredits):
+        await handle(api, QueueJob(ws, job_type="charged", credits=1))
+
+    await handle(cli, AddCredits(ws, amount=10))  # what `vaeo workspace credits W --add 10` does
+
+    job, position = await handle(api, QueueJob(ws, job_type="charged", credits=4))
+    assert position is not None and job.params["credits"] == 4
+    assert await balance(api, ws) == 6
+    with pytest.raises(InsufficientCredits):  # the balance the events say, not more
+        await handle(api, QueueJob(ws, job_type="charged", credits=7))
+
+
+async def test_a_refund_appended_by_another_process_is_usable_by_the_next_charge(backend: Backend):
+    api, other = backend.store(), backend.other()
+    ws, _ = await handle(api, CreateWorkspace(name="spent", plan="pro", credits=20, rate_limit=600))
+    queued = [(await handle(api, QueueJob(ws, job_type="charged", credits=1)))[0] for _ in range(20)]
+    with pytest.raises(InsufficientCredits):
+        await handle(api, QueueJob(ws, job_type="charged", credits=1))
+
+    await handle(other, CancelJob(ws, queued[0].id))
+    assert await balance(api, ws) == 1, "the other process refunded the job"
+
+    _, position = await handle(api, QueueJob(ws, job_type="charged", credits=1))
+    assert position is not None and await balance(api, ws) == 0
+
+
+# -- refunds -----------------------------------------------------------------------------------
+
+
+async def charged_job(store, credits: int = 7, *, total: int = 20):
+    ws, _ = await handle(store, CreateWorkspace(name="refunds", plan="pro", credits=total, rate_limit=100))
+    job, _ = await handle(store, QueueJob(ws, job_type="charged", credits=credits, charge_reason="test"))
+    return ws, job
+
+
+async def test_cancelling_a_queued_job_refunds_its_charge_in_the_same_append(backend: Backend):
+    store = backend.store()
+    ws, job = await charged_job(store, 7)
+    assert await balance(store, ws) == 13
+
+    cancelled, _ = await handle(store, CancelJob(ws, job_id=job.id, environment="production"))
+
+    assert cancelled.status == "cancelled"
+    assert await balance(store, ws) == 20
+    seen = await backend.ending(job.id)
+    assert seen["types"] == ["JobCancelled", "CreditsRefunded"] and seen["one_append"]
+    assert seen["refunds"] == [7] and seen["claims"] == [7]
+
+    with pytest.raises(InvalidTransition):
+        await handle(store, CancelJob(ws, job_id=job.id, environment="production"))
+    assert (await backend.ending(job.id))["refunds"] == [7]
+    assert await balance(store, ws) == 20
+
+
+async def test_concurrent_cancellations_refund_once(backend: Backend):
+    store = backend.store()
+    ws, job = await charged_job(store, 9)
+
+    results = await asyncio.gather(*(handle(store, CancelJob(ws, job_id=job.id)) for _ in range(6)),
+                                   return_exceptions=True)
+
+    assert sum(not isinstance(r, Exception) for r in results) == 1
+    assert all(isinstance(r, InvalidTransition) for r in results if isinstance(r, Exception)), results
+    seen = await backend.ending(job.id)
+    assert seen["types"] == ["JobCancelled", "CreditsRefunded"] and seen["refunds"] == [9]
+    assert await balance(store, ws) == 20
+
+
+async def test_a_job_charged_nothing_is_never_refunded(backend: Backend):
+    store = backend.store()
+    ws, job = await charged_job(store, 0)
+    assert job.params["credits"] == 0 and await balance(store, ws) == 20
+
+    await handle(store, CancelJob(ws, job_id=job.id))
+
+    seen = await backend.ending(job.id)
+    assert seen["types"] == ["JobCancelled"] and seen["claims"] == []
+    assert await balance(store, ws) == 20
+
+
+async def test_a_refund_claimed_earlier_is_not_paid_twice(backend: Backend):
+    """A job refunded before the refund moved into the ending append (the analysis handler used to
+    refund, then the worker failed the job) still ends, without a second refund."""
+    store = backend.store()
+    ws, job = await charged_job(store, 4)
+    await backend.claim_refund(job.id, ws, 4)
+
+    cancelled, _ = await handle(store, CancelJob(ws, job_id=job.id))
+
+    assert cancelled.status == "cancelled"
+    seen = await backend.ending(job.id)
+    assert seen["types"] == ["JobCancelled"] and seen["refunds"] == []
+    assert await balance(store, ws) == 16
+
+
+async def test_a_cancellation_joins_the_chain_of_the_request_that_queued_the_job(backend: Backend):
+    store = backend.store()
+    ws, _ = await handle(store, CreateWorkspace(name="chain", plan="pro", credits=10, rate_limit=100))
+    queued = {"request_id": "r-1", "correlation_id": "r-1", "causation_id": "request:r-1"}
+    job, _ = await handle(store, QueueJob(ws, job_type="charged", credits=2), meta=queued)
+    cancelling = {"request_id": "r-2", "correlation_id": "r-2", "causation_id": "request:r-2"}
+    await handle(store, CancelJob(ws, job.id), meta=cancelling)
+    ended = [e for e in await store.read_stream(job.id) if e.type == "JobCancelled"]
+    refund = [e for e in await store.read_stream(ws) if e.type == "CreditsRefunded"]
+    assert ended[0].meta == refund[0].meta == {**cancelling, "correlation_id": "r-1"}
+
+
+# -- idempotency keys --------------------------------------------------------------------------
+
+
+async def test_fifty_concurrent_requests_with_one_key_run_once_and_charge_once(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+    command = ChargedJob(store, ws)
+
+    answers = await asyncio.gather(*(keys.run(ws, "jobs.create", KEY, REQUEST, command) for _ in range(50)),
+                                   return_exceptions=True)
+
+    assert command.executions == 1
+    assert all(isinstance(a, Outcome | IdempotencyKeyInUse) for a in answers), answers
+    outcomes = [a for a in answers if isinstance(a, Outcome)]
+    assert [o.reused for o in outcomes].count(False) == 1
+    assert len({o.body["data"]["job_id"] for o in outcomes}) == 1
+    assert all(o.body["data"]["reused"] == o.reused for o in outcomes)
+    assert (await backend.written(ws)) == {"WorkspaceCreated": 1, "ApiKeyIssued": 1, "JobQueued": 1,
+                                           "CreditsCharged": 1}
+    assert await balance(store, ws) == 95
+    # Once the first has answered, every request with the key is a replay.
+    again = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    assert again.reused and again.body["data"]["reused"] is True and command.executions == 1
+    assert again.body["data"]["job_id"] == outcomes[0].body["data"]["job_id"]
+
+
+async def test_the_same_key_with_other_parameters_is_a_mismatch_that_changes_nothing(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+    command = ChargedJob(store, ws)
+    first = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    before, row = await backend.written(ws), await backend.stored_key()
+
+    with pytest.raises(IdempotencyKeyMismatch) as refused:
+        await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, command)
+
+    assert refused.value.status == 409 and refused.value.code == "idempotency_key_mismatch"
+    assert command.executions == 1
+    assert await backend.written(ws) == before and await backend.stored_key() == row
+    assert await balance(store, ws) == 95
+    # Key order does not make another request; another operation or workspace is another key.
+    same = await keys.run(ws, "jobs.create", KEY, dict(reversed(REQUEST.items())), command)
+    assert same.reused and same.body["data"]["job_id"] == first.body["data"]["job_id"]
+    other = await keys.run(ws, "clips.detect", KEY, {**REQUEST, "credits": 6}, command)
+    assert not other.reused and command.executions == 2
+
+
+async def test_a_refusal_is_stored_and_replayed(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store, credits=3)
+    keys = backend.keys()
+    command = ChargedJob(store, ws)
+    with pytest.raises(InsufficientCredits) as first:
+        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    await handle(store, AddCredits(ws, amount=50))  # the same request would now succeed: it is not run again
+
+    with pytest.raises(ReplayedRefusal) as replayed:
+        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+
+    assert command.executions == 1
+    assert (replayed.value.status, replayed.value.code, replayed.value.message, replayed.value.details) == \
+        (402, "insufficient_credits", first.value.message, {k: v for k, v in first.value.details.items()})
+    assert "JobQueued" not in await backend.written(ws)
+    assert (await backend.stored_key())["body"]["error"]["code"] == "insufficient_credits"
+
+
+async def test_a_request_whose_claim_lapsed_cannot_commit(backend: Backend):
+    """A slow request (not dead) whose claim was taken over by a retry: its append is refused whole,
+    so the key has one execution and one charge. Another request's append made at the same time
+    (with group commit, possibly in the same group) is not affected."""
+    store = backend.store()
+    ws = await workspace(store)
+    clock = Clock()
+    keys = backend.keys(clock=clock, claim_s=60)
+    slow = ChargedJob(store, ws)
+    slow.hold = asyncio.Event()
+    first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow))
+    await asyncio.wait_for(slow.started.wait(), 10)
+
+    clock.now = T0 + timedelta(seconds=59)
+    with pytest.raises(IdempotencyKeyInUse) as in_use:
+        await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+    assert in_use.value.status == 409 and in_use.value.code == "idempotency_key_in_use"
+    clock.now = T0 + timedelta(seconds=61)
+    retry = ChargedJob(store, ws)
+    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
+    slow.hold.set()
+    late, neighbour = await asyncio.gather(
+        first, keys.run(ws, "jobs.create", "another-key-0001", REQUEST, ChargedJob(store, ws)),
+        return_exceptions=True)
+
+    assert isinstance(late, IdempotencyKeyInUse), late
+    assert retry.executions == 1 and not answer.reused and not neighbour.reused
+    assert (await backend.written(ws))["JobQueued"] == 2 and await balance(store, ws) == 90
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
+    assert replay.body["data"]["job_id"] == answer.body["data"]["job_id"]
+
+
+async def test_an_unexpected_failure_releases_the_key(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+
+    async def broken(claim) -> Outcome:
+        raise RuntimeError("the storage went away")
+
+    with pytest.raises(RuntimeError):
+        await keys.run(ws, "jobs.create", KEY, REQUEST, broken)
+    assert await backend.stored_key() is None
+    command = ChargedJob(store, ws)
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1
+
+
+async def test_keys_are_kept_a_day_then_purged(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store)
+    clock = Clock()
+    keys = backend.keys(clock=clock)
+    command = ChargedJob(store, ws)
+    await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+
+    clock.now = T0 + timedelta(hours=23, minutes=59)
+    assert await keys.purge() == 0
+    assert (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
+
+    clock.now = T0 + timedelta(hours=24, seconds=1)
+    assert await keys.purge() == 1
+    assert await backend.stored_key() is None
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
+    assert command.executions == 2
+    with pytest.raises(ValueError):
+        backend.keys(retention_s=3600)
+
+
+async def test_an_identical_request_reuses_the_earlier_job(backend: Backend):
+    store = backend.store()
+    ws = await workspace(store)
+    request = {"article_id": 4, "template_id": 2, "requested_clip_count": 10}
+
+    async def detect(body=request):
+        job, reused, _ = await queue_job_once(QueueJob(ws, job_type="clip_detection", params=body, credits=5),
+                                              context(store), operation="clips.detect", request=body)
+        return job, reused
+
+    results = await asyncio.gather(*(detect() for _ in range(20)))
+
+    assert len({job.id for job, _ in results}) == 1
+    assert [reused for _, reused in results].count(False) == 1
+    assert (await backend.written(ws))["JobQueued"] == 1 and await balance(store, ws) == 95
+    job, reused = await detect()
+    assert reused and job.id == results[0][0].id
+
+    other, reused = await detect({**request, "requested_clip_count": 11})
+    assert not reused and other.id != job.id
+
+    # A job that ended cancelled (or failed) is not reused: the identical request queues a new one.
+    await handle(store, CancelJob(ws, job_id=job.id))
+    renewed, reused = await detect()
+    assert not reused and renewed.id not in (job.id, other.id)
+    assert (await detect())[0].id == renewed.id
