@@ -27,6 +27,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -47,6 +48,7 @@ from infra.effects import (
     committed,
 )
 from infra.readonly import Reading
+from infra.settings import wall_clock
 
 NOTIFY_CHANNEL = "vaeo_events"
 # The NOTIFY payload's mark of an unhurried append ("~1234"; a hurried one is "1234"): nobody waits
@@ -226,7 +228,8 @@ def _steps(effects: Sequence[Effect | Call | PgEffect]) -> list:
     return [_pg_step(e) for e in effects]
 
 
-def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent], announce: str | None = None) -> tuple[str, tuple]:
+def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent], at: datetime,
+                announce: str | None = None) -> tuple[str, tuple]:
     """One statement: each call in a CTE (a volatile function's CTE is evaluated, once, and not
     inlined), the append over their one-row cross join, so after every call has succeeded; with
     ``announce``, the NOTIFY too (``_announced``)."""
@@ -235,7 +238,7 @@ def _with_calls(calls: Sequence[Call], events: Sequence[NewEvent], announce: str
         parts.append(f"c{n} AS (SELECT {call.sql(len(args))})")
         args.extend(call.args)
     append = f"SELECT {_append_call(len(args))} AS last FROM {', '.join(f'c{n}' for n in range(len(calls)))}"
-    args.extend(_args(events))
+    args.extend(_args(events, at))
     if announce is None:
         return f"WITH {', '.join(parts)} {append}", tuple(args)
     return _announced(append, parts, args, announce)
@@ -252,11 +255,14 @@ def _announced(append: str, ctes: Sequence[str], args: list, mark: str) -> tuple
     return sql, (*args, NOTIFY_CHANNEL, mark)
 
 
-def _args(events: Sequence[NewEvent]) -> tuple:
+def _args(events: Sequence[NewEvent], at: datetime) -> tuple:
+    """The append's arguments: the events' columns, and ``at``, their ``recorded_at`` (the
+    service's clock when the append is sent: every time a reader compares, a job's due time with
+    a worker's claim for one, is then on one clock)."""
     return (
         [e.stream_id for e in events], [e.stream_type for e in events], [e.version for e in events],
         [e.workspace_id for e in events], [e.type for e in events], [e.schema for e in events],
-        [e.data for e in events], [e.meta for e in events],
+        [e.data for e in events], [e.meta for e in events], at,
     )
 
 
@@ -266,23 +272,23 @@ def _connection_lost(exc: asyncpg.PostgresError) -> bool:
 
 
 async def _append_on(conn: asyncpg.Connection, events: Sequence[NewEvent], before: Sequence[Call | PgEffect],
-                     announce: str | None = None) -> int:
+                     at: datetime, announce: str | None = None) -> int:
     """The side effects and the append in one transaction; without side effects, or with calls
     only (``Call``), one statement (its own transaction, one round trip). With ``announce`` (a
     NOTIFY payload's mark), the NOTIFY of the last position rides in the same statement, delivered
     at commit. Returns the last position."""
     if not before:
         if announce is None:
-            return await conn.fetchval(_APPEND, *_args(events))
-        sql, args = _announced(f"SELECT {_append_call()} AS last", (), list(_args(events)), announce)
+            return await conn.fetchval(_APPEND, *_args(events, at))
+        sql, args = _announced(f"SELECT {_append_call()} AS last", (), list(_args(events, at)), announce)
         return await conn.fetchval(sql, *args)
     if all(isinstance(effect, Call) for effect in before):
-        sql, args = _with_calls(before, events, announce)
+        sql, args = _with_calls(before, events, at, announce)
         return await conn.fetchval(sql, *args)
     async with conn.transaction():
         for effect in before:
             await effect(conn)
-        last = await conn.fetchval(_APPEND, *_args(events))
+        last = await conn.fetchval(_APPEND, *_args(events, at))
         if announce is not None:
             await conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, f"{announce}{last}")
         return last
@@ -511,8 +517,10 @@ class PostgresEventStore(KeptStates):
     """
 
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *, notify: bool = True,
-                 group_commit: bool = False, max_group: int = 64, id_block: int = 1) -> None:
+                 group_commit: bool = False, max_group: int = 64, id_block: int = 1,
+                 clock: Callable[[], datetime] = wall_clock) -> None:
         super().__init__(registry)
+        self.clock = clock  # the service's clock (``Settings.now``): what an event's ``recorded_at`` says
         self.pool = pool
         self.notify = notify
         self.group_commit = group_commit
@@ -536,7 +544,7 @@ class PostgresEventStore(KeptStates):
         announce = UNHURRIED if unhurried and self.notify else None
         async with self.pool.acquire() as conn:
             try:
-                last = await _append_on(conn, events, _steps(effects), announce)
+                last = await _append_on(conn, events, _steps(effects), self.clock(), announce)
             except asyncpg.PostgresError as exc:
                 raise _refusal(exc, effects) from exc
             committed(effects)
@@ -589,11 +597,11 @@ class PostgresEventStore(KeptStates):
         if not events:
             raise ValueError("nothing to append")
         if along is None:
-            sql, args = _APPEND, _args(events)
+            sql, args = _APPEND, _args(events, self.clock())
         else:
             sql = (f"WITH along AS ({along[0]} RETURNING 1) "
                    f"SELECT {_append_call(len(along[1]))} FROM (SELECT count(*) FROM along) AS done")
-            args = (*along[1], *_args(events))
+            args = (*along[1], *_args(events, self.clock()))
         async with self.pool.acquire() as conn:
             try:
                 last = await conn.fetchval(sql, *args)
@@ -611,7 +619,7 @@ class PostgresEventStore(KeptStates):
         if not events:
             raise ValueError("nothing to append")
         try:
-            return await conn.fetchval(_APPEND, *_args(events))
+            return await conn.fetchval(_APPEND, *_args(events, self.clock()))
         except asyncpg.PostgresError as exc:
             raise _refusal(exc) from exc
 
@@ -639,7 +647,7 @@ class PostgresEventStore(KeptStates):
         every = [e for events, _, _ in group for e in events]
         try:
             last = await _append_on(conn, every, _steps([effect for _, effects, _ in group for effect in effects]),
-                                    announce)
+                                    self.clock(), announce)
         except asyncpg.PostgresError as exc:
             if _connection_lost(exc):
                 raise
@@ -689,7 +697,7 @@ class PostgresEventStore(KeptStates):
                             announce: str | None = None) -> tuple:
         """A group of one, as ``save`` without group commit does it: no savepoint is needed."""
         try:
-            return future, await _append_on(conn, events, _steps(effects), announce), None
+            return future, await _append_on(conn, events, _steps(effects), self.clock(), announce), None
         except asyncpg.PostgresError as exc:
             if _connection_lost(exc):
                 raise
@@ -702,7 +710,7 @@ class PostgresEventStore(KeptStates):
                     async with conn.transaction():  # a savepoint per append
                         for step in _steps(effects):
                             await step(conn)
-                        last = await conn.fetchval(_APPEND, *_args(events))
+                        last = await conn.fetchval(_APPEND, *_args(events, self.clock()))
                     outcomes.append((future, last, None))
                 except asyncpg.PostgresError as exc:
                     if _connection_lost(exc):
@@ -788,7 +796,7 @@ def _settle(outcomes: list[tuple[asyncio.Future, int | None, BaseException | Non
 
 
 def _append_call(offset: int = 0) -> str:
-    types = ("uuid[]", "text[]", "int[]", "uuid[]", "text[]", "int[]", "jsonb[]", "jsonb[]")
+    types = ("uuid[]", "text[]", "int[]", "uuid[]", "text[]", "int[]", "jsonb[]", "jsonb[]", "timestamptz")
     return "vaeo_append(" + ", ".join(f"${offset + i}::{t}" for i, t in enumerate(types, 1)) + ")"
 
 

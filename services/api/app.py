@@ -353,7 +353,8 @@ def build_app(settings: Settings) -> web.Application:
         # min_size=0: the API starts, and answers 503, while PostgreSQL is down.
         app[POOL] = await create_pool(settings.resolved_database_url(), min_size=0, max_size=settings.api_pool_size)
         app[STORE] = PostgresEventStore(app[POOL], app[REGISTRY], notify=settings.notify_on_append,
-                                        group_commit=settings.api_group_commit, id_block=settings.api_id_block)
+                                        group_commit=settings.api_group_commit, id_block=settings.api_id_block,
+                                        clock=settings.now)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
         app[APPLICATION] = bootstrap(settings, app[STORE], storage=storage_for(settings))

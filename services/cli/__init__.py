@@ -243,7 +243,8 @@ async def _bootstrap_key(settings: Settings) -> str | None:
         async with pool.acquire() as conn:
             if await conn.fetchval("SELECT EXISTS (SELECT 1 FROM events WHERE type = 'WorkspaceCreated')"):
                 return None
-        ctx = bootstrap(settings, PostgresEventStore(pool, EventRegistry())).context(command_meta("up"))
+        ctx = bootstrap(settings, PostgresEventStore(pool, EventRegistry(), clock=settings.now)).context(
+            command_meta("up"))
         _, issued = await ctx.handle(CreateWorkspace(name="default", plan="free", credits=1000, rate_limit=600))
         return issued.key
     finally:
@@ -286,7 +287,7 @@ async def _application(settings: Settings, *, storage=None):
     from services.application.bootstrap import bootstrap
 
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
-    store = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append)
+    store = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append, clock=settings.now)
     return bootstrap(settings, store, storage=storage), pool
 
 

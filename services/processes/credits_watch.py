@@ -96,7 +96,8 @@ class CreditsWatch(Reader):
         if pool is None:
             return
         try:
-            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append)
+            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
+                                            clock=self.settings.now)
             runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=self.settings.events_topic,
                                     group=self.settings.consumer_group_prefix + NAME, max_records=1000)
             await runner.serve(stop)

@@ -333,7 +333,8 @@ class Worker:
                 lambda: create_pool(self.settings.resolved_database_url(), max_size=size), stop, "worker")
             if self.pool is None:
                 return
-        self.store = PostgresEventStore(self.pool, self.registry, notify=self.settings.notify_on_append)
+        self.store = PostgresEventStore(self.pool, self.registry, notify=self.settings.notify_on_append,
+                                        clock=self.settings.now)
         running: set[asyncio.Task] = set()
         slots = self._slots
         delays = backoff_delays()

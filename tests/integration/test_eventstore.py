@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
+from datetime import UTC, datetime
 
 import asyncpg
 import pytest
@@ -295,3 +296,25 @@ async def test_the_committed_state_waits_for_the_streams_queued_appends_then_rea
     assert fresh.credits_balance == 100 + CACHE_FROM_VERSION + 50
     assert waited, "waits for the queued append"
     assert fresh.version == registry.reconstruct(await here.read_stream(ws)).version
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+async def test_an_event_is_recorded_at_the_service_clock_not_the_databases(pool, registry, group_commit):
+    """A job's due time is its JobQueued's recorded_at and a worker claims on the service's clock:
+    the two must be one clock, here a fixed instant a day off the database's."""
+    fixed = datetime(2031, 5, 4, 3, 2, 1, tzinfo=UTC)
+    store = PostgresEventStore(pool, registry, group_commit=group_commit, clock=lambda: fixed)
+    ws = uuid.uuid4()
+    job = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="t", params={}, environment="production",
+                    max_attempts=1, webhook_url=None)
+    await store.save(job, workspace_id=ws)
+    batch = Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="t", params={}, environment="production",
+                      max_attempts=1, webhook_url=None)
+    await store.save_batch(registry.to_new_events(batch.collect_events(), workspace_id=ws))
+    async with pool.acquire() as conn:
+        stamps = await conn.fetch("SELECT recorded_at FROM events ORDER BY position")
+        with pytest.raises(asyncpg.NotNullViolationError):  # nothing stamps an event from the database's clock
+            await conn.execute("INSERT INTO events (position, stream_id, stream_type, version, type, schema, data, "
+                               "meta) VALUES (99, $1, 'Job', 1, 'JobQueued', 1, '{}', '{}')", uuid.uuid4())
+    assert [r["recorded_at"] for r in stamps] == [fixed, fixed]
+    assert [e.recorded_at for e in await store.read_stream(job.id)] == [fixed]

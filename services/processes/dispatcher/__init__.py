@@ -30,7 +30,7 @@ async def run_dispatcher(settings: Settings, stop: asyncio.Event, *, resolver: R
                              max_size=8 + min(settings.dispatcher_concurrency, 40))
     try:
         # No group commit: the sender's recorder batches its appends itself (save_batch).
-        store = PostgresEventStore(pool, registry, notify=settings.notify_on_append)
+        store = PostgresEventStore(pool, registry, notify=settings.notify_on_append, clock=settings.now)
         loops = []
         if intake:
             loops.append(Intake().runner(settings, pool, registry).serve(stop))

@@ -1,0 +1,37 @@
+-- An event's recorded_at is the service's clock (Settings.now), sent with the append, not the
+-- database's: a job's due time (the JobQueued event's recorded_at) and a worker's claim of it are
+-- then read from one clock, even when the service's clock is fixed or shifted, or the database
+-- runs on another machine. The append takes the instant as its last argument; the column has no
+-- default any more, so nothing can stamp an event from the database's clock.
+DROP FUNCTION vaeo_append(uuid[], text[], integer[], uuid[], text[], integer[], jsonb[], jsonb[]);
+CREATE FUNCTION vaeo_append(
+    p_stream_ids uuid[], p_stream_types text[], p_versions integer[], p_workspaces uuid[],
+    p_types text[], p_schemas integer[], p_data jsonb[], p_meta jsonb[], p_recorded_at timestamptz
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    base bigint;
+    conflict record;
+BEGIN
+    LOCK TABLE events IN EXCLUSIVE MODE;
+    SELECT s.stream_id, s.first_version, coalesce(last.version, 0) AS current_version
+      INTO conflict
+      FROM (SELECT u.sid AS stream_id, min(u.v) AS first_version
+              FROM unnest(p_stream_ids, p_versions) AS u(sid, v) GROUP BY u.sid) s
+      LEFT JOIN LATERAL (SELECT e.version FROM events e WHERE e.stream_id = s.stream_id
+                          ORDER BY e.version DESC LIMIT 1) last ON true
+     WHERE coalesce(last.version, 0) <> s.first_version - 1
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'stream % is at version %, the append expected %',
+            conflict.stream_id, conflict.current_version, conflict.first_version - 1
+            USING ERRCODE = 'VA001';
+    END IF;
+    SELECT coalesce(max(position), 0) INTO base FROM events;
+    INSERT INTO events (position, stream_id, stream_type, version, workspace_id, type, schema, data, meta,
+                        recorded_at)
+    SELECT base + u.ord, u.sid, u.st, u.v, u.ws, u.t, u.sc, u.d, u.m, p_recorded_at
+      FROM unnest(p_stream_ids, p_stream_types, p_versions, p_workspaces, p_types, p_schemas, p_data, p_meta)
+           WITH ORDINALITY AS u(sid, st, v, ws, t, sc, d, m, ord);
+    RETURN base + coalesce(array_length(p_stream_ids, 1), 0);
+END $$;
+ALTER TABLE events ALTER COLUMN recorded_at DROP DEFAULT;
