@@ -32,13 +32,13 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.analysis.scoring import RUBRIC_VERSION
 from domain.base import DomainError, aggregate, deterministic_id, upcaster
+from domain.exports import FORMATS
 
 ORIGINS = ("analysis", "regeneration", "translation")
 TRANSLATE_JOB = "translate_article"
 REGENERATE_JOB = "regenerate_article"
 MAX_CUSTOM_NAME = 500
 INT32_MAX = 2 ** 31 - 1
-EXPORT_FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
 # Control characters have no place in a display name (the API refuses them first; this is the invariant).
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -268,7 +268,7 @@ class ArticleExport(Aggregate):
     @classmethod
     def record(cls, *, article_id: int, workspace_id: UUID, environment: str, export_format: str,
                content_type: str, etag: str, size: int, path: str) -> ArticleExport:
-        if export_format not in EXPORT_FORMATS:
-            raise DomainError(f"format must be one of {', '.join(EXPORT_FORMATS)}", field="format")
+        if export_format not in FORMATS:
+            raise DomainError(f"format must be one of {', '.join(FORMATS)}", field="format")
         return cls(article_id=article_id, workspace_id=workspace_id, environment=environment, format=export_format,
                    content_type=content_type, etag=etag, bytes=size, path=path)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -34,17 +35,6 @@ from typing import Any
 from domain.analysis.scoring import cited_sources
 from domain.languages import table
 
-FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
-CONTENT_TYPES = {
-    "html": "text/html; charset=utf-8",
-    "markdown": "text/markdown; charset=utf-8",
-    "txt": "text/plain; charset=utf-8",
-    "json": "application/json",
-    "schema": "application/ld+json",
-    "opengraph": "text/html; charset=utf-8",
-}
-EXTENSIONS = {"html": "html", "markdown": "md", "txt": "txt", "json": "json", "schema": "jsonld",
-              "opengraph": "html"}
 DESCRIPTION_CHARS = 160  # what search and social previews show of a description
 HEADLINE_CHARS = 110  # the longest headline Google's Article rich results take
 
@@ -550,20 +540,65 @@ def to_text(src: ExportSource | Prepared) -> str:
 # ----------------------------------------------------------------------------------- render
 
 
-def render(export_format: str, src: ExportSource) -> bytes:
-    """The export's bytes (UTF-8). The JSON formats are the documents themselves, compact, with no
-    envelope."""
-    p = Prepared(src)
-    if export_format == "html":
-        return to_html(p).encode()
-    if export_format == "markdown":
-        return to_markdown(p).encode()
-    if export_format == "txt":
-        return to_text(p).encode()
-    if export_format == "opengraph":
-        return to_opengraph(p).encode()
-    if export_format == "json":
-        return _json_text(to_json(p)).encode()
-    if export_format == "schema":
-        return script_safe_json(to_schema(p)).encode()
-    raise ValueError(f"export format must be one of {', '.join(FORMATS)}")
+@dataclass(frozen=True)
+class ExportFormat:
+    """Everything about one export format, declared once: the API's path parameter and its
+    validation, the response's content type and a download's extension, the assistant's words for
+    it, the generated document's description. A format declared here is served, validated,
+    recorded (``ExportReady``) and nameable to the assistant without another list to edit.
+
+    ``render`` takes the prepared source and gives the bytes (UTF-8; the JSON formats are the
+    documents themselves, compact, with no envelope). ``assistant_words`` are phrases as the
+    planner sees a message (lower case, accents folded); ``assistant_rank`` orders the formats when
+    the planner looks for them: a clause naming several takes the lowest rank, and a name that holds
+    another ("json ld" holds "json") must rank before it. ``shows_poster``: the export shows the
+    video's thumbnail (its URL and size), so the poster must exist before it renders.
+    ``sandboxed``: a browser would run it as a page, so it is served with ``Content-Security-Policy:
+    sandbox`` (no script of a stored page runs with the API's origin)."""
+
+    name: str
+    render: Callable[[Prepared], bytes]
+    content_type: str
+    extension: str
+    described_as: str  # what the generated API document says the body is
+    assistant_words: tuple[str, ...]
+    assistant_rank: int
+    shows_poster: bool = False
+    sandboxed: bool = False
+    assistant_default: bool = False
+
+
+EXPORT_FORMATS: dict[str, ExportFormat] = {f.name: f for f in (
+    ExportFormat("html", lambda p: to_html(p).encode(), "text/html; charset=utf-8", "html",
+                 "a complete HTML5 document", ("html", "web page", "page web"), 3,
+                 shows_poster=True, sandboxed=True),
+    ExportFormat("markdown", lambda p: to_markdown(p).encode(), "text/markdown; charset=utf-8", "md",
+                 "CommonMark", ("markdown", "md"), 2,
+                 # what a person reading a conversation can read as it is
+                 assistant_default=True),
+    ExportFormat("json", lambda p: _json_text(to_json(p)).encode(), "application/json", "json",
+                 "the structured article (json)", ("json",), 5, shows_poster=True),
+    ExportFormat("schema", lambda p: script_safe_json(to_schema(p)).encode(), "application/ld+json", "jsonld",
+                 "JSON-LD (schema)", ("json-ld", "jsonld", "json ld", "schema", "schema.org", "donnees structurees",
+                                      "structured data"), 0, shows_poster=True),
+    ExportFormat("opengraph", lambda p: to_opengraph(p).encode(), "text/html; charset=utf-8", "html",
+                 "og:* and twitter:* meta elements", ("open graph", "opengraph", "og"), 1,
+                 shows_poster=True, sandboxed=True),
+    ExportFormat("txt", lambda p: to_text(p).encode(), "text/plain; charset=utf-8", "txt",
+                 "plain text", ("txt", "plain text", "texte brut", "text", "texte"), 4),
+)}
+FORMATS = tuple(EXPORT_FORMATS)  # the names, in the order the API lists them
+ASSISTANT_DEFAULT_FORMAT = next(f.name for f in EXPORT_FORMATS.values() if f.assistant_default)
+
+
+def export_format(name: str) -> ExportFormat:
+    """The format named ``name``; ValueError naming the formats there are."""
+    try:
+        return EXPORT_FORMATS[name]
+    except KeyError:
+        raise ValueError(f"export format must be one of {', '.join(FORMATS)}") from None
+
+
+def render(name: str, src: ExportSource) -> bytes:
+    """The export's bytes (UTF-8)."""
+    return export_format(name).render(Prepared(src))

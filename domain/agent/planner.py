@@ -40,6 +40,7 @@ from functools import cache
 from typing import Any
 
 from domain.agent.policy import fold
+from domain.exports import ASSISTANT_DEFAULT_FORMAT, EXPORT_FORMATS
 from domain.languages import CODES, assistant_words, table
 
 RANGE_MAX = 100  # ids one range may name ("videos 1 to 100"); a larger range is cut here, with a note
@@ -47,8 +48,7 @@ LIST_LIMIT_MAX = 100  # the page size the list operations accept
 PLATFORMS = ("videosite_long", "videosite_shorts", "professional_network_long", "social_network_a_video",
              "social_network_a_reels", "social_network_b_reels", "short_video_app", "microblog_video",
              "pinboard_site", "blog_embed")
-EXPORT_FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
-DEFAULT_EXPORT_FORMAT = "markdown"  # what a person reading a conversation can read as it is
+DEFAULT_EXPORT_FORMAT = ASSISTANT_DEFAULT_FORMAT
 DEFAULT_PLATFORMS = ("videosite_long",)
 
 
@@ -238,9 +238,9 @@ def style_in(clause: str, allowed: Sequence[str] = tuple(_STYLES)) -> str | None
     return None
 
 
-_FORMATS = (("schema", r"json-?ld|json ld|schema(?:\.org)?|donnees structurees|structured data"),
-            ("opengraph", r"open ?graph|og"), ("markdown", r"markdown|md"), ("html", r"html|web page|page web"),
-            ("txt", r"txt|plain text|texte brut|text|texte"), ("json", r"json"))
+# The export formats' words (domain.exports), tried in their rank: a name holding another first.
+_FORMATS = tuple((f.name, "|".join(map(re.escape, f.assistant_words)))
+                 for f in sorted(EXPORT_FORMATS.values(), key=lambda f: f.assistant_rank))
 
 
 def export_format_in(clause: str) -> str | None:

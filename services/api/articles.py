@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.analysis.scoring import AEO_GOOD, GEO_GOOD, composite, score_article
 from domain.articles import INT32_MAX, MAX_CUSTOM_NAME
-from domain.exports import CONTENT_TYPES, EXTENSIONS, FORMATS, ExportSource, VideoInfo, render
+from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, ExportSource, VideoInfo, render
 from domain.translation import TRANSLATION_LANGUAGES
 from domain.videos import WRITING_STYLES
 from infra import media as mediatools
@@ -95,7 +95,6 @@ SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.fi
 
 URL_BUCKET_S = 3600  # signed URLs in exports are issued per hour: an export is byte-identical within the hour
 EXPORT_CACHE_BYTES = 32 * 1024 * 1024  # rendered exports kept per API process (a 60-minute video's: 60 KB)
-THUMBNAIL_FORMATS = frozenset({"html", "json", "schema", "opengraph"})  # the formats that show the poster
 JPEG_HEAD_BYTES = 65_536
 
 
@@ -369,7 +368,7 @@ def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, st
     words = re.sub(r"[^\w]+", "-", title.lower(), flags=re.UNICODE).strip("-")[:60].strip("-") or "article"
     ascii_words = re.sub(r"[^a-z0-9]+", "-", unicodedata.normalize("NFKD", words).encode("ascii", "ignore")
                          .decode()).strip("-") or "article"
-    ext = EXTENSIONS[export_format]
+    ext = EXPORT_FORMATS[export_format].extension
     return f"{ascii_words}-{article_id}.{ext}", f"{words}-{article_id}.{ext}"
 
 
@@ -382,7 +381,7 @@ def _export_key(call: Call, article_id: int, row, export_format: str, url: str, 
 def _lacks_poster(source: ExportSource, export_format: str) -> bool:
     """An export that shows the poster, of a stored video whose poster could not be made."""
     video = source.video
-    return (export_format in THUMBNAIL_FORMATS and video is not None and video.content_url is not None
+    return (EXPORT_FORMATS[export_format].shows_poster and video is not None and video.content_url is not None
             and video.thumbnail_url is None)
 
 
@@ -487,7 +486,7 @@ async def _export_source(call: Call, r, export_format: str, url: str, hour: int)
             expires = _stable_expiry(call, hour)
             storage = storage_for(settings)
             content_url = signed_url(settings, call.workspace_id, upload["storage_key"], expires)
-            if export_format in THUMBNAIL_FORMATS:
+            if EXPORT_FORMATS[export_format].shows_poster:
                 key = upload.get("thumbnail_key") or f"thumbnails/{call.workspace_id}/{r['video_id']}/poster.jpg"
                 try:
                     size = await asyncio.to_thread(_thumbnail, storage, upload, key)
@@ -510,15 +509,21 @@ async def _export_source(call: Call, r, export_format: str, url: str, hour: int)
                         origin=r["origin"], source_article_id=r["source_article_id"], video=video)
 
 
-async def export_article(call: Call) -> web.Response:
-    article_id = _article_id(call)
-    export_format = call.path("format")
-    if export_format not in FORMATS:
-        shown = export_format[:40]
-        message = f"unknown export format {shown!r}: one of {', '.join(FORMATS)}"
+def requested_format(name: str) -> ExportFormat:
+    """The export format a path names; 400 naming the formats there are."""
+    found = EXPORT_FORMATS.get(name)
+    if found is None:
+        message = f"unknown export format {name[:40]!r}: one of {', '.join(FORMATS)}"
         raise ApiError(400, "validation_error", message,
                        {"fields": [{"field": "path.format", "rule": "literal_error", "message": message}],
                         "allowed": list(FORMATS)})
+    return found
+
+
+async def export_article(call: Call) -> web.Response:
+    article_id = _article_id(call)
+    export_format = call.path("format")
+    fmt = requested_format(export_format)
     q: ExportQuery = call.query
     settings = call.app[SETTINGS]
     async with call.pool.acquire() as conn:
@@ -542,16 +547,16 @@ async def export_article(call: Call) -> web.Response:
     if call.method == "GET" and not current["exported"]:
         await call.context.handle(commands.RecordExport(
             call.workspace_id, call.environment, article_id=article_id, export_format=export_format,
-            content_type=CONTENT_TYPES[export_format], etag=etag, size=len(body), path=path))
+            content_type=fmt.content_type, etag=etag, size=len(body), path=path))
     ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
     disposition = "attachment" if q.download else "inline"
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
                "Content-Disposition": f"{disposition}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name)}"}
-    if export_format in ("html", "opengraph"):
+    if fmt.sandboxed:
         headers["Content-Security-Policy"] = "sandbox"  # a stored page runs no script with the API's origin
     if _matches(call.header("If-None-Match"), etag):
         return web.Response(status=304, headers=headers)
-    return web.Response(body=body, headers={**headers, "Content-Type": CONTENT_TYPES[export_format]})
+    return web.Response(body=body, headers={**headers, "Content-Type": fmt.content_type})
 
 
 async def translate_article(call: Call) -> dict:
@@ -608,7 +613,7 @@ ROUTES = [
           summary="The Content Graph of the analysis the article was written from; 404 analysis_not_found without one"),
     Route("GET", "/articles/{id}/export/{format}", export_article, scope="exports:read", tag="Articles",
           query=ExportQuery, errors=(404,),
-          summary="The article as html, markdown, json, schema (JSON-LD), opengraph or txt; ETag and "
+          summary=f"The article as {', '.join(FORMATS[:-1])} or {FORMATS[-1]}; ETag and "
                   "If-None-Match (304); ?download=1 for an attachment"),
     Route("POST", "/articles/{id}/translate", translate_article, scope="articles:create", tag="Articles", status=202,
           body=TranslateArticle, response=TranslateResponse, writes=True, errors=(402, 404, 429, 503),
@@ -625,7 +630,7 @@ ROUTES = [
 
 
 def describe_exports(document: dict) -> dict:
-    """Describe the export in the generated document: its six formats (the path parameter's enum)
+    """Describe the export in the generated document: its formats (the path parameter's enum)
     and their content types, the ETag, Content-Disposition and the 304 (the route table knows JSON
     answers only)."""
     op = document.get("paths", {}).get("/articles/{id}/export/{format}", {}).get("get")
@@ -634,16 +639,18 @@ def describe_exports(document: dict) -> dict:
     for param in op.get("parameters", []):
         if param["in"] == "path" and param["name"] == "format":
             param["schema"] = {"type": "string", "enum": list(FORMATS)}
-            param["description"] = "an unknown format answers 400 naming the six"
+            param["description"] = "an unknown format answers 400 naming the formats"
     op.setdefault("parameters", []).append(
         {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
          "description": "the ETag of a copy the client has: 304 while the export is the same"})
     headers = {**op["responses"]["200"].get("headers", {}), "ETag": {"schema": {"type": "string"}},
                "Content-Disposition": {"schema": {"type": "string"}}}
-    text = {"type": "string"}
-    content = {ctype: {"schema": text} for name, ctype in CONTENT_TYPES.items() if ctype.startswith("text/")}
-    content["application/json"] = {"schema": {"type": "object", "description": "the structured article (json)"}}
-    content["application/ld+json"] = {"schema": {"type": "object", "description": "JSON-LD (schema)"}}
+    content: dict[str, dict] = {}
+    for f in EXPORT_FORMATS.values():  # the text formats are strings; the JSON ones documents
+        kind = "string" if f.content_type.startswith("text/") else "object"
+        described = content.setdefault(f.content_type, {"schema": {"type": kind, "description": f.described_as}})
+        if f.described_as not in described["schema"]["description"]:  # a content type two formats share
+            described["schema"]["description"] += f"; {f.described_as}"
     op["responses"]["200"] = {"description": "the export itself (no data envelope)", "headers": headers,
                               "content": content}
     op["responses"]["304"] = {"description": "Not modified: the client's copy (If-None-Match) is current",

@@ -31,6 +31,7 @@ from pathlib import Path
 import aiohttp
 import orjson
 
+from domain.exports import FORMATS
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool
@@ -42,7 +43,6 @@ from tests.benchmarks.bench_core import fresh, machine
 from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle, kafka_messages
 
-FORMATS = ("html", "markdown", "json", "schema", "opengraph", "txt")
 CONCURRENCY = 8
 
 
