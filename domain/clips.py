@@ -78,7 +78,7 @@ class Template:
     caption_chars: int  # characters per caption line, at that size on that width
     caption_lines: int
     caption_margin: int  # pixels between the captions and the bottom edge
-    title_font_size: int  # a title's lines are measured with the font (infra.media.title_layout)
+    title_font_size: int  # a title's lines are measured with the font (domain.clip_overlay.title_layout)
     title_seconds: float  # the title shows on the first seconds of the clip
     thumbnail_font_size: int
     is_default: bool = False
@@ -259,7 +259,7 @@ def wrap_words(words: Sequence[str], max_chars: int) -> list[str]:
 @dataclass(frozen=True)
 class Font:
     """What the layout knows of the font burned text is drawn with: each character it has a glyph
-    for, with its advance width as a fraction of the font size (``infra.media.caption_font`` reads
+    for, with its advance width as a fraction of the font size (``infra.media.clips.caption_font`` reads
     them from the font file)."""
 
     advances: Mapping[str, float]

@@ -175,7 +175,7 @@ class Video(Aggregate):
         audio_codec: str | None
         subtitle_tracks: int
         caption_cues: int
-        # The demuxer the upload's probe accepted (infra.media.CONTAINERS), forced on every later
+        # The demuxer the upload's probe accepted (infra.media.ffmpeg.CONTAINERS), forced on every later
         # ffmpeg run. Schema 1 events have none: the worker probes the file again, whitelisted.
         demuxer: str | None
         # When the video went out on its site (None: the upload's time, the event's recorded_at),

@@ -26,7 +26,7 @@ repeats itself (compression ratio).
 
 Audio reaches the engine as 16 kHz mono float32 samples decoded by ffmpeg (``decode_audio``,
 ``speech_regions``), through the same whitelisted argument lists as every other ffmpeg run
-(``infra.media.ffmpeg_argv``), streamed in blocks so that a long file never sits whole in memory.
+(``infra.media.ffmpeg.ffmpeg_argv``), streamed in blocks so that a long file never sits whole in memory.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from domain.languages import CODES
-from infra.media import MediaError, _without_paths, checked_argv, ffmpeg_argv
+from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, without_paths
 
 SAMPLE_RATE = 16_000
 ENGINE = "faster-whisper"
@@ -306,7 +306,7 @@ def decode_audio(path: str | Path, demuxer: str, start_ms: int, end_ms: int, tim
     except subprocess.TimeoutExpired:
         raise MediaError(f"decoding audio: ffmpeg took longer than {timeout:.0f} s") from None
     if done.returncode != 0:
-        raise MediaError(f"decoding audio: ffmpeg exited {done.returncode}: {_without_paths(done.stderr, args)[-300:]}")
+        raise MediaError(f"decoding audio: ffmpeg exited {done.returncode}: {without_paths(done.stderr, args)[-300:]}")
     usable = len(done.stdout) - len(done.stdout) % 4
     return np.frombuffer(done.stdout[:usable], dtype=np.float32).copy()
 
@@ -346,7 +346,7 @@ def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = V
             if expired.is_set():
                 raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
             raise MediaError(f"decoding audio: ffmpeg exited {proc.returncode}: "
-                             f"{_without_paths(stderr, args)[-300:]}")
+                             f"{without_paths(stderr, args)[-300:]}")
     finally:
         if watchdog is not None:
             watchdog.cancel()

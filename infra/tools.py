@@ -71,7 +71,7 @@ def ensure_tools(tools: Iterable[str] = ALL_TOOLS) -> None:
             raise ToolsUnavailable(f"apt-get installed {' '.join(packages)} but {', '.join(still)} is still missing")
 
 
-# The font burned captions are drawn with (infra.media.FONTS_DIR), and the package that has it.
+# The font burned captions are drawn with (infra.media.clips.FONTS_DIR), and the package that has it.
 CAPTION_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 CAPTION_FONT_PACKAGE = "fonts-dejavu-core"
 

@@ -32,8 +32,9 @@ from domain.articles import INT32_MAX, MAX_CUSTOM_NAME
 from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, ExportSource, VideoInfo, render
 from domain.translation import TRANSLATION_LANGUAGES
 from domain.videos import WRITING_STYLES
-from infra import media as mediatools
 from infra.file_urls import public_base_url, signed_url
+from infra.media.ffmpeg import MediaError, scrub
+from infra.media.posters import jpeg_size, thumbnail
 from infra.storage import Storage, storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
@@ -354,13 +355,13 @@ def _stable_expiry(call: Call, hour: int) -> float:
 
 def _thumbnail(storage: Storage, upload: dict, key: str) -> tuple[int, int] | None:
     """The poster's size. A video uploaded since thumbnails are made at upload has one; for an older
-    one it is made here once (``infra.media.thumbnail``, within its own time bound: a request never
+    one it is made here once (``infra.media.posters.thumbnail``, within its own time bound: a request never
     waits longer for it) and stored under ``key``."""
     if not storage.exists(key):
-        picture = mediatools.thumbnail(storage.path(upload["storage_key"]), upload["demuxer"], upload["duration_ms"],
-                                       has_video=upload.get("width") is not None)
+        picture = thumbnail(storage.path(upload["storage_key"]), upload["demuxer"], upload["duration_ms"],
+                            has_video=upload.get("width") is not None)
         storage.write_bytes(key, picture)
-    return mediatools.jpeg_size(storage.read_range(key, 0, JPEG_HEAD_BYTES))
+    return jpeg_size(storage.read_range(key, 0, JPEG_HEAD_BYTES))
 
 
 def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, str]:
@@ -491,9 +492,9 @@ async def _export_source(call: Call, r, export_format: str, url: str, hour: int)
                 try:
                     size = await asyncio.to_thread(_thumbnail, storage, upload, key)
                     thumbnail_url = signed_url(settings, call.workspace_id, key, expires)
-                except (mediatools.MediaError, OSError) as exc:  # the export stands without its poster
+                except (MediaError, OSError) as exc:  # the export stands without its poster
                     log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"],
-                                mediatools.scrub(str(exc)))
+                                scrub(str(exc)))
         video = VideoInfo(video_id=r["video_id"], name=r["video_name"] or "", description=r["video_description"],
                           duration_ms=r["duration_ms"], uploaded_at=r["uploaded_at"], content_url=content_url,
                           content_type=content_type_of(upload["storage_key"]) if upload else "video/mp4",

@@ -24,8 +24,10 @@ from domain.videos import (
     check_published_at,
     video_stream_id,
 )
-from infra import media as mediatools
 from infra.captions import CaptionError, read_caption_upload
+from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
+from infra.media.posters import thumbnail
+from infra.media.probe import measure_duration, probe
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
 
@@ -38,7 +40,7 @@ def media_refusal(exc: Exception):
     """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
     (415), or media it cannot read (400). The text is ``infra.media``'s, which holds no path."""
     text = str(exc)
-    if isinstance(exc, mediatools.UnsupportedContainer):
+    if isinstance(exc, UnsupportedContainer):
         found = {"format": exc.format_name} if exc.format_name else {}
         return UnsupportedMedia("the file is not in one of the accepted audio and video containers (MP4, MOV, "
                                 "Matroska, WebM, AVI, FLV, MPEG-TS, MPEG-PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
@@ -97,7 +99,7 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     nothing half-stored remains. The staged file is gone when this returns or raises. Captions are
     parsed in a thread, and must fit the media's measured duration (``domain.captions``).
 
-    A thumbnail (``infra.media.thumbnail``: a frame, or an audio file's waveform) is stored beside
+    A thumbnail (``infra.media.posters.thumbnail``: a frame, or an audio file's waveform) is stored beside
     the media for the lists that show the video; a media ffmpeg makes no picture of is uploaded
     all the same, without one. ``published_at`` (when the video went out on its site) must lie
     between 1970 and ``now``; None stands for the upload's time. ``language`` None: the captions'
@@ -111,10 +113,10 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     try:
         limit_ms = ctx.app.max_duration_ms
         try:
-            info = await asyncio.to_thread(mediatools.probe, staged)
+            info = await asyncio.to_thread(probe, staged)
             check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
-            measured_ms = await asyncio.to_thread(mediatools.measure_duration, staged, info.demuxer, limit_ms)
-        except mediatools.MediaError as exc:
+            measured_ms = await asyncio.to_thread(measure_duration, staged, info.demuxer, limit_ms)
+        except MediaError as exc:
             raise media_refusal(exc) from None
         duration_ms = billable_duration_ms(info.duration_ms, measured_ms)
         cues = 0
@@ -137,7 +139,7 @@ async def ingest_video(command: IngestVideo, ctx: Context):
         if published_at is not None:
             check_published_at(published_at, now)
         video_id = await ctx.next_id("video_id_seq")
-        suffix = mediatools.CONTAINERS[info.demuxer]  # never the client's extension
+        suffix = CONTAINERS[info.demuxer]  # never the client's extension
         folder = f"videos/{workspace_id}/{video_id}"
         source_key = f"{folder}/source{suffix}"
         captions_key = f"{folder}/captions{captions_ext}" if captions_ext else None
@@ -172,9 +174,9 @@ async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms
     """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
     (the upload goes on without one: a picture is not what the upload is for)."""
     try:
-        picture = await asyncio.to_thread(mediatools.thumbnail, storage.path(source_key), info.demuxer,
+        picture = await asyncio.to_thread(thumbnail, storage.path(source_key), info.demuxer,
                                           duration_ms, has_video=info.has_video)
-    except mediatools.MediaError as exc:
+    except MediaError as exc:
         log.info("no thumbnail for %s: %s", source_key, exc)
         return None
     await asyncio.to_thread(storage.write_bytes, key, picture)

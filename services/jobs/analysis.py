@@ -41,10 +41,12 @@ from domain.analysis.scoring import score
 from domain.articles import Article
 from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
-from infra import media as mediatools
 from infra.captions import CaptionError, parse_captions, read_captions
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
+from infra.media.elements import media_facts
+from infra.media.ffmpeg import MediaError, scrub
+from infra.media.probe import extract_subtitles, pick_subtitle_track, probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from services.jobs import speech
@@ -72,8 +74,8 @@ def _transcript(storage: Storage, video: Video, timeout: float, stored_speech: b
     if video.captions_key:
         return read_captions(storage.path(video.captions_key)), "captions"
     source = storage.path(video.storage_key)
-    info = mediatools.probe(source, demuxer=video.demuxer)
-    position = mediatools.pick_subtitle_track(info, video.language)
+    info = probe(source, demuxer=video.demuxer)
+    position = pick_subtitle_track(info, video.language)
     if position is None:
         graph = video.graph or {}
         recorded = graph.get("transcriptSource")
@@ -81,16 +83,16 @@ def _transcript(storage: Storage, video: Video, timeout: float, stored_speech: b
             return [Segment(s["startMs"], s["endMs"], s["text"], s.get("speaker"))
                     for s in graph.get("transcript") or []], "speech"
         return [], "none"
-    text = mediatools.extract_subtitles(source, position, timeout=timeout, info=info, limit_ms=video.duration_ms)
+    text = extract_subtitles(source, position, timeout=timeout, info=info, limit_ms=video.duration_ms)
     return parse_captions(text), "embedded"
 
 
 def _facts(path: Path, settings: Settings, video: Video):
     """The media passes, on the accepted container and the priced duration only."""
-    return mediatools.media_facts(path, scene_threshold=settings.media_scene_threshold,
-                                  silence_db=settings.media_silence_db, silence_min_s=settings.media_silence_min_s,
-                                  timeout=settings.media_timeout_s, demuxer=video.demuxer,
-                                  limit_ms=video.duration_ms)
+    return media_facts(path, scene_threshold=settings.media_scene_threshold,
+                       silence_db=settings.media_silence_db, silence_min_s=settings.media_silence_min_s,
+                       timeout=settings.media_timeout_s, demuxer=video.demuxer,
+                       limit_ms=video.duration_ms)
 
 
 def _article(graph, writing_style: str, language: str, answer: str | None = None):
@@ -150,8 +152,8 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     if not wants_speech:
         try:
             segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s, False)
-        except (CaptionError, mediatools.MediaError) as exc:
-            raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc  # no path
+        except (CaptionError, MediaError) as exc:
+            raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc  # no path
     transcript_source: dict = {"kind": source}
     no_words = None
     if source == "none" and recogniser is not None:
@@ -171,7 +173,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
     try:
         facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings, video)
-    except mediatools.MediaError as exc:
+    except MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
     await ctx.checkpoint()
 
@@ -235,9 +237,9 @@ async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: 
     demuxer = video.demuxer
     if not demuxer:
         try:
-            demuxer = (await ctx.run_blocking(mediatools.probe, path)).demuxer
-        except mediatools.MediaError as exc:
-            raise PermanentJobError(f"reading the audio: {mediatools.scrub(str(exc))}") from exc
+            demuxer = (await ctx.run_blocking(probe, path)).demuxer
+        except MediaError as exc:
+            raise PermanentJobError(f"reading the audio: {scrub(str(exc))}") from exc
     return await speech.transcribe(ctx, settings, recogniser, path, demuxer, video.duration_ms, language)
 
 

@@ -34,10 +34,10 @@ from domain.llm_usage import LlmUsage
 from domain.regeneration import differences, facts_from_graph
 from domain.translation import InvalidTranslation, translated_content, translation_messages
 from domain.videos import Video, video_stream_id
-from infra import media as mediatools
 from infra.captions import CaptionError
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
+from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from services.jobs.analysis import _transcript as read_transcript  # the transcript as the analysis read it
@@ -159,8 +159,8 @@ async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage
     await ctx.progress(10, "reading the transcript")
     try:
         segments, _ = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s)
-    except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}; {nothing}") from None
+    except (CaptionError, MediaError) as exc:
+        raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}; {nothing}") from None
     if not any(s.text.strip() for s in segments):
         raise PermanentJobError(f"the video has no transcript to write from; {nothing}")
     await ctx.checkpoint()

@@ -33,6 +33,7 @@ from uuid import UUID
 from domain.analysis.sentences import split_sentences
 from domain.articles import Article, article_stream_for_job
 from domain.clip_detection import DetectionRequest, InvalidRatings, detect, parse_ratings, rating_messages, shortlist
+from domain.clip_overlay import ass_script, title_layout
 from domain.clips import (
     DETECTION_JOB,
     RENDER_JOB,
@@ -49,10 +50,19 @@ from domain.clips import (
 )
 from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
-from infra import media as mediatools
 from infra.captions import CaptionError
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
+from infra.media.clips import (
+    caption_font,
+    check_clip,
+    clip_timeout,
+    clip_tolerance_ms,
+    cut_argv,
+    render_argv,
+    thumbnail_argv,
+)
+from infra.media.ffmpeg import MediaError, run_killable, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
@@ -86,11 +96,11 @@ class ClipWork:
         self.fail_once = frozenset(x.strip() for x in faults.split(",") if x.strip())
 
     def timeout(self, duration_ms: int) -> float:
-        return mediatools.clip_timeout(duration_ms, self.settings.clip_timeout_base_s,
-                                       self.settings.clip_timeout_per_second)
+        return clip_timeout(duration_ms, self.settings.clip_timeout_base_s,
+                            self.settings.clip_timeout_per_second)
 
     async def run(self, args: list[str], duration_ms: int, what: str) -> None:
-        await mediatools.run_killable(args, self.timeout(duration_ms), what, self.slots)
+        await run_killable(args, self.timeout(duration_ms), what, self.slots)
 
     def discard(self, *keys: str) -> None:
         for key in keys:
@@ -141,7 +151,7 @@ class ClipWork:
 def _tolerance(video, fmt: str) -> int:
     """How far the written clip may last from its range: a frame of the source for a picture."""
     has_picture = fmt != "mp3" and video.video_codec is not None
-    return mediatools.clip_tolerance_ms(frame_ms(video.frame_rate) if has_picture else None)
+    return clip_tolerance_ms(frame_ms(video.frame_rate) if has_picture else None)
 
 
 async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
@@ -156,11 +166,11 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
         staged = work.storage.staging_path(staging_label(ctx.job_id, "cut"))
         key = work.key(ctx, clip_id, f".{fmt}")
         try:
-            await work.run(mediatools.cut_argv(work.storage.path(video.storage_key), video.demuxer, clip["start_ms"],
-                                               clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
-                                               has_audio=video.audio_codec is not None),
+            await work.run(cut_argv(work.storage.path(video.storage_key), video.demuxer, clip["start_ms"],
+                                    clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
+                                    has_audio=video.audio_codec is not None),
                            duration, "cutting the clip")
-            made = await ctx.run_blocking(partial(mediatools.check_clip, tolerance_ms=_tolerance(video, fmt)),
+            made = await ctx.run_blocking(partial(check_clip, tolerance_ms=_tolerance(video, fmt)),
                                           staged, fmt, duration)
             await work.store(ctx, staged, key)
         finally:
@@ -186,8 +196,8 @@ async def render_clips(ctx: JobContext, work: ClipWork) -> dict:
     await ctx.progress(2, "reading the transcript")
     try:
         segments, _ = await ctx.run_blocking(read_transcript, work.storage, video, work.settings.media_timeout_s)
-    except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc
+    except (CaptionError, MediaError) as exc:
+        raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc
     await ctx.run_blocking(ensure_caption_font)
     order = [c["id"] for c in render.clips]
 
@@ -213,22 +223,23 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
     thumbnail_key = work.key(ctx, clip["id"], ".jpg")
     try:
         captions = caption_pages(segments, start, end, chosen)
-        title = mediatools.title_layout(chosen, clip.get("title") or "")
-        cover = mediatools.title_layout(chosen, clip.get("thumbnail_title") or clip.get("title") or "", cover=True)
+        font = caption_font()
+        title = title_layout(chosen, clip.get("title") or "", font)
+        cover = title_layout(chosen, clip.get("thumbnail_title") or clip.get("title") or "", font, cover=True)
         title_ms = min(duration, int(chosen.title_seconds * 1000))
-        staged["captions"].write_text(mediatools.ass_script(chosen, captions, title, title_ms=title_ms),
+        staged["captions"].write_text(ass_script(chosen, captions, title, font=font, title_ms=title_ms),
                                       encoding="utf-8")
-        staged["cover"].write_text(mediatools.ass_script(chosen, [], centre=cover), encoding="utf-8")
-        await work.run(mediatools.render_argv(source, video.demuxer, start, end, chosen, staged["captions"],
-                                              staged["render"], has_audio=video.audio_codec is not None),
+        staged["cover"].write_text(ass_script(chosen, [], font=font, centre=cover), encoding="utf-8")
+        await work.run(render_argv(source, video.demuxer, start, end, chosen, staged["captions"],
+                                   staged["render"], has_audio=video.audio_codec is not None),
                        duration, "rendering the clip")
-        made = await ctx.run_blocking(partial(mediatools.check_clip, size=(chosen.width, chosen.height),
+        made = await ctx.run_blocking(partial(check_clip, size=(chosen.width, chosen.height),
                                               tolerance_ms=_tolerance(video, "mp4")), staged["render"], "mp4", duration)
         at = start + min(THUMBNAIL_AT_MS, duration // 2)
-        await work.run(mediatools.thumbnail_argv(source, video.demuxer, at, chosen, staged["cover"],
-                                                 staged["thumbnail"]), 1000, "making the thumbnail")
+        await work.run(thumbnail_argv(source, video.demuxer, at, chosen, staged["cover"],
+                                      staged["thumbnail"]), 1000, "making the thumbnail")
         if not staged["thumbnail"].is_file() or staged["thumbnail"].stat().st_size == 0:
-            raise mediatools.MediaError("making the thumbnail: ffmpeg wrote no image")
+            raise MediaError("making the thumbnail: ffmpeg wrote no image")
         await work.store(ctx, staged["render"], clip_key)
         await work.store(ctx, staged["thumbnail"], thumbnail_key)
     except BaseException:
@@ -269,8 +280,8 @@ async def detect_clips(ctx: JobContext, work: ClipWork) -> dict:
     graph = await _article_graph(ctx, video.video_id, article_job_id)
     try:
         segments, _ = await ctx.run_blocking(read_transcript, work.storage, video, work.settings.media_timeout_s)
-    except (CaptionError, mediatools.MediaError) as exc:
-        raise PermanentJobError(f"reading the transcript: {mediatools.scrub(str(exc))}") from exc
+    except (CaptionError, MediaError) as exc:
+        raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc
     sentences = await ctx.run_blocking(split_sentences, segments, article.language or video.language)
     await ctx.checkpoint()
     await ctx.progress(40, "detecting clips")

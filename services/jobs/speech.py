@@ -39,9 +39,10 @@ from pathlib import Path
 from domain.analysis.model import Segment
 from domain.analysis.speech import item_name, item_window, pad_windows, plan_windows, segments_from_words
 from infra import asr
-from infra import media as mediatools
 from infra.asr_provider import SpeechProvider, wav_bytes
 from infra.llm import ProviderError
+from infra.media.ffmpeg import MediaError, scrub
+from infra.media.probe import probe
 from infra.settings import Settings
 from services.jobs.voices import with_speakers
 from services.processes.worker import ItemDone, JobContext, PermanentJobError
@@ -72,7 +73,7 @@ def find_speech(path: Path, demuxer: str, limit_ms: int, max_window_ms: int,
                 timeout: float | None = None) -> tuple[bool, list[tuple[int, int]]]:
     """Whether the file has an audio stream, and the windows of speech in its first ``limit_ms``
     (the whole pass bounded by ``timeout`` seconds: ``MediaError`` past it)."""
-    info = mediatools.probe(path, demuxer=demuxer)
+    info = probe(path, demuxer=demuxer)
     if not info.has_audio:
         return False, []
     regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms, timeout=timeout), max_window_ms)
@@ -103,10 +104,10 @@ def _serve(conn: Connection, model_dir: str, cpu_threads: int, decode_timeout: f
             else:
                 recognition = engine.transcribe(audio, language)
                 answer = ("ok", ([w.to_list() for w in recognition.words], recognition.dropped))
-        except (asr.AsrError, mediatools.MediaError) as exc:
-            answer = ("refused", mediatools.scrub(str(exc)))
+        except (asr.AsrError, MediaError) as exc:
+            answer = ("refused", scrub(str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported to the job, which retries the window
-            answer = ("error", f"{type(exc).__name__}: {mediatools.scrub(str(exc))[:300]}")
+            answer = ("error", f"{type(exc).__name__}: {scrub(str(exc))[:300]}")
         try:
             conn.send(answer)
         except (BrokenPipeError, OSError):
@@ -210,8 +211,8 @@ class ProviderRecogniser:
         start, end = window
         try:
             audio = await asyncio.to_thread(asr.decode_audio, path, demuxer, start, end, self.decode_timeout_s)
-        except mediatools.MediaError as exc:
-            raise PermanentJobError(f"speech recognition: {mediatools.scrub(str(exc))}") from None
+        except MediaError as exc:
+            raise PermanentJobError(f"speech recognition: {scrub(str(exc))}") from None
         try:
             return await self.client.transcribe(await asyncio.to_thread(wav_bytes, audio), end - start, language)
         except ProviderError as exc:
@@ -252,8 +253,8 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
     try:
         has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms,
                                                     settings.asr_vad_timeout_s)
-    except mediatools.MediaError as exc:
-        raise PermanentJobError(f"reading the audio: {mediatools.scrub(str(exc))}") from None
+    except MediaError as exc:
+        raise PermanentJobError(f"reading the audio: {scrub(str(exc))}") from None
     if not has_audio or not windows:
         note = NO_AUDIO if not has_audio else NO_SPEECH
         return SpeechTranscript([], {**base, "windows": 0, "audio_ms": limit_ms, "note": note}, None, note)

@@ -25,7 +25,7 @@ from pathlib import Path
 from domain.analysis.model import Segment
 from domain.analysis.voices import speakers_of
 from infra import asr, voices
-from infra import media as mediatools
+from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
 from services.processes.worker import JobContext
 
@@ -53,9 +53,9 @@ async def with_speakers(ctx: JobContext, settings: Settings, path: Path, demuxer
     except voices.VoicesTimeout:
         note = f"speakers not looked for past {settings.asr_speakers_timeout_s:g} s"
         return segments, {"speakers": 1, "speakers_note": note}
-    except (asr.AsrError, mediatools.MediaError) as exc:
-        log.error("finding the speakers failed: %s", mediatools.scrub(str(exc)))
-        return segments, {"speakers": 1, "speakers_note": f"speakers not found: {mediatools.scrub(str(exc))[:200]}"}
+    except (asr.AsrError, MediaError) as exc:
+        log.error("finding the speakers failed: %s", scrub(str(exc)))
+        return segments, {"speakers": 1, "speakers_note": f"speakers not found: {scrub(str(exc))[:200]}"}
     count = len({n for n in names if n}) or 1
     named = [dataclasses.replace(s, speaker=n) for s, n in zip(segments, names, strict=True)]
     return named, {"speakers": count, "speaker_model": voices.ENCODER_NAME}

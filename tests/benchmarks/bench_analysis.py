@@ -4,7 +4,7 @@
    parse, analyse (standard and behavioral), and write the article in every style. Goal: under
    1/20 of real time (180 s for an hour), on 2 cores.
 2. ``--media``: a generated 10-minute 720p H.264 video with a cut every 20 s, a tone, silences and
-   noise; ffprobe plus ``infra.media.media_facts`` (scene and audio passes side by side).
+   noise; ffprobe plus ``infra.media.elements.media_facts`` (scene and audio passes side by side).
 3. ``--scale`` (or ``python -m tests.benchmarks analysis scale``): analysis time against the
    number of caption cues (``BENCH_CUES``, default 1,000, 5,000, 20,000 and 47,000: 5 MiB of
    captions, the upload limit), for three transcripts: the interview fixture repeated end to end
@@ -90,7 +90,8 @@ def make_video(path: Path, minutes: int) -> None:
 
 def bench_media(minutes: int) -> None:
     from domain.videos import MAX_DURATION_MS
-    from infra.media import analyse_audio, detect_scenes, measure_duration, media_facts, probe
+    from infra.media.elements import analyse_audio, detect_scenes, media_facts
+    from infra.media.probe import measure_duration, probe
     from infra.tools import ensure_media_tools
 
     ensure_media_tools()

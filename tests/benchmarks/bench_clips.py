@@ -35,10 +35,12 @@ import orjson
 from domain.analysis import analyse
 from domain.analysis.sentences import split_sentences
 from domain.clip_detection import DetectionRequest, detect
+from domain.clip_overlay import ass_script, title_layout
 from domain.clips import caption_pages, template
-from infra import media as mediatools
 from infra import stack
 from infra.captions import parse_captions, read_captions
+from infra.media.clips import ENCODERS, caption_font, check_clip, cut_argv, render_graph
+from infra.media.ffmpeg import run_killable
 from tests.benchmarks.bench_analysis import hour_of_captions, make_video
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine, peak_rss_mb
 from tests.conftest import _base_settings, drop_isolated
@@ -70,12 +72,12 @@ async def bench_cut_ffmpeg(source: Path, tmp: Path) -> dict:
     job_times, bare_times = [], []
     for _ in range(RUNS):
         job_out, bare_out = tmp / "job.mp4", tmp / "bare.mp4"
-        args = mediatools.cut_argv(source, "mov", CUT_START_MS, CUT_START_MS + CLIP_MS, "mp4", job_out)
-        job_times.append(await _timed(mediatools.run_killable(args, 600, "cut")))
+        args = cut_argv(source, "mov", CUT_START_MS, CUT_START_MS + CLIP_MS, "mp4", job_out)
+        job_times.append(await _timed(run_killable(args, 600, "cut")))
         t0 = time.perf_counter()
         subprocess.run(_bare_cut(source, bare_out), check=True, timeout=600)
         bare_times.append(time.perf_counter() - t0)
-        mediatools.check_clip(job_out, "mp4", CLIP_MS)
+        check_clip(job_out, "mp4", CLIP_MS)
     job, bare = statistics.median(job_times), statistics.median(bare_times)
     print(f"cut 30 s of 720p to mp4: job's ffmpeg {job:.2f} s, bare ffmpeg {bare:.2f} s (medians of {RUNS}) "
           f"-> {job / bare:.2f}x (goal <= 1.2x)")
@@ -85,8 +87,8 @@ async def bench_cut_ffmpeg(source: Path, tmp: Path) -> dict:
 def _bare_render(source: Path, start_ms: int, ass: Path, out: Path) -> list[str]:
     t = template(1)
     return ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-ss", f"{start_ms / 1000:.3f}", "-i", str(source),
-            "-filter_complex", mediatools.render_graph(t, ass), "-map", "[v]", "-map", "0:a:0",
-            *mediatools.ENCODERS["mp4"], "-t", f"{CLIP_MS / 1000:.3f}", str(out)]
+            "-filter_complex", render_graph(t, ass), "-map", "[v]", "-map", "0:a:0",
+            *ENCODERS["mp4"], "-t", f"{CLIP_MS / 1000:.3f}", str(out)]
 
 
 def bench_render_bare(source: Path, captions: Path, tmp: Path, *, with_rss: bool = True) -> dict:
@@ -95,8 +97,8 @@ def bench_render_bare(source: Path, captions: Path, tmp: Path, *, with_rss: bool
     t0 = time.perf_counter()
     for k, start in enumerate(RENDER_STARTS_MS):
         ass = tmp / f"bare{k}.ass"
-        ass.write_text(mediatools.ass_script(t, caption_pages(segments, start, start + CLIP_MS, t),
-                                             mediatools.title_layout(t, f"Clip {k}"), title_ms=3000))
+        ass.write_text(ass_script(t, caption_pages(segments, start, start + CLIP_MS, t),
+                                  title_layout(t, f"Clip {k}", caption_font()), font=caption_font(), title_ms=3000))
         subprocess.run(_bare_render(source, start, ass, tmp / f"bare{k}.mp4"), check=True, timeout=600)
     elapsed = time.perf_counter() - t0
     per_minute = len(RENDER_STARTS_MS) / (elapsed / 60)

@@ -20,7 +20,7 @@ import pytest
 from markdown_it import MarkdownIt
 from pyld import jsonld
 
-from infra import media as mediatools
+from infra.media.posters import jpeg_size
 from services.api.routes import ROUTES
 from tests import fake_llm
 from tests.conftest import env_for
@@ -308,7 +308,7 @@ async def test_each_export_parses_and_export_ready_is_sent_once_per_format(servi
 
     # the thumbnail is a real frame of the video, and the video plays, behind their signed URLs
     status, headers, poster = await _fetch(service, _value(video_object, "thumbnailUrl"))
-    assert status == 200 and headers["Content-Type"] == "image/jpeg" and mediatools.jpeg_size(poster) == (320, 240)
+    assert status == 200 and headers["Content-Type"] == "image/jpeg" and jpeg_size(poster) == (320, 240)
     assert tags["og:image"] == _value(video_object, "thumbnailUrl")
     status, headers, first_bytes = await _fetch(service, _value(video_object, "contentUrl"), {"Range": "bytes=0-99"})
     assert status == 206 and len(first_bytes) == 100

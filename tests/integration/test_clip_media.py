@@ -13,8 +13,20 @@ from pathlib import Path
 
 import pytest
 
+from domain.clip_overlay import ass_script, title_layout
 from domain.clips import SYSTEM_TEMPLATES, Caption, wrap_words
-from infra import media
+from infra.media.clips import (
+    CLIP_TOLERANCE_MS,
+    FONTS_DIR,
+    caption_font,
+    check_clip,
+    clip_tolerance_ms,
+    cut_argv,
+    render_argv,
+    thumbnail_argv,
+)
+from infra.media.ffmpeg import MediaError, run_killable
+from infra.media.probe import probe
 from tests.conftest import ROOT
 from tests.media_factory import LINES, run
 
@@ -52,8 +64,8 @@ async def wait_started(marker: str, timeout: float = 10) -> None:
 def long_render(source: Path, tmp: Path, tag: str) -> list[str]:
     t = SYSTEM_TEMPLATES[3]  # 1280x720 over a blurred fill: the slowest graph
     script = tmp / f"{tag}.ass"
-    script.write_text(media.ass_script(t, []))
-    return media.render_argv(source, "mov", 0, 20_000, t, script, tmp / f"{tag}-out.mp4")
+    script.write_text(ass_script(t, [], font=caption_font()))
+    return render_argv(source, "mov", 0, 20_000, t, script, tmp / f"{tag}-out.mp4")
 
 
 def test_ffmpeg_has_the_filters_and_encoders_clips_use():
@@ -63,11 +75,11 @@ def test_ffmpeg_has_the_filters_and_encoders_clips_use():
     encoders = subprocess.run(["ffmpeg", "-hide_banner", "-encoders"], capture_output=True, text=True).stdout
     for encoder in ("libx264", "aac", "libvpx-vp9", "libopus", "libmp3lame", "mjpeg"):
         assert f" {encoder} " in encoders, encoder
-    assert Path(media.FONTS_DIR, "DejaVuSans-Bold.ttf").is_file()
+    assert Path(FONTS_DIR, "DejaVuSans-Bold.ttf").is_file()
 
 
 async def test_cancelling_the_task_kills_ffmpeg_at_once(source, tmp_path):
-    task = asyncio.create_task(media.run_killable(long_render(source, tmp_path, "cancelme"), 120, "render"))
+    task = asyncio.create_task(run_killable(long_render(source, tmp_path, "cancelme"), 120, "render"))
     await wait_started("cancelme-out")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -77,15 +89,15 @@ async def test_cancelling_the_task_kills_ffmpeg_at_once(source, tmp_path):
 
 async def test_a_run_past_its_timeout_is_killed_and_says_so(source, tmp_path):
     t0 = time.monotonic()
-    with pytest.raises(media.MediaError, match="took longer than 0.5 s"):
-        await media.run_killable(long_render(source, tmp_path, "slow"), 0.5, "rendering the clip")
+    with pytest.raises(MediaError, match="took longer than 0.5 s"):
+        await run_killable(long_render(source, tmp_path, "slow"), 0.5, "rendering the clip")
     assert time.monotonic() - t0 < 5 and ffmpeg_running("slow-out") == []
 
 
 async def test_slots_bound_the_ffmpeg_processes_running_at_once(source, tmp_path):
     slots = asyncio.Semaphore(1)
-    args = [media.cut_argv(source, "mov", 0, 8_000, "webm", tmp_path / f"slot{k}-out.webm") for k in range(2)]
-    tasks = [asyncio.create_task(media.run_killable(a, 120, "cut", slots)) for a in args]
+    args = [cut_argv(source, "mov", 0, 8_000, "webm", tmp_path / f"slot{k}-out.webm") for k in range(2)]
+    tasks = [asyncio.create_task(run_killable(a, 120, "cut", slots)) for a in args]
     most = 0
     while not all(t.done() for t in tasks):
         most = max(most, len(ffmpeg_running("slot")))
@@ -93,7 +105,7 @@ async def test_slots_bound_the_ffmpeg_processes_running_at_once(source, tmp_path
     await asyncio.gather(*tasks)
     assert most == 1
     for k in range(2):
-        assert media.check_clip(tmp_path / f"slot{k}-out.webm", "webm", 8_000).duration_ms > 0
+        assert check_clip(tmp_path / f"slot{k}-out.webm", "webm", 8_000).duration_ms > 0
 
 
 async def test_ffmpeg_dies_with_a_worker_killed_by_sigkill(source, tmp_path):
@@ -101,10 +113,10 @@ async def test_ffmpeg_dies_with_a_worker_killed_by_sigkill(source, tmp_path):
     script.write_text(textwrap.dedent(f"""
         import asyncio
         from pathlib import Path
-        from infra import media
+        from infra.media.ffmpeg import run_killable
         from tests.integration.test_clip_media import long_render
-        asyncio.run(media.run_killable(long_render(Path({str(source)!r}), Path({str(tmp_path)!r}), "orphan"),
-                                       120, "render"))
+        asyncio.run(run_killable(long_render(Path({str(source)!r}), Path({str(tmp_path)!r}), "orphan"),
+                                 120, "render"))
     """))
     victim = subprocess.Popen([sys.executable, str(script)], cwd=ROOT,
                               env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
@@ -123,20 +135,20 @@ async def test_ffmpeg_dies_with_a_worker_killed_by_sigkill(source, tmp_path):
 
 async def test_an_output_that_fails_its_probe_is_refused(source, tmp_path):
     cut = tmp_path / "cut.mp4"
-    await media.run_killable(media.cut_argv(source, "mov", 1_000, 4_000, "mp4", cut), 60, "cut")
-    assert media.check_clip(cut, "mp4", 3_000, size=(640, 360)).duration_ms == 3_000
-    with pytest.raises(media.MediaError, match="lasts 3000 ms instead of 3200 ms"):
-        media.check_clip(cut, "mp4", 3_200)
-    with pytest.raises(media.MediaError, match="is 640x360 instead of 720x1280"):
-        media.check_clip(cut, "mp4", 3_000, size=(720, 1280))
+    await run_killable(cut_argv(source, "mov", 1_000, 4_000, "mp4", cut), 60, "cut")
+    assert check_clip(cut, "mp4", 3_000, size=(640, 360)).duration_ms == 3_000
+    with pytest.raises(MediaError, match="lasts 3000 ms instead of 3200 ms"):
+        check_clip(cut, "mp4", 3_200)
+    with pytest.raises(MediaError, match="is 640x360 instead of 720x1280"):
+        check_clip(cut, "mp4", 3_000, size=(720, 1280))
     audio_only = tmp_path / "audio.mp4"
     run(["ffmpeg", "-nostdin", "-y", "-i", str(cut), "-vn", "-c:a", "copy", str(audio_only)])
-    with pytest.raises(media.MediaError, match="no video stream"):
-        media.check_clip(audio_only, "mp4", 3_000)
+    with pytest.raises(MediaError, match="no video stream"):
+        check_clip(audio_only, "mp4", 3_000)
     mp3 = tmp_path / "cut.mp3"
-    await media.run_killable(media.cut_argv(source, "mov", 1_000, 4_000, "mp3", mp3), 60, "cut")
-    with pytest.raises(media.MediaError):
-        media.check_clip(mp3, "mp4", 3_000)  # not the container it must be
+    await run_killable(cut_argv(source, "mov", 1_000, 4_000, "mp3", mp3), 60, "cut")
+    with pytest.raises(MediaError):
+        check_clip(mp3, "mp4", 3_000)  # not the container it must be
 
 
 async def test_a_range_off_the_frames_of_a_low_frame_rate_video_is_a_good_clip(tmp_path):
@@ -148,12 +160,12 @@ async def test_a_range_off_the_frames_of_a_low_frame_rate_video_is_a_good_clip(t
          "sine=frequency=440:sample_rate=22050:duration=8", "-c:v", "libx264", "-preset", "ultrafast",
          "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(slow)])
     cut = tmp_path / "cut.mp4"
-    await media.run_killable(media.cut_argv(slow, "mov", 0, 5_328, "mp4", cut), 60, "cut")
-    lasts = media.probe(cut, demuxer="mov").duration_ms
-    assert abs(lasts - 5_328) > media.CLIP_TOLERANCE_MS  # off by more than an audio frame
-    assert media.check_clip(cut, "mp4", 5_328, tolerance_ms=media.clip_tolerance_ms(100)).duration_ms == lasts
-    with pytest.raises(media.MediaError, match="instead of 5328 ms"):
-        media.check_clip(cut, "mp4", 5_328, tolerance_ms=media.clip_tolerance_ms(None))
+    await run_killable(cut_argv(slow, "mov", 0, 5_328, "mp4", cut), 60, "cut")
+    lasts = probe(cut, demuxer="mov").duration_ms
+    assert abs(lasts - 5_328) > CLIP_TOLERANCE_MS  # off by more than an audio frame
+    assert check_clip(cut, "mp4", 5_328, tolerance_ms=clip_tolerance_ms(100)).duration_ms == lasts
+    with pytest.raises(MediaError, match="instead of 5328 ms"):
+        check_clip(cut, "mp4", 5_328, tolerance_ms=clip_tolerance_ms(None))
 
 
 def _widest_lines(chars: int) -> list[str]:
@@ -167,9 +179,9 @@ async def test_a_full_caption_line_stays_inside_the_frame(t, gray, tmp_path):
     lines = tuple(_widest_lines(t.caption_chars))
     assert all(len(line) >= t.caption_chars - 3 for line in lines)
     script = tmp_path / "captions.ass"
-    script.write_text(media.ass_script(t, [Caption(0, 2000, lines)]))
+    script.write_text(ass_script(t, [Caption(0, 2000, lines)], font=caption_font()))
     out = tmp_path / "out.mp4"
-    await media.run_killable(media.render_argv(gray, "mov", 0, 1_000, t, script, out, has_audio=False), 60, "render")
+    await run_killable(render_argv(gray, "mov", 0, 1_000, t, script, out, has_audio=False), 60, "render")
     frame = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-ss", "0.5", "-i", str(out), "-vf", "format=gray",
                             "-frames:v", "1", "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
     w, h = t.width, t.height
@@ -195,11 +207,11 @@ def _edges_clear(frame: bytes, w: int, rows: range, background: int = 0x40) -> b
 async def test_a_180_character_title_renders_inside_the_frame_and_its_thumbnail(gray, tmp_path):
     t = SYSTEM_TEMPLATES[0]  # 9:16: the narrowest
     word = "Wm" * 90
-    title = media.title_layout(t, "\u202e" + word)
+    title = title_layout(t, "\u202e" + word, caption_font())
     script = tmp_path / "title.ass"
-    script.write_text(media.ass_script(t, [], title, title_ms=1000), encoding="utf-8")
+    script.write_text(ass_script(t, [], title, font=caption_font(), title_ms=1000), encoding="utf-8")
     out = tmp_path / "title.mp4"
-    await media.run_killable(media.render_argv(gray, "mov", 0, 500, t, script, out, has_audio=False), 60, "render")
+    await run_killable(render_argv(gray, "mov", 0, 500, t, script, out, has_audio=False), 60, "render")
     frame = _gray_frame(out, "-ss", "0.2")
     w, h = t.width, t.height
     band = range(t.title_font_size, t.title_font_size * 2 + len(title) * t.title_font_size * 2)
@@ -207,9 +219,10 @@ async def test_a_180_character_title_renders_inside_the_frame_and_its_thumbnail(
     assert _edges_clear(frame, w, band)
 
     cover = tmp_path / "cover.ass"
-    cover.write_text(media.ass_script(t, [], centre=media.title_layout(t, word, cover=True)), encoding="utf-8")
+    cover_lines = title_layout(t, word, caption_font(), cover=True)
+    cover.write_text(ass_script(t, [], font=caption_font(), centre=cover_lines), encoding="utf-8")
     jpeg = tmp_path / "cover.jpg"
-    await media.run_killable(media.thumbnail_argv(gray, "mov", 200, t, cover, jpeg), 60, "thumbnail")
+    await run_killable(thumbnail_argv(gray, "mov", 200, t, cover, jpeg), 60, "thumbnail")
     picture = _gray_frame(jpeg)
     assert len(picture) == w * h
     middle = range(h // 2 - 2 * t.thumbnail_font_size, h // 2 + 2 * t.thumbnail_font_size)

@@ -14,7 +14,9 @@ import pytest
 
 from domain.analysis import MediaFacts, analyse, validate_chapters
 from infra.captions import parse_captions, read_captions
-from infra.media import MediaError, analyse_audio, detect_scenes, extract_subtitles, media_facts, probe
+from infra.media.elements import analyse_audio, detect_scenes, media_facts
+from infra.media.ffmpeg import MediaError
+from infra.media.probe import extract_subtitles, probe
 from tests.media_factory import CUT_S, FPS, HEIGHT, SPEECH_START_S, TONE_END_S, WIDTH, make_interview, run
 
 
@@ -158,7 +160,7 @@ def test_a_path_ffmpeg_derives_from_its_input_never_reaches_a_client(tmp_path: P
     it derived from the playlist's, which is not the input argument; no path of it survives."""
     import subprocess
 
-    from infra.media import UnsupportedContainer, _without_paths
+    from infra.media.ffmpeg import UnsupportedContainer, without_paths
 
     staging = tmp_path / "storage" / ".staging"
     staging.mkdir(parents=True)
@@ -169,7 +171,7 @@ def test_a_path_ffmpeg_derives_from_its_input_never_reaches_a_client(tmp_path: P
     unrestricted = subprocess.run(args, capture_output=True, check=False).stderr
     assert str(staging / "missing") in unrestricted.decode()  # ffmpeg did derive a path
 
-    text = _without_paths(unrestricted, args)
+    text = without_paths(unrestricted, args)
     assert "/" not in text and "staging" not in text and "segment0" not in text, text
 
     with pytest.raises(UnsupportedContainer) as refused:  # and today the playlist is not even opened

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from infra import media as mediatools
+from infra.media.probe import probe
 from services.jobs.speech import LocalRecogniser, find_speech
 from tests.integration.test_speech_analysis import (
     analyse_video,
@@ -41,8 +41,8 @@ def sounds(tmp_path_factory):
 
 
 async def _words(settings, path):
-    demuxer = mediatools.probe(path).demuxer
-    duration = mediatools.probe(path).duration_ms
+    demuxer = probe(path).demuxer
+    duration = probe(path).duration_ms
     has_audio, windows = find_speech(path, demuxer, duration, settings.asr_window_s * 1000)
     recogniser = LocalRecogniser(settings)
     try:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from infra import media
+from infra.media.ffmpeg import MediaError
+from infra.media.posters import thumbnail
+from infra.media.probe import probe
 from tests.media_factory import run
 
 
@@ -21,13 +23,13 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", ["video", "audio"])
 def test_a_thumbnail_is_a_jpeg_of_the_media(files, kind):
-    info = media.probe(files[kind])
-    picture = media.thumbnail(files[kind], info.demuxer, info.duration_ms, has_video=info.has_video, width=160)
+    info = probe(files[kind])
+    picture = thumbnail(files[kind], info.demuxer, info.duration_ms, has_video=info.has_video, width=160)
     assert picture[:2] == b"\xff\xd8" and picture[-2:] == b"\xff\xd9" and len(picture) > 500
 
 
 def test_no_picture_is_a_media_error(files, tmp_path):
     silent = tmp_path / "silent.mp4"
     silent.write_bytes(files["video"].read_bytes()[:2000])  # cut short: no frame to decode
-    with pytest.raises(media.MediaError):
-        media.thumbnail(silent, "mov", 6000, has_video=True)
+    with pytest.raises(MediaError):
+        thumbnail(silent, "mov", 6000, has_video=True)

@@ -13,7 +13,7 @@ import pytest
 
 from infra import asr
 from infra.asr import AsrError, LocalEngine, decode_audio, speech_regions, stream_audio
-from infra.media import MediaError
+from infra.media.ffmpeg import MediaError
 from infra.tools import ensure_tools
 
 SENTENCE = ("Solar panels convert sunlight into electricity. "

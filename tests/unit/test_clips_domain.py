@@ -13,6 +13,7 @@ import pytest
 
 from domain.analysis import Segment
 from domain.base import DomainError, InvalidTransition
+from domain.clip_overlay import _ass_time, ass_script, title_box, title_layout
 from domain.clips import (
     MAX_RENDER_CLIP_MS,
     SYSTEM_TEMPLATES,
@@ -35,8 +36,17 @@ from domain.clips import (
     wrap_words,
 )
 from domain.pricing import clip_price, detection_price, render_clip_price
-from infra import media
 from infra.codec import EventRegistry, StoredEvent
+from infra.media.clips import (
+    caption_font,
+    clip_timeout,
+    cut_argv,
+    filter_path,
+    reframe_filter,
+    render_argv,
+    thumbnail_argv,
+)
+from infra.media.ffmpeg import checked_argv
 from projections import clip_jobs
 
 WORKSPACE = uuid.UUID("11111111-1111-4111-8111-111111111111")
@@ -128,7 +138,7 @@ def test_a_title_longer_than_its_lines_ends_in_an_ellipsis() -> None:
 
 
 def test_a_title_drops_bidi_controls_and_characters_its_font_cannot_draw() -> None:
-    font = media.caption_font()
+    font = caption_font()
     assert drawable("\u202eRTL\u202c and \u2066x\u2069\u200f", font) == "RTL and x"
     assert drawable("{a} \\ b", font) == "{a} \\ b"  # the font has braces and the backslash: kept
     assert drawable("ＡＢＣ 東京 ok", font) == "ABC ok"  # full-width letters as letters; no glyph: dropped
@@ -138,16 +148,16 @@ def test_a_title_drops_bidi_controls_and_characters_its_font_cannot_draw() -> No
 
 @pytest.mark.parametrize("t", SYSTEM_TEMPLATES, ids=lambda t: f"{t.id}-{t.format}")
 def test_a_180_character_word_is_split_into_lines_that_fit_the_frame(t) -> None:
-    font = media.caption_font()
+    font = caption_font()
     for word in ("W" * 180, "Wm" * 90, "i" * 180):
         for cover in (False, True):
-            size, width = media.title_box(t, cover=cover)
+            size, width = title_box(t, cover=cover)
             assert width < t.width
-            lines = media.title_layout(t, word, cover=cover)
+            lines = title_layout(t, word, font, cover=cover)
             assert 1 <= len(lines) <= 3
             assert all(font.width(line, size) <= width for line in lines), (word[:4], cover)
             assert all(line.endswith("-") for line in lines[:-1])
-    short = media.title_layout(t, "A short title")
+    short = title_layout(t, "A short title", font)
     assert short == ("A short title",)
 
 
@@ -252,46 +262,47 @@ def test_prices_follow_the_processed_duration() -> None:
 
 
 def test_cut_arguments_read_the_accepted_container_for_the_range_only() -> None:
-    args = media.cut_argv("/data/src.mp4", "mov", 5_217, 12_454, "mp4", "/tmp/out.part")
-    media.checked_argv(args)
+    args = cut_argv("/data/src.mp4", "mov", 5_217, 12_454, "mp4", "/tmp/out.part")
+    checked_argv(args)
     before_input = args[:args.index("-i")]
     assert before_input[before_input.index("-f") + 1] == "mov"
     assert before_input[before_input.index("-t") + 1] == "7.237"  # the read limit: the range
     assert before_input[before_input.index("-ss") + 1] == "5.217"  # input seek: accurate when re-encoding
     assert args[args.index("-movflags") + 1] == "+faststart" and args[-2:] == ["-y", "/tmp/out.part"]
-    mp3 = media.cut_argv("/data/src.mp4", "mov", 0, 1000, "mp3", "/tmp/o")
+    mp3 = cut_argv("/data/src.mp4", "mov", 0, 1000, "mp3", "/tmp/o")
     assert "-vn" in mp3 and "0:v:0" not in mp3 and mp3[mp3.index("-ar") + 1] == "48000"
-    webm = media.cut_argv("/data/src.mp4", "mov", 0, 1000, "webm", "/tmp/o")
+    webm = cut_argv("/data/src.mp4", "mov", 0, 1000, "webm", "/tmp/o")
     assert webm[webm.index("-c:v") + 1] == "libvpx-vp9" and webm[webm.index("-c:a") + 1] == "libopus"
-    silent = media.cut_argv("/data/src.mp4", "mov", 0, 1000, "mp4", "/tmp/o", has_audio=False)
+    silent = cut_argv("/data/src.mp4", "mov", 0, 1000, "mp4", "/tmp/o", has_audio=False)
     assert "0:a:0" not in silent
 
 
 def test_render_and_thumbnail_graphs_reframe_to_the_template_and_burn_the_script() -> None:
     crop, blur = template(1), template(3)
-    assert "crop=720:1280" in media.reframe_filter(crop) and "boxblur" not in media.reframe_filter(crop)
-    assert "boxblur" in media.reframe_filter(blur) and "overlay" in media.reframe_filter(blur)
-    args = media.render_argv("/data/src.mp4", "mov", 1000, 31_000, crop, "/tmp/captions.part", "/tmp/o.part")
-    media.checked_argv(args)
+    assert "crop=720:1280" in reframe_filter(crop) and "boxblur" not in reframe_filter(crop)
+    assert "boxblur" in reframe_filter(blur) and "overlay" in reframe_filter(blur)
+    args = render_argv("/data/src.mp4", "mov", 1000, 31_000, crop, "/tmp/captions.part", "/tmp/o.part")
+    checked_argv(args)
     graph = args[args.index("-filter_complex") + 1]
     assert graph.endswith("[v]") and "ass=filename=/tmp/captions.part" in graph
-    thumb = media.thumbnail_argv("/data/src.mp4", "mov", 2000, blur, "/tmp/t.part", "/tmp/t.jpg")
-    media.checked_argv(thumb)
+    thumb = thumbnail_argv("/data/src.mp4", "mov", 2000, blur, "/tmp/t.part", "/tmp/t.jpg")
+    checked_argv(thumb)
     assert thumb[thumb.index("-frames:v") + 1] == "1"
 
 
 def test_a_path_with_graph_syntax_is_escaped_in_the_filter() -> None:
-    assert media.filter_path("/var/tmp/a.ass") == "/var/tmp/a.ass"
-    escaped = media.filter_path("/tmp/x:y,z[1];'q'/c.ass")
+    assert filter_path("/var/tmp/a.ass") == "/var/tmp/a.ass"
+    escaped = filter_path("/tmp/x:y,z[1];'q'/c.ass")
     assert ":" not in escaped.replace("\\:", "") and "," not in escaped.replace("\\,", "")
     assert "[" not in escaped.replace("\\[", "") and ";" not in escaped.replace("\\;", "")
 
 
 def test_the_ass_script_shows_client_text_as_text_only() -> None:
     t = template(1)
-    script = media.ass_script(t, [Caption(0, 1500, ("{\\pos(0,0)}hack", "line \\N two"), "A"),
-                                  Caption(1500, 3000, ("second speaker",), "B")],
-                              media.title_layout(t, "My {title} \\ \u202eRTL"), title_ms=3000)
+    font = caption_font()
+    script = ass_script(t, [Caption(0, 1500, ("{\\pos(0,0)}hack", "line \\N two"), "A"),
+                        Caption(1500, 3000, ("second speaker",), "B")],
+                        title_layout(t, "My {title} \\ \u202eRTL", font), font=font, title_ms=3000)
     events = [line for line in script.splitlines() if line.startswith("Dialogue:")]
     assert len(events) == 3
     text = "".join(events)
@@ -302,11 +313,11 @@ def test_the_ass_script_shows_client_text_as_text_only() -> None:
     assert events[1].endswith("\\{\\pos(0,0)\\}hack\\Nline \\\u2060N two")  # our break; theirs a backslash
     assert "{\\c&HFFFF80&}" in events[2] or "{\\c&H80FFFF&}" in events[2]  # the second speaker's colour
     assert f"PlayResX: {t.width}" in script and "WrapStyle: 2" in script
-    assert media._ass_time(3_723_450) == "1:02:03.45"
+    assert _ass_time(3_723_450) == "1:02:03.45"
 
 
 def test_clip_timeout_scales_with_the_clip() -> None:
-    assert media.clip_timeout(30_000, 60, 10) == 360 and media.clip_timeout(0, 60, 10) == 60
+    assert clip_timeout(30_000, 60, 10) == 360 and clip_timeout(0, 60, 10) == 60
 
 
 # ------------------------------------------------------------------------------------ read model

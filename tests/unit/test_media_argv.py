@@ -15,8 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from infra import media
-from infra.media import CONTAINERS, FORMAT_WHITELIST, MediaError, checked_argv, scrub
+from infra.media.elements import analyse_audio, detect_scenes, media_facts
+from infra.media.ffmpeg import (
+    CONTAINERS,
+    FORMAT_WHITELIST,
+    MediaError,
+    UnsupportedContainer,
+    checked_argv,
+    ffmpeg_argv,
+    ffprobe_argv,
+    run,
+    scrub,
+    without_paths,
+)
+from infra.media.probe import extract_subtitles, measure_duration, probe
 
 PROBE_JSON = json.dumps({
     "format": {"format_name": "matroska,webm", "duration": "12.5", "size": "1000"},
@@ -37,7 +49,7 @@ def runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
         out = PROBE_JSON if args[0] == "ffprobe" else b"out_time_us=12500000\nprogress=end\n"
         return subprocess.CompletedProcess(args, 0, stdout=out, stderr=b"")
 
-    monkeypatch.setattr(media.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)
     return recorded
 
 
@@ -64,12 +76,12 @@ def _assert_whitelisted(args: list[str], source: Path) -> None:
 
 
 def test_every_run_of_the_analysis_is_whitelisted_forced_and_limited(runs, source) -> None:
-    info = media.probe(source)
-    media.measure_duration(source, info.demuxer, 60_000)
-    media.extract_subtitles(source, 0, info=info, limit_ms=4_000)
-    media.detect_scenes(source, demuxer="matroska", limit_ms=4_000)
-    media.analyse_audio(source, 4_000, demuxer="matroska")
-    media.media_facts(source, demuxer="matroska", limit_ms=4_000)
+    info = probe(source)
+    measure_duration(source, info.demuxer, 60_000)
+    extract_subtitles(source, 0, info=info, limit_ms=4_000)
+    detect_scenes(source, demuxer="matroska", limit_ms=4_000)
+    analyse_audio(source, 4_000, demuxer="matroska")
+    media_facts(source, demuxer="matroska", limit_ms=4_000)
 
     assert info.demuxer == "matroska"
     assert [r[0] for r in runs] == ["ffprobe", "ffmpeg", "ffmpeg", "ffmpeg", "ffmpeg", "ffprobe", "ffmpeg",
@@ -82,8 +94,8 @@ def test_every_run_of_the_analysis_is_whitelisted_forced_and_limited(runs, sourc
 
 
 def test_without_a_known_demuxer_or_limit_the_run_probes_first_whitelisted(runs, source) -> None:
-    media.detect_scenes(source)
-    media.analyse_audio(source, 0)
+    detect_scenes(source)
+    analyse_audio(source, 0)
 
     assert [r[0] for r in runs] == ["ffprobe", "ffmpeg", "ffprobe", "ffmpeg"]
     assert "-f" not in runs[0]  # identification: among the whitelisted demuxers only
@@ -98,9 +110,9 @@ def test_a_probe_naming_a_container_outside_the_whitelist_is_refused(monkeypatch
                           "streams": [{"index": 0, "codec_type": "video", "codec_name": "h264"}]}).encode()
         return subprocess.CompletedProcess(args, 0, stdout=out, stderr=b"")
 
-    monkeypatch.setattr(media.subprocess, "run", fake_run)
-    with pytest.raises(media.UnsupportedContainer):
-        media.probe(source)
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    with pytest.raises(UnsupportedContainer):
+        probe(source)
 
 
 @pytest.mark.parametrize("args", [
@@ -122,19 +134,19 @@ def test_a_probe_naming_a_container_outside_the_whitelist_is_refused(monkeypatch
     ["sh", "-c", "ffmpeg -i x"],
 ])
 def test_a_run_built_by_hand_is_refused_before_it_starts(args: list[str], monkeypatch) -> None:
-    monkeypatch.setattr(media.subprocess, "run", lambda *a, **k: pytest.fail("ran"))
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("ran"))
     with pytest.raises(MediaError):
-        media._run(args, 5, "testing")
+        run(args, 5, "testing")
 
 
 def test_the_builders_refuse_a_demuxer_outside_the_whitelist_and_a_missing_limit(source) -> None:
     for demuxer in ("hls", "concat", "image2", "lavfi", "tee", "srt", "webvtt"):
-        with pytest.raises(media.UnsupportedContainer):
-            media.ffmpeg_argv(source, demuxer, 1000, ["-f", "null", "-"])
+        with pytest.raises(UnsupportedContainer):
+            ffmpeg_argv(source, demuxer, 1000, ["-f", "null", "-"])
     with pytest.raises(MediaError):
-        media.ffmpeg_argv(source, "mov", 0, ["-f", "null", "-"])
-    assert checked_argv(media.ffmpeg_argv(source, "mov", 1000, ["-f", "null", "-"]))
-    assert checked_argv(media.ffprobe_argv(source, None, "-show_format"))
+        ffmpeg_argv(source, "mov", 0, ["-f", "null", "-"])
+    assert checked_argv(ffmpeg_argv(source, "mov", 1000, ["-f", "null", "-"]))
+    assert checked_argv(ffprobe_argv(source, None, "-show_format"))
 
 
 def test_the_whitelist_holds_real_containers_only() -> None:
@@ -161,7 +173,7 @@ PLAYLIST_STDERR = (
 
 def test_ffmpeg_text_keeps_no_path_at_all() -> None:
     args = ["ffprobe", "-protocol_whitelist", "file", "file:/var/tmp/vaeo/test/storage/.staging/0b7e-c0ffee.part"]
-    text = media._without_paths(PLAYLIST_STDERR, args)
+    text = without_paths(PLAYLIST_STDERR, args)
 
     assert "/" not in text.replace("N/A", "") and "\\" not in text and "0x55d0" not in text, text
     assert "storage" not in text and "staging" not in text and "passwd" not in text, text

@@ -1,0 +1,230 @@
+"""The only way this project runs ffprobe and ffmpeg: the argument lists, their check, the runs.
+
+Only the uploaded bytes are ever read. ffmpeg opens whatever its demuxers name: an HLS or concat
+playlist, an image sequence or a subtitle format would make it read other local files (another
+workspace's media, the host's) and return their text as this upload's transcript. So every run
+goes through :func:`ffprobe_argv` / :func:`ffmpeg_argv`, the only builders of an argument list,
+and :func:`run` and :func:`run_killable` refuse one that did not (:func:`checked_argv`): the input
+is opened with ``-protocol_whitelist file`` and ``-format_whitelist`` of the real audio/video
+containers in ``CONTAINERS``, addressed as ``file:<absolute path>``; the probe names the demuxer it
+accepted, and every later run forces it with ``-f`` (a file swapped for a playlist afterwards is
+read as that container, and fails). Every decoding run carries a read limit (``-t``): never more
+media than was priced is processed.
+
+Every call is a subprocess with an argument list (never a shell) and a timeout; any failure is a
+``MediaError`` whose message names the tool and ends with ffmpeg's own last lines. :func:`run`
+blocks (the worker calls it through ``JobContext.run_blocking``, the API through a thread);
+:func:`run_killable` is the asyncio run of clip work: its own process group, a kill of the whole
+group on timeout or when the job's task is cancelled, and at most ``slots`` ffmpeg processes of a
+worker at once.
+
+Messages reach clients (a 415/400 refusal, a failed job's error): ffmpeg derives paths from its
+input (a playlist's missing segment is named by its absolute path), so ``scrub`` removes every
+path-like word from its text, not only the input argument, and the ``[demuxer @ 0x...]`` prefixes
+with their memory addresses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+# The demuxers a media file may be read with (ffmpeg's short names) and the extension its stored
+# copy gets: containers of real audio and video, none of which opens another file (the mov
+# demuxer's external data references are off by default and stay off). Never hls, concat, image2
+# and other image sequences, subtitle or playlist formats, tee, lavfi, data or raw text readers.
+CONTAINERS: dict[str, str] = {
+    "mov": ".mp4",  # mov, mp4, m4a, 3gp, 3g2, mj2
+    "matroska": ".mkv",  # matroska, webm
+    "avi": ".avi",
+    "flv": ".flv",
+    "mpegts": ".ts",
+    "mpeg": ".mpg",
+    "asf": ".asf",  # wmv, wma
+    "mp3": ".mp3",
+    "wav": ".wav",
+    "ogg": ".ogg",
+    "flac": ".flac",
+    "aac": ".aac",
+    "aiff": ".aiff",
+}
+FORMAT_WHITELIST = ",".join(CONTAINERS)
+PROTOCOL_WHITELIST = "file"
+
+
+class MediaError(Exception):
+    """A media file could not be read or analysed; the message is fit for a job's error_message."""
+
+
+class UnsupportedContainer(MediaError):
+    """The file is not in one of the accepted containers (a playlist, an image, subtitles, ...)."""
+
+    def __init__(self, message: str, format_name: str | None = None) -> None:
+        super().__init__(message)
+        self.format_name = format_name
+
+
+class DamagedMedia(MediaError):
+    """The container's packets end early or are corrupt (a truncated or zero-filled file)."""
+
+
+
+def last_lines(text: str, lines: int = 4) -> str:
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " | ".join(kept)  # no slash: a client may take any slash for a path
+
+
+def _input_url(path: str | Path) -> str:
+    """``file:`` and an absolute path: a name with a colon is never taken for another protocol."""
+    return "file:" + str(Path(path).absolute())
+
+
+def _input_options(demuxer: str | None) -> list[str]:
+    if demuxer is not None and demuxer not in CONTAINERS:
+        raise UnsupportedContainer(f"{demuxer} is not an accepted container", demuxer)
+    return ["-protocol_whitelist", PROTOCOL_WHITELIST, "-format_whitelist", FORMAT_WHITELIST,
+            *(["-f", demuxer] if demuxer else [])]
+
+
+def ffprobe_argv(path: str | Path, demuxer: str | None, *options: str) -> list[str]:
+    """ffprobe on one file: the whitelists, ``-f demuxer`` when it is known (None: the probe that
+    identifies it, among the whitelisted demuxers only), then ``options``."""
+    return ["ffprobe", "-v", "error", *_input_options(demuxer), *options, _input_url(path)]
+
+
+def ffmpeg_argv(path: str | Path, demuxer: str, limit_ms: int, outputs: list[str], *,
+                loglevel: str = "error", extra_input: tuple[str, ...] = ()) -> list[str]:
+    """ffmpeg reading one accepted file: the whitelists, ``-f demuxer`` (required) and the read
+    limit ``-t`` (required: no run processes more media than was priced), ``extra_input`` (more
+    input options, such as a clip's seek ``-ss``), then ``outputs``."""
+    if not demuxer:
+        raise MediaError("an ffmpeg run needs the demuxer its probe accepted")
+    if limit_ms is None or limit_ms <= 0:
+        raise MediaError("an ffmpeg run needs a positive read limit")
+    return ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", loglevel, *_input_options(demuxer),
+            "-t", f"{limit_ms / 1000:.3f}", *extra_input, "-i", _input_url(path), *outputs]
+
+
+def checked_argv(args: list[str]) -> list[str]:
+    """The argument list if it reads its input the one safe way; MediaError otherwise.
+
+    Every ffprobe/ffmpeg run of the project passes here (``_run``), so a call built by hand,
+    without the whitelists, a forced demuxer (ffmpeg) or a read limit (ffmpeg), fails loudly."""
+    tool = args[0] if args else ""
+    if tool not in ("ffprobe", "ffmpeg"):
+        raise MediaError(f"not a media tool: {tool!r}")
+
+    def value(option: str) -> str | None:
+        return args[args.index(option) + 1] if option in args[:-1] else None
+
+    inputs = [k for k, arg in enumerate(args) if arg == "-i"]
+    if tool == "ffmpeg" and len(inputs) != 1:
+        raise MediaError("an ffmpeg run reads exactly one input")
+    before_input = args[:inputs[0]] if inputs else args[:-1]
+    source = args[inputs[0] + 1] if inputs else args[-1]
+    ok = (value("-protocol_whitelist") == PROTOCOL_WHITELIST and value("-format_whitelist") == FORMAT_WHITELIST
+          and "-protocol_whitelist" in before_input and "-format_whitelist" in before_input
+          and source.startswith("file:/"))
+    if tool == "ffmpeg":
+        ok = ok and value("-f") in CONTAINERS and "-t" in before_input and "-f" in before_input
+    elif "-f" in before_input:
+        ok = ok and value("-f") in CONTAINERS
+    if not ok:
+        raise MediaError(f"{tool} refused: its input must be read through the container whitelist")
+    return args
+
+
+def run(args: list[str], timeout: float, what: str) -> subprocess.CompletedProcess:
+    checked_argv(args)
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+    except FileNotFoundError as exc:
+        raise MediaError(f"{what}: {args[0]} is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise MediaError(f"{what}: {args[0]} took longer than {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        text = without_paths(done.stderr, args)
+        if "Format not on whitelist" in text:
+            found = _REFUSED_FORMAT_RE.search(done.stderr.decode("utf-8", "replace"))
+            name = found.group(1) if found else None
+            raise UnsupportedContainer(f"{what}: the file is {'a ' + name + ' file' if name else 'in a format'}, "
+                                       f"not one of the accepted audio and video containers", name)
+        raise MediaError(f"{what}: {args[0]} exited {done.returncode}: {last_lines(text)}")
+    return done
+
+
+_REFUSED_FORMAT_RE = re.compile(r"\[([a-z0-9_]+)(?:,[a-z0-9_,]+)? @ 0x[0-9a-f]+\] Format not on whitelist")
+# "[hls @ 0x55d0c3a4b280] ": the memory address tells a client nothing and is dropped.
+_CONTEXT_RE = re.compile(r"\[([^\]@\s]+) @ 0x[0-9a-fA-F]+\]")
+# A word with a slash or backslash: a path, a URL, a file: name... A plain ratio (25/1, N/A) stays.
+_PATHLIKE_RE = re.compile(r"[^\s'\"`()\[\]<>,;]*[/\\][^\s'\"`()\[\]<>,;]*")
+_HARMLESS_RE = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|N/A|[A-Za-z]/[A-Za-z]")
+
+
+def scrub(text: str) -> str:
+    """ffmpeg's words without any path: each path-like word becomes ``<path>``."""
+    text = _CONTEXT_RE.sub(r"[\1]", text)
+    return _PATHLIKE_RE.sub(lambda m: m.group(0) if _HARMLESS_RE.fullmatch(m.group(0)) else "<path>", text)
+
+
+def without_paths(stderr: bytes, args: list[str]) -> str:
+    """ffmpeg names its input by path; a refusal reaches clients (400/415, a job's error), where
+    the server's directories have no business: the input becomes ``<input>``, and any other path
+    ffmpeg derived from it (a playlist's segments, say) ``<path>``."""
+    text = stderr.decode("utf-8", "replace")
+    for arg in args[1:]:
+        if arg.startswith("/") or arg.startswith("file:"):
+            text = text.replace(arg, "<input>")
+    return scrub(text)
+
+
+
+async def run_killable(args: list[str], timeout: float, what: str,
+                       slots: asyncio.Semaphore | None = None) -> None:
+    """Run a checked ffmpeg argument list without blocking the loop: at most ``slots`` at once,
+    in a process group of its own, killed with all its children when ``timeout`` passes or the
+    calling task is cancelled (a cancelled job, a lost lease, a worker shutting down), and by the
+    kernel when the worker itself dies. Failures are ``MediaError`` with ffmpeg's last lines and no
+    path."""
+    checked_argv(args)
+    async with slots if slots is not None else contextlib.nullcontext():
+        try:
+            proc = await asyncio.create_subprocess_exec(*args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                        stderr=subprocess.PIPE, start_new_session=True,
+                                                        preexec_fn=_die_with_parent)
+        except FileNotFoundError as exc:
+            raise MediaError(f"{what}: {args[0]} is not installed") from exc
+        try:
+            _, stderr = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            await _kill_group(proc)
+            raise MediaError(f"{what}: {args[0]} took longer than {timeout:g} s") from None
+        except BaseException:
+            await asyncio.shield(_kill_group(proc))
+            raise
+    if proc.returncode != 0:
+        text = without_paths(stderr or b"", args)
+        raise MediaError(f"{what}: {args[0]} exited {proc.returncode}: {last_lines(text)}")
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before ffmpeg starts (Linux): SIGKILL when the worker dies, even by kill -9,
+    so that no render outlives the job that asked for it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    await proc.wait()

@@ -1,0 +1,56 @@
+"""A media's poster: one JPEG picture of it (a frame of the video, or an audio file's waveform),
+made when a video is uploaded, and the size read from a JPEG's header."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from infra.media.ffmpeg import MediaError, ffmpeg_argv, run
+
+THUMBNAIL_WIDTH = 640
+THUMBNAIL_TIMEOUT_S = 30.0
+# Where a video's thumbnail is taken: a tenth into it (past a black first frame or a title card),
+# and never later than a minute; the read window after that point is two seconds.
+THUMBNAIL_AT_FRACTION = 0.1
+THUMBNAIL_AT_MAX_MS = 60_000
+THUMBNAIL_WINDOW_MS = 2_000
+# An audio-only media's picture is its waveform over its first two minutes (a longer read would
+# make the upload wait for a picture).
+WAVEFORM_MAX_MS = 120_000
+
+
+def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bool,
+              width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S) -> bytes:
+    """A JPEG picture of the media, ``width`` pixels wide at most (never upscaled): a frame of the
+    video, or for audio only the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
+    waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
+    encode = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "5", "-f", "image2pipe", "-"]
+    if has_video:
+        at_ms = min(int(duration_ms * THUMBNAIL_AT_FRACTION), THUMBNAIL_AT_MAX_MS)
+        args = ffmpeg_argv(path, demuxer, THUMBNAIL_WINDOW_MS,
+                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale='min({width},iw)':-2", *encode],
+                           extra_input=("-ss", f"{at_ms / 1000:.3f}"))
+    else:
+        height = width * 9 // 16
+        args = ffmpeg_argv(path, demuxer, min(duration_ms, WAVEFORM_MAX_MS) or WAVEFORM_MAX_MS,
+                           ["-filter_complex", f"[0:a:0]showwavespic=s={width}x{height}:colors=0x3a6ea5[w]",
+                            "-map", "[w]", *encode])
+    done = run(args, timeout, "making a thumbnail")
+    if not done.stdout.startswith(b"\xff\xd8"):
+        raise MediaError("making a thumbnail: ffmpeg made no picture")
+    return done.stdout
+
+
+def jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, found in its first bytes; None if not there."""
+    if head[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker, length = head[at + 1], int.from_bytes(head[at + 2:at + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
+        at += 2 + length
+    return None
