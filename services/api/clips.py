@@ -39,11 +39,11 @@ from infra.file_urls import signed_url
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
 from services.application import clips as commands
+from services.application.articles import load_article
 
 INT32 = 2_147_483_647
 WEBHOOK_URL = {"min_length": 8, "max_length": 2048, "pattern": r"^https://[^\s\u0000]+$"}
 MIN_JOB_ID, MAX_JOB_ID = 16, 160
-_ARTICLE = "SELECT stream_id FROM articles WHERE id = $1 AND workspace_id = $2 AND environment = $3"
 _TRACKING = "SELECT * FROM clip_jobs WHERE job_id = $1 AND workspace_id = $2 AND environment = $3"
 
 
@@ -207,13 +207,13 @@ def _template_or_404(template_id: int) -> Template:
 
 
 async def _article(call: Call, article_id: int):
-    """The article and its video, as the event store holds them (404 unless the caller's)."""
-    async with call.pool.acquire() as conn:
-        stream_id = await conn.fetchval(_ARTICLE, article_id, call.workspace_id, call.environment)
-    if stream_id is None:
-        raise not_found("article", article_id)
+    """The article and its video, as the event store holds them (404 unless the caller's), found by
+    the article's id on the write side: never through a read model, which may not yet have applied
+    the article an analysis has just written (a client rendering clips the moment its analysis
+    completes would get a 404)."""
+    article = await load_article(call.context, call.workspace_id, call.environment, article_id)
     try:
-        return await commands.load_article_video(call.context, call.workspace_id, call.environment, stream_id,
+        return await commands.load_article_video(call.context, call.workspace_id, call.environment, article.id,
                                                  article_id)
     except ClipRefused as exc:
         raise refused(exc) from None
