@@ -45,15 +45,15 @@ READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
 STARTED = web.RequestKey("started", float)  # time.monotonic() when the request arrived
 
 
-def _default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
     if isinstance(obj, UUID) or type(obj).__name__ == "UUID":  # asyncpg returns its own UUID type
         return str(obj)
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
 
 def json_body(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(body=orjson.dumps(payload, default=_default), status=status, content_type="application/json",
-                        headers=headers)
+    return web.Response(body=orjson.dumps(payload, default=json_default), status=status,
+                        content_type="application/json", headers=headers)
 
 
 @dataclass

@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from services.api.base import REQUEST_ID, _default
+from services.api.base import REQUEST_ID, json_default
 from services.api.errors import to_api_error
 
 log = logging.getLogger("vaeo.api.streams")
@@ -70,7 +70,7 @@ class ServerSentEvent:
 
     def encode(self) -> bytes:
         lines = b"" if self.id is None else b"id: %s\n" % str(self.id).encode()
-        return lines + b"event: %s\ndata: %s\n\n" % (self.event.encode(), orjson.dumps(self.data, default=_default))
+        return lines + b"event: %s\ndata: %s\n\n" % (self.event.encode(), orjson.dumps(self.data, default=json_default))
 
 
 @dataclass(frozen=True)

@@ -35,21 +35,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from domain.analysis import analyse, chapters_text, write_article
-from domain.analysis.model import Segment
 from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
 from domain.articles import Article
 from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
-from infra.captions import CaptionError, parse_captions, read_captions
+from infra.captions import CaptionError
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.media.elements import media_facts
 from infra.media.ffmpeg import MediaError, scrub
-from infra.media.probe import extract_subtitles, pick_subtitle_track, probe
+from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from services.jobs import speech
+from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.processes.worker import JobContext, PermanentJobError
 
@@ -62,29 +62,6 @@ NO_TRANSCRIPT = (f"no article: the video has no transcript, and an article is wr
                  f"{_HOW_TO_TRANSCRIPT}); the content graph holds the media elements only")
 PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the transcript, and this video has none "
                          f"({_HOW_TO_TRANSCRIPT}); what the job was charged is refunded")
-
-
-def _transcript(storage: Storage, video: Video, timeout: float, stored_speech: bool = True):
-    """Segments and where they came from: sidecar captions, an embedded text track, the speech
-    recognised by the video's latest analysis (``stored_speech``: what clips read), or none.
-
-    The file is read as the container its upload was accepted as (``video.demuxer``; a video
-    recorded before the demuxer was kept is probed again, whitelisted), and no further than the
-    duration that was priced."""
-    if video.captions_key:
-        return read_captions(storage.path(video.captions_key)), "captions"
-    source = storage.path(video.storage_key)
-    info = probe(source, demuxer=video.demuxer)
-    position = pick_subtitle_track(info, video.language)
-    if position is None:
-        graph = video.graph or {}
-        recorded = graph.get("transcriptSource")
-        if stored_speech and isinstance(recorded, dict) and recorded.get("kind") == "speech":
-            return [Segment(s["startMs"], s["endMs"], s["text"], s.get("speaker"))
-                    for s in graph.get("transcript") or []], "speech"
-        return [], "none"
-    text = extract_subtitles(source, position, timeout=timeout, info=info, limit_ms=video.duration_ms)
-    return parse_captions(text), "embedded"
 
 
 def _facts(path: Path, settings: Settings, video: Video):
@@ -151,7 +128,7 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     segments, source = [], "none"
     if not wants_speech:
         try:
-            segments, source = await ctx.run_blocking(_transcript, storage, video, settings.media_timeout_s, False)
+            segments, source = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s, False)
         except (CaptionError, MediaError) as exc:
             raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc  # no path
     transcript_source: dict = {"kind": source}

@@ -40,7 +40,7 @@ from infra.llm import ChatProvider, ProviderError
 from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
-from services.jobs.analysis import _transcript as read_transcript  # the transcript as the analysis read it
+from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.processes.worker import JobContext, PermanentJobError
 

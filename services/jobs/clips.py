@@ -66,7 +66,7 @@ from infra.media.ffmpeg import MediaError, run_killable, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
-from services.jobs.analysis import _transcript as read_transcript  # the analysis's reading of a video's transcript
+from services.jobs.transcripts import read_transcript
 from services.processes.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
 # Staging files of clip work are named clip-<job id>-<what>-<random>: deleted when the clip is done
