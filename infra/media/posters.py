@@ -1,11 +1,18 @@
 """A media's poster: one JPEG picture of it (a frame of the video, or an audio file's waveform),
-made when a video is uploaded, and the size read from a JPEG's header."""
+made on the write side (when a video is uploaded; for a video uploaded before posters were made
+then, by its analysis job), and the size read from a JPEG's header. Readers (the exports) only
+read a poster that exists: a GET runs no ffmpeg."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from uuid import UUID
 
-from infra.media.ffmpeg import MediaError, ffmpeg_argv, run
+from infra.media.ffmpeg import MediaError, ffmpeg_argv, run, scrub
+from infra.storage import Storage
+
+log = logging.getLogger("vaeo.media.posters")
 
 THUMBNAIL_WIDTH = 640
 THUMBNAIL_TIMEOUT_S = 30.0
@@ -54,3 +61,25 @@ def jpeg_size(head: bytes) -> tuple[int, int] | None:
             return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
         at += 2 + length
     return None
+
+
+def poster_key(workspace_id: UUID, video_id: int, thumbnail_key: str | None) -> str:
+    """Where a video's poster is stored: the thumbnail its upload stored, else (a video uploaded
+    before thumbnails were made at upload, or one ffmpeg made no picture of then) the key its
+    analysis makes it under."""
+    return thumbnail_key or f"thumbnails/{workspace_id}/{video_id}/poster.jpg"
+
+
+def ensure_poster(storage: Storage, key: str, source_key: str, demuxer: str, duration_ms: int, *,
+                  has_video: bool) -> bool:
+    """Make and store the poster under ``key`` unless it is there; False when ffmpeg makes no
+    picture of the media (the exports then stand without a poster)."""
+    if storage.exists(key):
+        return True
+    try:
+        picture = thumbnail(storage.path(source_key), demuxer, duration_ms, has_video=has_video)
+    except MediaError as exc:
+        log.warning("no poster for %s: %s", key, scrub(str(exc)))
+        return False
+    storage.write_bytes(key, picture)
+    return True

@@ -33,8 +33,7 @@ from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, ExportSource, 
 from domain.translation import TRANSLATION_LANGUAGES
 from domain.videos import WRITING_STYLES
 from infra.file_urls import public_base_url, signed_url
-from infra.media.ffmpeg import MediaError, scrub
-from infra.media.posters import jpeg_size, thumbnail
+from infra.media.posters import jpeg_size, poster_key
 from infra.storage import Storage, storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
@@ -353,15 +352,12 @@ def _stable_expiry(call: Call, hour: int) -> float:
     return ends - settings.now().timestamp() + 0.5  # issue_token floors now + expires_in: this lands on ``ends``
 
 
-def _thumbnail(storage: Storage, upload: dict, key: str) -> tuple[int, int] | None:
-    """The poster's size. A video uploaded since thumbnails are made at upload has one; for an older
-    one it is made here once (``infra.media.posters.thumbnail``, within its own time bound: a request never
-    waits longer for it) and stored under ``key``."""
+def _poster(storage: Storage, key: str) -> tuple[bool, tuple[int, int] | None]:
+    """Whether the poster exists, and its size (a poster whose header tells none is still shown).
+    It is made on the write side (``infra.media.posters``), never here."""
     if not storage.exists(key):
-        picture = thumbnail(storage.path(upload["storage_key"]), upload["demuxer"], upload["duration_ms"],
-                            has_video=upload.get("width") is not None)
-        storage.write_bytes(key, picture)
-    return jpeg_size(storage.read_range(key, 0, JPEG_HEAD_BYTES))
+        return False, None
+    return True, jpeg_size(storage.read_range(key, 0, JPEG_HEAD_BYTES))
 
 
 def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, str]:
@@ -476,7 +472,7 @@ async def get_article_graph(call: Call) -> dict:
 
 async def _export_source(call: Call, r, export_format: str, url: str, hour: int) -> ExportSource:
     """What the export renders: the article row, the video it came from, signed URLs of the video and
-    of its poster (made on first need), issued for the current hour."""
+    of its poster (when the write side made one), issued for the current hour."""
     settings = call.app[SETTINGS]
     video = None
     if r["video_id"] is not None and r["video_stream_id"] is not None:
@@ -488,13 +484,14 @@ async def _export_source(call: Call, r, export_format: str, url: str, hour: int)
             storage = storage_for(settings)
             content_url = signed_url(settings, call.workspace_id, upload["storage_key"], expires)
             if EXPORT_FORMATS[export_format].shows_poster:
-                key = upload.get("thumbnail_key") or f"thumbnails/{call.workspace_id}/{r['video_id']}/poster.jpg"
+                key = poster_key(call.workspace_id, r["video_id"], upload.get("thumbnail_key"))
                 try:
-                    size = await asyncio.to_thread(_thumbnail, storage, upload, key)
+                    shown, size = await asyncio.to_thread(_poster, storage, key)
+                except OSError as exc:  # the export stands without its poster
+                    log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"], exc)
+                    shown = False
+                if shown:
                     thumbnail_url = signed_url(settings, call.workspace_id, key, expires)
-                except (MediaError, OSError) as exc:  # the export stands without its poster
-                    log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"],
-                                scrub(str(exc)))
         video = VideoInfo(video_id=r["video_id"], name=r["video_name"] or "", description=r["video_description"],
                           duration_ms=r["duration_ms"], uploaded_at=r["uploaded_at"], content_url=content_url,
                           content_type=content_type_of(upload["storage_key"]) if upload else "video/mp4",

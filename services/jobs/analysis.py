@@ -45,6 +45,7 @@ from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
 from infra.media.elements import media_facts
 from infra.media.ffmpeg import MediaError, scrub
+from infra.media.posters import ensure_poster, poster_key
 from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
@@ -152,6 +153,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
         facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings, video)
     except MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
+    if video.thumbnail_key is None:  # the exports show a poster: made here, never by a read
+        await ctx.run_blocking(ensure_poster, storage, poster_key(workspace_id, video.video_id, None),
+                               video.storage_key, video.demuxer, video.duration_ms, has_video=video.width is not None)
     await ctx.checkpoint()
 
     await ctx.progress(60, "building the content graph")
