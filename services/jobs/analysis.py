@@ -32,6 +32,7 @@ the refund of ``params.credits`` (``application.jobs.append_job``), wherever it 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from domain.analysis import analyse, chapters_text, write_article
@@ -154,8 +155,9 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     except MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
     if video.thumbnail_key is None:  # the exports show a poster: made here, never by a read
-        await ctx.run_blocking(ensure_poster, storage, poster_key(workspace_id, video.video_id, None),
-                               video.storage_key, video.demuxer, video.duration_ms, has_video=video.width is not None)
+        await ctx.run_blocking(partial(ensure_poster, has_video=video.width is not None), storage,
+                               poster_key(workspace_id, video.video_id, None), video.storage_key, video.demuxer,
+                               video.duration_ms)
     await ctx.checkpoint()
 
     await ctx.progress(60, "building the content graph")
