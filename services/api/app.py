@@ -52,6 +52,7 @@ from services.api.base import (
     SETTINGS,
     STARTED,
     STORE,
+    TELEMETRY,
     WAITER,
     WINDOW,
     Call,
@@ -137,6 +138,7 @@ async def outer(request: web.Request, handler) -> web.StreamResponse:
             "latency_ms": round(latency_s * 1000, 3),
             "ts": int(request.app[SETTINGS].now().timestamp() * 1000),
             "request_id": request_id,
+            **request.get(TELEMETRY, {}),
         })
     return response
 

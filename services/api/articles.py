@@ -35,7 +35,7 @@ from domain.videos import WRITING_STYLES
 from infra.file_urls import public_base_url, signed_url
 from infra.media.posters import jpeg_size, poster_key
 from infra.storage import Storage, storage_for
-from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
+from services.api.base import SETTINGS, TELEMETRY, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
 from services.api.models import Name
 from services.api.videos import LANGUAGE_PATTERN
@@ -96,6 +96,9 @@ SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.fi
 URL_BUCKET_S = 3600  # signed URLs in exports are issued per hour: an export is byte-identical within the hour
 EXPORT_CACHE_BYTES = 32 * 1024 * 1024  # rendered exports kept per API process (a 60-minute video's: 60 KB)
 JPEG_HEAD_BYTES = 65_536
+# The exports a GET served that the article_exports read model did not know of, in its telemetry
+# record: the exports watch records each as ExportReady (a GET writes nothing itself).
+FIRST_EXPORTS = "first_exports"
 
 
 # ------------------------------------------------------------------------------------ models
@@ -542,10 +545,10 @@ async def export_article(call: Call) -> web.Response:
             call.app[EXPORTS].put(_export_key(call, article_id, r, export_format, url, hour), *rendered)
     body, etag = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
-    if call.method == "GET" and not current["exported"]:
-        await call.context.handle(commands.RecordExport(
-            call.workspace_id, call.environment, article_id=article_id, export_format=export_format,
-            content_type=fmt.content_type, etag=etag, size=len(body), path=path))
+    if call.method == "GET" and not current["exported"]:  # reported, recorded on the write side
+        call.request.setdefault(TELEMETRY, {}).setdefault(FIRST_EXPORTS, []).append(
+            {"article_id": article_id, "format": export_format, "content_type": fmt.content_type, "etag": etag,
+             "bytes": len(body), "path": path, "environment": call.environment})
     ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
     disposition = "attachment" if q.download else "inline"
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
@@ -555,6 +558,17 @@ async def export_article(call: Call) -> web.Response:
     if _matches(call.header("If-None-Match"), etag):
         return web.Response(status=304, headers=headers)
     return web.Response(body=body, headers={**headers, "Content-Type": fmt.content_type})
+
+
+async def record_first_exports(call: Call) -> None:
+    """Record now, as ``ExportReady``, the first exports an operation of a write request served (an
+    assistant's export inside its POST): the request's own write, tied to it as a GET's would be.
+    A GET's are left in its telemetry record for the exports watch (``services.processes.exports_watch``)."""
+    for export in call.request.get(TELEMETRY, {}).pop(FIRST_EXPORTS, []):
+        await call.context.handle(commands.RecordExport(
+            call.workspace_id, export["environment"], article_id=export["article_id"],
+            export_format=export["format"], content_type=export["content_type"], etag=export["etag"],
+            size=export["bytes"], path=export["path"]))
 
 
 async def translate_article(call: Call) -> dict:

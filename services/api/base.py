@@ -42,6 +42,9 @@ PRINCIPAL = web.RequestKey("principal", Principal)
 # The workspace's rate-limit window as the call's own count left it (the answer's X-RateLimit-* headers).
 WINDOW = web.RequestKey("rate_window", Window)
 READ_YOUR_WRITES = web.RequestKey("read_your_writes", str)
+# What a call adds to its telemetry record (``vaeo.telemetry.v1``), for the readers of that topic:
+# the export route's ``first_exports``, which the exports watch records as ExportReady.
+TELEMETRY = web.RequestKey("telemetry", dict)
 STARTED = web.RequestKey("started", float)  # time.monotonic() when the request arrived
 
 

@@ -108,12 +108,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from services.jobs.registry import default_handlers
     from services.lib.common import run_until_signalled, setup_logging
     from services.lib.status import with_heartbeat
+    from services.processes.exports_watch import ExportsWatch
     from services.processes.worker import Worker
 
     setup_logging()
     settings = ensure_secret_key(_settings())
     worker = Worker(settings, default_handlers(settings))
-    run_until_signalled(with_heartbeat(settings, "worker", worker.run))
+    watch = ExportsWatch(settings)  # the write side of a first export (a GET only reports it)
+
+    async def work(stop: asyncio.Event) -> None:
+        await asyncio.gather(worker.run(stop), watch.run(stop))
+
+    run_until_signalled(with_heartbeat(settings, "worker", work))
     return 0
 
 

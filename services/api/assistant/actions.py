@@ -47,6 +47,7 @@ from pydantic import BaseModel, ValidationError
 
 from domain.agent.actions import read_kinds, summarise
 from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
+from services.api.articles import record_first_exports
 from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
@@ -382,6 +383,7 @@ class ActionRunner:
                           path_params={k: str(v) for k, v in path.items()}, route_method=route.method,
                           index=index)
         answer = await route.handler(call)
+        await record_first_exports(call)  # the assistant's POST records what its action exported first
         if isinstance(answer, web.StreamResponse):
             return _file_answer(answer)
         return orjson.loads(orjson.dumps(answer, default=str))  # as a client would read it: JSON types only
