@@ -4,8 +4,8 @@ The article of a 60-minute captioned video (the interview fixture repeated for a
 small generated video), written by the real pipeline: upload, ``analyze_video`` on the worker.
 Then each of the six export formats, and ``GET /v1/articles/{id}`` beside them, at concurrency 8
 for 15 s each, one after the other against one API process (with the relay, projector and worker
-running, as ``vaeo up`` starts them). Each format is exported once first: its first export makes
-the poster (ffmpeg) and records ``ExportReady``, which later ones do not.
+running, as ``vaeo up`` starts them). Each format is exported once first: its first export reports
+itself for ``ExportReady`` (recorded by the exports watch in the worker), which later ones do not.
 
 Each format is then measured a second time with every request naming another canonical address
 (``?url=``): none is an export the API process has rendered before, so each is rendered (the
@@ -134,7 +134,7 @@ async def main(minutes: int, seconds: float) -> dict:
                                   "words": detail["content"]["word_count"], "faq": len(detail["content"]["faq"])}
             targets = {"detail": f"{api}/articles/{article}"}
             targets.update({name: f"{api}/articles/{article}/export/{name}" for name in FORMATS})
-            for name in FORMATS:  # the first export: the poster and ExportReady
+            for name in FORMATS:  # the first export: reported for ExportReady
                 first = time.perf_counter()
                 async with http.get(targets[name], headers=auth) as resp:
                     assert resp.status == 200, await resp.text()
