@@ -99,8 +99,9 @@ def _effect_readers() -> dict[str, str]:
     the dispatcher's modules would add about 15 MB to each of them."""
     from services.processes.credits_watch import NAME as CREDITS_WATCH
     from services.processes.dispatcher.intake import NAME as INTAKE
+    from services.processes.exports_watch import NAME as EXPORTS_WATCH
 
-    return {INTAKE: "events", CREDITS_WATCH: "events"}
+    return {INTAKE: "events", CREDITS_WATCH: "events", EXPORTS_WATCH: "telemetry"}
 
 
 async def reader_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None,
@@ -143,7 +144,7 @@ async def projection_states(conn: asyncpg.Connection, ends: dict[str, dict[int, 
 
 
 async def consumer_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None) -> list[dict]:
-    """The dispatcher's intake and the credits watch (``reader_states``)."""
+    """The dispatcher's intake, the credits watch and the exports watch (``reader_states``)."""
     return await reader_states(conn, ends, _effect_readers())
 
 
