@@ -38,8 +38,8 @@ def test_no_picture_is_a_media_error(files, tmp_path):
 async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fast, store, pool, background, tmp_path):
     """A video recorded before posters were made at upload has none: its analysis job makes it (the
     write side), so that its article's exports, which never run ffmpeg, show it."""
-    from services.analysis_job import run_analysis
-    from services.worker import JobHandlers, Worker
+    from services.jobs.analysis import run_analysis
+    from services.processes.worker import JobHandlers, Worker
 
     from domain.videos import ANALYZE_JOB, Video
     from infra.media.posters import jpeg_size, poster_key
