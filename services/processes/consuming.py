@@ -52,7 +52,9 @@ from infra.consume import (
     take_fresh,
     write_marks,
 )
+from infra.db import create_pool
 from infra.eventlog import make_consumer
+from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from services.lib.common import is_transient, supervise, until_connected
 
@@ -80,6 +82,48 @@ class Reader:
         """Called after a transaction in which ``apply`` ran has committed (not after one rolled
         back): a wake-up for others, counts. Must not fail."""
 
+
+
+class AppendingReader(Reader):
+    """A tracked reader whose effect is an append (the credits watch, the exports watch): its own
+    pool and event store, one runner on its ``source`` topic in the consumer group
+    ``<consumer_group_prefix><name>``; what ``apply`` appends (``store.save_within``, position
+    kept in ``last``) commits with the reader's tracking, and ``announce`` wakes the relay after
+    the commit. Subclasses give ``name``, ``source``, ``handles_type``, ``apply`` and ``committed``."""
+
+    source = "events"  # or "telemetry"
+
+    def __init__(self, settings: Settings, *, registry: EventRegistry | None = None) -> None:
+        self.settings = settings
+        self.registry = registry or EventRegistry()
+        self.store: PostgresEventStore | None = None
+        self.last = 0  # the position of the batch's last append (0: it appended nothing)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        label = self.name.replace("_", " ")
+        pool = await until_connected(lambda: create_pool(self.settings.resolved_database_url(), min_size=1,
+                                                         max_size=4), stop, label)
+        if pool is None:
+            return
+        topic = self.settings.telemetry_topic if self.source == "telemetry" else self.settings.events_topic
+        try:
+            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
+                                            clock=self.settings.now)
+            runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=topic,
+                                    group=self.settings.consumer_group_prefix + self.name, source=self.source,
+                                    max_records=1000)
+            await runner.serve(stop)
+        finally:
+            await pool.close()
+
+    async def announce(self) -> None:
+        """After a commit that appended: the relay's wake-up (a lost one costs it a polling interval)."""
+        if self.last:
+            try:
+                await self.store.announce(self.last)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("%s: NOTIFY after an append failed: %s", self.name, exc)
+        self.last = 0
 
 @dataclass
 class RunnerStats:

@@ -26,7 +26,6 @@ status``, ``vaeo projections list``) until the process restarts, and is never sk
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from uuid import UUID
 
@@ -35,11 +34,9 @@ import asyncpg
 from domain.workspaces import Workspace, crosses_below
 from infra.codec import EventRegistry, NewEvent, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
-from infra.db import create_pool
-from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore
+from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.lib.common import until_connected
-from services.processes.consuming import ConsumerRunner, Reader
+from services.processes.consuming import AppendingReader
 
 log = logging.getLogger("vaeo.credits_watch")
 
@@ -76,44 +73,28 @@ async def decide(store: EventStore, charges: list[StoredEvent], threshold_pct: f
     return new
 
 
-class CreditsWatch(Reader):
+class CreditsWatch(AppendingReader):
     name = NAME
 
     def __init__(self, settings: Settings, *, registry: EventRegistry | None = None) -> None:
-        self.settings = settings
-        self.registry = registry or EventRegistry()
+        super().__init__(settings, registry=registry)
         self.appended = 0  # CreditsLow events committed by this watch
-        self.store: PostgresEventStore | None = None
         self._batch: list[NewEvent] = []
-        self._last = 0
 
     def handles_type(self, kind: str) -> bool:
         return kind == "CreditsCharged"
 
-    async def run(self, stop: asyncio.Event) -> None:
-        pool = await until_connected(lambda: create_pool(self.settings.resolved_database_url(), min_size=1,
-                                                         max_size=4), stop, "credits watch")
-        if pool is None:
-            return
-        try:
-            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
-                                            clock=self.settings.now)
-            runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=self.settings.events_topic,
-                                    group=self.settings.consumer_group_prefix + NAME, max_records=1000)
-            await runner.serve(stop)
-        finally:
-            await pool.close()
-
     async def apply(self, conn: asyncpg.Connection, batch: ParsedBatch, fresh: list[Message]) -> None:
         charges = [batch.payload(m) for m in fresh]
         self._batch = []
+        self.last = 0
         for _ in range(CONFLICT_RETRIES):
             new = await decide(self.store, charges, self.settings.alert_credits_warning_pct)
             if not new:
                 return
             try:
                 async with conn.transaction():  # a savepoint: a conflict undoes this append alone
-                    self._last = await self.store.save_within(conn, new)
+                    self.last = await self.store.save_within(conn, new)
             except ConcurrencyError:
                 continue  # a workspace moved since it was loaded: decide again on its new stream
             self._batch = new
@@ -124,9 +105,5 @@ class CreditsWatch(Reader):
         for ev in self._batch:
             log.info("credits low in workspace %s (charge at version %d)", ev.stream_id, ev.data["crossing_version"])
         self.appended += len(self._batch)
-        if self._batch:
-            try:  # the relay's wake-up; a lost one costs it a polling interval
-                await self.store.announce(self._last)
-            except Exception as exc:  # noqa: BLE001
-                log.debug("credits watch: NOTIFY after an append failed: %s", exc)
+        await self.announce()
         self._batch = []

@@ -19,8 +19,6 @@ Failure policy: the runner's (a report it cannot record stops the watch there, n
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from uuid import UUID
 
 import asyncpg
@@ -28,14 +26,10 @@ import asyncpg
 from domain.articles import ArticleExport
 from infra.codec import EventRegistry, NewEvent
 from infra.consume import Message, ParsedBatch
-from infra.db import create_pool
-from infra.eventstore import ConcurrencyError, PostgresEventStore
+from infra.eventstore import ConcurrencyError
 from infra.settings import Settings
 from services.commands.meta import request_meta
-from services.lib.common import until_connected
-from services.processes.consuming import ConsumerRunner, Reader
-
-log = logging.getLogger("vaeo.exports_watch")
+from services.processes.consuming import AppendingReader
 
 NAME = "exports_watch"
 REPORTS = "first_exports"  # the telemetry field (services.api.articles.FIRST_EXPORTS)
@@ -58,36 +52,21 @@ def reported_exports(registry: EventRegistry, record: dict) -> list[list[NewEven
     return out
 
 
-class ExportsWatch(Reader):
+class ExportsWatch(AppendingReader):
     name = NAME
+    source = "telemetry"
 
     def __init__(self, settings: Settings, *, registry: EventRegistry | None = None) -> None:
-        self.settings = settings
-        self.registry = registry or EventRegistry()
-        self.store: PostgresEventStore | None = None
+        super().__init__(settings, registry=registry)
         self.appended = 0  # ExportReady events committed by this watch
         self._batch = 0
-        self._last = 0
 
     def handles_type(self, kind: str) -> bool:
         return True  # telemetry records have no type: each is looked at
 
-    async def run(self, stop: asyncio.Event) -> None:
-        pool = await until_connected(lambda: create_pool(self.settings.resolved_database_url(), min_size=1,
-                                                         max_size=2), stop, "exports watch")
-        if pool is None:
-            return
-        try:
-            self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append)
-            runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=self.settings.telemetry_topic,
-                                    group=self.settings.consumer_group_prefix + NAME, source="telemetry",
-                                    max_records=1000)
-            await runner.serve(stop)
-        finally:
-            await pool.close()
-
     async def apply(self, conn: asyncpg.Connection, batch: ParsedBatch, fresh: list[Message]) -> None:
         self._batch = 0
+        self.last = 0
         for message in fresh:
             record = batch.payload(message)
             if not isinstance(record, dict) or not record.get(REPORTS):
@@ -95,16 +74,12 @@ class ExportsWatch(Reader):
             for events in reported_exports(self.registry, record):
                 try:
                     async with conn.transaction():  # a savepoint: a conflict undoes this append alone
-                        self._last = await self.store.save_within(conn, events)
+                        self.last = await self.store.save_within(conn, events)
                 except ConcurrencyError:
                     continue  # recorded already: the first export's record is the one kept
                 self._batch += 1
 
     async def committed(self) -> None:
         self.appended += self._batch
-        if self._batch:
-            try:  # the relay's wake-up; a lost one costs it a polling interval
-                await self.store.announce(self._last)
-            except Exception as exc:  # noqa: BLE001
-                log.debug("exports watch: NOTIFY after an append failed: %s", exc)
+        await self.announce()
         self._batch = 0
