@@ -28,7 +28,7 @@ from infra.codec import EventRegistry, NewEvent
 from infra.consume import Message, ParsedBatch
 from infra.eventstore import ConcurrencyError
 from infra.settings import Settings
-from services.commands.meta import request_meta
+from services.application.meta import request_meta
 from services.processes.consuming import AppendingReader
 
 NAME = "exports_watch"

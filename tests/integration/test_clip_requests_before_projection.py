@@ -8,8 +8,9 @@ from __future__ import annotations
 import orjson
 from aiohttp.test_utils import TestClient, TestServer
 
-from services import commands
 from services.api.app import build_app
+from services.application.keys import IssueKey
+from tests.helpers import handle
 from tests.integration.test_clip_detection_job import seeded
 
 
@@ -17,8 +18,7 @@ async def test_a_clip_render_right_after_the_analysis_is_accepted_while_the_read
                                                                                              tmp_path):
     fast = settings.model_copy(update={"read_your_writes_timeout_s": 0.2})
     ws, video, article, _ = await seeded(fast, store, tmp_path)
-    issued = await commands.issue_key(store, ws, name="clips", scopes=["*"], environment="production",
-                                      expires_at=None, issuer_scopes=None, issued_by=None)
+    issued = await handle(store, IssueKey(ws, name="clips", scopes=["*"], environment="production"))
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM articles WHERE id = $1", article.article_id) == 0
     client = TestClient(TestServer(build_app(fast)))

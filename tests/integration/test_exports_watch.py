@@ -10,12 +10,12 @@ import asyncio
 from aiohttp.test_utils import TestClient, TestServer
 
 from domain.articles import export_stream
-from services import commands
 from services.api.app import build_app
+from services.application.keys import IssueKey
 from services.processes.exports_watch import ExportsWatch
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from tests.helpers import wait_projected
+from tests.helpers import handle, wait_projected
 from tests.integration.test_clip_detection_job import seeded
 from tests.integration.test_worker import wait_for
 
@@ -23,15 +23,14 @@ from tests.integration.test_worker import wait_for
 async def test_a_first_export_is_recorded_once_by_the_watch_with_the_gets_request(settings, store, pool,
                                                                                   background, tmp_path):
     ws, _, article, _ = await seeded(settings, store, tmp_path)
-    issued = await commands.issue_key(store, ws, name="exports", scopes=["*"], environment="production",
-                                      expires_at=None, issuer_scopes=None, issued_by=None)
+    issued = await handle(store, IssueKey(ws, name="exports", scopes=["*"], environment="production"))
     background.start(Relay(settings).run)
     background.start(lambda stop: run_projector(settings, stop, ["articles", "videos", "article_exports"]))
     await wait_projected(settings, pool, ["articles", "videos"])
     stream = export_stream(article.article_id, "markdown")
 
     async def recorded() -> list:
-        return [e for e in await store.load(stream) if e.type == "ExportReady"]
+        return [e for e in await store.read_stream(stream) if e.type == "ExportReady"]
 
     client = TestClient(TestServer(build_app(settings)))
     await client.start_server()

@@ -38,19 +38,20 @@ def test_no_picture_is_a_media_error(files, tmp_path):
 async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fast, store, pool, background, tmp_path):
     """A video recorded before posters were made at upload has none: its analysis job makes it (the
     write side), so that its article's exports, which never run ffmpeg, show it."""
-    from services.jobs.analysis import run_analysis
-    from services.processes.worker import JobHandlers, Worker
-
     from domain.videos import ANALYZE_JOB, Video
     from infra.media.posters import jpeg_size, poster_key
     from infra.storage import LocalStorage
-    from services import commands
+    from services.application.videos import RequestAnalysis
+    from services.application.workspaces import CreateWorkspace
+    from services.jobs.analysis import run_analysis
+    from services.processes.worker import JobHandlers, Worker
+    from tests.helpers import handle
     from tests.integration.test_worker import job_finished, start_pipeline, wait_for
     from tests.media_factory import make_captioned_video, podcast_cues
 
     made = make_captioned_video(tmp_path, 4, podcast_cues(4, max_chars=200))
     storage = LocalStorage.from_settings(fast)
-    ws, _ = await commands.create_workspace(store, name="w", plan="pro", credits=1000, rate_limit=1000)
+    ws, _ = await handle(store, CreateWorkspace(name="w", plan="pro", credits=1000, rate_limit=1000))
     folder = f"videos/{ws}/41"
     storage.write_bytes(f"{folder}/source.mp4", made["video"].read_bytes())
     storage.write_bytes(f"{folder}/captions.vtt", made["vtt"].read_bytes())
@@ -68,9 +69,8 @@ async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fas
 
     start_pipeline(fast, background)
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _, _, _ = await commands.request_analysis(store, ws, 41, environment="production",
-                                                   options={"outputs": {"article": True}, "quality_profile": "standard",
-                                                            "language": "fr"})
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, "production", 41, {
+        "outputs": {"article": True}, "quality_profile": "standard", "language": "fr"}))
     done = await wait_for(lambda: job_finished(store, job.id), timeout=120, what="analysis finished")
     assert done.status == "completed", done.error_message
     key = poster_key(ws, 41, None)

@@ -3,10 +3,11 @@ export's record, anything that changes the system belongs to the write side: a c
 
 Checked on the code: from each GET route's handler, every function it can reach is followed (the
 handler's module-level helpers, the functions and module attributes it imports from this project,
-such as ``commands.<name>``), and none may reach a write: an event store append (``.save(``,
-``store.append(``), a storage write (``.write_bytes(``, ``.write_text(``), or a process
-(``infra.media.ffmpeg.run`` / ``run_killable``, ``subprocess``). Methods of objects are not
-followed, so the sinks are matched by name wherever they appear."""
+such as the application's functions), and none may reach a write: a command (``context.handle(``),
+an event store append (``.save(``, ``.save_batch(``, ``.save_within(``, ``store.append(``), a
+storage write (``.write_bytes(``, ``.write_text(``), or a process (``infra.media.ffmpeg.run`` /
+``run_killable``, ``subprocess``). Methods of objects are not followed, so the sinks are matched
+by name wherever they appear."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ from functools import cache
 
 from services.api.routes import ROUTES
 
-WRITE_METHODS = frozenset({"save", "write_bytes", "write_text", "create_subprocess_exec"})
-STORE_APPEND = "append"  # on a store (``store.append``, ``call.store.append``), not on a list
+WRITE_METHODS = frozenset({"save", "save_batch", "save_within", "write_bytes", "write_text",
+                           "create_subprocess_exec"})
+# Methods that write only on their own receivers: a store's append (not a list's), and a context's
+# handle (``call.context.handle(command)``: every command goes through it).
+ON_RECEIVER = {"append": "store", "handle": "context"}
 PROCESS_MODULES = frozenset({"subprocess"})
 FOLLOWED = ("services", "infra.media", "domain")
 
@@ -45,9 +49,9 @@ def _writes(func) -> tuple[str, ...]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver, name = node.func.value, node.func.attr
-            on_store = (isinstance(receiver, ast.Name) and receiver.id.endswith("store")) or (
-                isinstance(receiver, ast.Attribute) and receiver.attr.endswith("store"))
-            if name in WRITE_METHODS or (name == STORE_APPEND and on_store):
+            owner = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", "")
+            on_its_receiver = name in ON_RECEIVER and owner.endswith(ON_RECEIVER[name])
+            if name in WRITE_METHODS or on_its_receiver:
                 found.append(f"{func.__qualname__}: .{name}(")
             elif isinstance(receiver, ast.Name) and receiver.id in PROCESS_MODULES:
                 found.append(f"{func.__qualname__}: {receiver.id}.{name}(")
@@ -80,10 +84,12 @@ def test_get_handlers_append_nothing_and_run_no_ffmpeg() -> None:
 
 
 def test_the_check_sees_a_write_through_a_command_and_through_ffmpeg() -> None:
-    """The walk itself: a command reached through ``commands.<name>`` appends; a poster made with
-    ffmpeg runs a process."""
+    """The walk itself: a route that runs a command writes; a poster made with ffmpeg runs a process;
+    an application function that saves, reached from a handler, writes."""
     from infra.media.posters import thumbnail
-    from services import commands
+    from services.api.articles import update_article
+    from services.application.articles import update_article as update_command
 
-    assert any(".save(" in w for w in _writes(commands.update_article))
+    assert any(".handle(" in w for w in _writes(update_article))
+    assert any(".save(" in w for w in _writes(update_command))
     assert any("infra.media.ffmpeg.run(" in w for w in _writes(thumbnail))
