@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 import unicodedata
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any, Literal
@@ -231,80 +232,22 @@ def client_filename(raw: str | None) -> str:
 
 
 async def upload_video(call: Call) -> dict:
-    request = call.request
     settings = call.app[SETTINGS]
-    if request.content_type != "multipart/form-data":
-        raise ApiError(415, "unsupported_media_type",
-                       "upload the video as multipart/form-data with a `file` part (and optional `captions`)",
-                       {"content_type": request.content_type})
-    if request.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity"):
-        # Media is compressed already; a coded body would only let a small request write a large
-        # staging file (a 300 KB gzip body decodes to 300 MB of zeros).
-        raise ApiError(415, "unsupported_media_type", "upload media without a Content-Encoding (the file itself "
-                       "is compressed media)", {"content_encoding": printable(request.headers["Content-Encoding"])})
-    limit = settings.video_max_bytes
-    if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
-        raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
+    _check_upload_request(call.request, settings)
     storage = storage_for(settings)
     staged = storage.staging_path(str(call.workspace_id))
-    fields: dict[str, str] = {}
-    captions: bytes | None = None
-    filename = ""
-    got_file = False
-    clock = UploadClock(settings.api_upload_idle_timeout_s, settings.api_upload_min_rate_bytes_s)
     try:
-        try:
-            reader = await request.multipart()
-            while (part := await clock.next(reader.next())) is not None:
-                if not isinstance(part, BodyPartReader):
-                    raise ApiError(400, "invalid_request", "nested multipart bodies are not accepted", {})
-                if part.name == "file":
-                    if got_file:
-                        raise ApiError(400, "validation_error", "only one `file` part is accepted",
-                                       {"fields": [{"field": "body.file", "rule": "repeated",
-                                                    "message": "given more than once"}]})
-                    got_file = True
-                    filename = client_filename(part.filename)
-                    handle = await asyncio.to_thread(open, staged, "wb")
-                    try:
-                        await _read_part(part, partial(asyncio.to_thread, handle.write), limit, "file", clock)
-                    finally:
-                        await asyncio.to_thread(handle.close)
-                elif part.name == "captions":
-                    buf = bytearray()
-
-                    async def keep(chunk: bytes, buf=buf) -> None:
-                        buf.extend(chunk)
-
-                    await _read_part(part, keep, settings.captions_max_bytes, "captions", clock)
-                    captions = bytes(buf)
-                elif part.name in ("name", "description", "language", "media_id", "published_at"):
-                    value = await clock.next(part.read(decode=True))
-                    if len(value) > 10_000:
-                        raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
-                    fields[part.name] = value.decode("utf-8", "replace")
-                else:
-                    shown = printable(part.name) if part.name else "(a part without a name)"
-                    raise ApiError(400, "validation_error", f"unknown form field {shown!r}",
-                                   {"fields": [{"field": f"body.{shown}", "rule": "extra_forbidden",
-                                                "message": "not a field of this upload"}]}, close=True)
-        except (ValueError, AssertionError, LineTooLong, BadHttpMessage) as exc:  # a malformed multipart body
-            reason = parser_reason(exc, None) if isinstance(exc, BadHttpMessage) else printable(str(exc), 200)
-            raise ApiError(400, "invalid_request", f"the multipart body is malformed: {reason}", {},
-                           close=True) from None
-        if not got_file:
-            raise ApiError(400, "validation_error", "the `file` part (the media) is required",
-                           {"fields": [{"field": "body.file", "rule": "missing", "message": "Field required"}]})
+        upload = await _read_upload(call.request, settings, staged)
         if staged.stat().st_size == 0:
             raise ApiError(400, "unreadable_media", "the uploaded file is empty", {"field": "file"})
         try:
-            form = UploadFields.model_validate({k: v for k, v in fields.items() if v != ""})
+            form = UploadFields.model_validate({k: v for k, v in upload.fields.items() if v != ""})
         except ValidationError as exc:
             raise validation_error(exc, "body") from None
         video, position = await call.context.handle(commands.IngestVideo(
-            call.workspace_id, call.environment, staged, filename=filename, name=form.name,
-            description=form.description, language=form.language, media_id=form.media_id, captions=captions,
-            published_at=form.published_at))
+            call.workspace_id, call.environment, staged, filename=upload.filename, name=form.name,
+            description=form.description, language=form.language, media_id=form.media_id,
+            captions=upload.captions, published_at=form.published_at))
     finally:
         storage.discard(staged)
     await call.read_your_writes("videos", position)
@@ -320,6 +263,83 @@ async def upload_video(call: Call) -> dict:
                      "status": "uploaded", "has_transcript": video.has_transcript, "analyzed_at": None,
                      "created_at": video.created_on, "last_job_id": None, "article_id": None,
                      "source_url": source_url}}
+
+
+def _check_upload_request(request: web.Request, settings) -> None:
+    """What the request's headers alone refuse: another body type, a coded body, a declared size past the bounds."""
+    if request.content_type != "multipart/form-data":
+        raise ApiError(415, "unsupported_media_type",
+                       "upload the video as multipart/form-data with a `file` part (and optional `captions`)",
+                       {"content_type": request.content_type})
+    if request.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity"):
+        # Media is compressed already; a coded body would only let a small request write a large
+        # staging file (a 300 KB gzip body decodes to 300 MB of zeros).
+        raise ApiError(415, "unsupported_media_type", "upload media without a Content-Encoding (the file itself "
+                       "is compressed media)", {"content_encoding": printable(request.headers["Content-Encoding"])})
+    limit = settings.video_max_bytes
+    if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
+        raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
+
+
+@dataclass
+class _Upload:
+    """What the multipart body held besides the media, which went to the staging file."""
+
+    filename: str = ""
+    captions: bytes | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+async def _read_upload(request: web.Request, settings, staged) -> _Upload:
+    """The multipart body read part by part under the upload clock: the media streamed to
+    ``staged``, the captions and the form fields kept, each bounded; anything else refused."""
+    upload = _Upload()
+    got_file = False
+    clock = UploadClock(settings.api_upload_idle_timeout_s, settings.api_upload_min_rate_bytes_s)
+    try:
+        reader = await request.multipart()
+        while (part := await clock.next(reader.next())) is not None:
+            if not isinstance(part, BodyPartReader):
+                raise ApiError(400, "invalid_request", "nested multipart bodies are not accepted", {})
+            if part.name == "file":
+                if got_file:
+                    raise ApiError(400, "validation_error", "only one `file` part is accepted",
+                                   {"fields": [{"field": "body.file", "rule": "repeated",
+                                                "message": "given more than once"}]})
+                got_file = True
+                upload.filename = client_filename(part.filename)
+                handle = await asyncio.to_thread(open, staged, "wb")
+                try:
+                    await _read_part(part, partial(asyncio.to_thread, handle.write), settings.video_max_bytes,
+                                     "file", clock)
+                finally:
+                    await asyncio.to_thread(handle.close)
+            elif part.name == "captions":
+                buf = bytearray()
+
+                async def keep(chunk: bytes, buf=buf) -> None:
+                    buf.extend(chunk)
+
+                await _read_part(part, keep, settings.captions_max_bytes, "captions", clock)
+                upload.captions = bytes(buf)
+            elif part.name in ("name", "description", "language", "media_id", "published_at"):
+                value = await clock.next(part.read(decode=True))
+                if len(value) > 10_000:
+                    raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
+                upload.fields[part.name] = value.decode("utf-8", "replace")
+            else:
+                shown = printable(part.name) if part.name else "(a part without a name)"
+                raise ApiError(400, "validation_error", f"unknown form field {shown!r}",
+                               {"fields": [{"field": f"body.{shown}", "rule": "extra_forbidden",
+                                            "message": "not a field of this upload"}]}, close=True)
+    except (ValueError, AssertionError, LineTooLong, BadHttpMessage) as exc:  # a malformed multipart body
+        reason = parser_reason(exc, None) if isinstance(exc, BadHttpMessage) else printable(str(exc), 200)
+        raise ApiError(400, "invalid_request", f"the multipart body is malformed: {reason}", {},
+                       close=True) from None
+    if not got_file:
+        raise ApiError(400, "validation_error", "the `file` part (the media) is required",
+                       {"fields": [{"field": "body.file", "rule": "missing", "message": "Field required"}]})
+    return upload
 
 
 async def list_videos(call: Call) -> dict:

@@ -112,27 +112,11 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     stored_keys: list[str] = []
     try:
         limit_ms = ctx.app.max_duration_ms
-        try:
-            info = await asyncio.to_thread(probe, staged)
-            check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
-            measured_ms = await asyncio.to_thread(measure_duration, staged, info.demuxer, limit_ms)
-        except MediaError as exc:
-            raise media_refusal(exc) from None
-        duration_ms = billable_duration_ms(info.duration_ms, measured_ms)
-        cues = 0
-        captions_ext = None
+        info, duration_ms = await _measured(staged, limit_ms)
+        cues, captions_ext = 0, None
         if captions is not None:
-            try:  # parsing 5 MiB of captions takes seconds: never on the event loop
-                segments, captions_ext = await asyncio.to_thread(read_caption_upload, captions)
-            except CaptionError as exc:
-                raise DomainError(f"the captions file is not WebVTT or SRT: {exc}", field="captions") from None
-            if not segments:
-                raise DomainError("the captions file holds no caption", field="captions")
-            check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
-            cues = len(segments)
-            if language is None:  # not given: the captions' own language, else the default
-                # in a thread: the first guess of a process loads the seven stop-word lists (~1 s)
-                language = await asyncio.to_thread(guess_language, " ".join(s.text for s in segments[:200]))
+            cues, captions_ext, guessed = await _read_captions(captions, duration_ms, guess=language is None)
+            language = language or guessed  # not given: the captions' own language, else the default
         language = language or DEFAULT_LANGUAGE
         if media_id is not None:
             await ctx.load_in(media_stream_id(media_id), Media, workspace_id, environment, "media", media_id)
@@ -168,6 +152,35 @@ async def ingest_video(command: IngestVideo, ctx: Context):
         staged.unlink(missing_ok=True)
         for key in stored_keys:
             storage.delete(key)
+
+
+async def _measured(staged: Path, limit_ms: int):
+    """The staged media probed (whitelisted containers only) and how long it really plays: a
+    declared duration past the maximum is refused unread, then every packet is read (bounded)."""
+    try:
+        info = await asyncio.to_thread(probe, staged)
+        check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
+        measured_ms = await asyncio.to_thread(measure_duration, staged, info.demuxer, limit_ms)
+    except MediaError as exc:
+        raise media_refusal(exc) from None
+    return info, billable_duration_ms(info.duration_ms, measured_ms)
+
+
+async def _read_captions(captions: bytes, duration_ms: int, *, guess: bool) -> tuple[int, str, str | None]:
+    """The uploaded captions' cue count, file extension and, with ``guess``, their language (as
+    guessed from their text), once they are read (WebVTT or SRT) and fit the media's measured
+    duration."""
+    try:  # parsing 5 MiB of captions takes seconds: never on the event loop
+        segments, captions_ext = await asyncio.to_thread(read_caption_upload, captions)
+    except CaptionError as exc:
+        raise DomainError(f"the captions file is not WebVTT or SRT: {exc}", field="captions") from None
+    if not segments:
+        raise DomainError("the captions file holds no caption", field="captions")
+    check_captions_fit(segments, duration_ms)  # the measured duration: a header can lie
+    guessed = None
+    if guess:  # in a thread: the first guess of a process loads the seven stop-word lists (~1 s)
+        guessed = await asyncio.to_thread(guess_language, " ".join(s.text for s in segments[:200]))
+    return len(segments), captions_ext, guessed
 
 
 async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms: int) -> str | None:

@@ -32,10 +32,12 @@ the refund of ``params.credits`` (``application.jobs.append_job``), wherever it 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.model import MediaFacts
 from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
 from domain.articles import Article
@@ -113,104 +115,143 @@ async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writi
 async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
                        provider: ChatProvider | None = None, recogniser=None) -> dict:
     p = ctx.params
-    language = p.get("language", "fr")
-    job_id, workspace_id = ctx.job_id, ctx.workspace_id
     outputs = p.get("outputs") or {}
     premium = p.get("quality_profile") == "premium"
     if premium and provider is None:
         raise PermanentJobError(PREMIUM_UNAVAILABLE)
-    video: Video | None = await ctx.store.fetch_for_writing(video_stream_id(p["video_id"]))
-    if video is None or video.workspace_id != workspace_id:
-        raise PermanentJobError(f"video {p['video_id']} not found")
-    if not storage.exists(video.storage_key):
-        raise PermanentJobError(f"the media file of video {video.video_id} is missing from storage")
-
-    await ctx.progress(5, "reading the transcript")
-    wants_speech = p.get("transcript_source") == "speech"
-    segments, source = [], "none"
-    if not wants_speech:
-        try:
-            segments, source = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s, False)
-        except (CaptionError, MediaError) as exc:
-            raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc  # no path
-    transcript_source: dict = {"kind": source}
-    no_words = None
-    if source == "none" and recogniser is not None:
-        named = language if p.get("language_given") else None
-        recognised = await _speech(ctx, settings, storage, video, recogniser, named)
-        segments, transcript_source, no_words = recognised.segments, recognised.source, recognised.note
-        language = recognised.language or language
+    video = await _the_video(ctx, storage)
+    heard = await _transcript_step(ctx, settings, storage, video, recogniser)
     # No words, no article: an empty one would still be scored, exported and announced.
     wants_article = outputs.get("article", True)
     article_skipped = None
-    if wants_article and not any(seg.text.strip() for seg in segments):
-        article_skipped = f"{NO_TRANSCRIPT} ({no_words})" if no_words else NO_TRANSCRIPT
+    if wants_article and not any(seg.text.strip() for seg in heard.segments):
+        article_skipped = f"{NO_TRANSCRIPT} ({heard.no_words})" if heard.no_words else NO_TRANSCRIPT
     if premium and article_skipped:
         raise PermanentJobError(PREMIUM_NO_TRANSCRIPT)
     await ctx.checkpoint()
 
+    facts = await _media_step(ctx, settings, storage, video)
+    graph, graph_dict = await _graph_step(ctx, settings, heard, facts)
+    article_agg = None
+    if wants_article and not article_skipped:
+        article_agg = await _article_step(ctx, provider if premium else None, video, graph, heard)
+
+    await ctx.progress(95, "recording the results")
+    article_id = article_agg.article_id if article_agg is not None else None
+    video.record_analysis(job_id=ctx.job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
+                          article_id=article_id)
+    ctx.record_with_completion([*video.collect_events(),
+                                *(article_agg.collect_events() if article_agg is not None else [])])
+    return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
+            "chapters": len(graph.chapters), "transcript_source": heard.source, "language": heard.language,
+            "geo_readiness_score": graph.geo_readiness_score,
+            **({"article_skipped": article_skipped} if article_skipped else {})}
+
+
+async def _the_video(ctx: JobContext, storage: Storage) -> Video:
+    """The job's video, of its workspace, with its media file in storage (else the job fails)."""
+    video_id = ctx.params["video_id"]
+    video: Video | None = await ctx.store.fetch_for_writing(video_stream_id(video_id))
+    if video is None or video.workspace_id != ctx.workspace_id:
+        raise PermanentJobError(f"video {video_id} not found")
+    if not storage.exists(video.storage_key):
+        raise PermanentJobError(f"the media file of video {video.video_id} is missing from storage")
+    return video
+
+
+@dataclass(frozen=True)
+class _Heard:
+    """The transcript an analysis works on, where it came from, and the language it is in."""
+
+    segments: list
+    source: dict  # the graph's transcriptSource
+    language: str
+    no_words: str | None  # why speech recognition found no words, when it found none
+
+
+async def _transcript_step(ctx: JobContext, settings: Settings, storage: Storage, video: Video,
+                           recogniser) -> _Heard:
+    """The captions (sidecar or embedded), else the speech recognised when a recogniser is given."""
+    p = ctx.params
+    language = p.get("language", "fr")
+    await ctx.progress(5, "reading the transcript")
+    segments, source = [], "none"
+    if p.get("transcript_source") != "speech":
+        try:
+            segments, source = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s, False)
+        except (CaptionError, MediaError) as exc:
+            raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc  # no path
+    if source == "none" and recogniser is not None:
+        named = language if p.get("language_given") else None
+        recognised = await _speech(ctx, settings, storage, video, recogniser, named)
+        return _Heard(recognised.segments, recognised.source, recognised.language or language, recognised.note)
+    return _Heard(segments, {"kind": source}, language, None)
+
+
+async def _media_step(ctx: JobContext, settings: Settings, storage: Storage, video: Video) -> MediaFacts:
+    """The media's measures, and its poster when it has none yet (the exports show one: made here,
+    never by a read)."""
     await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
     try:
         facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings, video)
     except MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
-    if video.thumbnail_key is None:  # the exports show a poster: made here, never by a read
+    if video.thumbnail_key is None:
         await ctx.run_blocking(partial(ensure_poster, has_video=video.width is not None), storage,
-                               poster_key(workspace_id, video.video_id, None), video.storage_key, video.demuxer,
+                               poster_key(ctx.workspace_id, video.video_id, None), video.storage_key, video.demuxer,
                                video.duration_ms)
     await ctx.checkpoint()
+    return facts
 
+
+async def _graph_step(ctx: JobContext, settings: Settings, heard: _Heard, facts: MediaFacts) -> tuple:
+    """The content graph (in a child process under its CPU-time limit) and its stored form."""
+    p = ctx.params
+    outputs = p.get("outputs") or {}
     await ctx.progress(60, "building the content graph")
     try:
-        graph = await run_with_cpu_limit(analyse, segments, facts, language=language,
+        graph = await run_with_cpu_limit(analyse, heard.segments, facts, language=heard.language,
                                          mode=p.get("analysis_mode", "standard"),
                                          cpu_seconds=settings.analysis_cpu_limit_s)
     except CpuLimitExceeded as exc:
         raise PermanentJobError(
             f"building the content graph was stopped at its CPU-time limit of {exc.cpu_seconds} s "
-            f"({len(segments)} transcript segments); nothing was stored") from None
+            f"({len(heard.segments)} transcript segments); nothing was stored") from None
     graph_dict = graph.to_dict()
-    graph_dict["transcriptSource"] = transcript_source
-    if outputs.get("transcript") or transcript_source["kind"] == "speech":  # clips and downloads read it
+    graph_dict["transcriptSource"] = heard.source
+    if outputs.get("transcript") or heard.source["kind"] == "speech":  # clips and downloads read it
         graph_dict["transcript"] = [s.to_dict() for s in graph.segments]
     if outputs.get("chapters"):
         graph_dict["chaptersText"] = chapters_text(graph.chapters)
     await ctx.checkpoint()
+    return graph, graph_dict
 
-    article_agg = None
-    if wants_article and not article_skipped:
-        style = p.get("writing_style", "auto")
-        answer = None
-        if premium:
-            await ctx.progress(80, "writing the article (provider)")
-            answer = await _provider_answer(ctx, provider, graph, style, language, video.environment)
-            await ctx.checkpoint()
-        else:
-            await ctx.progress(80, "writing the article")
-        try:
-            written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, language, answer)
-        except InvalidProviderArticle as exc:
-            refused = f"the article provider's answer was refused: {exc}; no article was stored"
-            raise PermanentJobError(refused) from None
-        article_id = await ctx.next_id("article_id_seq")
-        article_agg = Article(
-            article_id=article_id, workspace_id=workspace_id, environment=video.environment, job_id=job_id,
-            video_id=video.video_id, media_id=video.media_id, title=written.title, language=written.language,
-            writing_style=written.writing_style, aeo_score=scores.aeo_score, geo_score=scores.geo_score,
-            composite_score=scores.composite_score, keywords_primary=written.keywords_primary,
-            has_transcript=bool(segments), content=content, markdown=markdown)
+
+async def _article_step(ctx: JobContext, provider: ChatProvider | None, video: Video, graph,
+                        heard: _Heard) -> Article:
+    """The article: written by the provider when one is given (premium), else offline; scored."""
+    style = ctx.params.get("writing_style", "auto")
+    answer = None
+    if provider is not None:
+        await ctx.progress(80, "writing the article (provider)")
+        answer = await _provider_answer(ctx, provider, graph, style, heard.language, video.environment)
         await ctx.checkpoint()
-
-    await ctx.progress(95, "recording the results")
-    article_id = article_agg.article_id if article_agg is not None else None
-    video.record_analysis(job_id=job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
-                          article_id=article_id)
-    ctx.record_with_completion([*video.collect_events(),
-                                *(article_agg.collect_events() if article_agg is not None else [])])
-    return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
-            "chapters": len(graph.chapters), "transcript_source": transcript_source, "language": language,
-            "geo_readiness_score": graph.geo_readiness_score,
-            **({"article_skipped": article_skipped} if article_skipped else {})}
+    else:
+        await ctx.progress(80, "writing the article")
+    try:
+        written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, heard.language, answer)
+    except InvalidProviderArticle as exc:
+        refused = f"the article provider's answer was refused: {exc}; no article was stored"
+        raise PermanentJobError(refused) from None
+    article_id = await ctx.next_id("article_id_seq")
+    article_agg = Article(
+        article_id=article_id, workspace_id=ctx.workspace_id, environment=video.environment, job_id=ctx.job_id,
+        video_id=video.video_id, media_id=video.media_id, title=written.title, language=written.language,
+        writing_style=written.writing_style, aeo_score=scores.aeo_score, geo_score=scores.geo_score,
+        composite_score=scores.composite_score, keywords_primary=written.keywords_primary,
+        has_transcript=bool(heard.segments), content=content, markdown=markdown)
+    await ctx.checkpoint()
+    return article_agg
 
 
 async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: Video, recogniser,
