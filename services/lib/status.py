@@ -29,6 +29,7 @@ from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
 from projections import ALL
 from services.lib.common import sleep_until_stopped
+from services.lib.readers import EFFECT_READERS
 
 log = logging.getLogger("vaeo.status")
 
@@ -93,15 +94,8 @@ def _projections() -> dict[str, str]:
 
 
 def _effect_readers() -> dict[str, str]:
-    """The readers whose effect is beyond a read model (services/processes/consuming.py runs them too).
-
-    Imported here, not with the module: every process imports this one for its heartbeat, and
-    the dispatcher's modules would add about 15 MB to each of them."""
-    from services.processes.credits_watch import NAME as CREDITS_WATCH
-    from services.processes.dispatcher.intake import NAME as INTAKE
-    from services.processes.exports_watch import NAME as EXPORTS_WATCH
-
-    return {INTAKE: "events", CREDITS_WATCH: "events", EXPORTS_WATCH: "telemetry"}
+    """The readers whose effect is beyond a read model (services/processes/consuming.py runs them too)."""
+    return dict(EFFECT_READERS)
 
 
 async def reader_states(conn: asyncpg.Connection, ends: dict[str, dict[int, int]] | None,

@@ -36,11 +36,12 @@ from infra.codec import EventRegistry, NewEvent, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
+from services.lib.readers import CREDITS_WATCH
 from services.processes.consuming import AppendingReader
 
 log = logging.getLogger("vaeo.credits_watch")
 
-NAME = "credits_watch"
+NAME = CREDITS_WATCH
 CONFLICT_RETRIES = 10
 
 

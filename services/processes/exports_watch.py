@@ -29,9 +29,10 @@ from infra.consume import Message, ParsedBatch
 from infra.eventstore import ConcurrencyError
 from infra.settings import Settings
 from services.application.meta import request_meta
+from services.lib.readers import EXPORTS_WATCH
 from services.processes.consuming import AppendingReader
 
-NAME = "exports_watch"
+NAME = EXPORTS_WATCH
 REPORTS = "first_exports"  # the telemetry field (services.api.articles.FIRST_EXPORTS)
 
 

@@ -112,6 +112,26 @@ def test_each_room_imports_only_what_it_may():
     assert not wrong, "imports across the rooms' rules:\n" + "\n".join(wrong)
 
 
+# Inside services/, the arrows go one way: what a package of services may not import of services.
+SERVICES_MAY_NOT_IMPORT = {
+    "services.application": ("services.api", "services.cli", "services.processes", "services.jobs"),
+    "services.lib": ("services.api", "services.cli", "services.processes", "services.jobs",
+                     "services.application"),
+    "services.processes": ("services.api", "services.cli"),
+    "services.jobs": ("services.api", "services.cli"),
+}
+
+
+def test_inside_services_the_arrows_go_one_way():
+    wrong = []
+    for name, imported in import_graph().items():
+        for package, refused in SERVICES_MAY_NOT_IMPORT.items():
+            if name == package or name.startswith(package + "."):
+                wrong += [f"{name} imports {target}" for target in sorted(imported)
+                          if any(target == r or target.startswith(r + ".") for r in refused)]
+    assert not wrong, "imports against the direction of services/:\n" + "\n".join(wrong)
+
+
 def test_the_circle_finder_finds_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert circles(graph) == [["a", "b", "c"]]
@@ -124,7 +144,7 @@ MAX_FUNCTION_LINES = 80
 def long_functions(limit: int = MAX_FUNCTION_LINES) -> list[str]:
     """Every function (or method) of the service of ``limit`` lines or more, longest first."""
     found = []
-    for name, path in modules().items():
+    for path in modules().values():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 lines = node.end_lineno - node.lineno + 1

@@ -34,11 +34,12 @@ from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
 from infra.settings import Settings
+from services.lib.readers import DISPATCHER_INTAKE
 from services.processes.consuming import ConsumerRunner, Reader
 
 log = logging.getLogger("vaeo.dispatcher")
 
-NAME = "dispatcher"
+NAME = DISPATCHER_INTAKE
 WAKE_CHANNEL = "vaeo_webhooks"  # NOTIFYed when deliveries become due: the sender claims at once
 INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
                           "WebhookDeliveryResent", "JobSecretRotated"})
