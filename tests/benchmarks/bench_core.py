@@ -24,7 +24,7 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, make_consumer, make_producer, topic_partitions
-from infra.eventstore import _APPEND, PostgresEventStore
+from infra.eventstore import _APPEND, PostgresEventStore, _args
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.processes.projector.rebuild import rebuild
@@ -117,10 +117,7 @@ async def bulk_append(pool: asyncpg.Pool, events: list, batch: int = 5000) -> No
     async with pool.acquire() as conn:
         for i in range(0, len(events), batch):
             chunk = events[i:i + batch]
-            await conn.fetchval(_APPEND, [e.stream_id for e in chunk], [e.stream_type for e in chunk],
-                                [e.version for e in chunk], [e.workspace_id for e in chunk],
-                                [e.type for e in chunk], [e.schema for e in chunk], [e.data for e in chunk],
-                                [e.meta for e in chunk])
+            await conn.fetchval(_APPEND, *_args(chunk, datetime.now(UTC)))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -362,9 +359,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
                     # NOTIFY queued inside the transaction (taken at commit, under the table lock).
                     async with pool.acquire() as conn:
                         async with conn.transaction():
-                            await conn.fetchval(_APPEND, *[[getattr(e, f) for e in events] for f in (
-                                "stream_id", "stream_type", "version", "workspace_id", "type", "schema", "data",
-                                "meta")])
+                            await conn.fetchval(_APPEND, *_args(events, datetime.now(UTC)))
                             await notify(conn)
                 else:
                     await store.save(events=events)

@@ -13,12 +13,13 @@ import asyncio
 import random
 import time
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
 from domain.jobs import Job
 from infra.consume import position_of
-from infra.eventstore import _APPEND
+from infra.eventstore import _APPEND, _args
 from services.processes.relay import Relay
 from tests.helpers import kafka_messages, wait_relayed
 
@@ -32,12 +33,6 @@ PER_APPEND = 250
 def _batch(store, ws: uuid.UUID, n: int) -> list:
     jobs = [Job.queue(job_id=uuid.uuid4(), workspace_id=ws, job_type="order") for _ in range(n)]
     return store.registry.to_new_events([e for j in jobs for e in j.collect_events()], workspace_id=ws)
-
-
-def _args(events) -> tuple:
-    return ([e.stream_id for e in events], [e.stream_type for e in events], [e.version for e in events],
-            [e.workspace_id for e in events], [e.type for e in events], [e.schema for e in events],
-            [e.data for e in events], [e.meta for e in events])
 
 
 async def test_relay_misses_nothing_when_commits_come_out_of_order(settings, store, pool, background):
@@ -54,7 +49,7 @@ async def test_relay_misses_nothing_when_commits_come_out_of_order(settings, sto
             events = _batch(store, workspaces[i % len(workspaces)], PER_APPEND)
             async with pool.acquire() as conn:
                 async with conn.transaction():
-                    await conn.fetchval(_APPEND, *_args(events))
+                    await conn.fetchval(_APPEND, *_args(events, datetime.now(UTC)))
                     await asyncio.sleep(rng.uniform(0, 0.3))  # between insert and commit
 
     naive_done = asyncio.Event()
