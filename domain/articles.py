@@ -43,6 +43,10 @@ INT32_MAX = 2 ** 31 - 1
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
+# The name an article's stream is found by, from its integer id (``EventStore.named_stream``).
+ARTICLE_NAME = "article:{article_id}"
+
+
 def article_stream_for_job(job_id: UUID) -> UUID:
     return deterministic_id("article-of-job", job_id)
 
@@ -79,6 +83,7 @@ class Article(Aggregate):
         article is a candidate); the dispatcher (the `article.generated` webhook)."""
 
         published_as = "ArticleGenerated"
+        stream_name = ARTICLE_NAME  # an article is found by its integer id on the write side
         schema_version = 2  # 2: origin, source_article_id, graph_job_id, rubric_version
         article_id: int
         workspace_id: UUID
@@ -109,6 +114,7 @@ class Article(Aggregate):
         dispatcher (the `article.translated` webhook)."""
 
         published_as = "ArticleTranslated"
+        stream_name = ARTICLE_NAME
         article_id: int
         workspace_id: UUID
         environment: str

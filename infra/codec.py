@@ -42,6 +42,9 @@ class NewEvent:
     schema: int
     data: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    # The name its stream is found by (``article:123``), from the event class's ``stream_name``
+    # (a format string over the event's data); recorded with the append, looked up by ``named_stream``.
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,11 +173,12 @@ class EventRegistry:
             name = self.name_of(type(ev))
             _, schema, stream_type = self._by_name[name]
             data = {name: getattr(ev, name) for name in _data_fields(type(ev))}
+            naming = getattr(type(ev), "stream_name", None)
             # Round-trip through JSON so that what is stored is exactly what readers will see.
             out.append(NewEvent(
                 stream_id=ev.originator_id, stream_type=stream_type, version=ev.originator_version,
                 workspace_id=workspace_id, type=name, schema=schema, data=orjson.loads(orjson.dumps(data)),
-                meta=dict(meta or {}),
+                meta=dict(meta or {}), name=naming.format(**data) if naming else None,
             ))
         return out
 

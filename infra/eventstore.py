@@ -122,6 +122,11 @@ class EventStore(Protocol):
         ``turn.saved`` (its last position) after leaving the block, so the next decision does not
         wait for this one's commit."""
 
+    async def named_stream(self, name: str) -> UUID | None:
+        """The stream an event declared ``name`` for (its class's ``stream_name``, such as
+        ``article:123``), or None: how the write side finds a stream by a natural key without a
+        read model."""
+
     async def next_id(self, sequence: str) -> int:
         """A new integer id (media, video, article) from the named sequence."""
 
@@ -262,7 +267,7 @@ def _args(events: Sequence[NewEvent], at: datetime) -> tuple:
     return (
         [e.stream_id for e in events], [e.stream_type for e in events], [e.version for e in events],
         [e.workspace_id for e in events], [e.type for e in events], [e.schema for e in events],
-        [e.data for e in events], [e.meta for e in events], at,
+        [e.data for e in events], [e.meta for e in events], [e.name for e in events], at,
     )
 
 
@@ -562,6 +567,10 @@ class PostgresEventStore(KeptStates):
             self._committer = asyncio.create_task(self._commit_groups())
         return future
 
+    async def named_stream(self, name: str) -> UUID | None:
+        async with self.pool.acquire() as conn:
+            return await conn.fetchval("SELECT stream_id FROM stream_names WHERE name = $1", name)
+
     async def next_id(self, sequence: str) -> int:
         """A new integer id (media, video, article) from a PostgreSQL sequence.
 
@@ -796,7 +805,7 @@ def _settle(outcomes: list[tuple[asyncio.Future, int | None, BaseException | Non
 
 
 def _append_call(offset: int = 0) -> str:
-    types = ("uuid[]", "text[]", "int[]", "uuid[]", "text[]", "int[]", "jsonb[]", "jsonb[]", "timestamptz")
+    types = ("uuid[]", "text[]", "int[]", "uuid[]", "text[]", "int[]", "jsonb[]", "jsonb[]", "text[]", "timestamptz")
     return "vaeo_append(" + ", ".join(f"${offset + i}::{t}" for i, t in enumerate(types, 1)) + ")"
 
 

@@ -50,6 +50,7 @@ class MemoryDatabase:
     key_digests: dict[str, tuple[UUID, UUID]] = field(default_factory=dict)  # digest -> (key, workspace)
     # (workspace, environment, operation, key) -> the row of ``idempotency_keys`` (its columns as keys)
     idempotency_keys: dict[tuple[UUID, str, str, str], dict] = field(default_factory=dict)
+    stream_names: dict[str, UUID] = field(default_factory=dict)  # an event's declared name -> its stream
 
     def append(self, events: Sequence[NewEvent], effects: Sequence) -> int:
         """Check, apply the effects and append, all or nothing; the last position."""
@@ -79,6 +80,8 @@ class MemoryDatabase:
                                  recorded_at=at)
             self.events.append(stored)
             self.streams.setdefault(e.stream_id, []).append(stored)
+            if e.name is not None:
+                self.stream_names.setdefault(e.name, e.stream_id)
         return base + len(events)
 
     def _staged(self, effects: Sequence) -> dict[str, dict]:
@@ -154,6 +157,9 @@ class MemoryEventStore(KeptStates):
             if after := self.database.streams.get(stream_id, [])[version:]:
                 out[stream_id] = list(after)
         return out
+
+    async def named_stream(self, name: str) -> UUID | None:
+        return self.database.stream_names.get(name)
 
     async def next_id(self, sequence: str) -> int:
         value = self.database.sequences.get(sequence, 0) + 1

@@ -10,16 +10,19 @@ modules of idempotency, refunds and credits.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from datetime import date, timedelta
 from typing import Any, Protocol
 
 import pytest
 
-from domain.base import InsufficientCredits, InvalidTransition
+from domain.articles import Article
+from domain.base import InsufficientCredits, InvalidTransition, NotFound
 from domain.pricing import SandboxAllowance
 from domain.workspaces import Workspace
 from infra.effects import SandboxQuotaExceeded
 from infra.eventstore import EventStore
+from services.application.articles import UpdateArticle
 from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeyMismatch,
@@ -375,3 +378,21 @@ async def test_an_identical_request_reuses_the_earlier_job(backend: Backend):
     renewed, reused = await detect()
     assert not reused and renewed.id not in (job.id, other.id)
     assert (await detect())[0].id == renewed.id
+
+
+async def test_an_article_is_renamed_by_its_integer_id_and_another_workspace_gets_404(backend: Backend):
+    """The article commands find an article by its id on the write side (its stream's name), never
+    through a read model: they run on every store."""
+    store = backend.store()
+    ws, other = uuid.uuid4(), uuid.uuid4()
+    article = Article(article_id=77, workspace_id=ws, environment="production", job_id=uuid.uuid4(), video_id=None,
+                      media_id=None, title="T", language="en", writing_style="auto", aeo_score=1, geo_score=1,
+                      composite_score=1.0, keywords_primary=[], has_transcript=True, content={}, markdown="")
+    await store.save(article, workspace_id=ws)
+    updated, _ = await handle(backend.other(), UpdateArticle(ws, "production", 77, custom_name="Renamed"))
+    assert updated
+    assert (await store.fetch_for_writing(article.id)).custom_name == "Renamed"
+    for wrong in (UpdateArticle(other, "production", 77, custom_name="x"),
+                  UpdateArticle(ws, "sandbox", 77, custom_name="x"), UpdateArticle(ws, "production", 78)):
+        with pytest.raises(NotFound):
+            await handle(store, wrong)

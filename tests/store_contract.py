@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from domain.articles import Article
 from domain.jobs import Job
 from domain.pricing import MediaWork, SandboxAllowance
 from domain.workspaces import Workspace
@@ -350,3 +351,23 @@ async def test_ids_of_a_sequence_are_unique_and_increase(backend: Backend):
     ids = [await store.next_id("media_id_seq") for _ in range(5)]
     assert ids == sorted(ids) and len(set(ids)) == 5
     assert await backend.store().next_id("media_id_seq") not in ids, "another process's ids are others"
+
+
+def _article(article_id: int, ws: uuid.UUID) -> Article:
+    return Article(article_id=article_id, workspace_id=ws, environment="production", job_id=uuid.uuid4(),
+                   video_id=None, media_id=None, title="T", language="en", writing_style="auto", aeo_score=1,
+                   geo_score=1, composite_score=1.0, keywords_primary=[], has_transcript=True, content={},
+                   markdown="")
+
+
+async def test_a_stream_is_found_by_the_name_its_first_event_declares(backend: Backend):
+    """An article is found by its integer id (``article:<id>``) by any process, with no read model."""
+    ws = uuid.uuid4()
+    article = _article(4242, ws)
+    await backend.store().save(article, workspace_id=ws)
+    other = backend.store()
+    assert await other.named_stream("article:4242") == article.id
+    assert await other.named_stream("article:4243") is None
+    article.rename("renamed")  # later events of the stream declare no name of their own
+    await other.save(article, workspace_id=ws)
+    assert await backend.store().named_stream("article:4242") == article.id

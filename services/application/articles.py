@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
-from domain.articles import REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
+from domain.articles import ARTICLE_NAME, REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
 from domain.base import DomainError, NotFound
 from domain.media import Media, media_stream_id
 from domain.pricing import compute_billing_enabled, regeneration_price, translation_price
@@ -23,10 +23,6 @@ from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
 
 # The partial index's own predicate, written out: the planner uses the index only when it sees it.
-_ARTICLE_STREAM = """SELECT stream_id FROM events
-                      WHERE type IN ('ArticleGenerated', 'ArticleTranslated')
-                        AND (data->>'article_id')::integer = $1 AND workspace_id = $2
-                      LIMIT 1"""
 UNCHANGED = object()  # custom_name not given (None clears it)
 
 
@@ -98,8 +94,7 @@ class RecordExport:
 async def load_article(ctx: Context, workspace_id: UUID, environment: str, article_id: int) -> Article:
     """The article ``article_id`` of this workspace and environment; 404 otherwise (another
     workspace's or environment's article answers exactly like a missing one)."""
-    async with ctx.store.pool.acquire() as conn:
-        stream_id = await conn.fetchval(_ARTICLE_STREAM, article_id, workspace_id)
+    stream_id = await ctx.store.named_stream(ARTICLE_NAME.format(article_id=article_id))
     if stream_id is None:
         raise NotFound("article not found", id=str(article_id))
     return await ctx.load_in(stream_id, Article, workspace_id, environment, "article", article_id)
