@@ -21,13 +21,12 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/vaeo up $(if $(PORT),--port $(PORT),)
 
-# The suite. Its files are spread over parallel workers (most of a test's time is spent waiting on
-# PostgreSQL, Kafka or a child process, so more workers than cores pay); then the slow
-# fault-injection tests run alone, since they time how the service recovers from what they break.
+# The suite, its tests spread over parallel workers: much of a test's time is spent waiting on
+# PostgreSQL, Kafka or a child process, so more workers than cores pay. Idle workers take the
+# queued tests of busy ones (worksteal), so one long file does not hold the end of the run.
 TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m 'not slow' $(PYTEST_ARGS)
-	$(BIN)/pytest -q -m slow $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # No servers: the unit tests (domain rules, command handlers on the in-memory store, the
 # adapters' pure parts). A unit test that asks for PostgreSQL or Kafka fails (tests/unit/conftest.py).

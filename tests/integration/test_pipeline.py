@@ -248,7 +248,14 @@ async def test_unhurried_appends_wait_for_company_and_a_hurried_one_cuts_the_wai
     task = asyncio.create_task(relay.run(stop))
     try:
         await wait_relayed(pool, timeout=30)
-        await asyncio.sleep(hold + 0.2)  # idle: the relay's last fetch is long past
+
+        async def idle() -> None:
+            """The relay has started and its last fetch is long past: waited for, not slept on (on a
+            busy machine the relay's start alone can take longer than a fixed sleep)."""
+            while not relay.fetches or time.monotonic() - relay._fetched_at < hold + 0.2:
+                await asyncio.sleep(0.05)
+
+        await idle()
         first = await _turn(store, "a")
         while not acked or acked[-1][1] < first:
             await asyncio.sleep(0.01)
@@ -265,7 +272,7 @@ async def test_unhurried_appends_wait_for_company_and_a_hurried_one_cuts_the_wai
         assert acked[0][2] - started >= hold - 0.5  # held about ``hold`` after the first turn's fetch
         assert relay.held == 1
 
-        await asyncio.sleep(hold + 0.2)
+        await idle()
         await _turn(store, "e")  # idle again: at once
         head = await store_head(pool)
         while not acked or acked[-1][1] < head:
