@@ -187,3 +187,10 @@ async def background() -> AsyncIterator[Background]:
     bg = Background()
     yield bg
     await bg.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow fault-injection tests first: spread over parallel workers, the tests run in the
+    order a worker was given them, and a long test that starts last holds the end of the whole
+    run; started first, it runs while the other workers take the short ones."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

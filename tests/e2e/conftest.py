@@ -166,12 +166,14 @@ async def wait_healthy(http: aiohttp.ClientSession, base: str, proc: subprocess.
             raise RuntimeError(f"API process exited with {proc.returncode}")
         try:
             async with http.get(base.removesuffix("/v1") + "/healthz") as resp:
-                if resp.status == 200:
+                # Ready for commands: PostgreSQL answers and the API's link to Kafka is up (until it
+                # is, commands answer 503; on a busy machine the link can take seconds to come up).
+                if resp.status == 200 and (await resp.json())["data"]["kafka"]:
                     return
         except aiohttp.ClientError:
             pass
         await asyncio.sleep(0.1)
-    raise TimeoutError(f"API at {base} not healthy")
+    raise TimeoutError(f"API at {base} not ready for commands")
 
 
 def stop_all(procs: dict[str, subprocess.Popen]) -> None:
