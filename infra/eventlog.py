@@ -13,25 +13,33 @@ from aiokafka.partitioner import murmur2
 from infra.settings import Settings
 
 
-async def ensure_topics(settings: Settings) -> None:
-    """Create the events topic (configured partitions, unlimited retention) and the telemetry topic."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.resolved_kafka_bootstrap())
-    await admin.start()
+def wanted_topics(settings: Settings) -> list[NewTopic]:
+    """The events topic (configured partitions, unlimited retention) and the telemetry topic."""
+    return [
+        NewTopic(settings.events_topic, settings.events_partitions, 1,
+                 topic_configs={"retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "delete"}),
+        NewTopic(settings.telemetry_topic, 3, 1, topic_configs={"retention.ms": str(7 * 86400 * 1000)}),
+    ]
+
+
+async def ensure_topics(settings: Settings, admin: AIOKafkaAdminClient | None = None) -> None:
+    """Create the topics that do not exist yet. ``admin``: a started client to use (the tests'
+    one per run), else one is started and closed here."""
+    own = admin is None
+    if own:
+        admin = AIOKafkaAdminClient(bootstrap_servers=settings.resolved_kafka_bootstrap())
+        await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [
-            NewTopic(settings.events_topic, settings.events_partitions, 1,
-                     topic_configs={"retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "delete"}),
-            NewTopic(settings.telemetry_topic, 3, 1, topic_configs={"retention.ms": str(7 * 86400 * 1000)}),
-        ]
-        missing = [t for t in wanted if t.name not in existing]
+        missing = [t for t in wanted_topics(settings) if t.name not in existing]
         if missing:
             try:
                 await admin.create_topics(missing)
             except TopicAlreadyExistsError:
                 pass
     finally:
-        await admin.close()
+        if own:
+            await admin.close()
 
 
 def make_producer(settings: Settings, **overrides) -> AIOKafkaProducer:

@@ -17,15 +17,17 @@ import os
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
 import pytest
+from aiokafka.admin import AIOKafkaAdminClient
 
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
-from infra.eventlog import ensure_topics
+from infra.eventlog import ensure_topics, wanted_topics
 from infra.eventstore import EventStore, PostgresEventStore
 from infra.settings import Settings
 from projections import all_ddl
@@ -79,14 +81,28 @@ async def template_db(stack_settings: Settings) -> str:
     return TEMPLATE_DB
 
 
-async def make_isolated_settings(base: Settings, template: str, **overrides) -> Settings:
+@dataclass
+class StackAdmin:
+    """One PostgreSQL connection and one Kafka admin client to a stack, kept for a whole run: a
+    test's database and topics are made and dropped through them (a connection and a client per
+    test cost a good part of the suite's CPU)."""
+
+    postgres: asyncpg.Connection
+    kafka: AIOKafkaAdminClient
+
+
+async def make_isolated_settings(base: Settings, template: str, *, admin: StackAdmin | None = None,
+                                 **overrides) -> Settings:
     """A database of its own (from the migrated template) and topics of their own."""
     tag = uuid.uuid4().hex[:10]
-    admin = await asyncpg.connect(_admin_dsn(base))
-    try:
-        await admin.execute(f"CREATE DATABASE t_{tag} TEMPLATE {template}")
-    finally:
-        await admin.close()
+    if admin is not None:
+        await admin.postgres.execute(f"CREATE DATABASE t_{tag} TEMPLATE {template}")
+    else:
+        conn = await asyncpg.connect(_admin_dsn(base))
+        try:
+            await conn.execute(f"CREATE DATABASE t_{tag} TEMPLATE {template}")
+        finally:
+            await conn.close()
     settings = base.model_copy(update={
         "database_url": base.resolved_database_url().rsplit("/", 1)[0] + f"/t_{tag}",
         "kafka_bootstrap": base.resolved_kafka_bootstrap(),
@@ -95,34 +111,52 @@ async def make_isolated_settings(base: Settings, template: str, **overrides) -> 
         "consumer_group_prefix": f"t.{tag}.",
         **overrides,
     })
-    await ensure_topics(settings)
+    if admin is not None:  # new names: nothing to look up first
+        await admin.kafka.create_topics(wanted_topics(settings))
+    else:
+        await ensure_topics(settings)
     return settings
 
 
-async def drop_isolated(base: Settings, settings: Settings) -> None:
-    from aiokafka.admin import AIOKafkaAdminClient
-
+async def drop_isolated(base: Settings, settings: Settings, *, admin: StackAdmin | None = None) -> None:
     dbname = settings.database_url.rsplit("/", 1)[1]
-    admin = await asyncpg.connect(_admin_dsn(base))
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
-    finally:
-        await admin.close()
-    client = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
-    await client.start()
+    if admin is not None:
+        await admin.postgres.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+    else:
+        conn = await asyncpg.connect(_admin_dsn(base))
+        try:
+            await conn.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+        finally:
+            await conn.close()
+    client = admin.kafka if admin is not None else AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    if admin is None:
+        await client.start()
     try:
         await client.delete_topics([settings.events_topic, settings.telemetry_topic])
     except Exception:
         pass  # a test that broke the broker on purpose may leave topics behind; harmless
     finally:
-        await client.close()
+        if admin is None:
+            await client.close()
+
+
+@pytest.fixture(scope="session")
+async def stack_admin(stack_settings: Settings) -> AsyncIterator[StackAdmin]:
+    kafka = AIOKafkaAdminClient(bootstrap_servers=stack_settings.resolved_kafka_bootstrap())
+    await kafka.start()
+    postgres = await asyncpg.connect(_admin_dsn(stack_settings))
+    try:
+        yield StackAdmin(postgres, kafka)
+    finally:
+        await postgres.close()
+        await kafka.close()
 
 
 @pytest.fixture
-async def settings(stack_settings: Settings, template_db: str) -> AsyncIterator[Settings]:
-    isolated = await make_isolated_settings(stack_settings, template_db)
+async def settings(stack_settings: Settings, template_db: str, stack_admin: StackAdmin) -> AsyncIterator[Settings]:
+    isolated = await make_isolated_settings(stack_settings, template_db, admin=stack_admin)
     yield isolated
-    await drop_isolated(stack_settings, isolated)
+    await drop_isolated(stack_settings, isolated, admin=stack_admin)
 
 
 @pytest.fixture
