@@ -286,12 +286,15 @@ def cmd_workspace(args: argparse.Namespace) -> int:
 
 
 async def _application(settings: Settings, *, storage=None):
-    """The application of a CLI command, and the pool to close when it is done."""
+    """The application of a CLI command, and the pool to close when it is done. Its secret key is
+    the one the processes use (``ensure_secret_key``: the environment's, else the local stack's
+    key file): a webhook secret the CLI encrypts must be readable by the dispatcher."""
     from infra.codec import EventRegistry
     from infra.db import create_pool
     from infra.eventstore import PostgresEventStore
     from services.application.bootstrap import bootstrap
 
+    settings = ensure_secret_key(settings)
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
     store = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append, clock=settings.now)
     return bootstrap(settings, store, storage=storage), pool

@@ -19,9 +19,9 @@ from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected, wait_relayed
 
 
-async def vaeo(settings, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+async def vaeo(settings, *args: str, timeout: float = 120, env: dict | None = None) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", *args, env=env_for(settings), cwd=ROOT,
+        sys.executable, "-m", "services.cli", *args, env=env or env_for(settings), cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     return proc.returncode, out.decode(), err.decode()
@@ -179,3 +179,14 @@ async def test_stack_up_on_a_running_stack_is_idempotent_and_status_reports_it(s
         assert status["kafka"]["rss_mb"] < 1024
         assert status["kafka"]["log"].endswith("/test/logs/kafka.log")
     assert status.get("kafka_ready_seconds") is None  # status does not start anything
+
+
+async def test_a_new_user_creates_a_workspace_without_setting_a_secret_key(settings, tmp_path):
+    """As after ``make run`` on a fresh machine: no ``VAEO_SECRET_KEY`` in the environment; the CLI
+    uses the local stack's key file, as the processes do (and makes it when there is none)."""
+    env = {k: v for k, v in env_for(settings).items() if k != "VAEO_SECRET_KEY"}
+    env["VAEO_STACK_DIR"] = str(tmp_path)  # a stack folder of its own: the key file is made there
+    code, out, err = await vaeo(settings, "workspace", "create", "--name", "first", "--json", env=env)
+    assert code == 0, err
+    assert json.loads(out)["key"].startswith("service_live_")
+    assert len((tmp_path / "test" / "secret.key").read_text().strip()) == 64
