@@ -61,11 +61,18 @@ def stack_settings() -> Settings:
     """The test stack, up. The parallel workers of one run (``make test`` runs several) start it
     one at a time: the first starts the servers, the others find them running."""
     settings = _base_settings()
+    stack_up(settings)
+    return settings
+
+
+def stack_up(settings: Settings) -> None:
+    """``stack.up`` one at a time across the run's workers: on a fresh machine the first one
+    installs PostgreSQL and Kafka (apt and Maven take one installer at a time), and a stack is
+    started once."""
     lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         stack.up(settings)
-    return settings
 
 
 @pytest.fixture(scope="session")

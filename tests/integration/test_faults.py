@@ -29,7 +29,7 @@ from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.lib.common import is_transient
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
+from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings, stack_up
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ def fault_stack() -> Iterator[Settings]:
     the module: left running, they took CPU from every test after them."""
     settings = Settings(stack_instance="fault", stack_pg_port=25434, stack_kafka_port=29094, secret_key="00" * 32,
                         relay_poll_interval_s=0.2)
-    stack.up(settings)
+    stack_up(settings)
     yield settings
     stack.down(settings)
 
