@@ -17,6 +17,8 @@ SELECT DISTINCT ON (data->>'article_id') 'article:' || (data->>'article_id'), st
   FROM events WHERE type IN ('ArticleGenerated', 'ArticleTranslated')
  ORDER BY data->>'article_id', position
 ON CONFLICT (name) DO NOTHING;
+-- The events' index of article ids (migration 011) served that lookup only; stream_names replaces it.
+DROP INDEX IF EXISTS events_article_ids;
 
 DROP FUNCTION vaeo_append(uuid[], text[], integer[], uuid[], text[], integer[], jsonb[], jsonb[]);
 CREATE FUNCTION vaeo_append(
