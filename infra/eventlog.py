@@ -42,6 +42,25 @@ async def ensure_topics(settings: Settings, admin: AIOKafkaAdminClient | None = 
             await admin.close()
 
 
+async def start_or_stop(client: AIOKafkaConsumer | AIOKafkaProducer) -> None:
+    """Start an aiokafka client; if starting fails, stop it before raising.
+
+    A consumer's ``start`` creates its group coordinator before it waits for its first
+    assignment. Left unstopped after a failure there, that coordinator lives on in the
+    background: it stays in the consumer group, keeps its partitions and heartbeats for them
+    while nobody fetches them, and the group's other members never get them. A broker restart
+    during a projector's start left read models behind forever that way.
+    """
+    try:
+        await client.start()
+    except BaseException:
+        try:
+            await client.stop()
+        except Exception:  # noqa: BLE001 -- the start's error is the one to raise
+            pass
+        raise
+
+
 def make_producer(settings: Settings, **overrides) -> AIOKafkaProducer:
     """Idempotent producer with acks=all set explicitly (aiokafka's default is acks=1)."""
     opts = dict(

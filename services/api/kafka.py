@@ -19,7 +19,7 @@ import logging
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from infra.eventlog import make_producer
+from infra.eventlog import make_producer, start_or_stop
 from infra.settings import Settings
 from services.lib.common import backoff_delays, sleep_until_stopped
 
@@ -56,11 +56,7 @@ class KafkaLink:
         # Telemetry is not read back at once: a longer linger makes fewer, larger produce requests
         # (and larger batches for the projections that read them).
         producer = make_producer(self.settings, request_timeout_ms=10000, linger_ms=50)
-        try:
-            await producer.start()
-        except BaseException:
-            await producer.stop()
-            raise
+        await start_or_stop(producer)
         self._producer = producer
         await self._check()
 

@@ -22,7 +22,7 @@ from aiokafka.structs import ConsumerRecord
 
 from infra.codec import EventRegistry, StoredEvent, UnknownEventType
 from infra.consume import Marks, Message, ParsedBatch, take_fresh
-from infra.eventlog import make_consumer, topic_partitions
+from infra.eventlog import make_consumer, start_or_stop, topic_partitions
 from infra.settings import Settings
 
 log = logging.getLogger("vaeo.tail")
@@ -35,7 +35,7 @@ async def tail(settings: Settings, out: TextIO, *, from_position: int = 1, types
     that ``keep`` accepts; return how many were printed."""
     registry = EventRegistry()
     consumer = make_consumer(settings, group_id=None)
-    await consumer.start()
+    await start_or_stop(consumer)
     printed = 0
     try:
         tps = await topic_partitions(consumer, settings.events_topic)

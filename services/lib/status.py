@@ -25,7 +25,7 @@ from typing import Any
 import asyncpg
 
 from infra.db import connect
-from infra.eventlog import make_consumer, topic_partitions
+from infra.eventlog import make_consumer, start_or_stop, topic_partitions
 from infra.settings import Settings
 from projections import ALL
 from services.lib.common import sleep_until_stopped
@@ -61,7 +61,7 @@ class EndOffsets:
             try:
                 if self._consumer is None:
                     consumer = make_consumer(self.settings, group_id=None)
-                    await asyncio.wait_for(consumer.start(), 10)
+                    await asyncio.wait_for(start_or_stop(consumer), 10)
                     self._consumer = consumer
                 out = {}
                 for source, topic in (("events", self.settings.events_topic),

@@ -53,7 +53,7 @@ from infra.consume import (
     write_marks,
 )
 from infra.db import create_pool
-from infra.eventlog import make_consumer
+from infra.eventlog import make_consumer, start_or_stop
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from services.lib.common import is_transient, supervise, until_connected
@@ -233,7 +233,7 @@ class ConsumerRunner:
 
         consumer = make_consumer(self.settings, group_id=self.group)
         consumer.subscribe([self.topic], listener=SeekToStored())
-        await consumer.start()
+        await start_or_stop(consumer)
         hint: dict = {}
         hinted = 0.0
         try:

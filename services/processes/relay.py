@@ -24,7 +24,7 @@ import asyncpg
 import orjson
 
 from infra.db import REPLAYABLE, connect
-from infra.eventlog import key_of, make_producer
+from infra.eventlog import key_of, make_producer, start_or_stop
 from infra.eventstore import NOTIFY_CHANNEL, UNHURRIED
 from infra.settings import Settings
 from services.lib.common import sleep_until_stopped, supervise
@@ -97,7 +97,11 @@ class Relay:
             await lock_conn.add_listener(NOTIFY_CHANNEL, self._notified)
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
             producer = make_producer(self.settings)
-            await producer.start()
+            try:
+                await start_or_stop(producer)
+            except BaseException:
+                await conn.close()
+                raise
             try:
                 await conn.execute(
                     "INSERT INTO relay_checkpoint (name, position) VALUES ($1, 0) ON CONFLICT DO NOTHING", self.name)

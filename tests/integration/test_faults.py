@@ -7,10 +7,12 @@ because they stop and restart the servers. Every loop is bounded in count and ti
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -40,12 +42,19 @@ FAULT_TEMPLATE = "vaeo_fault_template"
 @pytest.fixture(scope="module")
 def fault_stack() -> Iterator[Settings]:
     """A PostgreSQL and a Kafka of their own (these tests stop and kill them), stopped at the end of
-    the module: left running, they took CPU from every test after them."""
+    the module: left running, they took CPU from every test after them.
+
+    One worker at a time holds them: when parallel workers share this module's tests, one's
+    broker restart or final stop would land in the middle of another's test."""
     settings = Settings(stack_instance="fault", stack_pg_port=25434, stack_kafka_port=29094, secret_key="00" * 32,
                         relay_poll_interval_s=0.2)
-    stack_up(settings)
-    yield settings
-    stack.down(settings)
+    with (Path(tempfile.gettempdir()) / "vaeo-fault-stack.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        stack_up(settings)
+        try:
+            yield settings
+        finally:
+            stack.down(settings)
 
 
 @pytest.fixture(scope="module")
