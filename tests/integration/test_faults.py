@@ -79,6 +79,18 @@ async def fsettings(fault_stack, fault_template):
         pass
 
 
+async def projected(settings: Settings, pool: asyncpg.Pool, logdir: Path, timeout: float) -> None:
+    """``wait_projected`` for every read model; if they stay behind, the processes' warnings and
+    errors are printed with the failure (a run on another machine leaves nothing else to read)."""
+    try:
+        await wait_projected(settings, pool, list(ALL), timeout=timeout)
+    except TimeoutError:
+        for log in sorted(logdir.glob("*.log")):
+            lines = [line for line in log.read_text(errors="replace").splitlines() if '"level":"debug"' not in line]
+            print(f"--- {log.name}: the last of {len(lines)} lines above debug", *lines[-40:], sep="\n")
+        raise
+
+
 class Proc:
     """One of our processes, started as `vaeo up` starts it: `python -m services.cli NAME`."""
 
@@ -222,7 +234,7 @@ async def test_kill_minus_nine_of_relay_and_projector_loses_nothing_and_duplicat
         positions, sent = await _kafka_positions(fsettings)
         assert set(positions) == set(range(1, head + 1)), "an event never reached Kafka"
         print(f"\nkill -9 x20: {head} events, {sent - head} duplicate sends on Kafka (deduplicated by readers)")
-        await wait_projected(fsettings, pool, list(ALL), timeout=120)
+        await projected(fsettings, pool, tmp_path, timeout=120)
         relay.stop()
         projector.stop()
         await _assert_read_models_exact(fsettings, pool, load)
@@ -251,7 +263,7 @@ async def test_kafka_stopped_and_restarted_during_load_loses_nothing(fault_stack
         head = await wait_relayed(pool, timeout=180)
         positions, _ = await _kafka_positions(fsettings)
         assert set(positions) == set(range(1, head + 1))
-        await wait_projected(fsettings, pool, list(ALL), timeout=180)
+        await projected(fsettings, pool, tmp_path, timeout=180)
         assert relay.alive() and projector.alive(), "the processes should have resumed, not died"
         relay.stop()
         projector.stop()
@@ -283,7 +295,7 @@ async def test_postgres_restarted_during_load_processes_reconnect_and_nothing_is
         head = await wait_relayed(pool, timeout=120)
         positions, _ = await _kafka_positions(fsettings)
         assert set(positions) == set(range(1, head + 1))
-        await wait_projected(fsettings, pool, list(ALL), timeout=120)
+        await projected(fsettings, pool, tmp_path, timeout=120)
         assert relay.alive() and projector.alive()
         relay.stop()
         projector.stop()
@@ -309,7 +321,7 @@ async def test_processes_started_while_postgres_is_down_wait_for_it(fault_stack,
     try:
         load = Load(PostgresEventStore(pool, EventRegistry()), workspaces=2)
         await load.run(jobs=20)
-        await wait_projected(fsettings, pool, list(ALL), timeout=60)
+        await projected(fsettings, pool, tmp_path, timeout=60)
         async with pool.acquire() as conn:
             assert await conn.fetchval("SELECT count(*) FROM jobs WHERE status = 'completed'") == 20
     finally:
