@@ -23,12 +23,19 @@ from services.processes.worker import JobHandlers, Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
-from tests.media_factory import make_spoken_talk
+from tests.media_factory import TALK_LINES, make_spoken_talk
 
 
 @pytest.fixture(scope="module")
 def talk(tmp_path_factory):
     return make_spoken_talk(tmp_path_factory.mktemp("speech"))
+
+
+@pytest.fixture(scope="module")
+def short_talk(tmp_path_factory):
+    """The talk's first four lines: three windows of 8 s, enough for the tests of the windows'
+    retries, cancellation, resumption and language, at about half the recognition's CPU."""
+    return make_spoken_talk(tmp_path_factory.mktemp("speech"), TALK_LINES[:4], name="short.mp4")
 
 
 def speech_settings(fast, **more):
@@ -120,10 +127,10 @@ class Flaky(LocalRecogniser):
         return await super().recognise(path, demuxer, window, language)
 
 
-async def test_a_failed_window_is_retried_alone(fast, store, pool, background, talk):
+async def test_a_failed_window_is_retried_alone(fast, store, pool, background, short_talk):
     settings = speech_settings(fast)
     start_pipeline(settings, background)
-    ws, video, _ = await upload(store, settings, talk["video"])
+    ws, video, _ = await upload(store, settings, short_talk["video"])
     recogniser = Flaky(settings)
     background.start(analysis_worker(settings, pool, recogniser).run)
     job = await analyse_video(store, ws, video)
@@ -139,10 +146,10 @@ async def test_a_failed_window_is_retried_alone(fast, store, pool, background, t
     assert Counter(recogniser.calls).most_common(1)[0][1] == 2
 
 
-async def test_cancellation_stops_between_windows(fast, store, pool, background, talk):
+async def test_cancellation_stops_between_windows(fast, store, pool, background, short_talk):
     settings = speech_settings(fast)
     start_pipeline(settings, background)
-    ws, video, _ = await upload(store, settings, talk["video"])
+    ws, video, _ = await upload(store, settings, short_talk["video"])
     job_ids = []
 
     async def cancel_at_first(n):
@@ -169,10 +176,10 @@ async def _quiet(store, job_id):
 
 
 async def test_kill_minus_nine_resumes_without_recognising_finished_windows_again(fast, store, pool, background,
-                                                                                  talk, tmp_path):
+                                                                                  short_talk, tmp_path):
     settings = speech_settings(fast)
     start_pipeline(settings, background)
-    ws, video, _ = await upload(store, settings, talk["video"])
+    ws, video, _ = await upload(store, settings, short_talk["video"])
     env = dict(env_for(settings), VAEO_WORKER_LEASE_S="2", VAEO_JOB_RETRY_BACKOFF_S="0.1",
                VAEO_WORKER_POLL_INTERVAL_S="0.05", VAEO_ASR_WINDOW_S="8")
 
@@ -219,15 +226,16 @@ async def _analysed_without_language(fast, store, pool, background, talk, **more
     return await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
 
 
-async def test_an_unsure_language_is_refused_with_a_clear_message(fast, store, pool, background, talk):
-    done = await _analysed_without_language(fast, store, pool, background, talk, asr_language_min_probability=0.9999)
+async def test_an_unsure_language_is_refused_with_a_clear_message(fast, store, pool, background, short_talk):
+    done = await _analysed_without_language(fast, store, pool, background, short_talk,
+                                            asr_language_min_probability=0.9999)
     assert done.status == "failed" and done.attempts == 1
     assert done.error_message.startswith("could not tell which language is spoken (best guess en at 0.9")
     assert "`language` in the request" in done.error_message
 
 
-async def test_the_language_is_detected_when_the_request_names_none(fast, store, pool, background, talk):
-    done = await _analysed_without_language(fast, store, pool, background, talk)
+async def test_the_language_is_detected_when_the_request_names_none(fast, store, pool, background, short_talk):
+    done = await _analysed_without_language(fast, store, pool, background, short_talk)
     assert done.status == "completed", done.error_message
     source = done.result["transcript_source"]
     assert source["language"] == "en" and source["language_probability"] >= 0.8 and source["model"] == "base"
