@@ -21,12 +21,13 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/vaeo up $(if $(PORT),--port $(PORT),)
 
-# The suite, its tests spread over parallel workers: much of a test's time is spent waiting on
-# PostgreSQL, Kafka or a child process, so more workers than cores pay. Idle workers take the
-# queued tests of busy ones (worksteal), so one long file does not hold the end of the run.
+# The suite, its files spread over parallel workers: much of a test's time is spent waiting on
+# PostgreSQL, Kafka or a child process, so more workers than cores pay. A worker takes a whole
+# file at a time (loadfile), so a file's module fixtures are set up once; the files come costly
+# first, in the order tests/conftest.py gives them (--no-loadscope-reorder keeps it).
 TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # No servers: the unit tests (domain rules, command handlers on the in-memory store, the
 # adapters' pure parts). A unit test that asks for PostgreSQL or Kafka fails (tests/unit/conftest.py).

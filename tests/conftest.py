@@ -230,8 +230,20 @@ async def background() -> AsyncIterator[Background]:
     await bg.close()
 
 
+_KIND_ORDER = {"e2e": 0, "integration": 1, "unit": 2}
+
+
 def pytest_collection_modifyitems(config, items):
-    """The slow fault-injection tests first: spread over parallel workers, the tests run in the
-    order a worker was given them, and a long test that starts last holds the end of the whole
-    run; started first, it runs while the other workers take the short ones."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The costly files first, the cheap ones last. ``make test`` hands whole files to parallel
+    workers (``--dist loadfile``, in this order): a file's module fixtures (a stack of processes,
+    an analysed video) are then set up once, not once per worker that took a share of its tests,
+    and a long file that started last would hold the end of the run. So: files with a slow
+    fault-injection test, then the end-to-end files, the integration files, and the unit files,
+    which fill the gaps at the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+
+    def cost_rank(item) -> tuple[int, int]:
+        kind = item.path.relative_to(ROOT / "tests").parts[0] if item.path.is_relative_to(ROOT / "tests") else ""
+        return (item.path not in slow_files, _KIND_ORDER.get(kind, 1))
+
+    items.sort(key=cost_rank)

@@ -25,6 +25,8 @@ from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import TALK_LINES, make_spoken_talk
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def talk(tmp_path_factory):

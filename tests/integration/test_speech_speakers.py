@@ -14,6 +14,8 @@ from tests.integration.test_speech_analysis import analyse_video, analysis_worke
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
 
+pytestmark = pytest.mark.slow
+
 DIALOGUE = [
     "The committee met on Tuesday to review the budget for next year.",
     "I think we should spend more on the new library downtown.",
