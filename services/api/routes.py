@@ -22,11 +22,12 @@ from services.api import (
     webhooks,
 )
 from services.api.base import Call, Route
-from services.api.openapi import document_for
+from services.api.openapi import OpenApiDocument, document_for
 
 
 async def get_openapi(call: Call) -> dict:
-    document = clips.describe_tracking(files.describe_download(videos.describe_upload(document_for(tuple(ROUTES)))))
+    document = clips.describe_tracking(files.describe_download(
+        videos.describe_transcript(videos.describe_upload(document_for(tuple(ROUTES))))))
     return articles.describe_exports(document)
 
 
@@ -44,6 +45,6 @@ ROUTES: list[Route] = [
     *clips.ROUTES,
     *revival.ROUTES,
     *agent.ROUTES,
-    Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta",
+    Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta", response=OpenApiDocument,
           summary="This document (OpenAPI 3.1), generated from the route table"),
 ]
