@@ -297,8 +297,8 @@ async def download_file(call: Call) -> web.StreamResponse:
 
 
 def describe_download(document: dict) -> dict:
-    """Describe the file download in the generated document: binary content, 206 and the Range
-    header (the route table knows JSON answers only)."""
+    """Describe the file download in the generated document: binary content of each type it
+    serves, 206 and the Range header (the route table knows JSON answers only)."""
     op = document.get("paths", {}).get("/files/{token}", {}).get("get")
     if op is None or "206" in op["responses"]:  # the document is cached: described once
         return document
@@ -308,7 +308,10 @@ def describe_download(document: dict) -> dict:
     op.setdefault("parameters", []).append(
         {"name": "Range", "in": "header", "required": False, "schema": {"type": "string"},
          "description": "one byte range: bytes=a-b, bytes=a- or bytes=-n"})
-    binary = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+    # Every type the route answers (CONTENT_TYPES by the key's extension, else the default), the
+    # default first: a client generator reading the first type it knows then takes bytes.
+    kinds = dict.fromkeys([DEFAULT_CONTENT_TYPE, *(t.split(";")[0] for t in CONTENT_TYPES.values())])
+    binary = {kind: {"schema": {"type": "string", "format": "binary"}} for kind in kinds}
     file_headers = {
         "Content-Length": {"schema": {"type": "integer"}}, "ETag": {"schema": {"type": "string"}},
         "Accept-Ranges": {"schema": {"type": "string"}},

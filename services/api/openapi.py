@@ -12,8 +12,9 @@ import re
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic import BaseModel, ConfigDict
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
+from pydantic_core import core_schema
 
 from services.api.base import Route
 from services.api.models import ErrorEnvelope
@@ -46,6 +47,60 @@ _HEADERS = {
     "X-RateLimit-Reset": {"description": "seconds until the current window ends",
                           "schema": {"type": "integer"}},
 }
+
+
+class OpenApiDocument(BaseModel):
+    """The answer of GET /openapi.json: an OpenAPI 3.1 document (its members as that specification
+    defines them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    openapi: str
+    info: dict[str, Any]
+    paths: dict[str, Any]
+    components: dict[str, Any]
+
+
+# Keywords after which a schema is no longer one plain type that ``type: [X, "null"]`` can widen.
+_NOT_ONE_TYPE = ("$ref", "anyOf", "oneOf", "allOf", "not", "enum", "const")
+
+
+def admits_null(schema: dict[str, Any]) -> bool:
+    """Whether ``null`` can be valid against ``schema`` (a referenced model never is)."""
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "enum" in schema or "const" in schema:
+        return None in schema.get("enum", [schema.get("const", ...)])
+    if kind is None and not any(k in schema for k in _NOT_ONE_TYPE):
+        return True  # any value
+    return any(admits_null(branch) for branch in schema.get("anyOf", []) + schema.get("oneOf", []))
+
+
+class OpenApiSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema, as the OpenAPI 3.1 document states it.
+
+    - A field that may be null is nullable in the 3.1 way: ``type: [X, "null"]`` for a plain type
+      (``anyOf`` with ``{"type": "null"}`` when the value is a reference, an enum or a union).
+    - A default must be a valid value of its schema: ``Field(default=None)`` on a type that refuses
+      null (a field one may omit but never send as null, such as the ``media_id`` of an article's
+      update) publishes no default rather than ``default: null``, which validators refuse.
+    """
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        if isinstance(inner.get("type"), str) and inner["type"] != "null" \
+                and not any(k in inner for k in _NOT_ONE_TYPE):
+            return {**inner, "type": [inner["type"], "null"]}
+        if inner == {"type": "null"}:
+            return inner
+        return self.get_union_of_schemas([inner, {"type": "null"}])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        json_schema = super().default_schema(schema)
+        if "default" in json_schema and json_schema["default"] is None and not admits_null(json_schema):
+            del json_schema["default"]
+        return json_schema
 
 
 def _error_statuses(route: Route) -> list[int]:
@@ -88,7 +143,8 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
         if r.response is not None:
             models.append((r.response, "serialization"))
     refs, defs = models_json_schema(list(dict.fromkeys(models)), by_alias=True,
-                                    ref_template="#/components/schemas/{model}")
+                                    ref_template="#/components/schemas/{model}",
+                                    schema_generator=OpenApiSchema)
     schemas = defs.get("$defs", {})
     error_ref = refs[(ErrorEnvelope, "serialization")]
 
@@ -100,7 +156,7 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
                    "schema": {"type": "string", **({"pattern": f"^{patterns[name]}$"} if name in patterns else {})}}
                   for name in _PATH_PARAM.findall(r.path)]
         if r.query is not None:
-            qs = r.query.model_json_schema()
+            qs = r.query.model_json_schema(schema_generator=OpenApiSchema)
             required = set(qs.get("required", []))
             for name, prop in qs.get("properties", {}).items():
                 prop = {k: v for k, v in prop.items() if k not in ("title", "description")}

@@ -463,6 +463,25 @@ TRANSCRIPT_TYPES = {"vtt": "text/vtt; charset=utf-8", "srt": "application/x-subr
                     "json": "application/json"}
 
 
+class TranscriptSegment(BaseModel):
+    startMs: int  # noqa: N815  (the graph's names)
+    endMs: int  # noqa: N815
+    text: str
+    speaker: str | None
+
+
+class Transcript(BaseModel):
+    transcript_source: dict[str, Any] | None = Field(description="how the text was obtained (captions or speech)")
+    language: str | None
+    segments: list[TranscriptSegment]
+
+
+class TranscriptResponse(BaseModel):
+    """``?format=json``; the other formats are text (``describe_transcript``)."""
+
+    data: Transcript
+
+
 async def get_transcript(call: Call) -> web.Response | dict:
     """The transcript of the latest analysis: the recognised speech of a video without captions (or
     the caption segments when that analysis asked for ``outputs.transcript``)."""
@@ -523,13 +542,25 @@ ROUTES = [
     Route("GET", "/videos/{id}/audio-elements", get_audio_elements, scope="analyses:read", tag="Videos",
           response=ListResponse, errors=_READ_ERRORS, summary="Silences, speech, music and loudness"),
     Route("GET", "/videos/{id}/transcript", get_transcript, scope="analyses:read", tag="Videos",
-          query=TranscriptQuery, errors=_READ_ERRORS,
+          query=TranscriptQuery, response=TranscriptResponse, errors=_READ_ERRORS,
           summary="Extension: the transcript of the latest analysis (the recognised speech of a video without "
                   "captions) as WebVTT (?format=vtt, the default), SRT or JSON; 404 transcript_not_found when "
                   "that analysis kept none"),
     Route("GET", "/videos/{id}/graph", get_video_graph, scope="analyses:read", tag="Videos",
           response=ObjectResponse, errors=_READ_ERRORS, summary="The whole Content Graph of the latest analysis"),
 ]
+
+
+def describe_transcript(document: dict) -> dict:
+    """The transcript's text formats beside its JSON one in the generated document (the route
+    table knows JSON answers only); JSON stays first, the form a client generator reads."""
+    op = document.get("paths", {}).get("/videos/{id}/transcript", {}).get("get")
+    if op is not None:
+        content = op["responses"]["200"].setdefault("content", {})
+        for fmt, kind in TRANSCRIPT_TYPES.items():
+            if fmt != "json":
+                content.setdefault(kind.split(";")[0], {"schema": {"type": "string", "description": fmt}})
+    return document
 
 
 def describe_upload(document: dict) -> dict:

@@ -318,3 +318,84 @@ async def _until_ok(client, path: str, timeout: float = 30):
             return r
         assert time.monotonic() < deadline, r.body
         await asyncio.sleep(0.1)
+
+
+# ------------------------------------------------------------------- a client generated from the contract
+
+
+async def _until_done(get_job, client, job_id, timeout: float = 120):
+    """Poll GET /jobs/{id} through the generated client until the job ends; the typed job."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = await get_job.asyncio_detailed(str(job_id), client=client)
+        assert r.status_code == 200 and type(r.parsed).__name__ == "JobResponse", r.content
+        if r.parsed.data.status in ("completed", "failed", "cancelled"):
+            return r.parsed.data
+        assert time.monotonic() < deadline, r.parsed.data
+        await asyncio.sleep(0.1)
+
+
+async def test_a_client_generated_from_the_served_contract_runs_the_whole_path(service, media, tmp_path):
+    """openapi-python-client generates a client from GET /v1/openapi.json as served, and that client
+    alone uploads, analyses, follows the job, reads the graph, exports, cuts a clip and downloads it:
+    every answer parsed into its generated type (the download's bytes too)."""
+    from io import BytesIO
+
+    from tests.openapi_client import generate, skipped
+
+    served = await service.client().get("/openapi.json")
+    pkg, printed = generate(served.body, tmp_path, "vaeo_e2e_client")
+    assert not skipped(printed), printed
+    models, types = (__import__(f"vaeo_e2e_client.{m}", fromlist=["*"]) for m in ("models", "types"))
+    from vaeo_e2e_client.api.articles import export_article
+    from vaeo_e2e_client.api.clips import create_video_clip
+    from vaeo_e2e_client.api.files import download_file
+    from vaeo_e2e_client.api.jobs import get_job
+    from vaeo_e2e_client.api.videos import analyze_video, get_video_graph, upload_video
+
+    ws = await service.workspace(credits=100)
+    async with pkg.AuthenticatedClient(base_url=service.base, token=ws.key) as client, \
+            pkg.Client(base_url=service.base) as anonymous:
+        body = models.UploadVideoBody(
+            file=types.File(payload=BytesIO(media["video"].read_bytes()), file_name="interview.mp4",
+                            mime_type="video/mp4"),
+            captions=types.File(payload=BytesIO(media["vtt"].read_bytes()), file_name="interview.vtt",
+                                mime_type="text/vtt"),
+            name="generated")
+        r = await upload_video.asyncio_detailed(client=client, body=body)
+        assert r.status_code == 201 and isinstance(r.parsed, models.VideoResponse), r.content
+        video = r.parsed.data
+        assert video.name == "generated" and video.has_transcript is True and video.status == "uploaded"
+
+        r = await analyze_video.asyncio_detailed(str(video.id), client=client, body=models.AnalyzeVideo())
+        assert r.status_code == 202 and isinstance(r.parsed, models.AnalyzeResponse), r.content
+        job = await _until_done(get_job, client, r.parsed.data.job_id)
+        assert job.status == "completed" and isinstance(job.article_id, int), job
+
+        r = await get_video_graph.asyncio_detailed(str(video.id), client=client)
+        assert r.status_code == 200 and isinstance(r.parsed, models.ObjectResponse), r.content
+        graph = r.parsed.data.to_dict()
+        assert {"claims", "entities", "summary"} <= set(graph) and graph["claims"]
+
+        r = await export_article.asyncio_detailed(str(job.article_id), models.ExportArticleFormat.MARKDOWN,
+                                                  client=client)
+        assert r.status_code == 200 and isinstance(r.parsed, str) and r.parsed.startswith("# "), r.content
+
+        start_ms, end_ms = 5_000, 7_000
+        r = await create_video_clip.asyncio_detailed(str(video.id), client=client, body=models.VideoClipRequest(
+            start_ms=start_ms, end_ms=end_ms, format_=models.VideoClipRequestFormat.MP4))
+        assert r.status_code == 202 and isinstance(r.parsed, models.ClipJobCreatedResponse), r.content
+        clip_job = await _until_done(get_job, client, r.parsed.data.job_id)
+        assert clip_job.status == "completed", clip_job
+        result = clip_job.result.to_dict()
+        assert result["format"] == "mp4" and abs(result["duration_ms"] - (end_ms - start_ms)) <= 50
+
+        token = result["url"].rsplit("/files/", 1)[1]
+        r = await download_file.asyncio_detailed(token, client=anonymous)
+        assert r.status_code == 200 and isinstance(r.parsed, types.File), r.content[:200]
+        clip = r.parsed.payload.read()
+        assert len(clip) == result["size_bytes"] and clip[4:8] == b"ftyp"  # an mp4 from its first box
+        assert r.headers["Content-Type"] == "video/mp4"
+        r = await download_file.asyncio_detailed(token, client=anonymous, range_="bytes=0-99")
+        assert r.status_code == 206 and isinstance(r.parsed, types.File)
+        assert r.parsed.payload.read() == clip[:100]
