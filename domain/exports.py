@@ -101,6 +101,12 @@ def html_instant(moment) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def at_time(url: str, seconds: str) -> str:
+    """``url`` at a time: its own fragment, if any, replaced by the Media Fragments ``#t=`` (a URL
+    holds at most one ``#``)."""
+    return f"{url.split('#', 1)[0]}#t={seconds}"
+
+
 def clean(text: Any) -> str:
     """Hostile text made inert for every format: no control or bidi-override character, one space
     between words."""
@@ -159,7 +165,7 @@ class Prepared:
         """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
         if self.video_url is None or ms is None:
             return None
-        return f"{self.video_url}#t={max(0, int(ms) // 1000)}"
+        return at_time(self.video_url, str(max(0, int(ms) // 1000)))
 
     @cached_property
     def sections(self) -> list[dict]:
@@ -280,9 +286,23 @@ def to_json(src: ExportSource | Prepared) -> dict:
 # ----------------------------------------------------------------------------------- schema
 
 
+def _clips(p: Prepared, duration_ms: int) -> list[dict]:
+    """The chapters as ``Clip`` key moments, each with the name, offsets and URL search engines
+    require: a chapter without an end ends where the next one starts, the last at the video's end."""
+    chapters = p.chapters
+    out = []
+    for index, c in enumerate(chapters):
+        start = c["startMs"] // 1000
+        end_ms = c["endMs"] if c["endMs"] is not None else (
+            chapters[index + 1]["startMs"] if index + 1 < len(chapters) else duration_ms)
+        out.append({"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": start,
+                    "endOffset": max(start + 1, -(-end_ms // 1000)), "url": c["url"]})
+    return out
+
+
 def to_schema(src: ExportSource | Prepared) -> dict:
     """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
-    (name, thumbnailUrl, uploadDate, description, duration, contentUrl), its chapters as ``Clip``
+    (name, thumbnailUrl, uploadDate, description, duration, contentUrl or embedUrl), its chapters as ``Clip``
     key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
     p = _prepared(src)
     article_src, video = p.src, p.src.video
@@ -318,14 +338,11 @@ def to_schema(src: ExportSource | Prepared) -> dict:
         if p.video_url:
             if video.content_url:
                 obj["contentUrl"] = video.content_url
-            clips = [{"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": c["startMs"] // 1000,
-                      **({"endOffset": max(c["startMs"] // 1000 + 1, -(-c["endMs"] // 1000))}
-                         if c["endMs"] is not None else {}),
-                      "url": c["url"]} for c in p.chapters]
+            clips = _clips(p, video.duration_ms)
             if clips:
                 obj["hasPart"] = clips
             obj["potentialAction"] = {"@type": "SeekToAction",
-                                      "target": f"{p.video_url}#t={{seek_to_second_number}}",
+                                      "target": at_time(p.video_url, "{seek_to_second_number}"),
                                       "startOffset-input": "required name=seek_to_second_number"}
         article["video"] = {"@id": video_id}
         graph.append(obj)

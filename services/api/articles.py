@@ -162,10 +162,18 @@ class ArticleResponse(BaseModel):
     links: Links = Field(alias="_links")
 
 
-# Where an article is published: an https address whose authority (before the first /, ? or #)
-# holds no userinfo (an @: a password would be printed in every page that links it) and no
-# backslash (some parsers read it as a slash, so the host would not be the one it seems).
-_PUBLISHED_URL = r"^https://[^\s\u0000-\u001f/?#@\\]+(?:[/?#][^\s\u0000-\u001f]*)?$"
+# Where an article or its media are published: an https address that a page can hold as it is (the
+# HTML checker's URL rules): a host of letters, digits, dots and hyphens (no userinfo: a password
+# would be printed in every page that links it; no backslash, which some parsers read as a slash),
+# an optional port, then a path, a query and a fragment of URL characters, percent escapes and
+# non-ASCII text (no space, control, bidi control, quote, angle bracket or other character a URL
+# may not hold as it is).
+_TEXT = "\u00a1-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+_UNRESERVED = "A-Za-z0-9\\-._~!$&'()*+,;=:@" + _TEXT
+_PUBLISHED_URL = (r"^https://[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?"
+                  rf"(?:/(?:[{_UNRESERVED}/]|%[0-9A-Fa-f]{{2}})*)?"
+                  rf"(?:\?(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?"
+                  rf"(?:#(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?$")
 
 
 def _published_url(what: str):
