@@ -1,9 +1,13 @@
-"""Stored files: ``GET /v1/files/{token}`` (and ``HEAD``), the download behind every signed URL.
+"""Stored files: ``GET /v1/files/{token}`` (and ``HEAD``), the download behind every signed URL,
+and ``GET /v1/public/{token}``, the download behind every public link (the exports' links).
 
-Public (no API key): the signed token is the credential (``infra/file_urls.py``). A tampered,
-expired or unknown token, a key outside its workspace and a file deleted since are all the same
-404 ``not_found``, so a client learns nothing about which. The token is the only input: the
-storage key comes from its signed payload, and the storage refuses keys that leave its root.
+Public (no API key): the sealed token is the credential (``infra/file_urls.py``). A tampered,
+expired or unknown token, a revoked public link, a key outside its workspace and a file deleted
+since are all the same 404 ``not_found``, so a client learns nothing about which. The token is the
+only input: the storage key comes from what it seals, and the storage refuses keys that leave its
+root. A public link is good while its video's link generation (read from the video's stream, so a
+revocation holds on the next request) is the one it seals, and only for that video's file and
+poster.
 
 The answer streams the file in chunks read off the event loop (never whole in memory), from the
 version opened when the request arrived (a file replaced meanwhile does not mix two versions):
@@ -17,7 +21,8 @@ version opened when the request arrived (a file replaced meanwhile does not mix 
 - ``ETag`` (strong), ``If-None-Match`` (304) and ``If-Range`` (a range only while the file is
   the one the client saw);
 - ``Content-Type`` from the key's extension, ``Content-Length``, ``Content-Disposition: inline``
-  with the stored file's name, ``Cache-Control: private`` until the token expires,
+  with the stored file's name, ``Cache-Control: private`` until the token expires (a public link:
+  ``public`` for an hour),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token stays out of
   the Referer of anything an HTML file links to) and, for HTML, ``Content-Security-Policy:
   sandbox`` (a stored page runs no script with the API's origin);
