@@ -38,6 +38,8 @@ ORIGINS = ("analysis", "regeneration", "translation")
 TRANSLATE_JOB = "translate_article"
 REGENERATE_JOB = "regenerate_article"
 MAX_CUSTOM_NAME = 500
+# The addresses a person publishes an article and its media at, which its exports then link.
+PUBLISHED_URL_FIELDS = ("page_url", "video_url", "embed_url", "thumbnail_url")
 INT32_MAX = 2 ** 31 - 1
 # Control characters have no place in a display name (the API refuses them first; this is the invariant).
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -160,6 +162,16 @@ class Article(Aggregate):
         media_id: int
         environment: str
 
+    class PublishedUrlsSet(Aggregate.Event):
+        """Where the article and its media are published (each an https address, or None: the service's own), so
+        that its exports link the page, the video (its file or its player) and the thumbnail a person published.
+
+        Read by the `articles` read model (`published_urls`, read by the exports)."""
+
+        published_as = "ArticlePublishedUrlsSet"
+        published_urls: dict
+        environment: str
+
     @staticmethod
     def create_id(job_id: UUID) -> UUID:
         return article_stream_for_job(job_id)
@@ -220,6 +232,22 @@ class Article(Aggregate):
     @event(Renamed)
     def _renamed(self, custom_name: str | None, environment: str) -> None:
         self.custom_name = custom_name
+
+    def set_published_urls(self, urls: dict[str, str | None]) -> bool:
+        """Replace the published addresses (``PUBLISHED_URL_FIELDS``; a field left out or None: the
+        service's own); False, and nothing recorded, when unchanged."""
+        unknown = set(urls) - set(PUBLISHED_URL_FIELDS)
+        if unknown:
+            raise DomainError(f"published_urls has no field {sorted(unknown)[0]!r}", field="published_urls")
+        kept = {name: urls[name] for name in PUBLISHED_URL_FIELDS if urls.get(name)}
+        if kept == getattr(self, "published_urls", {}):
+            return False
+        self._published_urls_set(published_urls=kept, environment=self.environment)
+        return True
+
+    @event(PublishedUrlsSet)
+    def _published_urls_set(self, published_urls: dict, environment: str) -> None:
+        self.published_urls = published_urls
 
     def attach_media(self, media_id: int) -> bool:
         """Attach to a media (the caller checked that it is one of the workspace's and environment's);

@@ -4,8 +4,9 @@
 structured article), ``schema`` (JSON-LD: ``Article``, ``VideoObject`` with its key moments and a
 ``SeekToAction``, ``FAQPage``) and ``opengraph`` (``og:*`` and ``twitter:*`` meta elements). Each
 renders an ``ExportSource``: the stored article, the display title, the video it came from and the
-URLs the caller made (the canonical address of the article, a signed URL of the video and of its
-thumbnail). Renderers take no clock and no I/O: the same source always gives the same bytes,
+URLs the caller chose (the canonical address of the article, the video's file or player and its
+thumbnail: addresses a person published them at, or the service's public links, which do not
+expire). Renderers take no clock and no I/O: the same source always gives the same bytes,
 which is what the export's ETag is a digest of.
 
 Everything that came from a transcript or a client is hostile text. Control characters are dropped
@@ -67,6 +68,7 @@ class VideoInfo:
     thumbnail_url: str | None = None
     thumbnail_width: int | None = None
     thumbnail_height: int | None = None
+    embed_url: str | None = None  # a player page showing the video (JSON-LD embedUrl)
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ def html_instant(moment) -> str:
     """An instant as HTML's ``datetime`` attribute takes it: UTC, whole seconds (the attribute allows
     at most three digits of a fraction, and a stored instant has six)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def at_time(url: str, seconds: str) -> str:
+    """``url`` at a time: its own fragment, if any, replaced by the Media Fragments ``#t=`` (a URL
+    holds at most one ``#``)."""
+    return f"{url.split('#', 1)[0]}#t={seconds}"
 
 
 def clean(text: Any) -> str:
@@ -149,13 +157,15 @@ class Prepared:
         self.introduction = clean(content.get("introduction"))
         self.conclusion = clean(content.get("conclusion"))
         self.keywords = [k for k in (clean(k) for k in src.keywords) if k]
-        self.video_url = src.video.content_url if src.video is not None and src.video.content_url else None
+        video = src.video
+        # where the video is watched: its file, else its player
+        self.video_url = (video.content_url or video.embed_url or None) if video is not None else None
 
     def seek_url(self, ms: int | None) -> str | None:
         """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
         if self.video_url is None or ms is None:
             return None
-        return f"{self.video_url}#t={max(0, int(ms) // 1000)}"
+        return at_time(self.video_url, str(max(0, int(ms) // 1000)))
 
     @cached_property
     def sections(self) -> list[dict]:
@@ -216,7 +226,7 @@ class Prepared:
         out: list[dict] = []
         video = self.src.video
         if video is not None:
-            out.append({"type": "video", "name": clean(video.name), "url": video.content_url,
+            out.append({"type": "video", "name": clean(video.name), "url": self.video_url,
                         "uploadDate": video.uploaded_at.isoformat()})
         texts = [self.introduction, *(p[0] for s in self.sections for p in s["paragraphs"]),
                  *(f["answer"] for f in self.faq), self.conclusion]
@@ -269,16 +279,30 @@ def to_json(src: ExportSource | Prepared) -> dict:
             "duration_seconds": round(video.duration_ms / 1000, 3), "duration": iso_duration(video.duration_ms),
             "upload_date": video.uploaded_at.isoformat(), "content_url": video.content_url,
             "content_type": video.content_type, "width": video.width, "height": video.height,
-            "thumbnail_url": video.thumbnail_url},
+            "thumbnail_url": video.thumbnail_url, "embed_url": video.embed_url},
     }
 
 
 # ----------------------------------------------------------------------------------- schema
 
 
+def _clips(p: Prepared, duration_ms: int) -> list[dict]:
+    """The chapters as ``Clip`` key moments, each with the name, offsets and URL search engines
+    require: a chapter without an end ends where the next one starts, the last at the video's end."""
+    chapters = p.chapters
+    out = []
+    for index, c in enumerate(chapters):
+        start = c["startMs"] // 1000
+        end_ms = c["endMs"] if c["endMs"] is not None else (
+            chapters[index + 1]["startMs"] if index + 1 < len(chapters) else duration_ms)
+        out.append({"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": start,
+                    "endOffset": max(start + 1, -(-end_ms // 1000)), "url": c["url"]})
+    return out
+
+
 def to_schema(src: ExportSource | Prepared) -> dict:
     """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
-    (name, thumbnailUrl, uploadDate, description, duration, contentUrl), its chapters as ``Clip``
+    (name, thumbnailUrl, uploadDate, description, duration, contentUrl or embedUrl), its chapters as ``Clip``
     key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
     p = _prepared(src)
     article_src, video = p.src, p.src.video
@@ -309,16 +333,16 @@ def to_schema(src: ExportSource | Prepared) -> dict:
         if video.thumbnail_url:
             obj["thumbnailUrl"] = [video.thumbnail_url]
             article["image"] = video.thumbnail_url
-        if video.content_url:
-            obj["contentUrl"] = video.content_url
-            clips = [{"@type": "Clip", "name": c["title"] or c["timestamp"], "startOffset": c["startMs"] // 1000,
-                      **({"endOffset": max(c["startMs"] // 1000 + 1, -(-c["endMs"] // 1000))}
-                         if c["endMs"] is not None else {}),
-                      "url": c["url"]} for c in p.chapters]
+        if video.embed_url:
+            obj["embedUrl"] = video.embed_url
+        if p.video_url:
+            if video.content_url:
+                obj["contentUrl"] = video.content_url
+            clips = _clips(p, video.duration_ms)
             if clips:
                 obj["hasPart"] = clips
             obj["potentialAction"] = {"@type": "SeekToAction",
-                                      "target": f"{video.content_url}#t={{seek_to_second_number}}",
+                                      "target": at_time(p.video_url, "{seek_to_second_number}"),
                                       "startOffset-input": "required name=seek_to_second_number"}
         article["video"] = {"@id": video_id}
         graph.append(obj)
@@ -376,7 +400,7 @@ def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
         tags.append(_meta("property", "og:video", p.video_url))
         if p.video_url.startswith("https://"):
             tags.append(_meta("property", "og:video:secure_url", p.video_url))
-        tags.append(_meta("property", "og:video:type", video.content_type))
+        tags.append(_meta("property", "og:video:type", video.content_type if video.content_url else "text/html"))
         if video.width and video.height:
             tags += [_meta("property", "og:video:width", video.width),
                      _meta("property", "og:video:height", video.height)]

@@ -223,6 +223,18 @@ class Video(Aggregate):
         counts: dict
         environment: str | None
 
+    class PublicLinksRevoked(Aggregate.Event):
+        """Every public link of the video's files (its file and its poster, ``/v1/public/...``) made so far stops
+        working: the video's link generation moves to ``generation``, and exports made from now on show links of the
+        new generation.
+
+        Read by the public file route (it compares a link's generation with the video's) and the `videos` read model
+        (the video's version, which an export's cache key holds)."""
+
+        published_as = "VideoPublicLinksRevoked"
+        generation: int
+        environment: str
+
     @staticmethod
     def create_id(video_id: int) -> UUID:
         return video_stream_id(video_id)
@@ -297,6 +309,20 @@ class Video(Aggregate):
                    height=height, frame_rate=frame_rate, video_codec=video_codec, audio_codec=audio_codec,
                    subtitle_tracks=subtitle_tracks, caption_cues=caption_cues, demuxer=demuxer,
                    published_at=published_at, thumbnail_key=thumbnail_key)
+
+    @property
+    def public_links_generation(self) -> int:
+        """The generation of the video's public links (0 until they are first revoked)."""
+        return getattr(self, "_public_links_generation", 0)
+
+    def revoke_public_links(self) -> int:
+        """End every public link of the video's files; the new generation."""
+        self._public_links_revoked(generation=self.public_links_generation + 1, environment=self.environment)
+        return self.public_links_generation
+
+    @event(PublicLinksRevoked)
+    def _public_links_revoked(self, generation: int, environment: str) -> None:
+        self._public_links_generation = generation
 
     @property
     def has_transcript(self) -> bool:

@@ -179,10 +179,20 @@ def pg_down(settings: Settings, mode: str = "fast") -> None:
 # ---------------------------------------------------------------------------------------- Kafka
 
 
-def _kafka_libs(settings: Settings) -> Path:
-    """Resolve the broker jars with Maven into a cache keyed by the pom's content."""
+def java() -> str:
+    """The Java runtime the broker runs on (and the tests' HTML checker): ``java`` on the PATH,
+    installed from Debian's packages when absent."""
     if not shutil.which("java"):
         _apt_install("openjdk-17-jre-headless")
+    found = shutil.which("java")
+    if found is None:
+        raise StackError("java is not on the PATH after installing openjdk-17-jre-headless")
+    return found
+
+
+def _kafka_libs(settings: Settings) -> Path:
+    """Resolve the broker jars with Maven into a cache keyed by the pom's content."""
+    java()
     if not shutil.which("mvn"):
         _apt_install("maven")
     digest = hashlib.sha256(POM.read_bytes()).hexdigest()[:12]

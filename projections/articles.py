@@ -17,6 +17,7 @@ _COLUMNS_SINCE_CREATION = [
     "ALTER TABLE articles ADD COLUMN IF NOT EXISTS graph_job_id uuid",
     "ALTER TABLE articles ADD COLUMN IF NOT EXISTS rubric_version integer NOT NULL DEFAULT 1",
     "ALTER TABLE articles ADD COLUMN IF NOT EXISTS updated_at timestamptz",
+    "ALTER TABLE articles ADD COLUMN IF NOT EXISTS published_urls jsonb",
 ]
 
 projection = Projection(
@@ -86,6 +87,13 @@ def _renamed(ev) -> list[Statement]:
     return [("""UPDATE articles SET custom_name = $2, updated_at = $3, version = $4
                 WHERE stream_id = $1 AND version < $4""",
              (ev.stream_id, ev.data["custom_name"], ev.recorded_at, ev.version))]
+
+
+@projection.handles("ArticlePublishedUrlsSet")
+def _published_urls_set(ev) -> list[Statement]:
+    """The exports read them; the version moves (an export's cache key holds it), the content did not change."""
+    return [("UPDATE articles SET published_urls = $2, version = $3 WHERE stream_id = $1 AND version < $3",
+             (ev.stream_id, ev.data["published_urls"] or None, ev.version))]
 
 
 @projection.handles("ArticleMediaAttached")

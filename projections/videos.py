@@ -94,6 +94,12 @@ def _description_changed(ev) -> list[Statement]:
              (ev.stream_id, ev.data.get("description"), ev.version))]
 
 
+@projection.handles("VideoPublicLinksRevoked")
+def _public_links_revoked(ev) -> list[Statement]:
+    """Only the version moves: an export's cache key holds it, so no export of the earlier links is served again."""
+    return [("UPDATE videos SET version = $2 WHERE stream_id = $1 AND version < $2", (ev.stream_id, ev.version))]
+
+
 @projection.handles("VideoGraphRecorded")
 def _graph_recorded(ev) -> list[Statement]:
     """A video uploaded without captions has a transcript once an analysis heard words in it (its

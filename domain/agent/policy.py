@@ -56,6 +56,8 @@ REFUSED_BY_DESIGN: dict[str, str] = {
     "test_webhook": _WEBHOOKS, "list_deliveries": _WEBHOOKS, "resend": _WEBHOOKS,
     "job_secret": _WEBHOOKS, "rotate_job_secret": _WEBHOOKS,
     "upload_video": _FILES, "download_file": _FILES,
+    "revoke_public_links": "a video's public links are published in pages: a person ends them with the operation "
+                           "itself",
     "job_events": "a stream of a job's progress never ends within one request; read the job instead (get_job)",
     "get_openapi": "the API's own description is documentation, not an action",
     "agent_chat": "the assistant does not call itself", "agent_stream": "the assistant does not call itself",

@@ -26,10 +26,11 @@ TEXT_MAX = 160
 LIST_SHOWN = 10  # items a list's result names (the count says how many there are)
 MODEL_VIEW_CHARS = 6000
 # A signed file URL (``<base>/v1/files/<token>``, absolute or not) is a capability: whoever holds it
-# downloads the file without a key until it expires. An answer hands one to its caller, whose key
+# downloads the file without a key until it expires; a public link (``<base>/v1/public/<token>``)
+# until it is revoked. An answer hands one to its caller, whose key
 # may read the file; a conversation's record is kept for good and read by other keys, so it never
 # holds one. The token runs to the next character that cannot be in a URL.
-FILE_LINK = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*?)?/v1/files/[^\s\"'<>]*")
+FILE_LINK = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*?)?/v1/(?:files|public)/[^\s\"'<>]*")
 FILE_LINK_LEFT_OUT = "[file link not kept]"
 
 # (arguments, answer) -> short result; the factories below (``listing``, ``video_member``) return one.
@@ -266,7 +267,7 @@ def without_file_links(value: Any) -> Any:
     replaced by ``FILE_LINK_LEFT_OUT``. Whoever reads it later asks for the resource again to get
     a link of their own."""
     if isinstance(value, str):
-        return FILE_LINK.sub(FILE_LINK_LEFT_OUT, value) if "/v1/files/" in value else value
+        return FILE_LINK.sub(FILE_LINK_LEFT_OUT, value) if "/v1/files/" in value or "/v1/public/" in value else value
     if isinstance(value, dict):
         return {k: without_file_links(v) for k, v in value.items() if not _file_link(v)}
     if isinstance(value, list):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import math
 import re
 import unicodedata
 from collections import OrderedDict
@@ -32,7 +31,7 @@ from domain.articles import INT32_MAX, MAX_CUSTOM_NAME
 from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, ExportSource, VideoInfo, render
 from domain.translation import TRANSLATION_LANGUAGES
 from domain.videos import WRITING_STYLES
-from infra.file_urls import public_base_url, signed_url
+from infra.file_urls import public_base_url, public_link
 from infra.media.posters import jpeg_size, poster_key
 from infra.storage import Storage, storage_for
 from services.api.base import SETTINGS, TELEMETRY, ApiError, Call, Route, integer_id, not_found
@@ -78,11 +77,9 @@ _EXPORT = """SELECT a.id, a.version, a.title, a.custom_name, a.language, a.writi
                     coalesce(a.updated_at, a.created_at) AS updated_at, a.origin, a.source_article_id, a.video_id,
                     v.name AS video_name, v.description AS video_description, v.duration_ms, v.width, v.height,
                     v.size_bytes, v.created_at AS uploaded_at, v.stream_id AS video_stream_id,
-                    v.version AS video_version
+                    v.version AS video_version, a.published_urls
                FROM articles a LEFT JOIN videos v ON v.id = a.video_id AND v.workspace_id = a.workspace_id
               WHERE a.id = $1 AND a.workspace_id = $2 AND a.environment = $3"""
-# The upload event of a video holds where its file is stored (the videos read model does not).
-_UPLOAD = "SELECT data FROM events WHERE stream_id = $1 AND version = 1 AND type = 'VideoUploaded'"
 _TRANSLATIONS = """
 SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.finished_at, j.error_message,
        a.id AS article_id, coalesce(a.custom_name, a.title) AS title, a.created_at AS article_created_at
@@ -93,7 +90,9 @@ SELECT t.job_id, t.target_language, t.requested_at, j.status, j.updated_at, j.fi
  ORDER BY t.requested_at DESC, t.job_id
  LIMIT $4 OFFSET $5"""
 
-URL_BUCKET_S = 3600  # signed URLs in exports are issued per hour: an export is byte-identical within the hour
+# The response header naming the kind of each URL an export shows: page (request, article or export: its
+# own address), video and thumbnail (request, article, public_link or none).
+URL_KINDS_HEADER = "X-Export-Url-Kinds"
 EXPORT_CACHE_BYTES = 32 * 1024 * 1024  # rendered exports kept per API process (a 60-minute video's: 60 KB)
 JPEG_HEAD_BYTES = 65_536
 # The exports a GET served that the article_exports read model did not know of, in its telemetry
@@ -163,12 +162,46 @@ class ArticleResponse(BaseModel):
     links: Links = Field(alias="_links")
 
 
+# Where an article or its media are published: an https address that a page can hold as it is (the
+# HTML checker's URL rules): a host of letters, digits, dots and hyphens (no userinfo: a password
+# would be printed in every page that links it; no backslash, which some parsers read as a slash),
+# an optional port, then a path, a query and a fragment of URL characters, percent escapes and
+# non-ASCII text (no space, control, bidi control, quote, angle bracket or other character a URL
+# may not hold as it is).
+_TEXT = "\u00a1-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+_UNRESERVED = "A-Za-z0-9\\-._~!$&'()*+,;=:@" + _TEXT
+_PUBLISHED_URL = (r"^https://[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?"
+                  rf"(?:/(?:[{_UNRESERVED}/]|%[0-9A-Fa-f]{{2}})*)?"
+                  rf"(?:\?(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?"
+                  rf"(?:#(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?$")
+
+
+def _published_url(what: str):
+    return Field(default=None, min_length=10, max_length=2048, pattern=_PUBLISHED_URL,
+                 description=f"the https address of {what}, without user or password")
+
+
+class PublishedUrls(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    page_url: str | None = _published_url("the page the article is published on (canonical link, og:url, "
+                                          "JSON-LD url)")
+    video_url: str | None = _published_url("the video's file (og:video, JSON-LD contentUrl, chapter links)")
+    embed_url: str | None = _published_url("a player page of the video (JSON-LD embedUrl; og:video and the "
+                                           "chapter links when no video_url)")
+    thumbnail_url: str | None = _published_url("the video's thumbnail (og:image, JSON-LD thumbnailUrl)")
+
+
 class UpdateArticle(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
 
     custom_name: Name(MAX_CUSTOM_NAME) | None = Field(
         default=None, description="the display name replacing the generated title; null removes it")
     media_id: int = Field(default=None, ge=1, le=INT32_MAX, description="a media of the caller's environment")
+    published_urls: PublishedUrls | None = Field(
+        default=None, description="where the article and its media are published, which its exports link (the "
+                                  "fields given replace every stored one; null removes them all: the service's "
+                                  "own addresses)")
 
 
 class Updated(BaseModel):
@@ -212,20 +245,16 @@ class GraphResponse(BaseModel):
     data: dict[str, Any]
 
 
-# Where an article is published: an https address whose authority (before the first /, ? or #)
-# holds no userinfo (an @: a password would be printed in every page that links it) and no
-# backslash (some parsers read it as a slash, so the host would not be the one it seems).
-_PUBLISHED_URL = r"^https://[^\s\u0000-\u001f/?#@\\]+(?:[/?#][^\s\u0000-\u001f]*)?$"
-
-
 class ExportQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     download: int = Field(default=0, ge=0, le=1, description="1: Content-Disposition attachment with a file name")
-    url: str | None = Field(default=None, min_length=10, max_length=2048, pattern=_PUBLISHED_URL,
-                            description="the https address where the article is published (canonical link, "
-                                        "og:url, JSON-LD url), without user or password; default: this export's "
-                                        "own URL")
+    url: str | None = _published_url("the page the article is published on (canonical link, og:url, JSON-LD "
+                                     "url); default: its stored page_url, else this export's own URL")
+    video_url: str | None = _published_url("the video's file; default: its stored video_url, else a public link")
+    embed_url: str | None = _published_url("a player page of the video; default: its stored embed_url")
+    thumbnail_url: str | None = _published_url("the video's thumbnail; default: its stored thumbnail_url, else a "
+                                               "public link")
 
 
 class TranslateArticle(BaseModel):
@@ -302,32 +331,32 @@ class RegenerateResponse(BaseModel):
 
 class ExportCache:
     """The exports this API process rendered, by what an export is a function of: the workspace,
-    the article and its version (a rename or an attachment makes a new one), its video's version (a
-    new description or name), the format, the canonical URL (``?url=``) and the hour its signed URLs
-    were issued in (the poster is made once and never changes; an export whose poster could not be
-    made is not kept). The article's language and content are in its version. An export read again
-    within the hour is its stored bytes and ETag, not a second rendering. Least recently used out
-    first, at most ``max_bytes`` of bodies; an hour's entries are never read in the next one and age
-    out."""
+    the article and its version (a rename, an attachment or new published addresses make a new
+    one), its video's version (a new description or name, revoked public links), the format and the
+    addresses the request gave (the poster is made once and never changes; an export whose poster
+    could not be made is not kept). The article's language and content are in its version. An
+    export read again is its stored bytes, ETag and URL kinds, not a second rendering (it shows no
+    URL that expires, so it holds until one of those changes). Least recently used out first, at
+    most ``max_bytes`` of bodies."""
 
     def __init__(self, max_bytes: int = EXPORT_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()
+        self._items: OrderedDict[tuple, tuple[bytes, str, str]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, key: tuple) -> tuple[bytes, str] | None:
+    def get(self, key: tuple) -> tuple[bytes, str, str] | None:
         item = self._items.get(key)
         if item is not None:
             self._items.move_to_end(key)
         return item
 
-    def put(self, key: tuple, body: bytes, etag: str) -> None:
+    def put(self, key: tuple, body: bytes, etag: str, url_kinds: str = "") -> None:
         if len(body) > self.max_bytes or key in self._items:
             return
-        self._items[key] = (body, etag)
+        self._items[key] = (body, etag, url_kinds)
         self._bytes += len(body)
         while self._bytes > self.max_bytes:
-            _, (old, _) = self._items.popitem(last=False)
+            _, (old, _, _) = self._items.popitem(last=False)
             self._bytes -= len(old)
 
 
@@ -344,15 +373,6 @@ def _item(r) -> dict:
 
 def _article_id(call: Call) -> int:
     return integer_id(call.path("id"), "article")
-
-
-def _stable_expiry(call: Call, hour: int) -> float:
-    """``expires_in`` for the signed URLs of an export made in ``hour`` (hours since the epoch): to
-    the end of that hour plus the URL lifetime, so every URL made within the hour is the same (and
-    the export, and its ETag)."""
-    settings = call.app[SETTINGS]
-    ends = (hour + 1) * URL_BUCKET_S + settings.file_url_ttl_s
-    return ends - settings.now().timestamp() + 0.5  # issue_token floors now + expires_in: this lands on ``ends``
 
 
 def _poster(storage: Storage, key: str) -> tuple[bool, tuple[int, int] | None]:
@@ -372,10 +392,11 @@ def _file_name(title: str, article_id: int, export_format: str) -> tuple[str, st
     return f"{ascii_words}-{article_id}.{ext}", f"{words}-{article_id}.{ext}"
 
 
-def _export_key(call: Call, article_id: int, row, export_format: str, url: str, hour: int) -> tuple:
+def _export_key(call: Call, article_id: int, row, export_format: str, given: tuple) -> tuple:
     """Everything an export is a function of, as the cache's key (``ExportCache``): ``row`` has the
-    article's and its video's versions (the video's None without one)."""
-    return (call.workspace_id, article_id, row["version"], row["video_version"], export_format, url, hour)
+    article's version (its stored addresses among it) and its video's (its public links' generation
+    among it; None without a video), ``given`` the addresses of the request."""
+    return (call.workspace_id, article_id, row["version"], row["video_version"], export_format, given)
 
 
 def _lacks_poster(source: ExportSource, export_format: str) -> bool:
@@ -425,13 +446,16 @@ async def update_article(call: Call) -> dict:
     article_id = _article_id(call)
     given = body.model_fields_set
     if not given:
-        raise ApiError(400, "validation_error", "give custom_name, media_id or both",
-                       {"fields": [{"field": "body", "rule": "missing",
-                                    "message": "at least one of custom_name and media_id is required"}]})
+        raise ApiError(400, "validation_error", "give custom_name, media_id, published_urls or several",
+                       {"fields": [{"field": "body", "rule": "missing", "message": "at least one of custom_name, "
+                                    "media_id and published_urls is required"}]})
+    published = None
+    if "published_urls" in given:
+        published = body.published_urls.model_dump(exclude_none=True) if body.published_urls else {}
     updated, position = await call.context.handle(commands.UpdateArticle(
         call.workspace_id, call.environment, article_id,
         custom_name=body.custom_name if "custom_name" in given else commands.UNCHANGED,
-        media_id=body.media_id if "media_id" in given else None))
+        media_id=body.media_id if "media_id" in given else None, published_urls=published))
     if position is not None:
         await call.read_your_writes("articles", position)
     return {"data": {"id": article_id, "updated": updated}}
@@ -473,41 +497,61 @@ async def get_article_graph(call: Call) -> dict:
     return {"data": r["graph"]}
 
 
-async def _export_source(call: Call, r, export_format: str, url: str, hour: int) -> ExportSource:
-    """What the export renders: the article row, the video it came from, signed URLs of the video and
-    of its poster (when the write side made one), issued for the current hour."""
+def _chosen(q: ExportQuery, stored: dict, name: str, query_name: str | None = None) -> tuple[str | None, str]:
+    """An address the caller gave for this export (``request``), else the one stored on the article
+    (``article``); (None, "") when neither."""
+    given = getattr(q, query_name or name)
+    if given:
+        return given, "request"
+    if stored.get(name):
+        return stored[name], "article"
+    return None, ""
+
+
+async def _export_source(call: Call, r, export_format: str, q: ExportQuery) -> tuple[ExportSource, dict[str, str]]:
+    """What the export renders, and the kind of each of its URLs (``URL_KINDS``): the article row,
+    its page's address, the video it came from with the addresses of its file or player and of its
+    poster (given, stored on the article, else the service's public links, which do not expire)."""
     settings = call.app[SETTINGS]
+    stored = r["published_urls"] or {}
+    page, page_kind = _chosen(q, stored, "page_url", "url")
+    kinds = {"page": page_kind or "export"}
+    url = page or f"{public_base_url(settings)}/v1/articles/{r['id']}/export/html"
     video = None
     if r["video_id"] is not None and r["video_stream_id"] is not None:
-        async with call.pool.acquire() as conn:
-            upload = await conn.fetchval(_UPLOAD, r["video_stream_id"])
-        content_url = thumbnail_url = size = None
-        if upload is not None:
-            expires = _stable_expiry(call, hour)
-            storage = storage_for(settings)
-            content_url = signed_url(settings, call.workspace_id, upload["storage_key"], expires)
-            if EXPORT_FORMATS[export_format].shows_poster:
-                key = poster_key(call.workspace_id, r["video_id"], upload.get("thumbnail_key"))
-                try:
-                    shown, size = await asyncio.to_thread(_poster, storage, key)
-                except OSError as exc:  # the export stands without its poster
-                    log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"], exc)
-                    shown = False
-                if shown:
-                    thumbnail_url = signed_url(settings, call.workspace_id, key, expires)
+        [stream] = await call.store.fetch_latest(r["video_stream_id"])  # the read model has no storage key
+        content_url, kinds["video"] = _chosen(q, stored, "video_url")
+        embed_url, embed_kind = _chosen(q, stored, "embed_url")
+        thumbnail_url, kinds["thumbnail"] = _chosen(q, stored, "thumbnail_url")
+        size = None
+        if stream is not None and not (content_url or embed_url):
+            content_url, kinds["video"] = public_link(settings, call.workspace_id, stream.storage_key, r["video_id"],
+                                                      stream.public_links_generation), "public_link"
+        kinds["video"] = kinds["video"] or embed_kind or "none"
+        if stream is not None and not thumbnail_url and EXPORT_FORMATS[export_format].shows_poster:
+            key = poster_key(call.workspace_id, r["video_id"], stream.thumbnail_key)
+            try:
+                shown, size = await asyncio.to_thread(_poster, storage_for(settings), key)
+            except OSError as exc:  # the export stands without its poster
+                log.warning("article %s: no thumbnail for video %s: %s", r["id"], r["video_id"], exc)
+                shown = False
+            if shown:
+                thumbnail_url, kinds["thumbnail"] = public_link(settings, call.workspace_id, key, r["video_id"],
+                                                                stream.public_links_generation), "public_link"
+        kinds["thumbnail"] = kinds["thumbnail"] or "none"
         video = VideoInfo(video_id=r["video_id"], name=r["video_name"] or "", description=r["video_description"],
                           duration_ms=r["duration_ms"], uploaded_at=r["uploaded_at"], content_url=content_url,
-                          content_type=content_type_of(upload["storage_key"]) if upload else "video/mp4",
+                          content_type=content_type_of(stream.storage_key) if stream else "video/mp4",
                           width=r["width"], height=r["height"], size_bytes=r["size_bytes"],
                           thumbnail_url=thumbnail_url, thumbnail_width=size[0] if size else None,
-                          thumbnail_height=size[1] if size else None)
+                          thumbnail_height=size[1] if size else None, embed_url=embed_url)
     return ExportSource(article_id=r["id"], title=r["custom_name"] or r["title"], original_title=r["title"],
                         language=r["language"], writing_style=r["writing_style"], content=r["content"],
                         keywords=list(r["keywords_primary"] or []), created_at=r["created_at"],
                         updated_at=r["updated_at"], url=url,
                         scores={"aeo_score": r["aeo_score"], "geo_score": r["geo_score"],
                                 "composite_score": r["composite_score"]},
-                        origin=r["origin"], source_article_id=r["source_article_id"], video=video)
+                        origin=r["origin"], source_article_id=r["source_article_id"], video=video), kinds
 
 
 def requested_format(name: str) -> ExportFormat:
@@ -526,24 +570,23 @@ async def export_article(call: Call) -> web.Response:
     export_format = call.path("format")
     fmt = requested_format(export_format)
     q: ExportQuery = call.query
-    settings = call.app[SETTINGS]
     async with call.pool.acquire() as conn:
         current = await conn.fetchrow(_EXPORT_VERSION, article_id, call.workspace_id, call.environment, export_format)
         if current is None:
             raise not_found("article", article_id)
-        url = q.url or f"{public_base_url(settings)}/v1/articles/{article_id}/export/html"
-        hour = math.floor(settings.now().timestamp() / URL_BUCKET_S)
-        rendered = call.app[EXPORTS].get(_export_key(call, article_id, current, export_format, url, hour))
+        given = (q.url, q.video_url, q.embed_url, q.thumbnail_url)
+        rendered = call.app[EXPORTS].get(_export_key(call, article_id, current, export_format, given))
         if rendered is None:
             r = await conn.fetchrow(_EXPORT, article_id, call.workspace_id, call.environment)
     if rendered is None:
-        source = await _export_source(call, r, export_format, url, hour)
+        source, kinds = await _export_source(call, r, export_format, q)
         body = render(export_format, source)
-        rendered = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+        rendered = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+                    ", ".join(f"{name}={kind}" for name, kind in kinds.items()))
         if not _lacks_poster(source, export_format):  # a poster that could not be made is tried again
             # keyed on the versions rendered, which may be newer than the ones read first
-            call.app[EXPORTS].put(_export_key(call, article_id, r, export_format, url, hour), *rendered)
-    body, etag = rendered
+            call.app[EXPORTS].put(_export_key(call, article_id, r, export_format, given), *rendered)
+    body, etag, url_kinds = rendered
     path = f"/v1/articles/{article_id}/export/{export_format}"
     if call.method == "GET" and not current["exported"]:  # reported, recorded on the write side
         call.request.setdefault(TELEMETRY, {}).setdefault(FIRST_EXPORTS, []).append(
@@ -552,6 +595,7 @@ async def export_article(call: Call) -> web.Response:
     ascii_name, utf8_name = _file_name(current["custom_name"] or current["title"], article_id, export_format)
     disposition = "attachment" if q.download else "inline"
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
+               URL_KINDS_HEADER: url_kinds,
                "Content-Disposition": f"{disposition}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name)}"}
     if fmt.sandboxed:
         headers["Content-Security-Policy"] = "sandbox"  # a stored page runs no script with the API's origin

@@ -1,9 +1,13 @@
-"""Stored files: ``GET /v1/files/{token}`` (and ``HEAD``), the download behind every signed URL.
+"""Stored files: ``GET /v1/files/{token}`` (and ``HEAD``), the download behind every signed URL,
+and ``GET /v1/public/{token}``, the download behind every public link (the exports' links).
 
-Public (no API key): the signed token is the credential (``infra/file_urls.py``). A tampered,
-expired or unknown token, a key outside its workspace and a file deleted since are all the same
-404 ``not_found``, so a client learns nothing about which. The token is the only input: the
-storage key comes from its signed payload, and the storage refuses keys that leave its root.
+Public (no API key): the sealed token is the credential (``infra/file_urls.py``). A tampered,
+expired or unknown token, a revoked public link, a key outside its workspace and a file deleted
+since are all the same 404 ``not_found``, so a client learns nothing about which. The token is the
+only input: the storage key comes from what it seals, and the storage refuses keys that leave its
+root. A public link is good while its video's link generation (read from the video's stream, so a
+revocation holds on the next request) is the one it seals, and only for that video's file and
+poster.
 
 The answer streams the file in chunks read off the event loop (never whole in memory), from the
 version opened when the request arrived (a file replaced meanwhile does not mix two versions):
@@ -17,7 +21,8 @@ version opened when the request arrived (a file replaced meanwhile does not mix 
 - ``ETag`` (strong), ``If-None-Match`` (304) and ``If-Range`` (a range only while the file is
   the one the client saw);
 - ``Content-Type`` from the key's extension, ``Content-Length``, ``Content-Disposition: inline``
-  with the stored file's name, ``Cache-Control: private`` until the token expires,
+  with the stored file's name, ``Cache-Control: private`` until the token expires (a public link:
+  ``public`` for an hour),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token stays out of
   the Referer of anything an HTML file links to) and, for HTML, ``Content-Security-Policy:
   sandbox`` (a stored page runs no script with the API's origin);
@@ -41,7 +46,9 @@ from typing import Any
 from aiohttp import hdrs, payload, web
 from aiohttp.abc import AbstractStreamWriter
 
-from infra.file_urls import InvalidFileToken, verify
+from domain.videos import video_stream_id
+from infra.file_urls import InvalidFileToken, verify, verify_public_link
+from infra.media.posters import poster_key
 from infra.storage import OpenedFile, StorageError, storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route
 from services.api.errors import printable
@@ -65,6 +72,7 @@ CONTENT_TYPES: dict[str, str] = {
     ".vtt": "text/vtt; charset=utf-8", ".srt": "application/x-subrip", ".csv": "text/csv; charset=utf-8",
 }
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
+PUBLIC_MAX_AGE_S = 3600  # how long a shared cache may keep a public link's file (a revocation's delay there)
 _SANDBOXED = ("text/html", "image/svg+xml")  # types a browser would run scripts of
 
 
@@ -237,22 +245,45 @@ async def _open(call: Call, storage_key: str) -> OpenedFile:
 
 
 async def download_file(call: Call) -> web.StreamResponse:
-    request = call.request
-    settings = request.app[SETTINGS]
+    settings = call.request.app[SETTINGS]
     try:
         grant = verify(settings, call.path("token"))
     except InvalidFileToken:
         raise file_not_found() from None
-    opened = await _open(call, grant.storage_key)
-    info = opened.info
-    ctype = content_type_of(grant.storage_key)
     remaining_s = max(0, math.floor(grant.expires_at.timestamp() - settings.now().timestamp()))
+    return await serve_stored(call, grant.storage_key, f"private, max-age={remaining_s}")
+
+
+async def public_file(call: Call) -> web.StreamResponse:
+    """A public link: no expiry, valid while its video's link generation is the link's (a revoked
+    link, a link of another video's file or of a video gone, and a bad token are the same 404)."""
+    try:
+        link = verify_public_link(call.request.app[SETTINGS], call.path("token"))
+    except InvalidFileToken:
+        raise file_not_found() from None
+    [video] = await call.store.fetch_latest(video_stream_id(link.video_id))
+    if (video is None or video.workspace_id != link.workspace_id
+            or video.public_links_generation != link.generation
+            or link.storage_key not in (video.storage_key, poster_key(video.workspace_id, video.video_id,
+                                                                      video.thumbnail_key))):
+        raise file_not_found()
+    # shared caches may keep it a while; a revocation reaches them within the hour
+    return await serve_stored(call, link.storage_key, f"public, max-age={PUBLIC_MAX_AGE_S}")
+
+
+async def serve_stored(call: Call, storage_key: str, cache_control: str) -> web.StreamResponse:
+    """The stored file ``storage_key`` (granted by the caller), with ranges, ETag and the headers above."""
+    request = call.request
+    settings = request.app[SETTINGS]
+    opened = await _open(call, storage_key)
+    info = opened.info
+    ctype = content_type_of(storage_key)
     headers: dict[str, Any] = {
         hdrs.CONTENT_TYPE: ctype,
         hdrs.ACCEPT_RANGES: "bytes",
         hdrs.ETAG: info.etag,
-        hdrs.CACHE_CONTROL: f"private, max-age={remaining_s}",
-        hdrs.CONTENT_DISPOSITION: f'inline; filename="{PurePosixPath(grant.storage_key).name}"',
+        hdrs.CACHE_CONTROL: cache_control,
+        hdrs.CONTENT_DISPOSITION: f'inline; filename="{PurePosixPath(storage_key).name}"',
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
     }
@@ -297,12 +328,17 @@ async def download_file(call: Call) -> web.StreamResponse:
 
 
 def describe_download(document: dict) -> dict:
-    """Describe the file download in the generated document: binary content of each type it
-    serves, 206 and the Range header (the route table knows JSON answers only)."""
-    op = document.get("paths", {}).get("/files/{token}", {}).get("get")
-    if op is None or "206" in op["responses"]:  # the document is cached: described once
-        return document
-    op["description"] = ("No key: the signed token is the credential. A tampered, expired or unknown token, or a "
+    """Describe the file download in the generated document: binary content, 206 and the Range
+    header (the route table knows JSON answers only)."""
+    for path in ("/files/{token}", "/public/{token}"):
+        op = document.get("paths", {}).get(path, {}).get("get")
+        if op is not None and "206" not in op["responses"]:  # the document is cached: described once
+            _describe_one_download(op)
+    return document
+
+
+def _describe_one_download(op: dict) -> None:
+    op["description"] = ("No key: the token is the credential. A tampered, expired, revoked or unknown token, or a "
                          "file deleted since, answers 404. If-None-Match (304) and If-Range are honoured; HEAD "
                          "answers the headers alone.")
     op.setdefault("parameters", []).append(
@@ -325,10 +361,12 @@ def describe_download(document: dict) -> dict:
     responses["206"] = {"description": "the requested byte range (Content-Range)",
                         "headers": {**file_headers, "Content-Range": {"schema": {"type": "string"}}},
                         "content": binary}
-    return document
 
 
 ROUTES = [
     Route("GET", "/files/{token}", download_file, scope=None, tag="Files", errors=(404, 416, 429),
           summary="Extension: download a stored file through a signed, expiring URL (no key; Range and HEAD)"),
+    Route("GET", "/public/{token}", public_file, scope=None, tag="Files", errors=(404, 416, 429),
+          summary="Extension: a video's file or poster through a public link that does not expire (no key; "
+                  "revoked with DELETE /v1/videos/{id}/public-links; Range and HEAD)"),
 ]

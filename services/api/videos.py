@@ -377,6 +377,23 @@ async def update_video(call: Call) -> dict:
                                                                 video.storage_key)}}
 
 
+class PublicLinksRevoked(BaseModel):
+    video_id: int
+    generation: int = Field(description="the video's new link generation: every public link made before is a 404")
+
+
+class PublicLinksRevokedResponse(BaseModel):
+    data: PublicLinksRevoked
+
+
+async def revoke_public_links(call: Call) -> dict:
+    video_id = video_id_of(call)
+    generation, position = await call.context.handle(commands.RevokePublicLinks(
+        call.workspace_id, call.environment, video_id))
+    await call.read_your_writes("videos", position)
+    return {"data": {"video_id": video_id, "generation": generation}}
+
+
 async def analyze_video(call: Call) -> dict:
     body: AnalyzeVideo = call.body
     video_id = video_id_of(call)
@@ -520,6 +537,10 @@ ROUTES = [
           response=VideoResponse, writes=True, errors=(404,),
           summary="Extension: replace the video's description (VideoDescriptionChanged); revival candidates "
                   "decided on the previous one become stale"),
+    Route("DELETE", "/videos/{id}/public-links", revoke_public_links, scope="analyses:create", tag="Videos",
+          response=PublicLinksRevokedResponse, writes=True, errors=(404,),
+          summary="Extension: revoke every public link (/v1/public/...) of the video's file and poster "
+                  "(VideoPublicLinksRevoked); exports made afterwards show new links"),
     Route("POST", "/videos/{id}/analyze", analyze_video, scope="analyses:create", tag="Videos", status=202,
           body=AnalyzeVideo, response=AnalyzeResponse, writes=True, errors=(402, 404, 429),
           summary="Queue the analysis job; credits charged at once (402 insufficient_credits); sandbox keys "

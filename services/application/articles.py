@@ -56,6 +56,7 @@ class UpdateArticle:
     article_id: int
     custom_name: str | None | object = UNCHANGED
     media_id: int | None = None
+    published_urls: dict | None = None  # None: unchanged; a dict replaces them all
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ async def update_article(command: UpdateArticle, ctx: Context) -> tuple[bool, in
             changed = article.rename(c.custom_name)  # type: ignore[arg-type]
         if c.media_id is not None:
             changed = article.attach_media(c.media_id) or changed
+        if c.published_urls is not None:
+            changed = article.set_published_urls(c.published_urls) or changed
         if not changed:
             return False, None
         return True, await ctx.save(article, workspace_id=c.workspace_id)

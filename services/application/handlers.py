@@ -18,6 +18,7 @@ HANDLERS: Mapping[type, Callable[[Any, Any], Awaitable[Any]]] = {
     media.CreateMedia: media.create_media,
     videos.IngestVideo: videos.ingest_video,
     videos.ChangeVideoDescription: videos.change_video_description,
+    videos.RevokePublicLinks: videos.revoke_public_links,
     videos.RequestAnalysis: videos.request_analysis,
     articles.UpdateArticle: articles.update_article,
     articles.RequestTranslation: articles.request_translation,

@@ -211,6 +211,29 @@ async def change_video_description(command: ChangeVideoDescription, ctx: Context
     return await with_retries(attempt)
 
 
+@dataclass(frozen=True)
+class RevokePublicLinks:
+    """End every public link of a video's files (``VideoPublicLinksRevoked``)."""
+
+    workspace_id: UUID
+    environment: str
+    video_id: int
+
+
+async def revoke_public_links(command: RevokePublicLinks, ctx: Context) -> tuple[int, int]:
+    """Move the video's public links to a new generation: every link made before answers 404.
+    ``(generation, position)``."""
+    c = command
+
+    async def attempt() -> tuple[int, int]:
+        video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
+                                  c.video_id)
+        generation = video.revoke_public_links()
+        return generation, await ctx.save(video, workspace_id=c.workspace_id)
+
+    return await with_retries(attempt)
+
+
 async def request_analysis(command: RequestAnalysis, ctx: Context):
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 

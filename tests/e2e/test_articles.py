@@ -561,3 +561,107 @@ async def test_the_canonical_address_is_an_https_url_without_credentials(service
             assert r.status == 400 and r.error["code"] == "validation_error", (bad, r.body)
             assert [f["field"] for f in r.error["details"]["fields"]] == ["query.url"], r.body
             assert "secret" not in json.dumps(r.body)  # the credential is not echoed
+
+
+# ------------------------------------------------------------------------- addresses that last
+
+
+def _urls(schema: dict) -> tuple[str, str]:
+    expanded = jsonld.expand(schema, {"documentLoader": offline_loader})
+    [video_object] = _nodes(expanded, "VideoObject")
+    return _value(video_object, "contentUrl"), _value(video_object, "thumbnailUrl")
+
+
+async def test_exports_link_public_links_that_outlive_signed_urls_until_revoked(service, corpus, tmp_path):
+    """With no address given, an export links the video and its poster through public links: no
+    export shows a signed URL; a public link still works on an API whose clock (the settings clock)
+    is two days on, where the video's signed URL has expired; revoking the video's links makes every
+    earlier one a 404 and the next export shows new ones that work."""
+    ws, video, article = corpus["enterprise"]
+    base = f"/articles/{article}/export"
+    for name in ("html", "opengraph", "schema", "json", "markdown"):
+        r = await ws.client.get(f"{base}/{name}")
+        body = r.body if isinstance(r.body, bytes) else json.dumps(r.body).encode()
+        assert r.status == 200 and b"/v1/files/" not in body and b"/v1/public/" in body, name
+        shown = "public_link" if name != "markdown" else "none"  # markdown shows no poster
+        assert r.headers["X-Export-Url-Kinds"] == f"page=export, video=public_link, thumbnail={shown}", name
+    r = await ws.client.get(f"{base}/schema")
+    content_url, thumbnail_url = _urls(r.body)
+    signed = (await ws.client.get(f"/videos/{video}")).data["source_url"]
+    assert "/v1/files/" in signed and (await _fetch(service, signed, {"Range": "bytes=0-9"}))[0] == 206
+
+    later, proc = await start_api(service.settings, service.http, tmp_path, name="api-two-days-on",
+                                  VAEO_CLOCK_OFFSET_S=str(2 * 86400))
+    try:
+        def there(url: str) -> str:
+            return later + "/" + url.split("/v1/", 1)[1]
+
+        assert (await _fetch(service, there(signed), {"Range": "bytes=0-9"}))[0] == 404  # expired there
+        status, headers, first = await _fetch(service, there(content_url), {"Range": "bytes=0-99"})
+        assert status == 206 and len(first) == 100 and headers["Cache-Control"].startswith("public")
+        status, headers, poster = await _fetch(service, there(thumbnail_url))
+        assert status == 200 and headers["Content-Type"] == "image/jpeg" and jpeg_size(poster) == (320, 240)
+
+        other = await corpus["other"].client.call("DELETE", f"/videos/{video}/public-links")
+        assert other.status == 404, other.body
+        revoked = await ws.client.call("DELETE", f"/videos/{video}/public-links")
+        assert revoked.status == 200 and revoked.data == {"video_id": video, "generation": 1}, revoked.body
+        for url in (content_url, thumbnail_url):
+            assert (await _fetch(service, url))[0] == 404
+            assert (await _fetch(service, there(url)))[0] == 404
+        assert len(await events_of(service, ws.id, "VideoPublicLinksRevoked")) == 1
+        new_content, new_thumbnail = _urls((await ws.client.get(f"{base}/schema")).body)
+        assert {new_content, new_thumbnail}.isdisjoint({content_url, thumbnail_url})
+        assert (await _fetch(service, there(new_content), {"Range": "bytes=0-9"}))[0] == 206
+        assert (await _fetch(service, there(new_thumbnail)))[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    for forged in (content_url[:-3] + "AAA", signed.replace("/v1/files/", "/v1/public/"), "x" * 60):
+        url = forged if forged.startswith("http") else f"{service.base}/public/{forged}"
+        assert (await _fetch(service, url))[0] == 404, forged
+
+
+async def test_published_addresses_given_per_export_or_stored_on_the_article(service, corpus):
+    """Addresses a person published: stored on the article (PUT published_urls) they replace the
+    service's own in every export; given with one export they win over the stored ones; the
+    export says which kind each URL is; null returns to the public links; a URL a page could not
+    hold as it is (a quote, a bracket, a space, a password) is a 400 naming the field."""
+    ws, video, article = corpus["poor"]
+    base = f"/articles/{article}/export"
+    page, file_url, thumb = ("https://blog.example.com/posts/fusion", "https://cdn.example.com/v/fusion.mp4",
+                             "https://cdn.example.com/v/fusion.jpg")
+    stored = await ws.client.call("PUT", f"/articles/{article}", {"published_urls": {
+        "page_url": page, "video_url": file_url, "thumbnail_url": thumb}})
+    assert stored.status == 200 and stored.data == {"id": article, "updated": True}, stored.body
+    r = await ws.client.get(f"{base}/schema")
+    assert r.headers["X-Export-Url-Kinds"] == "page=article, video=article, thumbnail=article"
+    assert _urls(r.body) == (file_url, thumb) and b"/v1/public/" not in json.dumps(r.body).encode()
+    tags = {e.get("property"): e.get("content") for e in html5lib.HTMLParser(strict=True).parseFragment(
+        (await ws.client.get(f"{base}/opengraph")).body.decode()) if isinstance(e.tag, str)}
+    assert (tags["og:url"], tags["og:video"], tags["og:image"]) == (page, file_url, thumb)
+    same = await ws.client.call("PUT", f"/articles/{article}", {"published_urls": {
+        "page_url": page, "video_url": file_url, "thumbnail_url": thumb}})
+    assert same.data == {"id": article, "updated": False}
+
+    embed = "https://player.example.com/embed/fusion"
+    r = await ws.client.get(f"{base}/schema", params={"embed_url": embed, "url": "https://news.example.org/f"})
+    assert r.headers["X-Export-Url-Kinds"] == "page=request, video=article, thumbnail=article"
+    [video_object] = _nodes(jsonld.expand(r.body, {"documentLoader": offline_loader}), "VideoObject")
+    assert _value(video_object, "embedUrl") == embed and _value(video_object, "contentUrl") == file_url
+
+    for bad in ('https://cdn.example.com/v/a"b.mp4', "https://cdn.example.com/v/[1].mp4",
+                "https://cdn.example.com/v/a b.mp4", "https://u:secret@cdn.example.com/v.mp4", "http://cdn.example.com/v"):
+        put = await ws.client.call("PUT", f"/articles/{article}", {"published_urls": {"video_url": bad}})
+        assert put.status == 400 and put.error["details"]["fields"][0]["field"] == "body.published_urls.video_url"
+        get = await ws.client.get(f"{base}/html", params={"thumbnail_url": bad})
+        assert get.status == 400 and get.error["details"]["fields"][0]["field"] == "query.thumbnail_url"
+        assert "secret" not in json.dumps(put.body) + json.dumps(get.body)
+    unknown = await ws.client.call("PUT", f"/articles/{article}", {"published_urls": {"audio_url": file_url}})
+    assert unknown.status == 400 and unknown.error["details"]["fields"][0]["rule"] == "extra_forbidden"
+
+    cleared = await ws.client.call("PUT", f"/articles/{article}", {"published_urls": None})
+    assert cleared.data == {"id": article, "updated": True}
+    r = await ws.client.get(f"{base}/schema")
+    assert r.headers["X-Export-Url-Kinds"] == "page=export, video=public_link, thumbnail=public_link"
+    assert all("/v1/public/" in url for url in _urls(r.body))

@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 import pytest
 
-from infra.file_urls import encode_token, issue_token, signing_key
+from infra.file_urls import encode_token, issue_token, public_link, signing_key, verify
 from infra.storage import LocalStorage
 from tests.e2e.conftest import running_service, start_api
 from tests.e2e.test_videos import upload
@@ -64,9 +64,9 @@ def token_of(url: str) -> str:
     return url.rsplit("/", 1)[1]
 
 
-def payload_of(token: str) -> dict:
-    body = token.split(".")[0]
-    return orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+def key_of(settings, token: str) -> str:
+    """The storage key a token seals (only the service key opens it)."""
+    return verify(settings, token).storage_key
 
 
 async def test_source_url_downloads_the_media_without_a_key(service, clip):
@@ -146,31 +146,29 @@ async def test_every_token_that_grants_nothing_is_the_same_404(service, clip):
                             await _video(service, ws, clip))
     settings = service.settings
     origin = service.base.removesuffix("/v1") + "/v1/files/"
-    token = token_of(mine["source_url"])
-    payload_b64, _, signature = token.partition(".")
-    my_key, their_key = payload_of(token)["k"], payload_of(token_of(theirs["source_url"]))["k"]
+    token, their_token = token_of(mine["source_url"]), token_of(theirs["source_url"])
+    my_key, their_key = key_of(settings, token), key_of(settings, their_token)
     key = signing_key(settings.secret_key)
     future = int(time.time()) + 3600
-
-    def forged_payload(**change) -> str:
-        raw = orjson.dumps(payload_of(token) | change)
-        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    middle = len(token) // 2
 
     # A file deleted since its URL was made.
-    doomed_key = payload_of(token_of(doomed["source_url"]))["k"]
+    doomed_key = key_of(settings, token_of(doomed["source_url"]))
     LocalStorage.from_settings(settings).delete(doomed_key)
 
     refused = {
         "tampered signature": token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
-        "tampered payload": forged_payload(x=future + 86400) + "." + signature,
+        "tampered ciphertext": token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1:],
         "expired": issue_token(settings, ws.id, my_key, expires_in=-1),
-        "other workspace's key swapped in": forged_payload(k=their_key) + "." + signature,
+        "spliced with another workspace's token": token[:middle] + their_token[middle:],
+        "sealed with another service key": encode_token(signing_key("ab" * 32), ws.id, my_key, future),
+        "a public link's token": public_link(settings, ws.id, my_key, mine["id"], 0).rsplit("/", 1)[1],
         "other workspace's key, signed for mine": encode_token(key, ws.id, their_key, future),
         "deleted file": token_of(doomed["source_url"]),
         "traversal, signed": encode_token(key, ws.id, f"videos/{ws.id}/../../../../etc/passwd", future),
         "staging file, signed": encode_token(key, ws.id, f".staging/{ws.id}/x", future),
         "traversal in the path": "..%2F..%2F..%2Fetc%2Fpasswd",
-        "unknown": base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode() + "." + "A" * 43,
+        "unknown": base64.urlsafe_b64encode(uuid.uuid4().bytes * 5).rstrip(b"=").decode(),
         "garbage": "not-a-token",
     }
     answers = {}

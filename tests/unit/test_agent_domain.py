@@ -109,8 +109,9 @@ def test_a_conversation_is_open_to_its_key_and_to_a_wildcard_key_only():
     assert not c.open_to(uuid.uuid4(), {"agent:use", "credits:read", "keys:admin"})
 
 
-def test_no_signed_file_link_is_recorded_anywhere_in_a_turn():
-    link = "http://127.0.0.1:8080/v1/files/eyJ2IjoxfQ." + "s" * 43
+@pytest.mark.parametrize("link", ["http://127.0.0.1:8080/v1/files/eyJ2IjoxfQ." + "s" * 43,
+                                  "https://vaeo.example.com/v1/public/" + "s" * 60])  # a public link too
+def test_no_signed_file_link_is_recorded_anywhere_in_a_turn(link):
     c = Conversation.start(conversation_id=uuid.uuid4(), workspace_id=WS, environment="production",
                            key_id=uuid.uuid4(), text=f"what is {link}?", planner="offline", request_id="r0")
     c.record_action(1, name="get_video", arguments={"id": 3, "url": link}, status="ok",
@@ -120,7 +121,7 @@ def test_no_signed_file_link_is_recorded_anywhere_in_a_turn():
                     error={"code": "x", "message": f"gone: {link}", "details": {"source_url": link}})
     c.reply(1, f"Video 3: {link}\nDone.", outcome="completed", not_done=0)
     recorded = json.dumps([e.__dict__ for e in c.collect_events()], default=str)
-    assert "/v1/files/" not in recorded and "s" * 43 not in recorded
+    assert "/v1/files/" not in recorded and "/v1/public/" not in recorded and "s" * 43 not in recorded
     [first, second] = c.turns[0].actions
     assert first["result"] == {"id": 3, "links": ["/v1/videos/3"], "note": "see [file link not kept]"}
     assert first["arguments"] == {"id": 3}

@@ -252,7 +252,7 @@ def test_the_export_cache_keeps_the_most_recent_bodies_within_its_bound() -> Non
     cache = ExportCache(max_bytes=10)
     cache.put(("a",), b"1234", '"a"')
     cache.put(("b",), b"5678", '"b"')
-    assert cache.get(("a",)) == (b"1234", '"a"')  # a is now the most recent
+    assert cache.get(("a",)) == (b"1234", '"a"', "")  # a is now the most recent
     cache.put(("c",), b"9012", '"c"')  # 12 bytes: b, the least recent, goes
     assert cache.get(("b",)) is None and cache.get(("a",)) and cache.get(("c",))
     cache.put(("d",), b"x" * 11, '"d"')  # larger than the whole cache: not kept

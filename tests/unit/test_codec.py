@@ -324,6 +324,8 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                                            platforms=["videosite_long"])
     article.rename("Custom")
     article.attach_media(1)
+    article.set_published_urls({"page_url": "https://blog.example.com/a", "video_url": None})
+    video.revoke_public_links()
     translated = Article.translation(source=article, article_id=10, job_id=job2.id, language="en", title="t",
                                      content={"title": "t"}, markdown="# t\n", aeo_score=1, geo_score=2,
                                      composite_score=1.7, keywords_primary=["k"])

@@ -38,12 +38,13 @@ VIDEO_URL = "https://api.example.com/v1/files/tok.sig"
 THUMB_URL = "https://api.example.com/v1/files/thumb.sig"
 HTML = "{http://www.w3.org/1999/xhtml}"
 
-# What the JSON-LD processor gets for https://schema.org: the vocabulary and the properties whose
-# values are IRIs, as schema.org's own context declares them (the processor fetches nothing).
+# What the JSON-LD processor gets for https://schema.org: a small local copy of schema.org's own
+# context, the vocabulary and the properties whose values are IRIs as it declares them (the
+# processor fetches nothing: ``offline_loader`` is its document loader and refuses any other URL).
 SCHEMA_CONTEXT = {"@context": {
     "@vocab": "http://schema.org/", "schema": "http://schema.org/",
     **{name: {"@id": f"schema:{name}", "@type": "@id"}
-       for name in ("url", "contentUrl", "thumbnailUrl", "mainEntityOfPage", "image", "target")},
+       for name in ("url", "contentUrl", "embedUrl", "thumbnailUrl", "mainEntityOfPage", "image", "target")},
 }}
 S = "http://schema.org/"
 

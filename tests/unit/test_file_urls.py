@@ -4,21 +4,24 @@ types and the storage's key checks: the pure parts of ``GET /v1/files/{token}``.
 from __future__ import annotations
 
 import base64
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
-import orjson
 import pytest
 
 from infra.file_urls import (
     FILES_PATH,
     InvalidFileToken,
+    PublicLink,
     encode_token,
     issue_token,
     public_base_url,
+    public_link,
     signed_url,
     signing_key,
     verify,
+    verify_public_link,
 )
 from infra.settings import Settings
 from infra.storage import STAGING, LocalStorage, Storage, StorageError, check_key, storage_for
@@ -68,8 +71,6 @@ def test_every_tampered_character_is_refused():
     settings = settings_at()
     token = issue_token(settings, WS, KEY)
     for index in range(len(token)):
-        if token[index] == ".":
-            continue
         tampered = flip(token, index)
         if tampered == token:
             continue
@@ -77,15 +78,42 @@ def test_every_tampered_character_is_refused():
             verify(settings, tampered)
 
 
-def test_a_payload_rewritten_without_the_key_is_refused():
-    """Another workspace's key (or a later expiry) swapped into the payload: the signature no longer matches."""
+def test_a_token_shows_neither_the_workspace_nor_the_storage_key():
+    """The token is opaque: base64url of random-looking bytes, in which no part of the workspace id
+    nor of the storage key can be read, whatever alphabet or offset one decodes it with."""
     settings = settings_at()
-    payload_b64, _, signature = issue_token(settings, WS, KEY).partition(".")
-    payload = orjson.loads(base64.urlsafe_b64decode(payload_b64 + "=" * (-len(payload_b64) % 4)))
-    for change in ({"w": str(OTHER_WS), "k": f"videos/{OTHER_WS}/9/source.mp4"}, {"x": payload["x"] + 86400}):
-        forged = base64.urlsafe_b64encode(orjson.dumps(payload | change)).rstrip(b"=").decode()
+    for token in (issue_token(settings, WS, KEY), public_link(settings, WS, KEY, 7, 0).rsplit("/", 1)[1]):
+        assert re.fullmatch(r"[A-Za-z0-9_-]+", token)
+        readable = [base64.urlsafe_b64decode(token[i:][:len(token[i:]) // 4 * 4]) for i in range(4)]
+        for needle in (str(WS).encode(), WS.hex.encode(), WS.bytes, b"videos/", b"source.mp4", b"7/source"):
+            assert not any(needle in raw for raw in readable), needle
+        for part in (str(WS), "videos", "source", "mp4"):
+            assert part not in token
+        assert len({raw[:12] for raw in readable}) == 4  # no plain header either
+
+
+def test_a_grant_sealed_with_another_key_is_refused():
+    """Another workspace's key (or a later expiry) sealed without the service key: refused."""
+    settings = settings_at()
+    wrong = signing_key("33" * 32)
+    for forged in (encode_token(wrong, OTHER_WS, f"videos/{OTHER_WS}/9/source.mp4", int(NOW.timestamp()) + 60),
+                   encode_token(wrong, WS, KEY, int(NOW.timestamp()) + 86400 * 365)):
         with pytest.raises(InvalidFileToken):
-            verify(settings, f"{forged}.{signature}")
+            verify(settings, forged)
+
+
+def test_the_same_grant_is_the_same_token_and_the_purposes_do_not_mix():
+    settings = settings_at()
+    assert issue_token(settings, WS, KEY) == issue_token(settings, WS, KEY)
+    assert issue_token(settings, WS, KEY) != issue_token(settings, WS, KEY, expires_in=5)
+    link = public_link(settings, WS, KEY, 7, 3).rsplit("/", 1)[1]
+    assert verify_public_link(settings, link) == PublicLink(WS, KEY, 7, 3)
+    with pytest.raises(InvalidFileToken):
+        verify(settings, link)  # a public link is no signed URL
+    with pytest.raises(InvalidFileToken):
+        verify_public_link(settings, issue_token(settings, WS, KEY))
+    later = settings_at(NOW + timedelta(days=3650))
+    assert verify_public_link(later, link).storage_key == KEY  # no expiry: revocation is the route's check
 
 
 def test_a_token_signed_under_another_service_key_is_refused():
@@ -102,7 +130,8 @@ def test_the_signing_key_is_derived_not_the_service_key():
 
 
 @pytest.mark.parametrize("token", ["", ".", "abc", "abc.def", "a" * 5000, "abc." + "A" * 43 + "/x",
-                                   "../../etc/passwd", "%2e%2e%2fetc", "abc\x00." + "A" * 43])
+                                   "../../etc/passwd", "%2e%2e%2fetc", "abc\x00." + "A" * 43, "A" * 60,
+                                   "A" * 45])
 def test_malformed_tokens_are_refused(token):
     with pytest.raises(InvalidFileToken):
         verify(settings_at(), token)

@@ -197,10 +197,11 @@ def test_an_article_without_video_or_media_stores_nulls() -> None:
 
 @pytest.mark.parametrize(("projection", "handled", "tables", "ordering"), [
     (videos.projection, {"VideoUploaded", "JobQueued", "VideoAnalyzed", "JobFailed", "JobCancelled",
-                         "VideoDescriptionChanged", "VideoGraphRecorded"}, ["videos"], "strict"),
+                         "VideoDescriptionChanged", "VideoGraphRecorded", "VideoPublicLinksRevoked"}, ["videos"],
+     "strict"),
     (content_graph.projection, {"VideoGraphRecorded"}, ["content_graphs"], "per_stream"),
-    (articles.projection, {"ArticleGenerated", "ArticleTranslated", "ArticleRenamed", "ArticleMediaAttached"},
-     ["articles"], "per_stream"),
+    (articles.projection, {"ArticleGenerated", "ArticleTranslated", "ArticleRenamed", "ArticleMediaAttached",
+                           "ArticlePublishedUrlsSet"}, ["articles"], "per_stream"),
 ], ids=lambda p: getattr(p, "name", None))
 def test_each_declares_its_events_tables_teardown_and_ordering(projection, handled: set, tables: list,
                                                                ordering: str) -> None:
