@@ -42,8 +42,9 @@ class Links(Protocol):
     def expires_at(self) -> datetime:
         """When the signed file URLs made by ``file`` stop working."""
 
-    def file(self, storage_key: str) -> str:
-        """A signed download URL of a stored file, valid until ``expires_at``."""
+    def file(self, storage_key: str) -> str | None:
+        """A signed download URL of a stored file, valid until ``expires_at`` (None: a key that cannot
+        be signed, which the service never writes)."""
 
     def api(self, path: str) -> str:
         """The absolute URL of an API path (``/v1/...``)."""
@@ -114,7 +115,7 @@ class ClipData(_Public):
 
     job_id: UUID
     clip_id: str
-    url: str = Field(description="signed download URL of the clip, valid until urls_expire_at")
+    url: str | None = Field(description="signed download URL of the clip, valid until urls_expire_at")
     thumbnail_url: str | None = Field(description="signed URL of its thumbnail (template renders)")
     urls_expire_at: datetime = Field(description="when url and thumbnail_url stop working")
     format: str
@@ -145,7 +146,8 @@ class VideoData(_Public):
     created_at: datetime
     last_job_id: None
     article_id: None
-    source_url: str = Field(description="signed URL of the uploaded media, valid until source_url_expires_at")
+    source_url: str | None = Field(description="signed URL of the uploaded media, valid until "
+                                               "source_url_expires_at")
     source_url_expires_at: datetime
 
 

@@ -37,6 +37,7 @@ from infra.codec import EventRegistry, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
 from infra.file_urls import public_base_url, signed_url
 from infra.settings import Settings
+from infra.storage import StorageError
 from services.lib.readers import DISPATCHER_INTAKE
 from services.processes.consuming import ConsumerRunner, Reader
 
@@ -64,10 +65,15 @@ class FileLinks:
         end = math.ceil((recorded_at + timedelta(seconds=settings.webhook_file_url_ttl_s)).timestamp())
         return cls(settings, workspace_id, datetime.fromtimestamp(end, UTC))
 
-    def file(self, storage_key: str) -> str:
+    def file(self, storage_key: str) -> str | None:
         # the half second keeps int(now + expires_in) on the whole second, whatever now's fraction
         expires_in = self.expires_at.timestamp() + 0.5 - self.settings.now().timestamp()
-        return signed_url(self.settings, self.workspace_id, storage_key, expires_in)
+        try:
+            return signed_url(self.settings, self.workspace_id, storage_key, expires_in)
+        except StorageError as exc:  # never from an event the service wrote; not a reason to stop the intake
+            log.warning("dispatcher intake: a file of workspace %s cannot be signed (%s): its URL is null",
+                        self.workspace_id, exc)
+            return None
 
     def api(self, path: str) -> str:
         return public_base_url(self.settings) + path
@@ -78,7 +84,7 @@ class NoLinks:
 
     expires_at = datetime(1970, 1, 1, tzinfo=UTC)
 
-    def file(self, storage_key: str) -> str:
+    def file(self, storage_key: str) -> str | None:
         raise RuntimeError("the intake needs the settings to sign file URLs")
 
     def api(self, path: str) -> str:
