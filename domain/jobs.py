@@ -75,7 +75,7 @@ class Job(Aggregate):
         the job's expected version, so a cancellation that landed meanwhile stops the worker there.
 
         Read by the `jobs` read model (GET /jobs/{id} and its event stream), `clip_jobs` (a clip job's progress and
-        stage)."""
+        stage); the dispatcher (the progress a `job.failed` payload shows)."""
 
         published_as = "JobProgressed"
         progress: int
@@ -125,7 +125,8 @@ class Job(Aggregate):
         nothing of the job is recorded after it, and its refund is in the same append.
 
         Read by the `jobs` read model, the `scheduler` (the row is final: never claimed again), `videos`,
-        `monitoring_events`, `clip_jobs` (a clip job cancelled)."""
+        `monitoring_events`, `clip_jobs` (a clip job cancelled); the dispatcher (the `job.failed` webhook with
+        status `cancelled`, and the job's own `webhook_url`)."""
 
         published_as = "JobCancelled"
         reason: str
@@ -134,7 +135,8 @@ class Job(Aggregate):
         """One item of a running job is done (a clip of a render): its result is readable at once, before the
         job ends, and a later attempt does not do it again.
 
-        Read by the `jobs` read model (the job's progress) and `clip_jobs` (a clip job's progress)."""
+        Read by the `jobs` read model (the job's progress) and `clip_jobs` (a clip job's progress); the dispatcher
+        (the progress a `job.failed` payload shows)."""
 
         published_as = "JobItemCompleted"
         item_id: str

@@ -7,9 +7,9 @@ by ``delivery_id`` (uuid5), so retries, replays and a second dispatcher all name
 delivery. Its history (every attempt and its outcome) is events, hence auditable.
 
 The pure policies here: which domain event emits which webhook event (``EVENT_FOR``), the
-delivery payload, the retry schedule with jitter and ``Retry-After``, and the events of one
-attempt (``attempt_events``, ``cancel_events``), which the dispatcher builds without replaying
-the delivery's stream.
+delivery's body around its public ``data`` (``domain.webhook_payloads``), the retry schedule
+with jitter and ``Retry-After``, and the events of one attempt (``attempt_events``,
+``cancel_events``), which the dispatcher builds without replaying the delivery's stream.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from eventsourcing.utils import get_topic
 
 from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
 
-# The nine webhook event names of the interface, each with the domain event that emits it.
-# Those whose domain event no operation appends yet (a translation, a rendered clip, an export)
-# are mapped by name already: they are delivered as soon as that event is on the log.
+# The nine webhook event names of the interface, each with the domain events that emit it. The
+# interface has no job.cancelled: a cancelled job ends as job.failed with status "cancelled", so
+# every job's end is notified under one of the two names receivers know.
 EVENT_FOR: dict[str, str] = {
     "JobCompleted": "job.completed",
     "JobFailed": "job.failed",
+    "JobCancelled": "job.failed",
     "CreditsLow": "credits.low",
     "VideoUploaded": "video.uploaded",
     "VideoAnalyzed": "video.analyzed",
@@ -43,8 +44,8 @@ EVENT_NAMES: tuple[str, ...] = (
     "video.uploaded", "video.analyzed", "article.generated", "article.translated", "clip.generated",
     "export.ready", "job.completed", "job.failed", "credits.low",
 )
-# What a job's per-request ``webhook_url`` receives when the job ends.
-JOB_END_EVENTS = frozenset({"JobCompleted", "JobFailed"})
+# What a job's per-request ``webhook_url`` receives when the job ends, however it ends.
+JOB_END_EVENTS = frozenset({"JobCompleted", "JobFailed", "JobCancelled"})
 TEST_EVENT = "webhook.test"
 
 ACTIVE, DELETED, DISABLED = "active", "deleted", "disabled"
@@ -77,18 +78,6 @@ def payload(delivery: UUID, event_name: str, created_at: str, workspace_id: UUID
     """The JSON body of a delivery: the same for every attempt (the signature is not)."""
     return {"id": str(delivery), "type": event_name, "created_at": created_at, "workspace_id": str(workspace_id),
             "data": data}
-
-
-def event_data(stream_type: str, stream_id: UUID | str, data: dict[str, Any]) -> dict[str, Any]:
-    """The ``data`` of a delivery: the domain event's own fields and the id of what it is about
-    (``job_id`` for a Job stream, ``video_id`` for a Video stream, ...)."""
-    out = dict(data)
-    out.setdefault(f"{_snake(stream_type)}_id", str(stream_id))
-    return out
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
 def next_delay(schedule: Sequence[float], attempts_done: int, *, jitter: float = 0.1,

@@ -191,6 +191,9 @@ class Settings(BaseSettings):
     public_base_url: str = ""
     # Signed file URLs (GET /v1/files/{token}): how long one stays valid, seconds.
     file_url_ttl_s: float = Field(default=86400.0, gt=0)
+    # Webhook payloads: how long the signed file URLs in a delivery stay valid, seconds from the event's time;
+    # at least 24 h, and longer than the whole retry schedule (about 27.6 h) by default: 7 days.
+    webhook_file_url_ttl_s: float = Field(default=604800.0, ge=86400.0)
     # Signed file URLs: a download whose client takes nothing of a 256 KiB chunk for this many seconds is disconnected.
     file_send_timeout_s: float = Field(default=60.0, gt=0)
     # Signed file URLs: downloads one client address may have in flight at once (429 beyond; a proxy is one address).

@@ -323,7 +323,8 @@ async def test_each_export_parses_and_export_ready_is_sent_once_per_format(servi
     assert sorted(d["data"]["format"] for d in delivered) == sorted(expected_types)
     assert all(d["type"] == "export.ready" and d["data"]["article_id"] == article for d in delivered)
     html_ready = next(d["data"] for d in delivered if d["data"]["format"] == "html")
-    assert html_ready["path"] == f"/v1/articles/{article}/export/html" and html_ready["environment"] == "production"
+    assert html_ready["url"].startswith("http") and html_ready["url"].endswith(f"/v1/articles/{article}/export/html")
+    assert html_ready["environment"] == "production" and "path" not in html_ready
 
 
 async def test_an_export_follows_a_change_of_its_videos_description(service, media):
@@ -386,10 +387,10 @@ async def test_a_translation_through_the_provider_becomes_an_article_of_its_own(
     await wait_until(lambda: len(receiver.hits) >= 2, what="article.translated and job.completed")
     [announced] = [verify(hook.data["secret"], h) for h in receiver.hits
                    if json.loads(h.body)["type"] == "article.translated"]
-    assert announced["data"]["article_id"] == translated["id"] and announced["data"]["source_article_id"] == article
+    assert announced["data"]["id"] == translated["id"] and announced["data"]["source_article_id"] == article
     assert announced["data"]["language"] == "en" and announced["data"]["environment"] == "production"
     [done] = [verify(job_secret, h) for h in receiver.hits if json.loads(h.body)["type"] == "job.completed"]
-    assert done["data"]["job_id"] == r.data["job_id"] and done["data"]["article_id"] == translated["id"]
+    assert done["data"]["id"] == r.data["job_id"] and done["data"]["article_id"] == translated["id"]
     usage = (await ws.client.get("/usage/llm")).data["operations"]
     assert any(o["operation"] == "article.translate" and o["calls"] == 1 for o in usage)
 
@@ -516,7 +517,7 @@ async def test_regeneration_in_each_style_writes_a_new_article_and_keeps_the_pre
     await wait_until(lambda: len([h for h in receiver.hits if h.body and b"article.generated" in h.body])
                      >= len(STYLES), what="article.generated of each regeneration")
     generated = [verify(hook.data["secret"], h) for h in receiver.hits if b"article.generated" in h.body]
-    assert {g["data"]["article_id"] for g in generated} == {a["id"] for a in regenerated}
+    assert {g["data"]["id"] for g in generated} == {a["id"] for a in regenerated}
     assert all(g["data"]["origin"] == "regeneration" and g["data"]["source_article_id"] == article for g in generated)
 
 

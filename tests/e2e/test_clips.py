@@ -20,6 +20,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 from uuid import UUID
 
 import aiohttp
@@ -166,7 +167,7 @@ async def test_a_simple_clip_is_cut_frame_accurately_in_each_format(svc, talk, f
     assert (await ws.client.get("/credits")).data["used"] == credits_before + 1
 
 
-async def test_a_simple_clip_announces_itself_and_its_end_to_the_webhooks(svc, talk):
+async def test_a_simple_clip_announces_itself_and_its_end_to_the_webhooks(svc, talk, tmp_path):
     ws, video_id = talk["ws"], talk["video_id"]
     receiver = await Receiver(svc.ca, address="127.0.0.42").start()
     try:
@@ -188,8 +189,17 @@ async def test_a_simple_clip_announces_itself_and_its_end_to_the_webhooks(svc, t
         assert set(by_type) == {"clip.generated", "job.completed"}
         assert by_type["clip.generated"]["job_id"] == r.data["job_id"]
         assert by_type["clip.generated"]["format"] == "webm" and by_type["clip.generated"]["clip_id"] == "clip"
-        assert by_type["job.completed"]["job_type"] == "video_clip"
+        assert by_type["job.completed"]["type"] == "video_clip"
         assert by_type["job.completed"]["result"]["format"] == "webm"
+        # the payloads' signed URLs download the clip, no key needed, and name no storage key; the
+        # dispatcher writes them under its VAEO_PUBLIC_BASE_URL (here the default, the API's own
+        # port 8080), the test's APIs listen on ports of their own: the same path is fetched there
+        urls = [by_type["clip.generated"]["url"], by_type["job.completed"]["result"]["url"]]
+        assert all(u.startswith("http://127.0.0.1:8080/v1/files/") for u in urls), urls
+        api = svc.base.removesuffix("/v1")
+        hooked = await download(svc.http, api + urlsplit(urls[0]).path, tmp_path / "hooked.webm")
+        ended = await download(svc.http, api + urlsplit(urls[1]).path, tmp_path / "ended.webm")
+        assert hooked.read_bytes() == ended.read_bytes() and hooked.read_bytes()[:4] == b"\x1a\x45\xdf\xa3"
     finally:
         await receiver.stop()
 
@@ -395,7 +405,8 @@ async def test_a_render_shows_each_clip_at_once_retries_the_failed_one_alone_and
         await wait_until(lambda: len(receiver.hits) >= 4, 30, "four deliveries")
         await asyncio.sleep(0.5)
         # The workspace's other jobs may end while the hook is registered: only this job's count.
-        bodies = [b for b in (verify(secret, hit) for hit in receiver.hits) if b["data"].get("job_id") == job_id]
+        bodies = [b for b in (verify(secret, hit) for hit in receiver.hits)
+                  if job_id in (b["data"].get("job_id"), b["data"].get("id"))]
         types = Counter(b["type"] for b in bodies)
         assert types == {"clip.generated": 3, "job.completed": 1}, types
         generated = [b["data"] for b in bodies if b["type"] == "clip.generated"]

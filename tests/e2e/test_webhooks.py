@@ -22,8 +22,10 @@ from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
+from services.application.jobs import QueueJob
 from tests.conftest import drop_isolated, env_for, make_isolated_settings
 from tests.e2e.conftest import Service, spawn, start_api, stop_all
+from tests.helpers import handle
 from tests.integration.test_dispatcher import Receiver, TestCA, end_job, verify, wait_until
 from tests.unit.test_netguard import REFUSED
 
@@ -283,6 +285,33 @@ async def test_a_deleted_webhook_s_pending_retries_end_cancelled_and_its_deliver
         await receiver.stop()
 
 
+async def test_a_cancelled_job_notifies_its_webhook_url_and_its_webhooks_with_the_job_as_get_shows_it(hooks):
+    """DELETE /jobs/{id} ends the job: its webhook_url and the webhooks subscribed to job.failed get
+    job.failed (the interface has no job.cancelled) whose data is the job GET /jobs/{id} answers."""
+    ws = await hooks.workspace()
+    receiver = await Receiver(hooks.ca, "127.0.0.23").start()
+    try:
+        created = await ws.client.post("/webhooks", {"url": receiver.url("/hook"), "events": ["job.failed"]})
+        assert created.status == 201, created.body
+        job_secret = (await ws.client.get("/webhooks/job-secret")).data["secret"]
+        job, _ = await handle(hooks.store, QueueJob(ws.id, job_type="e2e_idle", webhook_url=receiver.url("/job")))
+        cancelled = await ws.client.delete(f"/jobs/{job.id}")
+        assert cancelled.status == 200 and cancelled.data["status"] == "cancelled", cancelled.body
+        await wait_until(lambda: len(receiver.hits) >= 2, what="the cancellation's two deliveries")
+        by_path = {h.path: h for h in receiver.hits}
+        assert sorted(by_path) == ["/hook", "/job"]
+        to_url, to_hook = verify(job_secret, by_path["/job"]), verify(created.data["secret"], by_path["/hook"])
+        assert to_url["type"] == to_hook["type"] == "job.failed" and to_url["data"] == to_hook["data"]
+        shown = (await ws.client.get(f"/jobs/{job.id}")).data
+        data = to_url["data"]
+        assert data["environment"] == "production" and data["urls_expire_at"] is None
+        assert {k: data[k] for k in shown if k != "created_at"} == {k: v for k, v in shown.items() if k != "created_at"}
+        assert datetime.fromisoformat(data["created_at"]) == datetime.fromisoformat(shown["created_at"])
+        assert (data["status"], data["step"]) == ("cancelled", "cancelled")
+    finally:
+        await receiver.stop()
+
+
 async def test_kill_9_of_a_dispatcher_during_deliveries_loses_none(hooks):
     """Two dispatchers share the work; one is killed with SIGKILL mid-way and started again."""
     ws = await hooks.workspace()
@@ -327,4 +356,4 @@ async def test_kill_9_of_a_dispatcher_during_deliveries_loses_none(hooks):
 def orjson_job(hit) -> str:
     import orjson
 
-    return orjson.loads(hit.body)["data"]["job_id"]
+    return orjson.loads(hit.body)["data"]["id"]

@@ -95,7 +95,7 @@ async def test_the_intake_stops_on_an_event_it_cannot_apply_and_resumes_from_it_
 
         state = await wait_for(lambda: stopped(pool, INTAKE), what="intake stopped")
         assert state["error_position"] == poison and "no upcaster for JobQueued schema 0" in state["error"]
-        assert receiver.bodies()[0]["data"]["job_id"] == str(before)
+        assert receiver.bodies()[0]["data"]["id"] == str(before)
         # Nothing at or after the poison was taken in: the intake's marks stay below it.
         async with pool.acquire() as conn:
             assert await conn.fetchval("SELECT max(max_position) FROM projection_offsets WHERE projection = $1",
@@ -117,7 +117,7 @@ async def test_the_intake_stops_on_an_event_it_cannot_apply_and_resumes_from_it_
         background.start(lambda stop: Intake().runner(settings, pool, fixed_registry("JobQueued")).serve(stop))
         background.start(lambda stop: run_dispatcher(settings, stop, intake=False))
         await wait_until(lambda: len(receiver.hits) >= 2, what="delivery after the poison")
-        assert [b["data"]["job_id"] for b in receiver.bodies()] == [str(before), str(after)]
+        assert [b["data"]["id"] for b in receiver.bodies()] == [str(before), str(after)]
         assert (await reader_row(pool, INTAKE)) == {"status": "live", "error": None, "error_position": None}
         async with pool.acquire() as conn:
             assert await conn.fetchval("SELECT count(*) FROM webhook_jobs WHERE job_id = $1", poison_job.id) == 1

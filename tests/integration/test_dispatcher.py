@@ -38,7 +38,7 @@ from infra.eventstore import EventStore
 from infra.netguard import Vetted, parse_destination
 from infra.settings import Settings
 from infra.webhook_http import WebhookClient, job_notification_secret
-from services.application.jobs import QueueJob
+from services.application.jobs import CancelJob, QueueJob
 from services.application.webhooks import DeleteWebhook, RegisterWebhook
 from services.application.workspaces import CreateWorkspace, RotateJobSecret
 from services.processes.dispatcher import run_dispatcher
@@ -46,6 +46,7 @@ from services.processes.dispatcher.intake import NAME
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from tests.helpers import end_offsets, handle, wait_projected, wait_relayed
+from tests.webhook_bodies import check_body
 
 # ------------------------------------------------------------------------------ test helpers
 
@@ -97,11 +98,16 @@ class Hit:
     host: str
     wall: float = 0.0
     peer: tuple | None = None  # the client's (address, port): one per connection
+    path: str = ""
 
 
 @dataclass
 class Receiver:
-    """An HTTPS receiver; ``answer(n)`` gives the status (and headers) of the n-th request (0-based)."""
+    """An HTTPS receiver; ``answer(n)`` gives the status (and headers) of the n-th request (0-based).
+
+    Every body it received is checked when it stops, and by ``bodies()``: the JSON Schema of its
+    event type (docs/webhooks.md) and no internal field (``tests.webhook_bodies``). So every test
+    that receives webhooks checks the payloads the dispatcher sends."""
 
     ca: TestCA
     address: str = "127.0.0.2"
@@ -110,6 +116,7 @@ class Receiver:
     answer: Callable[[int], int | tuple[int, dict]] = lambda n: 200
     delay_s: float = 0.0
     hits: list[Hit] = field(default_factory=list)
+    raw: bool = False  # the test posts bodies of its own, not the dispatcher's: they are not checked
 
     async def start(self) -> Receiver:
         app = web.Application()
@@ -124,12 +131,24 @@ class Receiver:
 
     async def stop(self) -> None:
         await self._runner.cleanup()
+        self.checked()
+
+    def checked(self) -> int:
+        """Checks every body received (a test message, ``webhook.test``, has no payload); returns how many."""
+        if self.raw:
+            return 0
+        bodies = [orjson.loads(h.body) for h in self.hits]
+        for body in bodies:
+            if body.get("type") != "webhook.test":
+                check_body(body)
+        return len(bodies)
 
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.read()
         n = len(self.hits)
         self.hits.append(Hit(dict(request.headers), body, time.monotonic(), request.host, time.time(),
-                             request.transport.get_extra_info("peername") if request.transport else None))
+                             request.transport.get_extra_info("peername") if request.transport else None,
+                           request.path))
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         answer = self.answer(n)
@@ -140,6 +159,7 @@ class Receiver:
         return f"https://{host or self.address}:{self.port}{path}"
 
     def bodies(self) -> list[dict]:
+        self.checked()
         return [orjson.loads(h.body) for h in self.hits]
 
 
@@ -183,7 +203,10 @@ def verify(secret: str, hit: Hit) -> dict:
     """Both schemes, as a receiver would check them; raises on a mismatch."""
     expected = "sha256=" + hmac.new(secret.encode(), hit.body, hashlib.sha256).hexdigest()
     assert hmac.compare_digest(expected, hit.headers["X-Service-Signature"])
-    return StandardVerifier(secret).verify(hit.body, hit.headers)
+    body = StandardVerifier(secret).verify(hit.body, hit.headers)
+    if body.get("type") != "webhook.test":
+        check_body(body)
+    return body
 
 
 def assert_one_byte_change_fails(secret: str, hit: Hit) -> None:
@@ -292,7 +315,7 @@ async def test_subscribed_events_arrive_once_signed_both_ways_unsubscribed_and_d
         assert_one_byte_change_fails(secret_all, hit)
     by_type = {}
     for b in everything.bodies():
-        by_type.setdefault(b["type"], set()).add(b["data"]["job_id"])
+        by_type.setdefault(b["type"], set()).add(b["data"]["id"])
     assert by_type == {"job.completed": {str(j) for j in completed}, "job.failed": {str(j) for j in failed}}
     for hit in failures_only.hits:
         assert verify(secret_failed, hit)["type"] == "job.failed"
@@ -315,10 +338,24 @@ async def test_a_job_webhook_url_gets_its_end_signed_with_the_workspace_job_secr
     background.start(lambda stop: run_dispatcher(settings, stop))
     job = await end_job(store, ws, webhook_url=receiver.url("/job-callback"))
     await end_job(store, ws)  # no webhook_url: nothing
+    # A cancelled job's end is notified too: job.failed (the interface has no job.cancelled), status cancelled.
+    cancelled, _ = await handle(store, QueueJob(ws, job_type="analyze", environment="production",
+                                                webhook_url=receiver.url("/cancelled")))
+    cancelled.start(1, "test")
+    cancelled.report_progress(35, "transcribing")
+    await store.save(events=store.registry.to_new_events(cancelled.collect_events(), workspace_id=ws))
+    await handle(store, CancelJob(ws, cancelled.id))
     await wait_dispatched(settings, pool)
-    assert len(receiver.hits) == 1
-    body = verify(job_notification_secret(settings.secret_key, ws, "production"), receiver.hits[0])
-    assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
+    assert sorted(h.path for h in receiver.hits) == ["/cancelled", "/job-callback"]
+    secret = job_notification_secret(settings.secret_key, ws, "production")
+    bodies = {b["data"]["id"]: b for b in (verify(secret, hit) for hit in receiver.hits)}
+    done, ended = bodies[str(job)], bodies[str(cancelled.id)]
+    assert done["type"] == "job.completed" and done["data"]["status"] == "completed"
+    assert (done["data"]["type"], done["data"]["result"], done["data"]["article_id"]) == ("analyze", {"ok": True}, 3)
+    assert ended["type"] == "job.failed"
+    assert {k: ended["data"][k] for k in ("status", "step", "progress", "error_message", "type")} == {
+        "status": "cancelled", "step": "cancelled", "progress": 35, "error_message": None, "type": "analyze"}
+    assert ended["data"]["created_at"] is not None
     await receiver.stop()
 
 
@@ -491,7 +528,7 @@ async def test_receiver_down_for_a_while_then_up_gets_everything(settings, store
     receiver = await Receiver(ca, "127.0.0.9", port=port).start()
     await wait_until(lambda: len({h.headers["webhook-id"] for h in receiver.hits}) >= 20, what="all 20")
     await wait_dispatched(settings, pool)
-    assert {b["data"]["job_id"] for b in receiver.bodies()} == {str(j) for j in jobs}
+    assert {b["data"]["id"] for b in receiver.bodies()} == {str(j) for j in jobs}
     await receiver.stop()
 
 
@@ -699,8 +736,8 @@ async def test_the_client_sends_to_the_vetted_address_and_reuses_a_connection_on
     check of the next attempt gives another address, the request goes there, not down the
     connection still open to the first one; another name never rides a connection opened for
     the first one (its certificate was checked for that name only)."""
-    first = await Receiver(ca, "127.0.0.14", names=["pool.test", "other.test"]).start()
-    second = await Receiver(ca, "127.0.0.15", names=["pool.test"], port=first.port).start()
+    first = await Receiver(ca, "127.0.0.14", names=["pool.test", "other.test"], raw=True).start()
+    second = await Receiver(ca, "127.0.0.15", names=["pool.test"], port=first.port, raw=True).start()
     pool_test = parse_destination(first.url(host="pool.test"))
     other_test = parse_destination(first.url(host="other.test"))
     async with WebhookClient(extra_ca_file=str(ca.ca_file)) as client:

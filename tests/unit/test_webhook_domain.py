@@ -139,7 +139,9 @@ def test_delivery_ids_are_stable_and_distinct_per_target_position_and_name():
 
 
 def test_mapping_covers_the_nine_names():
-    assert sorted(EVENT_FOR.values()) == sorted(EVENT_NAMES) and len(EVENT_NAMES) == 9
+    assert sorted(set(EVENT_FOR.values())) == sorted(EVENT_NAMES) and len(EVENT_NAMES) == 9
+    # the interface has no job.cancelled: a cancellation is the job's end as job.failed
+    assert EVENT_FOR["JobCancelled"] == "job.failed"
     assert EVENT_FOR["ClipRendered"] == "clip.generated"
 
 
@@ -301,8 +303,9 @@ def test_intake_fans_out_to_active_subscribed_targets_of_the_workspace_and_envir
     job_row = next(r for r in plan.deliveries if r.webhook_id is None)
     assert job_row.url == "https://per-request.example/cb"
     body = job_row.payload
-    assert body["type"] == "job.completed" and body["data"]["job_id"] == str(job)
-    assert body["data"]["job_type"] == "analyze" and body["id"] == str(job_row.id)
+    assert body["type"] == "job.completed" and body["data"]["id"] == str(job)
+    assert body["data"]["type"] == "analyze" and body["id"] == str(job_row.id)
+    assert body["data"]["status"] == "completed" and body["data"]["article_id"] == 4
     # The same events again (a replay) name the same deliveries.
     again = plan_intake(events, {}, {})
     assert [r.id for r in again.deliveries] == [r.id for r in plan.deliveries]

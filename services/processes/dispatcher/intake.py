@@ -20,20 +20,24 @@ deterministic ids make a second intake of the same event a no-op.
 from __future__ import annotations
 
 import logging
+import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
-from domain.webhooks import ACTIVE, EVENT_FOR, JOB_END_EVENTS, delivery_id, event_data, payload
+from domain.webhook_payloads import JobFacts, Links, Source, public_data
+from domain.webhooks import ACTIVE, EVENT_FOR, JOB_END_EVENTS, delivery_id, payload
 from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
+from infra.file_urls import public_base_url, signed_url
 from infra.settings import Settings
+from infra.storage import StorageError
 from services.lib.readers import DISPATCHER_INTAKE
 from services.processes.consuming import ConsumerRunner, Reader
 
@@ -41,8 +45,50 @@ log = logging.getLogger("vaeo.dispatcher")
 
 NAME = DISPATCHER_INTAKE
 WAKE_CHANNEL = "vaeo_webhooks"  # NOTIFYed when deliveries become due: the sender claims at once
-INTAKE_TYPES = frozenset({*EVENT_FOR, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled", "JobQueued",
-                          "WebhookDeliveryResent", "JobSecretRotated"})
+PROGRESS_TYPES = frozenset({"JobProgressed", "JobItemCompleted"})  # a job's progress, shown when it fails
+INTAKE_TYPES = frozenset({*EVENT_FOR, *PROGRESS_TYPES, "WebhookRegistered", "WebhookDeleted", "WebhookDisabled",
+                          "JobQueued", "WebhookDeliveryResent", "JobSecretRotated"})
+
+
+@dataclass(frozen=True)
+class FileLinks:
+    """The URLs of one event's payload: file URLs signed with the service key (``infra.file_urls``,
+    the API's own tokens) that expire ``webhook_file_url_ttl_s`` after the event, a whole second
+    fixed by the event's time, so reading the event again makes the same URLs."""
+
+    settings: Settings
+    workspace_id: UUID
+    expires_at: datetime
+
+    @classmethod
+    def of(cls, settings: Settings, workspace_id: UUID, recorded_at: datetime) -> FileLinks:
+        end = math.ceil((recorded_at + timedelta(seconds=settings.webhook_file_url_ttl_s)).timestamp())
+        return cls(settings, workspace_id, datetime.fromtimestamp(end, UTC))
+
+    def file(self, storage_key: str) -> str | None:
+        # the half second keeps int(now + expires_in) on the whole second, whatever now's fraction
+        expires_in = self.expires_at.timestamp() + 0.5 - self.settings.now().timestamp()
+        try:
+            return signed_url(self.settings, self.workspace_id, storage_key, expires_in)
+        except StorageError as exc:  # never from an event the service wrote; not a reason to stop the intake
+            log.warning("dispatcher intake: a file of workspace %s cannot be signed (%s): its URL is null",
+                        self.workspace_id, exc)
+            return None
+
+    def api(self, path: str) -> str:
+        return public_base_url(self.settings) + path
+
+
+class NoLinks:
+    """For a plan made without settings (unit tests of the fan-out): an event needing a URL fails."""
+
+    expires_at = datetime(1970, 1, 1, tzinfo=UTC)
+
+    def file(self, storage_key: str) -> str | None:
+        raise RuntimeError("the intake needs the settings to sign file URLs")
+
+    def api(self, path: str) -> str:
+        raise RuntimeError("the intake needs the settings to make API URLs")
 
 
 # ----------------------------------------------------------------------------------- the plan
@@ -62,16 +108,25 @@ class Target:
 
 @dataclass
 class JobInfo:
-    """What the intake keeps of a job (``webhook_jobs``): where and how its end is delivered."""
+    """What the intake keeps of a job (``webhook_jobs``): where its end is delivered, and what its
+    public shape shows that its last event does not carry (``domain.webhook_payloads.JobFacts``)."""
 
     job_id: UUID
     workspace_id: UUID
     environment: str
     job_type: str
     webhook_url: str | None
+    created_at: datetime | None = None
+    progress: int = 0
+    video_id: int | None = None
+    version: int = 1
 
     def args(self) -> tuple:
-        return self.job_id, self.workspace_id, self.environment, self.job_type, self.webhook_url
+        return (self.job_id, self.workspace_id, self.environment, self.job_type, self.webhook_url, self.created_at,
+                self.progress, self.video_id, self.version)
+
+    def facts(self) -> JobFacts:
+        return JobFacts(self.job_type, self.created_at, self.progress, self.video_id)
 
 
 @dataclass(frozen=True)
@@ -151,13 +206,21 @@ class IntakePlan:
     resends: list[tuple[UUID, datetime]] = field(default_factory=list)  # delivery id, when the resend was asked
     unrouted: list[Unrouted] = field(default_factory=list)
     job_secrets: list[JobSecretRotation] = field(default_factory=list)
+    progress: list[tuple[UUID, int, int]] = field(default_factory=list)  # job id, progress, stream version
+
+
+def _video_id(params: Any) -> int | None:
+    value = params.get("video_id") if isinstance(params, dict) else None
+    return value if type(value) is int else None
 
 
 def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Target]],
-                jobs: dict[UUID, JobInfo]) -> IntakePlan:
+                jobs: dict[UUID, JobInfo], links: Callable[[UUID, datetime], Links] | None = None) -> IntakePlan:
     """Pure: events in order -> rows. ``targets`` (workspace -> webhook -> Target) and ``jobs``
-    hold what the intake knew before the batch and are updated as the batch goes."""
+    hold what the intake knew before the batch and are updated as the batch goes; ``links``
+    makes the URLs of an event's payload (workspace, event time -> ``Links``)."""
     plan = IntakePlan()
+    links = links or (lambda workspace_id, at: NoLinks())
     for ev in events:
         d = ev.data
         if ev.type == "WebhookRegistered":
@@ -175,9 +238,14 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
             registration = change.registration if change is not None else None
             plan.targets[ev.stream_id] = TargetChange(ev.stream_id, status, ev.version, registration, ev.recorded_at)
         elif ev.type == "JobQueued":
-            info = JobInfo(ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d.get("webhook_url"))
+            info = JobInfo(ev.stream_id, ev.workspace_id, d["environment"], d["job_type"], d.get("webhook_url"),
+                           ev.recorded_at, 0, _video_id(d.get("params")), ev.version)
             jobs[ev.stream_id] = info
             plan.jobs.append(info)
+        elif ev.type in PROGRESS_TYPES:
+            plan.progress.append((ev.stream_id, d["progress"], ev.version))
+            if ev.stream_id in jobs and jobs[ev.stream_id].version < ev.version:
+                jobs[ev.stream_id].progress, jobs[ev.stream_id].version = d["progress"], ev.version
         elif ev.type == "WebhookDeliveryResent":
             plan.resends.append((ev.stream_id, ev.recorded_at))
         elif ev.type == "JobSecretRotated":
@@ -185,7 +253,7 @@ def plan_intake(events: Iterable[StoredEvent], targets: dict[UUID, dict[UUID, Ta
                                                       d["previous_version"],
                                                       datetime.fromisoformat(d["previous_valid_until"])))
         elif ev.type in EVENT_FOR:
-            _fan_out(ev, targets, jobs, plan)
+            _fan_out(ev, targets, jobs, plan, links)
     return plan
 
 
@@ -212,7 +280,7 @@ def environment_of(ev: StoredEvent, jobs: dict[UUID, JobInfo]) -> str | None:
 
 
 def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dict[UUID, JobInfo],
-             plan: IntakePlan) -> None:
+             plan: IntakePlan, links: Callable[[UUID, datetime], Links]) -> None:
     """The deliveries of one mapped event: to the active webhooks of its workspace and environment
     subscribed to it, and to its job's webhook_url when a job ends. An event whose environment
     cannot be told is delivered to nobody (a sandbox webhook must never see production data, nor
@@ -223,10 +291,10 @@ def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dic
         plan.unrouted.append(Unrouted(ev.position, ev.workspace_id, ev.type, "the event's environment is unknown"))
         return
     job = jobs.get(ev.stream_id) if ev.stream_type == "Job" else None
-    data = event_data(ev.stream_type, ev.stream_id, ev.data)
-    data["environment"] = environment
-    if job is not None:
-        data.setdefault("job_type", job.job_type)
+    about = job or _job_of(ev, jobs)
+    data = public_data(Source(ev.type, ev.stream_id, ev.recorded_at, environment, ev.data,
+                              about.facts() if about is not None else None),
+                       links(ev.workspace_id, ev.recorded_at))
     created_at = ev.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
     cause = caused_by(ev)
     for t in targets.get(ev.workspace_id, {}).values():
@@ -249,8 +317,10 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (webhook_id) DO UPDATE SET status = excluded.status, version = excluded.version
  WHERE webhook_targets.version < excluded.version"""
 _TARGET_STATUS = "UPDATE webhook_targets SET status = $2, version = $3 WHERE webhook_id = $1 AND version < $3"
-_INSERT_JOB = """INSERT INTO webhook_jobs (job_id, workspace_id, environment, job_type, webhook_url)
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (job_id) DO NOTHING"""
+_INSERT_JOB = """INSERT INTO webhook_jobs (job_id, workspace_id, environment, job_type, webhook_url, created_at,
+                                          progress, video_id, version)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (job_id) DO NOTHING"""
+_PROGRESS = "UPDATE webhook_jobs SET progress = $2, version = $3 WHERE job_id = $1 AND version < $3"
 _INSERT_DELIVERY = """
 INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, payload,
                                 cause, status, next_attempt_at)
@@ -273,15 +343,15 @@ _RESEND = """UPDATE webhook_deliveries SET status = 'pending', schedule_base = a
 
 
 def _job_ids(events: list[StoredEvent]) -> list[UUID]:
-    """The jobs the batch's mapped events may need: a Job stream's, and the ``job_id`` of an event
-    that does not carry its environment (written before it did)."""
+    """The jobs the batch's mapped events may need: a Job stream's, and the job named by ``job_id``
+    (its environment, for an event written before it carried its own; an analysis's video)."""
     ids = set()
     for ev in events:
         if ev.type not in EVENT_FOR:
             continue
         if ev.stream_type == "Job":
             ids.add(ev.stream_id)
-        elif ev.data.get("environment") is None and isinstance(ev.data.get("job_id"), str):
+        elif isinstance(ev.data.get("job_id"), str):
             try:
                 ids.add(UUID(ev.data["job_id"]))
             except ValueError:
@@ -301,7 +371,8 @@ async def _known(conn: asyncpg.Connection, events: list[StoredEvent]) -> tuple[d
     if job_ids:
         for r in await conn.fetch("SELECT * FROM webhook_jobs WHERE job_id = ANY($1::uuid[])", job_ids):
             jobs[r["job_id"]] = JobInfo(r["job_id"], r["workspace_id"], r["environment"], r["job_type"],
-                                        r["webhook_url"])
+                                        r["webhook_url"], r["created_at"], r["progress"], r["video_id"],
+                                        r["version"])
     return targets, jobs
 
 
@@ -318,6 +389,8 @@ async def write_plan(conn: asyncpg.Connection, plan: IntakePlan) -> None:
         await conn.executemany(_EXPEDITE, ended)
     if plan.jobs:
         await conn.executemany(_INSERT_JOB, [j.args() for j in plan.jobs])
+    if plan.progress:
+        await conn.executemany(_PROGRESS, plan.progress)
     if plan.deliveries:
         await conn.executemany(_INSERT_DELIVERY, [d.args() for d in plan.deliveries])
     if plan.resends:
@@ -346,6 +419,7 @@ class Intake(Reader):
     def __init__(self) -> None:
         self.deliveries = 0  # delivery rows planned by committed batches
         self._planned = 0
+        self._settings: Settings | None = None
 
     def handles_type(self, kind: str) -> bool:
         return kind in INTAKE_TYPES
@@ -353,7 +427,9 @@ class Intake(Reader):
     async def apply(self, conn: asyncpg.Connection, batch: ParsedBatch, fresh: list[Message]) -> None:
         events = [batch.payload(m) for m in fresh]
         targets, jobs = await _known(conn, events)
-        plan = plan_intake(events, targets, jobs)
+        settings = self._settings
+        plan = plan_intake(events, targets, jobs,
+                           None if settings is None else lambda ws, at: FileLinks.of(settings, ws, at))
         await write_plan(conn, plan)
         self._planned = len(plan.deliveries)
 
@@ -362,5 +438,6 @@ class Intake(Reader):
         self._planned = 0
 
     def runner(self, settings: Settings, pool: asyncpg.Pool, registry: EventRegistry) -> ConsumerRunner:
+        self._settings = settings
         return ConsumerRunner(settings, [self], pool, registry, topic=settings.events_topic,
                               group=settings.dispatcher_group)
