@@ -11,8 +11,9 @@ the environment and the operation, and bound to the request's path, query and bo
 - the same key and the same request get that answer again (header ``Idempotent-Replayed: true``),
   nothing run, nothing charged; the same key with another request is 409
   ``idempotency_key_mismatch``; while the first runs, 409 ``idempotency_key_in_use``;
-- a refusal (4xx) is the key's answer too; a 5xx before anything was written (a missing provider,
-  an outage) frees the key, so that the same request can be sent again later;
+- a refusal (4xx) is the key's answer too, and so is any failure once the request's events are
+  committed; a 5xx before anything was written (a missing provider, an outage) frees the key, so
+  that the same request can be sent again later;
 - a stream (Server-Sent Events) is not replayed: its key's answer is 409
   ``idempotency_key_streamed``, naming the conversation the first request opened.
 
@@ -28,8 +29,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from services.api.base import APPLICATION, Call, Route, json_body, json_default
-from services.api.errors import ApiError
+from domain.base import DomainError
+from services.api.base import APPLICATION, REQUEST_ID, Call, Route, json_body, json_default
+from services.api.errors import ApiError, to_api_error
 from services.application.idempotency import AMBIENT, Outcome, ReplayedRefusal
 
 HEADER = "Idempotency-Key"
@@ -79,10 +81,16 @@ async def answer_once(call: Call, route: Route, key: str) -> web.StreamResponse 
         token = AMBIENT.set(claim)
         try:
             result = await route.handler(call)
-        except ApiError as exc:
-            if exc.status >= 500 and not claim.bound:
-                raise  # nothing was written: the key is released
-            raise ReplayedRefusal(exc.status, exc.code, exc.message, exc.details) from None
+        except DomainError:
+            raise  # the key's answer (a 5xx before anything was written frees the key instead)
+        except Exception as exc:
+            # A refusal of the API's own (4xx) is the key's answer; so is any failure once the
+            # request's events are committed (the work is done: running it again would do it twice).
+            # Anything else wrote nothing, and the key is released.
+            if not (claim.bound or (isinstance(exc, ApiError) and exc.status < 500)):
+                raise
+            error = to_api_error(exc, call.request, call.request[REQUEST_ID])  # logs an unexpected one
+            raise ReplayedRefusal(error.status, error.code, error.message, error.details) from None
         finally:
             AMBIENT.reset(token)
         first.append(result)
