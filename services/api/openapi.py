@@ -49,6 +49,9 @@ _HEADERS = {
                               "schema": {"type": "integer"}},
     "X-RateLimit-Reset": {"description": "seconds until the current window ends",
                           "schema": {"type": "integer"}},
+    "Idempotent-Replayed": {"description": "`true` when this answer is the stored first answer to the request's "
+                                           "Idempotency-Key, replayed: nothing ran", "schema": {"type": "string",
+                                                                                              "enum": ["true"]}},
 }
 
 
@@ -175,6 +178,8 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
             op["requestBody"] = {"required": True,
                                  "content": {"application/json": {"schema": refs[(r.body, "validation")]}}}
         ok: dict[str, Any] = {"description": "success", "headers": _header_refs(r)}
+        if r.takes_idempotency_key and not r.stream:
+            ok["headers"]["Idempotent-Replayed"] = {"$ref": "#/components/headers/Idempotent-Replayed"}
         if r.stream:
             ok["description"] = ("a stream of Server-Sent Events: blocks of `id:`, `event:` and `data:` (one line "
                                  "of JSON) lines, and `: keep-alive` comment lines while nothing happens")

@@ -216,3 +216,6 @@ async def test_every_post_declares_the_header_in_the_openapi_document(api: Api):
     assert keyed == set(posts) - {"complete_descriptions"}
     assert set(CASES) | {"agent_stream"} <= keyed
     assert all("409" in posts[name]["responses"] for name in keyed)
+    replayable = keyed - {"agent_stream"}
+    assert all("Idempotent-Replayed" in next(a for code, a in posts[name]["responses"].items()
+                                             if code.startswith("2"))["headers"] for name in replayable)
