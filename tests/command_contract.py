@@ -22,8 +22,10 @@ from domain.pricing import SandboxAllowance
 from domain.workspaces import Workspace
 from infra.effects import SandboxQuotaExceeded
 from infra.eventstore import EventStore
-from services.application.articles import UpdateArticle
+from services.application.articles import ProviderNotConfigured, UpdateArticle
 from services.application.idempotency import (
+    AMBIENT,
+    PENDING,
     IdempotencyKeyInUse,
     IdempotencyKeyMismatch,
     Outcome,
@@ -326,6 +328,57 @@ async def test_an_unexpected_failure_releases_the_key(backend: Backend):
 
     with pytest.raises(RuntimeError):
         await keys.run(ws, "jobs.create", KEY, REQUEST, broken)
+    assert await backend.stored_key() is None
+    command = ChargedJob(store, ws)
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1
+
+
+async def test_an_ambient_claim_binds_the_key_to_the_first_append_then_its_answer_replaces_the_placeholder(
+        backend: Backend):
+    """The API's header wraps a handler that builds its answer after its append: the claim, set as
+    the ambient claim, rides in the first append the command makes (and in no later one); until
+    the answer is stored the key is in use, then the answer is replayed."""
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+    seen: dict[str, Any] = {}
+
+    async def handler(claim) -> Outcome:
+        token = AMBIENT.set(claim)
+        try:
+            job, _ = await handle(store, QueueJob(ws, job_type="render", credits=5))
+            seen["bound"] = await backend.stored_key()
+            with pytest.raises(IdempotencyKeyInUse):
+                await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+            await handle(store, AddCredits(ws, amount=1))  # a second append carries no binding
+        finally:
+            AMBIENT.reset(token)
+        return Outcome(202, {"data": {"job_id": str(job.id)}})
+
+    first = await keys.run(ws, "jobs.create", KEY, REQUEST, handler)
+
+    assert seen["bound"]["state"] == "done" and PENDING in seen["bound"]["body"]
+    row = await backend.stored_key()
+    assert (row["status"], row["body"]) == (202, first.body)
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+    assert replay.reused and replay.body == first.body
+    written = await backend.written(ws)
+    assert (written["JobQueued"], written["CreditsCharged"], written["CreditsAdded"]) == (1, 1, 1)
+    assert await balance(store, ws) == 96
+
+
+async def test_a_5xx_refusal_before_any_append_frees_the_key(backend: Backend):
+    """A request the service could not serve now (no provider) wrote nothing: no answer is kept,
+    so the same request can be sent with the key once the cause is gone."""
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+
+    async def unavailable(claim) -> Outcome:
+        raise ProviderNotConfigured("no provider", dependency="language model provider")
+
+    with pytest.raises(ProviderNotConfigured):
+        await keys.run(ws, "jobs.create", KEY, REQUEST, unavailable)
     assert await backend.stored_key() is None
     command = ChargedJob(store, ws)
     assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1

@@ -75,6 +75,7 @@ from services.api.files import DOWNLOADS, DownloadSlots
 from services.api.kafka import KafkaLink
 from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
+from services.api.once import answer_once, idempotency_key
 from services.api.protocol import serve_app
 from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.routes import ROUTES
@@ -319,7 +320,13 @@ def endpoint(route: Route):
                                      body)
         if route.writes and not request.app[KAFKA].available:
             raise unavailable("Kafka")
-        result = await route.handler(Call(request, principal, query, body))
+        call = Call(request, principal, query, body)
+        try:
+            key = idempotency_key(request) if route.takes_idempotency_key else None
+            result = await (route.handler(call) if key is None else answer_once(call, route, key))
+        finally:
+            for cleanup in call.cleanups:
+                cleanup()
         if route.stream:
             return await send_events(request, result, answer_headers(request),
                                      request.app[SETTINGS].api_stream_keepalive_s)

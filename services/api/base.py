@@ -67,6 +67,10 @@ class Call:
     principal: Principal
     query: Any = None
     body: Any = None
+    # What a route's ``fingerprint`` read of the body for its handler (the staged upload), and what
+    # to undo once the call is answered whether the handler ran or not.
+    prepared: Any = None
+    cleanups: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def app(self) -> web.Application:
@@ -168,6 +172,17 @@ class Route:
     patterns: tuple[tuple[str, str], ...] = ()
     stream: bool = False
     events: tuple[str, ...] = ()  # a stream's event names, for the OpenAPI document
+    # Whether the operation takes an ``Idempotency-Key`` header (``services/api/once.py``): None
+    # means every POST does (each creates something or charges); False for a POST that has its own
+    # key in its body.
+    idempotent: bool | None = None
+    # For a body the route reads itself (an upload): reads it before the key is claimed and returns
+    # what identifies it (digests), which the key is bound to besides the path and query.
+    fingerprint: Callable[[Call], Awaitable[dict]] | None = field(default=None, compare=False)
+
+    @property
+    def takes_idempotency_key(self) -> bool:
+        return self.method == "POST" if self.idempotent is None else self.idempotent
 
     @property
     def router_path(self) -> str:

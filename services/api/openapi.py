@@ -18,6 +18,7 @@ from pydantic_core import core_schema
 
 from services.api.base import Route
 from services.api.models import ErrorEnvelope
+from services.api.once import HEADER_PARAMETER
 
 SPEC_VERSION = "1.1.0"
 _PATH_PARAM = re.compile(r"{(\w+)}")
@@ -27,7 +28,9 @@ _ERROR_MEANING = {
     401: "Missing key (`missing_key`) or invalid, unknown, expired or revoked key (`invalid_key`)",
     403: "Insufficient scope (`insufficient_scope`, `details.required` names the scope)",
     404: "Not found (another workspace's resource answers exactly like a missing one)",
-    409: "Conflict: the resource's state forbids it (`invalid_state`) or it kept changing (`conflict`)",
+    409: "Conflict: the resource's state forbids it (`invalid_state`), it kept changing (`conflict`), or the "
+         "Idempotency-Key is in use (`idempotency_key_in_use`) or was sent with another request "
+         "(`idempotency_key_mismatch`)",
     413: "Body over the limit (`payload_too_large`, `details.limit_bytes`)",
     415: "Body that is not JSON (`unsupported_media_type`)",
     416: "Range selecting no byte of the file (`range_not_satisfiable`); see Content-Range",
@@ -46,6 +49,9 @@ _HEADERS = {
                               "schema": {"type": "integer"}},
     "X-RateLimit-Reset": {"description": "seconds until the current window ends",
                           "schema": {"type": "integer"}},
+    "Idempotent-Replayed": {"description": "`true` when this answer is the stored first answer to the request's "
+                                           "Idempotency-Key, replayed: nothing ran", "schema": {"type": "string",
+                                                                                              "enum": ["true"]}},
 }
 
 
@@ -111,6 +117,8 @@ def _error_statuses(route: Route) -> list[int]:
         statuses |= {400, 413, 415}
     if route.query is not None:
         statuses.add(400)
+    if route.takes_idempotency_key:  # 400 for a malformed key, 409 for a key in use or bound to another request
+        statuses |= {400, 409}
     statuses |= set(route.errors)
     return sorted(statuses)
 
@@ -162,12 +170,16 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
                 prop = {k: v for k, v in prop.items() if k not in ("title", "description")}
                 params.append({"name": name, "in": "query", "required": name in required, "schema": prop,
                                "description": qs["properties"][name].get("description", "")})
+        if r.takes_idempotency_key:
+            params.append(HEADER_PARAMETER)
         if params:
             op["parameters"] = params
         if r.body is not None:
             op["requestBody"] = {"required": True,
                                  "content": {"application/json": {"schema": refs[(r.body, "validation")]}}}
         ok: dict[str, Any] = {"description": "success", "headers": _header_refs(r)}
+        if r.takes_idempotency_key and not r.stream:
+            ok["headers"]["Idempotent-Replayed"] = {"$ref": "#/components/headers/Idempotent-Replayed"}
         if r.stream:
             ok["description"] = ("a stream of Server-Sent Events: blocks of `id:`, `event:` and `data:` (one line "
                                  "of JSON) lines, and `: keep-alive` comment lines while nothing happens")

@@ -287,6 +287,7 @@ ROUTES = [
                   "for a move its state machine refuses)"),
     Route("POST", "/production/descriptions/complete", complete_descriptions, scope="revival:create", tag="Revival",
           body=CompleteDescriptions, response=CompletionResponse, writes=True, errors=(402, 404, 409),
+          idempotent=False,  # its key is the body's idempotency_key
           summary="Per-platform completed descriptions (description, chapters, GEO summary) within each "
                   "platform's limit in its own unit; idempotent on idempotency_key; publishes nothing"),
 ]

@@ -17,6 +17,7 @@ missing one. See docs/videos.md for every record.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from functools import partial
 from typing import Any, Literal
 from uuid import UUID
 
+import orjson
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
@@ -231,25 +233,47 @@ def client_filename(raw: str | None) -> str:
 # ------------------------------------------------------------------------------------ handlers
 
 
-async def upload_video(call: Call) -> dict:
+@dataclass
+class _Staged:
+    """An upload read to its staging file (``stage_upload``), and the digest of what it held."""
+
+    path: Any
+    upload: _Upload
+    digest: str
+
+
+async def stage_upload(call: Call) -> dict:
+    """Read the multipart body: the media to a staging file (discarded once the call is answered),
+    the rest kept on the call (``call.prepared``). Returns what identifies the upload (the digest of
+    its parts), which an ``Idempotency-Key`` is bound to: the route's ``fingerprint``."""
     settings = call.app[SETTINGS]
     _check_upload_request(call.request, settings)
     storage = storage_for(settings)
     staged = storage.staging_path(str(call.workspace_id))
+    call.cleanups.append(partial(storage.discard, staged))
+    digest = hashlib.sha256()
+    upload = await _read_upload(call.request, settings, staged, digest)
+    digest.update(orjson.dumps([upload.filename, upload.captions and hashlib.sha256(upload.captions).hexdigest(),
+                                upload.fields], option=orjson.OPT_SORT_KEYS))
+    call.prepared = _Staged(staged, upload, digest.hexdigest())
+    return {"upload": call.prepared.digest}
+
+
+async def upload_video(call: Call) -> dict:
+    settings = call.app[SETTINGS]
+    if call.prepared is None:
+        await stage_upload(call)
+    staged, upload = call.prepared.path, call.prepared.upload
+    if staged.stat().st_size == 0:
+        raise ApiError(400, "unreadable_media", "the uploaded file is empty", {"field": "file"})
     try:
-        upload = await _read_upload(call.request, settings, staged)
-        if staged.stat().st_size == 0:
-            raise ApiError(400, "unreadable_media", "the uploaded file is empty", {"field": "file"})
-        try:
-            form = UploadFields.model_validate({k: v for k, v in upload.fields.items() if v != ""})
-        except ValidationError as exc:
-            raise validation_error(exc, "body") from None
-        video, position = await call.context.handle(commands.IngestVideo(
-            call.workspace_id, call.environment, staged, filename=upload.filename, name=form.name,
-            description=form.description, language=form.language, media_id=form.media_id,
-            captions=upload.captions, published_at=form.published_at))
-    finally:
-        storage.discard(staged)
+        form = UploadFields.model_validate({k: v for k, v in upload.fields.items() if v != ""})
+    except ValidationError as exc:
+        raise validation_error(exc, "body") from None
+    video, position = await call.context.handle(commands.IngestVideo(
+        call.workspace_id, call.environment, staged, filename=upload.filename, name=form.name,
+        description=form.description, language=form.language, media_id=form.media_id,
+        captions=upload.captions, published_at=form.published_at))
     await call.read_your_writes("videos", position)
     async with call.pool.acquire() as conn:
         row = await conn.fetchrow(_ONE, video.video_id, call.workspace_id, call.environment)
@@ -290,9 +314,10 @@ class _Upload:
     fields: dict[str, str] = field(default_factory=dict)
 
 
-async def _read_upload(request: web.Request, settings, staged) -> _Upload:
+async def _read_upload(request: web.Request, settings, staged, digest) -> _Upload:
     """The multipart body read part by part under the upload clock: the media streamed to
-    ``staged``, the captions and the form fields kept, each bounded; anything else refused."""
+    ``staged`` (and into ``digest``), the captions and the form fields kept, each bounded; anything
+    else refused."""
     upload = _Upload()
     got_file = False
     clock = UploadClock(settings.api_upload_idle_timeout_s, settings.api_upload_min_rate_bytes_s)
@@ -309,9 +334,16 @@ async def _read_upload(request: web.Request, settings, staged) -> _Upload:
                 got_file = True
                 upload.filename = client_filename(part.filename)
                 handle = await asyncio.to_thread(open, staged, "wb")
+
+                def keep(chunk: bytes, handle=handle) -> None:  # sha256 lets go of the GIL
+                    digest.update(chunk)
+                    handle.write(chunk)
+
+                async def write(chunk: bytes, keep=keep) -> None:
+                    await asyncio.to_thread(keep, chunk)
+
                 try:
-                    await _read_part(part, partial(asyncio.to_thread, handle.write), settings.video_max_bytes,
-                                     "file", clock)
+                    await _read_part(part, write, settings.video_max_bytes, "file", clock)
                 finally:
                     await asyncio.to_thread(handle.close)
             elif part.name == "captions":
@@ -525,7 +557,7 @@ async def get_transcript(call: Call) -> web.Response | dict:
 _READ_ERRORS = (404,)
 ROUTES = [
     Route("POST", "/videos", upload_video, scope="analyses:create", tag="Videos", status=201, response=VideoResponse,
-          writes=True, errors=(400, 404, 413, 415),
+          writes=True, errors=(400, 404, 413, 415), fingerprint=stage_upload,
           summary="Extension: upload a video (multipart/form-data: file, captions, name, media_id, language, "
                   "description); 415 not media or not an accepted container, 400 unreadable or longer than "
                   "the maximum duration, 413 over the size limit"),

@@ -28,6 +28,7 @@ from domain.videos import MAX_DURATION_MS
 from domain.workspaces import Workspace
 from infra.eventstore import ConcurrencyError, EventStore, origin
 from infra.settings import wall_clock
+from services.application.idempotency import ambient_effects
 from services.application.meta import joining
 
 T = TypeVar("T")
@@ -95,9 +96,10 @@ class Context:
 
     async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence = (), effects: Sequence = (),
                    unhurried: bool = False) -> int:
-        """``EventStore.save`` with this call's meta."""
+        """``EventStore.save`` with this call's meta (and the binding of the running request's
+        idempotency key, ``idempotency.ambient_effects``)."""
         return await self.store.save(*aggregates, workspace_id=workspace_id, meta=self.meta, events=events,
-                                     effects=effects, unhurried=unhurried)
+                                     effects=[*effects, *ambient_effects()], unhurried=unhurried)
 
     async def save_charged(self, workspace_id: UUID, amount: int, reason: str, *aggregates,
                            job_id: UUID | None = None, events: Sequence = (), effects: Sequence = ()) -> int:
@@ -124,7 +126,7 @@ class Context:
                                   workspace_id, "workspace")
                 workspace.charge(amount, reason, job_id=job_id)
             await turn.save(*aggregates, workspace, workspace_id=workspace_id, meta=self.meta, events=events,
-                            effects=effects)
+                            effects=[*effects, *ambient_effects()])
         return await turn.saved
 
     async def load_owned(self, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):

@@ -34,6 +34,7 @@ store's tables (``MemoryIdempotencyKeys``): the same rules on either.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,12 @@ from infra.settings import wall_clock
 CLAIM_S = 60.0
 RETENTION_S = 24 * 3600.0
 LAPSED_SQLSTATE = "VA002"
+PENDING = "vaeo_answer_pending"  # the placeholder's field: the key is bound, its answer not stored yet
+
+# The claim of the request that runs in this task, for an operation whose key is applied around its
+# whole handler (the API's ``Idempotency-Key`` header): ``Context.save`` binds it to the first append
+# that commits (``ambient_effects``).
+AMBIENT: contextvars.ContextVar[Claim | None] = contextvars.ContextVar("vaeo_idempotency_claim", default=None)
 
 
 class IdempotencyKeyInUse(DomainError):
@@ -116,10 +123,32 @@ class Claim:
     clock: Callable[[], datetime] = field(repr=False, compare=False)
     # Set once an append that stored the answer has committed: the answer need not be looked for.
     _stored: list[bool] = field(default_factory=list, repr=False, compare=False)
+    # Set once an append that bound the key to its events (``binds``) has committed: the answer is
+    # stored over the binding's placeholder.
+    _bound: list[bool] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def answer_stored(self) -> bool:
         return bool(self._stored)
+
+    @property
+    def bound(self) -> bool:
+        """Whether an append of this request committed with the key bound to it (``binds``)."""
+        return bool(self._bound)
+
+    @property
+    def placeholder(self) -> dict:
+        """The body a bound key holds until the request stores its answer: a request that finds it
+        is told the key is in use."""
+        return {PENDING: str(self.owner)}
+
+    def binds(self) -> IdempotencyAnswer:
+        """The effect that binds the key to an append whose request builds its answer afterwards
+        (the ambient claim, ``ambient_effects``): the key is done with a placeholder, in the append's
+        transaction, so that the events exist if and only if the key is taken for good. Refused
+        (``ClaimLapsed``) when the claim lapsed."""
+        return IdempotencyAnswer(self.workspace_id, self.environment, self.operation, self.key, self.owner,
+                                 0, self.placeholder, self.clock(), on_commit=lambda: self._bound.append(True))
 
     def records(self, outcome: Outcome) -> IdempotencyAnswer:
         """The effect that stores ``outcome`` as the key's answer; it refuses the append
@@ -163,6 +192,11 @@ class KeyTable:
         try:
             outcome = await command(claim)
         except DomainError as exc:
+            if exc.status >= 500 and not claim.bound:
+                # The service could not do it now (a missing provider, an outage) and wrote nothing:
+                # the key is free again, so the same request may be sent once the cause is gone.
+                await asyncio.shield(self._release(claim))
+                raise
             await self._finish(claim, Outcome(exc.status, _refusal_body(exc)))
             raise
         except ClaimLapsed:
@@ -200,7 +234,7 @@ def _found(row: Mapping, digest: str, operation: str) -> Outcome:
     if row["request_hash"] != digest:
         raise IdempotencyKeyMismatch("this idempotency key was used with other parameters; use a new key "
                                      "for a different request", operation=operation)
-    if row["state"] == "done":
+    if row["state"] == "done" and not (isinstance(row["body"], dict) and PENDING in row["body"]):
         return Outcome(row["status"], row["body"])
     raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it shortly",
                               operation=operation)
@@ -233,6 +267,12 @@ class IdempotencyKeys(KeyTable):
         # to the database a second time.
         if claim.answer_stored:
             return  # the command's own append stored it and committed
+        if claim.bound:  # the answer replaces the placeholder its append bound the key with
+            async with self.pool.acquire() as conn:
+                await conn.execute(_ANSWER, claim.workspace_id, claim.environment, claim.operation, claim.key,
+                                   _as_json(claim.placeholder), outcome.status, _as_json(outcome.body),
+                                   claim.clock())
+            return
         async with self.pool.acquire() as conn:
             if await conn.fetchval(_DONE, claim.workspace_id, claim.environment, claim.operation, claim.key):
                 return  # stored by the command's append (or by the request that took over a lapsed claim)
@@ -281,6 +321,9 @@ class MemoryIdempotencyKeys(KeyTable):
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
         row = self.keys.get((claim.workspace_id, claim.environment, claim.operation, claim.key))
+        if claim.bound and row is not None and row["body"] == _as_stored(claim.placeholder):
+            row.update(status=outcome.status, body=_as_stored(outcome.body), completed_at=claim.clock())
+            return
         if claim.answer_stored or row is None or row["state"] == "done" or row["owner"] != claim.owner:
             return
         row.update(state="done", owner=None, claimed_until=None, status=outcome.status,
@@ -315,6 +358,15 @@ def _replay(stored: Outcome) -> Outcome:
     return replace(stored, body=body, reused=True)
 
 
+def ambient_effects() -> list[IdempotencyAnswer]:
+    """What an append of the running request adds to bind its idempotency key (``Claim.binds``):
+    the binding until one append carrying it has committed, then nothing."""
+    claim = AMBIENT.get()
+    if claim is None or claim.bound or claim.answer_stored:
+        return []
+    return [claim.binds()]
+
+
 def job_id_for(workspace_id: UUID, environment: str, operation: str, request: Mapping[str, Any],
                generation: int = 0) -> UUID:
     """The job id an identical request always names (uuid5 of the scope and the request's hash)."""
@@ -334,6 +386,9 @@ RETURNING owner
 _READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
          "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
 _COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8)"
+_ANSWER = ("UPDATE idempotency_keys SET status = $6, body = $7::text::jsonb, completed_at = $8 "
+           "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4 AND state = 'done' "
+           "AND body = $5::text::jsonb")
 _DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
          "AND key = $4 AND state = 'done'")
 _RELEASE = ("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "

@@ -28,6 +28,7 @@ from infra.captions import CaptionError, read_caption_upload
 from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
 from infra.media.posters import thumbnail
 from infra.media.probe import measure_duration, probe
+from services.application.articles import provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
 
@@ -243,11 +244,16 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
     named it (speech is recognised in a named language, else its language is detected). Speech
     recognition is charged when it will run: ``transcript_source`` ``speech``, or a video with
     neither a captions file nor an embedded subtitle track (``speech_ms``: the audio decoded,
-    bounded by the application's ``speech_max_ms``). Returns (job, video, price, position).
+    bounded by the application's ``speech_max_ms``). ``quality_profile`` ``premium`` needs the
+    language model provider: without one it is refused (503 ``provider_not_configured``, as a
+    translation is) before anything is written or charged, rather than charged and refunded when
+    its job fails. Returns (job, video, price, position).
     """
     workspace_id, environment, video_id = command.workspace_id, command.environment, command.video_id
     video = await ctx.load_in(video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
     options = command.options
+    if options.get("quality_profile") == "premium" and not ctx.app.provider_configured:
+        raise provider_needed("a premium analysis (quality_profile premium)")
     options = {**options, "language_given": bool(options.get("language")),
                "language": options.get("language") or video.language}
     recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)

@@ -609,7 +609,9 @@ KINDS = [
     ("status of job {job}", ["get_job"]),
     ("list my articles", ["list_articles"]),
     ("affiche l'article {article}", ["get_article"]),
-    ("analyse video {video} with chapters, premium", ["analyze_video"]),
+    ("analyse video {video} with chapters", ["analyze_video"]),
+    # no provider here: premium is refused before any charge, said in the reply
+    ("analyse video {video} with chapters, premium", ["analyze_video"], "failed"),
     ("les affirmations et les thèmes de la vidéo {video}", ["get_claims", "get_topics"]),
     ("graph of video {video}", ["get_video_graph"]),
     ("videos {video}, {video} and {video}", ["get_video"]),

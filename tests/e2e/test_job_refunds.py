@@ -79,17 +79,17 @@ async def test_cancelling_an_analysis_no_worker_claimed_refunds_it_once(service,
     ws = await service.workspace(credits=20)
     status, body = await upload(ws.client, long_video)
     assert status == 201, body
-    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 15, r.body  # 5 minutes, doubled, and their speech
+    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
+    assert r.status == 202 and r.data["credits_charged"] == 10, r.body  # 5 minutes and their speech
     job_id = r.data["job_id"]
-    await credits_used(ws.client, 15)  # the charge, once the workspaces read model has it
+    await credits_used(ws.client, 10)  # the charge, once the workspaces read model has it
 
     cancelled = await ws.client.delete(f"/jobs/{job_id}")
 
     assert cancelled.status == 200 and cancelled.data["status"] == "cancelled", cancelled.body
     assert (await ws.client.get("/credits")).data == {"balance": 20, "total": 20, "used": 0, "plan": "pro"}
     [refund] = await refunds_of(service, ws.id)
-    assert refund["amount"] == 15 and refund["job_id"] == job_id
+    assert refund["amount"] == 10 and refund["job_id"] == job_id
     assert await same_transaction(service, ws.id, "JobCancelled", "CreditsRefunded")
     again = await ws.client.delete(f"/jobs/{job_id}")
     assert again.status == 409 and again.error["code"] == "invalid_state"
@@ -133,14 +133,14 @@ async def test_an_analysis_whose_worker_is_killed_on_its_last_attempt_fails_and_
 async def test_a_top_up_by_the_cli_is_usable_by_the_next_call_after_a_402(service, long_video):
     """The API process refused a charge on a balance of 0; `vaeo workspace credits W --add N`, another
     process, tops the workspace up: the next paid call is charged on the new balance, at once."""
-    ws = await service.workspace(credits=15)
+    ws = await service.workspace(credits=10)
     videos = []
     for _ in range(2):
         status, body = await upload(ws.client, long_video)
         assert status == 201, body
         videos.append(body["data"]["id"])
-    r = await ws.client.post(f"/videos/{videos[0]}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 15, r.body  # 5 minutes, doubled, and their speech
+    r = await ws.client.post(f"/videos/{videos[0]}/analyze", {})
+    assert r.status == 202 and r.data["credits_charged"] == 10, r.body  # 5 minutes and their speech
     refused = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
     assert refused.status == 402 and refused.error["details"] == {"required": 10, "balance": 0}, refused.body
 
@@ -151,5 +151,5 @@ async def test_a_top_up_by_the_cli_is_usable_by_the_next_call_after_a_402(servic
 
     r = await ws.client.post(f"/videos/{videos[1]}/analyze", {})
     assert r.status == 202 and r.data["credits_charged"] == 10, r.body
-    await credits_used(ws.client, 25)
+    await credits_used(ws.client, 20)
     assert (await ws.client.get("/credits")).data["balance"] == 2

@@ -1,5 +1,5 @@
 """Videos end to end on the real processes: upload, analyze, follow the job, read every analysis
-route and the article; 402 when credits are short; premium without a provider fails and refunds;
+route and the article; 402 when credits are short; premium without a provider is refused before any charge;
 cancellation during analysis refunds and records nothing; corrupt uploads leave nothing behind.
 
 The media is made here: red until 4.0 s then blue (a hard cut), a 440 Hz tone until 3.0 s, silence
@@ -187,16 +187,19 @@ async def test_402_when_credits_are_short_and_nothing_is_queued(service, media):
     assert params["language"] == "en"  # no language asked: the video's own, given at upload
 
 
-async def test_premium_without_a_provider_fails_clearly_and_refunds(service, media):
+async def test_premium_without_a_provider_is_refused_before_any_charge(service, media):
+    """A premium analysis needs the language model provider: without one it is refused up front with
+    the translation's refusal (503 provider_not_configured), nothing charged, no job queued."""
     ws = await service.workspace(credits=10)
     _, body = await upload(ws.client, media["video"], captions=media["vtt"])
+    before = (await ws.client.get("/credits")).data
     r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {"quality_profile": "premium"})
-    assert r.status == 202 and r.data["credits_charged"] == 2
-    job, _ = await follow(ws.client, r.data["job_id"])
-    assert job["status"] == "failed" and "provider" in job["error_message"] and job["article_id"] is None
-    refunds = await _until(lambda: events_of(service, ws.id, "CreditsRefunded"))
-    assert [orjson.loads(e["data"]) if isinstance(e["data"], str) else e["data"] for e in refunds][0]["amount"] == 2
-    assert await events_of(service, ws.id, "VideoAnalyzed", "ArticleGenerated") == []
+    assert r.status == 503 and r.error["code"] == "provider_not_configured", r.body
+    assert r.error["details"]["settings"] == ["VAEO_LLM_BASE_URL", "VAEO_LLM_MODEL"]
+    assert (await ws.client.get("/credits")).data == before == {"balance": 10, "total": 10, "used": 0,
+                                                                "plan": before["plan"]}
+    assert await events_of(service, ws.id, "JobQueued", "CreditsCharged") == []
+    assert (await ws.client.get("/jobs")).data == []
 
 
 async def test_no_transcript_no_article(service, tmp_path):
