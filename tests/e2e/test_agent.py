@@ -609,8 +609,9 @@ KINDS = [
     ("status of job {job}", ["get_job"]),
     ("list my articles", ["list_articles"]),
     ("affiche l'article {article}", ["get_article"]),
-    ("analyse video {video} with chapters", ["analyze_video"]),
-    # no provider here: premium is refused before any charge, said in the reply
+    # no provider here: premium is refused before any charge, said in the reply (an analysis that
+    # runs is test_an_analysis_with_options_queues_a_job_charges_credits_and_is_tied_to_the_request,
+    # on a video of its own: one here would give the module's talk a new article mid-module)
     ("analyse video {video} with chapters, premium", ["analyze_video"], "failed"),
     ("les affirmations et les thèmes de la vidéo {video}", ["get_claims", "get_topics"]),
     ("graph of video {video}", ["get_video_graph"]),
