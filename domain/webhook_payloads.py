@@ -225,16 +225,17 @@ MODELS: dict[str, type[_Public]] = {
 # ----------------------------------------------------------------------------------- the mappings
 
 
-def public_result(result: Mapping[str, Any] | None, links: Links) -> dict[str, Any] | None:
-    """A job's result as GET /jobs/{id} shows it (a stored clip's key as its signed URL), and no
-    internal name at any depth."""
+def public_result(result: Mapping[str, Any] | None, sign: Callable[[str], str | None]) -> dict[str, Any] | None:
+    """A job's result as clients read it, in GET /jobs/{id} and in its webhook alike: a stored
+    clip's key as its signed URL (``sign``), and no internal name at any depth."""
     if result is None:
         return None
     shown = dict(result)
-    if isinstance(shown.get("file_key"), str):
-        shown["url"] = links.file(shown["file_key"])
-        if isinstance(shown.get("thumbnail_key"), str):
-            shown["thumbnail_url"] = links.file(shown["thumbnail_key"])
+    if "file_key" in shown:
+        key, thumbnail = shown["file_key"], shown.get("thumbnail_key")
+        shown["url"] = sign(key) if isinstance(key, str) and key else None
+        if isinstance(thumbnail, str) and thumbnail:
+            shown["thumbnail_url"] = sign(thumbnail)
     return _clean(shown)
 
 
@@ -249,7 +250,7 @@ def _clean(value: Any) -> Any:
 def _job(src: Source, links: Links) -> JobData:
     d, facts = src.data, src.job
     status = {"JobCompleted": "completed", "JobFailed": "failed", "JobCancelled": "cancelled"}[src.type]
-    result = public_result(d.get("result") or {}, links) if status == "completed" else None
+    result = public_result(d.get("result") or {}, links.file) if status == "completed" else None
     has_urls = bool(result) and "url" in result
     model = CompletedJobData if status == "completed" else EndedJobData
     return model(environment=src.environment, id=src.stream_id,

@@ -35,6 +35,7 @@ from domain.clips import (
     template,
 )
 from domain.videos import MAX_DURATION_MS
+from domain.webhook_payloads import public_result
 from infra.file_urls import signed_url
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
@@ -224,14 +225,9 @@ def file_url(call: Call, key: str | None) -> str | None:
 
 
 def present_result(call: Call, result: dict | None) -> dict | None:
-    """A job's result as clients read it: a stored clip's key becomes its signed URL."""
-    if not result or "file_key" not in result:
-        return result
-    shown = {k: v for k, v in result.items() if k not in ("file_key", "thumbnail_key")}
-    shown = {"url": file_url(call, result["file_key"]), **shown}
-    if result.get("thumbnail_key"):
-        shown["thumbnail_url"] = file_url(call, result["thumbnail_key"])
-    return shown
+    """A job's result as clients read it, the same rule as its webhook's: a stored clip's key
+    becomes its signed URL, and no internal name (a storage key, a path) shows at any depth."""
+    return public_result(result, lambda key: file_url(call, key)) if result else result
 
 
 # ------------------------------------------------------------------------------------ handlers
