@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     relay_batch_size: int = 2000
     # Relay: polling interval when no NOTIFY arrives (fallback), seconds.
     relay_poll_interval_s: float = 1.0
+    # Relay: how often a standby relay tries the advisory lock the active one holds, seconds. The
+    # lock is free as soon as the active relay's session ends (a kill -9 closes its socket): the
+    # standby takes over within this interval plus its own start (docs/operations.md).
+    relay_standby_poll_s: float = 0.25
     # Relay: after catching up, the next fetch of unhurried appends only (the assistant's
     # conversation turns) waits this long after the last one, to send them with others, ms.
     relay_unhurried_ms: float = 50.0

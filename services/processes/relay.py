@@ -90,10 +90,15 @@ class Relay:
         dsn = self.settings.resolved_database_url()
         lock_conn = await connect(dsn)
         try:
+            standing_by = False
             while not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
-                log.info("relay: another relay holds the lock; standing by")
-                if await sleep_until_stopped(stop, 2.0):
+                if not standing_by:
+                    log.info("relay: another relay holds the lock; standing by")
+                    standing_by = True
+                if await sleep_until_stopped(stop, self.settings.relay_standby_poll_s):
                     return
+            if standing_by:
+                log.info("relay: the lock is free; taking over")
             await lock_conn.add_listener(NOTIFY_CHANNEL, self._notified)
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
             producer = make_producer(self.settings)
