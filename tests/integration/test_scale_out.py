@@ -12,7 +12,9 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 
 import aiohttp
@@ -25,8 +27,6 @@ from services.processes.projector.rebuild import rebuild
 from tests.conftest import ROOT, env_for
 from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
 from tests.integration.test_cli import _free_port
-
-pytestmark = pytest.mark.slow
 
 SCALE = ("--api", "2", "--workers", "2", "--projectors", "2", "--dispatchers", "2")  # and 2 relays
 LOAD_S = 10.0
@@ -77,6 +77,7 @@ async def _health_pids(base: str, stop: asyncio.Event, pids: Counter) -> None:
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_kind(settings, pool, tmp_path):
     port = _free_port()
     # A stack folder of its own: the logs of this test's processes, apart from other tests'.
@@ -210,3 +211,34 @@ async def _assert_status_lists_every_instance(env: dict, children: dict[str, int
     per_kind = Counter(kind for kind, _ in listed)
     # Two of each scaled kind, and the restart of the one killed (vaeo up starts it again).
     assert all(per_kind[k] >= 3 for k in ("api", "relay", "projector", "worker", "dispatcher")), per_kind
+
+
+async def test_two_dispatchers_claiming_at_once_never_take_the_same_attempt(settings, pool, store):
+    """The sender's claim (``FOR UPDATE SKIP LOCKED`` and a lease) with two dispatchers racing for
+    the same due rows, many claims each: every row is claimed by exactly one of them, once."""
+    from services.processes.dispatcher.sender import Sender
+
+    workspace, due = uuid.uuid4(), settings.now() - timedelta(seconds=1)
+    ids = [uuid.uuid4() for _ in range(400)]
+    async with pool.acquire() as conn:
+        await conn.executemany(
+            "INSERT INTO webhook_deliveries (id, workspace_id, environment, webhook_id, url, event, source_position, "
+            "payload, status, next_attempt_at) VALUES ($1, $2, 'production', NULL, 'https://example.com/hook', "
+            "'job.completed', $3, '{}'::jsonb, 'pending', $4)",
+            [(d, workspace, i + 1, due) for i, d in enumerate(ids)])
+    senders = [Sender(settings, pool, store, owner=name) for name in ("one", "two")]
+    claimed: dict[str, list] = {"one": [], "two": []}
+
+    async def claim_all(sender: Sender) -> None:
+        while rows := await sender._claim(7):
+            claimed[sender.owner].extend(rows)
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(claim_all(s) for s in senders), *(claim_all(s) for s in senders))
+    together = [r.id for rows in claimed.values() for r in rows]
+    assert sorted(together) == sorted(ids), "a row claimed twice, or never"
+    assert claimed["one"] and claimed["two"], "both dispatchers took part"
+    async with pool.acquire() as conn:
+        owners = dict(await conn.fetch("SELECT id, lease_owner FROM webhook_deliveries WHERE status = 'sending' "
+                                       "AND attempts = 1"))
+    assert {d: owner for owner, rows in claimed.items() for d in (r.id for r in rows)} == owners
