@@ -101,6 +101,10 @@ class Settings(BaseSettings):
     # HTTP API bind address and port.
     api_host: str = "127.0.0.1"
     api_port: int = 8080
+    # API: listen with SO_REUSEPORT, so that several API processes share the port and the kernel
+    # spreads connections across them. ``vaeo up --api N`` (N > 1) sets it; off, a second process
+    # on a taken port fails with "address in use" instead of silently taking half the traffic.
+    api_reuse_port: bool = False
     # HTTP API: largest request body accepted, bytes; a larger one is answered 413.
     api_max_body_bytes: int = 1_048_576
     # HTTP API: how often each API process checks that Kafka answers (writes get 503 when not), seconds.

@@ -464,4 +464,4 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 def serve(settings: Settings) -> None:
     app = build_app(settings)
     freeze_startup_heap()
-    asyncio.run(serve_app(app, settings.api_host, settings.api_port))
+    asyncio.run(serve_app(app, settings.api_host, settings.api_port, reuse_port=settings.api_reuse_port))

@@ -182,7 +182,10 @@ def cmd_up(args: argparse.Namespace) -> int:
                VAEO_KAFKA_BOOTSTRAP=settings.resolved_kafka_bootstrap())
     logs = settings.instance_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    instances = instance_names(process_counts(args))
+    counts = process_counts(args)
+    instances = instance_names(counts)
+    if counts["api"] > 1:
+        env["VAEO_API_REUSE_PORT"] = "1"  # every API process on the one port (Settings.api_reuse_port)
     children: dict[str, subprocess.Popen] = {}
 
     def spawn(name: str) -> None:
