@@ -47,7 +47,7 @@ def _kill9(pid: int) -> None:
 
 
 async def _writer(http: aiohttp.ClientSession, base: str, key: str, stop: asyncio.Event, acked: list[int],
-                  failed: list[str]) -> None:
+                  acked_at: list[float], failed: list[str]) -> None:
     headers = {"Authorization": f"Bearer {key}"}
     i = 0
     while not stop.is_set():
@@ -57,6 +57,7 @@ async def _writer(http: aiohttp.ClientSession, base: str, key: str, stop: asynci
                 body = await resp.json()
                 if resp.status == 200:
                     acked.append(body["data"]["id"])
+                    acked_at.append(time.monotonic())
                 else:
                     failed.append(f"{resp.status} {body}")
         except (TimeoutError, aiohttp.ClientError) as exc:  # an API process killed under it
@@ -118,9 +119,9 @@ async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_
         async with aiohttp.ClientSession() as http:
             await _until(lambda: _healthy(http, base), 60, "the API")
 
-            stop, acked, failed, pids = asyncio.Event(), [], [], Counter()
+            stop, acked, acked_at, failed, pids = asyncio.Event(), [], [], [], Counter()
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as load:
-                tasks = [asyncio.create_task(_writer(load, base, key, stop, acked, failed)) for _ in range(6)]
+                tasks = [asyncio.create_task(_writer(load, base, key, stop, acked, acked_at, failed)) for _ in range(6)]
                 tasks.append(asyncio.create_task(_health_pids(base, stop, pids)))
                 await asyncio.sleep(KILL_AT_S)
                 before_kill = len(acked)
@@ -134,7 +135,10 @@ async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_
                 stop.set()
                 await asyncio.gather(*tasks)
 
-        print(f"\nscale-out: {len(acked)} media created through the API ({before_kill} before the kills), "
+        after = sorted(t for t in acked_at if t >= killed_at)
+        slowest = max((b - a for a, b in zip([killed_at, *after], after, strict=False)), default=0.0)
+        print(f"\nscale-out: longest wait for an acknowledged write after the kills {slowest:.2f}s; "
+              f"{len(acked)} media created through the API ({before_kill} before the kills), "
               f"{len(failed)} requests failed around the kills; standby relay took over {takeover_s:.2f}s after "
               f"kill -9; /healthz answers per API pid: {dict(pids)}; failures: {Counter(failed).most_common(3)}")
         assert before_kill > 0 and len(acked) > before_kill, "the load did not go on after the kills"
