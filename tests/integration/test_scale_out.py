@@ -151,7 +151,7 @@ async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_
         head = await wait_relayed(pool, timeout=30)
         await wait_projected(settings, pool, list(ALL), timeout=30)
         await _assert_each_write_once(settings, pool, acked, head)
-        await _assert_status_lists_every_instance(env, children)
+        await _assert_status_lists_every_instance(env, children, standby)
     finally:
         if up.returncode is None:
             up.send_signal(signal.SIGTERM)
@@ -201,14 +201,18 @@ async def _assert_each_write_once(settings, pool, acked: list[int], head: int) -
     assert {name: await snapshot(pool, t, order) for name, (t, order) in tables.items()} == live
 
 
-async def _assert_status_lists_every_instance(env: dict, children: dict[str, int]) -> None:
+async def _assert_status_lists_every_instance(env: dict, children: dict[str, int], standby: str) -> None:
     """``vaeo status`` lists each instance as its own process (host and pid), the killed ones and
-    their restarts included."""
+    their restarts included, and the relay that took over as the active one."""
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "services.cli", "status", "--json", env=env,
                                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
-    listed = {(p["kind"], p["pid"]) for p in json.loads(out)["processes"]}
+    processes = json.loads(out)["processes"]
+    listed = {(p["kind"], p["pid"]) for p in processes}
+    roles = {p["pid"]: p.get("role") for p in processes if p["kind"] == "relay" and p["stopped_at"] is None}
+    assert roles.pop(children[standby]) == "active", roles
+    assert set(roles.values()) == {"standby"}, roles  # the killed relay's row, and its restart standing by
     for name, pid in children.items():
         kind = name.rsplit("-", 1)[0] if name[-1].isdigit() else name
         assert (kind, pid) in listed, f"{name} (pid {pid}) is not in vaeo status"

@@ -43,3 +43,15 @@ def test_status_lists_two_workers_of_one_host_as_two_lines():
     lines = [line for line in render(state, 5.0).splitlines() if line.strip().startswith("worker")]
     assert len(lines) == 2
     assert "h:101" in lines[0] and "h:202" in lines[1] and all(" up " in line for line in lines)
+
+
+def test_status_says_which_relay_is_active_and_which_stands_by():
+    started = datetime(2026, 1, 1, tzinfo=UTC)
+    processes = [{"process_id": f"relay@h:{pid}:ab", "kind": "relay", "host": "h", "pid": pid, "role": role,
+                  "started_at": started, "beat_at": started, "stopped_at": None, "beat_age_s": 1.0,
+                  "stopped_age_s": None} for pid, role in ((7, "active"), (8, "standby"))]
+    state = {"processes": processes, "head": 0, "relay_checkpoint": 0, "relay_lag": 0, "projections": [],
+             "consumers": [], "queue": [], "webhooks": None}
+    lines = [line for line in render(state, 5.0).splitlines() if line.strip().startswith("relay")]
+    assert "h:7" in lines[0] and "up active" in lines[0]
+    assert "h:8" in lines[1] and "up standby" in lines[1]
