@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     relay_batch_size: int = 2000
     # Relay: polling interval when no NOTIFY arrives (fallback), seconds.
     relay_poll_interval_s: float = 1.0
+    # Relay: how often a standby relay tries the advisory lock the active one holds, seconds. The
+    # lock is free as soon as the active relay's session ends (a kill -9 closes its socket): the
+    # standby takes over within this interval plus its own start (docs/operations.md).
+    relay_standby_poll_s: float = 0.25
     # Relay: after catching up, the next fetch of unhurried appends only (the assistant's
     # conversation turns) waits this long after the last one, to send them with others, ms.
     relay_unhurried_ms: float = 50.0
@@ -97,6 +101,10 @@ class Settings(BaseSettings):
     # HTTP API bind address and port.
     api_host: str = "127.0.0.1"
     api_port: int = 8080
+    # API: listen with SO_REUSEPORT, so that several API processes share the port and the kernel
+    # spreads connections across them. ``vaeo up --api N`` (N > 1) sets it; off, a second process
+    # on a taken port fails with "address in use" instead of silently taking half the traffic.
+    api_reuse_port: bool = False
     # HTTP API: largest request body accepted, bytes; a larger one is answered 413.
     api_max_body_bytes: int = 1_048_576
     # HTTP API: how often each API process checks that Kafka answers (writes get 503 when not), seconds.

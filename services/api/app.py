@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import time
 import types
@@ -345,7 +346,8 @@ async def healthz(request: web.Request) -> web.Response:
             await conn.fetchval("SELECT 1")
     except Exception as exc:
         return json_response({"error": {"code": "unavailable", "message": str(exc), "details": {}}}, 503)
-    return json_response({"data": {"status": "ok", "kafka": request.app[KAFKA].available}})
+    # pid: which of several API processes sharing the port answered (``vaeo up --api N``).
+    return json_response({"data": {"status": "ok", "kafka": request.app[KAFKA].available, "pid": os.getpid()}})
 
 
 # ------------------------------------------------------------------------------- the app
@@ -462,4 +464,4 @@ async def _forget_windows(app: web.Application, stop: asyncio.Event) -> None:
 def serve(settings: Settings) -> None:
     app = build_app(settings)
     freeze_startup_heap()
-    asyncio.run(serve_app(app, settings.api_host, settings.api_port))
+    asyncio.run(serve_app(app, settings.api_host, settings.api_port, reuse_port=settings.api_reuse_port))

@@ -112,7 +112,7 @@ class SafeAppRunner(web.AppRunner):
                           handler_cancellation=plain.handler_cancellation, loop=plain._loop, **plain._kwargs)
 
 
-async def serve_app(app: web.Application, host: str, port: int) -> None:
+async def serve_app(app: web.Application, host: str, port: int, *, reuse_port: bool = False) -> None:
     """Serve ``app`` until SIGINT or SIGTERM, then shut it down cleanly (cleanup contexts included)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -124,7 +124,9 @@ async def serve_app(app: web.Application, host: str, port: int) -> None:
     runner = SafeAppRunner(app, handle_signals=False, access_log=None, lingering_time=LINGERING_S)
     await runner.setup()
     try:
-        await web.TCPSite(runner, host, port).start()
+        # reuse_port: several API processes (``vaeo up --api N``) listen on the one port, and the
+        # kernel spreads the incoming connections across them.
+        await web.TCPSite(runner, host, port, reuse_port=reuse_port or None).start()
         await stop.wait()
     finally:
         await runner.cleanup()

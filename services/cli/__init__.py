@@ -182,14 +182,18 @@ def cmd_up(args: argparse.Namespace) -> int:
                VAEO_KAFKA_BOOTSTRAP=settings.resolved_kafka_bootstrap())
     logs = settings.instance_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    counts = process_counts(args)
+    instances = instance_names(counts)
+    if counts["api"] > 1:
+        env["VAEO_API_REUSE_PORT"] = "1"  # every API process on the one port (Settings.api_reuse_port)
     children: dict[str, subprocess.Popen] = {}
 
     def spawn(name: str) -> None:
         out = (logs / f"{name}.log").open("ab")
-        children[name] = subprocess.Popen([sys.executable, "-m", "services.cli", name], env=env, stdout=out,
-                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        children[name] = subprocess.Popen([sys.executable, "-m", "services.cli", instances[name]], env=env,
+                                          stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
-    for name in PROCESSES:
+    for name in instances:
         spawn(name)
     stopping = False
 
@@ -209,7 +213,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     else:
         print("create a workspace and key: vaeo workspace create --name NAME --json")
     print("Ctrl-C stops everything (the stack keeps running; `vaeo stack down` stops it).", flush=True)
-    restarts: dict[str, list[float]] = {n: [] for n in PROCESSES}
+    restarts: dict[str, list[float]] = {n: [] for n in instances}
     while not stopping:
         time.sleep(0.5)
         for name, proc in list(children.items()):
@@ -233,6 +237,23 @@ def cmd_up(args: argparse.Namespace) -> int:
             proc.kill()
     print("stopped", flush=True)
     return 0
+
+
+def process_counts(args: argparse.Namespace) -> dict[str, int]:
+    """How many processes of each kind ``vaeo up`` starts. Asking for more than one of anything
+    starts a standby relay too (unless ``--relays`` says otherwise): one relay is active at a
+    time, the other waits on its lock and takes over when the active one dies."""
+    counts = {"api": args.api, "projector": args.projectors, "worker": args.workers,
+              "dispatcher": args.dispatchers, "credits-watch": 1}
+    relays = args.relays if args.relays is not None else (2 if max(counts.values()) > 1 else 1)
+    counts["relay"] = relays
+    return {kind: counts[kind] for kind in PROCESSES}
+
+
+def instance_names(counts: dict[str, int]) -> dict[str, str]:
+    """{instance name: process kind}: the first of a kind is named after it (``worker``), the
+    others numbered (``worker-2``); the name is also its log file's."""
+    return {(kind if i == 1 else f"{kind}-{i}"): kind for kind, n in counts.items() for i in range(1, n + 1)}
 
 
 async def _bootstrap_key(settings: Settings) -> str | None:
@@ -384,6 +405,14 @@ def _uuid(text: str) -> str:
         raise argparse.ArgumentTypeError(f"not a uuid: {text!r}") from None
 
 
+def _count(text: str) -> int:
+    """argparse type: a number of processes, 1 to 16."""
+    value = int(text) if text.isascii() and text.isdigit() else 0
+    if not 1 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"a number of processes is 1 to 16: {text!r}")
+    return value
+
+
 def _position(text: str) -> int:
     """A position to start from: 1 or more, or 0 for "from the beginning" (as Kafka's tools read
     offset 0); the first event's position is 1, so 0 and 1 print the same."""
@@ -414,6 +443,15 @@ def _process_commands(sub) -> None:
     """The stack, the processes of the service, and the operator's screen."""
     up = sub.add_parser("up", help="provision the stack and run every process until Ctrl-C")
     up.add_argument("--port", type=int, help="HTTP port of the API (default VAEO_API_PORT or 8080)")
+    for flag, what in (("--api", "API processes, all on the one port (SO_REUSEPORT)"),
+                       ("--workers", "job workers (jobs are claimed in PostgreSQL)"),
+                       ("--projectors", "projectors (they share the partitions in one consumer group)"),
+                       ("--dispatchers", "webhook dispatchers (intake in one consumer group, deliveries "
+                                         "claimed in PostgreSQL)")):
+        up.add_argument(flag, type=_count, default=1, help=f"number of {what}; default 1")
+    up.add_argument("--relays", type=_count, default=None,
+                    help="relays: one active, the others standing by on its lock; default 1, or 2 when "
+                         "more than one of anything is asked")
     up.set_defaults(fn=cmd_up)
 
     st = sub.add_parser("stack", help="the local PostgreSQL and Kafka")

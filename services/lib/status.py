@@ -35,6 +35,23 @@ log = logging.getLogger("vaeo.status")
 
 PROCESS_KINDS = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
 
+RELAY_LOCK = 0x72656C61  # "rela": the session advisory lock of the active relay
+_RELAY_HOLDER = "vaeo-relay@"
+
+
+def relay_lock_holder_name() -> str:
+    """The ``application_name`` of a relay's lock session: which process it is (host:pid)."""
+    return f"{_RELAY_HOLDER}{socket.gethostname()}:{os.getpid()}"
+
+
+async def active_relay(conn: asyncpg.Connection) -> str | None:
+    """``host:pid`` of the relay whose session holds the lock in this database, if any."""
+    name = await conn.fetchval(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1 "
+        "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())", RELAY_LOCK)
+    return name[len(_RELAY_HOLDER):] if name and name.startswith(_RELAY_HOLDER) else None
+
 
 # ------------------------------------------------------------------------------- end offsets
 
@@ -165,6 +182,10 @@ async def pipeline_state(conn: asyncpg.Connection, ends: dict[str, dict[int, int
             "extract(epoch FROM $1::timestamptz - beat_at)::float8 AS beat_age_s, "
             "extract(epoch FROM $1::timestamptz - stopped_at)::float8 AS stopped_age_s FROM process_heartbeats "
             "ORDER BY kind, process_id", now)]
+    holder = await active_relay(conn)
+    for p in processes:  # which relay is active and which stand by
+        if p["kind"] == "relay" and p["stopped_at"] is None:
+            p["role"] = "active" if holder == f"{p['host']}:{p['pid']}" else "standby"
     return {"head": head, "relay_checkpoint": checkpoint, "relay_lag": head - checkpoint,
             "projections": await projection_states(conn, ends), "consumers": await consumer_states(conn, ends),
             "queue": queue, "webhooks": webhooks,
@@ -208,6 +229,8 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
             health = f"silent {p['beat_age_s']:.0f}s"
         else:
             health = "up"
+        if p.get("role") and health != "stopped":
+            health = f"{health} {p['role']}"
         since = f"{p['stopped_at'] if p['stopped_at'] is not None else p['started_at']:%Y-%m-%d %H:%M:%S}"
         lines.append(f"  {p['kind']:<14}{p['host']}:{p['pid']:<8} {health:<14} since {since}")
     if len(shown) < len(state["processes"]):

@@ -28,10 +28,10 @@ from infra.eventlog import key_of, make_producer, start_or_stop
 from infra.eventstore import NOTIFY_CHANNEL, UNHURRIED
 from infra.settings import Settings
 from services.lib.common import sleep_until_stopped, supervise
+from services.lib.status import RELAY_LOCK, relay_lock_holder_name
 
 log = logging.getLogger("vaeo.relay")
 
-RELAY_LOCK = 0x72656C61  # "rela"
 _AFTER = (
     "SELECT position, stream_id, stream_type, version, workspace_id, type, schema, data::text AS data, "
     "meta::text AS meta, recorded_at FROM events WHERE position > $1 ORDER BY position LIMIT "
@@ -90,10 +90,18 @@ class Relay:
         dsn = self.settings.resolved_database_url()
         lock_conn = await connect(dsn)
         try:
+            # The session that holds (or will hold) the lock says which relay it is: ``vaeo status``
+            # marks that one active and the others standing by.
+            await lock_conn.execute("SELECT set_config('application_name', $1, false)", relay_lock_holder_name())
+            standing_by = False
             while not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
-                log.info("relay: another relay holds the lock; standing by")
-                if await sleep_until_stopped(stop, 2.0):
+                if not standing_by:
+                    log.info("relay: another relay holds the lock; standing by")
+                    standing_by = True
+                if await sleep_until_stopped(stop, self.settings.relay_standby_poll_s):
                     return
+            if standing_by:
+                log.info("relay: the lock is free; taking over")
             await lock_conn.add_listener(NOTIFY_CHANNEL, self._notified)
             conn = await connect(dsn, server_settings=REPLAYABLE)  # it writes only checkpoints
             producer = make_producer(self.settings)
