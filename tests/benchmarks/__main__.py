@@ -11,6 +11,7 @@ agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
 speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
+scale: POST /medias with one API process and two on one port; analyses per minute with one worker and two.
 """
 
 import sys
@@ -25,6 +26,7 @@ from tests.benchmarks import (
     bench_fairness,
     bench_quality,
     bench_revival,
+    bench_scale,
     bench_speakers,
     bench_speech,
     fit_boundaries,
@@ -33,7 +35,7 @@ from tests.benchmarks import (
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
-          "speakers": bench_speakers.run}
+          "speakers": bench_speakers.run, "scale": bench_scale.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":

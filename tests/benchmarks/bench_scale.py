@@ -1,0 +1,187 @@
+"""Several of each process: ``python -m tests.benchmarks scale [api] [jobs]`` (both by default).
+
+Each figure beside its single-process baseline, measured in the same run on the same machine:
+
+1. api: durable POST /v1/medias under wrk (as ``bench_api``: 64 connections, ``BENCH_SECONDS``,
+   default 15, after a 3 s warm-up) with one API process, then with two on the same port
+   (``VAEO_API_REUSE_PORT``, as ``vaeo up --api 2`` starts them); a relay and a projector run
+   beside them. Requests/s, p50/p99, non-2xx and socket errors, and the CPU each API process used
+   (both must have served for the two-process figure to mean anything).
+2. jobs: ``JOBS`` analyses of a ``VIDEO_S`` s generated captioned video, queued at once, with one
+   worker process and with two; the time from the first request to the last ``completed``, as
+   jobs per minute.
+
+``core_speed_ms`` is printed before and after: the cores of this virtual machine are shared and
+every figure moves with it. Bounded: each wrk run lasts ``BENCH_SECONDS``, each batch of jobs at
+most ``JOB_TIMEOUT_S``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import orjson
+
+from infra import stack
+from infra.codec import EventRegistry
+from infra.db import create_pool
+from infra.eventstore import PostgresEventStore
+from services.application.workspaces import CreateWorkspace
+from tests.benchmarks.bench_api import (
+    cpu_seconds,
+    ensure_wrk,
+    free_port,
+    machine_busy,
+    post_script,
+    run_wrk,
+    start,
+    stop_all,
+    wait_http,
+)
+from tests.benchmarks.bench_clips import _wait
+from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
+from tests.conftest import _base_settings, drop_isolated, env_for
+from tests.helpers import handle
+from tests.media_factory import run as run_command
+
+JOBS = int(os.environ.get("BENCH_JOBS", "8"))
+VIDEO_S = 60
+JOB_TIMEOUT_S = 180
+
+
+async def api_run(base, apis: int) -> dict:
+    """wrk against POST /v1/medias with ``apis`` API processes on one port."""
+    settings = await fresh(base)
+    port = free_port()
+    env = env_for(settings) | {"VAEO_API_PORT": str(port)}
+    if apis > 1:
+        env["VAEO_API_REUSE_PORT"] = "1"
+    logdir = tempfile.mkdtemp(prefix=f"vaeo-bench-scale-api{apis}-")
+    procs = {n: start(n, env, f"{logdir}/{n}.log") for n in ("relay", "projector")}
+    for i in range(apis):
+        procs[f"api{i}"] = start("api", env, f"{logdir}/api{i}.log")
+    pool = await create_pool(settings.resolved_database_url(), max_size=4)
+    try:
+        store = PostgresEventStore(pool, EventRegistry())
+        _, issued = await handle(store, CreateWorkspace(name="bench", plan="bench", credits=10**9, rate_limit=10**9))
+        await wait_http(port)
+        await asyncio.sleep(2)  # every API process listening, not only the first
+        script = post_script(logdir, issued.key)
+        url = f"http://127.0.0.1:{port}/v1/medias"
+        subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, url], capture_output=True, timeout=60)
+        before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
+        busy_before, started = machine_busy(), time.monotonic()
+        figures = run_wrk(url, script)
+        elapsed = time.monotonic() - started
+        busy_after = machine_busy()
+        figures["cpu_cores"] = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
+        figures["machine_busy_fraction"] = round(
+            (busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
+        for n, p in procs.items():
+            if p.poll() is not None:
+                figures.setdefault("exited", []).append(n)
+        async with pool.acquire() as conn:
+            figures["events_committed"] = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
+    finally:
+        stop_all(procs)
+        await pool.close()
+        await drop_isolated(base, settings)
+    print(f"api x{apis}: {figures['req_per_s']:.0f} req/s, p50 {figures['p50_ms']:.1f} ms, p99 "
+          f"{figures['p99_ms']:.1f} ms, non-2xx {figures['non_2xx']}, cores {figures['cpu_cores']}", flush=True)
+    return figures
+
+
+def make_source(tmp: Path) -> tuple[Path, Path]:
+    video, captions = tmp / "talk.mp4", tmp / "talk.vtt"
+    run_command(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
+                 f"testsrc2=s=640x360:r=25:d={VIDEO_S}", "-f", "lavfi", "-i",
+                 f"sine=frequency=330:sample_rate=48000:duration={VIDEO_S}", "-c:v", "libx264", "-preset",
+                 "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(video)])
+    cues = ["WEBVTT", ""]
+    for k in range(VIDEO_S // 5):
+        s, e = k * 5, k * 5 + 5
+        cues += [f"00:{s // 60:02d}:{s % 60:02d}.000 --> 00:{e // 60:02d}:{e % 60:02d}.000",
+                 f"Part {k}: heat pumps move heat from outside air into the house, and insulation keeps it.", ""]
+    captions.write_text("\n".join(cues), encoding="utf-8")
+    return video, captions
+
+
+async def _upload(svc, ws, video: Path, captions: Path) -> int:
+    form = aiohttp.FormData()
+    form.add_field("file", video.read_bytes(), filename="talk.mp4", content_type="video/mp4")
+    form.add_field("captions", captions.read_bytes(), filename="talk.vtt", content_type="text/vtt")
+    async with svc.http.post(svc.base + "/videos", data=form, headers={"Authorization": f"Bearer {ws.key}"}) as resp:
+        body = await resp.json()
+        assert resp.status == 201, body
+        return body["data"]["id"]
+
+
+async def jobs_run(base, workers: int, video: Path, captions: Path) -> dict:
+    """``JOBS`` analyses queued at once with ``workers`` worker processes: time to the last one."""
+    from tests.e2e.conftest import running_service
+
+    with tempfile.TemporaryDirectory() as logs:
+        async with running_service(base, TEMPLATE, Path(logs), processes=("relay", "projector", "worker"),
+                                   apis=1) as svc:
+            extra = [start("worker", env_for(svc.settings), f"{logs}/worker{i}.log") for i in range(1, workers)]
+            try:
+                ws = await svc.workspace(credits=10**7)
+                videos = [await _upload(svc, ws, video, captions) for _ in range(JOBS)]
+                await asyncio.sleep(2)  # every worker polling
+                before = {p.pid: cpu_seconds(p.pid) for p in [svc.procs["worker"], *extra]}
+                t0 = time.perf_counter()
+                jobs = []
+                for v in videos:
+                    r = await ws.client.post(f"/videos/{v}/analyze", {})
+                    assert r.status == 202, r.data
+                    jobs.append(r.data["job_id"])
+                done = await asyncio.gather(*(_wait(svc.http, svc.base, ws.key, f"/jobs/{j}", timeout=JOB_TIMEOUT_S)
+                                              for j in jobs))
+                elapsed = time.perf_counter() - t0
+                cpu = [round(cpu_seconds(pid) - s, 1) for pid, s in before.items()]
+            finally:
+                stop_all({str(i): p for i, p in enumerate(extra)})
+    failed = [d["status"] for d in done if d["status"] != "completed"]
+    out = {"jobs": JOBS, "seconds": round(elapsed, 1), "jobs_per_min": round(JOBS / elapsed * 60, 1),
+           "not_completed": failed, "worker_cpu_s": cpu}
+    print(f"jobs x{workers} workers: {JOBS} analyses of a {VIDEO_S} s video in {elapsed:.1f} s = "
+          f"{out['jobs_per_min']} jobs/min; worker CPU s {cpu}; not completed {failed}", flush=True)
+    return out
+
+
+async def main(which: list[str]) -> dict:
+    base = _base_settings()
+    await asyncio.to_thread(stack.up, base)
+    results: dict = {"machine": machine(), "core_speed_ms_before": core_speed_ms()}
+    print("core_speed_ms before", results["core_speed_ms_before"], flush=True)
+    if not which or "api" in which:
+        results["api_1"] = await api_run(base, 1)
+        results["api_2"] = await api_run(base, 2)
+        results["api_2_vs_1"] = round(results["api_2"]["req_per_s"] / results["api_1"]["req_per_s"], 2)
+    if not which or "jobs" in which:
+        from infra.tools import ensure_media_tools
+
+        ensure_media_tools()
+        scratch = await fresh(base)  # migrates the benchmark template; this copy of it is not used
+        await drop_isolated(base, scratch)
+        with tempfile.TemporaryDirectory() as tmp:
+            video, captions = make_source(Path(tmp))
+            results["jobs_1"] = await jobs_run(base, 1, video, captions)
+            results["jobs_2"] = await jobs_run(base, 2, video, captions)
+        results["jobs_2_vs_1"] = round(results["jobs_2"]["jobs_per_min"] / results["jobs_1"]["jobs_per_min"], 2)
+    results["core_speed_ms_after"] = core_speed_ms()
+    print("core_speed_ms after", results["core_speed_ms_after"], flush=True)
+    return results
+
+
+def run(which: list[str]) -> None:
+    results = asyncio.run(main(which))
+    print(orjson.dumps(results).decode())
+    sys.stdout.flush()
