@@ -7,9 +7,11 @@ Each figure beside its single-process baseline, measured in the same run on the 
    (``VAEO_API_REUSE_PORT``, as ``vaeo up --api 2`` starts them); a relay and a projector run
    beside them. Requests/s, p50/p99, non-2xx and socket errors, and the CPU each API process used
    (both must have served for the two-process figure to mean anything).
+   ``BENCH_API_ROUNDS`` (2) rounds, alternated: 1, 2, 1, 2.
 2. jobs: ``JOBS`` analyses of a ``VIDEO_S`` s generated captioned video, queued at once, with one
-   worker process and with two; the time from the first request to the last ``completed``, as
-   jobs per minute.
+   worker process (2 slots) and with two; the time from the first request to the last
+   ``completed``, as jobs per minute. Then one worker of 4 slots: as many slots as the two
+   workers, in one process.
 
 ``core_speed_ms`` is printed before and after: the cores of this virtual machine are shared and
 every figure moves with it. Bounded: each wrk run lasts ``BENCH_SECONDS``, each batch of jobs at
@@ -35,11 +37,13 @@ from infra.db import create_pool
 from infra.eventstore import PostgresEventStore
 from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_api import (
+    _COMMITS,
     cpu_seconds,
     ensure_wrk,
     free_port,
     machine_busy,
     post_script,
+    postgres_cpu_seconds,
     run_wrk,
     start,
     stop_all,
@@ -51,9 +55,16 @@ from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle
 from tests.media_factory import run as run_command
 
-JOBS = int(os.environ.get("BENCH_JOBS", "8"))
-VIDEO_S = 60
-JOB_TIMEOUT_S = 180
+JOBS = int(os.environ.get("BENCH_JOBS", "12"))
+VIDEO_S = 180
+JOB_TIMEOUT_S = 150
+API_ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", "2"))  # 1, 2, 1, 2 API processes: alternated
+
+
+def cpu_with_children(pid: int) -> float:
+    """CPU seconds of a process and of its children it has waited for (ffmpeg and the like)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 async def api_run(base, apis: int) -> dict:
@@ -76,12 +87,20 @@ async def api_run(base, apis: int) -> dict:
         script = post_script(logdir, issued.key)
         url = f"http://127.0.0.1:{port}/v1/medias"
         subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, url], capture_output=True, timeout=60)
+        async with pool.acquire() as conn:
+            commits_before = await conn.fetchval(_COMMITS)
         before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
-        busy_before, started = machine_busy(), time.monotonic()
+        pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
         figures = run_wrk(url, script)
         elapsed = time.monotonic() - started
         busy_after = machine_busy()
         figures["cpu_cores"] = {n: round((cpu_seconds(p.pid) - before[n]) / elapsed, 2) for n, p in procs.items()}
+        figures["cpu_cores"]["postgres"] = round((postgres_cpu_seconds() - pg_before) / elapsed, 2)
+        api_cores = sum(c for n, c in figures["cpu_cores"].items() if n.startswith("api"))
+        figures["api_cpu_ms_per_request"] = round(api_cores * elapsed / figures["requests"] * 1000, 3)
+        async with pool.acquire() as conn:
+            commits = await conn.fetchval(_COMMITS) - commits_before
+        figures["pg_commits_per_request"] = round(commits / figures["requests"], 3)
         figures["machine_busy_fraction"] = round(
             (busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
         for n, p in procs.items():
@@ -94,7 +113,9 @@ async def api_run(base, apis: int) -> dict:
         await pool.close()
         await drop_isolated(base, settings)
     print(f"api x{apis}: {figures['req_per_s']:.0f} req/s, p50 {figures['p50_ms']:.1f} ms, p99 "
-          f"{figures['p99_ms']:.1f} ms, non-2xx {figures['non_2xx']}, cores {figures['cpu_cores']}", flush=True)
+          f"{figures['p99_ms']:.1f} ms, non-2xx {figures['non_2xx']}, cores {figures['cpu_cores']}, API CPU "
+          f"{figures['api_cpu_ms_per_request']} ms/request, {figures['pg_commits_per_request']} commits/request, "
+          f"machine {figures['machine_busy_fraction']} busy", flush=True)
     return figures
 
 
@@ -123,20 +144,21 @@ async def _upload(svc, ws, video: Path, captions: Path) -> int:
         return body["data"]["id"]
 
 
-async def jobs_run(base, workers: int, video: Path, captions: Path) -> dict:
+async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int = 2) -> dict:
     """``JOBS`` analyses queued at once with ``workers`` worker processes: time to the last one."""
     from tests.e2e.conftest import running_service
 
     with tempfile.TemporaryDirectory() as logs:
         async with running_service(base, TEMPLATE, Path(logs), processes=("relay", "projector", "worker"),
-                                   apis=1) as svc:
-            extra = [start("worker", env_for(svc.settings), f"{logs}/worker{i}.log") for i in range(1, workers)]
+                                   apis=1, VAEO_WORKER_CONCURRENCY=str(slots)) as svc:
+            env = env_for(svc.settings) | {"VAEO_WORKER_CONCURRENCY": str(slots)}
+            extra = [start("worker", env, f"{logs}/worker{i}.log") for i in range(1, workers)]
             try:
                 ws = await svc.workspace(credits=10**7)
                 videos = [await _upload(svc, ws, video, captions) for _ in range(JOBS)]
                 await asyncio.sleep(2)  # every worker polling
-                before = {p.pid: cpu_seconds(p.pid) for p in [svc.procs["worker"], *extra]}
-                t0 = time.perf_counter()
+                before = {p.pid: cpu_with_children(p.pid) for p in [svc.procs["worker"], *extra]}
+                busy_before, t0 = machine_busy(), time.perf_counter()
                 jobs = []
                 for v in videos:
                     r = await ws.client.post(f"/videos/{v}/analyze", {})
@@ -145,13 +167,16 @@ async def jobs_run(base, workers: int, video: Path, captions: Path) -> dict:
                 done = await asyncio.gather(*(_wait(svc.http, svc.base, ws.key, f"/jobs/{j}", timeout=JOB_TIMEOUT_S)
                                               for j in jobs))
                 elapsed = time.perf_counter() - t0
-                cpu = [round(cpu_seconds(pid) - s, 1) for pid, s in before.items()]
+                busy_after = machine_busy()
+                cpu = [round(cpu_with_children(pid) - s, 1) for pid, s in before.items()]
             finally:
                 stop_all({str(i): p for i, p in enumerate(extra)})
     failed = [d["status"] for d in done if d["status"] != "completed"]
+    busy = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
     out = {"jobs": JOBS, "seconds": round(elapsed, 1), "jobs_per_min": round(JOBS / elapsed * 60, 1),
-           "not_completed": failed, "worker_cpu_s": cpu}
-    print(f"jobs x{workers} workers: {JOBS} analyses of a {VIDEO_S} s video in {elapsed:.1f} s = "
+           "not_completed": failed, "worker_cpu_s": cpu, "slots_per_worker": slots, "machine_busy_fraction": busy}
+    print(f"jobs x{workers} workers of {slots} slots (machine {busy} busy): {JOBS} analyses of a {VIDEO_S} s "
+          f"video in {elapsed:.1f} s = "
           f"{out['jobs_per_min']} jobs/min; worker CPU s {cpu}; not completed {failed}", flush=True)
     return out
 
@@ -162,9 +187,11 @@ async def main(which: list[str]) -> dict:
     results: dict = {"machine": machine(), "core_speed_ms_before": core_speed_ms()}
     print("core_speed_ms before", results["core_speed_ms_before"], flush=True)
     if not which or "api" in which:
-        results["api_1"] = await api_run(base, 1)
-        results["api_2"] = await api_run(base, 2)
-        results["api_2_vs_1"] = round(results["api_2"]["req_per_s"] / results["api_1"]["req_per_s"], 2)
+        for _ in range(API_ROUNDS):
+            for apis in (1, 2):
+                results.setdefault(f"api_{apis}", []).append(await api_run(base, apis))
+        results["api_2_vs_1"] = [round(two["req_per_s"] / one["req_per_s"], 2)
+                                 for one, two in zip(results["api_1"], results["api_2"], strict=True)]
     if not which or "jobs" in which:
         from infra.tools import ensure_media_tools
 
@@ -175,6 +202,8 @@ async def main(which: list[str]) -> dict:
             video, captions = make_source(Path(tmp))
             results["jobs_1"] = await jobs_run(base, 1, video, captions)
             results["jobs_2"] = await jobs_run(base, 2, video, captions)
+            # The same four slots in one process: more slots against more processes.
+            results["jobs_1_of_4_slots"] = await jobs_run(base, 1, video, captions, slots=4)
         results["jobs_2_vs_1"] = round(results["jobs_2"]["jobs_per_min"] / results["jobs_1"]["jobs_per_min"], 2)
     results["core_speed_ms_after"] = core_speed_ms()
     print("core_speed_ms after", results["core_speed_ms_after"], flush=True)
