@@ -1,4 +1,4 @@
-"""Several of each process: ``python -m tests.benchmarks scale [api] [jobs]`` (both by default).
+"""Several of each process: ``python -m tests.benchmarks scale [api] [jobs] [events]`` (all by default).
 
 Each figure beside its single-process baseline, measured in the same run on the same machine:
 
@@ -12,6 +12,9 @@ Each figure beside its single-process baseline, measured in the same run on the 
    worker process (2 slots) and with two; the time from the first request to the last
    ``completed``, as jobs per minute. Then one worker of 4 slots: as many slots as the two
    workers, in one process.
+
+3. events: ``BENCH_SCALE_EVENTS`` (100,000) job events appended in bulk, then relayed and
+   projected with one projector process and with two (one consumer group over the 6 partitions).
 
 ``core_speed_ms`` is printed before and after: the cores of this virtual machine are shared and
 every figure moves with it. Bounded: each wrk run lasts ``BENCH_SECONDS``, each batch of jobs at
@@ -50,7 +53,7 @@ from tests.benchmarks.bench_api import (
     wait_http,
 )
 from tests.benchmarks.bench_clips import _wait
-from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
+from tests.benchmarks.bench_core import TEMPLATE, bulk_append, core_speed_ms, fresh, job_events, machine, wait_value
 from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle
 from tests.media_factory import run as run_command
@@ -59,6 +62,10 @@ JOBS = int(os.environ.get("BENCH_JOBS", "12"))
 VIDEO_S = 180
 JOB_TIMEOUT_S = 150
 API_ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", "2"))  # 1, 2, 1, 2 API processes: alternated
+
+
+EVENTS = int(os.environ.get("BENCH_SCALE_EVENTS", "100000"))
+_JOBS_PROJECTED = "SELECT sum(next_offset) FROM projection_offsets WHERE projection = 'jobs'"
 
 
 def cpu_with_children(pid: int) -> float:
@@ -181,6 +188,44 @@ async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int =
     return out
 
 
+async def events_run(base, projectors: int) -> dict:
+    """``EVENTS`` job events appended in bulk, then carried by the relay to Kafka and by
+    ``projectors`` projector processes (one consumer group, all projections) into the read
+    models: events/s from the relay's start to the jobs projection's last offset."""
+    from infra.eventlog import ensure_topics
+
+    settings = await fresh(base)
+    env = env_for(settings)
+    logdir = tempfile.mkdtemp(prefix=f"vaeo-bench-scale-projector{projectors}-")
+    pool = await create_pool(settings.resolved_database_url(), max_size=4)
+    procs: dict = {}
+    try:
+        await ensure_topics(settings)
+        events = job_events(EventRegistry(), EVENTS)
+        await bulk_append(pool, events)
+        for i in range(projectors):
+            procs[f"projector{i}"] = start("projector", env, f"{logdir}/projector{i}.log")
+        await asyncio.sleep(12)  # both in the group and its partitions assigned before any event arrives
+        before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
+        busy_before, t0 = machine_busy(), time.monotonic()
+        procs["relay"] = start("relay", env, f"{logdir}/relay.log")
+        await wait_value(pool, _JOBS_PROJECTED, len(events), timeout=120)
+        elapsed = time.monotonic() - t0
+        busy_after = machine_busy()
+        cpu = {n: round(cpu_seconds(p.pid) - before[n], 1) for n, p in procs.items() if n in before}
+    finally:
+        stop_all(procs)
+        await pool.close()
+        await drop_isolated(base, settings)
+    out = {"events": len(events), "seconds": round(elapsed, 1), "events_per_s": round(len(events) / elapsed),
+           "projector_cpu_s": cpu,
+           "machine_busy_fraction": round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)}
+    print(f"events x{projectors} projectors: {len(events)} in {elapsed:.1f} s = {out['events_per_s']} events/s "
+          f"(relay start to the jobs projection's last offset, relay start-up included); projector CPU s {cpu}; "
+          f"machine {out['machine_busy_fraction']} busy", flush=True)
+    return out
+
+
 async def main(which: list[str]) -> dict:
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
@@ -205,6 +250,10 @@ async def main(which: list[str]) -> dict:
             # The same four slots in one process: more slots against more processes.
             results["jobs_1_of_4_slots"] = await jobs_run(base, 1, video, captions, slots=4)
         results["jobs_2_vs_1"] = round(results["jobs_2"]["jobs_per_min"] / results["jobs_1"]["jobs_per_min"], 2)
+    if not which or "events" in which:
+        results["events_1"] = await events_run(base, 1)
+        results["events_2"] = await events_run(base, 2)
+        results["events_2_vs_1"] = round(results["events_2"]["events_per_s"] / results["events_1"]["events_per_s"], 2)
     results["core_speed_ms_after"] = core_speed_ms()
     print("core_speed_ms after", results["core_speed_ms_after"], flush=True)
     return results
