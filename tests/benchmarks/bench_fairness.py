@@ -34,14 +34,15 @@ from tests.media_factory import run as run_command
 CLIPS, CLIP_S, VIDEO_S = 20, 10, 240
 
 
-def _make_source(tmp: Path) -> tuple[Path, Path]:
+def make_source(tmp: Path, seconds: int = VIDEO_S) -> tuple[Path, Path]:
+    """A generated captioned talk of ``seconds`` (a cue every 5 s): the benchmarks' analysis input."""
     video, captions = tmp / "talk.mp4", tmp / "talk.vtt"
     run_command(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
-                 f"testsrc2=s=640x360:r=25:d={VIDEO_S}", "-f", "lavfi", "-i",
-                 f"sine=frequency=330:sample_rate=48000:duration={VIDEO_S}", "-c:v", "libx264", "-preset",
+                 f"testsrc2=s=640x360:r=25:d={seconds}", "-f", "lavfi", "-i",
+                 f"sine=frequency=330:sample_rate=48000:duration={seconds}", "-c:v", "libx264", "-preset",
                  "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(video)])
     cues = ["WEBVTT", ""]
-    for k in range(VIDEO_S // 5):
+    for k in range(seconds // 5):
         start, end = k * 5, k * 5 + 5
         cues += [f"00:{start // 60:02d}:{start % 60:02d}.000 --> 00:{end // 60:02d}:{end % 60:02d}.000",
                  f"Part {k}: heat pumps move heat from outside air into the house, and insulation keeps it.", ""]
@@ -108,7 +109,7 @@ async def main() -> dict:
     await drop_isolated(base, scratch)
     results: dict = {"machine": machine()}
     with tempfile.TemporaryDirectory() as tmp_name:
-        video, captions = _make_source(Path(tmp_name))
+        video, captions = make_source(Path(tmp_name))
         results["without_sharing"] = await _one_run(base, "without slot sharing (before)", video, captions,
                                                     VAEO_WORKER_TIME_SLICE_S="1000000")
         results["with_sharing"] = await _one_run(base, f"with slot sharing (slice {Settings().worker_time_slice_s} s)",

@@ -54,9 +54,9 @@ from tests.benchmarks.bench_api import (
 )
 from tests.benchmarks.bench_clips import _wait
 from tests.benchmarks.bench_core import TEMPLATE, bulk_append, core_speed_ms, fresh, job_events, machine, wait_value
+from tests.benchmarks.bench_fairness import make_source
 from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle
-from tests.media_factory import run as run_command
 
 JOBS = int(os.environ.get("BENCH_JOBS", "12"))
 VIDEO_S = 180
@@ -124,21 +124,6 @@ async def api_run(base, apis: int) -> dict:
           f"{figures['api_cpu_ms_per_request']} ms/request, {figures['pg_commits_per_request']} commits/request, "
           f"machine {figures['machine_busy_fraction']} busy", flush=True)
     return figures
-
-
-def make_source(tmp: Path) -> tuple[Path, Path]:
-    video, captions = tmp / "talk.mp4", tmp / "talk.vtt"
-    run_command(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
-                 f"testsrc2=s=640x360:r=25:d={VIDEO_S}", "-f", "lavfi", "-i",
-                 f"sine=frequency=330:sample_rate=48000:duration={VIDEO_S}", "-c:v", "libx264", "-preset",
-                 "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(video)])
-    cues = ["WEBVTT", ""]
-    for k in range(VIDEO_S // 5):
-        s, e = k * 5, k * 5 + 5
-        cues += [f"00:{s // 60:02d}:{s % 60:02d}.000 --> 00:{e // 60:02d}:{e % 60:02d}.000",
-                 f"Part {k}: heat pumps move heat from outside air into the house, and insulation keeps it.", ""]
-    captions.write_text("\n".join(cues), encoding="utf-8")
-    return video, captions
 
 
 async def _upload(svc, ws, video: Path, captions: Path) -> int:
@@ -244,7 +229,7 @@ async def main(which: list[str]) -> dict:
         scratch = await fresh(base)  # migrates the benchmark template; this copy of it is not used
         await drop_isolated(base, scratch)
         with tempfile.TemporaryDirectory() as tmp:
-            video, captions = make_source(Path(tmp))
+            video, captions = make_source(Path(tmp), VIDEO_S)
             results["jobs_1"] = await jobs_run(base, 1, video, captions)
             results["jobs_2"] = await jobs_run(base, 2, video, captions)
             # The same four slots in one process: more slots against more processes.
