@@ -98,18 +98,23 @@ class StackAdmin:
     kafka: AIOKafkaAdminClient
 
 
+async def _admin_execute(base: Settings, admin: StackAdmin | None, sql: str) -> None:
+    """``sql`` on the stack's admin database: on the run's shared connection, else on one of its own."""
+    if admin is not None:
+        await admin.postgres.execute(sql)
+        return
+    conn = await asyncpg.connect(_admin_dsn(base))
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
 async def make_isolated_settings(base: Settings, template: str, *, admin: StackAdmin | None = None,
                                  **overrides) -> Settings:
     """A database of its own (from the migrated template) and topics of their own."""
     tag = uuid.uuid4().hex[:10]
-    if admin is not None:
-        await admin.postgres.execute(f"CREATE DATABASE t_{tag} TEMPLATE {template}")
-    else:
-        conn = await asyncpg.connect(_admin_dsn(base))
-        try:
-            await conn.execute(f"CREATE DATABASE t_{tag} TEMPLATE {template}")
-        finally:
-            await conn.close()
+    await _admin_execute(base, admin, f"CREATE DATABASE t_{tag} TEMPLATE {template}")
     settings = base.model_copy(update={
         "database_url": base.resolved_database_url().rsplit("/", 1)[0] + f"/t_{tag}",
         "kafka_bootstrap": base.resolved_kafka_bootstrap(),
@@ -127,14 +132,7 @@ async def make_isolated_settings(base: Settings, template: str, *, admin: StackA
 
 async def drop_isolated(base: Settings, settings: Settings, *, admin: StackAdmin | None = None) -> None:
     dbname = settings.database_url.rsplit("/", 1)[1]
-    if admin is not None:
-        await admin.postgres.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
-    else:
-        conn = await asyncpg.connect(_admin_dsn(base))
-        try:
-            await conn.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
-        finally:
-            await conn.close()
+    await _admin_execute(base, admin, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
     client = admin.kafka if admin is not None else AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
     if admin is None:
         await client.start()
