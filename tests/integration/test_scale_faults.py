@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import aiohttp
 import orjson
@@ -110,19 +111,16 @@ async def _retrying(deadline: float, attempt):
 async def _workspace_load(http, base: str, key: str, talk: dict, acked: Acked, deadline: float, w: int) -> None:
     """UPLOADS captioned uploads, each analysed; then RENDERS template renders from the first article."""
     analyses = []
+    client = SimpleNamespace(http=http, base=base + "/v1", key=key)  # what tests.e2e.test_videos.upload takes
+
+    async def one_upload():
+        try:
+            return await upload(client, talk["video"], captions=talk["vtt"], language="fr")
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            acked.failed[type(exc).__name__] += 1
+            return None
+
     for _ in range(UPLOADS):
-        class Client:  # what tests.e2e.test_videos.upload expects
-            pass
-        client = Client()
-        client.http, client.base, client.key = http, base + "/v1", key
-
-        async def one_upload(c=client):
-            try:
-                return await upload(c, talk["video"], captions=talk["vtt"], language="fr")
-            except (TimeoutError, aiohttp.ClientError) as exc:
-                acked.failed[type(exc).__name__] += 1
-                return None
-
         status, body = await _retrying(deadline, one_upload)
         assert status == 201, body
         acked.videos.append(body["data"]["id"])
@@ -280,12 +278,14 @@ async def _run_and_check(env, pool, settings, logs: Path, children, receiver: Re
                               json={"url": receiver.url(f"/hook/{w}")})
             assert got is not None and got[0] == 201, got
         load_started = time.monotonic()
-        load = asyncio.gather(*(_workspace_load(http, base, key, talk, acked, deadline, w)
-                                for w, key in enumerate(keys)))
-        killed = await _kill_plan(pool, children, logs, acked, active, standby)
-        await load
-        load_s = time.monotonic() - load_started
-    print(f"\nscale-faults: load {load_s:.1f} s; kills at "
+
+        async def load() -> float:
+            await asyncio.gather(*(_workspace_load(http, base, key, talk, acked, deadline, w)
+                                   for w, key in enumerate(keys)))
+            return time.monotonic() - load_started
+
+        killed, load_s = await asyncio.gather(_kill_plan(pool, children, logs, acked, active, standby), load())
+    print(f"\nscale-faults: requests {load_s:.1f} s; kills at "
           f"{ {n: round(t - load_started, 2) for n, t in killed.items() if n != 'takeover_s'} } s; standby relay "
           f"in charge {killed['takeover_s']:.2f} s after kill -9; {len(acked.videos)} uploads, {len(acked.jobs)} jobs "
           f"acknowledged; failed requests {dict(acked.failed)}")
@@ -322,8 +322,12 @@ async def _assert_acknowledged_once(settings, pool, acked: Acked, head: int) -> 
             [video_stream_id(v) for v in acked.videos]))
         queued = Counter(str(r["stream_id"]) for r in await conn.fetch(
             "SELECT stream_id FROM events WHERE type = 'JobQueued' AND stream_id::text = ANY($1)", list(acked.jobs)))
+        # And each is there to read: the rows GET /v1/videos/{id} and GET /v1/jobs/{id} answer from.
+        videos = await conn.fetchval("SELECT count(*) FROM videos WHERE id = ANY($1)", acked.videos)
+        jobs = await conn.fetchval("SELECT count(*) FROM jobs WHERE id::text = ANY($1)", list(acked.jobs))
     assert all(uploaded[video_stream_id(v)] == 1 for v in acked.videos), "an acknowledged upload lost or doubled"
     assert all(queued[j] == 1 for j in acked.jobs), "an acknowledged job lost or queued twice"
+    assert (videos, jobs) == (len(set(acked.videos)), len(acked.jobs)), "an acknowledged resource not readable"
     by_position: dict[int, set[bytes]] = {}
     messages = [m for msgs in (await kafka_messages(settings)).values() for m in msgs]
     for m in messages:
