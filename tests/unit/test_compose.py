@@ -75,6 +75,14 @@ def test_no_secret_is_written_in_the_file():
     assert re.match(r"^postgresql://vaeo:\$\{PG_PASSWORD:\?[^}]*\}@", url), url
     assert not re.search(r"\b[0-9a-f]{64}\b", COMPOSE_TEXT), "a literal key in the file"
     assert "whsec_" not in COMPOSE_TEXT and "service_live_" not in COMPOSE_TEXT
+    # Every variable compose fills in has a default or stops compose with a message when unset;
+    # the required ones are exactly the secrets the header asks for.
+    used = re.findall(r"(?<!\$)\$\{([A-Z0-9_]+)(:[-?][^}]*)?\}", COMPOSE_TEXT)
+    assert used and all(rule for _, rule in used), [name for name, rule in used if not rule]
+    required = {name for name, rule in used if rule.startswith(":?")}
+    assert required == {"VAEO_SECRET_KEY", "PG_PASSWORD", "VAEO_S3_ACCESS_KEY_ID", "VAEO_S3_SECRET_ACCESS_KEY"}
+    header = COMPOSE_TEXT.split("\nname:", 1)[0]
+    assert all(name in header for name in required)
 
 
 def test_two_of_each_process_kind_and_the_api_processes_share_one_published_port():
