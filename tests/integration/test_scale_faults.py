@@ -187,6 +187,7 @@ async def _kill_plan(pool, children: dict[str, int], logs: Path, acked: Acked, a
                      and (r["made"] >= 1 or not patient)), None)
 
     kill("worker", await _until(rendering, 90, "a render running on a worker"))
+    await asyncio.sleep(1.0)
     dispatchers = {children["dispatcher"], children["dispatcher-2"]}
 
     async def sending():
