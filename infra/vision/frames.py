@@ -32,7 +32,7 @@ import numpy as np
 from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, without_paths
 
 SAMPLE_FPS = 3.0  # frames kept per second of video
-MAX_SIDE = 640  # longest side of a sampled frame, in pixels
+MAX_SIDE = 960  # longest side of a sampled frame, in pixels (a small person keeps enough detail)
 MAX_FRAMES = 600  # per call: 200 s of video at 3 fps
 
 
