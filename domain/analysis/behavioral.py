@@ -25,7 +25,7 @@ from domain.analysis.text import words
 
 PAUSE_MS = 1000
 HESITATION_RE = re.compile(r"\b(?:euh|heu|hum|hmm|um|uh|erm|er|ben|bah)\b", re.IGNORECASE)
-UNAVAILABLE = ("presence", "gestures", "posture", "facial_expressions", "gaze_direction", "laterality", "proxemics")
+UNAVAILABLE = ("gestures", "posture", "facial_expressions", "gaze_direction", "laterality", "proxemics")
 
 
 def behavioral_profile(sentences: Sequence[Sentence], diarisation: Diarisation, facts: MediaFacts | None,
@@ -321,17 +321,24 @@ ROW_KEYS = ("t", "faces", "presence", "gaze", "expression", "posture", "gestures
 def clean_row(row: dict) -> dict | None:
     """A stored row checked again (an item result is read back from the log): known labels only,
     numbers clamped; None when it is not a row."""
-    if not isinstance(row, dict) or not isinstance(row.get("t"), int):
+    if not isinstance(row, dict) or not isinstance(row.get("t"), int) or isinstance(row.get("t"), bool):
         return None
-    out: dict = {"t": max(0, row["t"]), "faces": max(0, min(MAX_FACES, int(row.get("faces") or 0)))}
+    try:
+        faces = int(row.get("faces") or 0)
+        hands = int(row.get("hands") or 0)
+        above = int(row.get("handsAbove") or 0)
+    except (TypeError, ValueError):
+        return None
+    out: dict = {"t": max(0, row["t"]), "faces": max(0, min(MAX_FACES, faces))}
     for name, values in VALUES.items():
         out[name] = row.get(name) if row.get(name) in values else (
             "no_person" if name == "presence" else NOT_VISIBLE)
-    out["hands"] = max(0, min(2, int(row.get("hands") or 0)))
-    out["handsAbove"] = max(0, min(out["hands"], int(row.get("handsAbove") or 0)))
+    out["hands"] = max(0, min(2, hands))
+    out["handsAbove"] = max(0, min(out["hands"], above))
     for key, high in (("faceHeight", 1.0), ("shoulderWidth", 2.0), ("moveLeft", 100.0), ("moveRight", 100.0)):
         value = row.get(key)
-        out[key] = round(_clamp(float(value), 0.0, high), 3) if isinstance(value, (int, float)) else None
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        out[key] = round(_clamp(float(value), 0.0, high), 3) if numeric else None
     return out
 
 
@@ -467,7 +474,8 @@ def _rhythm(rows: Sequence[dict], step_ms: int) -> dict:
 
 def seen_profile(seen: SeenVideo, duration_ms: int) -> dict:
     """The timelines and summaries of what the picture shows (see docs/analysis.md)."""
-    rows = sorted((r for r in (clean_row(x) for x in seen.rows) if r is not None), key=lambda r: r["t"])
+    rows = sorted((r for r in (unpack_row(x) if isinstance(x, list) else clean_row(x) for x in seen.rows)
+                   if r is not None), key=lambda r: r["t"])
     step_ms = max(1, round(1000 / seen.fps)) if seen.fps > 0 else 1000
     end_ms = min(duration_ms, seen.analysed_ms) if duration_ms else seen.analysed_ms
     out: dict = {"source": "frames sampled from the video; face mesh, pose and hands (MediaPipe, on this machine)",
@@ -504,3 +512,40 @@ def behaviour_elements(profile: dict | None) -> list[dict]:
                     **({"shares": signal["shares"], "timeline": signal["timeline"]} if "timeline" in signal
                        else {"changesPerMinute": signal["changesPerMinute"], "perSignal": signal["perSignal"]})})
     return out
+
+
+# ---- the job's items: windows of the video, and their rows as stored
+
+
+VISION_ITEM_RE = re.compile(r"^vision-(\d{5})-(\d{1,9})-(\d{1,9})$")
+
+
+def vision_windows(limit_ms: int, window_ms: int) -> list[tuple[int, int]]:
+    """``[0, limit_ms)`` cut into windows of ``window_ms`` (the last one shorter)."""
+    if limit_ms <= 0 or window_ms <= 0:
+        return []
+    return [(start, min(limit_ms, start + window_ms)) for start in range(0, limit_ms, window_ms)]
+
+
+def vision_item_name(index: int, window: tuple[int, int]) -> str:
+    """A window's job item: its place and range, found again identically by a resumed job."""
+    return f"vision-{index:05d}-{window[0]}-{window[1]}"
+
+
+def vision_item_window(name: str) -> tuple[int, int]:
+    match = VISION_ITEM_RE.match(name)
+    if match is None:
+        raise ValueError(f"not a vision window item: {name!r}")
+    return int(match.group(2)), int(match.group(3))
+
+
+def pack_row(row: dict) -> list:
+    """A row as the list of its values in ``ROW_KEYS`` order (an item result stays small)."""
+    return [row.get(key) for key in ROW_KEYS]
+
+
+def unpack_row(values) -> dict | None:
+    """A stored row back, checked (``clean_row``); None when it is not one."""
+    if not isinstance(values, list) or len(values) != len(ROW_KEYS):
+        return None
+    return clean_row(dict(zip(ROW_KEYS, values, strict=True)))
