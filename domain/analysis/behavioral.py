@@ -234,17 +234,27 @@ def _wrists(obs: Observation) -> dict[str, tuple[float, float]]:
 
 
 def _speeds(obs: Observation, before: Observation | None) -> dict[str, float]:
-    """Each wrist's speed since the previous frame, in shoulder widths per second."""
-    if before is None or obs.body is None or not 0 < obs.time_ms - before.time_ms <= MAX_GAP_MS:
+    """Each wrist's speed since the previous frame, in shoulder widths per second, measured from the
+    middle of the shoulders: a person who moves (or a cut to another shot) is no gesture."""
+    if (before is None or obs.body is None or before.body is None
+            or not 0 < obs.time_ms - before.time_ms <= MAX_GAP_MS):
         return {}
-    width = _shoulder_width(obs.body, obs.height / max(1, obs.width))
+    now, then = _relative_wrists(obs), _relative_wrists(before)
+    seconds = (obs.time_ms - before.time_ms) / 1000
+    return {side: math.hypot(now[side][0] - then[side][0], now[side][1] - then[side][1]) / seconds
+            for side in now if side in then}
+
+
+def _relative_wrists(obs: Observation) -> dict[str, tuple[float, float]]:
+    """The wrists from the shoulders' middle, in shoulder widths (y scaled to x's unit)."""
+    body = obs.body
+    aspect = obs.height / max(1, obs.width)
+    width = _shoulder_width(body, aspect)
     if width <= 0:
         return {}
-    now, then = _wrists(obs), _wrists(before)
-    seconds = (obs.time_ms - before.time_ms) / 1000
-    return {side: math.hypot(now[side][0] - then[side][0], (now[side][1] - then[side][1]) * obs.height
-                             / max(1, obs.width)) / width / seconds
-            for side in now if side in then}
+    mx = (body.left_shoulder[0] + body.right_shoulder[0]) / 2
+    my = (body.left_shoulder[1] + body.right_shoulder[1]) / 2
+    return {side: ((x - mx) / width, (y - my) * aspect / width) for side, (x, y) in _wrists(obs).items()}
 
 
 def _activity(speeds: dict[str, float], obs: Observation) -> str:
