@@ -199,3 +199,20 @@ def test_the_graph_and_the_article_carry_what_the_picture_shows():
     assert not [e for e in no_picture.visual if e["type"] == "behaviour"]
     assert "On screen" not in write_article(no_picture, "journalistic", "en").to_markdown()
     assert "On screen" not in write_article(analyse(segments, language="en"), "journalistic", "en").to_markdown()
+
+
+def test_the_assistant_tells_what_the_picture_shows():
+    from domain.agent.actions import summarise
+    from domain.agent.planner import plan
+    from domain.agent.reply import ActionView, compose
+
+    assert [(a.name, a.arguments) for a in plan("what are the gestures in video 3?").actions] == [
+        ("get_visual_elements", {"id": 3})]
+    assert [a.name for a in plan("le regard et la posture dans la vidéo 3").actions] == ["get_visual_elements"]
+    answer = {"data": [{"type": "behaviour", "signal": "gaze", "description": "looks at the camera 62 % of the time"},
+                       {"type": "shot", "description": "shot 1, 4.0 s"}]}
+    result = summarise("get_visual_elements", {"id": 3}, answer)
+    assert result["count"] == 2 and result["on_screen"] == ["looks at the camera 62 % of the time"]
+    reply = compose("en", [ActionView("get_visual_elements", {"id": 3}, "ok", result, None)])
+    assert reply.endswith("On screen: looks at the camera 62 % of the time."), reply
+    assert "on_screen" not in summarise("get_visual_elements", {"id": 3}, {"data": answer["data"][1:]})
