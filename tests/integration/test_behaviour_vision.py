@@ -26,6 +26,7 @@ from services.processes.worker import JobHandlers, Worker
 from tests.conftest import ROOT
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.media_factory import run
 from tests.vision_media import make_scenes_video
 
 pytestmark = pytest.mark.slow
@@ -41,7 +42,15 @@ def videos(tmp_path_factory):
         "distances": make_scenes_video(root, "distances.mp4", [("medium", 1), ("close", 1), ("crowd", 1)]),
         "two-pixels": make_scenes_video(root, "two.mp4", [("left", 1)], size=(2, 2)),
         "240fps": make_scenes_video(root, "fast.mp4", [("left", 2)], fps=240),
+        "one-pixel": one_pixel(root / "one.mkv"),
     }
+
+
+def one_pixel(path):
+    """A one-pixel video (FFV1 in Matroska: H.264 needs even sizes)."""
+    run(["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=white:s=16x16:r=25:d=1",
+         "-vf", "scale=1:1", "-c:v", "ffv1", str(path)])
+    return path
 
 
 def seen(path, fps=FPS, max_side=960):
@@ -92,10 +101,11 @@ def test_distance_follows_the_size_of_the_face_and_the_largest_of_several_faces_
 
 
 def test_hostile_videos_end_clearly(videos):
-    rows, profile = seen(videos["two-pixels"])
-    assert len(rows) == 3 and {r["presence"] for r in rows} == {"no_person"}
-    assert profile["presence"]["summary"] == "no person is visible"
-    assert profile["gaze"]["summary"] == "the face is never visible: gaze not measured"
+    for name in ("two-pixels", "one-pixel"):
+        rows, profile = seen(videos[name])
+        assert len(rows) == 3 and {r["presence"] for r in rows} == {"no_person"}, name
+        assert profile["presence"]["summary"] == "no person is visible"
+        assert profile["gaze"]["summary"] == "the face is never visible: gaze not measured"
     rows, _ = seen(videos["240fps"])  # the sampling rate caps the frames: 2 s give 6, not 480
     assert len(rows) == 6 and {r["placement"] for r in rows} == {"left"}
     frames = list(sample_frames(videos["240fps"], "mov", 0, 2000, fps=FPS, max_side=320, max_frames=4))
