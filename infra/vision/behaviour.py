@@ -93,7 +93,10 @@ class Seer:
         if POSE_COMPLEXITY != 1:
             raise VisionUnavailable("only the pose model of complexity 1 ships inside the wheel")
         self.cv2 = load_cv2()
-        mp = importlib.import_module("mediapipe")
+        try:
+            mp = importlib.import_module("mediapipe")
+        except ImportError as exc:
+            raise VisionUnavailable(f"MediaPipe cannot be imported: {exc}") from exc
         solutions = mp.solutions
         self.detector = solutions.face_detection.FaceDetection(model_selection=1,
                                                                min_detection_confidence=MIN_DETECTION)
