@@ -6,8 +6,10 @@ window by window (job items: a failed window retried alone), its graph holding t
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import threading
 import uuid
 
 import pytest
@@ -19,6 +21,7 @@ from infra.media.probe import probe
 from infra.storage import LocalStorage
 from infra.vision.behaviour import see_window
 from infra.vision.frames import sample_frames
+from services.application.jobs import CancelJob
 from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs import vision
 from services.jobs.analysis import run_analysis
@@ -145,26 +148,15 @@ def test_the_analysis_needs_no_network(videos):
 CAPTIONS = b"WEBVTT\n\n00:00.000 --> 00:03.000\nHello, this is a talk about space flight and training.\n"
 
 
-async def test_the_analysis_job_sees_each_window_as_an_item_and_retries_a_failed_one_alone(
-        fast, store, pool, background, videos, monkeypatch):
-    settings = fast.model_copy(update={"vision_window_s": 5})
+async def _analysis(store, pool, background, settings, path):
+    """A sandbox video with captions, a worker running the analysis, and its behavioural analysis queued."""
     start_pipeline(settings, background)
     storage = LocalStorage.from_settings(settings)
     staged = storage.staging_path("test")
-    staged.write_bytes(videos["sides"].read_bytes())
+    staged.write_bytes(path.read_bytes())
     ws = uuid.uuid4()
-    video, _ = await handle(store, IngestVideo(ws, staged=staged, environment="sandbox", filename="sides.mp4",
+    video, _ = await handle(store, IngestVideo(ws, staged=staged, environment="sandbox", filename=path.name,
                                                captions=CAPTIONS, language="en"), storage=storage)
-    calls = []
-    real = vision._see
-
-    def flaky(path, demuxer, start, end, settings_):
-        calls.append(start)
-        if len(calls) == 2:
-            raise RuntimeError("the window stumbled")
-        return real(path, demuxer, start, end, settings_)
-
-    monkeypatch.setattr(vision, "_see", flaky)
     handlers = JobHandlers()
 
     @handlers.register(ANALYZE_JOB)
@@ -175,13 +167,34 @@ async def test_the_analysis_job_sees_each_window_as_an_item_and_retries_a_failed
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox", options={
         "outputs": {"article": True}, "quality_profile": "standard", "language": "en",
         "analysis_mode": "behavioral"}))
+    return ws, video, job
+
+
+async def _items(store, job_id):
+    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.read_stream(job_id)
+            if e.type in ("JobItemCompleted", "JobItemFailed")]
+
+
+async def test_the_analysis_job_sees_each_window_as_an_item_and_retries_a_failed_one_alone(
+        fast, store, pool, background, videos, monkeypatch):
+    calls = []
+    real = vision._see
+
+    def flaky(path, demuxer, start, end, settings_):
+        calls.append(start)
+        if len(calls) == 2:
+            raise RuntimeError("the window stumbled")
+        return real(path, demuxer, start, end, settings_)
+
+    monkeypatch.setattr(vision, "_see", flaky)
+    settings = fast.model_copy(update={"vision_window_s": 5})
+    _, video, job = await _analysis(store, pool, background, settings, videos["sides"])
     done = await wait_for(lambda: job_finished(store, job.id), timeout=180, what="analysis finished")
     assert done.status == "completed" and done.attempts == 2, done.error_message
     assert calls == [0, 5000, 5000]  # the second window failed, and only it was seen again
-    items = [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.read_stream(job.id)
-             if e.type in ("JobItemCompleted", "JobItemFailed")]
-    assert items == [("JobItemCompleted", "vision-00000-0-5000", 1), ("JobItemFailed", "vision-00001-5000-6000", 1),
-                     ("JobItemCompleted", "vision-00001-5000-6000", 2)]
+    assert await _items(store, job.id) == [("JobItemCompleted", "vision-00000-0-5000", 1),
+                                           ("JobItemFailed", "vision-00001-5000-6000", 1),
+                                           ("JobItemCompleted", "vision-00001-5000-6000", 2)]
     graph = (await store.fetch_for_writing(video.id)).graph
     profile = graph["behavioral"]["vision"]
     assert profile["sampling"] == {"fps": 3.0, "frames": 18, "analysedMs": 6000, "durationMs": 6000}
@@ -194,3 +207,26 @@ async def test_the_analysis_job_sees_each_window_as_an_item_and_retries_a_failed
     article = await store.fetch_for_writing(article_stream_for_job(job.id))
     assert "## On screen" in article.markdown
     assert "- Looks at the camera 100 % of the time the face is visible." in article.markdown
+
+
+async def test_a_cancelled_behavioural_analysis_stops_between_two_windows(fast, store, pool, background, videos,
+                                                                           monkeypatch):
+    seeing, release, calls = threading.Event(), threading.Event(), []
+    real = vision._see
+
+    def gated(path, demuxer, start, end, settings_):
+        calls.append(start)
+        seeing.set()
+        release.wait(30)
+        return real(path, demuxer, start, end, settings_)
+
+    monkeypatch.setattr(vision, "_see", gated)
+    settings = fast.model_copy(update={"vision_window_s": 5})
+    ws, video, job = await _analysis(store, pool, background, settings, videos["sides"])
+    await wait_for(lambda: asyncio.sleep(0, seeing.is_set()), timeout=60, what="the first window is being seen")
+    await handle(store, CancelJob(ws, job_id=job.id))
+    release.set()
+    done = await wait_for(lambda: job_finished(store, job.id), timeout=60, what="analysis cancelled")
+    assert done.status == "cancelled" and calls == [0]  # the second window was never seen
+    assert ("JobItemCompleted", "vision-00001-5000-6000", 1) not in await _items(store, job.id)
+    assert (await store.fetch_for_writing(video.id)).graph is None  # nothing of the analysis recorded
