@@ -12,6 +12,7 @@ fairness: another tenant's short clip behind one tenant's two long renders, with
 speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
 scale: POST /medias with one API process and two on one port; analyses per minute with one worker and two.
+vision: see (frames per second of the behavioural analysis and the worker's peak RSS), small (at 640 px).
 """
 
 import sys
@@ -29,13 +30,14 @@ from tests.benchmarks import (
     bench_scale,
     bench_speakers,
     bench_speech,
+    bench_vision,
     fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
-          "speakers": bench_speakers.run, "scale": bench_scale.run}
+          "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":
