@@ -174,6 +174,16 @@ def panel_window(src_w: int, src_h: int, panel_w: int, panel_h: int, face_w_px: 
     return max(2, int(w) // 2 * 2), max(2, int(h) // 2 * 2)
 
 
+def oriented(stored: tuple[int, int], sampled: tuple[int, int] | None) -> tuple[int, int]:
+    """The source's size as ffmpeg hands its frames to a filter: the stored (probed) size, turned
+    a quarter when the sampled frames came the other way round (a phone's video whose container
+    asks for a rotation is decoded rotated)."""
+    (w, h), frame = stored, sampled
+    if frame is not None and w != h and frame[0] != frame[1] and (w > h) != (frame[0] > frame[1]):
+        return h, w
+    return w, h
+
+
 # ------------------------------------------------------------------------------------ subjects
 
 

@@ -1,19 +1,14 @@
 """The faces of a clip's range: frames sampled with ffmpeg, faces found in each with MediaPipe.
 
-``face_samples`` reads the range of the accepted file the way every run of ``infra.media`` does
-(``ffmpeg_argv``: ``file:`` only, the container whitelist, the probe's demuxer forced, a read
-limit of the range), keeps ``SAMPLE_FPS`` frames per second scaled to ``SAMPLE_LONG_SIDE`` pixels
-on their long side (``domain.clip_framing``), and streams them as raw RGB from ffmpeg's output,
-one frame at a time (a 300 s range is 1,500 samples: kept whole they would take hundreds of
-megabytes). Each frame goes through MediaPipe's face detection (the full-range model,
-``model_selection=1``: the short-range one finds no face of a wide shot), on three square tiles
-of a landscape or portrait frame (``tiles``), whose model ships inside its wheel: nothing is
-downloaded. About 10 ms per sample on one core: 50 ms per second of clip.
-
-A private reader (``_frames``) streams ffmpeg's output here: the frame sampler of the speaker
-work is a separate module, and this one needs only a raw RGB pipe. The run is checked like every
-other (``checked_argv``), in a process group of its own that dies with the worker, and is killed
-when ``timeout`` passes or the caller stops reading.
+``face_samples`` reads the range through ``infra.vision.frames.sample_frames`` (the project's one
+safe way to read an upload: ``file:`` only, the container whitelist, the probe's demuxer forced,
+a read limit of the range, a watchdog on the whole pass), keeping ``SAMPLE_FPS`` frames per second
+at most ``SAMPLE_LONG_SIDE`` pixels on their long side (``domain.clip_framing``), one frame in
+memory at a time (a 300 s range is 1,500 samples). Each frame goes through MediaPipe's face
+detection (the full-range model, ``model_selection=1``: the short-range one finds no face of a
+wide shot), on three square tiles of a landscape or portrait frame (``tiles``); its model ships
+inside its wheel: nothing is downloaded. About 10 ms per sample on one core: 50 ms per second of
+clip.
 
 What is decided over the faces (who to follow, the smoothing, the fallback) is
 ``domain.clip_framing``.
@@ -21,67 +16,11 @@ What is decided over the faces (who to follow, the smoothing, the fallback) is
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import signal
-import subprocess
-import time
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from domain.clip_framing import MAX_FACES, MAX_SAMPLES, MIN_SCORE, SAMPLE_FPS, SAMPLE_LONG_SIDE, Face, Sample
-from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, last_lines, without_paths
-
-
-def sample_size(src_w: int, src_h: int, long_side: int = SAMPLE_LONG_SIDE) -> tuple[int, int]:
-    """A sample's size: the source scaled to ``long_side`` on its long side (never up), even."""
-    scale = min(1.0, long_side / max(src_w, src_h))
-    return max(2, round(src_w * scale / 2) * 2), max(2, round(src_h * scale / 2) * 2)
-
-
-def sample_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, size: tuple[int, int],
-                fps: int = SAMPLE_FPS) -> list[str]:
-    """``fps`` frames per second of the range, scaled to ``size``, as raw RGB on the standard output."""
-    w, h = size
-    return ffmpeg_argv(source, demuxer, end_ms - start_ms,
-                       ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"fps={fps},scale={w}:{h}:flags=bilinear",
-                        "-frames:v", str(MAX_SAMPLES), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                       extra_input=("-ss", f"{start_ms / 1000:.3f}"))
-
-
-def _die_with_parent() -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _frames(args: list[str], frame_bytes: int, deadline: float) -> Iterator[bytes]:
-    """The raw frames ffmpeg writes, one at a time; ``MediaError`` on its failure or past ``deadline``."""
-    checked_argv(args)
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, preexec_fn=_die_with_parent)
-    try:
-        while True:
-            if time.monotonic() > deadline:
-                raise MediaError("finding the faces: ffmpeg took longer than its time")
-            chunk = proc.stdout.read(frame_bytes)  # type: ignore[union-attr]
-            if len(chunk) < frame_bytes:
-                break
-            yield chunk
-        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        if proc.returncode != 0:
-            text = without_paths(proc.stderr.read() if proc.stderr else b"", args)
-            raise MediaError(f"finding the faces: ffmpeg exited {proc.returncode}: {last_lines(text)}")
-    except subprocess.TimeoutExpired:
-        raise MediaError("finding the faces: ffmpeg took longer than its time") from None
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+from infra.vision.frames import sample_frames
 
 
 def tiles(w: int, h: int) -> list[tuple[int, int, int]]:
@@ -146,22 +85,26 @@ class FaceDetector:
         self._detector.close()
 
 
-def face_samples(source: str | Path, demuxer: str, start_ms: int, end_ms: int, src_w: int, src_h: int, *,
-                 timeout: float, fps: int = SAMPLE_FPS) -> list[Sample]:
+@dataclass(frozen=True, slots=True)
+class FaceTrack:
+    """The faces of a range's samples, and the size the frames came in (as decoded: a video its
+    container says to rotate comes rotated; None when no frame came)."""
+
+    samples: list[Sample]
+    frame_size: tuple[int, int] | None
+
+
+def face_samples(source: str | Path, demuxer: str, start_ms: int, end_ms: int, *, timeout: float,
+                 fps: int = SAMPLE_FPS) -> FaceTrack:
     """The faces in ``fps`` frames per second of the range ``[start_ms, end_ms)`` (times from its
     start); ``MediaError`` when ffmpeg fails or the whole takes longer than ``timeout`` seconds."""
-    import numpy as np
-
-    size = sample_size(src_w, src_h)
-    w, h = size
-    deadline = time.monotonic() + timeout
     detector = FaceDetector()
-    samples = []
+    samples, size = [], None
     try:
-        for k, raw in enumerate(_frames(sample_argv(source, demuxer, start_ms, end_ms, size, fps), w * h * 3,
-                                        deadline)):
-            picture = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
-            samples.append(Sample(round(k / fps, 3), detector.faces(picture)))
+        for frame in sample_frames(source, demuxer, start_ms, end_ms, fps=fps, max_side=SAMPLE_LONG_SIDE,
+                                   max_frames=MAX_SAMPLES, timeout=timeout):
+            size = (frame.width, frame.height)
+            samples.append(Sample(round((frame.time_ms - start_ms) / 1000, 3), detector.faces(frame.image)))
     finally:
         detector.close()
-    return samples
+    return FaceTrack(samples, size)

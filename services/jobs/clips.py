@@ -33,7 +33,7 @@ from uuid import UUID
 from domain.analysis.sentences import split_sentences
 from domain.articles import Article, article_stream_for_job
 from domain.clip_detection import DetectionRequest, InvalidRatings, detect, parse_ratings, rating_messages, shortlist
-from domain.clip_framing import MIN_SOURCE_SIDE, Framing, fallback, plan_framing
+from domain.clip_framing import MIN_SOURCE_SIDE, Framing, fallback, oriented, plan_framing
 from domain.clip_overlay import ass_script, title_layout
 from domain.clips import (
     DETECTION_JOB,
@@ -271,12 +271,12 @@ async def _framing(ctx: JobContext, work: ClipWork, video: Video, chosen: Templa
         return fallback(f"the picture is smaller than {MIN_SOURCE_SIDE} pixels: no face to follow")
     try:
         async with work.slots:  # its ffmpeg run counts among the worker's
-            samples = await ctx.run_blocking(partial(face_samples, timeout=work.timeout(end - start)),
-                                             work.storage.path(video.storage_key), video.demuxer, start, end,
-                                             video.width, video.height)
+            track = await ctx.run_blocking(partial(face_samples, timeout=work.timeout(end - start)),
+                                           work.storage.path(video.storage_key), video.demuxer, start, end)
     except MediaError as exc:
         return fallback(scrub(str(exc)))
-    return plan_framing(samples, video.width, video.height, chosen.width, chosen.height)
+    src_w, src_h = oriented((video.width, video.height), track.frame_size)
+    return plan_framing(track.samples, src_w, src_h, chosen.width, chosen.height)
 
 
 # ------------------------------------------------------------------------------------ clip_detection

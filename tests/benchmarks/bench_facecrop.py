@@ -58,7 +58,7 @@ def one(variant: str, source: str, root: str) -> dict:
     t0 = time.perf_counter()
     framing, detect_s = None, 0.0
     if variant == "follow":
-        samples = face_samples(source, "mov", START_MS, START_MS + CLIP_MS, 1280, 720, timeout=600)
+        samples = face_samples(source, "mov", START_MS, START_MS + CLIP_MS, timeout=600).samples
         framing = plan_framing(samples, 1280, 720, t.width, t.height)
         detect_s = time.perf_counter() - t0
     run(render_argv(source, "mov", START_MS, START_MS + CLIP_MS, t, script, out, framing=framing), 600, "render")

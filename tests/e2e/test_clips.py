@@ -466,6 +466,23 @@ async def test_a_face_following_render_records_the_path_it_chose_for_each_clip(s
     finally:
         detector.close()
 
+    # A one-pixel video: no face to look for, the centre crop, and the clip is made all the same.
+    pixel = root / "pixel.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=red:s=16x16:r=25:d=4", "-f", "lavfi", "-i",
+         "sine=d=4", "-vf", "scale=1:1", "-c:v", "libx264", "-pix_fmt", "yuv444p", "-c:a", "aac", "-shortest",
+         str(pixel)])
+    status, body = await upload(ws.client, pixel, captions=captions(root, 4, "pixel.vtt"))
+    assert status == 201 and (body["data"]["width"], body["data"]["height"]) == (1, 1), body
+    job = await wait_job(ws.client, (await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})).data["job_id"])
+    assert job["status"] == "completed", job
+    r = await ws.client.post("/production/clips/render", {"article_id": job["article_id"], "template_id": 6,
+                                                          "clips": [render_clip("pixel", 0, 3_000)]})
+    tracking = await track(ws.client, r.data["job_id"])
+    assert tracking["status"] == "completed", tracking
+    [clip] = tracking["rendered_clips"]
+    assert (clip["width"], clip["height"], clip["framing"]["mode"]) == (720, 720, "centre_fallback")
+    assert "smaller than 32 pixels" in clip["framing"]["reason"] and clip["framing"]["samples"] == 0
+
 
 def talk_source(svc, talk) -> str:
     """The stored source of the talk (the test reads the same bytes the worker cut)."""

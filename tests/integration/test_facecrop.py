@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from domain.clip_framing import FOLLOW_DELAY_S, MAX_SPEED, plan_framing
+from domain.clip_framing import FOLLOW_DELAY_S, MAX_SPEED, oriented, plan_framing
 from domain.clip_overlay import ass_script
 from domain.clips import template
-from infra.media.clips import caption_font, render_argv, thumbnail_argv
+from infra.media.clips import caption_font, check_clip, render_argv, thumbnail_argv
 from infra.media.ffmpeg import run_killable
 from infra.vision.faces import FaceDetector, face_samples
 from tests.face_media import face_video
@@ -66,7 +66,9 @@ def output_faces(path: Path, w: int, h: int, detector: FaceDetector, fps: int | 
 
 async def test_a_9_16_render_keeps_the_moving_face_in_its_frame_and_moves_smoothly(moving, root, script, detector):
     start, end = 500, 5_500  # a range that does not start at 0: the crop's times are the clip's
-    samples = face_samples(moving, "mov", start, end, 1280, 720, timeout=60)
+    track = face_samples(moving, "mov", start, end, timeout=60)
+    samples = track.samples
+    assert track.frame_size == (512, 288) and [s.t for s in samples[:3]] == [0.0, 0.2, 0.4]
     assert len(samples) == 25 and sum(1 for s in samples if s.faces) == 25
     framing = plan_framing(samples, 1280, 720, 720, 1280)
     assert (framing.mode, framing.faces, framing.faces_seen_pct) == ("follow_face", 1, 100)
@@ -102,7 +104,7 @@ async def test_a_9_16_render_keeps_the_moving_face_in_its_frame_and_moves_smooth
 
 async def test_a_picture_without_a_person_falls_back_to_the_centre_crop(root, script):
     empty = face_video(root, "nobody.mp4", 3, [])
-    framing = plan_framing(face_samples(empty, "mov", 0, 3_000, 1280, 720, timeout=60), 1280, 720, 720, 1280)
+    framing = plan_framing(face_samples(empty, "mov", 0, 3_000, timeout=60).samples, 1280, 720, 720, 1280)
     assert framing.mode == "centre_fallback" and framing.summary()["faces_seen_pct"] == 0
     assert framing.summary()["samples"] == 15 and "0 %" in framing.reason
     out = root / "nobody-9x16.mp4"
@@ -114,7 +116,7 @@ async def test_a_picture_without_a_person_falls_back_to_the_centre_crop(root, sc
 
 async def test_two_people_far_apart_are_shown_one_above_the_other(root, script, detector):
     pair = face_video(root, "pair.mp4", 3, [("0", 160, PORTRAIT, None), ("880", 160, PORTRAIT, None)])
-    framing = plan_framing(face_samples(pair, "mov", 0, 3_000, 1280, 720, timeout=60), 1280, 720, 720, 1280)
+    framing = plan_framing(face_samples(pair, "mov", 0, 3_000, timeout=60).samples, 1280, 720, 720, 1280)
     assert (framing.mode, framing.faces, framing.stack) == ("two_faces", 2, "vertical")
     out = root / "pair-9x16.mp4"
     await run_killable(render_argv(pair, "mov", 0, 3_000, template(5), script, out, framing=framing), 60, "render")
@@ -123,7 +125,7 @@ async def test_two_people_far_apart_are_shown_one_above_the_other(root, script, 
         top, bottom = sorted(faces, key=lambda f: f.y)
         assert top.y < 0.5 < bottom.y  # one in each panel
         assert 0.25 <= top.x <= 0.75 and 0.25 <= bottom.x <= 0.75
-    square = plan_framing(face_samples(pair, "mov", 0, 3_000, 1280, 720, timeout=60), 1280, 720, 720, 720)
+    square = plan_framing(face_samples(pair, "mov", 0, 3_000, timeout=60).samples, 1280, 720, 720, 720)
     out = root / "pair-1x1.mp4"
     await run_killable(render_argv(pair, "mov", 0, 3_000, template(6), script, out, framing=square), 60, "render")
     faces = output_faces(out, 720, 720, detector)[5]
@@ -133,13 +135,30 @@ async def test_two_people_far_apart_are_shown_one_above_the_other(root, script, 
 
 async def test_hostile_sources_end_in_a_bounded_plan(root, script):
     fast = face_video(root, "fast.mp4", 2, [("440", 160, PORTRAIT, None)], fps=240)
-    samples = face_samples(fast, "mov", 0, 2_000, 1280, 720, timeout=60)
+    samples = face_samples(fast, "mov", 0, 2_000, timeout=60).samples
     assert len(samples) == 10  # 5 per second, whatever the frame rate
     assert plan_framing(samples, 1280, 720, 720, 1280).mode == "follow_face"
     corners = face_video(root, "corners.mp4", 2, [(x, y, 240, None) for x in ("0", "1040") for y in (0, 480)])
-    framing = plan_framing(face_samples(corners, "mov", 0, 2_000, 1280, 720, timeout=60), 1280, 720, 720, 1280)
+    framing = plan_framing(face_samples(corners, "mov", 0, 2_000, timeout=60).samples, 1280, 720, 720, 1280)
     assert framing.mode in ("two_faces", "follow_face") and framing.summary()["keyframes"] <= 40
     out = root / "corners-9x16.mp4"
     await run_killable(render_argv(corners, "mov", 0, 2_000, template(5), script, out, framing=framing), 60,
                        "render")
     assert out.stat().st_size > 0
+
+
+async def test_a_video_its_container_rotates_is_framed_as_it_is_decoded(moving, root, script):
+    """A phone's video: stored 1280x720 with a quarter-turn in its container, decoded 720x1280."""
+    rotated = root / "rotated.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(moving), "-c", "copy", "-metadata:s:v:0",
+                    "rotate=90", "-t", "2", str(rotated)], check=True, timeout=60)
+    track = face_samples(rotated, "mov", 0, 2_000, timeout=60)
+    assert track.frame_size == (288, 512)  # the face lies on its side: found in some frames only
+    size = oriented((1280, 720), track.frame_size)
+    assert size == (720, 1280)
+    framing = plan_framing(track.samples, *size, 720, 720)
+    assert all(p.width == p.height == 720 for p in framing.paths)  # the window of the decoded frame
+    out = root / "rotated-1x1.mp4"
+    await run_killable(render_argv(rotated, "mov", 0, 2_000, template(6), script, out, framing=framing), 60,
+                       "render")
+    assert check_clip(out, "mp4", 2_000, size=(720, 720)).duration_ms > 0

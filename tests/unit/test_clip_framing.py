@@ -23,6 +23,7 @@ from domain.clip_framing import (
     Face,
     Sample,
     crop_window,
+    oriented,
     plan_framing,
 )
 from domain.clips import SYSTEM_TEMPLATES, ClipRender, check_framing, template
@@ -55,6 +56,13 @@ def test_the_window_is_the_largest_of_the_output_aspect_inside_the_source():
     assert crop_window(720, 1280, 720, 720) == (720, 720)
     assert crop_window(720, 1280, 720, 1280) == (720, 1280)
     assert crop_window(1, 1, 720, 1280) == (2, 2)
+
+
+def test_the_source_is_framed_the_way_its_frames_are_decoded():
+    assert oriented((1280, 720), (512, 288)) == (1280, 720)
+    assert oriented((1280, 720), (288, 512)) == (720, 1280)  # a container's quarter-turn
+    assert oriented((1280, 720), None) == (1280, 720)
+    assert oriented((720, 720), (288, 512)) == (720, 720)
 
 
 def test_a_jittery_track_gives_a_steady_crop():
