@@ -6,7 +6,8 @@ captions, twice in each round, alternated:
 
 - **centre**: template 1, the centre crop (the render's ffmpeg run alone);
 - **follow**: template 5, everything the job adds: the face detection pass (ffmpeg samples
-  5 fps, MediaPipe on three tiles of each), the plan, then the render along the crop path.
+  5 fps, MediaPipe on the tiles of each: all three once a second, around the face between), the
+  plan, then the render along the crop path.
 
 Each variant runs in a child Python process of its own (the worker's import of MediaPipe is
 counted once, outside the timing, as a worker pays it once), which reports its time, its peak
