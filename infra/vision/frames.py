@@ -34,6 +34,7 @@ from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, without_pa
 SAMPLE_FPS = 3.0  # frames kept per second of video
 MAX_SIDE = 960  # longest side of a sampled frame, in pixels (a small person keeps enough detail)
 MAX_FRAMES = 600  # per call: 200 s of video at 3 fps
+STDERR_KEPT = 16_384  # bytes of ffmpeg's messages kept for an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +109,17 @@ def sample_frames(path: str | Path, demuxer: str, start_ms: int, end_ms: int, *,
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     expired = threading.Event()
     stderr_chunks: list[bytes] = []
-    # stderr drained on a thread: a chatty ffmpeg never blocks on a full pipe while frames are read
-    drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
+
+    def drain_stderr() -> None:
+        """ffmpeg's messages drained on a thread (a chatty ffmpeg never blocks on a full pipe while
+        frames are read), only the last ``STDERR_KEPT`` bytes kept (a damaged file's decoding
+        errors can run to megabytes)."""
+        kept = b""
+        while chunk := proc.stderr.read(65536):
+            kept = (kept + chunk)[-STDERR_KEPT:]
+        stderr_chunks.append(kept)
+
+    drain = threading.Thread(target=drain_stderr, daemon=True)
     drain.start()
 
     def expire() -> None:
