@@ -216,6 +216,14 @@ async def run_killable(args: list[str], timeout: float, what: str,
 _PR_SET_PDEATHSIG = 1
 
 
+def child_options() -> dict:
+    """``subprocess.Popen`` options for an ffmpeg a blocking reader starts (the frame sampler): a
+    process group of its own, and SIGKILL from the kernel when the worker dies, even by kill -9.
+    A reader's death alone ends such an ffmpeg only at its next write to the closed pipe; between
+    two sampled frames it may decode for a long time (a sparse rate over a long window)."""
+    return {"start_new_session": True, "preexec_fn": _die_with_parent}
+
+
 def _die_with_parent() -> None:
     """In the child before ffmpeg starts (Linux): SIGKILL when the worker dies, even by kill -9,
     so that no render outlives the job that asked for it."""

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, without_paths
+from infra.media.ffmpeg import MediaError, checked_argv, child_options, ffmpeg_argv, without_paths
 
 SAMPLE_FPS = 3.0  # frames kept per second of video
 MAX_SIDE = 960  # longest side of a sampled frame, in pixels (a small person keeps enough detail)
@@ -106,7 +106,8 @@ def sample_frames(path: str | Path, demuxer: str, start_ms: int, end_ms: int, *,
     the module's text). A video with no video stream, or one ffmpeg cannot decode: ``MediaError``."""
     args = checked_argv(frames_argv(path, demuxer, start_ms, end_ms, fps=fps, max_side=max_side,
                                     max_frames=max_frames))
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            **child_options())
     expired = threading.Event()
     stderr_chunks: list[bytes] = []
 
