@@ -23,6 +23,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
+from pydantic import SecretStr
 
 from infra import stack
 from infra.codec import EventRegistry
@@ -44,6 +45,7 @@ def _base_settings() -> Settings:
         stack_instance="test",
         stack_pg_port=25433,
         stack_kafka_port=29092,
+        stack_s3_port=28333,
         database_url=os.environ.get("VAEO_TEST_DATABASE_URL", ""),
         kafka_bootstrap=os.environ.get("VAEO_TEST_KAFKA_BOOTSTRAP", ""),
         secret_key="00" * 32,
@@ -73,6 +75,35 @@ def stack_up(settings: Settings) -> None:
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         stack.up(settings)
+
+
+@pytest.fixture(scope="session")
+def object_store(stack_settings: Settings) -> Settings:
+    """The test stack with its SeaweedFS up (on 28333; built from the Go module proxy the first
+    time, docs/operations.md), started once per run like PostgreSQL and Kafka."""
+    lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        stack.seaweed_up(stack_settings)
+    return stack_settings
+
+
+def s3_settings(base: Settings, cache_dir: Path, **overrides) -> Settings:
+    """``base`` on the S3 backend: the test stack's SeaweedFS, a bucket of its own (fresh unless
+    given), a local read cache in ``cache_dir``, the credentials the stack generated."""
+    access, secret = stack.seaweedfs_credentials(base)
+    return base.model_copy(update={
+        "storage_backend": "s3", "s3_endpoint_url": base.resolved_s3_endpoint(),
+        "s3_bucket": f"t-{uuid.uuid4().hex[:12]}", "s3_access_key_id": access,
+        "s3_secret_access_key": SecretStr(secret), "media_cache_dir": str(cache_dir), **overrides})
+
+
+def s3_env(settings: Settings) -> dict[str, str]:
+    """The environment naming ``settings``' object store, for a process of ours."""
+    return {"VAEO_STORAGE_BACKEND": "s3", "VAEO_S3_ENDPOINT_URL": settings.s3_endpoint_url,
+            "VAEO_S3_BUCKET": settings.s3_bucket, "VAEO_S3_REGION": settings.s3_region,
+            "VAEO_S3_ACCESS_KEY_ID": settings.s3_access_key_id,
+            "VAEO_S3_SECRET_ACCESS_KEY": settings.s3_secret_access_key.get_secret_value()}
 
 
 @pytest.fixture(scope="session")
