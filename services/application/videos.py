@@ -188,8 +188,8 @@ async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms
     """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
     (the upload goes on without one: a picture is not what the upload is for)."""
     try:
-        picture = await asyncio.to_thread(thumbnail, storage.path(source_key), info.demuxer,
-                                          duration_ms, has_video=info.has_video)
+        source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy
+        picture = await asyncio.to_thread(thumbnail, source, info.demuxer, duration_ms, has_video=info.has_video)
     except MediaError as exc:
         log.info("no thumbnail for %s: %s", source_key, exc)
         return None

@@ -166,7 +166,8 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
         staged = work.storage.staging_path(staging_label(ctx.job_id, "cut"))
         key = work.key(ctx, clip_id, f".{fmt}")
         try:
-            await work.run(cut_argv(work.storage.path(video.storage_key), video.demuxer, clip["start_ms"],
+            source = await ctx.run_blocking(work.storage.path, video.storage_key)
+            await work.run(cut_argv(source, video.demuxer, clip["start_ms"],
                                     clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
                                     has_audio=video.audio_codec is not None),
                            duration, "cutting the clip")
@@ -216,7 +217,7 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
                       clip: dict, segments: list) -> ItemDone:
     start, end = clip["start_ms"], clip["end_ms"]
     duration = end - start
-    source = work.storage.path(video.storage_key)
+    source = await ctx.run_blocking(work.storage.path, video.storage_key)
     staged = {name: work.storage.staging_path(staging_label(ctx.job_id, name))
               for name in ("render", "thumbnail", "captions", "cover")}
     clip_key = work.key(ctx, clip["id"], ".mp4")
