@@ -116,6 +116,9 @@ async def test_a_talk_lives_in_the_bucket_and_is_served_from_it(svc, tmp_path):
         assert files_under(root / f"{machine}-cache" / "tmp") == [], machine
     source = media["video"].read_bytes()
     assert any(p.read_bytes() == source for p in files_under(root / "worker-cache" / "objects"))
+    secret = svc.store_settings.s3_secret_access_key.get_secret_value()
+    for log in svc.logs.glob("*.log"):  # the store's secret in no process' log
+        assert secret not in log.read_text(errors="replace"), log.name
 
 
 async def test_an_unreachable_store_answers_503_with_the_envelope(svc, tmp_path):
