@@ -226,7 +226,10 @@ class S3Storage:
                     removed += 1
             except FileNotFoundError:
                 continue
-        self._call(self._abort_stale(limit))
+        try:
+            self._call(self._abort_stale(limit))
+        except StorageError as exc:  # the store is away: its stale uploads wait for the next sweep
+            log.warning("stale multipart uploads not swept: %s", exc)
         return removed
 
     async def _abort_stale(self, limit: float) -> None:

@@ -77,10 +77,17 @@ def stack_up(settings: Settings) -> None:
         stack.up(settings)
 
 
+# The timeout of a test file using ``object_store``: its first test may build SeaweedFS (about 4 minutes).
+BUILD_TIMEOUT = pytest.mark.timeout(1200)
+
+
 @pytest.fixture(scope="session")
 def object_store(stack_settings: Settings) -> Settings:
     """The test stack with its SeaweedFS up (on 28333; built from the Go module proxy the first
-    time, docs/operations.md), started once per run like PostgreSQL and Kafka."""
+    time, docs/operations.md), started once per run like PostgreSQL and Kafka. The build (minutes,
+    once per machine) holds a lock of its own, not the stack's: other workers' tests go on meanwhile;
+    the files that use this fixture allow for it in their timeout (``BUILD_TIMEOUT``)."""
+    stack.seaweedfs_binary(stack_settings)
     lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)

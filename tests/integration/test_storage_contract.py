@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import time
 import tracemalloc
 import uuid
 from collections.abc import Iterator
@@ -18,9 +19,11 @@ import pytest
 from infra.settings import Settings
 from infra.storage import LocalStorage, Storage, StorageError, StorageUnavailable
 from infra.storage_s3 import S3Storage
-from tests.conftest import s3_settings
+from tests.conftest import BUILD_TIMEOUT, s3_settings
 
 MiB = 1024 * 1024
+
+pytestmark = BUILD_TIMEOUT
 
 
 def _s3(object_store: Settings, cache: Path, **overrides) -> S3Storage:
@@ -151,6 +154,16 @@ async def test_an_interrupted_upload_is_aborted(object_store: Settings, tmp_path
 
     assert await store.acall(pending()) == []
     assert not store.exists(key)
+
+    async def begin() -> None:  # a process killed mid-upload leaves one begun
+        await (await store.client()).create_multipart_upload(Bucket=store.bucket, Key=key)
+
+    await store.acall(begin())
+    assert len(await store.acall(pending())) == 1
+    await asyncio.to_thread(store.sweep_staging, 3600.0)  # too young: kept
+    assert len(await store.acall(pending())) == 1
+    await asyncio.to_thread(store.sweep_staging, 3600.0, time.time() + 7200)  # two hours on: aborted
+    assert await store.acall(pending()) == []
     store.close()
 
 
