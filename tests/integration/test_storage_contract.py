@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
+import subprocess
+import sys
 import time
 import tracemalloc
 import uuid
@@ -17,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from infra.settings import Settings
+from infra.stack import seaweedfs_credentials
 from infra.storage import LocalStorage, Storage, StorageError, StorageUnavailable
 from infra.storage_s3 import S3Storage
-from tests.conftest import BUILD_TIMEOUT, s3_settings
+from tests.conftest import BUILD_TIMEOUT, ROOT, env_for, s3_settings
 
 MiB = 1024 * 1024
 
@@ -203,3 +207,23 @@ def test_an_unreachable_store_is_storage_unavailable(object_store: Settings, tmp
         assert caught.value.__cause__ is None and caught.value.__suppress_context__
     assert secret not in repr(store)
     store.close()
+
+
+def test_stack_up_with_the_s3_backend_runs_the_stacks_seaweedfs(object_store: Settings):
+    """``vaeo stack up`` with ``VAEO_STORAGE_BACKEND=s3`` and no endpoint: the stack's SeaweedFS is
+    up (here already, so nothing is started twice) and ``status`` reports it; no credential printed."""
+    env = {k: v for k, v in env_for(object_store).items() if k not in ("VAEO_DATABASE_URL", "VAEO_KAFKA_BOOTSTRAP")}
+    env.update({"VAEO_STACK_INSTANCE": "test", "VAEO_STACK_PG_PORT": "25433", "VAEO_STACK_KAFKA_PORT": "29092",
+                "VAEO_STACK_S3_PORT": "28333", "VAEO_STORAGE_BACKEND": "s3"})
+    if object_store.database_url or object_store.kafka_bootstrap:
+        return  # external servers: no local stack to check
+    access, secret = seaweedfs_credentials(object_store)
+    for action in ("up", "status"):
+        done = subprocess.run([sys.executable, "-m", "services.cli", "stack", action], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert secret not in done.stdout + done.stderr
+        shown = json.loads(done.stdout)["object_store"]
+        assert shown["backend"] == "s3" and shown["managed"] is True and shown["endpoint"] == "http://127.0.0.1:28333"
+        assert shown["pid"] is not None and shown["log"].endswith("/test/logs/seaweedfs.log")
+    assert json.loads(done.stdout).get("object_store_ready_seconds") is None  # status starts nothing
