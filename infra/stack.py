@@ -462,7 +462,7 @@ def seaweed_argv(settings: Settings, weed: Path, config: Path) -> list[str]:
     p = settings.stack_s3_port
     data = _seaweed_dir(settings) / "data"
     return [str(weed), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
-            f"-master.port={p + 1}", f"-master.port.grpc={p + 11}", "-master.volumeSizeLimitMB=1024",
+            f"-master.port={p + 1}", f"-master.port.grpc={p + 11}", "-master.volumeSizeLimitMB=256",
             f"-volume.port={p + 2}", f"-volume.port.grpc={p + 12}", "-volume.max=0",
             "-filer", f"-filer.port={p + 3}", f"-filer.port.grpc={p + 13}",
             "-s3", f"-s3.port={p}", f"-s3.port.grpc={p + 14}", "-s3.port.iceberg=0", "-s3.port.lance=0",
@@ -509,9 +509,14 @@ def seaweed_up(settings: Settings) -> float:
     log = settings.instance_dir / "logs" / "seaweedfs.log"
     if _seaweed_pid(settings) is None:
         config = _write_seaweed_config(settings)
+        # weed reads master.toml from its working directory: one volume per new collection (a bucket),
+        # not seven, so that a bucket costs one volume of the disk's share (volume.max=0: free space
+        # divided by the volume size).
+        (_seaweed_dir(settings) / "master.toml").write_text(
+            "[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 2\ncopy_3 = 3\ncopy_other = 1\n")
         with log.open("ab") as out:
             proc = subprocess.Popen(seaweed_argv(settings, weed, config), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=_seaweed_dir(settings))
         (settings.instance_dir / "seaweedfs.pid").write_text(str(proc.pid))
     _wait(lambda: _seaweed_pid(settings) is not None and seaweed_ready(settings), 120, "SeaweedFS", log)
     return time.monotonic() - started

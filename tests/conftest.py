@@ -96,12 +96,13 @@ def object_store(stack_settings: Settings) -> Settings:
 
 
 def s3_settings(base: Settings, cache_dir: Path, **overrides) -> Settings:
-    """``base`` on the S3 backend: the test stack's SeaweedFS, a bucket of its own (fresh unless
-    given), a local read cache in ``cache_dir``, the credentials the stack generated."""
+    """``base`` on the S3 backend: the test stack's SeaweedFS, the tests' bucket (``vaeo-test``: the
+    keys hold fresh workspace ids, so tests do not meet; a bucket is a volume of the server's few), a
+    local read cache in ``cache_dir``, the credentials the stack generated."""
     access, secret = stack.seaweedfs_credentials(base)
     return base.model_copy(update={
         "storage_backend": "s3", "s3_endpoint_url": base.resolved_s3_endpoint(),
-        "s3_bucket": f"t-{uuid.uuid4().hex[:12]}", "s3_access_key_id": access,
+        "s3_bucket": "vaeo-test", "s3_access_key_id": access,
         "s3_secret_access_key": SecretStr(secret), "media_cache_dir": str(cache_dir), **overrides})
 
 

@@ -137,11 +137,13 @@ def test_a_large_upload_goes_in_parts_with_bounded_memory(object_store: Settings
     finally:
         opened.close()
     assert whole.digest() == digest.digest()  # read back from the store, not the cache
+    store.delete(key)
     store.close()
 
 
 async def test_an_interrupted_upload_is_aborted(object_store: Settings, tmp_path: Path):
-    store = _s3(object_store, tmp_path / "cache", s3_part_bytes=5 * MiB)
+    """In a bucket of its own (the sweep aborts every stale upload of its bucket: none of another test's)."""
+    store = _s3(object_store, tmp_path / "cache", s3_part_bytes=5 * MiB, s3_bucket="vaeo-test-sweep")
     staged = store.staging_path("cut")
     staged.write_bytes(os.urandom(60 * MiB))
     key = _key("source.mp4")
@@ -191,6 +193,8 @@ def test_the_cache_is_bounded_and_never_evicts_a_file_in_use(object_store: Setti
     assert store.path(keys[3]).read_bytes() == b"new"
     assert not paths[3].exists()
     assert not any(store.cache.tmp.iterdir())  # no half-downloaded file left
+    for key in keys:
+        store.delete(key)
     store.close()
 
 
