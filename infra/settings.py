@@ -209,6 +209,8 @@ class Settings(BaseSettings):
     s3_secret_access_key: SecretStr = SecretStr("")
     # Object store: longest wait for one request (connect, then each read), seconds.
     s3_timeout_s: float = Field(default=30.0, gt=0)
+    # Object store: attempts of one request at most; connection errors, 5xx and throttling are retried (with backoff).
+    s3_max_attempts: int = Field(default=3, ge=1)
     # Object store: size of each part of a multipart upload, bytes (the memory one upload holds; S3's least is 5 MiB).
     s3_part_bytes: int = Field(default=8 * 1024 ** 2, ge=5 * 1024 ** 2)
     # Object store: local read cache of objects (ffmpeg reads local files); empty = <instance dir>/media-cache.

@@ -110,7 +110,7 @@ def storage_for(settings: Settings) -> Storage:
     ident = (settings.resolved_s3_endpoint(), settings.s3_bucket, settings.s3_region, settings.s3_access_key_id,
              settings.s3_secret_access_key.get_secret_value(), str(settings.media_cache_path),
              settings.media_cache_max_bytes, settings.media_cache_in_use_s, settings.s3_part_bytes,
-             settings.s3_timeout_s, str(settings.instance_dir))
+             settings.s3_timeout_s, settings.s3_max_attempts, str(settings.instance_dir))
     with _OBJECT_STORES_LOCK:
         found = _OBJECT_STORES.get(ident)
         if found is None:

@@ -72,14 +72,14 @@ class S3Storage:
 
     def __init__(self, *, endpoint_url: str, bucket: str, region: str, access_key_id: str,
                  secret_access_key: str, cache: MediaCache, part_bytes: int = 8 * 1024 ** 2,
-                 timeout_s: float = 30.0) -> None:
+                 timeout_s: float = 30.0, max_attempts: int = 3) -> None:
         self.bucket = bucket
         self.cache = cache
         self.part_bytes = part_bytes
         self.staging = cache.root / "staging"
         self.staging.mkdir(parents=True, exist_ok=True)
         self._config = Config(s3={"addressing_style": "path"}, connect_timeout=min(timeout_s, 5.0),
-                              read_timeout=timeout_s, retries={"max_attempts": 3, "mode": "standard"},
+                              read_timeout=timeout_s, retries={"max_attempts": max_attempts, "mode": "standard"},
                               max_pool_connections=32)
         self._client_args = {"endpoint_url": endpoint_url, "region_name": region,
                              "aws_access_key_id": access_key_id, "aws_secret_access_key": secret_access_key}
@@ -100,7 +100,7 @@ class S3Storage:
         cache = MediaCache(settings.media_cache_path, settings.media_cache_max_bytes, settings.media_cache_in_use_s)
         return cls(endpoint_url=settings.resolved_s3_endpoint(), bucket=settings.s3_bucket, region=settings.s3_region,
                    access_key_id=access, secret_access_key=secret, cache=cache, part_bytes=settings.s3_part_bytes,
-                   timeout_s=settings.s3_timeout_s)
+                   timeout_s=settings.s3_timeout_s, max_attempts=settings.s3_max_attempts)
 
     # ---- the client and its loop
 

@@ -132,7 +132,8 @@ async def test_an_unreachable_store_answers_503_with_the_envelope(svc, tmp_path)
         closed = s.getsockname()[1]
     endpoint = f"http://127.0.0.1:{closed}"
     env = dict(s3_env(svc.store_settings), VAEO_S3_ENDPOINT_URL=endpoint, VAEO_S3_TIMEOUT_S="2",
-               VAEO_MEDIA_CACHE_DIR=str(tmp_path / "cache"), VAEO_STORAGE_DIR=str(tmp_path / "disk"))
+               VAEO_S3_MAX_ATTEMPTS="1", VAEO_MEDIA_CACHE_DIR=str(tmp_path / "cache"),
+               VAEO_STORAGE_DIR=str(tmp_path / "disk"))
     base, proc = await start_api(svc.settings, svc.http, svc.logs, name="api-store-down", **env)
     svc.procs["api-store-down"] = proc
     client = svc.client(ws.key).__class__(svc.http, base, ws.key)
@@ -152,3 +153,5 @@ async def test_an_unreachable_store_answers_503_with_the_envelope(svc, tmp_path)
         assert (await resp.json())["error"]["code"] == "unavailable"
     log = (svc.logs / "api-store-down.log").read_text()
     assert secret not in log and "Traceback" not in log
+    for key in svc.bucket.list_keys(f"videos/{ws.id}/"):
+        svc.bucket.delete(key)

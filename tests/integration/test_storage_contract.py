@@ -200,7 +200,7 @@ def test_the_cache_is_bounded_and_never_evicts_a_file_in_use(object_store: Setti
 
 def test_an_unreachable_store_is_storage_unavailable(object_store: Settings, tmp_path: Path):
     settings = s3_settings(object_store, tmp_path / "cache", s3_endpoint_url="http://127.0.0.1:9",
-                           s3_timeout_s=2.0)
+                           s3_timeout_s=2.0, s3_max_attempts=2)
     store = S3Storage.from_settings(settings)
     secret = settings.s3_secret_access_key.get_secret_value()
     for call in (lambda: store.stat(_key("a.mp4")), lambda: store.write_bytes(_key("a.vtt"), b"x")):
