@@ -22,6 +22,7 @@ bounded local cache for ffmpeg).
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -98,8 +99,18 @@ def storage_root(settings: Settings) -> Path:
     return Path(settings.storage_dir) if settings.storage_dir else settings.instance_dir / "storage"
 
 
-_OBJECT_STORES: dict[tuple, Storage] = {}
+_OBJECT_STORES: dict[tuple, S3Storage] = {}
 _OBJECT_STORES_LOCK = threading.Lock()
+
+
+@atexit.register
+def close_object_stores() -> None:
+    """Close the object stores' clients (their connections) before the process ends."""
+    with _OBJECT_STORES_LOCK:
+        stores = list(_OBJECT_STORES.values())
+        _OBJECT_STORES.clear()
+    for store in stores:
+        store.close()
 
 
 def storage_for(settings: Settings) -> Storage:
