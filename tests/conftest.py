@@ -235,6 +235,8 @@ def env_for(settings: Settings) -> dict[str, str]:
         "VAEO_WORKER_POLL_INTERVAL_S": str(settings.worker_poll_interval_s),
         "PYTHONPATH": str(ROOT),
     })
+    if settings.storage_backend == "s3":  # the same object store and read cache
+        env.update(s3_env(settings), VAEO_MEDIA_CACHE_DIR=str(settings.media_cache_path))
     return env
 
 
