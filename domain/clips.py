@@ -8,7 +8,8 @@ and ``clip_render`` (clips made with a template, each an item of the job: ``JobC
 
 A template is a domain value (``Template``): the output size and aspect ratio, how the source is
 reframed to it (``crop``: scaled to cover the frame and cropped around the centre; ``blur_fill``:
-the whole source scaled to fit, over a blurred, enlarged copy of itself filling the rest), the
+the whole source scaled to fit, over a blurred, enlarged copy of itself filling the rest;
+``follow_face``: cropped around the person seen in it, ``domain.clip_framing``), the
 caption and title sizes that stay readable at that size, and the target duration detection aims
 at. ``infra.media`` turns a template into an ffmpeg filter graph; nothing here knows ffmpeg.
 
@@ -33,7 +34,9 @@ from uuid import UUID
 import regex
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id
+from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id, upcaster
+from domain.clip_framing import MAX_KEYFRAMES, MAX_SAMPLES
+from domain.clip_framing import MODES as FRAMING_MODES
 from domain.exports import clean
 
 VIDEO_CLIP_JOB = "video_clip"
@@ -73,7 +76,7 @@ class Template:
     width: int
     height: int
     target_duration_seconds: int
-    reframe: str  # "crop" or "blur_fill"
+    reframe: str  # "crop", "blur_fill" or "follow_face" (REFRAMES)
     caption_font_size: int
     caption_chars: int  # characters per caption line, at that size on that width
     caption_lines: int
@@ -106,7 +109,11 @@ SYSTEM_TEMPLATES: tuple[Template, ...] = (
              3.0, 72),
     Template(3, "Square 1:1 (feeds)", 720, 720, 30, "blur_fill", 40, 28, 2, 60, 46, 3.0, 60),
     Template(4, "Landscape 16:9 (video sites, embeds)", 1280, 720, 60, "blur_fill", 44, 40, 2, 50, 52, 3.0, 64),
+    Template(5, "Vertical 9:16 following the speaker", 720, 1280, 30, "follow_face", 50, 22, 2, 220, 56, 3.0, 72),
+    Template(6, "Square 1:1 following the speaker", 720, 720, 30, "follow_face", 40, 28, 2, 60, 46, 3.0, 60),
 )
+REFRAMES = ("crop", "blur_fill", "follow_face")
+FRAMING_FIELDS = frozenset({"mode", "faces_seen_pct", "samples", "faces", "keyframes", "reason"})
 TEMPLATES: dict[int, Template] = {t.id: t for t in SYSTEM_TEMPLATES}
 
 
@@ -122,7 +129,7 @@ def preview_svg(t: Template) -> str:
     """A template's preview: its frame, where the title and the captions go, and its name."""
     w, h = t.width, t.height
     picture = (f'<rect x="0" y="0" width="{w}" height="{h}" fill="#1d3557"/>'
-               if t.reframe == "crop" else
+               if t.reframe in ("crop", "follow_face") else
                f'<rect x="0" y="0" width="{w}" height="{h}" fill="#457b9d"/>'
                f'<rect x="0" y="{h // 2 - w * 9 // 32}" width="{w}" height="{w * 9 // 16}" fill="#1d3557"/>'
                if w < h else
@@ -356,6 +363,29 @@ def caption_pages(segments: Sequence, start_ms: int, end_ms: int, t: Template) -
 # ------------------------------------------------------------------------------------ aggregates
 
 
+@upcaster("ClipRendered", 1)
+def _rendered_v1(data: dict) -> dict:
+    """Schema 1 had no framing: every clip then was cut or rendered without following a face."""
+    return {**data, "framing": None}
+
+
+def check_framing(framing: dict | None) -> dict | None:
+    """A rendered clip's framing summary (``domain.clip_framing.Framing.summary``), bounded: a
+    known mode, a percentage, counts within the sampler's bounds, a short reason."""
+    if framing is None:
+        return None
+    mode, pct, samples, faces, keyframes = (framing.get(k) for k in ("mode", "faces_seen_pct", "samples", "faces",
+                                                                     "keyframes"))
+    reason = framing.get("reason")
+    if (mode not in FRAMING_MODES or set(framing) != FRAMING_FIELDS
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in (pct, samples, faces, keyframes))
+            or not (0 <= pct <= 100 and 0 <= samples <= MAX_SAMPLES and 0 <= faces <= 2
+                    and 0 <= keyframes <= 2 * MAX_KEYFRAMES)
+            or not (reason is None or (isinstance(reason, str) and len(reason) <= 200))):
+        raise DomainError("a clip's framing is out of its bounds", field="framing")
+    return dict(framing)
+
+
 def detection_stream_id(job_id: UUID) -> UUID:
     return deterministic_id("clip-detection", job_id)
 
@@ -458,6 +488,7 @@ class ClipRender(Aggregate):
         `clip.generated` webhook)."""
 
         published_as = "ClipRendered"
+        schema_version = 2  # 2: framing (None before, and for every clip but a face-following render's)
         job_id: UUID
         environment: str
         clip_id: str
@@ -469,6 +500,7 @@ class ClipRender(Aggregate):
         size_bytes: int
         width: int | None
         height: int | None
+        framing: dict | None
 
     class RenderFailed(Aggregate.Event):
         """One clip could not be made in this attempt, with the reason; the job's next attempt makes it again
@@ -520,18 +552,19 @@ class ClipRender(Aggregate):
         return found
 
     def record_rendered(self, clip_id: str, *, attempt: int, file_key: str, thumbnail_key: str | None,
-                        duration_ms: int, size_bytes: int, width: int | None, height: int | None) -> None:
+                        duration_ms: int, size_bytes: int, width: int | None, height: int | None,
+                        framing: dict | None = None) -> None:
         self.clip(clip_id)
         if clip_id in self.rendered:
             raise InvalidTransition(f"clip {clip_id!r} is rendered already", clip_id=clip_id)
         self._rendered(job_id=self.job_id, environment=self.environment, clip_id=clip_id, attempt=attempt,
                        format=self.format, file_key=file_key, thumbnail_key=thumbnail_key, duration_ms=duration_ms,
-                       size_bytes=size_bytes, width=width, height=height)
+                       size_bytes=size_bytes, width=width, height=height, framing=check_framing(framing))
 
     @event(Rendered)
     def _rendered(self, job_id: UUID, environment: str, clip_id: str, attempt: int, format: str, file_key: str,
                   thumbnail_key: str | None, duration_ms: int, size_bytes: int, width: int | None,
-                  height: int | None) -> None:
+                  height: int | None, framing: dict | None) -> None:
         self.rendered[clip_id] = {"file_key": file_key, "thumbnail_key": thumbnail_key, "duration_ms": duration_ms,
                                   "size_bytes": size_bytes}
 

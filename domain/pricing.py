@@ -21,11 +21,28 @@ def started_minutes(duration_ms: int) -> int:
     return max(1, math.ceil(duration_ms / 60_000))
 
 
-def analysis_price(duration_ms: int, quality_profile: str = "standard", speech_ms: int = 0) -> int:
+def analysis_price(duration_ms: int, quality_profile: str = "standard", speech_ms: int = 0,
+                   vision_ms: int = 0) -> int:
     """One analysis: one credit per started minute of the measured duration, doubled for premium,
-    plus the speech recognition of ``speech_ms`` of audio when the video has no transcript."""
+    plus the speech recognition of ``speech_ms`` of audio when the video has no transcript, plus the
+    behavioural analysis of ``vision_ms`` of picture (``analysis_mode=behavioral``)."""
     return (started_minutes(duration_ms) * (PREMIUM_FACTOR if quality_profile == "premium" else 1)
-            + speech_price(speech_ms))
+            + speech_price(speech_ms) + vision_price(vision_ms))
+
+
+# The behavioural analysis (analysis_mode=behavioral) samples and sees the frames of the video up to
+# its bound (``vision_max_duration_s``): priced per started minute of picture seen.
+VISION_CREDITS_PER_MINUTE = 1
+
+
+def vision_ms(duration_ms: int, max_duration_ms: int, has_picture: bool) -> int:
+    """The picture a behavioural analysis sees: the measured duration, bounded; none without a picture."""
+    return max(0, min(duration_ms, max_duration_ms)) if has_picture else 0
+
+
+def vision_price(picture_ms: int) -> int:
+    """Seeing ``picture_ms`` of video: one credit per started minute; none without a picture."""
+    return started_minutes(picture_ms) * VISION_CREDITS_PER_MINUTE if picture_ms > 0 else 0
 
 
 # Speech recognition (a video without captions): the audio is decoded and recognised up to the

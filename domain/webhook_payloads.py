@@ -28,6 +28,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.clip_framing import MODES as FRAMING_MODES
+
 Environment = Literal["production", "sandbox"]
 
 # Names a public payload never has, at any depth: storage keys, server paths, the container forced
@@ -110,6 +112,19 @@ class EndedJobData(JobData):
     status: Literal["failed", "cancelled"]
 
 
+class ClipFraming(BaseModel):
+    """How a face-following template framed a clip (docs/clips.md, "Following the speaker")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal[FRAMING_MODES]  # type: ignore[valid-type]
+    faces_seen_pct: int = Field(ge=0, le=100, description="share of the sampled frames with a face")
+    samples: int = Field(ge=0, description="frames looked at (5 per second of the clip)")
+    faces: int = Field(ge=0, le=2, description="the people followed: 0 (centre fallback), 1 or 2")
+    keyframes: int = Field(ge=0, description="points of the crop's path(s)")
+    reason: str | None = Field(description="why the centre crop was used; null otherwise")
+
+
 class ClipData(_Public):
     """``clip.generated``: one rendered clip, as in ``rendered_clips`` of GET /v1/production/clips/jobs/{jobId}."""
 
@@ -125,6 +140,8 @@ class ClipData(_Public):
     height: int | None
     attempt: int
     rendered_at: datetime
+    framing: ClipFraming | None = Field(
+        description="how a face-following template framed the clip; null for the other templates")
 
 
 class VideoData(_Public):
@@ -268,7 +285,8 @@ def _clip(src: Source, links: Links) -> ClipData:
                     url=links.file(d["file_key"]),
                     thumbnail_url=links.file(thumbnail) if thumbnail else None, urls_expire_at=links.expires_at,
                     format=d["format"], duration_ms=d["duration_ms"], size_bytes=d["size_bytes"],
-                    width=d.get("width"), height=d.get("height"), attempt=d["attempt"], rendered_at=src.recorded_at)
+                    width=d.get("width"), height=d.get("height"), attempt=d["attempt"], rendered_at=src.recorded_at,
+                    framing=ClipFraming(**d["framing"]) if d.get("framing") else None)
 
 
 def _video(src: Source, links: Links) -> VideoData:

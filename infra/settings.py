@@ -280,6 +280,17 @@ class Settings(BaseSettings):
     # Speech recognition: longest time spent finding the speakers of a recognised talk from its voices, seconds
     # (about 1 % of the audio's length); past it the transcript keeps one speaker. 0: speakers are not looked for.
     asr_speakers_timeout_s: float = Field(default=600.0, ge=0)
+    # Behavioural analysis (analysis_mode=behavioral): frames sampled per second of video.
+    vision_fps: float = Field(default=3.0, ge=0.5, le=10.0)
+    # Behavioural analysis: longest side of a sampled frame, pixels (never scaled up).
+    vision_max_side: int = Field(default=960, ge=64, le=1920)
+    # Behavioural analysis: length of the window of video seen as one job item, seconds.
+    vision_window_s: int = Field(default=30, ge=5, le=120)
+    # Behavioural analysis: longest run of one window (decoding and seeing its frames), seconds; then the
+    # window fails and is retried alone.
+    vision_window_timeout_s: float = Field(default=300.0, gt=0)
+    # Behavioural analysis: longest part of a video seen, from its start, seconds (priced and analysed up to it).
+    vision_max_duration_s: float = Field(default=7200.0, gt=0, le=43200.0)
     # Speech provider (OpenAI-compatible POST /audio/transcriptions): base URL up to /v1; empty = the local model.
     asr_base_url: str = ""
     # Speech provider: API key, sent as "Authorization: Bearer"; a secret, never logged nor stored; empty = no header.

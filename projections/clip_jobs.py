@@ -164,7 +164,7 @@ def _rendered(ev) -> list[Statement]:
     entry = {"clip_id": d["clip_id"], "file_key": d["file_key"], "thumbnail_key": d["thumbnail_key"],
              "format": d["format"], "duration_ms": d["duration_ms"], "size_bytes": d["size_bytes"],
              "width": d["width"], "height": d["height"], "attempt": d["attempt"],
-             "rendered_at": ev.recorded_at.isoformat()}
+             "rendered_at": ev.recorded_at.isoformat(), "framing": d.get("framing")}
     return _clip_update(
         ev, "rendered_clips = rendered_clips || jsonb_build_array($4::jsonb), "
             "failed_clips = coalesce((SELECT jsonb_agg(f) FROM jsonb_array_elements(failed_clips) f "

@@ -63,7 +63,7 @@ _DECLARED = (
     _read("get_moments", r.video_member("moments", "title")),
     _read("get_topics", r.video_member("topics", "name")),
     _read("get_narrative", r.narrative),
-    _read("get_visual_elements", r.video_member("visual-elements", None)),
+    _read("get_visual_elements", r.visual_elements),
     _read("get_audio_elements", r.video_member("audio-elements", None)),
     _read("get_video_graph", r.video_graph),
     # jobs

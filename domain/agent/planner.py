@@ -660,7 +660,8 @@ _VIDEO_READS = (("get_claims", r"claims?|affirmations?|faits?|facts?|assertions?
                 ("get_moments", r"moments?|highlights?|temps forts"),
                 ("get_topics", r"topics?|themes?|sujets?"),
                 ("get_narrative", r"narrati\w*|structure|chapters?|chapitres?"),
-                ("get_visual_elements", r"visual\w*|visuels?|shots?|scenes?|plans de camera|prises? de vue"),
+                ("get_visual_elements", r"visual\w*|visuels?|shots?|scenes?|plans de camera|prises? de vue|gestures?|"
+                 r"gestes?|gaze|regard|posture|body language|langage corporel|facial expressions?"),
                 ("get_audio_elements", r"audio|sonores?|silences?|loudness|volume"))
 
 

@@ -167,6 +167,21 @@ def video_member(kind: str, text_key: str | None) -> Summariser:
     return summarise
 
 
+ON_SCREEN_SHOWN = 8  # the behavioural summaries, every signal and the rhythm
+
+
+def visual_elements(arguments: dict, answer: Any) -> dict:
+    """The visual elements' count and link, and the behavioural summaries when the analysis saw the
+    person (``analysis_mode=behavioral``): what the assistant tells of what the picture shows."""
+    out = video_member("visual-elements", None)(arguments, answer)
+    items = _data(answer) if isinstance(_data(answer), list) else []
+    seen = [clip(item.get("description")) for item in items
+            if isinstance(item, dict) and item.get("type") == "behaviour" and item.get("description")]
+    if seen:
+        out["on_screen"] = seen[:ON_SCREEN_SHOWN]
+    return out
+
+
 def narrative(arguments: dict, answer: Any) -> dict:
     data = _data(answer) or {}
     chapters = [c for c in (data.get("chapters") or [])[:LIST_SHOWN] if isinstance(c, dict)]

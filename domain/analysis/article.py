@@ -88,6 +88,10 @@ class Article:
     conclusion: list[str]
     keywords_primary: list[str]
     labels: dict[str, str]
+    # What the picture shows (analysis_mode=behavioral): the behavioural summaries, in English; not
+    # transcript sentences, so never among ``body_sentences``. Printed under "On screen" in an
+    # English article's markdown, kept in the JSON content of every article.
+    on_screen: list[str] = field(default_factory=list)
 
     def body_sentences(self) -> list[str]:
         """Every sentence that must be grounded in the transcript."""
@@ -112,7 +116,8 @@ class Article:
                 "faq": [{"question": f["question"], "answer": " ".join(f["answer"]), "startMs": f["startMs"],
                          "source": f["source"]} for f in self.faq],
                 "conclusion": " ".join(self.conclusion), "keywords_primary": self.keywords_primary,
-                "word_count": self.word_count}
+                "word_count": self.word_count,
+                **({"on_screen": {"language": "en", "summaries": list(self.on_screen)}} if self.on_screen else {})}
 
     def to_markdown(self) -> str:
         label = self.labels
@@ -140,6 +145,8 @@ class Article:
             lines += [f"## {label['faq']}", ""]
             for entry in self.faq:
                 lines += [f"### {entry['question']}", "", " ".join(entry["answer"]), ""]
+        if self.on_screen and self.language == "en":
+            lines += ["## On screen", "", *[f"- {text[:1].upper()}{text[1:]}." for text in self.on_screen], ""]
         if self.conclusion:
             lines += [f"## {label['conclusion']}", "", " ".join(self.conclusion), ""]
         return "\n".join(lines).rstrip() + "\n"
@@ -299,7 +306,15 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
-                   conclusion=conclusion, keywords_primary=primary_keywords(graph, language), labels=label)
+                   conclusion=conclusion, keywords_primary=primary_keywords(graph, language), labels=label,
+                   on_screen=on_screen(graph))
+
+
+def on_screen(graph: ContentGraph) -> list[str]:
+    """The behavioural summaries of what the picture shows (none outside ``analysis_mode=behavioral``,
+    or when no frame was seen)."""
+    vision = (graph.behavioral or {}).get("vision") or {}
+    return [str(text) for text in vision.get("summaries") or []]
 
 
 KEYWORDS = 5

@@ -1,8 +1,9 @@
 """Visual and audio elements: the media facts as records with time ranges.
 
 Visual elements are shots: the spans between scene changes, each with the cut's score, its length
-and what is said during it (the transcript, since no vision model describes the image). A run of
-short shots (under ``FAST_SHOT_MS``) is also reported as a ``fast_cutting`` sequence. Audio
+and what is said during it (the transcript). A run of short shots (under ``FAST_SHOT_MS``) is also
+reported as a ``fast_cutting`` sequence. (What the person in the picture does is
+``domain.analysis.behavioral``: its elements come first in ``analysis_mode=behavioral``.) Audio
 elements are the silences, the speech-like and music-like segments, and one ``loudness`` record
 for the whole track (integrated loudness, range, true peak).
 """

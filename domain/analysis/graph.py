@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from domain.analysis.behavioral import behavioral_profile
+from domain.analysis.behavioral import SeenVideo, behavioral_profile, behaviour_elements
 from domain.analysis.claims import Claim, extract_claims
 from domain.analysis.elements import audio_elements, visual_elements
 from domain.analysis.entities import Entity, SentenceEntities, extract_entities
@@ -80,8 +80,10 @@ class ContentGraph:
 
 
 def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, language: str = DEFAULT_LANGUAGE,
-            mode: str = "standard") -> ContentGraph:
-    """Run every step; ``mode="behavioral"`` adds the voice and turn-taking profile."""
+            mode: str = "standard", seen: SeenVideo | None = None) -> ContentGraph:
+    """Run every step; ``mode="behavioral"`` adds the behavioural profile: voice and turn-taking,
+    and what the picture shows when ``seen`` holds the frames' rows (then the visual elements
+    start with one element per signal)."""
     if mode not in MODES:
         raise ValueError(f"analysis mode must be one of {', '.join(MODES)}")
     ordered = sorted((s for s in segments if s.text and s.text.strip()), key=lambda s: (s.start_ms, s.end_ms))
@@ -103,9 +105,10 @@ def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, lan
     moments = find_moments(sentences, claims, per_sentence, topics, duration_ms, language=key, reader=reader)
     scores = score(sentences=sentences, claims=claims, entities=entities, topics=topics, intents=intents,
                    moments=moments, chapters=chapters, diarisation=diarisation, duration_ms=duration_ms)
+    behavioral = behavioral_profile(sentences, diarisation, facts, duration_ms, seen) if mode == "behavioral" else None
     return ContentGraph(
         language=language, duration_ms=duration_ms, segments=list(ordered), sentences=sentences,
         sentence_entities=per_sentence, diarisation=diarisation, claims=claims, entities=entities, topics=topics,
         intents=intents, chapters=chapters, narrative=narrative, moments=moments, scores=scores,
-        visual=visual_elements(facts, duration_ms, sentences), audio=audio_elements(facts, duration_ms),
-        behavioral=behavioral_profile(sentences, diarisation, facts, duration_ms) if mode == "behavioral" else None)
+        visual=[*behaviour_elements(behavioral), *visual_elements(facts, duration_ms, sentences)],
+        audio=audio_elements(facts, duration_ms), behavioral=behavioral)

@@ -32,6 +32,7 @@ from domain.analysis.article import (
     Article,
     Paragraph,
     Section,
+    on_screen,
     primary_keywords,
     resolve_style,
     section_spans,
@@ -212,4 +213,5 @@ def article_from_answer(text: str, graph: ContentGraph, writing_style: str, lang
                    for f in answer.key_facts],
         faq=[{"question": q.question, "answer": [q.answer], "startMs": None, "source": "provider"}
              for q in answer.faq],
-        conclusion=[answer.conclusion], keywords_primary=primary_keywords(graph, language), labels=labels(language))
+        conclusion=[answer.conclusion], keywords_primary=primary_keywords(graph, language), labels=labels(language),
+        on_screen=on_screen(graph))

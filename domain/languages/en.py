@@ -79,6 +79,8 @@ def _clip_job_queued(s: Say, n: str, r: R, a: R) -> str:
 def _video_member(s: Say, n: str, r: R, a: R) -> str:
     first = [f for f in (r.get("first") or []) if f]
     shown = (" First: " + "; ".join(s.q(f) for f in first) + ".") if first else ""
+    if r.get("on_screen"):
+        shown += " On screen: " + "; ".join(str(f) for f in r["on_screen"]) + "."
     what = s.label(n, a).split(" ", 2)[-1]  # "the claims of video 3"
     return f"Video {a.get('id')}: {s.n(r.get('count'), 'item', 'items')} ({what}, {r.get('link')}).{shown}"
 

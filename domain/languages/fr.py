@@ -82,6 +82,8 @@ def _clip_job_queued(s: Say, n: str, r: R, a: R) -> str:
 def _video_member(s: Say, n: str, r: R, a: R) -> str:
     first = [f for f in (r.get("first") or []) if f]
     shown = (" Premiers : " + "; ".join(s.q(f) for f in first) + ".") if first else ""
+    if r.get("on_screen"):  # the behavioural summaries are written in English
+        shown += " À l'écran (en anglais) : " + "; ".join(str(f) for f in r["on_screen"]) + "."
     what = s.label(n, a).split(" ", 2)[-1]  # "affirmations de la vidéo 3"
     return (f"Vidéo {a.get('id')} : {s.n(r.get('count'), 'élément', 'éléments')} ({what}, "
             f"{r.get('link')}).{shown}")

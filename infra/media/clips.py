@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from domain.clip_framing import CropPath, Framing
 from domain.clips import Font, Template
 from infra.media.ffmpeg import MediaError, ffmpeg_argv
 from infra.media.probe import probe
@@ -68,12 +69,56 @@ def cut_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, fmt: 
                        extra_input=("-ss", _seconds(start_ms)))
 
 
-def reframe_filter(t: Template) -> str:
+def _number(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+def path_expr(keys: tuple[tuple[float, int, int], ...], axis: int) -> str:
+    """One coordinate of a crop path as an ffmpeg expression of the frame's time ``t``: the first
+    key's value plus, for each segment that moves, its slope times the part of the segment already
+    run (``clip(t-t0,0,t1-t0)``). A flat sum, one term per moving segment: still stretches cost
+    nothing, and its length is bounded by the path's keyframes (``domain.clip_framing.MAX_KEYFRAMES``)."""
+    terms = [str(keys[0][axis])]
+    for a, b in zip(keys, keys[1:], strict=False):
+        span = b[0] - a[0]
+        if span <= 0 or b[axis] == a[axis]:
+            continue
+        slope = (b[axis] - a[axis]) / span
+        terms.append(f"{'+' if slope > 0 else '-'}{_number(abs(slope))}*clip(t-{_number(a[0])},0,{_number(span)})")
+    return "".join(terms)
+
+
+def crop_path_filter(p: CropPath, out_w: int, out_h: int) -> str:
+    """The window moving along ``p``, scaled to ``out_w`` x ``out_h`` (cropped first: the scale
+    works on the window only, cheaper than the centre crop's scale of the whole picture)."""
+    return (f"crop=w={p.width}:h={p.height}:x='{path_expr(p.keys, 1)}':y='{path_expr(p.keys, 2)}',"
+            f"scale={out_w}:{out_h}")
+
+
+def follow_filter(t: Template, framing: Framing) -> str:
+    """A face-following reframing: one window moving with the face, or two panels (one above the
+    other, or side by side) each following its own face."""
+    w, h = t.width, t.height
+    if len(framing.paths) == 1:
+        return f"[0:v:0]{crop_path_filter(framing.paths[0], w, h)},setsar=1"
+    vertical = framing.stack == "vertical"
+    pw, ph = (w, h // 2) if vertical else (w // 2, h)
+    first, second = framing.paths
+    return (f"[0:v:0]split=2[fa][fb];[fa]{crop_path_filter(first, pw, ph)}[pa];"
+            f"[fb]{crop_path_filter(second, pw, ph)}[pb];"
+            f"[pa][pb]{'vstack' if vertical else 'hstack'}=inputs=2,setsar=1")
+
+
+def reframe_filter(t: Template, framing: Framing | None = None) -> str:
     """The source's first video stream reframed to the template's size: ``crop`` covers the frame
     and keeps its centre; ``blur_fill`` fits the whole picture over a blurred copy of itself that
-    covers the frame (blurred at an eighth of the size: as soft, at a fiftieth of the cost)."""
+    covers the frame (blurred at an eighth of the size: as soft, at a fiftieth of the cost);
+    ``follow_face`` crops along ``framing``'s paths, or around the centre like ``crop`` when it
+    falls back (or has none)."""
     w, h = t.width, t.height
-    if t.reframe == "crop":
+    if t.reframe == "follow_face" and framing is not None and framing.paths:
+        return follow_filter(t, framing)
+    if t.reframe in ("crop", "follow_face"):
         return f"[0:v:0]scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h},setsar=1"
     small_w, small_h = max(2, w // 8 // 2 * 2), max(2, h // 8 // 2 * 2)
     return (f"[0:v:0]split=2[bg0][fg0];"
@@ -100,27 +145,29 @@ def subtitles_filter(ass_path: str | Path) -> str:
     return f"ass=filename={filter_path(ass_path)}:fontsdir={filter_path(FONTS_DIR)}"
 
 
-def render_graph(t: Template, ass_path: str | Path) -> str:
+def render_graph(t: Template, ass_path: str | Path, framing: Framing | None = None) -> str:
     """The whole video graph of a template render: reframing, then the burned captions and title."""
-    return f"{reframe_filter(t)},{subtitles_filter(ass_path)}[v]"
+    return f"{reframe_filter(t, framing)},{subtitles_filter(ass_path)}[v]"
 
 
 def render_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, t: Template, ass_path: str | Path,
-                out: str | Path, *, has_audio: bool = True) -> list[str]:
-    """The range rendered with the template: reframed, captions and title burned, H.264 + AAC MP4."""
+                out: str | Path, *, has_audio: bool = True, framing: Framing | None = None) -> list[str]:
+    """The range rendered with the template: reframed (along ``framing`` for a face-following
+    template), captions and title burned, H.264 + AAC MP4."""
     length = end_ms - start_ms
     return ffmpeg_argv(source, demuxer, length,
-                       ["-filter_complex", render_graph(t, ass_path), "-map", "[v]",
+                       ["-filter_complex", render_graph(t, ass_path, framing), "-map", "[v]",
                         *(["-map", "0:a:0"] if has_audio else []), *ENCODERS["mp4"], "-t", _seconds(length),
                         "-y", str(out)],
                        extra_input=("-ss", _seconds(start_ms)))
 
 
 def thumbnail_argv(source: str | Path, demuxer: str, at_ms: int, t: Template, ass_path: str | Path,
-                   out: str | Path) -> list[str]:
-    """One frame at ``at_ms``, reframed like the clip, with the thumbnail title burned: a JPEG."""
+                   out: str | Path, *, framing: Framing | None = None) -> list[str]:
+    """One frame at ``at_ms``, reframed like the clip (``framing`` held where it is at that
+    frame), with the thumbnail title burned: a JPEG."""
     return ffmpeg_argv(source, demuxer, 1000,
-                       ["-filter_complex", render_graph(t, ass_path), "-map", "[v]", "-frames:v", "1",
+                       ["-filter_complex", render_graph(t, ass_path, framing), "-map", "[v]", "-frames:v", "1",
                         "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", "-update", "1", "-y", str(out)],
                        extra_input=("-ss", _seconds(at_ms)))
 

@@ -19,6 +19,8 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.clip_detection import MODES
+from domain.clip_framing import MAX_SAMPLES
+from domain.clip_framing import MODES as FRAMING_MODES
 from domain.clips import (
     CLIP_FORMATS,
     MAX_CLIP_ID,
@@ -28,6 +30,7 @@ from domain.clips import (
     MAX_TARGET_S,
     MAX_TITLE,
     MIN_TARGET_S,
+    REFRAMES,
     SYSTEM_TEMPLATES,
     ClipRefused,
     Template,
@@ -85,8 +88,9 @@ class TemplateItem(BaseModel):
     thumbnail_url: str = Field(description="extension: the template's preview (an SVG data URL)")
     width: int = Field(description="extension: the rendered clip's width, pixels")
     height: int = Field(description="extension: the rendered clip's height, pixels")
-    reframe: Literal["crop", "blur_fill"] = Field(description="extension: crop (centred) or blur_fill (the whole "
-                                                              "picture over a blurred fill)")
+    reframe: Literal[REFRAMES] = Field(  # type: ignore[valid-type]
+        description="extension: crop (centred), blur_fill (the whole picture over a blurred fill) or follow_face "
+                    "(cropped around the person, the centre when no face is seen)")
     captions: bool = Field(description="extension: captions are burned from the transcript")
     title_seconds: float = Field(description="extension: the clip's title shows this long at its start")
 
@@ -146,6 +150,17 @@ class ProductionJobCreatedResponse(BaseModel):
     data: ProductionJobCreated
 
 
+class ClipFraming(BaseModel):
+    mode: Literal[FRAMING_MODES] = Field(  # type: ignore[valid-type]
+        description="follow_face (the crop follows a face, or a pair that fits one window), two_faces (two "
+                    "panels, each following one person) or centre_fallback (the centre crop: see reason)")
+    faces_seen_pct: int = Field(ge=0, le=100, description="share of the sampled frames with a face")
+    samples: int = Field(ge=0, le=MAX_SAMPLES, description="frames looked at (5 per second of the clip)")
+    faces: int = Field(ge=0, le=2, description="the people followed: 0 (centre fallback), 1 or 2")
+    keyframes: int = Field(ge=0, description="points of the crop's path(s) ffmpeg follows")
+    reason: str | None = Field(max_length=200, description="why the centre crop was used; null otherwise")
+
+
 class RenderedClip(BaseModel):
     clip_id: str
     url: str = Field(description="signed download URL of the clip (docs/api.md, Files and signed URLs)")
@@ -157,6 +172,8 @@ class RenderedClip(BaseModel):
     height: int | None
     attempt: int
     rendered_at: datetime
+    framing: ClipFraming | None = Field(
+        description="extension: how a face-following template framed the clip (null for the other templates)")
 
 
 class ClipJobTracking(BaseModel):
@@ -315,7 +332,8 @@ async def get_clip_job(call: Call) -> dict:
     rendered = [{"clip_id": c["clip_id"], "url": file_url(call, c["file_key"]),
                  "thumbnail_url": file_url(call, c.get("thumbnail_key")), "format": c["format"],
                  "duration_ms": c["duration_ms"], "size_bytes": c["size_bytes"], "width": c.get("width"),
-                 "height": c.get("height"), "attempt": c["attempt"], "rendered_at": c["rendered_at"]}
+                 "height": c.get("height"), "attempt": c["attempt"], "rendered_at": c["rendered_at"],
+                 "framing": c.get("framing")}
                 for c in row["rendered_clips"]]
     return {"data": {
         "job_id": row["job_id"], "type": row["type"], "status": row["status"], "progress": row["progress"],
@@ -345,7 +363,8 @@ ROUTES = [
                   "or mp3; GET /jobs/{id} shows its signed URL when done; 400 for a range past the video's end or "
                   "mp3 of a video without audio"),
     Route("GET", "/production/templates", list_templates, scope="production:read", tag="Clips",
-          response=TemplateList, summary="The system templates (9:16, 1:1, 16:9), exactly one default"),
+          response=TemplateList, summary="The system templates (9:16, 1:1, 16:9; two follow the speaker's face), "
+                                         "exactly one default"),
     Route("POST", "/production/clips/detect", detect_clips, scope="clips:create", tag="Clips", status=202,
           body=DetectRequest, response=ProductionJobCreatedResponse, writes=True, errors=(402, 404, 429),
           summary="Queue the detection of up to requested_clip_count clips in the article's video; an identical "

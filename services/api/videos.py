@@ -134,6 +134,8 @@ class AnalyzeVideo(BaseModel):
     outputs: Outputs = Field(default_factory=Outputs)
     writing_style: Literal["auto", "journalistic", "narrative", "analytical", "tutorial", "conversational",
                            "documentary", "interview"] = "auto"
+    # behavioral: also what the voice and turns show and what the person in the picture does (its frames
+    # seen window by window; priced per started minute of picture).
     analysis_mode: Literal["standard", "behavioral"] = "standard"
     quality_profile: Literal["standard", "premium"] = "standard"
     # Omitted: the video's language (given at upload, or the captions', else fr).
@@ -591,7 +593,9 @@ ROUTES = [
     Route("GET", "/videos/{id}/topics", get_topics, scope="analyses:read", tag="Videos", response=ListResponse,
           errors=_READ_ERRORS, summary="Topics of the latest analysis"),
     Route("GET", "/videos/{id}/visual-elements", get_visual_elements, scope="analyses:read", tag="Videos",
-          response=ListResponse, errors=_READ_ERRORS, summary="Shots between scene changes"),
+          response=ListResponse, errors=_READ_ERRORS,
+          summary="Shots between scene changes; after an analysis_mode=behavioral analysis, first one 'behaviour' "
+                  "element per signal of what the person in the picture does (summary, shares, timeline)"),
     Route("GET", "/videos/{id}/audio-elements", get_audio_elements, scope="analyses:read", tag="Videos",
           response=ListResponse, errors=_READ_ERRORS, summary="Silences, speech, music and loudness"),
     Route("GET", "/videos/{id}/transcript", get_transcript, scope="analyses:read", tag="Videos",

@@ -26,6 +26,7 @@ def bootstrap(settings: Settings, store: EventStore, *, storage: Any = None) -> 
     return Application(
         store=store, idempotency=keys, clock=settings.now, max_attempts=settings.job_max_attempts,
         sandbox=settings.sandbox_allowance, speech_max_ms=int(settings.asr_max_duration_s * 1000),
+        vision_max_ms=int(settings.vision_max_duration_s * 1000),
         max_duration_ms=max_duration_ms(settings.media_max_duration_s), provider_configured=settings.llm_configured,
         completion_timeout_s=settings.api_completion_timeout_s, job_secret_grace_s=settings.job_secret_grace_s,
         storage=storage, box=SecretBox(settings.secret_key), handlers=HANDLERS)

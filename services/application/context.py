@@ -48,6 +48,7 @@ class Application:
     # Today's bounds of a workspace's free sandbox work (on the clock); None: sandbox work unbounded.
     sandbox: Callable[[], SandboxAllowance] | None = None
     speech_max_ms: int = 14_400_000  # the longest speech recognised, priced and decoded
+    vision_max_ms: int = 7_200_000  # the longest part of a video seen by the behavioural analysis (priced)
     max_duration_ms: int = MAX_DURATION_MS  # the longest media accepted at upload
     provider_configured: bool = False  # the language model provider (translation, premium articles)
     completion_timeout_s: float = 5.0  # the bound of a description completion's drafts

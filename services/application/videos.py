@@ -13,7 +13,7 @@ from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
 from domain.media import Media, media_stream_id
-from domain.pricing import MediaWork, analysis_price, speech_ms
+from domain.pricing import MediaWork, analysis_price, speech_ms, vision_ms
 from domain.videos import (
     ANALYZE_JOB,
     UnreadableMedia,
@@ -248,7 +248,8 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
     named it (speech is recognised in a named language, else its language is detected). Speech
     recognition is charged when it will run: ``transcript_source`` ``speech``, or a video with
     neither a captions file nor an embedded subtitle track (``speech_ms``: the audio decoded,
-    bounded by the application's ``speech_max_ms``). ``quality_profile`` ``premium`` needs the
+    bounded by the application's ``speech_max_ms``). ``analysis_mode`` ``behavioral`` of a video
+    with a picture adds the frames seen (``vision_max_ms`` at most). ``quality_profile`` ``premium`` needs the
     language model provider: without one it is refused (503 ``provider_not_configured``, as a
     translation is) before anything is written or charged, rather than charged and refunded when
     its job fails. Returns (job, video, price, position).
@@ -262,7 +263,10 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
                "language": options.get("language") or video.language}
     recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)
     audio_ms = speech_ms(video.duration_ms, ctx.app.speech_max_ms) if recognises and video.audio_codec else 0
-    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"], audio_ms)
+    picture_ms = vision_ms(video.duration_ms, ctx.app.vision_max_ms, video.width is not None) if options.get(
+        "analysis_mode") == "behavioral" else 0
+    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"], audio_ms,
+                                                              picture_ms)
     job, position = await queue_job(QueueJob(workspace_id, ANALYZE_JOB, environment=environment,
                                              params={**options, "video_id": video_id}, credits=price,
                                              charge_reason=f"analysis of video {video_id}",

@@ -5,6 +5,8 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
 ====  ==========================================================================
   5   reading the transcript: sidecar captions, else an embedded text subtitle track
  20   measuring the media: scene changes, silences, loudness, speech/music (ffmpeg)
+ 22   ``analysis_mode=behavioral``: watching the person in the picture, one window of the video per
+      job item up to 58 (``services.jobs.vision``)
  60   building the content graph (pure ``domain.analysis.analyse``)
  80   writing the article, when ``outputs.article``: the offline engine, or the provider for
       ``quality_profile=premium``
@@ -37,6 +39,7 @@ from functools import partial
 from pathlib import Path
 
 from domain.analysis import analyse, chapters_text, write_article
+from domain.analysis.behavioral import SeenVideo
 from domain.analysis.model import MediaFacts
 from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
 from domain.analysis.scoring import score
@@ -52,7 +55,7 @@ from infra.media.posters import ensure_poster, poster_key
 from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
-from services.jobs import speech
+from services.jobs import speech, vision
 from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.processes.worker import JobContext, PermanentJobError
@@ -131,7 +134,8 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     await ctx.checkpoint()
 
     facts = await _media_step(ctx, settings, storage, video)
-    graph, graph_dict = await _graph_step(ctx, settings, heard, facts)
+    seen = await _vision_step(ctx, settings, storage, video)
+    graph, graph_dict = await _graph_step(ctx, settings, heard, facts, seen)
     article_agg = None
     if wants_article and not article_skipped:
         article_agg = await _article_step(ctx, provider if premium else None, video, graph, heard)
@@ -205,14 +209,31 @@ async def _media_step(ctx: JobContext, settings: Settings, storage: Storage, vid
     return facts
 
 
-async def _graph_step(ctx: JobContext, settings: Settings, heard: _Heard, facts: MediaFacts) -> tuple:
+async def _vision_step(ctx: JobContext, settings: Settings, storage: Storage, video: Video) -> SeenVideo | None:
+    """What the person in the picture does, for ``analysis_mode=behavioral`` (None otherwise)."""
+    if ctx.params.get("analysis_mode") != "behavioral":
+        return None
+    path = await ctx.run_blocking(storage.path, video.storage_key)
+    demuxer = video.demuxer
+    if not demuxer:
+        try:
+            demuxer = (await ctx.run_blocking(probe, path)).demuxer
+        except MediaError as exc:
+            raise PermanentJobError(f"reading the frames: {scrub(str(exc))}") from exc
+    seen = await vision.see(ctx, settings, path, demuxer, video.duration_ms, video.width is not None)
+    await ctx.checkpoint()
+    return seen
+
+
+async def _graph_step(ctx: JobContext, settings: Settings, heard: _Heard, facts: MediaFacts,
+                      seen: SeenVideo | None = None) -> tuple:
     """The content graph (in a child process under its CPU-time limit) and its stored form."""
     p = ctx.params
     outputs = p.get("outputs") or {}
     await ctx.progress(60, "building the content graph")
     try:
         graph = await run_with_cpu_limit(analyse, heard.segments, facts, language=heard.language,
-                                         mode=p.get("analysis_mode", "standard"),
+                                         mode=p.get("analysis_mode", "standard"), seen=seen,
                                          cpu_seconds=settings.analysis_cpu_limit_s)
     except CpuLimitExceeded as exc:
         raise PermanentJobError(

@@ -33,6 +33,7 @@ from uuid import UUID
 from domain.analysis.sentences import split_sentences
 from domain.articles import Article, article_stream_for_job
 from domain.clip_detection import DetectionRequest, InvalidRatings, detect, parse_ratings, rating_messages, shortlist
+from domain.clip_framing import MIN_SOURCE_SIDE, Framing, fallback, oriented, plan_framing
 from domain.clip_overlay import ass_script, title_layout
 from domain.clips import (
     DETECTION_JOB,
@@ -66,6 +67,7 @@ from infra.media.ffmpeg import MediaError, run_killable, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
+from infra.vision.faces import face_samples
 from services.jobs.transcripts import read_transcript
 from services.processes.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
@@ -223,6 +225,7 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
     clip_key = work.key(ctx, clip["id"], ".mp4")
     thumbnail_key = work.key(ctx, clip["id"], ".jpg")
     try:
+        framing = await _framing(ctx, work, video, chosen, start, end)
         captions = caption_pages(segments, start, end, chosen)
         font = caption_font()
         title = title_layout(chosen, clip.get("title") or "", font)
@@ -232,13 +235,14 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
                                       encoding="utf-8")
         staged["cover"].write_text(ass_script(chosen, [], font=font, centre=cover), encoding="utf-8")
         await work.run(render_argv(source, video.demuxer, start, end, chosen, staged["captions"],
-                                   staged["render"], has_audio=video.audio_codec is not None),
+                                   staged["render"], has_audio=video.audio_codec is not None, framing=framing),
                        duration, "rendering the clip")
         made = await ctx.run_blocking(partial(check_clip, size=(chosen.width, chosen.height),
                                               tolerance_ms=_tolerance(video, "mp4")), staged["render"], "mp4", duration)
         at = start + min(THUMBNAIL_AT_MS, duration // 2)
-        await work.run(thumbnail_argv(source, video.demuxer, at, chosen, staged["cover"],
-                                      staged["thumbnail"]), 1000, "making the thumbnail")
+        await work.run(thumbnail_argv(source, video.demuxer, at, chosen, staged["cover"], staged["thumbnail"],
+                                      framing=framing.still((at - start) / 1000) if framing else None),
+                       1000, "making the thumbnail")
         if not staged["thumbnail"].is_file() or staged["thumbnail"].stat().st_size == 0:
             raise MediaError("making the thumbnail: ffmpeg wrote no image")
         await work.store(ctx, staged["render"], clip_key)
@@ -251,10 +255,30 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
             work.storage.discard(path)
     render.record_rendered(clip["id"], attempt=ctx.attempt, file_key=clip_key, thumbnail_key=thumbnail_key,
                            duration_ms=made.duration_ms, size_bytes=made.size_bytes, width=made.width,
-                           height=made.height)
+                           height=made.height, framing=framing.summary() if framing else None)
     return ItemDone({"file_key": clip_key, "thumbnail_key": thumbnail_key, "duration_ms": made.duration_ms,
                      "size_bytes": made.size_bytes}, list(render.collect_events()),
                     lambda: work.discard(clip_key, thumbnail_key))
+
+
+async def _framing(ctx: JobContext, work: ClipWork, video: Video, chosen: Template, start: int,
+                   end: int) -> Framing | None:
+    """Where a face-following template's window goes (None for the other templates): the faces of
+    the range sampled and planned (``domain.clip_framing``), or the centre crop, with its reason,
+    when the picture is too small or its frames cannot be read in time."""
+    if chosen.reframe != "follow_face":
+        return None
+    if not video.width or not video.height or min(video.width, video.height) < MIN_SOURCE_SIDE:
+        return fallback(f"the picture is smaller than {MIN_SOURCE_SIDE} pixels: no face to follow")
+    try:
+        source = await ctx.run_blocking(work.storage.path, video.storage_key)
+        async with work.slots:  # its ffmpeg run counts among the worker's
+            track = await ctx.run_blocking(partial(face_samples, timeout=work.timeout(end - start)),
+                                           source, video.demuxer, start, end)
+    except MediaError as exc:
+        return fallback(scrub(str(exc)))
+    src_w, src_h = oriented((video.width, video.height), track.frame_size)
+    return plan_framing(track.samples, src_w, src_h, chosen.width, chosen.height)
 
 
 # ------------------------------------------------------------------------------------ clip_detection

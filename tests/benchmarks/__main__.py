@@ -4,6 +4,7 @@ core: relay, latency, rebuild, notify, broker. api: post, ryw; ladder (on demand
 analysis: captions, scale (analysis time against the cue count); media (on demand: ffmpeg passes on a 720p video).
 articles: the six exports and the detail read of a 60-minute video's article, at concurrency 8.
 clips: cut, render, detect (docs/benchmarks.md, Clips).
+facecrop: a 30 s 9:16 render with the centre crop and following the face (detection included), fps, ratio, peak RSS.
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
 fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
@@ -12,6 +13,7 @@ fairness: another tenant's short clip behind one tenant's two long renders, with
 speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
 scale: POST /medias with one API process and two on one port; analyses per minute with one worker and two.
+vision: see (frames per second of the behavioural analysis and the worker's peak RSS), small (at 640 px).
 """
 
 import sys
@@ -23,19 +25,22 @@ from tests.benchmarks import (
     bench_articles,
     bench_clips,
     bench_core,
+    bench_facecrop,
     bench_fairness,
     bench_quality,
     bench_revival,
     bench_scale,
     bench_speakers,
     bench_speech,
+    bench_vision,
     fit_boundaries,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
-          "clips": bench_clips.run, "revival": bench_revival.run, "agent": bench_agent.run,
+          "clips": bench_clips.run, "facecrop": bench_facecrop.run, "revival": bench_revival.run,
+          "agent": bench_agent.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
-          "speakers": bench_speakers.run, "scale": bench_scale.run}
+          "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Each figure beside its single-process baseline, measured in the same run on the 
    default 15, after a 3 s warm-up) with one API process, then with two on the same port
    (``VAEO_API_REUSE_PORT``, as ``vaeo up --api 2`` starts them); a relay and a projector run
    beside them. Requests/s, p50/p99, non-2xx and socket errors, and the CPU each API process used
-   (both must have served for the two-process figure to mean anything).
+   (both must have served for the two-process figure to mean anything); PostgreSQL commits, WAL
+   flushes and WAL records per request, and appends per group commit (docs/benchmarks.md, "Why two
+   API processes commit twice as often").
    ``BENCH_API_ROUNDS`` (2) rounds, alternated: 1, 2, 1, 2.
 2. jobs: ``JOBS`` analyses of a ``VIDEO_S`` s generated captioned video, queued at once, with one
    worker process (2 slots) and with two; the time from the first request to the last
@@ -65,6 +67,7 @@ API_ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", "2"))  # 1, 2, 1, 2 API proc
 
 
 EVENTS = int(os.environ.get("BENCH_SCALE_EVENTS", "100000"))
+_WAL = "SELECT wal_sync, wal_records FROM pg_stat_wal"  # the server's WAL counters (PostgreSQL 14 and later)
 _JOBS_PROJECTED = "SELECT sum(next_offset) FROM projection_offsets WHERE projection = 'jobs'"
 
 
@@ -96,6 +99,8 @@ async def api_run(base, apis: int) -> dict:
         subprocess.run([ensure_wrk(), "-t1", "-c8", "-d3s", "-s", script, url], capture_output=True, timeout=60)
         async with pool.acquire() as conn:
             commits_before = await conn.fetchval(_COMMITS)
+            wal_before = await conn.fetchrow(_WAL)
+            head_before = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
         before = {n: cpu_seconds(p.pid) for n, p in procs.items()}
         pg_before, busy_before, started = postgres_cpu_seconds(), machine_busy(), time.monotonic()
         figures = run_wrk(url, script)
@@ -107,7 +112,13 @@ async def api_run(base, apis: int) -> dict:
         figures["api_cpu_ms_per_request"] = round(api_cores * elapsed / figures["requests"] * 1000, 3)
         async with pool.acquire() as conn:
             commits = await conn.fetchval(_COMMITS) - commits_before
+            wal = await conn.fetchrow(_WAL)
         figures["pg_commits_per_request"] = round(commits / figures["requests"], 3)
+        # What a commit costs when it writes: WAL flushes (fsync) and WAL records per request. The
+        # server's counters are for the whole cluster: other databases' work counts too.
+        figures["wal_syncs_per_request"] = round((wal["wal_sync"] - wal_before["wal_sync"]) / figures["requests"], 3)
+        figures["wal_records_per_request"] = round(
+            (wal["wal_records"] - wal_before["wal_records"]) / figures["requests"], 2)
         figures["machine_busy_fraction"] = round(
             (busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
         for n, p in procs.items():
@@ -115,13 +126,19 @@ async def api_run(base, apis: int) -> dict:
                 figures.setdefault("exited", []).append(n)
         async with pool.acquire() as conn:
             figures["events_committed"] = await conn.fetchval("SELECT count(*) FROM events WHERE type = 'MediaCreated'")
+            # Appends per commit during the measured run: the rows of one transaction share its xmin.
+            run = await conn.fetchrow("SELECT count(*) AS n, count(DISTINCT xmin::text) AS commits FROM events "
+                                      "WHERE type = 'MediaCreated' AND position > $1", head_before)
+            figures["appends_per_commit"] = round(run["n"] / max(1, run["commits"]), 2)
     finally:
         stop_all(procs)
         await pool.close()
         await drop_isolated(base, settings)
     print(f"api x{apis}: {figures['req_per_s']:.0f} req/s, p50 {figures['p50_ms']:.1f} ms, p99 "
           f"{figures['p99_ms']:.1f} ms, non-2xx {figures['non_2xx']}, cores {figures['cpu_cores']}, API CPU "
-          f"{figures['api_cpu_ms_per_request']} ms/request, {figures['pg_commits_per_request']} commits/request, "
+          f"{figures['api_cpu_ms_per_request']} ms/request, {figures['pg_commits_per_request']} commits/request "
+          f"({figures['wal_syncs_per_request']} WAL flushes, {figures['wal_records_per_request']} WAL records, "
+          f"{figures['appends_per_commit']} appends per group commit), "
           f"machine {figures['machine_busy_fraction']} busy", flush=True)
     return figures
 

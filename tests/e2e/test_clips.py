@@ -1,7 +1,8 @@
 """Clips end to end on the real processes (api, relay, projector, worker, dispatcher) and real
 media: the simple clip in each format probed with ffprobe, the templates, detection on a talk
 whose sentence times are known, renders with a template (progressive results, a clip failing
-once and retried alone, aspect ratio, duration and burned captions checked on the output),
+once and retried alone, aspect ratio, duration and burned captions checked on the output; a
+face-following render of a real portrait, with the framing each clip took),
 kill -9 of the worker in the middle of a render, cancellation between clips, the webhooks, and
 every refusal.
 
@@ -24,13 +25,16 @@ from urllib.parse import urlsplit
 from uuid import UUID
 
 import aiohttp
+import numpy as np
 import pytest
 
 from infra.storage import STAGING, LocalStorage, storage_root
+from infra.vision.faces import FaceDetector
 from services.jobs.clips import staging_label
 from tests.conftest import env_for
 from tests.e2e.conftest import running_service, spawn
 from tests.e2e.test_videos import upload
+from tests.face_media import captions, face_video
 from tests.integration.test_dispatcher import Receiver, TestCA, verify, wait_until
 from tests.media_factory import make_interview, run
 
@@ -417,6 +421,67 @@ async def test_a_render_shows_each_clip_at_once_retries_the_failed_one_alone_and
         assert (again.data["job_id"], again.data["reused"], again.data["credits_charged"]) == (job_id, True, 0)
     finally:
         await receiver.stop()
+
+
+async def test_a_face_following_render_records_the_path_it_chose_for_each_clip(svc, tmp_path_factory, tmp_path):
+    """Template 5 on a video whose speaker (a real portrait) jumps from the left third to the right
+    third, then leaves: the clip with the speaker follows the face (found again inside the
+    downloaded clip), the clip without anybody falls back to the centre crop, and the tracking
+    object, the events and clip.generated's payload say which path each clip took."""
+    root = tmp_path_factory.mktemp("speaker")
+    video = face_video(root, "speaker.mp4", 10, [("if(lt(t,3),100,780)", 160, 400, "lt(t,6)")])
+    ws = await svc.workspace(credits=1_000)
+    status, body = await upload(ws.client, video, captions=captions(root, 10))
+    assert status == 201, body
+    r = await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})
+    job = await wait_job(ws.client, r.data["job_id"])
+    assert job["status"] == "completed", job
+    clips = [render_clip("speaker", 0, 6_000), render_clip("nobody", 6_500, 9_500)]
+    r = await ws.client.post("/production/clips/render", {"article_id": job["article_id"], "template_id": 5,
+                                                          "clips": clips})
+    assert r.status == 202 and r.data["credits_charged"] == 4, r.body  # priced like every template render
+    tracking = await track(ws.client, r.data["job_id"])
+    assert tracking["status"] == "completed", tracking
+    by_id = {c["clip_id"]: c for c in tracking["rendered_clips"]}
+    followed, fallback = by_id["speaker"]["framing"], by_id["nobody"]["framing"]
+    assert (followed["mode"], followed["faces"], followed["samples"], followed["reason"]) == ("follow_face", 1, 30,
+                                                                                             None)
+    assert followed["faces_seen_pct"] >= 90 and 2 <= followed["keyframes"] <= 30
+    assert (fallback["mode"], fallback["faces"], fallback["faces_seen_pct"], fallback["keyframes"]) == (
+        "centre_fallback", 0, 0, 0)
+    assert "0 % of the sampled frames" in fallback["reason"]
+    events = await clip_events(svc, r.data["job_id"], "ClipRendered")
+    assert {e["clip_id"]: e["framing"] for e in events} == {"speaker": followed, "nobody": fallback}
+
+    out = await download(svc.http, by_id["speaker"]["url"], tmp_path / "speaker.mp4")
+    assert (by_id["speaker"]["width"], by_id["speaker"]["height"]) == (720, 1280)
+    detector = FaceDetector()
+    try:
+        for at in (1.0, 5.5):  # before the jump, and once the window has followed it
+            frame = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-ss", str(at), "-i", str(out), "-frames:v",
+                                    "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], capture_output=True,
+                                   check=True, timeout=30).stdout
+            [face] = detector.faces(np.frombuffer(frame, np.uint8).reshape(1280, 720, 3))
+            assert 0.25 <= face.x <= 0.75, (at, face)
+    finally:
+        detector.close()
+
+    # A one-pixel video: no face to look for, the centre crop, and the clip is made all the same.
+    pixel = root / "pixel.mp4"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=red:s=16x16:r=25:d=4", "-f", "lavfi", "-i",
+         "sine=d=4", "-vf", "scale=1:1", "-c:v", "libx264", "-pix_fmt", "yuv444p", "-c:a", "aac", "-shortest",
+         str(pixel)])
+    status, body = await upload(ws.client, pixel, captions=captions(root, 4, "pixel.vtt"))
+    assert status == 201 and (body["data"]["width"], body["data"]["height"]) == (1, 1), body
+    job = await wait_job(ws.client, (await ws.client.post(f"/videos/{body['data']['id']}/analyze", {})).data["job_id"])
+    assert job["status"] == "completed", job
+    r = await ws.client.post("/production/clips/render", {"article_id": job["article_id"], "template_id": 6,
+                                                          "clips": [render_clip("pixel", 0, 3_000)]})
+    tracking = await track(ws.client, r.data["job_id"])
+    assert tracking["status"] == "completed", tracking
+    [clip] = tracking["rendered_clips"]
+    assert (clip["width"], clip["height"], clip["framing"]["mode"]) == (720, 720, "centre_fallback")
+    assert "smaller than 32 pixels" in clip["framing"]["reason"] and clip["framing"]["samples"] == 0
 
 
 def talk_source(svc, talk) -> str:

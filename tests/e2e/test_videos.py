@@ -115,7 +115,8 @@ async def test_upload_analyze_and_read_every_route(service, media):
         "analysis_mode": "behavioral", "quality_profile": "standard", "language": "fr"})
     assert r.status == 202, r.body
     assert r.data["type"] == "analyze_video" and r.data["status"] == "pending"
-    assert r.data["estimated_duration_seconds"] > 0 and r.data["credits_charged"] == 1
+    # one credit for the analysis, one for the behavioural analysis of its picture (a started minute each)
+    assert r.data["estimated_duration_seconds"] > 0 and r.data["credits_charged"] == 2
     refused = await other.client.post(f"/videos/{vid}/analyze", {})
     # Another workspace's video is missing, and the 404 names the id the client sent.
     assert refused.status == 404 and refused.error["details"]["id"] == str(vid), refused.body
@@ -125,7 +126,7 @@ async def test_upload_analyze_and_read_every_route(service, media):
     assert job["result"]["video_id"] == vid  # article_id has its own field
     assert job["result"]["transcript_source"] == {"kind": "captions"} and job["result"]["claims"] > 0
     assert "article_skipped" not in job["result"]
-    assert (await ws.client.get("/credits")).data["used"] == 1
+    assert (await ws.client.get("/credits")).data["used"] == 2
 
     reads = {}
     for read in READS:
@@ -147,6 +148,12 @@ async def test_upload_analyze_and_read_every_route(service, media):
     for name in ("Alice", "Bob"):
         talk = sum(b - a for a, b, _, who in cues if who == name)
         assert abs(speakers[name]["talkTimeMs"] - talk) <= 5
+    # the picture is red, then blue: the behavioural analysis says nobody is there, and measures nothing
+    seen = {v["signal"]: v for v in reads["visual-elements"] if v["type"] == "behaviour"}
+    assert seen["presence"]["description"] == "no person is visible", seen
+    assert [(s["startMs"], s["value"]) for s in seen["gaze"]["timeline"]] == [(0, "not_visible")]
+    assert abs(seen["gaze"]["timeline"][0]["endMs"] - media["duration_ms"]) < 200
+    assert reads["graph"]["behavioral"]["unavailable"] == {}
     cuts = [v["startMs"] for v in reads["visual-elements"] if v.get("startMs", 0) > 0]
     assert any(abs(c - CUT_MS) <= 500 for c in cuts), reads["visual-elements"]
     silences = [a for a in reads["audio-elements"] if a.get("type") == "silence" or a.get("kind") == "silence"]

@@ -16,6 +16,7 @@ from domain.base import DomainError, InvalidTransition
 from domain.clip_overlay import _ass_time, ass_script, title_box, title_layout
 from domain.clips import (
     MAX_RENDER_CLIP_MS,
+    REFRAMES,
     SYSTEM_TEMPLATES,
     Caption,
     ClipDetection,
@@ -60,7 +61,7 @@ def test_system_templates_cover_the_three_formats_with_one_default() -> None:
     assert {t.format for t in SYSTEM_TEMPLATES} == {"9:16", "1:1", "16:9"}
     assert [t for t in SYSTEM_TEMPLATES if t.is_default] == [default_template()]
     assert len({t.id for t in SYSTEM_TEMPLATES}) == len(SYSTEM_TEMPLATES)
-    assert {t.reframe for t in SYSTEM_TEMPLATES} == {"crop", "blur_fill"}
+    assert {t.reframe for t in SYSTEM_TEMPLATES} == set(REFRAMES) == {"crop", "blur_fill", "follow_face"}
     for t in SYSTEM_TEMPLATES:
         assert 5 <= t.target_duration_seconds <= 180 and t.width % 2 == 0 and t.height % 2 == 0
         shown = t.to_dict()

@@ -308,7 +308,9 @@ def test_stored_data_conforms_to_the_published_schemas(registry: EventRegistry) 
                               clips=[{"id": "a", "start_ms": 0, "end_ms": 5000, "duration_ms": 5000}], template_id=1)
     render.record_failed("a", attempt=1, error_message="ffmpeg exited 1")
     render.record_rendered("a", attempt=2, file_key="clips/w/j/a.2.mp4", thumbnail_key="clips/w/j/a.2.jpg",
-                           duration_ms=5000, size_bytes=1000, width=720, height=1280)
+                           duration_ms=5000, size_bytes=1000, width=720, height=1280,
+                           framing={"mode": "follow_face", "faces_seen_pct": 96, "samples": 25, "faces": 1,
+                                    "keyframes": 7, "reason": None})
     video.change_description("a new description")
     candidate = Candidate.open(video_id=4, workspace_id=WORKSPACE, environment="production", media_id=1)
     basis = (job.id, video.description_revision)

@@ -30,6 +30,7 @@ WS = uuid.UUID("5a5a5a5a-1111-4222-8333-944445555666")
 RECORDED = datetime(2026, 5, 4, 12, 0, 0, 250_000, tzinfo=UTC)
 HOOK = uuid.UUID("6b6b6b6b-1111-4222-8333-944445555666")
 JOB_URL = "https://per-request.example/cb"
+FRAMING = {"mode": "follow_face", "faces_seen_pct": 96, "samples": 150, "faces": 1, "keyframes": 9, "reason": None}
 
 
 def _settings(when: datetime = RECORDED, **kw) -> Settings:
@@ -78,10 +79,10 @@ def _history() -> list:
                    "size_bytes": 900})
     render = Job.queue(job_id=uuid.uuid4(), workspace_id=WS, job_type="clip_render")
     clips = ClipRender.queue(job_id=render.id, workspace_id=WS, environment="production", video_id=4,
-                             clips=[{"id": "a", "start_ms": 0, "end_ms": 5000, "duration_ms": 5000}], template_id=1)
+                             clips=[{"id": "a", "start_ms": 0, "end_ms": 5000, "duration_ms": 5000}], template_id=5)
     clips.record_rendered("a", attempt=1, file_key=f"clips/{WS}/{render.id}/a.1.mp4",
                           thumbnail_key=f"clips/{WS}/{render.id}/a.1.jpg", duration_ms=5000, size_bytes=1000,
-                          width=720, height=1280)
+                          width=720, height=1280, framing=FRAMING)
     failing = Job.queue(job_id=uuid.uuid4(), workspace_id=WS, job_type="translate_article", webhook_url=JOB_URL)
     failing.start(1, "w")
     failing.report_progress(30, "writing")
@@ -224,6 +225,11 @@ def test_an_internal_change_of_an_event_leaves_the_public_payload_as_it_was(deli
                              "video_codec": "hevc", "storage_tier": "cold"})
     moved = _with(rendered, {**rendered.data, "encoder": "libx264", "render_host": "/srv/worker-3"})
     assert _body([grown, moved]) == before
+    # ClipRendered of schema 1 (no framing): a clip.generated with framing null
+    assert before[rendered.position]["data"]["framing"] == FRAMING
+    unframed = _with(rendered, registry.upcast("ClipRendered", 1, {k: v for k, v in rendered.data.items()
+                                                                     if k != "framing"}))
+    assert _body([unframed])[rendered.position]["data"]["framing"] is None
     # the first schema of VideoUploaded (no demuxer, no publication date, no thumbnail), upcast as
     # the intake reads it: the same payload as today's event
     old = {k: v for k, v in uploaded.data.items() if k not in ("demuxer", "published_at", "thumbnail_key")}
