@@ -363,6 +363,7 @@ def kafka_rss_mb(settings: Settings) -> float | None:
 SEAWEEDFS_MODULE = "github.com/seaweedfs/seaweedfs"
 SEAWEEDFS_VERSION = "v0.0.0-20261109003541-7506e5f91cd6"
 GO_CANDIDATES = ("/usr/local/go/bin/go",)
+SEAWEEDFS_MEMORY_MB = 256  # the Go heap's soft limit of the stack's SeaweedFS
 
 
 def go_tool() -> str:
@@ -463,9 +464,11 @@ def seaweed_argv(settings: Settings, weed: Path, config: Path) -> list[str]:
     data = _seaweed_dir(settings) / "data"
     return [str(weed), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
             f"-master.port={p + 1}", f"-master.port.grpc={p + 11}", "-master.volumeSizeLimitMB=256",
+            "-master.telemetry=false",  # no usage report leaves the machine
             f"-volume.port={p + 2}", f"-volume.port.grpc={p + 12}", "-volume.max=0",
             "-filer", f"-filer.port={p + 3}", f"-filer.port.grpc={p + 13}",
             "-s3", f"-s3.port={p}", f"-s3.port.grpc={p + 14}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            "-s3.cacheCapacityMB=64",
             f"-s3.config={config}"]
 
 
@@ -515,8 +518,12 @@ def seaweed_up(settings: Settings) -> float:
         (_seaweed_dir(settings) / "master.toml").write_text(
             "[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 2\ncopy_3 = 3\ncopy_other = 1\n")
         with log.open("ab") as out:
+            # GOMEMLIMIT: the Go runtime collects sooner rather than grow past it (a soft bound: without
+            # it the server held 730 MB after the test suite's uploads; with it, see docs/operations.md).
+            env = dict(os.environ, GOMEMLIMIT=f"{SEAWEEDFS_MEMORY_MB}MiB")
             proc = subprocess.Popen(seaweed_argv(settings, weed, config), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=_seaweed_dir(settings))
+                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=_seaweed_dir(settings),
+                                    env=env)
         (settings.instance_dir / "seaweedfs.pid").write_text(str(proc.pid))
     _wait(lambda: _seaweed_pid(settings) is not None and seaweed_ready(settings), 120, "SeaweedFS", log)
     return time.monotonic() - started

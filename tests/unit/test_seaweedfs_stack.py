@@ -27,7 +27,8 @@ def test_weed_server_listens_on_loopback_on_the_stacks_ports(tmp_path: Path):
     assert "-ip=127.0.0.1" in argv and "-ip.bind=127.0.0.1" in argv
     ports = sorted(int(a.split("=")[1]) for a in argv if a.split("=")[0].endswith((".port", ".grpc")))
     assert ports == [28333, 28334, 28335, 28336, 28344, 28345, 28346, 28347]  # below the ephemeral range
-    assert {"-s3.port.iceberg=0", "-s3.port.lance=0", f"-s3.config={tmp_path / 's3.json'}"} <= set(argv)
+    assert {"-s3.port.iceberg=0", "-s3.port.lance=0", f"-s3.config={tmp_path / 's3.json'}",
+            "-master.telemetry=false"} <= set(argv)
     assert f"-dir={tmp_path / 'test' / 'seaweedfs' / 'data'}" in argv
 
 
