@@ -194,6 +194,35 @@ class Settings(BaseSettings):
     clip_fail_once: str = ""
     # Storage of uploaded media: a local directory; empty means <stack_dir>/<stack_instance>/storage.
     storage_dir: str = ""
+    # Where every stored file lives: "local" (the directory above) or "s3" (an S3-compatible object store,
+    # shared by several machines; docs/operations.md "Object store").
+    storage_backend: str = Field(default="local", pattern="^(local|s3)$")
+    # Object store: endpoint URL (scheme, host, port); empty with "s3" = the local stack's SeaweedFS.
+    s3_endpoint_url: str = ""
+    # Object store: the bucket holding every stored file (created when absent).
+    s3_bucket: str = "vaeo"
+    # Object store: region name signed into requests.
+    s3_region: str = "us-east-1"
+    # Object store: access key id; empty with the local stack's SeaweedFS = the key the stack generated.
+    s3_access_key_id: str = ""
+    # Object store: secret access key; a secret, never logged nor stored; empty as above.
+    s3_secret_access_key: SecretStr = SecretStr("")
+    # Object store: longest wait for one request (connect, then each read), seconds.
+    s3_timeout_s: float = Field(default=30.0, gt=0)
+    # Object store: attempts of one request at most; connection errors, 5xx and throttling are retried (with backoff).
+    s3_max_attempts: int = Field(default=3, ge=1)
+    # Object store: size of each part of a multipart upload, bytes (the memory one upload holds; S3's least is 5 MiB).
+    s3_part_bytes: int = Field(default=8 * 1024 ** 2, ge=5 * 1024 ** 2)
+    # Object store: local read cache of objects (ffmpeg reads local files); empty = <instance dir>/media-cache.
+    media_cache_dir: str = ""
+    # Object store: bytes the local read cache keeps at most (least recently used files are evicted first).
+    media_cache_max_bytes: int = Field(default=20 * 1024 ** 3, ge=0)
+    # Object store: a cached file handed out this recently, or open by any process, is never evicted, seconds.
+    media_cache_in_use_s: float = Field(default=600.0, ge=0)
+    # Local stack: S3 port of its SeaweedFS (master, volume and filer take the next ports; their gRPC ports +11..+14).
+    stack_s3_port: int = 18333
+    # Local stack: where the SeaweedFS binary built from the Go module proxy is cached between runs.
+    seaweedfs_cache: Path = Path.home() / ".cache" / "vaeo" / "seaweedfs"
     # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the
     # signed file URLs; empty = the API's own address, http://<api_host>:<api_port>.
     public_base_url: str = ""
@@ -354,6 +383,19 @@ class Settings(BaseSettings):
         if self.kafka_bootstrap:
             return self.kafka_bootstrap
         return f"127.0.0.1:{self.stack_kafka_port}"
+
+    @property
+    def media_cache_path(self) -> Path:
+        """The object store's local read cache (and its staging files)."""
+        return Path(self.media_cache_dir) if self.media_cache_dir else self.instance_dir / "media-cache"
+
+    @property
+    def uses_local_object_store(self) -> bool:
+        """The S3 backend on the local stack's SeaweedFS (no endpoint given)."""
+        return self.storage_backend == "s3" and not self.s3_endpoint_url
+
+    def resolved_s3_endpoint(self) -> str:
+        return self.s3_endpoint_url or f"http://127.0.0.1:{self.stack_s3_port}"
 
     @property
     def uses_local_stack(self) -> bool:

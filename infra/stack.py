@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import fcntl
 import glob
 import hashlib
+import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -352,6 +355,193 @@ def kafka_rss_mb(settings: Settings) -> float | None:
     return None
 
 
+# ------------------------------------------------------------------------------------ SeaweedFS
+
+# The object store of the local stack: SeaweedFS (Apache-2.0), built from the Go module proxy with
+# the machine's Go. Its go.mod has replace directives, so ``go install module@version`` is refused:
+# the module's source is downloaded (``go mod download``), copied to a writable directory and built.
+SEAWEEDFS_MODULE = "github.com/seaweedfs/seaweedfs"
+SEAWEEDFS_VERSION = "v0.0.0-20261109003541-7506e5f91cd6"
+GO_CANDIDATES = ("/usr/local/go/bin/go",)
+SEAWEEDFS_MEMORY_MB = 256  # the Go heap's soft limit of the stack's SeaweedFS
+
+
+def go_tool() -> str:
+    """The Go toolchain that builds SeaweedFS: ``go`` on the PATH, else /usr/local/go/bin/go."""
+    found = shutil.which("go") or next((c for c in GO_CANDIDATES if os.access(c, os.X_OK)), None)
+    if found is None:
+        raise StackError("the object store (SeaweedFS) is built with Go, and no `go` was found on the PATH nor "
+                         "at /usr/local/go/bin/go: install Go 1.26 or newer from https://go.dev/dl/ (Debian's "
+                         "golang package is too old)")
+    return found
+
+
+def seaweedfs_binary(settings: Settings) -> Path:
+    """The ``weed`` binary, built once into ``seaweedfs_cache/<version>/weed`` (a file lock keeps two
+    processes from building at once; the second finds the first one's binary)."""
+    target = settings.seaweedfs_cache / SEAWEEDFS_VERSION / "weed"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with (settings.seaweedfs_cache / f"{SEAWEEDFS_VERSION}.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not target.is_file():
+            _build_seaweedfs(target)
+    return target
+
+
+def _build_seaweedfs(target: Path) -> None:
+    go = go_tool()
+    home = target.parent.parent.parent / "go"  # ~/.cache/vaeo/go: the module cache survives the build
+    env = dict(os.environ, GOPATH=str(home), GOMODCACHE=str(home / "pkg" / "mod"), GOCACHE=str(home / "build-cache"),
+               GOFLAGS="-mod=mod -buildvcs=false", GOTOOLCHAIN="local", CGO_ENABLED="0")
+    started = time.monotonic()
+    listing = _run([go, "mod", "download", "-json", f"{SEAWEEDFS_MODULE}@{SEAWEEDFS_VERSION}"], env=env, timeout=1800)
+    source = Path(json.loads(listing)["Dir"])
+    work = target.parent / "src"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(source, work)
+    for folder, _, files in os.walk(work):  # the module cache is read-only; the build writes go.sum
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    partial = target.with_suffix(".part")
+    proc = subprocess.run([go, "build", "-o", str(partial), "./weed"], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=3600)
+    shutil.rmtree(work, ignore_errors=True)
+    if proc.returncode != 0:
+        raise StackError(f"building SeaweedFS failed ({proc.returncode}):\n{(proc.stdout + proc.stderr)[-2000:]}")
+    os.replace(partial, target)
+    shutil.rmtree(home / "build-cache", ignore_errors=True)  # 1.6 GB of objects no later start needs
+    (target.parent / "build-seconds").write_text(f"{time.monotonic() - started:.0f}\n")
+
+
+def _seaweed_dir(settings: Settings) -> Path:
+    return settings.instance_dir / "seaweedfs"
+
+
+def seaweedfs_credentials(settings: Settings) -> tuple[str, str]:
+    """The access key id and secret of the stack's SeaweedFS, generated once (file mode 0600)."""
+    path = _seaweed_dir(settings) / "credentials.json"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made = {"access_key_id": "vaeo" + secrets.token_hex(8), "secret_access_key": secrets.token_urlsafe(30)}
+        partial = path.with_suffix(".part")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(made, f)
+        os.replace(partial, path)
+    known = json.loads(path.read_text())
+    return known["access_key_id"], known["secret_access_key"]
+
+
+def _write_seaweed_config(settings: Settings) -> Path:
+    access, secret = seaweedfs_credentials(settings)
+    identity = {"name": "vaeo", "credentials": [{"accessKey": access, "secretKey": secret}],
+                "actions": ["Admin", "Read", "Write", "List", "Tagging"]}
+    config = _seaweed_dir(settings) / "s3.json"
+    fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump({"identities": [identity]}, f)
+    return config
+
+
+def _seaweed_pid(settings: Settings) -> int | None:
+    pidfile = settings.instance_dir / "seaweedfs.pid"
+    try:
+        pid = int(pidfile.read_text().strip())
+        os.kill(pid, 0)
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return None
+    return pid if b"weed" in cmdline and _running(pid) else None
+
+
+def seaweed_argv(settings: Settings, weed: Path, config: Path) -> list[str]:
+    """``weed server``: master, volume, filer and the S3 gateway in one process, on loopback only,
+    on ``stack_s3_port`` and the ports after it (gRPC: +11 to +14, below the ephemeral range)."""
+    p = settings.stack_s3_port
+    data = _seaweed_dir(settings) / "data"
+    return [str(weed), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
+            f"-master.port={p + 1}", f"-master.port.grpc={p + 11}", "-master.volumeSizeLimitMB=256",
+            "-master.telemetry=false",  # no usage report leaves the machine
+            f"-volume.port={p + 2}", f"-volume.port.grpc={p + 12}", "-volume.max=0",
+            "-filer", f"-filer.port={p + 3}", f"-filer.port.grpc={p + 13}",
+            "-s3", f"-s3.port={p}", f"-s3.port.grpc={p + 14}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            "-s3.cacheCapacityMB=64",
+            f"-s3.config={config}"]
+
+
+def seaweed_ready(settings: Settings) -> bool:
+    """The S3 gateway answers a signed request, and a write lands (volumes are allocated)."""
+    if not _port_open(settings.stack_s3_port):
+        return False
+    import botocore.session
+    from botocore.config import Config
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    access, secret = seaweedfs_credentials(settings)
+    client = botocore.session.get_session().create_client(
+        "s3", endpoint_url=f"http://127.0.0.1:{settings.stack_s3_port}", region_name=settings.s3_region,
+        aws_access_key_id=access, aws_secret_access_key=secret,
+        config=Config(s3={"addressing_style": "path"}, connect_timeout=2, read_timeout=5, retries={"max_attempts": 1}))
+    try:
+        try:
+            client.head_bucket(Bucket=READY_BUCKET)
+        except ClientError:
+            client.create_bucket(Bucket=READY_BUCKET)
+        client.put_object(Bucket=READY_BUCKET, Key="ready", Body=b"ok")
+        return True
+    except (BotoCoreError, ClientError):
+        return False
+    finally:
+        client.close()
+
+
+READY_BUCKET = "vaeo-ready"
+
+
+def seaweed_up(settings: Settings) -> float:
+    """Start the stack's SeaweedFS if it is not running (building it the first time); the seconds it took."""
+    started = time.monotonic()
+    if _seaweed_pid(settings) and seaweed_ready(settings):
+        return 0.0
+    weed = seaweedfs_binary(settings)
+    (_seaweed_dir(settings) / "data").mkdir(parents=True, exist_ok=True)
+    (settings.instance_dir / "logs").mkdir(parents=True, exist_ok=True)
+    log = settings.instance_dir / "logs" / "seaweedfs.log"
+    if _seaweed_pid(settings) is None:
+        config = _write_seaweed_config(settings)
+        # weed reads master.toml from its working directory: one volume per new collection (a bucket),
+        # not seven, so that a bucket costs one volume of the disk's share (volume.max=0: free space
+        # divided by the volume size).
+        (_seaweed_dir(settings) / "master.toml").write_text(
+            "[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 2\ncopy_3 = 3\ncopy_other = 1\n")
+        with log.open("ab") as out:
+            # GOMEMLIMIT: the Go runtime collects sooner rather than grow past it (a soft bound: without
+            # it the server held 730 MB after the test suite's uploads; with it, see docs/operations.md).
+            env = dict(os.environ, GOMEMLIMIT=f"{SEAWEEDFS_MEMORY_MB}MiB")
+            proc = subprocess.Popen(seaweed_argv(settings, weed, config), stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=_seaweed_dir(settings),
+                                    env=env)
+        (settings.instance_dir / "seaweedfs.pid").write_text(str(proc.pid))
+    _wait(lambda: _seaweed_pid(settings) is not None and seaweed_ready(settings), 120, "SeaweedFS", log)
+    return time.monotonic() - started
+
+
+def seaweed_down(settings: Settings) -> None:
+    pid = _seaweed_pid(settings)
+    if pid is None:
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.2)
+    if _running(pid):
+        os.kill(pid, signal.SIGKILL)
+    (settings.instance_dir / "seaweedfs.pid").unlink(missing_ok=True)
+
+
 # ---------------------------------------------------------------------------------------- stack
 
 
@@ -362,10 +552,12 @@ def up(settings: Settings) -> dict:
     kafka_seconds = None
     if not settings.kafka_bootstrap:
         kafka_seconds = kafka_up(settings)
-    return status(settings) | {"kafka_ready_seconds": kafka_seconds}
+    s3_seconds = seaweed_up(settings) if settings.uses_local_object_store else None
+    return status(settings) | {"kafka_ready_seconds": kafka_seconds, "object_store_ready_seconds": s3_seconds}
 
 
 def down(settings: Settings) -> None:
+    seaweed_down(settings)  # whatever the backend: a SeaweedFS this stack started stops with it
     if not settings.kafka_bootstrap:
         kafka_down(settings)
     if not settings.database_url:
@@ -391,5 +583,12 @@ def status(settings: Settings) -> dict:
             "ready": kafka_ready(settings) if local_kafka else None,
             "rss_mb": kafka_rss_mb(settings) if local_kafka else None,
             "log": str(settings.instance_dir / "logs" / "kafka.log") if local_kafka else None,
+        },
+        "object_store": {
+            "backend": settings.storage_backend,
+            "endpoint": settings.resolved_s3_endpoint() if settings.storage_backend == "s3" else None,
+            "managed": settings.uses_local_object_store,
+            "pid": _seaweed_pid(settings),
+            "log": str(settings.instance_dir / "logs" / "seaweedfs.log"),
         },
     }

@@ -13,77 +13,36 @@ place with one ``os.replace`` (atomic on one file system) only once it has been 
 refused or failed upload deletes its staging file, and a command whose append fails deletes what
 it had moved into place.
 
-``Storage`` lists what the rest of the code uses, so that an object store can implement it later
-(staging stays a local file; ``commit`` uploads it, ``open`` streams a range, ``path`` fetches the
-object into a local cache for ffmpeg). ``LocalStorage`` is the only implementation today.
+``Storage`` lists what the rest of the code uses. Two implementations, chosen by
+``VAEO_STORAGE_BACKEND``: ``LocalStorage`` (``local``, the default) and ``S3Storage`` (``s3``,
+``infra/storage_s3.py``: an S3-compatible object store shared by several machines; staging stays a
+local file, ``commit`` uploads it, ``open`` streams ranges, ``path`` fetches the object into a
+bounded local cache for ffmpeg).
 """
 
 from __future__ import annotations
 
-import hashlib
+import atexit
 import os
+import threading
 import time
 import uuid
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from stat import S_ISREG
-from typing import BinaryIO, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from infra.settings import Settings
-
-STAGING = ".staging"
-MAX_KEY_LENGTH = 1024
-
-
-class StorageError(Exception):
-    """A key the storage refuses (it would leave the root, or is not a key at all)."""
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """What the storage knows of one stored file."""
-
-    key: str
-    size: int
-    modified_ns: int
-
-    @property
-    def etag(self) -> str:
-        """A strong entity tag: changes whenever the file is replaced (new size or modification
-        time); says nothing of the key or the time (a digest, not the values)."""
-        digest = hashlib.sha256(f"{self.key}\0{self.size}\0{self.modified_ns}".encode()).hexdigest()
-        return f'"{digest[:32]}"'
-
-
-@dataclass
-class OpenedFile:
-    """A stored file open for reading, with what it was when opened (a file replaced or deleted
-    afterwards is still read whole: the reader holds the version it opened)."""
-
-    reader: BinaryIO
-    info: FileInfo
-
-    def close(self) -> None:
-        self.reader.close()
-
-
-def check_key(key: str) -> str:
-    """``key`` when it is a well-formed storage key; ``StorageError`` otherwise. Pure: no file
-    system call, so a hostile key is refused before anything is touched."""
-    if not isinstance(key, str) or not key or len(key) > MAX_KEY_LENGTH:
-        raise StorageError("a storage key is a non-empty relative path")
-    if "\\" in key or "\0" in key or key.startswith("/"):
-        raise StorageError(f"storage key {key!r} is not a relative POSIX path")
-    parts = key.split("/")
-    if any(part in ("", ".", "..") for part in parts) or parts[0] == STAGING:
-        raise StorageError(f"storage key {key!r} leaves the storage root")
-    return key
-
-
-def workspace_of_key(key: str) -> str | None:
-    """The workspace folder of a key (``<kind>/<workspace id>/...``), or None for a shorter key."""
-    parts = PurePosixPath(key).parts
-    return parts[1] if len(parts) >= 3 else None
+from infra.storage_s3 import S3Storage
+from infra.storage_types import (  # noqa: F401 (re-exported: the rest of the code imports them from here)
+    MAX_KEY_LENGTH,
+    STAGING,
+    FileInfo,
+    OpenedFile,
+    StorageError,
+    StorageUnavailable,
+    check_key,
+    workspace_of_key,
+)
 
 
 @runtime_checkable
@@ -140,9 +99,34 @@ def storage_root(settings: Settings) -> Path:
     return Path(settings.storage_dir) if settings.storage_dir else settings.instance_dir / "storage"
 
 
+_OBJECT_STORES: dict[tuple, S3Storage] = {}
+_OBJECT_STORES_LOCK = threading.Lock()
+
+
+@atexit.register
+def close_object_stores() -> None:
+    """Close the object stores' clients (their connections) before the process ends."""
+    with _OBJECT_STORES_LOCK:
+        stores = list(_OBJECT_STORES.values())
+        _OBJECT_STORES.clear()
+    for store in stores:
+        store.close()
+
+
 def storage_for(settings: Settings) -> Storage:
-    """The storage the settings name (the local directory: the only kind today)."""
-    return LocalStorage.from_settings(settings)
+    """The storage the settings name. An object store is made once per process and configuration
+    (its client keeps a pool of connections), the local directory at each call (it holds nothing)."""
+    if settings.storage_backend != "s3":
+        return LocalStorage.from_settings(settings)
+    ident = (settings.resolved_s3_endpoint(), settings.s3_bucket, settings.s3_region, settings.s3_access_key_id,
+             settings.s3_secret_access_key.get_secret_value(), str(settings.media_cache_path),
+             settings.media_cache_max_bytes, settings.media_cache_in_use_s, settings.s3_part_bytes,
+             settings.s3_timeout_s, settings.s3_max_attempts, str(settings.instance_dir))
+    with _OBJECT_STORES_LOCK:
+        found = _OBJECT_STORES.get(ident)
+        if found is None:
+            found = _OBJECT_STORES[ident] = S3Storage.from_settings(settings)
+        return found
 
 
 class LocalStorage:

@@ -23,6 +23,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
+from pydantic import SecretStr
 
 from infra import stack
 from infra.codec import EventRegistry
@@ -44,6 +45,7 @@ def _base_settings() -> Settings:
         stack_instance="test",
         stack_pg_port=25433,
         stack_kafka_port=29092,
+        stack_s3_port=28333,
         database_url=os.environ.get("VAEO_TEST_DATABASE_URL", ""),
         kafka_bootstrap=os.environ.get("VAEO_TEST_KAFKA_BOOTSTRAP", ""),
         secret_key="00" * 32,
@@ -73,6 +75,43 @@ def stack_up(settings: Settings) -> None:
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         stack.up(settings)
+
+
+# The timeout of a test file using ``object_store``: its first test may build SeaweedFS (about 4 minutes).
+BUILD_TIMEOUT = pytest.mark.timeout(1200)
+
+
+@pytest.fixture(scope="session")
+def object_store(stack_settings: Settings) -> Settings:
+    """The test stack with its SeaweedFS up (on 28333; built from the Go module proxy the first
+    time, docs/operations.md), started once per run like PostgreSQL and Kafka. The build (minutes,
+    once per machine) holds a lock of its own, not the stack's: other workers' tests go on meanwhile;
+    the files that use this fixture allow for it in their timeout (``BUILD_TIMEOUT``)."""
+    stack.seaweedfs_binary(stack_settings)
+    lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        stack.seaweed_up(stack_settings)
+    return stack_settings
+
+
+def s3_settings(base: Settings, cache_dir: Path, **overrides) -> Settings:
+    """``base`` on the S3 backend: the test stack's SeaweedFS, the tests' bucket (``vaeo-test``: the
+    keys hold fresh workspace ids, so tests do not meet; a bucket is a volume of the server's few), a
+    local read cache in ``cache_dir``, the credentials the stack generated."""
+    access, secret = stack.seaweedfs_credentials(base)
+    return base.model_copy(update={
+        "storage_backend": "s3", "s3_endpoint_url": base.resolved_s3_endpoint(),
+        "s3_bucket": "vaeo-test", "s3_access_key_id": access,
+        "s3_secret_access_key": SecretStr(secret), "media_cache_dir": str(cache_dir), **overrides})
+
+
+def s3_env(settings: Settings) -> dict[str, str]:
+    """The environment naming ``settings``' object store, for a process of ours."""
+    return {"VAEO_STORAGE_BACKEND": "s3", "VAEO_S3_ENDPOINT_URL": settings.s3_endpoint_url,
+            "VAEO_S3_BUCKET": settings.s3_bucket, "VAEO_S3_REGION": settings.s3_region,
+            "VAEO_S3_ACCESS_KEY_ID": settings.s3_access_key_id,
+            "VAEO_S3_SECRET_ACCESS_KEY": settings.s3_secret_access_key.get_secret_value()}
 
 
 @pytest.fixture(scope="session")
@@ -196,6 +235,8 @@ def env_for(settings: Settings) -> dict[str, str]:
         "VAEO_WORKER_POLL_INTERVAL_S": str(settings.worker_poll_interval_s),
         "PYTHONPATH": str(ROOT),
     })
+    if settings.storage_backend == "s3":  # the same object store and read cache
+        env.update(s3_env(settings), VAEO_MEDIA_CACHE_DIR=str(settings.media_cache_path))
     return env
 
 

@@ -3,8 +3,8 @@
 One function, ``to_api_error``, turns whatever a call raised into an ``ApiError``: our own
 errors, the domain error family (code and status declared on the class), aiohttp's HTTP
 exceptions (unknown route, method, body size), a body that cannot be decoded, pydantic
-validation errors, an append conflict that survived its retries, outages of PostgreSQL or Kafka
-(503), and anything else (500, no traceback, the request id to quote).
+validation errors, an append conflict that survived its retries, outages of PostgreSQL, Kafka or
+the object store (503), and anything else (500, no traceback, the request id to quote).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from domain.base import DomainError
 from infra.eventstore import ConcurrencyError
+from infra.storage import StorageUnavailable
 
 log = logging.getLogger("vaeo.api")
 
@@ -136,6 +137,9 @@ def to_api_error(exc: BaseException, request: web.Request, request_id: str) -> A
         return validation_error(exc, "body")
     if isinstance(exc, ConcurrencyError):
         return ApiError(409, "conflict", "the resource kept changing under this request; retry it", {})
+    if isinstance(exc, StorageUnavailable):  # its message names neither the endpoint nor a credential
+        log.warning("request %s: the object store is unavailable", request_id, extra={"request_id": request_id})
+        return unavailable("the object store")
     if isinstance(exc, web.HTTPException):
         return _http_status_error(exc, request)
     if isinstance(exc, RequestPayloadError):  # a body aiohttp cannot decode (a Content-Encoding that lies)

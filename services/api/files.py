@@ -49,9 +49,9 @@ from aiohttp.abc import AbstractStreamWriter
 from domain.videos import video_stream_id
 from infra.file_urls import InvalidFileToken, verify, verify_public_link
 from infra.media.posters import poster_key
-from infra.storage import OpenedFile, StorageError, storage_for
+from infra.storage import OpenedFile, StorageError, StorageUnavailable, storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route
-from services.api.errors import printable
+from services.api.errors import printable, unavailable
 
 log = logging.getLogger("vaeo.api")
 
@@ -237,6 +237,8 @@ async def _open(call: Call, storage_key: str) -> OpenedFile:
     storage = storage_for(call.app[SETTINGS])
     try:
         return await asyncio.to_thread(storage.open, storage_key)
+    except StorageUnavailable:
+        raise unavailable("the object store") from None
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, StorageError):
         raise file_not_found() from None
     except OSError as exc:

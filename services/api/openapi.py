@@ -37,7 +37,7 @@ _ERROR_MEANING = {
     429: "Rate limit of the workspace reached (`rate_limited`); see Retry-After",
     500: "Internal error (`internal_error`): no traceback, `details.request_id` to quote",
     502: "The assistant's language model provider failed mid-turn (`provider_error`); what was done is in details",
-    503: "PostgreSQL or Kafka unreachable (`unavailable`); nothing was written",
+    503: "PostgreSQL, Kafka or the object store unreachable (`unavailable`); nothing was written",
 }
 
 _HEADERS = {

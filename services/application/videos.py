@@ -28,6 +28,7 @@ from infra.captions import CaptionError, read_caption_upload
 from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
 from infra.media.posters import thumbnail
 from infra.media.probe import measure_duration, probe
+from infra.storage import StorageError
 from services.application.articles import provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
@@ -152,7 +153,10 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     finally:
         staged.unlink(missing_ok=True)
         for key in stored_keys:
-            storage.delete(key)
+            try:  # off the event loop: on an object store, a delete is a request
+                await asyncio.to_thread(storage.delete, key)
+            except StorageError as exc:  # the store went away meanwhile: the first failure is the answer
+                log.warning("%s not deleted after a failed upload: %s", key, exc)
 
 
 async def _measured(staged: Path, limit_ms: int):
@@ -188,8 +192,8 @@ async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms
     """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
     (the upload goes on without one: a picture is not what the upload is for)."""
     try:
-        picture = await asyncio.to_thread(thumbnail, storage.path(source_key), info.demuxer,
-                                          duration_ms, has_video=info.has_video)
+        source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy
+        picture = await asyncio.to_thread(thumbnail, source, info.demuxer, duration_ms, has_video=info.has_video)
     except MediaError as exc:
         log.info("no thumbnail for %s: %s", source_key, exc)
         return None

@@ -197,7 +197,8 @@ async def _media_step(ctx: JobContext, settings: Settings, storage: Storage, vid
     never by a read)."""
     await ctx.progress(20, "measuring the media (scene changes, silences, loudness, speech/music)")
     try:
-        facts = await ctx.run_blocking(_facts, storage.path(video.storage_key), settings, video)
+        source = await ctx.run_blocking(storage.path, video.storage_key)  # off the loop: an object store downloads it
+        facts = await ctx.run_blocking(_facts, source, settings, video)
     except MediaError as exc:
         raise PermanentJobError(str(exc)) from exc
     if video.thumbnail_key is None:
@@ -212,7 +213,7 @@ async def _vision_step(ctx: JobContext, settings: Settings, storage: Storage, vi
     """What the person in the picture does, for ``analysis_mode=behavioral`` (None otherwise)."""
     if ctx.params.get("analysis_mode") != "behavioral":
         return None
-    path = storage.path(video.storage_key)
+    path = await ctx.run_blocking(storage.path, video.storage_key)
     demuxer = video.demuxer
     if not demuxer:
         try:
@@ -278,7 +279,7 @@ async def _article_step(ctx: JobContext, provider: ChatProvider | None, video: V
 async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: Video, recogniser,
                   language: str | None) -> speech.SpeechTranscript:
     """The video's speech recognised (``services.jobs.speech``), on the accepted container."""
-    path = storage.path(video.storage_key)
+    path = await ctx.run_blocking(storage.path, video.storage_key)
     demuxer = video.demuxer
     if not demuxer:
         try:

@@ -168,7 +168,8 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
         staged = work.storage.staging_path(staging_label(ctx.job_id, "cut"))
         key = work.key(ctx, clip_id, f".{fmt}")
         try:
-            await work.run(cut_argv(work.storage.path(video.storage_key), video.demuxer, clip["start_ms"],
+            source = await ctx.run_blocking(work.storage.path, video.storage_key)
+            await work.run(cut_argv(source, video.demuxer, clip["start_ms"],
                                     clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
                                     has_audio=video.audio_codec is not None),
                            duration, "cutting the clip")
@@ -218,7 +219,7 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
                       clip: dict, segments: list) -> ItemDone:
     start, end = clip["start_ms"], clip["end_ms"]
     duration = end - start
-    source = work.storage.path(video.storage_key)
+    source = await ctx.run_blocking(work.storage.path, video.storage_key)
     staged = {name: work.storage.staging_path(staging_label(ctx.job_id, name))
               for name in ("render", "thumbnail", "captions", "cover")}
     clip_key = work.key(ctx, clip["id"], ".mp4")
@@ -270,9 +271,10 @@ async def _framing(ctx: JobContext, work: ClipWork, video: Video, chosen: Templa
     if not video.width or not video.height or min(video.width, video.height) < MIN_SOURCE_SIDE:
         return fallback(f"the picture is smaller than {MIN_SOURCE_SIDE} pixels: no face to follow")
     try:
+        source = await ctx.run_blocking(work.storage.path, video.storage_key)
         async with work.slots:  # its ffmpeg run counts among the worker's
             track = await ctx.run_blocking(partial(face_samples, timeout=work.timeout(end - start)),
-                                           work.storage.path(video.storage_key), video.demuxer, start, end)
+                                           source, video.demuxer, start, end)
     except MediaError as exc:
         return fallback(scrub(str(exc)))
     src_w, src_h = oriented((video.width, video.height), track.frame_size)

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from infra.file_urls import encode_token, issue_token, public_link, signing_key, verify
-from infra.storage import LocalStorage
+from infra.storage import storage_for
 from tests.e2e.conftest import running_service, start_api
 from tests.e2e.test_videos import upload
 from tests.media_factory import run
@@ -154,7 +154,7 @@ async def test_every_token_that_grants_nothing_is_the_same_404(service, clip):
 
     # A file deleted since its URL was made.
     doomed_key = key_of(settings, token_of(doomed["source_url"]))
-    LocalStorage.from_settings(settings).delete(doomed_key)
+    storage_for(settings).delete(doomed_key)
 
     refused = {
         "tampered signature": token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
@@ -202,7 +202,7 @@ async def test_a_large_file_streams_and_a_client_that_leaves_ends_it_cleanly(ser
     """64 MiB, stored under the workspace's folder and fetched whole (streamed, never buffered), then
     again by clients that hang up after the first chunk: the API logs no error and keeps serving."""
     ws = await service.workspace()
-    storage = LocalStorage.from_settings(service.settings)
+    storage = storage_for(service.settings)
     storage_key = f"exports/{ws.id}/big/archive.bin"
     block = bytes(range(256)) * 4096  # 1 MiB
     staged = storage.staging_path("test")
@@ -255,7 +255,7 @@ async def strict(service):
 
 def _stored(service, ws, name: str, mib: int) -> str:
     """A file of ``mib`` MiB stored under the workspace's folder; its storage key."""
-    storage = LocalStorage.from_settings(service.settings)
+    storage = storage_for(service.settings)
     key = f"exports/{ws.id}/big/{name}"
     staged = storage.staging_path("test")
     with open(staged, "wb") as f:
@@ -303,7 +303,7 @@ async def test_downloads_per_address_are_limited_and_a_third_gets_429(service, s
             break
         assert status == 429 and time.monotonic() < deadline, status
         await asyncio.sleep(0.2)
-    LocalStorage.from_settings(service.settings).delete(key)
+    storage_for(service.settings).delete(key)
 
 
 async def test_a_client_that_reads_nothing_is_disconnected_after_the_send_timeout(service, strict):
@@ -334,6 +334,6 @@ async def test_a_client_that_reads_nothing_is_disconnected_after_the_send_timeou
         assert status == 206 and len(body) == 4
     finally:
         sock.close()
-        LocalStorage.from_settings(service.settings).delete(key)
+        storage_for(service.settings).delete(key)
     log = (service.logs / "api-strict.log").read_text()
     assert "Traceback" not in log and '"level":"error"' not in log, log[-3000:]
