@@ -661,7 +661,9 @@ _VIDEO_READS = (("get_claims", r"claims?|affirmations?|faits?|facts?|assertions?
                 ("get_topics", r"topics?|themes?|sujets?"),
                 ("get_narrative", r"narrati\w*|structure|chapters?|chapitres?"),
                 ("get_visual_elements", r"visual\w*|visuels?|shots?|scenes?|plans de camera|prises? de vue|gestures?|"
-                 r"gestes?|gaze|regard|posture|body language|langage corporel|facial expressions?"),
+                 r"gestes?|gaze|regard\w*|posture|body language|langage corporel|facial expressions?|expressions?|"
+                 r"look\w* at the camera|eye contact|smil\w*|sourit|sourire\w*|hands?|mains?|behaviou?r\w*|"
+                 r"comportement\w*|proxemics|proxemie|laterality|lateralite"),
                 ("get_audio_elements", r"audio|sonores?|silences?|loudness|volume"))
 
 

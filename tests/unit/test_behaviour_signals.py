@@ -209,6 +209,10 @@ def test_the_assistant_tells_what_the_picture_shows():
     assert [(a.name, a.arguments) for a in plan("what are the gestures in video 3?").actions] == [
         ("get_visual_elements", {"id": 3})]
     assert [a.name for a in plan("le regard et la posture dans la vidéo 3").actions] == ["get_visual_elements"]
+    for question in ("Does the speaker in video 3 look at the camera?", "is she smiling in video 3",
+                     "what does the speaker do with his hands in video 3?", "describe the behaviour in video 3",
+                     "est-ce qu'elle sourit dans la vidéo 3 ?", "does she keep eye contact in video 3"):
+        assert [(a.name, a.arguments) for a in plan(question).actions] == [("get_visual_elements", {"id": 3})], question
     answer = {"data": [{"type": "behaviour", "signal": "gaze", "description": "looks at the camera 62 % of the time"},
                        {"type": "shot", "description": "shot 1, 4.0 s"}]}
     result = summarise("get_visual_elements", {"id": 3}, answer)
