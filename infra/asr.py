@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from domain.languages import CODES
-from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, without_paths
+from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, piped, without_paths
 
 SAMPLE_RATE = 16_000
 ENGINE = "faster-whisper"
@@ -319,42 +319,20 @@ def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = V
     ``timeout`` bounds the whole pass, the consumer's work on the blocks included: a watchdog kills
     ffmpeg then (a file that decodes slowly, or stalls, never holds a worker), and the pass ends in
     ``MediaError``."""
-    args = checked_argv(ffmpeg_argv(path, demuxer, limit_ms, _PCM_OUTPUT))
     block_bytes = block_s * SAMPLE_RATE * 4
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    expired = threading.Event()
-
-    def expire() -> None:
-        expired.set()
-        proc.kill()
-
-    watchdog = threading.Timer(timeout, expire) if timeout is not None else None
-    if watchdog is not None:
-        watchdog.daemon = True
-        watchdog.start()
-    try:
+    with piped(ffmpeg_argv(path, demuxer, limit_ms, _PCM_OUTPUT), timeout) as run:
         while True:
-            data = proc.stdout.read(block_bytes)
-            if expired.is_set():
+            data = run.proc.stdout.read(block_bytes)
+            if run.expired.is_set():
                 raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
             if not data:
                 break
             usable = len(data) - len(data) % 4
             yield np.frombuffer(data[:usable], dtype=np.float32).copy()
-        stderr = proc.stderr.read()
-        if proc.wait() != 0:
-            if expired.is_set():
+        if run.proc.wait() != 0:
+            if run.expired.is_set():
                 raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
-            raise MediaError(f"decoding audio: ffmpeg exited {proc.returncode}: "
-                             f"{without_paths(stderr, args)[-300:]}")
-    finally:
-        if watchdog is not None:
-            watchdog.cancel()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
+            raise MediaError(f"decoding audio: ffmpeg exited {run.proc.returncode}: {run.messages()[-300:]}")
 
 
 def speech_regions(blocks: Iterator[np.ndarray], max_region_ms: int, block_s: int = VAD_BLOCK_S

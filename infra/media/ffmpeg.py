@@ -33,6 +33,8 @@ import os
 import re
 import signal
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 # The demuxers a media file may be read with (ffmpeg's short names) and the extension its stored
@@ -214,14 +216,66 @@ async def run_killable(args: list[str], timeout: float, what: str,
 
 
 _PR_SET_PDEATHSIG = 1
+STDERR_KEPT = 16_384  # bytes of a piped ffmpeg's messages kept for an error
 
 
-def child_options() -> dict:
-    """``subprocess.Popen`` options for an ffmpeg a blocking reader starts (the frame sampler): a
-    process group of its own, and SIGKILL from the kernel when the worker dies, even by kill -9.
-    A reader's death alone ends such an ffmpeg only at its next write to the closed pipe; between
-    two sampled frames it may decode for a long time (a sparse rate over a long window)."""
-    return {"start_new_session": True, "preexec_fn": _die_with_parent}
+class PipedRun:
+    """A checked ffmpeg run whose output a blocking reader takes from its pipe as it decodes (the
+    frame sampler, the speech finder), made by ``piped``: ``proc.stdout`` to read, ``expired`` set
+    once the watchdog killed it, ``messages()`` ffmpeg's last ``STDERR_KEPT`` bytes, paths removed,
+    once it has ended."""
+
+    def __init__(self, args: list[str], proc: subprocess.Popen):
+        self.args, self.proc = args, proc
+        self.expired = threading.Event()
+        self._kept: list[bytes] = []
+        self._drain = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._drain.start()
+
+    def _drain_stderr(self) -> None:
+        """Drained on a thread, so a chatty ffmpeg (a damaged file's decoding errors can run to
+        megabytes) never blocks on a full pipe while its output is read; only the end is kept."""
+        kept = b""
+        while chunk := self.proc.stderr.read(65536):
+            kept = (kept + chunk)[-STDERR_KEPT:]
+        self._kept.append(kept)
+
+    def expire(self) -> None:
+        self.expired.set()
+        self.proc.kill()
+
+    def messages(self) -> str:
+        self._drain.join(5)
+        return without_paths(b"".join(self._kept), self.args)
+
+
+@contextlib.contextmanager
+def piped(args: list[str], timeout: float | None) -> Iterator[PipedRun]:
+    """Start a checked ffmpeg argument list with its output on a pipe, for a blocking reader on a
+    worker thread. The run is in a process group of its own and gets SIGKILL from the kernel when
+    the worker dies, even by kill -9 (a reader's death alone would end it only at its next write to
+    the closed pipe, and between two sparse samples it may decode for long); a watchdog kills it
+    after ``timeout`` seconds (``expired`` says so, the reader raises); leaving the block kills it
+    if it still runs and closes its pipes."""
+    checked_argv(args)
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=_die_with_parent)
+    run = PipedRun(args, proc)
+    watchdog = threading.Timer(timeout, run.expire) if timeout is not None else None
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        yield run
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        run._drain.join(5)
+        proc.stderr.close()
 
 
 def _die_with_parent() -> None:

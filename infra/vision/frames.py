@@ -21,20 +21,17 @@ A frame's time is the window's start plus its index over ``fps``: the ``fps`` fi
 
 from __future__ import annotations
 
-import subprocess
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from infra.media.ffmpeg import MediaError, checked_argv, child_options, ffmpeg_argv, without_paths
+from infra.media.ffmpeg import MediaError, ffmpeg_argv, piped
 
 SAMPLE_FPS = 3.0  # frames kept per second of video
 MAX_SIDE = 960  # longest side of a sampled frame, in pixels (a small person keeps enough detail)
 MAX_FRAMES = 600  # per call: 200 s of video at 3 fps
-STDERR_KEPT = 16_384  # bytes of ffmpeg's messages kept for an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,62 +101,23 @@ def sample_frames(path: str | Path, demuxer: str, start_ms: int, end_ms: int, *,
     """The frames of ``[start_ms, end_ms)`` sampled at ``fps``, each at most ``max_side`` pixels on
     its longest side, at most ``max_frames`` of them, the pass bounded by ``timeout`` seconds (see
     the module's text). A video with no video stream, or one ffmpeg cannot decode: ``MediaError``."""
-    args = checked_argv(frames_argv(path, demuxer, start_ms, end_ms, fps=fps, max_side=max_side,
-                                    max_frames=max_frames))
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            **child_options())
-    expired = threading.Event()
-    stderr_chunks: list[bytes] = []
-
-    def drain_stderr() -> None:
-        """ffmpeg's messages drained on a thread (a chatty ffmpeg never blocks on a full pipe while
-        frames are read), only the last ``STDERR_KEPT`` bytes kept (a damaged file's decoding
-        errors can run to megabytes)."""
-        kept = b""
-        while chunk := proc.stderr.read(65536):
-            kept = (kept + chunk)[-STDERR_KEPT:]
-        stderr_chunks.append(kept)
-
-    drain = threading.Thread(target=drain_stderr, daemon=True)
-    drain.start()
-
-    def expire() -> None:
-        expired.set()
-        proc.kill()
-
-    watchdog = threading.Timer(timeout, expire) if timeout is not None else None
-    if watchdog is not None:
-        watchdog.daemon = True
-        watchdog.start()
-    try:
+    args = frames_argv(path, demuxer, start_ms, end_ms, fps=fps, max_side=max_side, max_frames=max_frames)
+    with piped(args, timeout) as run:
         for index in range(max_frames):
-            image = _read_frame(proc.stdout, max_side)
-            if expired.is_set():
+            image = _read_frame(run.proc.stdout, max_side)
+            if run.expired.is_set():
                 raise MediaError(f"sampling frames took longer than {timeout:g} s")
             time_ms = start_ms + int(round(index * 1000 / fps))
             if image is None:
                 break
             if time_ms >= end_ms:
-                proc.kill()  # the window is full: the rest is not needed
-                proc.wait()
-                return
+                return  # the window is full: the rest is not needed (leaving the block kills ffmpeg)
             yield Frame(time_ms, image)
-        proc.wait()
-        drain.join(5)
-        if expired.is_set():
+        run.proc.wait()
+        if run.expired.is_set():
             raise MediaError(f"sampling frames took longer than {timeout:g} s")
-        if proc.returncode != 0:
-            text = without_paths(b"".join(stderr_chunks), args)
-            raise MediaError(f"sampling frames: ffmpeg exited {proc.returncode}: {text.strip()[-300:]}")
-    finally:
-        if watchdog is not None:
-            watchdog.cancel()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        drain.join(5)
-        proc.stderr.close()
+        if run.proc.returncode != 0:
+            raise MediaError(f"sampling frames: ffmpeg exited {run.proc.returncode}: {run.messages().strip()[-300:]}")
 
 
 def window_frame_count(start_ms: int, end_ms: int, fps: float = SAMPLE_FPS, max_frames: int = MAX_FRAMES) -> int:

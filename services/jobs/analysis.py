@@ -209,17 +209,24 @@ async def _media_step(ctx: JobContext, settings: Settings, storage: Storage, vid
     return facts
 
 
-async def _vision_step(ctx: JobContext, settings: Settings, storage: Storage, video: Video) -> SeenVideo | None:
-    """What the person in the picture does, for ``analysis_mode=behavioral`` (None otherwise)."""
-    if ctx.params.get("analysis_mode") != "behavioral":
-        return None
+async def _source(ctx: JobContext, storage: Storage, video: Video, what: str) -> tuple[Path, str]:
+    """The video's file on this machine (from the store's cache on an object store) and the
+    container it was accepted as (probed again for a video recorded before demuxers were)."""
     path = await ctx.run_blocking(storage.path, video.storage_key)
     demuxer = video.demuxer
     if not demuxer:
         try:
             demuxer = (await ctx.run_blocking(probe, path)).demuxer
         except MediaError as exc:
-            raise PermanentJobError(f"reading the frames: {scrub(str(exc))}") from exc
+            raise PermanentJobError(f"{what}: {scrub(str(exc))}") from exc
+    return path, demuxer
+
+
+async def _vision_step(ctx: JobContext, settings: Settings, storage: Storage, video: Video) -> SeenVideo | None:
+    """What the person in the picture does, for ``analysis_mode=behavioral`` (None otherwise)."""
+    if ctx.params.get("analysis_mode") != "behavioral":
+        return None
+    path, demuxer = await _source(ctx, storage, video, "reading the frames")
     seen = await vision.see(ctx, settings, path, demuxer, video.duration_ms, video.width is not None)
     await ctx.checkpoint()
     return seen
@@ -279,13 +286,7 @@ async def _article_step(ctx: JobContext, provider: ChatProvider | None, video: V
 async def _speech(ctx: JobContext, settings: Settings, storage: Storage, video: Video, recogniser,
                   language: str | None) -> speech.SpeechTranscript:
     """The video's speech recognised (``services.jobs.speech``), on the accepted container."""
-    path = await ctx.run_blocking(storage.path, video.storage_key)
-    demuxer = video.demuxer
-    if not demuxer:
-        try:
-            demuxer = (await ctx.run_blocking(probe, path)).demuxer
-        except MediaError as exc:
-            raise PermanentJobError(f"reading the audio: {scrub(str(exc))}") from exc
+    path, demuxer = await _source(ctx, storage, video, "reading the audio")
     return await speech.transcribe(ctx, settings, recogniser, path, demuxer, video.duration_ms, language)
 
 
