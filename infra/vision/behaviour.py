@@ -30,7 +30,6 @@ graphs are not thread-safe: one lock serialises the frames of a process.
 
 from __future__ import annotations
 
-import importlib
 import math
 import threading
 from collections.abc import Iterable
@@ -40,6 +39,7 @@ import numpy as np
 
 from domain.analysis.behavioral import MAX_FACES, BodySeen, FaceSeen, HandSeen, Observation, frame_rows
 from infra.vision.frames import Frame, sample_frames
+from infra.vision.models import VisionUnavailable, load_cv2, mediapipe
 
 POSE_COMPLEXITY = 1  # the only pose model inside the wheel (0 and 2 are downloaded on first use)
 MESH_SIDE = 256  # the face crop's side given to the face mesh, in pixels
@@ -47,29 +47,6 @@ CROP_SCALE = 2.0  # the crop's side over the detected face box's longest side
 MIN_DETECTION = 0.5  # detection confidence of the face detector, the face mesh, the pose and the hands
 MIN_VISIBILITY = 0.5  # a pose landmark counts as seen from this visibility
 HAND_REACH = 1.5  # a hand further than this (in shoulder widths) from both wrists is not the person's
-CV2_PACKAGES = ("libgl1", "libglib2.0-0")  # what OpenCV's wheel needs from the system
-
-
-class VisionUnavailable(Exception):
-    """The vision libraries cannot be loaded on this machine (the message says what is missing)."""
-
-
-def load_cv2():
-    """OpenCV, which MediaPipe imports: on a fresh Debian machine its wheel lacks ``libGL.so.1`` and
-    ``libglib-2.0``; then they are installed once (as ``infra.stack`` installs ffmpeg) and the
-    import is tried again."""
-    try:
-        return importlib.import_module("cv2")
-    except ImportError as exc:
-        if "libGL" not in str(exc) and "libg" not in str(exc):
-            raise VisionUnavailable(f"OpenCV cannot be imported: {exc}") from exc
-        from infra.stack import StackError, _apt_install
-
-        try:
-            _apt_install(*CV2_PACKAGES)
-        except StackError as failed:
-            raise VisionUnavailable(f"OpenCV needs {' and '.join(CV2_PACKAGES)}: {failed}") from exc
-        return importlib.import_module("cv2")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +69,8 @@ class Seer:
     def __init__(self) -> None:
         if POSE_COMPLEXITY != 1:
             raise VisionUnavailable("only the pose model of complexity 1 ships inside the wheel")
+        mp = mediapipe()  # its system libraries installed if absent, its model files checked
         self.cv2 = load_cv2()
-        try:
-            mp = importlib.import_module("mediapipe")
-        except ImportError as exc:
-            raise VisionUnavailable(f"MediaPipe cannot be imported: {exc}") from exc
         solutions = mp.solutions
         self.detector = solutions.face_detection.FaceDetection(model_selection=1,
                                                                min_detection_confidence=MIN_DETECTION)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from domain.clip_framing import MAX_FACES, MAX_SAMPLES, MIN_SCORE, SAMPLE_FPS, SAMPLE_LONG_SIDE, Face, Sample
 from infra.vision.frames import sample_frames
+from infra.vision.models import mediapipe
 
 
 def tiles(w: int, h: int) -> list[tuple[int, int, int]]:
@@ -57,7 +58,7 @@ class FaceDetector:
     thread: it is not shared)."""
 
     def __init__(self) -> None:
-        import mediapipe as mp  # loaded by the worker that renders face-following clips only
+        mp = mediapipe()  # loaded by a worker that renders face-following clips only; VisionUnavailable
 
         self._detector = mp.solutions.face_detection.FaceDetection(model_selection=1,
                                                                    min_detection_confidence=MIN_SCORE)

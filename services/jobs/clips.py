@@ -68,6 +68,7 @@ from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
 from infra.vision.faces import face_samples
+from infra.vision.models import VisionUnavailable
 from services.jobs.transcripts import read_transcript
 from services.processes.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
@@ -277,6 +278,8 @@ async def _framing(ctx: JobContext, work: ClipWork, video: Video, chosen: Templa
                                            source, video.demuxer, start, end)
     except MediaError as exc:
         return fallback(scrub(str(exc)))
+    except VisionUnavailable as exc:  # no face detector on this machine: the centre crop, and why
+        return fallback(f"face tracking is unavailable: {scrub(str(exc))}")
     src_w, src_h = oriented((video.width, video.height), track.frame_size)
     return plan_framing(track.samples, src_w, src_h, chosen.width, chosen.height)
 
