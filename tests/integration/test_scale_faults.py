@@ -3,8 +3,8 @@
 ``vaeo up`` with two of every kind (2 API processes on one port, 2 workers, 2 projectors, 2
 dispatchers, an active and a standby relay). At once, in three workspaces: uploads of a real
 captioned talk (ffmpeg and espeak-ng, made once per module), an analysis of each, template
-renders of clips from the first article (the media on the local storage backend, one folder
-every process shares: ``storage_env``), and every webhook event delivered to an HTTPS receiver
+renders of clips from the first article (the media on the object store, the test stack's
+SeaweedFS: ``storage_env``), and every webhook event delivered to an HTTPS receiver
 on loopback that records each delivery with its ``webhook-id`` and answers 500 now and then to
 force retries. During the load one process of each kind is killed -9, each at its own moment:
 an API process (once uploads are acknowledged), a projector (once renders are asked), the worker
@@ -39,9 +39,10 @@ import pytest
 
 from domain.videos import video_stream_id
 from infra.consume import position_of
+from infra.settings import Settings
 from projections import ALL
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import ROOT, env_for
+from tests.conftest import BUILD_TIMEOUT, ROOT, env_for, s3_env, s3_settings
 from tests.e2e.test_videos import upload
 from tests.helpers import end_offsets, kafka_messages, snapshot, wait_projected, wait_relayed
 from tests.integration.test_cli import _free_port
@@ -65,10 +66,13 @@ OBJECT_OF = {"video.uploaded": lambda d: d["id"], "video.analyzed": lambda d: d[
              "job.completed": lambda d: d["id"], "job.failed": lambda d: d["id"]}
 
 
-def storage_env(root: Path) -> dict[str, str]:
-    """Where the processes keep media: the local backend, one folder every process on this machine
-    shares. The only line to change for an object store (VAEO_STORAGE_BACKEND=s3 and VAEO_S3_*)."""
-    return {"VAEO_STORAGE_DIR": str(root / "storage")}
+def storage_env(store: Settings, root: Path) -> dict[str, str]:
+    """Where the processes keep media: the test stack's SeaweedFS, the S3 backend several machines
+    share, with this machine's read cache under ``root``. ``VAEO_STORAGE_DIR`` is named too, so the
+    test can show that no media went to a local disk instead."""
+    cached = s3_settings(store, root / "media-cache")
+    return {**s3_env(cached), "VAEO_MEDIA_CACHE_DIR": str(root / "media-cache"),
+            "VAEO_STORAGE_DIR": str(root / "storage")}
 
 
 @pytest.fixture(scope="module")
@@ -233,9 +237,9 @@ def _print_logs(logs: Path) -> None:
         print(f"--- {log.name}: the last of {len(lines)} lines above debug", *lines[-30:], sep="\n")
 
 
-@pytest.mark.timeout(DEADLINE_S + 60)
+@BUILD_TIMEOUT  # SeaweedFS is built the first time on a machine; the test itself keeps to DEADLINE_S
 async def test_the_scaled_out_set_under_real_load_survives_kill_minus_nine_of_each_kind(settings, pool, tmp_path,
-                                                                                         talk):
+                                                                                         talk, object_store):
     started = time.monotonic()
     ca = TestCA(tmp_path)
     env = dict(env_for(settings), VAEO_STACK_DIR=str(tmp_path), VAEO_RELAY_POLL_INTERVAL_S="0.2",
@@ -244,7 +248,7 @@ async def test_the_scaled_out_set_under_real_load_survives_kill_minus_nine_of_ea
                VAEO_DISPATCHER_GROUP=settings.consumer_group_prefix + "dispatcher",
                VAEO_DISPATCHER_POLL_INTERVAL_S="0.05", VAEO_DISPATCHER_LEASE_S="3",
                VAEO_DISPATCHER_CONCURRENCY=str(DISPATCHER_CONCURRENCY),
-               VAEO_WORKER_LEASE_S="4", VAEO_JOB_RETRY_BACKOFF_S="0.3", **storage_env(tmp_path))
+               VAEO_WORKER_LEASE_S="4", VAEO_JOB_RETRY_BACKOFF_S="0.3", **storage_env(object_store, tmp_path))
     logs = tmp_path / settings.stack_instance / "logs"
     # Every seventh request answered 500: retries of the same webhook-id, which are not duplicates.
     receiver = await Receiver(ca, RECEIVER, answer=lambda n: 500 if n % 7 == 3 else 200, delay_s=0.1).start()
@@ -263,6 +267,9 @@ async def test_the_scaled_out_set_under_real_load_survives_kill_minus_nine_of_ea
             await asyncio.wait_for(up.wait(), 60)
         await receiver.stop()  # also checks every body against its event's schema
     assert up.returncode == 0
+    local = [p for p in (tmp_path / "storage").rglob("*") if p.is_file()]
+    assert local == [], f"media written to a local disk instead of the object store: {local[:3]}"
+    assert any((tmp_path / "media-cache").rglob("*")), "the workers never read media through the cache"
 
 
 async def _run_and_check(env, pool, settings, logs: Path, children, receiver: Receiver, talk, port, deadline) -> None:
