@@ -10,10 +10,11 @@ Each figure beside its single-process baseline, measured in the same run on the 
    flushes and WAL records per request, and appends per group commit (docs/benchmarks.md, "Why two
    API processes commit twice as often").
    ``BENCH_API_ROUNDS`` (2) rounds, alternated: 1, 2, 1, 2.
-2. jobs: ``JOBS`` analyses of a ``VIDEO_S`` s generated captioned video, queued at once, with one
-   worker process (2 slots) and with two; the time from the first request to the last
-   ``completed``, as jobs per minute. Then one worker of 4 slots: as many slots as the two
-   workers, in one process.
+2. jobs: ``JOBS`` analyses of a ``VIDEO_S`` s generated captioned video and ``RENDERS`` template
+   renders (``RENDER_CLIPS`` clips of ``RENDER_CLIP_S`` s each, 9:16, from the article of one
+   analysis made before the clock starts), queued at once, with one worker process (2 slots) and
+   with two; the time from the first request to the last ``completed``, as jobs per minute. Then
+   one worker of 4 slots: as many slots as the two workers, in one process.
 
 3. events: ``BENCH_SCALE_EVENTS`` (100,000) job events appended in bulk, then relayed and
    projected with one projector process and with two (one consumer group over the 6 partitions).
@@ -63,6 +64,8 @@ from tests.helpers import handle
 JOBS = int(os.environ.get("BENCH_JOBS", "12"))
 VIDEO_S = 180
 JOB_TIMEOUT_S = 150
+RENDERS = int(os.environ.get("BENCH_RENDERS", "4"))  # template renders queued with the analyses
+RENDER_CLIPS, RENDER_CLIP_S = 2, 10
 API_ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", "2"))  # 1, 2, 1, 2 API processes: alternated
 
 
@@ -153,6 +156,26 @@ async def _upload(svc, ws, video: Path, captions: Path) -> int:
         return body["data"]["id"]
 
 
+async def _article_of(svc, ws, video_id: int) -> int:
+    r = await ws.client.post(f"/videos/{video_id}/analyze", {})
+    assert r.status == 202, r.data
+    done = await _wait(svc.http, svc.base, ws.key, f"/jobs/{r.data['job_id']}", timeout=JOB_TIMEOUT_S)
+    assert done["status"] == "completed", done
+    return done["article_id"]
+
+
+def _render_request(article_id: int, k: int) -> dict:
+    """Render ``k``: ``RENDER_CLIPS`` clips of the article's video in the 9:16 centre-crop template,
+    each request's clips at their own times (an identical request would be reused, not queued)."""
+    clips = []
+    for c in range(RENDER_CLIPS):
+        start = (k * RENDER_CLIPS + c) * RENDER_CLIP_S * 1000 % ((VIDEO_S - RENDER_CLIP_S) * 1000)
+        clips.append({"id": f"r{k}c{c}", "title": f"Render {k}, clip {c}", "start_ms": start,
+                      "end_ms": start + RENDER_CLIP_S * 1000, "duration_ms": RENDER_CLIP_S * 1000,
+                      "viral_score": 50})
+    return {"article_id": article_id, "template_id": 1, "clips": clips}
+
+
 async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int = 2) -> dict:
     """``JOBS`` analyses queued at once with ``workers`` worker processes: time to the last one."""
     from tests.e2e.conftest import running_service
@@ -164,13 +187,18 @@ async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int =
             extra = [start("worker", env, f"{logs}/worker{i}.log") for i in range(1, workers)]
             try:
                 ws = await svc.workspace(credits=10**7)
-                videos = [await _upload(svc, ws, video, captions) for _ in range(JOBS)]
+                videos = [await _upload(svc, ws, video, captions) for _ in range(JOBS + 1)]
+                article_id = await _article_of(svc, ws, videos.pop())  # the renders' article, made first
                 await asyncio.sleep(2)  # every worker polling
                 before = {p.pid: cpu_with_children(p.pid) for p in [svc.procs["worker"], *extra]}
                 busy_before, t0 = machine_busy(), time.perf_counter()
                 jobs = []
                 for v in videos:
                     r = await ws.client.post(f"/videos/{v}/analyze", {})
+                    assert r.status == 202, r.data
+                    jobs.append(r.data["job_id"])
+                for k in range(RENDERS):
+                    r = await ws.client.post("/production/clips/render", _render_request(article_id, k))
                     assert r.status == 202, r.data
                     jobs.append(r.data["job_id"])
                 done = await asyncio.gather(*(_wait(svc.http, svc.base, ws.key, f"/jobs/{j}", timeout=JOB_TIMEOUT_S)
@@ -182,10 +210,11 @@ async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int =
                 stop_all({str(i): p for i, p in enumerate(extra)})
     failed = [d["status"] for d in done if d["status"] != "completed"]
     busy = round((busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]), 2)
-    out = {"jobs": JOBS, "seconds": round(elapsed, 1), "jobs_per_min": round(JOBS / elapsed * 60, 1),
+    out = {"jobs": len(jobs), "analyses": JOBS, "renders": RENDERS, "seconds": round(elapsed, 1),
+           "jobs_per_min": round(len(jobs) / elapsed * 60, 1),
            "not_completed": failed, "worker_cpu_s": cpu, "slots_per_worker": slots, "machine_busy_fraction": busy}
     print(f"jobs x{workers} workers of {slots} slots (machine {busy} busy): {JOBS} analyses of a {VIDEO_S} s "
-          f"video in {elapsed:.1f} s = "
+          f"video and {RENDERS} renders of {RENDER_CLIPS} clips in {elapsed:.1f} s = "
           f"{out['jobs_per_min']} jobs/min; worker CPU s {cpu}; not completed {failed}", flush=True)
     return out
 
