@@ -41,6 +41,7 @@ from infra.storage_types import (  # noqa: F401 (re-exported: the rest of the co
     StorageError,
     StorageUnavailable,
     check_key,
+    remove_stale_files,
     workspace_of_key,
 )
 
@@ -184,19 +185,7 @@ class LocalStorage:
     def sweep_staging(self, max_age_s: float, now: float | None = None) -> int:
         """Delete staging files untouched for ``max_age_s``: uploads whose process died before it
         could discard them. A file being written is touched at every chunk, so it is never taken."""
-        folder = self.root / STAGING
-        if not folder.is_dir():
-            return 0
-        limit = (time.time() if now is None else now) - max_age_s
-        removed = 0
-        for entry in folder.iterdir():
-            try:
-                if entry.is_file() and entry.stat().st_mtime < limit:
-                    entry.unlink()
-                    removed += 1
-            except FileNotFoundError:
-                continue
-        return removed
+        return remove_stale_files(self.root / STAGING, (time.time() if now is None else now) - max_age_s)
 
     def exists(self, key: str) -> bool:
         return self.path(key).is_file()

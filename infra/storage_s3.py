@@ -38,7 +38,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 from infra.media_cache import MediaCache
 from infra.settings import Settings, wall_clock
 from infra.stack import seaweedfs_credentials
-from infra.storage_types import FileInfo, OpenedFile, StorageError, StorageUnavailable, check_key
+from infra.storage_types import (
+    FileInfo,
+    OpenedFile,
+    StorageError,
+    StorageUnavailable,
+    check_key,
+    remove_stale_files,
+)
 
 log = logging.getLogger("vaeo.storage")
 
@@ -218,14 +225,7 @@ class S3Storage:
         """Delete staging files untouched for ``max_age_s`` and abort multipart uploads begun that
         long ago (a process that died mid-upload); returns the staging files deleted."""
         limit = (wall_clock().timestamp() if now is None else now) - max_age_s
-        removed = 0
-        for entry in self.staging.iterdir() if self.staging.is_dir() else ():
-            try:
-                if entry.is_file() and entry.stat().st_mtime < limit:
-                    entry.unlink()
-                    removed += 1
-            except FileNotFoundError:
-                continue
+        removed = remove_stale_files(self.staging, limit)
         try:
             self._call(self._abort_stale(limit))
         except StorageError as exc:  # the store is away: its stale uploads wait for the next sweep

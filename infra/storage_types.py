@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 STAGING = ".staging"
@@ -74,3 +74,18 @@ def workspace_of_key(key: str) -> str | None:
     """The workspace folder of a key (``<kind>/<workspace id>/...``), or None for a shorter key."""
     parts = PurePosixPath(key).parts
     return parts[1] if len(parts) >= 3 else None
+
+
+def remove_stale_files(folder: Path, limit: float) -> int:
+    """Delete the files of ``folder`` last modified before ``limit`` (seconds since the epoch): the
+    staging files of uploads whose process died before it could discard them. A file being written
+    is touched at every chunk, so it is never taken. Returns how many were deleted."""
+    removed = 0
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        try:
+            if entry.is_file() and entry.stat().st_mtime < limit:
+                entry.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue
+    return removed
