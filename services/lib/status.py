@@ -210,7 +210,7 @@ async def collect(settings: Settings) -> dict[str, Any]:
         await probe.close()
 
 
-STOPPED_SHOWN_S = 3600  # a clean stop older than this is history: counted, not listed
+STOPPED_SHOWN_S = 3600  # a clean stop, or a heartbeat, older than this is history: counted, not listed
 
 
 def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
@@ -220,8 +220,10 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
     lines.append("PROCESSES")
     if not state["processes"]:
         lines.append("  (no heartbeat recorded)")
+    # A process killed without a clean stop (kill -9, a machine gone) stays silent: listed for an
+    # hour, a warning worth seeing; after that it is history, like an old stop.
     shown = [p for p in state["processes"]
-             if p["stopped_at"] is None or (p.get("stopped_age_s") or 0) <= STOPPED_SHOWN_S]
+             if ((p.get("stopped_age_s") or 0) if p["stopped_at"] is not None else p["beat_age_s"]) <= STOPPED_SHOWN_S]
     for p in shown:
         if p["stopped_at"] is not None:
             health = "stopped"
@@ -234,7 +236,7 @@ def render(state: dict[str, Any], heartbeat_interval_s: float) -> str:
         since = f"{p['stopped_at'] if p['stopped_at'] is not None else p['started_at']:%Y-%m-%d %H:%M:%S}"
         lines.append(f"  {p['kind']:<14}{p['host']}:{p['pid']:<8} {health:<14} since {since}")
     if len(shown) < len(state["processes"]):
-        lines.append(f"  ({len(state['processes']) - len(shown)} stopped more than an hour ago not listed; "
+        lines.append(f"  ({len(state['processes']) - len(shown)} stopped or silent for more than an hour not listed; "
                      "--json lists them)")
     lines.append("")
     lines.append("LOG")

@@ -25,13 +25,14 @@ def screen(processes: list[dict]) -> list[str]:
 def test_running_silent_and_recently_stopped_processes_are_listed_older_stops_counted() -> None:
     rows = screen([process("api", 1), process("relay", 2, beat_age_s=60),
                    process("worker", 3, stopped_age_s=120), process("api", 4, stopped_age_s=STOPPED_SHOWN_S + 1),
-                   process("relay", 5, stopped_age_s=86_400)])
+                   process("relay", 5, stopped_age_s=86_400), process("worker", 6, beat_age_s=STOPPED_SHOWN_S + 1)])
     assert [r.split()[0:3] for r in rows[:3]] == [["api", "vm:1", "up"], ["relay", "vm:2", "silent"],
                                                   ["worker", "vm:3", "stopped"]]
     # "since": when it started, or for a stopped one, when it stopped (it showed the start).
     assert rows[0].endswith("since 2026-11-23 12:00:00") and rows[2].endswith("since 2026-11-23 13:00:00")
-    # Every restart used to add a row forever: the stops of more than an hour ago are one line.
-    assert rows[3:] == ["  (2 stopped more than an hour ago not listed; --json lists them)"]
+    # Every restart used to add a row forever: the stops of more than an hour ago are one line, and
+    # so are the processes killed without a stop whose last heartbeat is that old.
+    assert rows[3:] == ["  (3 stopped or silent for more than an hour not listed; --json lists them)"]
 
 
 def test_nothing_hidden_says_nothing_about_hidden_rows() -> None:
