@@ -28,6 +28,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.clip_framing import MAX_SAMPLES
 from domain.clip_framing import MODES as FRAMING_MODES
 
 Environment = Literal["production", "sandbox"]
@@ -113,16 +114,19 @@ class EndedJobData(JobData):
 
 
 class ClipFraming(BaseModel):
-    """How a face-following template framed a clip (docs/clips.md, "Following the speaker")."""
+    """How a face-following template framed a clip (docs/clips.md, "Following the speaker"): one
+    public shape, in ``clip.generated`` and in the clip job's ``rendered_clips``."""
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal[FRAMING_MODES]  # type: ignore[valid-type]
+    mode: Literal[FRAMING_MODES] = Field(  # type: ignore[valid-type]
+        description="follow_face (the crop follows a face, or a pair that fits one window), two_faces (two "
+                    "panels, each following one person) or centre_fallback (the centre crop: see reason)")
     faces_seen_pct: int = Field(ge=0, le=100, description="share of the sampled frames with a face")
-    samples: int = Field(ge=0, description="frames looked at (5 per second of the clip)")
+    samples: int = Field(ge=0, le=MAX_SAMPLES, description="frames looked at (5 per second of the clip)")
     faces: int = Field(ge=0, le=2, description="the people followed: 0 (centre fallback), 1 or 2")
-    keyframes: int = Field(ge=0, description="points of the crop's path(s)")
-    reason: str | None = Field(description="why the centre crop was used; null otherwise")
+    keyframes: int = Field(ge=0, description="points of the crop's path(s) ffmpeg follows")
+    reason: str | None = Field(max_length=200, description="why the centre crop was used; null otherwise")
 
 
 class ClipData(_Public):

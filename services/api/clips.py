@@ -19,8 +19,6 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.clip_detection import MODES
-from domain.clip_framing import MAX_SAMPLES
-from domain.clip_framing import MODES as FRAMING_MODES
 from domain.clips import (
     CLIP_FORMATS,
     MAX_CLIP_ID,
@@ -38,7 +36,7 @@ from domain.clips import (
     template,
 )
 from domain.videos import MAX_DURATION_MS
-from domain.webhook_payloads import public_result
+from domain.webhook_payloads import ClipFraming, public_result
 from infra.file_urls import signed_url
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
@@ -148,17 +146,6 @@ class ProductionJobCreated(BaseModel):
 
 class ProductionJobCreatedResponse(BaseModel):
     data: ProductionJobCreated
-
-
-class ClipFraming(BaseModel):
-    mode: Literal[FRAMING_MODES] = Field(  # type: ignore[valid-type]
-        description="follow_face (the crop follows a face, or a pair that fits one window), two_faces (two "
-                    "panels, each following one person) or centre_fallback (the centre crop: see reason)")
-    faces_seen_pct: int = Field(ge=0, le=100, description="share of the sampled frames with a face")
-    samples: int = Field(ge=0, le=MAX_SAMPLES, description="frames looked at (5 per second of the clip)")
-    faces: int = Field(ge=0, le=2, description="the people followed: 0 (centre fallback), 1 or 2")
-    keyframes: int = Field(ge=0, description="points of the crop's path(s) ffmpeg follows")
-    reason: str | None = Field(max_length=200, description="why the centre crop was used; null otherwise")
 
 
 class RenderedClip(BaseModel):

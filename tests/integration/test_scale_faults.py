@@ -47,7 +47,7 @@ from tests.e2e.test_videos import upload
 from tests.helpers import end_offsets, kafka_messages, snapshot, wait_projected, wait_relayed
 from tests.integration.test_cli import _free_port
 from tests.integration.test_dispatcher import Receiver, TestCA
-from tests.integration.test_scale_out import SCALE, _healthy, _said, _until
+from tests.integration.test_scale_out import SCALE, _healthy, _said, _until, relay_roles
 from tests.media_factory import make_interview
 
 pytestmark = pytest.mark.slow
@@ -275,14 +275,7 @@ async def test_the_scaled_out_set_under_real_load_survives_kill_minus_nine_of_ea
 async def _run_and_check(env, pool, settings, logs: Path, children, receiver: Receiver, talk, port, deadline) -> None:
     base = f"http://127.0.0.1:{port}"
 
-    async def roles():
-        said = {n: (logs / f"{n}.log").read_text() if (logs / f"{n}.log").exists() else "" for n in
-                ("relay", "relay-2")}
-        active = [n for n, t in said.items() if "started at checkpoint" in t]
-        standby = [n for n, t in said.items() if "standing by" in t]
-        return (active[0], standby[0]) if len(active) == 1 and len(standby) == 1 else None
-
-    active, standby = await _until(roles, 60, "one active relay and one standing by")
+    active, standby = await relay_roles(logs)
     keys = []
     for w in range(WORKSPACES):
         key = json.loads(await _cli(env, "workspace", "create", "--name", f"load{w}", "--credits", "100000",

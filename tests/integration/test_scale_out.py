@@ -108,14 +108,7 @@ async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_
         base = f"http://127.0.0.1:{port}"
 
         # One relay holds the lock, the other stands by.
-        async def roles():
-            said = {n: (logs / f"{n}.log").read_text() if (logs / f"{n}.log").exists() else "" for n in
-                    ("relay", "relay-2")}
-            active = [n for n, t in said.items() if "started at checkpoint" in t]
-            standby = [n for n, t in said.items() if "standing by" in t]
-            return (active[0], standby[0]) if len(active) == 1 and len(standby) == 1 else None
-
-        active, standby = await _until(roles, 60, "one active relay and one standing by")
+        active, standby = await relay_roles(logs)
         async with aiohttp.ClientSession() as http:
             await _until(lambda: _healthy(http, base), 60, "the API")
 
@@ -250,3 +243,16 @@ async def test_two_dispatchers_claiming_at_once_never_take_the_same_attempt(sett
         owners = dict(await conn.fetch("SELECT id, lease_owner FROM webhook_deliveries WHERE status = 'sending' "
                                        "AND attempts = 1"))
     assert {d: owner for owner, rows in claimed.items() for d in (r.id for r in rows)} == owners
+
+
+async def relay_roles(logs: Path) -> tuple[str, str]:
+    """The names of the active relay and of the one standing by, once their logs say so."""
+
+    async def roles():
+        said = {n: (logs / f"{n}.log").read_text() if (logs / f"{n}.log").exists() else "" for n in
+                ("relay", "relay-2")}
+        active = [n for n, t in said.items() if "started at checkpoint" in t]
+        standby = [n for n, t in said.items() if "standing by" in t]
+        return (active[0], standby[0]) if len(active) == 1 and len(standby) == 1 else None
+
+    return await _until(roles, 60, "one active relay and one standing by")
