@@ -235,6 +235,10 @@ async def test_two_dispatchers_claiming_at_once_never_take_the_same_attempt(sett
             claimed[sender.owner].extend(rows)
             await asyncio.sleep(0)
 
+    # Each one's first claim at once (both then surely take part, however the loop schedules them on
+    # a loaded machine), then both claiming until nothing is due, two loops each.
+    for sender, rows in zip(senders, await asyncio.gather(*(s._claim(7) for s in senders)), strict=True):
+        claimed[sender.owner].extend(rows)
     await asyncio.gather(*(claim_all(s) for s in senders), *(claim_all(s) for s in senders))
     together = [r.id for rows in claimed.values() for r in rows]
     assert sorted(together) == sorted(ids), "a row claimed twice, or never"
