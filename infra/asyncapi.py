@@ -12,16 +12,14 @@ committed file differs, another validates it with the AsyncAPI project's own CLI
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
 from domain.base import PUBLISHED
 from infra.codec import ENVELOPE_SCHEMA, EventRegistry
-from infra.eventdocs import TOPIC, purpose
+from infra.eventdocs import TOPIC, print_or_write, purpose
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "asyncapi.json"
 ASYNCAPI_VERSION = "3.0.0"
@@ -201,16 +199,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m infra.asyncapi", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--write", action="store_true", help=f"write {DOC_PATH.name} instead of printing it")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.write:
-        DOC_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {DOC_PATH}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return print_or_write(argv, prog="python -m infra.asyncapi", doc=__doc__, render_text=render, path=DOC_PATH)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import argparse
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -259,18 +260,24 @@ def render() -> str:
     return "".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m infra.eventdocs", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--write", action="store_true", help=f"write {DOC_PATH.name} instead of printing it")
+def print_or_write(argv: list[str] | None, *, prog: str, doc: str, render_text: Callable[[], str],
+                   path: Path) -> int:
+    """The command line of a generated document: print it, or with ``--write`` write it to ``path``."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n", 1)[0])
+    parser.add_argument("--write", action="store_true", help=f"write {path.name} instead of printing it")
     args = parser.parse_args(argv)
-    text = render()
+    text = render_text()
     if args.write:
-        DOC_PATH.parent.mkdir(parents=True, exist_ok=True)
-        DOC_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {DOC_PATH}", file=sys.stderr)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return print_or_write(argv, prog="python -m infra.eventdocs", doc=__doc__, render_text=render, path=DOC_PATH)
 
 
 if __name__ == "__main__":

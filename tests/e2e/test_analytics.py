@@ -27,7 +27,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID
 
-import aiohttp
 import duckdb
 import orjson
 import pytest
@@ -38,7 +37,6 @@ from domain.videos import Video
 from infra.asyncapi import DOC_PATH as ASYNCAPI_DOC
 from infra.asyncapi import message_id
 from infra.codec import EventRegistry, NewEvent
-from infra.db import create_pool
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from infra.tools import ensure_tools
@@ -46,8 +44,8 @@ from services.application.jobs import QueueJob
 from services.application.keys import IssueKey
 from services.application.workspaces import CreateWorkspace
 from tests.asyncapi_cli import INSTALL_TIMEOUT_S, validate
-from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings
-from tests.e2e.conftest import LOG_FOLDERS, Client, spawn, start_api, stop_all
+from tests.conftest import ROOT, env_for
+from tests.e2e.conftest import Client, Service, running_service
 from tests.e2e.test_videos import upload
 from tests.helpers import handle, kafka_messages, wait_projected
 from tests.integration.test_dispatcher import Receiver, TestCA, wait_dispatched
@@ -70,16 +68,18 @@ def blocks(language: str) -> list[str]:
 
 @dataclass
 class Stack:
-    settings: Settings
-    store: PostgresEventStore
-    pool: object
+    service: Service
     workspace: UUID
     production: Client
     sandbox: Client
-    env: dict[str, str]
+    ca: TestCA
     receivers: dict[str, Receiver] = field(default_factory=dict)  # webhook id -> its receiver
     old: dict[str, int] = field(default_factory=dict)  # event type and schema -> events written so
     api: dict = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Settings:
+        return self.service.settings
 
 
 def written_as(registry: EventRegistry, event: NewEvent, schema: int) -> NewEvent:
@@ -129,42 +129,26 @@ async def write_old_history(pool, registry: EventRegistry, workspace: UUID) -> C
 @pytest.fixture(scope="module")
 async def stack(stack_settings: Settings, template_db: str, tmp_path_factory) -> AsyncIterator[Stack]:
     ensure_tools(("kcat",))
-    settings = await make_isolated_settings(stack_settings, template_db)
-    logs = tmp_path_factory.mktemp("logs")
-    LOG_FOLDERS.append(logs)
     ca = TestCA(tmp_path_factory.mktemp("ca"))
-    env = dict(env_for(settings), VAEO_WEBHOOK_TEST_ALLOW=ALLOW, VAEO_WEBHOOK_EXTRA_CA_FILE=str(ca.ca_file),
-               VAEO_WEBHOOK_RETRY_SCHEDULE_S=RETRIES, VAEO_WEBHOOK_RETRY_FLOOR_S="0.2",
-               VAEO_DISPATCHER_GROUP=settings.consumer_group_prefix + "dispatcher",
-               VAEO_DISPATCHER_POLL_INTERVAL_S="0.05")
-    procs = {}
-    http = aiohttp.ClientSession()
-    pool = await create_pool(settings.resolved_database_url(), max_size=10)
-    registry = EventRegistry()
-    store = PostgresEventStore(pool, registry)
-    try:
+    before: dict = {}
+
+    async def earlier_build(settings: Settings, store: PostgresEventStore) -> None:
         workspace, issued = await handle(store, CreateWorkspace(name="analytics", plan="pro", credits=1000,
                                                                  rate_limit=100_000))
-        sandbox_key = await handle(store, IssueKey(workspace, name="sandbox", scopes=["*"], environment="sandbox"))
-        old = await write_old_history(pool, registry, workspace)
-        for name in ("relay", "projector", "dispatcher", "worker"):
-            procs[name] = spawn(name, env, logs)
-        base, procs["api"] = await start_api(settings, http, logs, **{k: v for k, v in env.items()
-                                                                       if k.startswith("VAEO_WEBHOOK")})
-        svc = Stack(settings, store, pool, workspace, Client(http, base, issued.key),
-                    Client(http, base, sandbox_key.key), env, old=dict(old))
-        svc.ca = ca  # type: ignore[attr-defined]
-        yield svc
-        for receiver in svc.receivers.values():
+        sandbox = await handle(store, IssueKey(workspace, name="sandbox", scopes=["*"], environment="sandbox"))
+        old = await write_old_history(store.pool, store.registry, workspace)
+        before.update(workspace=workspace, keys=(issued.key, sandbox.key), old=dict(old))
+
+    async with running_service(stack_settings, template_db, tmp_path_factory.mktemp("logs"),
+                               processes=("relay", "projector", "dispatcher", "worker"), apis=1,
+                               prepare=earlier_build, VAEO_WEBHOOK_TEST_ALLOW=ALLOW,
+                               VAEO_WEBHOOK_EXTRA_CA_FILE=str(ca.ca_file), VAEO_WEBHOOK_RETRY_SCHEDULE_S=RETRIES,
+                               VAEO_WEBHOOK_RETRY_FLOOR_S="0.2", VAEO_DISPATCHER_POLL_INTERVAL_S="0.05") as svc:
+        production, sandbox = before["keys"]
+        stack = Stack(svc, before["workspace"], svc.client(production), svc.client(sandbox), ca, old=before["old"])
+        yield stack
+        for receiver in stack.receivers.values():
             await receiver.stop()
-    finally:
-        stop_all(procs)
-        await http.close()
-        await pool.close()
-        await drop_isolated(stack_settings, settings)
-        if os.environ.get("VAEO_E2E_SHOW_LOGS"):
-            for f in sorted(logs.iterdir()):
-                print(f"----- {f.name}\n{f.read_text()[-4000:]}")
 
 
 async def _job_ends(client: Client, job_id: str, timeout: float = 180) -> dict:
@@ -187,7 +171,7 @@ async def _analysed(client: Client, path: Path, captions: Path) -> dict:
 
 async def _deliveries_settled(stack: Stack, timeout: float = 120) -> dict[str, list[dict]]:
     """Every delivery of both webhooks given up or done; returns them per webhook."""
-    await wait_dispatched(stack.settings, stack.pool, timeout)
+    await wait_dispatched(stack.settings, stack.service.pool, timeout)
     deadline = time.monotonic() + timeout
     while True:
         listed = {hook: (await stack.production.get(f"/webhooks/{hook}/deliveries")).data for hook in stack.receivers}
@@ -245,7 +229,7 @@ async def traffic(stack: Stack, tmp_path_factory) -> Stack:
     deliveries = await _deliveries_settled(stack)
     from projections import ALL
 
-    await wait_projected(stack.settings, stack.pool, list(ALL))
+    await wait_projected(stack.settings, stack.service.pool, list(ALL))
     for key, client in (("production", stack.production), ("sandbox", stack.sandbox)):
         stack.api[key] = {"monitoring": (await client.get("/monitoring")).data,
                           "usage": (await client.get("/usage")).data,
@@ -363,7 +347,7 @@ def test_the_pages_figures_equal_what_the_api_reports(traffic: Stack, through_kc
 
 
 def test_vaeo_events_tail_is_the_same_door(traffic: Stack, through_kcat: dict, tmp_path: Path):
-    env = dict(traffic.env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(env_for(traffic.settings), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     through_tail = figures(run_the_page(tmp_path / "tail", "tail", env), traffic.workspace)
 
     for name in ("jobs", "delays", "credits", "webhooks"):
