@@ -95,34 +95,34 @@ def written_as(registry: EventRegistry, event: NewEvent, schema: int) -> NewEven
 
 async def write_old_history(pool, registry: EventRegistry, workspace: UUID) -> Counter:
     """Two videos uploaded (schemas 1 and 2) and analysed (schema 1) by jobs that completed (schema 1),
-    and a sandbox job that failed (schema 1), a few minutes ago: the log of an earlier build."""
+    and a sandbox job that failed (schema 1), minutes ago: the log of an earlier build. Returns how
+    many events of each earlier schema (``"JobCompleted/1"``) it wrote."""
     now = datetime.now(UTC)
     written: Counter = Counter()
 
-    def store_at(seconds_ago: float) -> PostgresEventStore:
-        return PostgresEventStore(pool, registry, clock=lambda: now - timedelta(seconds=seconds_ago))
+    async def save(seconds_ago: float, events: list[NewEvent], schemas: dict[str, int]) -> None:
+        old = [written_as(registry, e, schemas[e.type]) if e.type in schemas else e for e in events]
+        await PostgresEventStore(pool, registry, clock=lambda: now - timedelta(seconds=seconds_ago)).save(events=old)
+        written.update(f"{e.type}/{e.schema}" for e in old if e.schema < registry.current_schema(e.type))
 
     for n, (upload_schema, upload_ago, analysis_ago) in enumerate(((1, 300, 240), (2, 200, 110))):
-        video_id = await store_at(0).next_id("video_id_seq")
-        video = Video.upload(video_id=video_id, workspace_id=workspace, environment="production", name=f"old {n}",
-                             storage_key=f"old/{n}", size_bytes=1000, duration_ms=30_000, demuxer="mov,mp4,m4a")
-        [uploaded] = registry.to_new_events(video.collect_events(), workspace_id=workspace)
-        await store_at(upload_ago).save(events=[written_as(registry, uploaded, upload_schema)])
-        job, _ = await handle(store_at(upload_ago - 5), QueueJob(workspace, job_type="analyze_video", credits=1))
+        store = PostgresEventStore(pool, registry, clock=lambda ago=upload_ago: now - timedelta(seconds=ago - 5))
+        video = Video.upload(video_id=await store.next_id("video_id_seq"), workspace_id=workspace,
+                             environment="production", name=f"old {n}", storage_key=f"old/{n}", size_bytes=1000,
+                             duration_ms=30_000, demuxer="mov,mp4,m4a")
+        await save(upload_ago, registry.to_new_events(video.collect_events(), workspace_id=workspace),
+                   {"VideoUploaded": upload_schema})
+        job, _ = await handle(store, QueueJob(workspace, job_type="analyze_video", credits=1))
         job.start(1, "old-worker")
         video.record_analysis(job_id=job.id, graph={}, analysis_mode="standard", article_id=None)
-        job.complete({"video_id": video_id}, article_id=None)
-        ends = registry.to_new_events([*video.collect_events(), *job.collect_events()], workspace_id=workspace)
-        await store_at(analysis_ago).save(events=[
-            written_as(registry, e, 1) if e.type in ("VideoAnalyzed", "JobCompleted") else e for e in ends])
-        written.update(f"{e.type}/{upload_schema if e.type == 'VideoUploaded' else 1}"
-                       for e in (uploaded, *ends) if e.type in ("VideoUploaded", "VideoAnalyzed", "JobCompleted"))
-    job, _ = await handle(store_at(100), QueueJob(workspace, job_type="analyze_video", environment="sandbox"))
+        job.complete({"video_id": video.video_id}, article_id=None)
+        await save(analysis_ago, registry.to_new_events([*video.collect_events(), *job.collect_events()],
+                                                        workspace_id=workspace),
+                   {"VideoAnalyzed": 1, "JobCompleted": 1})
+    job, _ = await handle(store, QueueJob(workspace, job_type="analyze_video", environment="sandbox"))
     job.start(1, "old-worker")
     job.fail("the file was unreadable")
-    events = registry.to_new_events(job.collect_events(), workspace_id=workspace)
-    await store_at(90).save(events=[written_as(registry, e, 1) if e.type == "JobFailed" else e for e in events])
-    written["JobFailed/1"] += 1
+    await save(90, registry.to_new_events(job.collect_events(), workspace_id=workspace), {"JobFailed": 1})
     return written
 
 
