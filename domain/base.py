@@ -80,16 +80,12 @@ class SchemaChange:
     # What the upcast cannot tell from the event itself, and which other event a consumer reads it from.
     needs: str | None = None
 
-    @property
-    def to_schema(self) -> int:
-        return self.from_schema + 1
-
     def fill(self, data: dict, field_name: str) -> Any:
         value = self.added[field_name]
         return data.get(value.field) if isinstance(value, Copied) else value
 
     def upcast(self, data: dict) -> dict:
-        """``data`` of ``from_schema`` as ``to_schema``: each added field it lacks, filled."""
+        """``data`` of ``from_schema`` as the next schema: each added field it lacks, filled."""
         return {**data, **{k: self.fill(data, k) for k in self.added if k not in data}}
 
     def fills(self) -> str:
