@@ -31,7 +31,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.analysis.scoring import RUBRIC_VERSION
-from domain.base import DomainError, aggregate, deterministic_id, upcaster
+from domain.base import Copied, DomainError, aggregate, deterministic_id, schema_change
 from domain.exports import FORMATS
 
 ORIGINS = ("analysis", "regeneration", "translation")
@@ -57,11 +57,12 @@ def export_stream(article_id: int, export_format: str) -> UUID:
     return deterministic_id("article-export", article_id, export_format)
 
 
-@upcaster("ArticleGenerated", 1)
-def _generated_v1(data: dict) -> dict:
-    """Schema 1 came from analyses only, scored with the first rubric, from the analysis' own graph."""
-    return {**data, "origin": "analysis", "source_article_id": None, "graph_job_id": data.get("job_id"),
-            "rubric_version": 1}
+schema_change("ArticleGenerated", 1, """Adds `origin` (`analysis` or `regeneration`), `source_article_id` (the
+    article a regeneration rewrote), `graph_job_id` (the analysis whose content graph the article was written from)
+    and `rubric_version` (the scoring rubric of its scores), when articles could also be regenerated. Every schema 1
+    article was written by an analysis, from that analysis' own graph (`job_id`), and scored with the first
+    rubric.""", added={"origin": "analysis", "source_article_id": None, "graph_job_id": Copied("job_id"),
+                        "rubric_version": 1})
 
 
 def check_custom_name(custom_name: str | None) -> str | None:

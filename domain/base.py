@@ -6,7 +6,10 @@ never a Python path) with a schema number. ``infra.codec`` builds its registry f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
@@ -15,8 +18,8 @@ from eventsourcing.domain import Aggregate
 PUBLISHED: dict[str, tuple[type, int, str]] = {}
 # aggregate class name (the stream type) -> aggregate class
 AGGREGATES: dict[str, type[Aggregate]] = {}
-# (stable event name, schema) -> the pure function turning that schema's data into schema + 1
-UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {}
+# (stable event name, schema) -> what schema + 1 changed, and how that schema's data is upcast to it
+SCHEMA_CHANGES: dict[tuple[str, int], SchemaChange] = {}
 
 NAMESPACE = UUID("6f1f8a52-3b0e-4c55-9a57-5c1d9c7f2a10")
 
@@ -51,25 +54,59 @@ def aggregate(stream_type: str) -> Callable[[type[Aggregate]], type[Aggregate]]:
     return register
 
 
-def upcaster(name: str, from_schema: int) -> Callable[[Callable[[dict], dict]], Callable[[dict], dict]]:
-    """Register the upcaster of ``name``'s schema ``from_schema`` (to ``from_schema + 1``): every
-    ``infra.codec.EventRegistry`` applies it to old events when they are read."""
+@dataclass(frozen=True)
+class Copied:
+    """An added field that an older event fills with the value of another of its own fields."""
 
-    def register(fn: Callable[[dict], dict]) -> Callable[[dict], dict]:
-        UPCASTERS[(name, from_schema)] = fn
-        return fn
-
-    return register
+    field: str
 
 
-def upcast_with_environment(name: str, from_schema: int, value: str | None) -> None:
-    """``name``'s schema ``from_schema + 1`` adds ``environment``: older events get ``value`` when
-    their type alone tells it, None when only their stream or their job can (a consumer derives
-    it from there: the dispatcher from the job's ``JobQueued``)."""
+@dataclass(frozen=True)
+class SchemaChange:
+    """What schema ``from_schema + 1`` of a published event changed, and how older data is upcast.
 
-    @upcaster(name, from_schema)
-    def upcast(data: dict) -> dict:
-        return {**data, "environment": data.get("environment", value)}
+    One row per change, declared beside its event with ``schema_change``: the codec upcasts with it,
+    and the event catalogue (docs/events.md) and the AsyncAPI document read it, so an earlier schema
+    is described from the code that upcasts it (its JSON Schema is the next one's without the fields
+    this change added). A change of another kind than adding fields (a rename, a new type) needs this
+    row to say so before it can be declared.
+    """
+
+    name: str
+    from_schema: int
+    description: str  # what the change added and why, in a consumer's words
+    # Each field the change added -> what an older event gets: a JSON value, or Copied(other field).
+    added: Mapping[str, Any]
+    # What the upcast cannot tell from the event itself, and which other event a consumer reads it from.
+    needs: str | None = None
+
+    def fill(self, data: dict, field_name: str) -> Any:
+        value = self.added[field_name]
+        return data.get(value.field) if isinstance(value, Copied) else value
+
+    def upcast(self, data: dict) -> dict:
+        """``data`` of ``from_schema`` as the next schema: each added field it lacks, filled."""
+        return {**data, **{k: self.fill(data, k) for k in self.added if k not in data}}
+
+    def fills(self) -> str:
+        """How an event of ``from_schema`` is upcast, in words: what each added field gets."""
+        parts = [f"`{k}` = the value of `{v.field}`" if isinstance(v, Copied) else f"`{k}` = `{json.dumps(v)}`"
+                 for k, v in self.added.items()]
+        return ", ".join(parts)
+
+
+def schema_change(name: str, from_schema: int, description: str, *, added: Mapping[str, Any],
+                  needs: str | None = None) -> SchemaChange:
+    """Declare what ``name``'s schema ``from_schema + 1`` changed: every ``infra.codec.EventRegistry``
+    upcasts old events with it, and the catalogue and the AsyncAPI document describe it."""
+    if not added or not description.strip():
+        raise TypeError(f"{name} schema {from_schema + 1}: a change names its added fields and describes them")
+    if (name, from_schema) in SCHEMA_CHANGES:
+        raise TypeError(f"{name} schema {from_schema + 1} declared twice")
+    change = SchemaChange(name, from_schema, " ".join(description.split()), dict(added),
+                          " ".join(needs.split()) if needs else None)
+    SCHEMA_CHANGES[(name, from_schema)] = change
+    return change
 
 
 class DomainError(Exception):

@@ -34,7 +34,7 @@ from uuid import UUID
 import regex
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id, upcaster
+from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id, schema_change
 from domain.clip_framing import MAX_KEYFRAMES, MAX_SAMPLES
 from domain.clip_framing import MODES as FRAMING_MODES
 from domain.exports import clean
@@ -363,10 +363,9 @@ def caption_pages(segments: Sequence, start_ms: int, end_ms: int, t: Template) -
 # ------------------------------------------------------------------------------------ aggregates
 
 
-@upcaster("ClipRendered", 1)
-def _rendered_v1(data: dict) -> dict:
-    """Schema 1 had no framing: every clip then was cut or rendered without following a face."""
-    return {**data, "framing": None}
+schema_change("ClipRendered", 1, """Adds `framing`: how a face-following render framed the clip (its mode, the share
+    of sampled frames with a face, the faces followed, ...), null for every other clip. No schema 1 clip followed a
+    face.""", added={"framing": None})
 
 
 def check_framing(framing: dict | None) -> dict | None:

@@ -26,7 +26,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InvalidTransition, aggregate, upcast_with_environment
+from domain.base import DomainError, InvalidTransition, aggregate, schema_change
 
 
 class StaleAttempt(InvalidTransition):
@@ -331,5 +331,8 @@ class Job(Aggregate):
 
 
 # The job's end carries its environment from schema 2 on; schema 1 leaves it to the job's JobQueued.
-upcast_with_environment("JobCompleted", 1, None)
-upcast_with_environment("JobFailed", 1, None)
+for _end in ("JobCompleted", "JobFailed"):
+    schema_change(_end, 1, """Adds `environment` (`production` or `sandbox`), so that the job's end reaches the
+        webhooks of its environment alone.""", added={"environment": None},
+        needs="""`environment` is null when upcast from schema 1: it is the `environment` of the job's `JobQueued`
+        (same `stream_id`), which every job has.""")

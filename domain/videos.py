@@ -25,7 +25,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, aggregate, deterministic_id, upcast_with_environment, upcaster
+from domain.base import DomainError, aggregate, deterministic_id, schema_change
 from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
@@ -122,16 +122,12 @@ def _check_int(field_name: str, value: object, low: int, high: int) -> None:
         raise UnreadableMedia(f"{field_name} {value!r} is out of range ({low} to {high})", field=field_name)
 
 
-@upcaster("VideoUploaded", 1)
-def _uploaded_v1(data: dict) -> dict:
-    """Schema 1 recorded no demuxer: None, and the worker probes the file again (whitelisted)."""
-    return {**data, "demuxer": None}
-
-
-@upcaster("VideoUploaded", 2)
-def _uploaded_v2(data: dict) -> dict:
-    """Schema 2 had no publication date (the upload's time stands for it) and no thumbnail."""
-    return {**data, "published_at": None, "thumbnail_key": None}
+schema_change("VideoUploaded", 1, """Adds `demuxer`, the container format the upload's probe accepted, which every
+    later ffmpeg run of the file is held to. A schema 1 upload has none: the worker probes its file again, against
+    the same list of accepted formats.""", added={"demuxer": None})
+schema_change("VideoUploaded", 2, """Adds `published_at`, when the video went out on its site (null: the upload's
+    own time, the event's `recorded_at`, stands for it), and `thumbnail_key`, the stored picture that lists show
+    (null: none was made). Schema 2 uploads had neither.""", added={"published_at": None, "thumbnail_key": None})
 
 
 def check_published_at(published_at: datetime | None, now: datetime) -> None:
@@ -370,5 +366,8 @@ class Video(Aggregate):
             self.article_id, self.article_job_id = article_id, job_id
 
 
-# VideoAnalyzed schema 2 carries its environment; schema 1 leaves it to the video (and the analysis job).
-upcast_with_environment("VideoAnalyzed", 1, None)
+schema_change("VideoAnalyzed", 1, """Adds `environment` (`production` or `sandbox`), so that the event reaches the
+    webhooks of its environment alone.""", added={"environment": None},
+    needs="""`environment` is null when upcast from schema 1: it is the `environment` of the analysis job's
+    `JobQueued` (the event whose `stream_id` is this event's `data.job_id`), which is also the video's (its
+    `VideoUploaded`, same `stream_id` as this event).""")

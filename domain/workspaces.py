@@ -8,7 +8,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.base import DomainError, InsufficientCredits, aggregate, upcast_with_environment
+from domain.base import DomainError, InsufficientCredits, aggregate, schema_change
 
 ENVIRONMENTS = ("production", "sandbox")
 # Credits are production's: sandbox operations never charge them, so what is said about the
@@ -234,5 +234,6 @@ def crosses_below(threshold_pct: float, before: Workspace, after: Workspace) -> 
     return before.remaining_pct >= threshold_pct > after.remaining_pct
 
 
-# Credits are production's (sandbox never charges): an old CreditsLow is production's.
-upcast_with_environment("CreditsLow", 1, "production")
+schema_change("CreditsLow", 1, """Adds `environment`, always `production`: sandbox calls never charge credits, so
+    every crossing, of either schema, is production's (the `credits.low` webhook goes to production's webhooks).""",
+    added={"environment": "production"})

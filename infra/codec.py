@@ -7,7 +7,9 @@ A stored event (and the Kafka value) is this envelope (docs/events.md)::
 ``data`` holds the event's own fields (the eventsourcing bookkeeping fields ``originator_id``,
 ``originator_version``, ``timestamp`` and ``originator_topic`` live in the envelope or are
 derived). Old schemas are upcast when read, never rewritten: an upcaster is registered for
-``(type, schema)`` and turns that schema's ``data`` into schema + 1.
+``(type, schema)`` and turns that schema's ``data`` into schema + 1. The domain's upcasters are its
+``SchemaChange`` rows (``domain.base.schema_change``), which also say what each schema looked like:
+``json_schema(name, schema)`` describes every schema an event was ever written with.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from eventsourcing.utils import get_topic
 from pydantic import TypeAdapter
 
 import domain  # noqa: F401  (registers every published event)
-from domain.base import AGGREGATES, PUBLISHED, UPCASTERS
+from domain.base import AGGREGATES, PUBLISHED, SCHEMA_CHANGES, SchemaChange
 
 ENVELOPE_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "originator_topic"})
 
@@ -115,7 +117,8 @@ class EventRegistry:
     def __init__(self) -> None:
         self._by_name: dict[str, tuple[type, int, str]] = dict(PUBLISHED)
         self._by_class: dict[type, str] = {cls: name for name, (cls, _, _) in self._by_name.items()}
-        self._upcasters: dict[tuple[str, int], Upcaster] = dict(UPCASTERS)  # the domain's (domain.base.upcaster)
+        self._changes: dict[tuple[str, int], SchemaChange] = dict(SCHEMA_CHANGES)  # the domain's (schema_change)
+        self._upcasters: dict[tuple[str, int], Upcaster] = {key: c.upcast for key, c in self._changes.items()}
 
     # ---- names and schemas
 
@@ -143,9 +146,34 @@ class EventRegistry:
         except KeyError:
             raise UnknownEventType(name) from None
 
-    def json_schema(self, name: str) -> dict[str, Any]:
-        cls, schema, stream_type = self._lookup(name)
-        return _data_schema(cls, name, schema, stream_type)
+    def json_schema(self, name: str, schema: int | None = None) -> dict[str, Any]:
+        """The JSON Schema of ``name``'s data at ``schema`` (default: the current one). An earlier schema is
+        the next one without the fields its change added (``SchemaChange``), down from the event class."""
+        cls, current, stream_type = self._lookup(name)
+        out = _data_schema(cls, name, current, stream_type)
+        if schema is None or schema == current:
+            return out
+        if not 1 <= schema < current:
+            raise UnknownEventType(f"{name} has no schema {schema}")
+        for earlier in range(current - 1, schema - 1, -1):
+            change = self.schema_change(name, earlier + 1)
+            missing = [f for f in change.added if f not in out["properties"]]
+            if missing:
+                raise UnknownEventType(f"{name} schema {earlier + 1} adds {missing}, which its data does not have")
+            for f in change.added:
+                del out["properties"][f]
+                out["required"].remove(f)
+        change = self.schema_change(name, schema + 1)
+        out["description"] = " ".join([f"data of {name} (stream type {stream_type}), schema {schema}; upcast to "
+                                       f"schema {schema + 1}: {change.fills()}.", change.needs or ""]).strip()
+        return out
+
+    def schema_change(self, name: str, schema: int) -> SchemaChange:
+        """What ``name``'s ``schema`` changed from the one before it (schema 2 and later)."""
+        try:
+            return self._changes[(name, schema - 1)]
+        except KeyError:
+            raise UnknownEventType(f"no description of {name} schema {schema}") from None
 
     # ---- upcasting
 

@@ -1,9 +1,11 @@
 """The public event catalogue (``docs/events.md``), generated from the event registry.
 
 The catalogue is a contract for downstream consumers, so it is never written by hand: it is rendered
-from ``infra.codec`` (the envelope schema and each published event's JSON Schema), and a unit test
-checks that the committed file equals ``render()``. ``python -m infra.eventdocs`` prints it;
-``--write`` rewrites ``docs/events.md``.
+from ``infra.codec`` (the envelope schema, and the JSON Schema of every schema each published event
+was ever written with: the earlier ones from the ``SchemaChange`` rows beside their events), and a
+unit test checks that the committed file equals ``render()``. ``python -m infra.eventdocs`` prints
+it; ``--write`` rewrites ``docs/events.md``. The same registry gives the AsyncAPI document
+(``infra.asyncapi``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +85,49 @@ Positions are global, gap-free and in commit order, so a consumer deduplicates b
 partition: keep the highest position applied for each partition (in the same transaction as the
 effect, ideally) and skip any event at or below it.
 
+The same contract, machine-readable: the AsyncAPI 3.0 document `docs/asyncapi.json`, also served
+at `GET /v1/asyncapi.json` (one message per event type and schema, with the key and headers). An
+example of a consumer that needs no line of this project, from the topic to figures in SQL, is
+`docs/analytics.md`.
+
 ## Schema evolution
 
-Each event type carries an integer `schema`. A change to an event's data gets a new schema number
-and an upcaster from the previous one. Old schemas are **upcast when read, never rewritten**: the
-log keeps every event as it was written, so a consumer may meet any schema number up to the one
-documented here, and should upcast (or ignore) older ones the same way.
+Each event type carries an integer `schema`. A change to an event's data gets a new schema number,
+and a description of what changed and how an older event is upcast (each field the change added,
+and what an older event gets for it). Old schemas are **upcast when read, never rewritten**: the
+log keeps every event as it was written, so a consumer meets **every schema listed below** for an
+event, not only the current one. Each earlier schema is printed under its event with its JSON
+Schema and how it is upcast to the next; a consumer upcasts it the same way, or reads only the
+fields every schema has. Where an upcast cannot be done from the event alone (a schema 1
+`JobCompleted` has no `environment`: its job's `JobQueued` has it), the schema says which event
+holds the missing fact.
+
+## Two doors: the topic and `vaeo events tail`
+
+The log can be read through either door; both read the same topic and give the same events with
+the same positions, so a consumer that keeps to the rules of the first computes the same figures
+from either (`docs/analytics.md` runs one SQL example on both).
+
+**The topic**, read with any Kafka client (only the broker's address is needed):
+
+- what you get: each event's envelope as it was stored, at the schema it was written with;
+- order: commit order within a partition (one workspace's events); across partitions, order by
+  `position` yourself;
+- duplicates: delivery is at least once, so drop an event whose `position` you have seen (per
+  partition);
+- old schemas: yours to upcast, as each schema below describes (or read only the fields every
+  schema of the event has);
+- starting again: your consumer group's offsets, or the positions you stored.
+
+**`vaeo events tail`**, this project's command (the project installed, and its settings):
+
+- what you get: the same envelope, each event upcast to its type's current schema (one whose
+  schema this build cannot upcast is printed as stored, with a warning on stderr);
+- order: every event up to the end seen at its start, in `position` order; with `--follow`, new
+  events as they arrive, in order within a workspace;
+- duplicates: dropped already, by position;
+- old schemas: upcast already;
+- starting again: `--from POSITION` (and `--type`, `--workspace` to filter).
 
 ## Environments
 
@@ -101,9 +141,8 @@ environment says which in `data.environment` (`production` or `sandbox`):
 - the events of the clip flow (`ClipsDetected`, `ClipRendered`, `ClipRenderFailed`), which also
   carry their job's `job_id`;
 - every event a webhook is delivered for: `JobCompleted`, `JobFailed` and `VideoAnalyzed` from
-  schema 2 (upcast from schema 1 with `environment: null`: the job's `JobQueued` says it, and a
-  consumer derives it from there), and `CreditsLow` from schema 2 (always `production`: sandbox
-  calls never charge credits; schema 1 is upcast to `production`).
+  schema 2, and `CreditsLow` from schema 2 (always `production`: sandbox calls never charge
+  credits); their schema 1 says how its environment is found.
 
 A consumer that cannot tell an event's environment must not treat it as both: the webhook
 dispatcher delivers such an event to nobody and records it (`webhook_unrouted`).
@@ -170,40 +209,75 @@ fields, described per type below.
 """
 
 
+def schema_anchor(name: str, schema: int) -> str:
+    """The Markdown anchor of an event's schema heading (``#### JobCompleted schema 1``)."""
+    return f"{name.lower()}-schema-{schema}"
+
+
+def _schema_sections(registry: EventRegistry, name: str) -> str:
+    """Every schema of an event written with more than one: the current first, then each earlier one
+    with its JSON Schema, what changed from the one before and how it is upcast to the next."""
+    current = registry.current_schema(name)
+    parts = []
+    for schema in range(current, 0, -1):
+        text = [f"#### {name} schema {schema}" + (" (current)" if schema == current else ""),
+                f"Changed from schema {schema - 1}: {registry.schema_change(name, schema).description}"
+                if schema > 1 else "The first schema."]
+        if schema < current:
+            change = registry.schema_change(name, schema + 1)
+            text.append(f"Upcast to schema {schema + 1}: {change.fills()}." + (f" {change.needs}" if change.needs
+                                                                                 else ""))
+        parts.append("\n\n".join([*text, _json_block(registry.json_schema(name, schema))]) + "\n")
+    return "\n".join(parts)
+
+
+def _earlier(registry: EventRegistry, name: str) -> str:
+    return ", ".join(f"[{k}](#{schema_anchor(name, k)})" for k in range(1, registry.current_schema(name)))
+
+
 def render() -> str:
     """The catalogue as Markdown: deterministic (names sorted, JSON with sorted keys)."""
     registry = EventRegistry()
     names = registry.names()
     parts = [_INTRO, _json_block(ENVELOPE_SCHEMA), "\n\n## Events\n\n",
-             "| type | stream type | schema |\n|---|---|---|\n"]
-    parts.extend(f"| [`{n}`](#{n.lower()}) | `{registry.stream_type_of(n)}` | {registry.current_schema(n)} |\n"
-                 for n in names)
+             "| type | stream type | schema | earlier schemas, still in the topic |\n|---|---|---|---|\n"]
+    parts.extend(f"| [`{n}`](#{n.lower()}) | `{registry.stream_type_of(n)}` | {registry.current_schema(n)} | "
+                 f"{_earlier(registry, n)} |\n" for n in names)
     for name in names:
-        schema = registry.json_schema(name)
         event_cls = PUBLISHED[name][0]
+        current = registry.current_schema(name)
+        earlier = f" (earlier schemas, still in the topic: {_earlier(registry, name)})" if current > 1 else ""
+        body = (_schema_sections(registry, name) if current > 1
+                else f"{_json_block(registry.json_schema(name))}\n")
         parts.append(
             f"\n### {name}\n\n"
             f"- stream type: `{registry.stream_type_of(name)}`\n"
-            f"- schema: {registry.current_schema(name)}\n"
+            f"- schema: {current}{earlier}\n"
             f"- purpose: {purpose(event_cls)}\n"
             f"- read by: {read_by(event_cls)}\n\n"
-            f"{_json_block(schema)}\n"
+            f"{body}"
         )
     return "".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m infra.eventdocs", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--write", action="store_true", help=f"write {DOC_PATH.name} instead of printing it")
+def print_or_write(argv: list[str] | None, *, prog: str, doc: str, render_text: Callable[[], str],
+                   path: Path) -> int:
+    """The command line of a generated document: print it, or with ``--write`` write it to ``path``."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n", 1)[0])
+    parser.add_argument("--write", action="store_true", help=f"write {path.name} instead of printing it")
     args = parser.parse_args(argv)
-    text = render()
+    text = render_text()
     if args.write:
-        DOC_PATH.parent.mkdir(parents=True, exist_ok=True)
-        DOC_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {DOC_PATH}", file=sys.stderr)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return print_or_write(argv, prog="python -m infra.eventdocs", doc=__doc__, render_text=render, path=DOC_PATH)
 
 
 if __name__ == "__main__":

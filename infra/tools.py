@@ -1,9 +1,11 @@
-"""External media tools: make sure ffmpeg, ffprobe and espeak-ng are on the machine.
+"""External tools: ffmpeg, ffprobe and espeak-ng, and what some tests read with (kcat, node, npm).
 
 The analysis engine shells out to ffmpeg/ffprobe (``infra.media``) and the tests synthesise speech
 with espeak-ng. On a fresh Debian/Ubuntu machine they are installed with apt, once: ``vaeo up``
 installs them (and the caption font) before it starts the processes, and the test fixtures before
-they generate media.
+they generate media. The test of the analytics example (docs/analytics.md) reads the topic with
+kcat, a plain Kafka client, and the AsyncAPI validator runs on Node.js, installed with npm: their
+fixtures install them the same way.
 Installing needs root; without it the error says which command to run.
 """
 
@@ -16,7 +18,8 @@ import threading
 from collections.abc import Iterable
 
 # executable -> Debian package that provides it
-PACKAGES: dict[str, str] = {"ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "espeak-ng": "espeak-ng"}
+PACKAGES: dict[str, str] = {"ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "espeak-ng": "espeak-ng", "kcat": "kcat",
+                            "node": "nodejs", "npm": "npm"}
 MEDIA_TOOLS = ("ffmpeg", "ffprobe")
 ALL_TOOLS = ("ffmpeg", "ffprobe", "espeak-ng")
 

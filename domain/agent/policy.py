@@ -60,6 +60,7 @@ REFUSED_BY_DESIGN: dict[str, str] = {
                            "itself",
     "job_events": "a stream of a job's progress never ends within one request; read the job instead (get_job)",
     "get_openapi": "the API's own description is documentation, not an action",
+    "get_asyncapi": "the event stream's description is documentation, not an action",
     "agent_chat": "the assistant does not call itself", "agent_stream": "the assistant does not call itself",
     "get_agent_conversation": "the assistant does not read conversations as an action",
 }

@@ -6,6 +6,12 @@ iterates it: one declaration per operation, next to its handler.
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from infra.asyncapi import document as asyncapi_document
 from services.api import (
     agent,
     articles,
@@ -37,6 +43,28 @@ async def get_openapi(call: Call) -> dict:
     return openapi_document()
 
 
+class AsyncApiDocument(BaseModel):
+    """The answer of GET /asyncapi.json: an AsyncAPI 3.0 document (its members as that specification
+    defines them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    asyncapi: str
+    info: dict[str, Any]
+    channels: dict[str, Any]
+    operations: dict[str, Any]
+    components: dict[str, Any]
+
+
+# Built once per process: the registry does not change while it runs, and a public route should
+# not spend a tenth of a second of CPU per call.
+_asyncapi = cache(asyncapi_document)
+
+
+async def get_asyncapi(call: Call) -> dict:
+    return _asyncapi()
+
+
 ROUTES: list[Route] = [
     *me.ROUTES,
     *usage.ROUTES,
@@ -53,4 +81,7 @@ ROUTES: list[Route] = [
     *agent.ROUTES,
     Route("GET", "/openapi.json", get_openapi, scope=None, tag="Meta", response=OpenApiDocument,
           summary="This document (OpenAPI 3.1), generated from the route table"),
+    Route("GET", "/asyncapi.json", get_asyncapi, scope=None, tag="Meta", response=AsyncApiDocument,
+          summary="The event stream's contract (AsyncAPI 3.0): the Kafka topics of domain events and API "
+                  "telemetry, one message per event type and schema, generated from the event registry"),
 ]

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,16 +202,23 @@ async def start_api(settings: Settings, http: aiohttp.ClientSession, logs: Path,
 @asynccontextmanager
 async def running_service(stack_settings: Settings, template_db: str, logs: Path,
                           processes: tuple[str, ...] = ("relay", "projector", "worker"), apis: int = 2,
+                          prepare: Callable[[Settings, EventStore], Awaitable[None]] | None = None,
                           **env_overrides: str) -> AsyncIterator[Service]:
     """Isolated database and topics, ``processes`` and ``apis`` API processes, each with
-    ``env_for(settings)`` plus ``env_overrides`` (``VAEO_...`` variables); all stopped on exit."""
+    ``env_for(settings)`` (and a dispatcher's consumer group of their own) plus ``env_overrides``
+    (``VAEO_...`` variables); all stopped on exit. ``prepare`` appends what the log must hold
+    before any process starts (a history written by an earlier build)."""
     settings = await make_isolated_settings(stack_settings, template_db)
     LOG_FOLDERS.append(logs)
-    env = dict(env_for(settings), **env_overrides)
+    env = {**env_for(settings), "VAEO_DISPATCHER_GROUP": settings.consumer_group_prefix + "dispatcher",
+           **env_overrides}
     procs: dict[str, subprocess.Popen] = {}
     http = aiohttp.ClientSession()
     pool = await create_pool(settings.resolved_database_url(), max_size=10)
+    store = PostgresEventStore(pool, EventRegistry())
     try:
+        if prepare is not None:
+            await prepare(settings, store)
         for name in processes:
             procs[name] = spawn(name, env, logs)
         bases = []
@@ -219,7 +226,7 @@ async def running_service(stack_settings: Settings, template_db: str, logs: Path
             base, proc = await start_api(settings, http, logs, name="api" if i == 0 else f"api{i}", **env_overrides)
             procs[f"api{i}"] = proc
             bases.append(base)
-        yield Service(settings, bases, pool, PostgresEventStore(pool, EventRegistry()), http, procs, logs)
+        yield Service(settings, bases, pool, store, http, procs, logs)
     finally:
         stop_all(procs)
         await http.close()

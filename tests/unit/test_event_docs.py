@@ -33,7 +33,8 @@ def json_blocks(text: str) -> list[dict]:
 
 def test_committed_catalogue_is_what_the_code_renders(rendered: str) -> None:
     assert DOC.read_text(encoding="utf-8") == rendered, (
-        "docs/events.md is out of date: run `python -m infra.eventdocs --write`")
+        "docs/events.md is out of date: run `python -m infra.eventdocs --write` (and `python -m infra.asyncapi "
+        "--write` for docs/asyncapi.json)")
 
 
 def test_render_is_deterministic(rendered: str) -> None:
@@ -58,10 +59,12 @@ def test_every_published_event_has_a_section_with_its_schema(rendered: str) -> N
     for name, (event_cls, schema_number, stream_type) in PUBLISHED.items():
         section = by_name[name]
         assert f"- stream type: `{stream_type}`\n" in section, name
-        assert f"- schema: {schema_number}\n" in section, name
+        assert re.search(rf"^- schema: {schema_number}( \(earlier schemas, still in the topic: .*\))?$", section,
+                         flags=re.MULTILINE), name
         assert re.search(r"^- purpose: \S", section, flags=re.MULTILINE), name
-        [schema] = json_blocks(section)
+        schema, *earlier = json_blocks(section)
         assert schema == registry.json_schema(name)
+        assert earlier == [registry.json_schema(name, k) for k in range(schema_number - 1, 0, -1)], name
         data_fields = {f.name for f in fields(event_cls)} - ENVELOPE_FIELDS
         assert data_fields, name
         assert set(schema["properties"]) == data_fields, name
@@ -69,12 +72,14 @@ def test_every_published_event_has_a_section_with_its_schema(rendered: str) -> N
 
 
 def test_event_index_lists_every_event_in_order(rendered: str) -> None:
-    index = re.findall(r"^\| \[`(\w+)`\]\(#(\w+)\) \| `(\w+)` \| (\d+) \|$", rendered, flags=re.MULTILINE)
+    index = re.findall(r"^\| \[`(\w+)`\]\(#(\w+)\) \| `(\w+)` \| (\d+) \| (.*) \|$", rendered, flags=re.MULTILINE)
 
     assert [row[0] for row in index] == sorted(PUBLISHED)
-    for name, anchor, stream_type, schema_number in index:
+    for name, anchor, stream_type, schema_number, earlier in index:
         assert anchor == name.lower()
         assert (stream_type, int(schema_number)) == (PUBLISHED[name][2], PUBLISHED[name][1])
+        assert re.findall(r"\[(\d+)\]\(#([\w-]+)\)", earlier) == [
+            (str(k), eventdocs.schema_anchor(name, k)) for k in range(1, int(schema_number))]
 
 
 def test_schemas_are_printed_with_sorted_keys(rendered: str) -> None:
