@@ -25,6 +25,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from domain.analysis.premium_prompts import object_schema, string_schema, tuple_schema
 from domain.analysis.provider_article import parse_structured
 from domain.analysis.scoring import split_text
 from domain.analysis.text import words
@@ -110,6 +111,30 @@ def translation_messages(content: dict, keywords: list[str], source_language: st
     system = SYSTEM_PROMPT.format(source=LANGUAGE_NAMES.get(source_language, source_language),
                                   target=LANGUAGE_NAMES.get(target_language, target_language))
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def translation_schema(content: dict, keywords: list[str]) -> dict:
+    """The JSON Schema of the answer: the source's shape exactly (as many sections, paragraphs in
+    each, key facts, FAQ entries and keywords), so a server that follows a schema answers in it."""
+    material = translation_material(content, keywords)
+    text, optional = string_schema(), {"type": "string"}
+    return object_schema({
+        "title": text,
+        "introduction": text if material["introduction"].strip() else optional,
+        "sections": tuple_schema([object_schema({"heading": text,
+                                                 "paragraphs": tuple_schema([text] * len(s["paragraphs"]))})
+                                  for s in material["sections"]]),
+        "key_facts": tuple_schema([text] * len(material["key_facts"])),
+        "faq": tuple_schema([object_schema({"question": text, "answer": text})] * len(material["faq"])),
+        "conclusion": text if material["conclusion"].strip() else optional,
+        "keywords": tuple_schema([text] * len(material["keywords"])),
+    })
+
+
+def answer_tokens(messages: list[dict]) -> int:
+    """A bound on the translation's tokens: about what the article takes, twice over (a token is
+    three to four characters of Latin text; a translation is seldom half as long again)."""
+    return min(32_000, 500 + len(messages[-1]["content"]) // 2)
 
 
 def parse_translation(text: str) -> TranslationAnswer:

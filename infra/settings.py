@@ -223,6 +223,10 @@ class Settings(BaseSettings):
     stack_s3_port: int = 18333
     # Local stack: where the SeaweedFS binary built from the Go module proxy is cached between runs.
     seaweedfs_cache: Path = Path.home() / ".cache" / "vaeo" / "seaweedfs"
+    # Test stack: where llama.cpp's server (built from source) and its small model are cached between runs.
+    llama_cache: Path = Path.home() / ".cache" / "vaeo" / "llama"
+    # Test stack: loopback port of its language-model server (tests only; `vaeo up` never starts one).
+    stack_llm_port: int = 18360
     # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the
     # signed file URLs; empty = the API's own address, http://<api_host>:<api_port>.
     public_base_url: str = ""
