@@ -32,13 +32,13 @@ from aiohttp import web
 Step = Callable[[web.Request, dict], Awaitable[web.StreamResponse]]
 
 PROMPT_TOKENS, COMPLETION_TOKENS = 321, 123
-INTRO = "PROVIDER-INTRO: this introduction was written by the fake provider."
+INTRO = "PROVIDER-INTRO: introduction written by fake provider."
 
 
 TITLE = "Fusion, told by the provider"
-SUMMARY = "PROVIDER-SUMMARY: what the talk explains, as the fake provider tells it."
+SUMMARY = "PROVIDER-SUMMARY: talk summarised by fake provider."
 SHORT = "PROVIDER-SHORT: the talk, told short by the fake provider."
-LONG = "PROVIDER-LONG: what a viewer learns from the talk, as the fake provider describes it for the platforms."
+LONG = "PROVIDER-LONG: long description written by fake provider; PROVIDER-LONG, PROVIDER-LONG, PROVIDER-LONG."
 
 
 def outline_for(material: dict) -> dict:
@@ -53,7 +53,7 @@ def answer_for(material: dict) -> dict:
     return {
         "introduction": INTRO,
         "sections": [{"heading": f"Provider section {c['index'] + 1}",
-                      "paragraphs": [f"PROVIDER-PARAGRAPH {c['index'] + 1}.", "A second paragraph."]}
+                      "paragraphs": [f"PROVIDER-PARAGRAPH {c['index'] + 1}.", "PROVIDER-PARAGRAPH-2."]}
                      for c in material["chapters"]],
         "key_facts": [{"claim_id": c["id"], "text": f"PROVIDER-FACT {c['text']}"} for c in material["claims"][:3]],
         "faq": [{"question": f"{i['query'].rstrip('?')}?", "answer": "PROVIDER-ANSWER."}
