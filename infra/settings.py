@@ -262,7 +262,8 @@ class Settings(BaseSettings):
     llm_retry_after_max_s: float = 30.0
     # Article provider: bytes of an answer read at most (a larger answer fails the call).
     llm_max_response_bytes: int = 1_048_576
-    # Article provider: ask for a JSON object (response_format json_object); off for servers that refuse it.
+    # Article provider: ask for answers that follow a JSON Schema (response_format, in the first form the server
+    # accepts); off: no response_format at all, the prompt alone asks for JSON.
     llm_json_mode: bool = True
     # Speech recognition (a video without captions): directory of joined model files; empty = <stack_dir>/models.
     asr_model_dir: str = ""
