@@ -33,6 +33,10 @@ from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
 TRANSLATION_LANGUAGES = (DEFAULT_LANGUAGE, *(code for code in CODES if code != DEFAULT_LANGUAGE))  # the default first
 LANGUAGE_NAMES = table("name")
+# What a premium analysis adds to its article that a translation does not carry over: the summary
+# and the platform descriptions are in the source's language, and the record of what the model wrote
+# describes the source, not the translation.
+PREMIUM_ONLY = ("summary", "descriptions", "written")
 MAX_SOURCE_CHARS = 100_000  # far above any article the engines write; a bound on what one request sends
 
 SYSTEM_PROMPT = """You translate articles from {source} into {target}.
@@ -175,8 +179,9 @@ def translated_content(text: str, content: dict, keywords: list[str], target_lan
                                                                 strict=True)]
     faq = [{**entry, "question": t.question, "answer": t.answer}
            for entry, t in zip(content.get("faq") or [], answer.faq, strict=True)]
+    kept = {k: v for k, v in content.items() if k not in PREMIUM_ONLY}
     translated = {
-        **content, "title": answer.title, "language": target_language, "introduction": answer.introduction,
+        **kept, "title": answer.title, "language": target_language, "introduction": answer.introduction,
         "sections": sections, "key_facts": key_facts, "faq": faq, "conclusion": answer.conclusion,
         "keywords_primary": list(answer.keywords), "engine": "provider",
     }

@@ -207,7 +207,8 @@ async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage
     ctx.record_with_completion(list(article.collect_events()))
     return {"article_id": article_id, "source_article_id": source.article_id, "writing_style": written.writing_style,
             "engine": engine, "graph_rebuilt_exactly": not departs,
-            **({"graph_differs_in": departs} if departs else {})}
+            **({"graph_differs_in": departs} if departs else {}),
+            **({"written": writer.record()} if writer is not None else {})}
 
 
 def translation_handler(settings: Settings):

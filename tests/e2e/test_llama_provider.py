@@ -32,7 +32,7 @@ from tests.e2e.test_job_refunds import credits_used
 from tests.e2e.test_videos import events_of, follow, upload
 from tests.media_factory import lecture_cues, make_captioned_video
 
-pytestmark = LLAMA_BUILD_TIMEOUT
+pytestmark = [LLAMA_BUILD_TIMEOUT, pytest.mark.slow]  # a build on a fresh machine, then a model on the CPU
 MODEL_SECONDS = 1800  # a whole premium analysis on two busy cores, at worst
 
 

@@ -16,7 +16,7 @@ from infra import llama_server
 from infra.llm import ANSWER_FORMATS, ChatProvider
 from tests.conftest import LLAMA_BUILD_TIMEOUT
 
-pytestmark = LLAMA_BUILD_TIMEOUT
+pytestmark = [LLAMA_BUILD_TIMEOUT, pytest.mark.slow]  # a build on a fresh machine, then a model on the CPU
 
 SCHEMA = ("colour", {"type": "object", "properties": {"colour": {"enum": ["red", "green", "blue"]},
                                                       "reason": {"type": "string"}},
