@@ -35,9 +35,9 @@ from domain.analysis.premium_checks import MOVE_WINDOW_MS
 from domain.languages import table
 
 LANGUAGE_NAMES = table("name")
-OUTLINE_EXCERPT_CHARS = 8_000  # the transcript the outline call reads, shared between chapters
+OUTLINE_EXCERPT_CHARS = 6_000  # the transcript the outline call reads, shared between chapters
 OUTLINE_CLAIMS, OUTLINE_TOPICS, OUTLINE_ENTITIES = 25, 10, 12
-BOUNDARY_OPTIONS = 6  # sentence starts offered around a chapter's boundary
+BOUNDARY_OPTIONS, OPTION_CHARS = 4, 100  # sentence starts offered around a chapter's boundary, and of their sentence
 TITLE_CHARS, SUMMARY_CHARS, CHAPTER_TITLE_CHARS = 100, 600, 80
 SHORT_CHARS, LONG_CHARS = 220, 1500
 DESCRIPTION_CLAIMS = 10
@@ -102,7 +102,7 @@ def boundary_options(graph: ContentGraph) -> list[list[dict]]:
         for s in graph.sentences:
             at = s.start_ms // 1000 * 1000
             if 0 < abs(at - chapter.start_ms) <= MOVE_WINDOW_MS and at not in near:
-                near[at] = s.text[:200]
+                near[at] = s.text[:OPTION_CHARS]
         ordered = sorted(near.items(), key=lambda item: abs(item[0] - chapter.start_ms))[:BOUNDARY_OPTIONS]
         out.append([{"startMs": at, "sentence": text} for at, text in sorted(ordered)])
     return out
