@@ -9,8 +9,9 @@ the answer's ``choices[0].message.content`` is the text and ``usage.prompt_token
 Answers that follow a JSON Schema: ``complete(messages, schema=(name, schema))`` asks first for
 ``{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}`` (OpenAI's structured
 outputs; llama.cpp's own server turns it into a grammar), then, when the server answers 400 or 422
-naming the format, ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server, which
-refuses the first form), then the plain JSON mode ``{"type": "json_object"}``, then no
+naming the format (or a 500 naming it: llama-cpp-python's server answers so, and such a 500 is not
+retried), ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server builds its grammar
+from it), then the plain JSON mode ``{"type": "json_object"}``, then no
 ``response_format`` at all (the prompt alone asks for JSON). The form a server accepted is kept for
 the provider's later calls. With ``llm_json_mode`` off only the last form is sent. The caller checks
 the answer whatever the form: a server may ignore a schema it accepted.
@@ -121,6 +122,10 @@ class HttpProvider:
     kind = "llm"
     user_agent = USER_AGENT
 
+    def final(self, exc: ProviderError) -> bool:
+        """Whether a transient-looking failure is not worth another request (a subclass knows)."""
+        return False
+
     @property
     def where(self) -> str:
         """The provider's origin as shown in messages (no path, no user info)."""
@@ -142,7 +147,7 @@ class HttpProvider:
                 try:
                     result = await self._once(http, data(), headers, attempt, read)
                 except ProviderError as exc:
-                    if not exc.transient or attempt == self.max_attempts or not retriable():
+                    if not exc.transient or attempt == self.max_attempts or not retriable() or self.final(exc):
                         tries = f" (after {attempt} attempts)" if attempt > 1 else ""
                         raise ProviderError(f"{exc}{tries}", transient=exc.transient, status=exc.status) from None
                     delay = min(self.retry_after_max_s, exc.retry_after if exc.retry_after is not None
@@ -226,6 +231,9 @@ class ChatProvider(HttpProvider):
     @property
     def endpoint(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
+
+    def final(self, exc: ProviderError) -> bool:
+        return _refuses_format(exc)  # the next request would be refused alike: the next form is tried instead
 
     async def complete(self, messages: Sequence[dict], *, schema: tuple[str, dict] | None = None,
                        max_tokens: int | None = None) -> Completion:
@@ -409,9 +417,11 @@ def _response_format(form: str, schema: tuple[str, dict] | None) -> dict:
 
 
 def _refuses_format(exc: ProviderError) -> bool:
-    """A 400 or 422 that names the answer's format: the server does not know this form of ``response_format``."""
+    """A 400 or 422 that names the answer's format: the server does not know this form of
+    ``response_format``. A 500 that names it too: llama-cpp-python's server answers a request it
+    cannot validate with a 500 whose message is the validation error."""
     text = str(exc).lower()
-    return exc.status in (400, 422) and any(word in text for word in ("response_format", "json_schema", "schema"))
+    return exc.status in (400, 422, 500) and any(word in text for word in ("response_format", "json_schema"))
 
 
 def _retry_after(value: str | None, now: datetime) -> float | None:

@@ -40,7 +40,7 @@ async def test_the_server_answers_in_the_schema_form_it_accepts(llm_server):
 
     answer = json.loads(done.content)  # the grammar the server built from the schema holds the answer to it
     assert set(answer) == {"colour", "reason"} and answer["colour"] in ("red", "green", "blue"), answer
-    # llama-cpp-python's server refuses OpenAI's json_schema form (422) and takes the JSON mode with a schema
+    # llama-cpp-python's server refuses OpenAI's json_schema form and takes the JSON mode with a schema
     assert ANSWER_FORMATS[chat.accepted_format["schema"]] == "json_object_schema"
     assert done.prompt_tokens > 0 and 0 < done.completion_tokens <= 80
     print(f"\nllama server: started in {llm_server.start_seconds:.1f} s (0: already running); "

@@ -79,13 +79,25 @@ async def test_a_schema_is_asked_for_in_the_first_form_the_server_accepts_and_ke
 
 
 async def test_a_server_that_refuses_every_format_is_asked_with_the_prompt_alone(fake):
-    fake.answer(fake_llm.status(400, "response_format is not supported"), fake_llm.status(400, "bad schema"),
+    fake.answer(fake_llm.status(400, "response_format is not supported"),
+                fake_llm.status(400, "response_format.schema: extra inputs are not permitted"),
                 fake_llm.status(400, "response_format: json_object is not supported"), fake_llm.content("{}"))
 
     await client(fake).complete(MESSAGES, schema=SCHEMA)
 
     assert [r["body"].get("response_format", {}).get("type") for r in fake.requests] == [
         "json_schema", "json_object", "json_object", None]
+
+
+async def test_a_server_error_naming_the_format_is_not_retried_but_the_next_form_is_asked(fake):
+    # llama-cpp-python's server answers a body it cannot validate with a 500 carrying the validation error
+    fake.answer(fake_llm.status(500, "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type')}]"),
+                fake_llm.content("{}"))
+
+    await client(fake).complete(MESSAGES, schema=SCHEMA)
+
+    assert [r["body"]["response_format"]["type"] for r in fake.requests] == ["json_schema", "json_object"]
+    assert "schema" in fake.requests[1]["body"]["response_format"]
 
 
 async def test_a_client_error_that_is_not_about_the_format_fails_at_once(fake):
