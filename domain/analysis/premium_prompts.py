@@ -59,9 +59,16 @@ def language_name(code: str) -> str:
     return LANGUAGE_NAMES.get(code, code)
 
 
+# The longest ``maxLength`` a schema states. A server that turns the schema into a grammar spells a
+# bound out character by character: llama-cpp-python's refuses a grammar with a few 1,500-character
+# paragraphs ("exceeds sane defaults"). Longer texts are bounded by the checks and ``max_tokens``.
+SCHEMA_MAX_LENGTH = 600
+
+
 def string_schema(max_chars: int | None = None) -> dict:
-    """A non-empty string (of at most ``max_chars``: a bound a grammar may or may not keep)."""
-    return {"type": "string", "minLength": 1, **({"maxLength": max_chars} if max_chars else {})}
+    """A non-empty string, of at most ``max_chars`` when that is short enough to state (above)."""
+    bound = {"maxLength": max_chars} if max_chars and max_chars <= SCHEMA_MAX_LENGTH else {}
+    return {"type": "string", "minLength": 1, **bound}
 
 
 def object_schema(properties: dict) -> dict:

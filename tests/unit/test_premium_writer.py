@@ -12,6 +12,7 @@ import pytest
 from domain.analysis import analyse, write_article
 from domain.analysis.premium import PARTS, PremiumWriter, Reply, offline_summary
 from domain.analysis.premium_checks import MOVE_WINDOW_MS, Grounds, Refused, check_grounded, figures_in
+from domain.analysis.premium_prompts import SCHEMA_MAX_LENGTH
 from domain.exports import ExportSource, description
 from domain.platforms import PLATFORMS, description_kind, measure
 from domain.revival import complete_descriptions
@@ -75,6 +76,23 @@ def test_the_article_call_names_the_claims_a_fact_may_rest_on(graph) -> None:
     assert set(fact["enum"]) == {c["id"] for c in material(call)["claims"]} <= {c.id for c in graph.claims}
     assert len(call.schema["properties"]["sections"]["prefixItems"]) == max(1, len(graph.chapters))
     assert call.operation == "article.write" and call.max_tokens > 0
+
+
+def _lengths(schema) -> list[int]:
+    if isinstance(schema, dict):
+        return [*([schema["maxLength"]] if "maxLength" in schema else []), *_lengths(list(schema.values()))]
+    if isinstance(schema, list):
+        return [n for item in schema for n in _lengths(item)]
+    return []
+
+
+def test_no_schema_states_a_length_a_grammar_cannot_spell_out(graph) -> None:
+    writer = PremiumWriter(graph, "auto", "en")
+    lengths = [n for call in (writer.outline_call(), writer.article_call(), writer.descriptions_call())
+               for n in _lengths(call.schema)]
+
+    assert lengths and max(lengths) <= SCHEMA_MAX_LENGTH  # a llama.cpp grammar of 1,500-character strings is refused
+    assert 100 in lengths  # the title's bound is stated
 
 
 # ---- every part written and checked
