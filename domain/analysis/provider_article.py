@@ -89,7 +89,7 @@ def json_object(text: str, invalid: type[ValueError]) -> dict:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body)
+        data = json.loads(body, strict=False)  # a line break inside a string is the checks' to judge, not JSON's
     except ValueError as exc:
         raise invalid(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(data, dict):
