@@ -213,6 +213,7 @@ class ChatProvider(HttpProvider):
     """Built by ``from_settings`` (the ``llm_*`` settings and their defaults are the one source)."""
 
     json_mode: bool
+    max_output_tokens: int = 0  # the ceiling of every answer's max_tokens; 0: none but the call's own
     # the first of the answer formats this server accepted, by kind of call ("schema", "plain"): a
     # server that refused a form is not asked in it again by this process
     accepted_format: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
@@ -226,7 +227,7 @@ class ChatProvider(HttpProvider):
                    max_attempts=max(1, settings.llm_max_attempts), backoff_s=settings.llm_retry_backoff_s,
                    retry_after_max_s=settings.llm_retry_after_max_s,
                    max_response_bytes=settings.llm_max_response_bytes, json_mode=settings.llm_json_mode,
-                   clock=settings.now)
+                   max_output_tokens=settings.llm_max_output_tokens, clock=settings.now)
 
     @property
     def endpoint(self) -> str:
@@ -251,8 +252,8 @@ class ChatProvider(HttpProvider):
 
         for index in range(min(start, len(formats) - 1), len(formats)):
             body: dict = {"model": self.model, "messages": list(messages)}
-            if max_tokens:
-                body["max_tokens"] = max_tokens
+            if limit := self._limit(max_tokens):
+                body["max_tokens"] = limit
             if formats[index] is not None:
                 body["response_format"] = _response_format(formats[index], schema)
             try:
@@ -268,10 +269,17 @@ class ChatProvider(HttpProvider):
             return completion
         raise AssertionError("unreachable: the last form sends no response_format")
 
+    def _limit(self, max_tokens: int | None) -> int | None:
+        """The answer's bound: the call's, within ``max_output_tokens`` when that is set."""
+        bounds = [b for b in (max_tokens, self.max_output_tokens) if b]
+        return min(bounds) if bounds else None
+
     async def converse(self, messages: Sequence[dict], *, tools: Sequence[dict] = (), tool_choice: str | None = None,
                        on_delta: Callable[[str], None] | None = None) -> Answer:
         """A Chat Completions call with ``tools``, streamed to ``on_delta`` when given (see the module's text)."""
         body: dict = {"model": self.model, "messages": list(messages)}
+        if limit := self._limit(None):
+            body["max_tokens"] = limit
         if tools:
             body["tools"] = list(tools)
             if tool_choice is not None:

@@ -265,6 +265,9 @@ class Settings(BaseSettings):
     # Article provider: ask for answers that follow a JSON Schema (response_format, in the first form the server
     # accepts); off: no response_format at all, the prompt alone asks for JSON.
     llm_json_mode: bool = True
+    # Article provider: most tokens asked for one answer (max_tokens), whatever the call's own bound; 0 = the call's
+    # own bound (a cost ceiling for a hosted model, a time ceiling for a small model on a CPU).
+    llm_max_output_tokens: int = Field(default=0, ge=0)
     # Speech recognition (a video without captions): directory of joined model files; empty = <stack_dir>/models.
     asr_model_dir: str = ""
     # Speech recognition: CPU threads of the local Whisper engine (int8).

@@ -192,7 +192,7 @@ def article_call(material: dict, style_guidance: str, language: str) -> Call:
     })
     system = ARTICLE_PROMPT.format(language=language_name(language), style=style_guidance, sections=sections)
     return Call("article.write", "the article", _messages(system, material), "article", schema,
-                max_tokens=min(8000, 700 + 450 * sections))
+                max_tokens=min(8000, 500 + 300 * sections))
 
 
 # ------------------------------------------------------------------------------------ descriptions

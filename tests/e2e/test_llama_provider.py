@@ -30,26 +30,28 @@ from tests.e2e.conftest import running_service
 from tests.e2e.test_agent import chat
 from tests.e2e.test_job_refunds import credits_used
 from tests.e2e.test_videos import events_of, follow, upload
-from tests.media_factory import lecture_cues, make_captioned_video
+from tests.media_factory import LECTURE_LINES, lecture_cues, make_captioned_video
 
 pytestmark = [LLAMA_BUILD_TIMEOUT, pytest.mark.slow]  # a build on a fresh machine, then a model on the CPU
-MODEL_SECONDS = 1800  # a whole premium analysis on two busy cores, at worst
+MODEL_SECONDS = 2400  # a whole premium analysis on two busy cores, at worst
 
 
 @pytest.fixture(scope="module")
 async def service(stack_settings, template_db, tmp_path_factory, llm_server):
+    # a ceiling on every answer keeps a 135M model on a busy CPU within minutes; an answer cut there is
+    # a part that falls back (or a translation refused), which is the contract these tests hold
     env = {"VAEO_LLM_BASE_URL": llm_server.base_url, "VAEO_LLM_MODEL": llm_server.model,
-           "VAEO_LLM_TIMEOUT_S": "900", "VAEO_LLM_MAX_ATTEMPTS": "1"}
+           "VAEO_LLM_TIMEOUT_S": "900", "VAEO_LLM_MAX_ATTEMPTS": "1", "VAEO_LLM_MAX_OUTPUT_TOKENS": "400"}
     async with running_service(stack_settings, template_db, tmp_path_factory.mktemp("logs"), apis=1, **env) as svc:
         yield svc
 
 
 @pytest.fixture(scope="module")
 async def lecture(service, tmp_path_factory):
-    """The English lecture uploaded and analysed in the standard profile (the offline texts), then
+    """The English lecture's first two parts (two minutes, four chapters) uploaded and analysed in the standard profile (the offline texts), then
     in the premium profile: (workspace, video id, standard (job, article, graph), premium (job,
     article, graph))."""
-    media = make_captioned_video(tmp_path_factory.mktemp("lecture"), 200, lecture_cues())
+    media = make_captioned_video(tmp_path_factory.mktemp("lecture"), 125, lecture_cues(LECTURE_LINES[:20]))
     ws = await service.workspace(credits=100)
     status, uploaded = await upload(ws.client, media["video"], captions=media["vtt"], name="Clean energy lecture")
     assert status == 201, uploaded

@@ -100,6 +100,18 @@ async def test_a_server_error_naming_the_format_is_not_retried_but_the_next_form
     assert "schema" in fake.requests[1]["body"]["response_format"]
 
 
+async def test_the_output_ceiling_lowers_every_answers_bound(fake):
+    fake.answer(fake_llm.content("{}"))
+    capped = client(fake, max_output_tokens=120)
+
+    await capped.complete(MESSAGES, schema=SCHEMA, max_tokens=300)
+    await capped.complete(MESSAGES, schema=SCHEMA, max_tokens=80)
+    await capped.converse(MESSAGES)
+    await client(fake).converse(MESSAGES)
+
+    assert [r["body"].get("max_tokens") for r in fake.requests] == [120, 80, 120, None]
+
+
 async def test_a_client_error_that_is_not_about_the_format_fails_at_once(fake):
     fake.answer(fake_llm.status(400, "the context is too long for this model"))
 
