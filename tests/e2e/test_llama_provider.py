@@ -48,9 +48,9 @@ async def service(stack_settings, template_db, tmp_path_factory, llm_server):
 
 @pytest.fixture(scope="module")
 async def lecture(service, tmp_path_factory):
-    """The English lecture's first two parts (two minutes, four chapters) uploaded and analysed in the standard profile (the offline texts), then
-    in the premium profile: (workspace, video id, standard (job, article, graph), premium (job,
-    article, graph))."""
+    """The English lecture's first two parts (two minutes, four chapters) uploaded and analysed in
+    the standard profile (the offline texts), then in the premium profile: (workspace, video id,
+    standard (job, article, graph), premium (job, article, graph))."""
     media = make_captioned_video(tmp_path_factory.mktemp("lecture"), 125, lecture_cues(LECTURE_LINES[:20]))
     ws = await service.workspace(credits=100)
     status, uploaded = await upload(ws.client, media["video"], captions=media["vtt"], name="Clean energy lecture")
