@@ -80,12 +80,16 @@ def figures_in(text: str, language: str) -> set[str]:
     return out
 
 
+def _chars(count: int) -> str:
+    return f"{count} character{'' if count == 1 else 's'}"
+
+
 def check_text(what: str, text: str, *, max_chars: int, min_chars: int = 1, one_line: bool = False) -> str:
     """``text`` stripped, or ``Refused`` when it is empty, too long or too short, or breaks a line
     where one line is wanted."""
     value = (text or "").strip()
     if len(value) < min_chars:
-        raise Refused(f"{what} is {'empty' if not value else f'{len(value)} characters, under {min_chars}'}")
+        raise Refused(f"{what} is {'empty' if not value else f'{_chars(len(value))}, under {min_chars}'}")
     if len(value) > max_chars:
         raise Refused(f"{what} is {len(value)} characters long, over {max_chars}")
     if one_line and ("\n" in value or "\r" in value):
