@@ -214,8 +214,10 @@ class Prepared:
 
     @cached_property
     def description(self) -> str:
-        """The introduction (else the first paragraph), cut at a word before ``DESCRIPTION_CHARS``."""
-        text = self.introduction or next((p[0] for s in self.sections for p in s["paragraphs"]), "") or self.title
+        """The summary a premium analysis wrote, else the introduction (else the first paragraph), cut at
+        a word before ``DESCRIPTION_CHARS``."""
+        text = (clean(self.src.content.get("summary")) or self.introduction
+                or next((p[0] for s in self.sections for p in s["paragraphs"]), "") or self.title)
         if len(text) <= DESCRIPTION_CHARS:
             return text
         return text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

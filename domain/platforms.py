@@ -76,6 +76,16 @@ PLATFORMS: dict[str, Platform] = {p.id: p for p in (
 )}
 PLATFORM_IDS = tuple(PLATFORMS)
 
+# A premium analysis has the model write two descriptions (``domain.analysis.premium``): a short one
+# for the platforms whose limit is under this many units (a microblog post, a pin), a long one for
+# the others.
+SHORT_DESCRIPTION_BELOW = 600
+
+
+def description_kind(platform: Platform) -> str:
+    """Which of the model's descriptions ``platform`` takes: ``short`` or ``long``."""
+    return "short" if platform.max_length < SHORT_DESCRIPTION_BELOW else "long"
+
 # ---------------------------------------------------------------------------- measuring
 
 LINK_WEIGHT = 23

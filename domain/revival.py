@@ -44,7 +44,7 @@ from domain.analysis.structure import MIN_CHAPTER_MS, format_timestamp, validate
 from domain.analysis.text import fold, lang_key
 from domain.base import InvalidTransition, aggregate, deterministic_id
 from domain.languages import LANGUAGES
-from domain.platforms import CHAPTERS, DESCRIPTION, GEO_SUMMARY, PLATFORMS, Platform, measure
+from domain.platforms import CHAPTERS, DESCRIPTION, GEO_SUMMARY, PLATFORMS, Platform, description_kind, measure
 
 ELIGIBLE, REVIEWING, SELECTED, DISMISSED, STALE = "eligible", "reviewing", "selected", "dismissed", "stale"
 STATUSES = (ELIGIBLE, REVIEWING, SELECTED, DISMISSED, STALE)
@@ -745,7 +745,8 @@ def complete_descriptions(original: str | None, graph: dict, article: dict, lang
     warnings: list[str] = []
     facts = analysis_facts(graph)
 
-    description = parsed.prose if presence[DESCRIPTION] else clean_text(article.get("introduction") or "")
+    written = article.get("descriptions") or {}  # a premium analysis' own descriptions, short and long
+    introduction = clean_text(article.get("introduction") or "")
     if presence[CHAPTERS]:
         chapters = list(parsed.chapter_lines)
         warnings.append("the description already has chapters: they are kept as they are")
@@ -766,6 +767,8 @@ def complete_descriptions(original: str | None, graph: dict, article: dict, lang
     drafts = []
     for platform_id in platforms:
         platform = PLATFORMS[platform_id]
+        description = parsed.prose if presence[DESCRIPTION] else clean_text(
+            written.get(description_kind(platform)) or "") or introduction
         desc, replaced = _replace_forbidden(description, platform)
         lines = []
         for line in chapters if platform.shows_chapters else []:

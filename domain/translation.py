@@ -25,6 +25,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from domain.analysis.premium_prompts import object_schema, string_schema, tuple_schema
 from domain.analysis.provider_article import parse_structured
 from domain.analysis.scoring import split_text
 from domain.analysis.text import words
@@ -32,6 +33,10 @@ from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
 TRANSLATION_LANGUAGES = (DEFAULT_LANGUAGE, *(code for code in CODES if code != DEFAULT_LANGUAGE))  # the default first
 LANGUAGE_NAMES = table("name")
+# What a premium analysis adds to its article that a translation does not carry over: the summary
+# and the platform descriptions are in the source's language, and the record of what the model wrote
+# describes the source, not the translation.
+PREMIUM_ONLY = ("summary", "descriptions", "written")
 MAX_SOURCE_CHARS = 100_000  # far above any article the engines write; a bound on what one request sends
 
 SYSTEM_PROMPT = """You translate articles from {source} into {target}.
@@ -112,6 +117,30 @@ def translation_messages(content: dict, keywords: list[str], source_language: st
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
+def translation_schema(content: dict, keywords: list[str]) -> dict:
+    """The JSON Schema of the answer: the source's shape exactly (as many sections, paragraphs in
+    each, key facts, FAQ entries and keywords), so a server that follows a schema answers in it."""
+    material = translation_material(content, keywords)
+    text, optional = string_schema(), {"type": "string"}
+    return object_schema({
+        "title": text,
+        "introduction": text if material["introduction"].strip() else optional,
+        "sections": tuple_schema([object_schema({"heading": text,
+                                                 "paragraphs": tuple_schema([text] * len(s["paragraphs"]))})
+                                  for s in material["sections"]]),
+        "key_facts": tuple_schema([text] * len(material["key_facts"])),
+        "faq": tuple_schema([object_schema({"question": text, "answer": text})] * len(material["faq"])),
+        "conclusion": text if material["conclusion"].strip() else optional,
+        "keywords": tuple_schema([text] * len(material["keywords"])),
+    })
+
+
+def answer_tokens(messages: list[dict]) -> int:
+    """A bound on the translation's tokens: about what the article takes, twice over (a token is
+    three to four characters of Latin text; a translation is seldom half as long again)."""
+    return min(32_000, 500 + len(messages[-1]["content"]) // 2)
+
+
 def parse_translation(text: str) -> TranslationAnswer:
     """The answer as ``TranslationAnswer``, or ``InvalidTranslation`` saying what is wrong."""
     return parse_structured(text, TranslationAnswer, InvalidTranslation)
@@ -150,8 +179,9 @@ def translated_content(text: str, content: dict, keywords: list[str], target_lan
                                                                 strict=True)]
     faq = [{**entry, "question": t.question, "answer": t.answer}
            for entry, t in zip(content.get("faq") or [], answer.faq, strict=True)]
+    kept = {k: v for k, v in content.items() if k not in PREMIUM_ONLY}
     translated = {
-        **content, "title": answer.title, "language": target_language, "introduction": answer.introduction,
+        **kept, "title": answer.title, "language": target_language, "introduction": answer.introduction,
         "sections": sections, "key_facts": key_facts, "faq": faq, "conclusion": answer.conclusion,
         "keywords_primary": list(answer.keywords), "engine": "provider",
     }

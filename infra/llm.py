@@ -1,11 +1,20 @@
 """The optional article provider: an async client of the OpenAI-compatible Chat Completions protocol.
 
 ``POST {base_url}/chat/completions`` with ``Authorization: Bearer <key>`` (none when the key is
-empty, for local servers) and a JSON body ``{"model", "messages"[, "response_format":
-{"type": "json_object"}]}``; the answer's ``choices[0].message.content`` is the text and
-``usage.prompt_tokens`` / ``usage.completion_tokens`` the token counts (0 when a server omits
-``usage``). Configured by the ``llm_*`` settings; ``ChatProvider.from_settings`` is None when no
-provider is configured.
+empty, for local servers) and a JSON body ``{"model", "messages"[, "max_tokens"][, "response_format"]}``;
+the answer's ``choices[0].message.content`` is the text and ``usage.prompt_tokens`` /
+``usage.completion_tokens`` the token counts (0 when a server omits ``usage``). Configured by the
+``llm_*`` settings; ``ChatProvider.from_settings`` is None when no provider is configured.
+
+Answers that follow a JSON Schema: ``complete(messages, schema=(name, schema))`` asks first for
+``{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}`` (OpenAI's structured
+outputs; llama.cpp's own server turns it into a grammar), then, when the server answers 400 or 422
+naming the format (or a 500 naming it: llama-cpp-python's server answers so, and such a 500 is not
+retried), ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server builds its grammar
+from it), then the plain JSON mode ``{"type": "json_object"}``, then no
+``response_format`` at all (the prompt alone asks for JSON). The form a server accepted is kept for
+the provider's later calls. With ``llm_json_mode`` off only the last form is sent. The caller checks
+the answer whatever the form: a server may ignore a schema it accepted.
 
 Retries are bounded: one call makes at most ``llm_max_attempts`` requests. Only transient
 failures are tried again: 408, 429 and 5xx answers, no answer within ``llm_timeout_s``, a
@@ -113,6 +122,10 @@ class HttpProvider:
     kind = "llm"
     user_agent = USER_AGENT
 
+    def final(self, exc: ProviderError) -> bool:
+        """Whether a transient-looking failure is not worth another request (a subclass knows)."""
+        return False
+
     @property
     def where(self) -> str:
         """The provider's origin as shown in messages (no path, no user info)."""
@@ -134,7 +147,7 @@ class HttpProvider:
                 try:
                     result = await self._once(http, data(), headers, attempt, read)
                 except ProviderError as exc:
-                    if not exc.transient or attempt == self.max_attempts or not retriable():
+                    if not exc.transient or attempt == self.max_attempts or not retriable() or self.final(exc):
                         tries = f" (after {attempt} attempts)" if attempt > 1 else ""
                         raise ProviderError(f"{exc}{tries}", transient=exc.transient, status=exc.status) from None
                     delay = min(self.retry_after_max_s, exc.retry_after if exc.retry_after is not None
@@ -200,6 +213,10 @@ class ChatProvider(HttpProvider):
     """Built by ``from_settings`` (the ``llm_*`` settings and their defaults are the one source)."""
 
     json_mode: bool
+    max_output_tokens: int = 0  # the ceiling of every answer's max_tokens; 0: none but the call's own
+    # the first of the answer formats this server accepted, by kind of call ("schema", "plain"): a
+    # server that refused a form is not asked in it again by this process
+    accepted_format: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ChatProvider | None:
@@ -210,30 +227,59 @@ class ChatProvider(HttpProvider):
                    max_attempts=max(1, settings.llm_max_attempts), backoff_s=settings.llm_retry_backoff_s,
                    retry_after_max_s=settings.llm_retry_after_max_s,
                    max_response_bytes=settings.llm_max_response_bytes, json_mode=settings.llm_json_mode,
-                   clock=settings.now)
+                   max_output_tokens=settings.llm_max_output_tokens, clock=settings.now)
 
     @property
     def endpoint(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
-    async def complete(self, messages: Sequence[dict]) -> Completion:
-        """One Chat Completions call, retried on transient failures; ``ProviderError`` at the end."""
-        body: dict = {"model": self.model, "messages": list(messages)}
+    def final(self, exc: ProviderError) -> bool:
+        return _refuses_format(exc)  # the next request would be refused alike: the next form is tried instead
+
+    async def complete(self, messages: Sequence[dict], *, schema: tuple[str, dict] | None = None,
+                       max_tokens: int | None = None) -> Completion:
+        """One Chat Completions call, retried on transient failures; ``ProviderError`` at the end.
+
+        ``schema`` (a name and a JSON Schema) asks for an answer that follows it, in the first form of
+        ``ANSWER_FORMATS`` the server accepts (see the module's text); ``max_tokens`` bounds the answer."""
+        formats = [None]
         if self.json_mode:
-            body["response_format"] = {"type": "json_object"}
+            formats = [*(ANSWER_FORMATS if schema else ("json_object",)), None]
+        start = self.accepted_format.get("schema" if schema else "plain", 0)
 
         async def read(resp: aiohttp.ClientResponse, attempt: int) -> Completion:
             return self._completion(await self._read_bounded(resp), attempt)
 
-        completion = await self._call(body, read)
-        log.info("llm: %s answered (%d prompt + %d completion tokens)", self.where, completion.prompt_tokens,
-                 completion.completion_tokens)
-        return completion
+        for index in range(min(start, len(formats) - 1), len(formats)):
+            body: dict = {"model": self.model, "messages": list(messages)}
+            if limit := self._limit(max_tokens):
+                body["max_tokens"] = limit
+            if formats[index] is not None:
+                body["response_format"] = _response_format(formats[index], schema)
+            try:
+                completion = await self._call(body, read)
+            except ProviderError as exc:
+                if formats[index] is None or not _refuses_format(exc):
+                    raise
+                log.info("llm: %s refused response_format %s; trying the next form", self.where, formats[index])
+                continue
+            self.accepted_format["schema" if schema else "plain"] = index
+            log.info("llm: %s answered (%d prompt + %d completion tokens)", self.where, completion.prompt_tokens,
+                     completion.completion_tokens)
+            return completion
+        raise AssertionError("unreachable: the last form sends no response_format")
+
+    def _limit(self, max_tokens: int | None) -> int | None:
+        """The answer's bound: the call's, within ``max_output_tokens`` when that is set."""
+        bounds = [b for b in (max_tokens, self.max_output_tokens) if b]
+        return min(bounds) if bounds else None
 
     async def converse(self, messages: Sequence[dict], *, tools: Sequence[dict] = (), tool_choice: str | None = None,
                        on_delta: Callable[[str], None] | None = None) -> Answer:
         """A Chat Completions call with ``tools``, streamed to ``on_delta`` when given (see the module's text)."""
         body: dict = {"model": self.model, "messages": list(messages)}
+        if limit := self._limit(None):
+            body["max_tokens"] = limit
         if tools:
             body["tools"] = list(tools)
             if tool_choice is not None:
@@ -361,6 +407,29 @@ class ChatProvider(HttpProvider):
                            for i, c in sorted(calls.items()))
         return Answer(content="".join(content), tool_calls=tool_calls, prompt_tokens=max(0, prompt),
                       completion_tokens=max(0, completion), finish_reason=finish_reason, attempts=attempt)
+
+
+ANSWER_FORMATS = ("json_schema", "json_object_schema", "json_object")
+
+
+def _response_format(form: str, schema: tuple[str, dict] | None) -> dict:
+    """``response_format`` in one of its forms: OpenAI's structured outputs (``json_schema``, which
+    llama.cpp's own server also reads), the JSON mode with a ``schema`` member (llama-cpp-python's
+    server builds its grammar from it), or the plain JSON mode."""
+    if form == "json_schema" and schema:
+        name, body = schema
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": body, "strict": False}}
+    if form == "json_object_schema" and schema:
+        return {"type": "json_object", "schema": schema[1]}
+    return {"type": "json_object"}
+
+
+def _refuses_format(exc: ProviderError) -> bool:
+    """A 400 or 422 that names the answer's format: the server does not know this form of
+    ``response_format``. A 500 that names it too: llama-cpp-python's server answers a request it
+    cannot validate with a 500 whose message is the validation error."""
+    text = str(exc).lower()
+    return exc.status in (400, 422, 500) and any(word in text for word in ("response_format", "json_schema"))
 
 
 def _retry_after(value: str | None, now: datetime) -> float | None:

@@ -223,6 +223,10 @@ class Settings(BaseSettings):
     stack_s3_port: int = 18333
     # Local stack: where the SeaweedFS binary built from the Go module proxy is cached between runs.
     seaweedfs_cache: Path = Path.home() / ".cache" / "vaeo" / "seaweedfs"
+    # Test stack: where llama.cpp's server (built from source) and its small model are cached between runs.
+    llama_cache: Path = Path.home() / ".cache" / "vaeo" / "llama"
+    # Test stack: loopback port of its language-model server (tests only; `vaeo up` never starts one).
+    stack_llm_port: int = 18360
     # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the
     # signed file URLs; empty = the API's own address, http://<api_host>:<api_port>.
     public_base_url: str = ""
@@ -258,8 +262,12 @@ class Settings(BaseSettings):
     llm_retry_after_max_s: float = 30.0
     # Article provider: bytes of an answer read at most (a larger answer fails the call).
     llm_max_response_bytes: int = 1_048_576
-    # Article provider: ask for a JSON object (response_format json_object); off for servers that refuse it.
+    # Article provider: ask for answers that follow a JSON Schema (response_format, in the first form the server
+    # accepts); off: no response_format at all, the prompt alone asks for JSON.
     llm_json_mode: bool = True
+    # Article provider: most tokens asked for one answer (max_tokens), whatever the call's own bound; 0 = the call's
+    # own bound (a cost ceiling for a hosted model, a time ceiling for a small model on a CPU).
+    llm_max_output_tokens: int = Field(default=0, ge=0)
     # Speech recognition (a video without captions): directory of joined model files; empty = <stack_dir>/models.
     asr_model_dir: str = ""
     # Speech recognition: CPU threads of the local Whisper engine (int8).

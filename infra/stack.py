@@ -32,6 +32,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from infra.llama_server import llama_down
 from infra.settings import Settings
 
 HERE = Path(__file__).resolve().parent
@@ -558,6 +559,7 @@ def up(settings: Settings) -> dict:
 
 def down(settings: Settings) -> None:
     seaweed_down(settings)  # whatever the backend: a SeaweedFS this stack started stops with it
+    llama_down(settings)  # the test stack's language-model server, when it started one
     if not settings.kafka_bootstrap:
         kafka_down(settings)
     if not settings.database_url:

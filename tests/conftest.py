@@ -25,7 +25,7 @@ import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import SecretStr
 
-from infra import stack
+from infra import llama_server, stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, wanted_topics
@@ -46,6 +46,7 @@ def _base_settings() -> Settings:
         stack_pg_port=25433,
         stack_kafka_port=29092,
         stack_s3_port=28333,
+        stack_llm_port=28360,
         database_url=os.environ.get("VAEO_TEST_DATABASE_URL", ""),
         kafka_bootstrap=os.environ.get("VAEO_TEST_KAFKA_BOOTSTRAP", ""),
         secret_key="00" * 32,
@@ -93,6 +94,37 @@ def object_store(stack_settings: Settings) -> Settings:
         fcntl.flock(held, fcntl.LOCK_EX)
         stack.seaweed_up(stack_settings)
     return stack_settings
+
+
+# The timeout of a test file using ``llm_server``: its first test may build llama.cpp's server from
+# source (about half an hour on two busy cores, docs/operations.md) and run a small model on the CPU.
+LLAMA_BUILD_TIMEOUT = pytest.mark.timeout(3600)
+
+
+@dataclass(frozen=True)
+class LanguageModel:
+    """The test stack's language-model server: where it answers and the model's name there."""
+
+    base_url: str
+    model: str
+    pid: int
+    start_seconds: float
+
+
+@pytest.fixture(scope="session")
+def llm_server(stack_settings: Settings) -> LanguageModel:
+    """llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct, on loopback (28360), started
+    once like SeaweedFS and left running for later runs (``make stop`` stops it). Its build (once per
+    machine, ``infra.llama_server``) holds a lock of its own: other workers' tests go on meanwhile;
+    the files that use this fixture allow for it in their timeout (``LLAMA_BUILD_TIMEOUT``)."""
+    llama_server.server_python(stack_settings)
+    llama_server.model_file(stack_settings)
+    lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        seconds = llama_server.llama_up(stack_settings)
+    return LanguageModel(base_url=llama_server.llama_base_url(stack_settings), model=llama_server.MODEL_NAME,
+                         pid=llama_server.llama_pid(stack_settings) or 0, start_seconds=seconds)
 
 
 def s3_settings(base: Settings, cache_dir: Path, **overrides) -> Settings:

@@ -2,7 +2,10 @@
 the Chat Completions protocol (``POST /v1/chat/completions``), with scripted answers.
 
 Each request takes the next step of the script; the last step repeats. Steps: ``article()`` (a
-valid article answer built from the material the request carried), ``translation(prefix)`` (a
+valid answer to each call of the premium writing, built from the material the request carried:
+the outline, the article, the descriptions), ``premium(outline=..., article=..., descriptions=...)``
+(the same, with the answer to the calls named changed into another text, with its own
+``finish_reason`` when given), ``translation(prefix)`` (a
 valid translation of the article the request carried: each text with ``prefix``), ``content(text)`` (a valid
 protocol answer whose content is ``text``), ``status(code, message)`` (an error answer in the
 OpenAI error shape), ``raw(code, body)``, ``slow(seconds)`` (answers an article, too late),
@@ -29,21 +32,47 @@ from aiohttp import web
 Step = Callable[[web.Request, dict], Awaitable[web.StreamResponse]]
 
 PROMPT_TOKENS, COMPLETION_TOKENS = 321, 123
-INTRO = "PROVIDER-INTRO: this introduction was written by the fake provider."
+INTRO = "PROVIDER-INTRO: introduction written by fake provider."
+
+
+TITLE = "Fusion, told by the provider"
+SUMMARY = "PROVIDER-SUMMARY: talk summarised by fake provider."
+SHORT = "PROVIDER-SHORT: the talk, told short by the fake provider."
+LONG = "PROVIDER-LONG: long description written by fake provider; PROVIDER-LONG, PROVIDER-LONG, PROVIDER-LONG."
+
+
+def outline_for(material: dict) -> dict:
+    """A valid outline (title, summary, chapters) for the outline call's material."""
+    return {"title": TITLE, "summary": SUMMARY,
+            "chapters": [{"startMs": c["startMs"], "title": f"Provider chapter {c['index'] + 1}"}
+                         for c in material["chapters"]]}
 
 
 def answer_for(material: dict) -> dict:
-    """A valid article for the material: one section per chapter, key facts from its claims."""
+    """A valid article for the article call's material: one section per chapter, key facts from its claims."""
     return {
-        "title": "Fusion, told by the provider",
         "introduction": INTRO,
-        "sections": [{"heading": f"Provider section {c['index'] + 1}: {c['title']}",
-                      "paragraphs": [f"PROVIDER-PARAGRAPH {c['index'] + 1}.", "A second paragraph."]}
+        "sections": [{"heading": f"Provider section {c['index'] + 1}",
+                      "paragraphs": [f"PROVIDER-PARAGRAPH {c['index'] + 1}.", "PROVIDER-PARAGRAPH-2."]}
                      for c in material["chapters"]],
         "key_facts": [{"claim_id": c["id"], "text": f"PROVIDER-FACT {c['text']}"} for c in material["claims"][:3]],
-        "faq": [{"question": i["query"], "answer": "PROVIDER-ANSWER."} for i in material["searchIntents"][:2]],
+        "faq": [{"question": f"{i['query'].rstrip('?')}?", "answer": "PROVIDER-ANSWER."}
+                for i in material["searchIntents"][:2]],
         "conclusion": "PROVIDER-CONCLUSION.",
     }
+
+
+def descriptions_for(material: dict) -> dict:
+    return {"short": SHORT, "long": LONG}
+
+
+def premium_for(material: dict) -> dict:
+    """The valid answer to whichever premium call ``material`` is the material of."""
+    if "workingTitle" in material:
+        return outline_for(material)
+    if "writingStyle" in material:
+        return answer_for(material)
+    return descriptions_for(material)
 
 
 def translation_for(material: dict, prefix: str = "EN: ") -> dict:
@@ -70,9 +99,25 @@ def completion(content: str, finish_reason: str = "stop") -> dict:
 
 
 def article() -> Step:
+    """A valid answer to each call of a premium writing (the outline, the article, the descriptions)."""
     async def step(request: web.Request, body: dict) -> web.StreamResponse:
         material = json.loads(body["messages"][-1]["content"])
-        return web.json_response(completion(json.dumps(answer_for(material))))
+        return web.json_response(completion(json.dumps(premium_for(material))))
+
+    return step
+
+
+def premium(**changes: Callable[[dict], str | tuple[str, str]]) -> Step:
+    """Like ``article()``, but the answer to the calls named (``outline``, ``article``,
+    ``descriptions``) is what the function given makes of the valid answer: a text, or a text and
+    its ``finish_reason``."""
+    async def step(request: web.Request, body: dict) -> web.StreamResponse:
+        material = json.loads(body["messages"][-1]["content"])
+        kind = "outline" if "workingTitle" in material else "article" if "writingStyle" in material else "descriptions"
+        answer = premium_for(material)
+        changed = changes[kind](answer) if kind in changes else json.dumps(answer)
+        text, finish = changed if isinstance(changed, tuple) else (changed, "stop")
+        return web.json_response(completion(text, finish))
 
     return step
 

@@ -133,6 +133,50 @@ TALK_LINES = [
 ]
 
 
+# A three-part English lecture (solar power, batteries, heat pumps), one sentence a cue: a talk long
+# enough for chapters, with figures, questions and named things for the premium writer to work on.
+LECTURE_LINES = [
+    "Welcome to this lecture about clean energy for the home.",
+    "Today we look at solar panels, home batteries and heat pumps.",
+    "Let's start with solar panels.",
+    "A solar panel turns sunlight into electricity with silicon cells.",
+    "A typical panel on a roof produces about four hundred watts in full sun.",
+    "In 2023 the world installed more than four hundred gigawatts of solar capacity.",
+    "Why does this matter for a household?",
+    "Because solar electricity is now cheaper than the electricity bought from the grid.",
+    "A roof facing south gives the most energy in Europe.",
+    "Shade from a chimney or a tree can cut the output of a whole string of panels.",
+    "Micro inverters let each panel work on its own when part of the roof is shaded.",
+    "Most panels come with a warranty of twenty five years.",
+    "Now let's talk about home batteries.",
+    "A home battery stores the energy of the afternoon for the evening.",
+    "The price of lithium batteries fell by ninety percent between 2010 and 2020.",
+    "A battery of ten kilowatt hours covers the evening needs of a family.",
+    "Lithium iron phosphate cells last longer and do not catch fire easily.",
+    "How long does a home battery last?",
+    "Most home batteries keep eighty percent of their capacity after ten years.",
+    "A battery also keeps the lights on during a power cut.",
+    "Without solar panels a battery can still charge when electricity is cheap at night.",
+    "Finally, let's talk about heat pumps.",
+    "A heat pump moves heat from the outside air into the house.",
+    "It gives three to four units of heat for every unit of electricity it uses.",
+    "That is why a heat pump costs less to run than a gas boiler.",
+    "What temperature does a heat pump need?",
+    "Modern heat pumps keep working when the air outside is at minus fifteen degrees.",
+    "A well insulated house lets the heat pump run at a lower temperature.",
+    "Underfloor heating and large radiators suit heat pumps best.",
+    "To conclude, solar panels, batteries and heat pumps work best together.",
+    "The panels make the electricity, the battery keeps it and the heat pump uses it.",
+    "Thank you for watching this lecture about clean energy.",
+]
+
+
+def lecture_cues(lines: list[str] | None = None, cue_ms: int = 6000, start_ms: int = 1000) -> list[Segment]:
+    """One caption cue per line, ``cue_ms`` apart, spoken by one lecturer."""
+    return [Segment(start_ms + k * cue_ms, start_ms + k * cue_ms + cue_ms - 400, text, None)
+            for k, text in enumerate(lines or LECTURE_LINES)]
+
+
 def make_spoken_talk(root: Path, lines: list[str] | None = None, name: str = "talk.mp4", *, voice: str = "en",
               pause_s: float = 1.2, lead_s: float = 1.0, audio_args: tuple[str, ...] = (),
               voices: tuple[str, ...] = ()) -> dict:

@@ -313,14 +313,14 @@ def _own_stop_words(code: str) -> frozenset[str]:
     return _stop_words(code) - others
 
 
-def guess_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
+def guess_language(text: str, default: str = DEFAULT_LANGUAGE, min_hits: int = GUESS_MIN_HITS) -> str:
     """The one of the seven languages ``text`` is most likely in, by the stop words of its first
     ``GUESS_WORDS`` words that only that language lists; ``default`` when no language finds
-    ``GUESS_MIN_HITS`` of them or two tie."""
+    ``min_hits`` of them or two tie."""
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower().replace("’", "'"))[:GUESS_WORDS]
     hits = sorted(((sum(w in _own_stop_words(code) for w in words), code) for code in LANGUAGES), reverse=True)
     (best, code), (second, _) = hits[0], hits[1]
-    return code if best >= GUESS_MIN_HITS and best > second else default
+    return code if best >= min_hits and best > second else default
 
 
 def lang_code(code: str | None) -> str:

@@ -8,8 +8,10 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
  22   ``analysis_mode=behavioral``: watching the person in the picture, one window of the video per
       job item up to 58 (``services.jobs.vision``)
  60   building the content graph (pure ``domain.analysis.analyse``)
- 80   writing the article, when ``outputs.article``: the offline engine, or the provider for
-      ``quality_profile=premium``
+ 80   ``quality_profile=premium``: the provider writes the title, summary and chapters (80), the
+      article and its FAQ (85), the platform descriptions (90) (``services.jobs.premium``)
+ 80   writing the article, when ``outputs.article`` (93 after the provider's parts): the offline
+      engine's, or the premium writer's
  95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), appended
       with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
 ====  ==========================================================================
@@ -19,14 +21,16 @@ process of its own with a CPU-time limit (``analysis_cpu_limit_s``; ``services.l
 so that a transcript made to be slow cannot hold a worker: at the limit the job fails, with a
 message saying so, and is not retried (another attempt would take as long). A media or caption
 error fails the job at once (``PermanentJobError``: another attempt reads the same file).
-``quality_profile=premium`` has its article written by the OpenAI-compatible provider
-(``infra.llm``; prompt and answer checks in ``domain.analysis.provider_article``). Without a
-configured provider such a job fails at once with a message saying so, rather than passing the
-offline engine off as premium. Any provider failure (after the client's own bounded retries) or
-an answer that is not a valid article fails the job (``PermanentJobError``: the media passes are
-not redone for it) with a message naming the cause; nothing of the analysis is stored. Each
-answered call records ``LlmUsageRecorded`` (operation ``article.write``) at once, in its own
-append, since the tokens were spent whatever happens to the job next.
+``quality_profile=premium`` has every text a person reads written by the OpenAI-compatible
+provider (``infra.llm``; prompts, schemas, checks and the fallback to the offline text part by part
+in ``domain.analysis.premium``): the chapters it decides are the graph's, and what it wrote and
+what fell back, with the reason, is the graph's, the article's and the result's ``written``.
+Without a configured provider such a job fails at once with a message saying so, rather than
+passing the offline engine off as premium. A provider that does not answer (after the client's own
+bounded retries) fails the job (``PermanentJobError``: the media passes are not redone for it) with
+a message naming the cause; nothing of the analysis is stored. An answer that fails a check only
+costs its parts. Each answered call records ``LlmUsageRecorded`` at once, in its own append, since
+the tokens were spent whatever happens to the job next.
 
 Refunds are not this handler's business: the append that ends a job failed or cancelled carries
 the refund of ``params.credits`` (``application.jobs.append_job``), wherever it happens.
@@ -41,14 +45,12 @@ from pathlib import Path
 from domain.analysis import analyse, chapters_text, write_article
 from domain.analysis.behavioral import SeenVideo
 from domain.analysis.model import MediaFacts
-from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
+from domain.analysis.premium import PremiumWriter
 from domain.analysis.scoring import score
 from domain.articles import Article
-from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
 from infra.captions import CaptionError
-from infra.eventstore import ConcurrencyError
-from infra.llm import ChatProvider, ProviderError
+from infra.llm import ChatProvider
 from infra.media.elements import media_facts
 from infra.media.ffmpeg import MediaError, scrub
 from infra.media.posters import ensure_poster, poster_key
@@ -56,17 +58,18 @@ from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from services.jobs import speech, vision
+from services.jobs.premium import write_premium
 from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.processes.worker import JobContext, PermanentJobError
 
-ARTICLE_OPERATION = "article.write"  # LlmUsageRecorded.operation of the provider's article (GET /usage/llm)
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
                        "use quality_profile standard (offline engine)")
 _HOW_TO_TRANSCRIPT = ("upload the video with a captions file (WebVTT or SRT), or a video with a text subtitle track "
                       "or audible speech")
 NO_TRANSCRIPT = (f"no article: the video has no transcript, and an article is written from what is said ("
                  f"{_HOW_TO_TRANSCRIPT}); the content graph holds the media elements only")
+NOTHING_STORED = "nothing of the analysis was stored"
 PREMIUM_NO_TRANSCRIPT = (f"quality_profile premium writes its article from the transcript, and this video has none "
                          f"({_HOW_TO_TRANSCRIPT}); what the job was charged is refunded")
 
@@ -79,40 +82,18 @@ def _facts(path: Path, settings: Settings, video: Video):
                        limit_ms=video.duration_ms)
 
 
-def _article(graph, writing_style: str, language: str, answer: str | None = None):
-    """The offline engine's article, or the provider's ``answer`` checked into one; scored alike."""
-    if answer is None:
+def _article(graph, writing_style: str, language: str, writer: PremiumWriter | None = None):
+    """The offline engine's article, or the premium writer's (model parts where they passed); scored alike."""
+    if writer is None:
         article = write_article(graph, writing_style, language)
+        content = {**article.to_dict(), "engine": "offline"}
     else:
-        article = article_from_answer(answer, graph, writing_style, language)
-    content = {**article.to_dict(), "engine": "offline" if answer is None else "provider"}
+        article = writer.article()
+        content = writer.content(article)
     scores = score(sentences=graph.sentences, claims=graph.claims, entities=graph.entities, topics=graph.topics,
                    intents=graph.intents, moments=graph.moments, chapters=graph.chapters,
                    diarisation=graph.diarisation, duration_ms=graph.duration_ms, article=content)
     return article, content, article.to_markdown(), scores
-
-
-async def _provider_answer(ctx: JobContext, provider: ChatProvider, graph, writing_style: str, language: str,
-                           environment: str) -> str:
-    """The provider's text for the article; its usage recorded once per call (``call_key``)."""
-    messages = await ctx.run_blocking(article_messages, graph, writing_style, language)
-    try:
-        completion = await provider.complete(messages)
-    except ProviderError as exc:
-        raise PermanentJobError(f"the article provider failed: {exc}; no article was stored") from None
-    job_id, workspace_id = ctx.job_id, ctx.workspace_id
-    usage = LlmUsage.record(call_key=f"{job_id}:{ARTICLE_OPERATION}:attempt-{ctx.attempt}",
-                            workspace_id=workspace_id, environment=environment, operation=ARTICLE_OPERATION,
-                            prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-                            job_id=job_id)
-    try:
-        await ctx.save_now(usage)
-    except ConcurrencyError:
-        pass  # this call is recorded already
-    if completion.finish_reason == "length":
-        raise PermanentJobError("the article provider's answer was cut at its length limit (finish_reason "
-                                "length); no article was stored")
-    return completion.content
 
 
 async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
@@ -135,10 +116,16 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
 
     facts = await _media_step(ctx, settings, storage, video)
     seen = await _vision_step(ctx, settings, storage, video)
-    graph, graph_dict = await _graph_step(ctx, settings, heard, facts, seen)
+    graph = await _graph_step(ctx, settings, heard, facts, seen)
+    writer = None
+    if premium:
+        writer = await write_premium(ctx, provider, graph, p.get("writing_style", "auto"), heard.language,
+                                     video.environment, NOTHING_STORED, everything=wants_article)
+        graph = writer.graph
+    graph_dict = _graph_dict(graph, heard, outputs, writer)
     article_agg = None
     if wants_article and not article_skipped:
-        article_agg = await _article_step(ctx, provider if premium else None, video, graph, heard)
+        article_agg = await _article_step(ctx, writer, video, graph, heard)
 
     await ctx.progress(95, "recording the results")
     article_id = article_agg.article_id if article_agg is not None else None
@@ -149,7 +136,8 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
             "chapters": len(graph.chapters), "transcript_source": heard.source, "language": heard.language,
             "geo_readiness_score": graph.geo_readiness_score,
-            **({"article_skipped": article_skipped} if article_skipped else {})}
+            **({"article_skipped": article_skipped} if article_skipped else {}),
+            **({"written": writer.record()} if writer is not None else {})}
 
 
 async def _the_video(ctx: JobContext, storage: Storage) -> Video:
@@ -233,10 +221,9 @@ async def _vision_step(ctx: JobContext, settings: Settings, storage: Storage, vi
 
 
 async def _graph_step(ctx: JobContext, settings: Settings, heard: _Heard, facts: MediaFacts,
-                      seen: SeenVideo | None = None) -> tuple:
-    """The content graph (in a child process under its CPU-time limit) and its stored form."""
+                      seen: SeenVideo | None = None):
+    """The content graph, built in a child process under its CPU-time limit."""
     p = ctx.params
-    outputs = p.get("outputs") or {}
     await ctx.progress(60, "building the content graph")
     try:
         graph = await run_with_cpu_limit(analyse, heard.segments, facts, language=heard.language,
@@ -246,32 +233,30 @@ async def _graph_step(ctx: JobContext, settings: Settings, heard: _Heard, facts:
         raise PermanentJobError(
             f"building the content graph was stopped at its CPU-time limit of {exc.cpu_seconds} s "
             f"({len(heard.segments)} transcript segments); nothing was stored") from None
+    await ctx.checkpoint()
+    return graph
+
+
+def _graph_dict(graph, heard: _Heard, outputs: dict, writer: PremiumWriter | None) -> dict:
+    """The graph as stored: with its transcript's origin, the transcript when kept, the chapters as
+    text when asked, and what the premium writer wrote (``written``)."""
     graph_dict = graph.to_dict()
     graph_dict["transcriptSource"] = heard.source
     if outputs.get("transcript") or heard.source["kind"] == "speech":  # clips and downloads read it
         graph_dict["transcript"] = [s.to_dict() for s in graph.segments]
     if outputs.get("chapters"):
         graph_dict["chaptersText"] = chapters_text(graph.chapters)
-    await ctx.checkpoint()
-    return graph, graph_dict
+    if writer is not None:
+        graph_dict["written"] = writer.record()
+    return graph_dict
 
 
-async def _article_step(ctx: JobContext, provider: ChatProvider | None, video: Video, graph,
+async def _article_step(ctx: JobContext, writer: PremiumWriter | None, video: Video, graph,
                         heard: _Heard) -> Article:
-    """The article: written by the provider when one is given (premium), else offline; scored."""
+    """The article: the premium writer's when there is one, else the offline engine's; scored."""
     style = ctx.params.get("writing_style", "auto")
-    answer = None
-    if provider is not None:
-        await ctx.progress(80, "writing the article (provider)")
-        answer = await _provider_answer(ctx, provider, graph, style, heard.language, video.environment)
-        await ctx.checkpoint()
-    else:
-        await ctx.progress(80, "writing the article")
-    try:
-        written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, heard.language, answer)
-    except InvalidProviderArticle as exc:
-        refused = f"the article provider's answer was refused: {exc}; no article was stored"
-        raise PermanentJobError(refused) from None
+    await ctx.progress(93 if writer is not None else 80, "writing the article")
+    written, content, markdown, scores = await ctx.run_blocking(_article, graph, style, heard.language, writer)
     article_id = await ctx.next_id("article_id_seq")
     article_agg = Article(
         article_id=article_id, workspace_id=ctx.workspace_id, environment=video.environment, job_id=ctx.job_id,

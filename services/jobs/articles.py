@@ -26,13 +26,19 @@ from __future__ import annotations
 from uuid import UUID
 
 from domain.analysis import analyse, write_article
-from domain.analysis.provider_article import InvalidProviderArticle, article_from_answer, article_messages
+from domain.analysis.premium import PremiumWriter
 from domain.analysis.scoring import score_article
 from domain.articles import Article
 from domain.exports import ExportSource, to_markdown
 from domain.llm_usage import LlmUsage
 from domain.regeneration import differences, facts_from_graph
-from domain.translation import InvalidTranslation, translated_content, translation_messages
+from domain.translation import (
+    InvalidTranslation,
+    answer_tokens,
+    translated_content,
+    translation_messages,
+    translation_schema,
+)
 from domain.videos import Video, video_stream_id
 from infra.captions import CaptionError
 from infra.eventstore import ConcurrencyError
@@ -40,6 +46,7 @@ from infra.llm import ChatProvider, ProviderError
 from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
+from services.jobs.premium import write_premium
 from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
 from services.processes.worker import JobContext, PermanentJobError
@@ -75,10 +82,10 @@ async def _analysis(ctx: JobContext, article: Article) -> tuple[Video, dict]:
 
 
 async def _complete(ctx: JobContext, provider: ChatProvider, messages: list[dict], operation: str,
-                    what: str, nothing: str) -> str:
+                    what: str, nothing: str, schema: tuple[str, dict]) -> str:
     """The provider's answer to ``messages``; its usage recorded once per call and attempt."""
     try:
-        completion = await provider.complete(messages)
+        completion = await provider.complete(messages, schema=schema, max_tokens=answer_tokens(messages))
     except ProviderError as exc:
         raise PermanentJobError(f"the {what} provider failed: {exc}; {nothing}") from None
     usage = LlmUsage.record(call_key=f"{ctx.job_id}:{operation}:attempt-{ctx.attempt}", workspace_id=ctx.workspace_id,
@@ -111,12 +118,13 @@ async def run_translation(ctx: JobContext, provider: ChatProvider | None) -> dic
     _, graph = await _analysis(ctx, source)
     try:
         messages = translation_messages(source.content, source.keywords_primary, source.language, target)
+        schema = ("translation", translation_schema(source.content, source.keywords_primary))
     except InvalidTranslation as exc:
         raise PermanentJobError(f"{exc}; {nothing}") from None
     await ctx.checkpoint()
 
     await ctx.progress(30, f"translating into {target} (provider)")
-    answer = await _complete(ctx, provider, messages, TRANSLATE_OPERATION, "translation", nothing)
+    answer = await _complete(ctx, provider, messages, TRANSLATE_OPERATION, "translation", nothing, schema)
     await ctx.checkpoint()
 
     await ctx.progress(80, "checking and scoring the translation")
@@ -138,10 +146,12 @@ async def run_translation(ctx: JobContext, provider: ChatProvider | None) -> dic
             "source_language": source.language}
 
 
-def _write(rebuilt, style: str, language: str, answer: str | None) -> tuple:
-    article = write_article(rebuilt, style, language) if answer is None else article_from_answer(
-        answer, rebuilt, style, language)
-    return article, {**article.to_dict(), "engine": "offline" if answer is None else "provider"}, article.to_markdown()
+def _write(rebuilt, style: str, language: str, writer: PremiumWriter | None) -> tuple:
+    if writer is None:
+        article = write_article(rebuilt, style, language)
+        return article, {**article.to_dict(), "engine": "offline"}, article.to_markdown()
+    article = writer.article()
+    return article, writer.content(article), article.to_markdown()
 
 
 async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage,
@@ -176,18 +186,13 @@ async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage
     departs = differences(rebuilt.to_dict(), graph)
     await ctx.checkpoint()
 
-    answer = None
+    writer = None
     if engine == "provider":
-        await ctx.progress(70, "writing the article (provider)")
-        messages = await ctx.run_blocking(article_messages, rebuilt, style, language)
-        answer = await _complete(ctx, provider, messages, REGENERATE_OPERATION, "article", nothing)
-        await ctx.checkpoint()
-    else:
-        await ctx.progress(70, "writing the article")
-    try:
-        written, content, markdown = await ctx.run_blocking(_write, rebuilt, style, language, answer)
-    except InvalidProviderArticle as exc:
-        raise PermanentJobError(f"the article provider's answer was refused: {exc}; {nothing}") from None
+        writer = await write_premium(ctx, provider, rebuilt, style, language, source.environment, nothing,
+                                     operations={"article.write": REGENERATE_OPERATION})
+        rebuilt = writer.graph
+    await ctx.progress(93 if writer is not None else 70, "writing the article")
+    written, content, markdown = await ctx.run_blocking(_write, rebuilt, style, language, writer)
     scores = await ctx.run_blocking(score_article, content, graph)
     article_id = await ctx.next_id("article_id_seq")
 
@@ -202,7 +207,8 @@ async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage
     ctx.record_with_completion(list(article.collect_events()))
     return {"article_id": article_id, "source_article_id": source.article_id, "writing_style": written.writing_style,
             "engine": engine, "graph_rebuilt_exactly": not departs,
-            **({"graph_differs_in": departs} if departs else {})}
+            **({"graph_differs_in": departs} if departs else {}),
+            **({"written": writer.record()} if writer is not None else {})}
 
 
 def translation_handler(settings: Settings):

@@ -6,6 +6,7 @@ articles: the six exports and the detail read of a 60-minute video's article, at
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 facecrop: a 30 s 9:16 render with the centre crop and following the face (detection included), fps, ratio, peak RSS.
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
+premium --set DIR: the premium profile's chapters and titles (a language model's) beside the standard's (on demand).
 fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
@@ -27,6 +28,7 @@ from tests.benchmarks import (
     bench_core,
     bench_facecrop,
     bench_fairness,
+    bench_premium,
     bench_quality,
     bench_revival,
     bench_scale,
@@ -41,7 +43,7 @@ SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analys
           "agent": bench_agent.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
           "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
-ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
+ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "premium": bench_premium.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

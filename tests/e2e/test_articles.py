@@ -414,8 +414,11 @@ async def test_a_provider_written_article_is_regenerated_by_the_provider(service
     new = (await ws.client.get(f"/articles/{job['article_id']}")).data
     assert (new["language"], new["origin"], new["source_article_id"]) == ("es", "regeneration", translated_id)
     assert new["content"]["engine"] == "provider" and new["content"]["introduction"] == fake_llm.INTRO
-    request = provider.requests[-1]["body"]["messages"]
-    assert "in the language es" in request[0]["content"] and "figures" in request[0]["content"]
+    [request] = [r["body"] for r in provider.requests
+                 if r["body"]["response_format"]["json_schema"]["name"] == "article"]
+    system = request["messages"][0]["content"]
+    assert "Write in Spanish" in system and "figures" in system
+    assert new["content"]["written"]["article"] == {"by": "model"}
     usage = (await ws.client.get("/usage/llm")).data["operations"]
     assert any(o["operation"] == "article.regenerate" and o["calls"] >= 1 for o in usage)
 

@@ -125,7 +125,8 @@ async def test_every_event_of_a_completed_analysis_carries_the_requests_chain(se
 
 
 async def test_a_failed_analysis_and_its_refund_carry_the_requests_chain(service, provider, media):
-    provider.answer(fake_llm.content('{"title": "Only a title"}'))
+    # the first call is answered (its usage recorded), the second refused: the job fails
+    provider.answer(fake_llm.article(), fake_llm.status(400, "the model refused the request"))
     ws, job_id = await analyze(service, media, "chain-failed-0001")
     job, _ = await follow(ws.client, job_id)
     assert job["status"] == "failed", job

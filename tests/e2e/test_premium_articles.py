@@ -1,19 +1,23 @@
 """quality_profile=premium end to end: the real processes, the worker configured with an
 OpenAI-compatible provider that is a fake speaking the protocol over a socket (tests/fake_llm.py).
 
-Success: upload, analyze premium, the job completes, GET the article shows the provider's text,
-GET /usage/llm shows the call's tokens. Each failure (5xx retried to the bound, 401, timeout,
-connection refused, a body that is not the protocol's, an answer that is not an article): the job
-fails with a message naming the cause, the charge is refunded in the failing append, and nothing
-of the analysis (graph, article) is stored. The API key shows nowhere.
+Success: upload, analyze premium, the job completes, the article, the graph and the result show
+the provider's texts and what it wrote, GET /usage/llm shows each call's tokens. Answers that fail
+their checks (not JSON, cut at the length limit, too long) cost only their parts, which keep the
+offline text with the reason; the job completes. A provider that does not answer (5xx retried to
+the bound, 401, timeout, connection refused, a body that is not the protocol's), at any of its
+calls: the job fails with a message naming the cause, the charge is refunded in the failing
+append, and nothing of the analysis (graph, article) is stored. The API key shows nowhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
+from domain.analysis.premium import PARTS
 from tests import fake_llm
 from tests.e2e.conftest import running_service
 from tests.e2e.test_job_refunds import credits_used, same_transaction
@@ -56,10 +60,10 @@ async def analyze_premium(service, media, **body):
     return ws, uploaded["data"]["id"], job
 
 
-async def llm_usage(client, timeout: float = 10) -> dict:
-    """GET /usage/llm once the llm_usage read model has a call."""
+async def llm_usage(client, timeout: float = 10, operations: int = 1) -> dict:
+    """GET /usage/llm once the llm_usage read model has calls of ``operations`` operations."""
     deadline = asyncio.get_running_loop().time() + timeout
-    while not (usage := (await client.get("/usage/llm")).data)["operations"]:
+    while len((usage := (await client.get("/usage/llm")).data)["operations"]) < operations:
         assert asyncio.get_running_loop().time() < deadline, "no LLM usage recorded"
         await asyncio.sleep(0.05)
     return usage
@@ -75,59 +79,88 @@ async def assert_key_shows_nowhere(service) -> None:
         assert KEY not in log.read_text(errors="replace"), log.name
 
 
-async def test_a_premium_analysis_gets_the_providers_article_and_records_its_usage(service, provider, media):
+async def test_a_premium_analysis_gets_the_providers_texts_and_records_its_usage(service, provider, media):
     provider.answer(fake_llm.status(429, "slow down", headers={"Retry-After": "0"}), fake_llm.article())
 
-    ws, video_id, job = await analyze_premium(service, media, language="en")
+    ws, video_id, job = await analyze_premium(service, media, language="fr")
 
     assert job["status"] == "completed", job
-    assert len(provider.requests) == 2  # the 429 was retried once
-    request = provider.requests[-1]
-    assert request["headers"]["Authorization"] == f"Bearer {KEY}"
-    assert request["body"]["model"] == "fake-model" and request["body"]["response_format"] == {"type": "json_object"}
+    assert len(provider.requests) == 4  # the 429 was retried once; then the article and the descriptions
+    outline, article_call, descriptions = provider.requests[1:]
+    assert outline["headers"]["Authorization"] == f"Bearer {KEY}"
+    for request, name in ((outline, "video_outline"), (article_call, "article"), (descriptions, "descriptions")):
+        body = request["body"]
+        assert body["model"] == "fake-model" and body["max_tokens"] > 0
+        assert body["response_format"]["type"] == "json_schema", body["response_format"]
+        assert body["response_format"]["json_schema"]["name"] == name
+    assert job["result"]["written"] == {part: {"by": "model"} for part in PARTS}
     article = (await ws.client.get(f"/articles/{job['article_id']}")).data
-    assert article["title"] == "Fusion, told by the provider" and article["language"] == "en"
+    assert article["title"] == fake_llm.TITLE and article["language"] == "fr"
     content = article["content"]
     assert content["engine"] == "provider" and content["introduction"] == fake_llm.INTRO
+    assert content["summary"] == fake_llm.SUMMARY and content["written"] == job["result"]["written"]
+    assert content["descriptions"] == {"short": fake_llm.SHORT, "long": fake_llm.LONG}
     assert content["sections"][0]["paragraphs"][0]["text"].startswith("PROVIDER-PARAGRAPH 1")
     graph = (await ws.client.get(f"/videos/{video_id}/graph")).data
+    assert graph["written"] == job["result"]["written"]
     claim_ids = {c["id"] for c in graph["claims"]}
     assert content["key_facts"] and all(f["claimId"] in claim_ids for f in content["key_facts"])
     assert len(content["sections"]) == max(1, len(graph["chapters"]))
     assert fake_llm.INTRO in article["markdown"] and "PROVIDER-CONCLUSION." in article["markdown"]
-    usage = await llm_usage(ws.client)
-    assert usage["operations"] == [{"operation": "article.write", "name": "Article writing", "calls": 1,
-                                    "promptTokens": fake_llm.PROMPT_TOKENS,
-                                    "completionTokens": fake_llm.COMPLETION_TOKENS,
-                                    "totalTokens": fake_llm.PROMPT_TOKENS + fake_llm.COMPLETION_TOKENS}]
+    usage = await llm_usage(ws.client, operations=3)
+    names = {"analysis.enrich": "Analysis enrichment", "article.write": "Article writing",
+             "descriptions.complete": "Platform descriptions"}
+    assert sorted(usage["operations"], key=lambda o: o["operation"]) == [
+        {"operation": op, "name": name, "calls": 1, "promptTokens": fake_llm.PROMPT_TOKENS,
+         "completionTokens": fake_llm.COMPLETION_TOKENS,
+         "totalTokens": fake_llm.PROMPT_TOKENS + fake_llm.COMPLETION_TOKENS} for op, name in sorted(names.items())]
     assert (await ws.client.get("/credits")).data["used"] == 2
     assert await events_of(service, ws.id, "CreditsRefunded") == []
     await assert_key_shows_nowhere(service)
 
 
+async def test_answers_that_fail_their_checks_fall_back_part_by_part_and_say_why(service, provider, media):
+    provider.answer(fake_llm.premium(outline=lambda a: "Here is your outline: ...",
+                                     article=lambda a: ('{"introduction": "Fus', "length"),
+                                     descriptions=lambda a: json.dumps({**a, "short": "x" * 400})))
+
+    ws, video_id, job = await analyze_premium(service, media, language="en")
+
+    assert job["status"] == "completed", job
+    written = job["result"]["written"]
+    assert {part: o["by"] for part, o in written.items()} == {part: "offline" for part in PARTS}
+    assert "the answer is not JSON" in written["title"]["reason"] and written["title"] == written["chapter_titles"]
+    assert written["article"]["reason"] == written["faq"]["reason"] == "the answer was cut at its length limit"
+    assert "the short description is 400 characters long" in written["descriptions"]["reason"]
+    article = (await ws.client.get(f"/articles/{job['article_id']}")).data
+    content = article["content"]
+    assert content["written"] == written and "descriptions" not in content
+    assert fake_llm.INTRO not in article["markdown"] and fake_llm.TITLE != article["title"]
+    graph = (await ws.client.get(f"/videos/{video_id}/graph")).data
+    assert graph["written"] == written
+    assert len(await events_of(service, ws.id, "LlmUsageRecorded")) == 3  # every answer cost its tokens
+    assert (await ws.client.get("/credits")).data["used"] == 2
+
+
 FAILURES = {
-    "server_error": ([fake_llm.status(500, "the model is overloaded")], 3, False,
-                     "the article provider failed: the provider answered 500 Internal Server Error: "
-                     "the model is overloaded (after 3 attempts)"),
-    "wrong_key": ([fake_llm.status(401, f"Incorrect API key provided: {KEY}")], 1, False,
+    "server_error": ([fake_llm.status(500, "the model is overloaded")], 3,
+                     "the provider failed writing the title, summary and chapters: the provider answered 500 "
+                     "Internal Server Error: the model is overloaded (after 3 attempts)"),
+    "wrong_key": ([fake_llm.status(401, f"Incorrect API key provided: {KEY}")], 1,
                   "the provider answered 401 Unauthorized: Incorrect API key provided: ***"),
-    "timeout": ([fake_llm.slow(TIMEOUT_S + 2)], 3, False, f"did not answer within {TIMEOUT_S:g} s (after 3 attempts)"),
-    "refused": ([fake_llm.article()], 0, False, "could not connect to the provider at 127.0.0.1:"),
-    "not_the_protocol": ([fake_llm.raw(200, "<html>upstream gateway</html>")], 1, False,
+    "timeout": ([fake_llm.slow(TIMEOUT_S + 2)], 3, f"did not answer within {TIMEOUT_S:g} s (after 3 attempts)"),
+    "refused": ([fake_llm.article()], 0, "could not connect to the provider at 127.0.0.1:"),
+    "not_the_protocol": ([fake_llm.raw(200, "<html>upstream gateway</html>")], 1,
                          "the provider's answer is not a Chat Completions response"),
-    "not_json": ([fake_llm.content("Here is your article: Fusion...")], 1, True,
-                 "the article provider's answer was refused: the answer is not JSON"),
-    "not_an_article": ([fake_llm.content('{"title": "Only a title"}')], 1, True,
-                       "the answer does not have the article's structure: introduction: Field required"),
-    "cut_at_length": ([fake_llm.content('{"title": "Fus', finish_reason="length")], 1, True,
-                      "cut at its length limit"),
+    "article_call_fails": ([fake_llm.article(), fake_llm.status(503, "gone")], 4,
+                           "the provider failed writing the article: the provider answered 503"),
 }
 
 
 @pytest.mark.parametrize("failure", list(FAILURES))
-async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_article(service, provider, media,
-                                                                                       failure: str):
-    steps, requests, tokens_spent, message = FAILURES[failure]
+async def test_a_provider_that_does_not_answer_fails_the_job_refunds_and_stores_nothing(service, provider, media,
+                                                                                         failure: str):
+    steps, requests, message = FAILURES[failure]
     provider.answer(*steps)
     if failure == "refused":
         await provider.stop()
@@ -138,7 +171,7 @@ async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_ar
             await provider.start()
 
     assert job["status"] == "failed", job
-    assert message in job["error_message"] and "no article was stored" in job["error_message"], job
+    assert message in job["error_message"] and "nothing of the analysis was stored" in job["error_message"], job
     assert job["article_id"] is None
     assert len(provider.requests) == requests
     [refund] = [e["data"] for e in await events_of(service, ws.id, "CreditsRefunded")]
@@ -149,8 +182,8 @@ async def test_a_provider_failure_fails_the_job_clearly_refunds_and_stores_no_ar
                            "JobCompleted") == []
     assert (await ws.client.get(f"/videos/{video_id}/graph")).status == 404
     assert (await ws.client.get("/articles")).data == []
-    # an answer that was refused still cost its tokens; a failed request reported none
-    assert len(await events_of(service, ws.id, "LlmUsageRecorded")) == (1 if tokens_spent else 0)
+    # an answered call cost its tokens, recorded at once, though the job then failed; a failed request none
+    assert len(await events_of(service, ws.id, "LlmUsageRecorded")) == (1 if failure == "article_call_fails" else 0)
     assert KEY not in job["error_message"]
 
 

@@ -56,6 +56,70 @@ async def test_without_a_key_no_authorization_is_sent_and_json_mode_can_be_off(f
     assert "Authorization" not in request["headers"] and "response_format" not in request["body"]
 
 
+SCHEMA = ("outline", {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]})
+
+
+async def test_a_schema_is_asked_for_in_the_first_form_the_server_accepts_and_kept(fake):
+    refuse_schema = fake_llm.status(422, "response_format.type: Input should be 'text' or 'json_object'")
+    refuse_mode = fake_llm.status(400, "Unknown field: response_format.schema")
+    fake.answer(refuse_schema, refuse_mode, fake_llm.content('{"title": "t"}'))
+    provider = client(fake)
+
+    done = await provider.complete(MESSAGES, schema=SCHEMA, max_tokens=300)
+
+    assert done.content == '{"title": "t"}'
+    forms = [r["body"].get("response_format") for r in fake.requests]
+    assert forms == [{"type": "json_schema", "json_schema": {"name": "outline", "schema": SCHEMA[1], "strict": False}},
+                     {"type": "json_object", "schema": SCHEMA[1]}, {"type": "json_object"}]
+    assert all(r["body"]["max_tokens"] == 300 for r in fake.requests)
+    fake.answer(fake_llm.content('{"title": "u"}'))
+    await provider.complete(MESSAGES, schema=SCHEMA)
+    [again] = fake.requests  # the plain JSON mode straight away: the server refused the other forms
+    assert again["body"]["response_format"] == {"type": "json_object"} and "max_tokens" not in again["body"]
+
+
+async def test_a_server_that_refuses_every_format_is_asked_with_the_prompt_alone(fake):
+    fake.answer(fake_llm.status(400, "response_format is not supported"),
+                fake_llm.status(400, "response_format.schema: extra inputs are not permitted"),
+                fake_llm.status(400, "response_format: json_object is not supported"), fake_llm.content("{}"))
+
+    await client(fake).complete(MESSAGES, schema=SCHEMA)
+
+    assert [r["body"].get("response_format", {}).get("type") for r in fake.requests] == [
+        "json_schema", "json_object", "json_object", None]
+
+
+async def test_a_server_error_naming_the_format_is_not_retried_but_the_next_form_is_asked(fake):
+    # llama-cpp-python's server answers a body it cannot validate with a 500 carrying the validation error
+    fake.answer(fake_llm.status(500, "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type')}]"),
+                fake_llm.content("{}"))
+
+    await client(fake).complete(MESSAGES, schema=SCHEMA)
+
+    assert [r["body"]["response_format"]["type"] for r in fake.requests] == ["json_schema", "json_object"]
+    assert "schema" in fake.requests[1]["body"]["response_format"]
+
+
+async def test_the_output_ceiling_lowers_every_answers_bound(fake):
+    fake.answer(fake_llm.content("{}"))
+    capped = client(fake, max_output_tokens=120)
+
+    await capped.complete(MESSAGES, schema=SCHEMA, max_tokens=300)
+    await capped.complete(MESSAGES, schema=SCHEMA, max_tokens=80)
+    await capped.converse(MESSAGES)
+    await client(fake).converse(MESSAGES)
+
+    assert [r["body"].get("max_tokens") for r in fake.requests] == [120, 80, 120, None]
+
+
+async def test_a_client_error_that_is_not_about_the_format_fails_at_once(fake):
+    fake.answer(fake_llm.status(400, "the context is too long for this model"))
+
+    with pytest.raises(ProviderError, match="400 Bad Request: the context is too long"):
+        await client(fake).complete(MESSAGES, schema=SCHEMA)
+    assert len(fake.requests) == 1
+
+
 @pytest.mark.parametrize("code", [429, 500, 502, 503, 408])
 async def test_transient_answers_are_retried_then_the_call_succeeds(fake, code: int):
     fake.answer(fake_llm.status(code, "busy", headers={"Retry-After": "0"}), fake_llm.content("late"))

@@ -24,6 +24,7 @@ from domain.translation import (
     translated_content,
     translation_material,
     translation_messages,
+    translation_schema,
 )
 from infra.codec import EventRegistry, StoredEvent
 from projections import analysis_graphs, article_exports, article_translations, articles
@@ -159,6 +160,29 @@ def test_the_prompt_carries_the_article_and_the_answer_keeps_what_is_not_text(co
     assert [(f["claimId"], f["startMs"]) for f in translated["key_facts"]] == [(f["claimId"], f["startMs"])
                                                                              for f in content["key_facts"]]
     assert translated["engine"] == "provider" and translated["word_count"] > 0
+
+
+def test_the_schema_of_a_translation_is_the_articles_shape(content) -> None:
+    material = translation_material(content, content["keywords_primary"])
+    schema = translation_schema(content, content["keywords_primary"])
+
+    sections = schema["properties"]["sections"]["prefixItems"]
+    assert [len(s["properties"]["paragraphs"]["prefixItems"]) for s in sections] == [
+        len(s["paragraphs"]) for s in material["sections"]]
+    for member in ("key_facts", "keywords", "faq"):
+        assert schema["properties"][member]["minItems"] == schema["properties"][member]["maxItems"] == len(
+            material[member])
+    assert schema["additionalProperties"] is False and set(schema["required"]) == set(material)
+
+
+def test_a_translation_leaves_out_what_only_the_premium_source_wrote(content) -> None:
+    premium = {**content, "summary": "A summary.", "descriptions": {"short": "s", "long": "l"},
+               "written": {"title": {"by": "model"}}}
+    answer = json.dumps(translation_for(translation_material(premium, premium["keywords_primary"]), "DE: "))
+
+    translated, _ = translated_content(answer, premium, premium["keywords_primary"], "de")
+
+    assert not {"summary", "descriptions", "written"} & set(translated)
 
 
 def _broken(content: dict, change) -> str:
