@@ -292,18 +292,26 @@ def test_the_projection_writes_one_statement_per_event_safe_under_replay():
 
 
 class SlowTurn:
-    """A turn whose actions take a while and which looks at ``stop`` only between them."""
+    """A turn whose actions each wait for ``gate`` and which looks at ``stop`` only between them. The
+    gate is open unless a test holds an action in progress (no sleep decides the order, so a busy
+    machine cannot)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, gated: bool = False) -> None:
         self.conversation_id = uuid.uuid4()
         self.done: list[int] = []
+        self.gate = asyncio.Event()
+        if not gated:
+            self.gate.set()
+        self.stop: asyncio.Event | None = None
 
     async def run(self, stop: asyncio.Event, events) -> dict:
+        self.stop = stop
         for index in range(5):
             if stop.is_set():
                 break
             events.started({"index": index})
-            await asyncio.sleep(0.05)  # an action in progress
+            await self.gate.wait()  # an action in progress
+            await asyncio.sleep(0)
             self.done.append(index)
             events.completed({"index": index})
         return {"conversationId": str(self.conversation_id), "reply": "", "actions": []}
@@ -317,14 +325,20 @@ def _each_event(sent) -> list:
 async def test_closing_the_stream_ends_the_turn_after_the_action_in_progress():
     from services.api.agent import turn_stream
 
-    turn = SlowTurn()
+    turn = SlowTurn(gated=True)
     events = turn_stream(turn)
     assert events.first.event == "conversation"
     assert [e.event for e in _each_event(await anext(events))] == ["action.started"]
     # The client leaves while action 0 runs: the iterator is cancelled mid-wait, then closed.
     waiting = asyncio.ensure_future(anext(events))
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
     waiting.cancel()
+    deadline = asyncio.get_running_loop().time() + 10
+    while not (turn.stop and turn.stop.is_set()):  # the stream asked the turn to stop...
+        assert asyncio.get_running_loop().time() < deadline, "leaving the stream never set stop"
+        await asyncio.sleep(0.001)
+    assert not waiting.done()  # ...and waits for the action in progress
+    turn.gate.set()
     await asyncio.wait([waiting])
     await events.aclose()
     assert turn.done == [0]  # action 0 completed, nothing after it started
