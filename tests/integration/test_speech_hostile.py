@@ -46,7 +46,7 @@ async def _words(settings, path):
     has_audio, windows = find_speech(path, demuxer, duration, settings.asr_window_s * 1000)
     recogniser = LocalRecogniser(settings)
     try:
-        words = [w for window in windows for w in (await recogniser.recognise(path, demuxer, window, "en"))[0]]
+        words = [w for window in windows for w in (await recogniser.recognise(path, demuxer, window, "en")).words]
     finally:
         recogniser.close()
     return has_audio, windows, words
