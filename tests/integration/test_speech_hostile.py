@@ -63,7 +63,7 @@ async def test_no_speech_no_words(settings, sounds, name):
 @pytest.mark.parametrize("name", ["8khz.mp4", "six-channels.mp4"])
 async def test_speech_at_8_khz_or_in_six_channels_is_read(settings, sounds, name):
     _, windows, words = await _words(speech_settings(settings), sounds[name])
-    text = " ".join(w[2] for w in words).lower()
+    text = " ".join(w.text for w in words).lower()
     assert windows and "electricity" in text, text
 
 
