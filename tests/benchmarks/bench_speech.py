@@ -454,7 +454,7 @@ async def _follow(client, job_id: str, timeout: float = 3600) -> tuple[dict, lis
         await asyncio.sleep(0.1)
 
 
-async def part_context(settings, root: Path, seconds: float = 90, files: int = 2) -> dict:
+async def part_context(settings, root: Path, seconds: float = 90, files: int = 1) -> dict:
     """Real speech in other languages (``speech_corpus``), ~``seconds`` files cut into windows of
     30 s: the service's windows as they were (no prompt, words joined with spaces), the same words
     joined as the recogniser spaced them, each window told the text before it (the service now),
