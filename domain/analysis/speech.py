@@ -32,7 +32,8 @@ MAX_SEGMENT_WORDS = 16
 MAX_SEGMENT_MS = 7000
 MAX_JOINED_WORDS = 3 * MAX_SEGMENT_WORDS
 # The text a window is told came before it: Whisper reads at most the last 223 tokens of a prompt,
-# about 800 characters of French or English; the tail of the text so far is cut to that, at a word.
+# about 800 characters of French or English; the tail of the text so far is cut to that, at a word
+# (``asr_prompt_chars`` in the settings).
 PROMPT_MAX_CHARS = 800
 SENTENCE_END = re.compile(r"[.!?…][\"”»)\]]*$")
 ITEM_RE = re.compile(r"^speech-(\d{5})-(\d{1,9})-(\d{1,9})$")
@@ -98,20 +99,22 @@ def words_text(words: Iterable[Sequence]) -> str:
     return "".join(parts)
 
 
-def prompt_for(earlier: Sequence[Sequence[Sequence]]) -> str:
+def prompt_for(earlier: Sequence[Sequence[Sequence]], max_chars: int = PROMPT_MAX_CHARS) -> str:
     """What a window is told was said before it: the tail of the text of the windows before it
-    (``earlier``, their word lists in order), at most ``PROMPT_MAX_CHARS``, cut at a word."""
+    (``earlier``, their word lists in order), at most ``max_chars``, cut at a word."""
+    if max_chars <= 0:
+        return ""
     tail: list[Sequence] = []
     chars = 0
     for words in reversed(earlier):
         tail[:0] = words
         chars += sum(len(str(w[2])) + 1 for w in words)
-        if chars > PROMPT_MAX_CHARS:
+        if chars > max_chars:
             break
     text = words_text(tail)
-    if len(text) <= PROMPT_MAX_CHARS:
+    if len(text) <= max_chars:
         return text
-    cut = text[-PROMPT_MAX_CHARS:]
+    cut = text[-max_chars:]
     return cut[cut.find(" ") + 1:] if " " in cut else ""
 
 

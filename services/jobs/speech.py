@@ -292,7 +292,7 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
         index = names.index(name)
         await ctx.progress(ctx.job.progress, f"recognising speech: window {index + 1} of {len(names)}")
         done = ctx.job.items_done
-        prompt = prompt_for([done[n]["words"] for n in names[:index] if n in done])
+        prompt = prompt_for([done[n]["words"] for n in names[:index] if n in done], settings.asr_prompt_chars)
         found = await recogniser.recognise(path, demuxer, (start, end), language, prompt=prompt)
         shifted = [[min(end, w.start_ms + start), min(end, max(w.start_ms, w.end_ms) + start), w.text,
                     round(w.probability, 3), int(w.joins)] for w in found.words]

@@ -151,3 +151,4 @@ def test_the_prompt_is_the_tail_of_what_was_said_cut_at_a_word():
     assert len(prompt) <= PROMPT_MAX_CHARS and prompt.endswith("w19x59")
     assert prompt.split()[0] in words_text(windows[-2] + windows[-1]).split()  # whole words only
     assert prompt == prompt_for(windows)  # the same windows, the same prompt
+    assert prompt_for(windows, 0) == "" and prompt_for(windows, 40) == "w19x55 w19x56 w19x57 w19x58 w19x59"
