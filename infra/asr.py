@@ -36,7 +36,7 @@ import importlib.util
 import os
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,17 +121,22 @@ def model_for(language: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Word:
+    """A recognised word: its text without spaces around it, and whether the recogniser wrote it
+    onto the word before with no space between (``joins``: the "'eau" of "l'eau", the "-en" of
+    "arc-en-ciel"; ``domain.analysis.speech.words_text`` joins them so)."""
+
     start_ms: int
     end_ms: int
     text: str
     probability: float = 1.0
+    joins: bool = False
 
     def to_list(self) -> list:
-        return [self.start_ms, self.end_ms, self.text, round(self.probability, 3)]
+        return [self.start_ms, self.end_ms, self.text, round(self.probability, 3), int(self.joins)]
 
     @classmethod
     def from_list(cls, value: list) -> Word:
-        return cls(int(value[0]), int(value[1]), str(value[2]), float(value[3]))
+        return cls(int(value[0]), int(value[1]), str(value[2]), float(value[3]), len(value) > 4 and bool(value[4]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +146,7 @@ class Recognition:
 
     words: tuple[Word, ...]
     dropped: int = 0
+    prompt: str = ""  # the text the engine was told came before the window, as it recorded it
 
 
 # ---- model files
@@ -252,17 +258,18 @@ class LocalEngine:
         best = max(ours, key=ours.get)
         return best, ours[best] / total
 
-    def transcribe(self, audio: np.ndarray, language: str) -> Recognition:
-        """The words of ``audio`` (16 kHz mono float32) in ``language``, times in ms from its start."""
+    def transcribe(self, audio: np.ndarray, language: str, prompt: str = "") -> Recognition:
+        """The words of ``audio`` (16 kHz mono float32) in ``language``, times in ms from its start.
+        ``prompt``: the text said before the audio (Whisper's ``initial_prompt``), if any."""
         if language not in LANGUAGES:
             raise AsrError(f"speech recognition supports {', '.join(LANGUAGES)}, not {language!r}")
         if audio.size == 0:
             return Recognition(())
         model = self._model(model_for(language))
-        segments, _ = model.transcribe(audio, language=language,
-                                       word_timestamps=True, vad_filter=False, condition_on_previous_text=False,
-                                       beam_size=5)
-        words: list[Word] = []
+        segments, info = model.transcribe(audio, language=language, initial_prompt=prompt.strip() or None,
+                                          word_timestamps=True, vad_filter=False,
+                                          condition_on_previous_text=False, beam_size=5)
+        kept = []
         dropped = 0
         for segment in segments:
             probabilities = [w.probability for w in segment.words or ()]
@@ -271,12 +278,24 @@ class LocalEngine:
                              word_probability):
                 dropped += 1
                 continue
-            for w in segment.words or ():
-                text = w.word.strip()
-                if text:
-                    start = max(0, int(round(w.start * 1000)))
-                    words.append(Word(start, max(start, int(round(w.end * 1000))), text, float(w.probability)))
-        return Recognition(tuple(words), dropped)
+            kept.extend(segment.words or ())
+        used = info.transcription_options.initial_prompt
+        return Recognition(whisper_words(kept), dropped, used if isinstance(used, str) else "")
+
+
+def whisper_words(found: Iterable) -> tuple[Word, ...]:
+    """faster-whisper's words (``start``, ``end`` in s, ``word``, ``probability``) as ``Word``s.
+    Whisper's word carries its own spacing: " l" then "'eau", " arc" then "-en": one without a
+    leading space continues the word before (never the first of a window, which starts after a
+    pause)."""
+    words: list[Word] = []
+    for w in found:
+        text = " ".join(w.word.split())
+        if text:
+            start = max(0, int(round(w.start * 1000)))
+            words.append(Word(start, max(start, int(round(w.end * 1000))), text, float(w.probability),
+                              bool(words) and not w.word[:1].isspace()))
+    return tuple(words)
 
 
 def is_speech(no_speech_prob: float, avg_logprob: float, compression_ratio: float,

@@ -4,7 +4,8 @@
 key is empty) and a multipart form: ``file`` (one window's audio as 16 kHz mono 16-bit WAV,
 decoded by ffmpeg through the same whitelisted arguments as the local engine's audio),
 ``model``, ``response_format=verbose_json``, ``timestamp_granularities[]`` ``word`` and
-``segment``, and ``language`` when it is known. Retries, ``Retry-After``, the size bound and the
+``segment``, ``language`` when it is known, and ``prompt`` (the text said before the window) when
+there is one. Retries, ``Retry-After``, the size bound and the
 key's redaction are the chat client's (``infra.llm.HttpProvider``).
 
 The answer is untrusted and checked before anything of it is used: it must be a JSON object; its
@@ -15,10 +16,19 @@ of at most ``MAX_WORD_CHARS`` characters and finite ``start`` <= ``end`` in seco
 window (``TIME_SLACK_S`` of rounding allowed, then clamped). A segment that carries Whisper's
 scores and fails the local engine's not-speech rules (``infra.asr.is_speech``) has its words
 dropped, as the local engine does. Anything else is a ``ProviderError`` saying what was wrong.
+
+Spacing: a provider's words may carry their own spacing, as Whisper's do (" l'", "eau": a word
+without a leading space continues the one before), or come bare ("l'eau", or "arc", "en", "ciel"
+with the hyphens only in the answer's ``text``). Bare words are read against ``text``: a word
+found right after the one before with nothing or only punctuation between joins it, that
+punctuation written with it ("-en"); punctuation between a word and a space is the word's own
+("l'eau,"), so sentence ends survive a provider whose words carry none. A word not found near
+where the one before ended keeps a space before it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import wave
@@ -41,6 +51,10 @@ RETRY_AFTER_MAX_S = 30.0
 MAX_WORDS_PER_S = 10
 MAX_WORD_CHARS = 100
 TIME_SLACK_S = 1.0
+# Reading bare words against the answer's text: how far past where the last word ended the next is
+# looked for (bounded work whatever the answer), and how much punctuation a word may take from it.
+ALIGN_SLACK_CHARS = 64
+MAX_ADOPTED_CHARS = 3
 
 LANGUAGE_NAMES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "castilian": "es",
                   "italian": "it", "portuguese": "pt", "dutch": "nl", "flemish": "nl"}
@@ -75,6 +89,7 @@ class Transcription:
     words: tuple[Word, ...]  # times in ms from the window's start
     dropped: int  # segments dropped as not speech
     attempts: int
+    prompt: str = ""  # the text sent as said before the window
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,8 +120,10 @@ class SpeechProvider(HttpProvider):
         """The provider's host, as named in a transcript's source (never a path, user or key)."""
         return URL(self.base_url).host or ""
 
-    async def transcribe(self, wav: bytes, duration_ms: int, language: str | None = None) -> Transcription:
-        """One window's audio (``wav``, ``duration_ms`` long) transcribed; ``ProviderError`` on failure."""
+    async def transcribe(self, wav: bytes, duration_ms: int, language: str | None = None,
+                         prompt: str = "") -> Transcription:
+        """One window's audio (``wav``, ``duration_ms`` long) transcribed, told ``prompt`` was said
+        before it; ``ProviderError`` on failure."""
 
         def form() -> aiohttp.FormData:
             data = aiohttp.FormData()
@@ -117,10 +134,13 @@ class SpeechProvider(HttpProvider):
             data.add_field("timestamp_granularities[]", "segment")
             if language:
                 data.add_field("language", language)
+            if prompt:
+                data.add_field("prompt", prompt)
             return data
 
         async def read(resp: aiohttp.ClientResponse, attempt: int) -> Transcription:
-            return self._transcription(await self._read_bounded(resp), duration_ms, attempt)
+            found = self._transcription(await self._read_bounded(resp), duration_ms, attempt)
+            return dataclasses.replace(found, prompt=prompt)
 
         return await self._request(form, {}, read)
 
@@ -169,18 +189,62 @@ def _words(answer: dict, duration_ms: int) -> tuple[tuple[Word, ...], int]:
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores) and not is_speech(*scores):
             silent.append((_seconds(s.get("start"), f"segment {k}'s start", duration_s),
                            _seconds(s.get("end"), f"segment {k}'s end", duration_s)))
-    words = []
+    raw = []
     for k, w in enumerate(items):
         word = w["word"]
         if not isinstance(word, str):
             raise TypeError(f"word {k} is not text")
-        word = " ".join(word.split())
-        if len(word) > MAX_WORD_CHARS:
+        if len(word.strip()) > MAX_WORD_CHARS:
             raise ValueError(f"word {k} is longer than {MAX_WORD_CHARS} characters")
+        raw.append(word)
+    words = []
+    for k, (w, (word, joins)) in enumerate(zip(items, spaced_words(raw, text), strict=True)):
         start = _seconds(w["start"], f"word {k}'s start", duration_s)
         end = _seconds(w["end"], f"word {k}'s end", duration_s)
         if end < start:
             raise ValueError(f"word {k} ends before it starts")
         if word and not any(a <= (start + end) / 2 <= b for a, b in silent):
-            words.append(Word(int(round(start * 1000)), int(round(end * 1000)), word))
+            words.append(Word(int(round(start * 1000)), int(round(end * 1000)), word, joins=joins and bool(words)))
     return tuple(sorted(words, key=lambda w: (w.start_ms, w.end_ms))), len(silent)
+
+
+def _punctuation(text: str) -> bool:
+    return 0 < len(text) <= MAX_ADOPTED_CHARS and not any(c.isalnum() or c.isspace() for c in text)
+
+
+def spaced_words(raw: list[str], text: object) -> list[tuple[str, bool]]:
+    """Each word's text (no spaces around it) and whether it joins the word before it (see the
+    module's text): from the words' own leading spaces when they carry any, else from ``text``."""
+    if any(w[:1].isspace() for w in raw[1:]):
+        return [(" ".join(w.split()), k > 0 and not w[:1].isspace()) for k, w in enumerate(raw)]
+    if not isinstance(text, str):
+        return [(" ".join(w.split()), False) for w in raw]
+    out: list[list] = []
+    cursor = 0  # where the last word found in ``text`` ended
+    for w in raw:
+        word = " ".join(w.split())
+        at = text.find(word, cursor, cursor + len(word) + ALIGN_SLACK_CHARS) if word else -1
+        if at < 0:
+            out.append([word, False])
+            continue
+        gap = text[cursor:at]
+        if out and (gap == "" or _punctuation(gap)):
+            out.append([gap + word, True])  # "l" "'arc", "arc" "-en"
+        else:
+            out.append([_adopt(out, gap) + word, False])
+        cursor = at + len(word)
+    if out:
+        _adopt(out, text[cursor:cursor + ALIGN_SLACK_CHARS] + " ")
+    return [(word, joins) for word, joins in out]
+
+
+def _adopt(out: list[list], gap: str) -> str:
+    """The punctuation of ``gap`` (the text between two words, with a space in it) written with the
+    word before it ("claire," and the French "ciel !") and what leads the next word ("¿")."""
+    parts = gap.split()
+    lead = parts.pop() if parts and not gap[-1].isspace() and _punctuation(parts[-1]) else ""
+    for k, part in enumerate(parts):
+        if not out or not _punctuation(part):
+            break
+        out[-1][0] += part if k == 0 and not gap[0].isspace() else " " + part
+    return lead

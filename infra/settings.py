@@ -274,6 +274,9 @@ class Settings(BaseSettings):
     asr_cpu_threads: int = Field(default=2, ge=1, le=64)
     # Speech recognition: longest window of audio recognised as one job item, seconds (cut at pauses).
     asr_window_s: int = Field(default=30, ge=5, le=120)
+    # Speech recognition: most characters of the text recognised before a window that it is given as its
+    # prompt (Whisper reads the last 223 tokens, about 800 characters); 0: each window is recognised alone.
+    asr_prompt_chars: int = Field(default=800, ge=0, le=4000)
     # Speech recognition: longest run of one window (decode + recognition), seconds; the recogniser process
     # is killed at the limit and the window fails (and is retried alone).
     asr_window_timeout_s: float = Field(default=300.0, gt=0)

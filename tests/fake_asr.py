@@ -4,8 +4,9 @@ speaks ``POST /v1/audio/transcriptions`` (multipart form), with scripted answers
 Each request takes the next step of the script; the last step repeats. Every request is recorded
 (its headers, its form fields, and the uploaded file's bytes, name and content type). Steps:
 ``words(text, language)`` (a verbose JSON answer: the text's words spread over the uploaded WAV's
-length, one segment), ``json_answer(body)`` (that JSON as it is), ``status(code, message)``,
-``raw(code, body)`` and ``cut()`` from ``tests.fake_llm``.
+length, one segment), ``spoken(pieces, text)`` (words as given, and a text), ``json_answer(body)``
+(that JSON as it is), ``status(code, message)``, ``raw(code, body)`` and ``cut()`` from
+``tests.fake_llm``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,20 @@ def words(text: str, language: str = "english") -> Step:
             "task": "transcribe", "language": language, "duration": seconds, "text": text, "words": timed,
             "segments": [{"id": 0, "start": 0.0, "end": seconds, "text": text, "avg_logprob": -0.2,
                           "compression_ratio": 1.3, "no_speech_prob": 0.01}]})
+
+    return step
+
+
+def spoken(pieces: list[str], text: str, language: str = "french") -> Step:
+    """A verbose JSON answer whose words are ``pieces`` as given (bare, as OpenAI's are, or with
+    Whisper's leading spaces), spread over the uploaded WAV's length, and whose text is ``text``."""
+    async def step(request: web.Request, form: dict) -> web.StreamResponse:
+        seconds = wav_seconds(form["file"]["data"])
+        each = seconds / max(1, len(pieces))
+        timed = [{"word": w, "start": round(k * each, 2), "end": round((k + 0.8) * each, 2)}
+                 for k, w in enumerate(pieces)]
+        return web.json_response({"task": "transcribe", "language": language, "duration": seconds, "text": text,
+                                  "words": timed})
 
     return step
 

@@ -1,14 +1,23 @@
 """Recognised speech as a transcript: windows to recognise, words to caption-like segments.
 
 Pure. The audio is cut into windows at pauses (the voice-activity regions, grouped while a window
-stays within its bound), each window recognised on its own (a job item); the words of all windows
-become segments that the analysis reads exactly as caption cues, and that the WebVTT / SRT
-download and the clips' burned captions are made from.
+stays within its bound), each window recognised as a job item, in order, told the text recognised
+before it (``prompt_for``: Whisper's own long-form practice, so that a window is not recognised as
+if the talk began there); the words of all windows become segments that the analysis reads exactly
+as caption cues, and that the WebVTT / SRT download and the clips' burned captions are made from.
+
+Words are joined as the recogniser spaced them (``words_text``): a word it wrote onto the one
+before, with no space (the "'eau" of "l'eau", the "-en" of "arc-en-ciel", the ",5" of "1,5"),
+is marked ``joins`` (a word list's fifth value, 1) and written without a space; every other word
+is preceded by one. A word list of four values (words recorded before the mark existed) is a
+word with a space before it.
 
 A segment ends after a word that ends a sentence (``.``, ``!``, ``?``, ``…``), at a pause of more
 than ``PAUSE_MS`` between two words, or once it holds ``MAX_SEGMENT_WORDS`` words or lasts
 ``MAX_SEGMENT_MS``: the length of a caption a viewer can read, and short enough that the
-analysis' interpolation of times inside a cue stays close to the words' own times.
+analysis' interpolation of times inside a cue stays close to the words' own times. It never ends
+before a word that joins the one before it ("l'" and "eau" stay in one cue), unless the segment
+already holds ``MAX_JOINED_WORDS`` words (no recogniser writes such a run; a hostile provider could).
 """
 
 from __future__ import annotations
@@ -21,6 +30,11 @@ from domain.analysis.model import Segment
 PAUSE_MS = 1000
 MAX_SEGMENT_WORDS = 16
 MAX_SEGMENT_MS = 7000
+MAX_JOINED_WORDS = 3 * MAX_SEGMENT_WORDS
+# The text a window is told came before it: Whisper reads at most the last 223 tokens of a prompt,
+# about 800 characters of French or English; the tail of the text so far is cut to that, at a word
+# (``asr_prompt_chars`` in the settings).
+PROMPT_MAX_CHARS = 800
 SENTENCE_END = re.compile(r"[.!?…][\"”»)\]]*$")
 ITEM_RE = re.compile(r"^speech-(\d{5})-(\d{1,9})-(\d{1,9})$")
 
@@ -67,26 +81,69 @@ def item_window(name: str) -> tuple[int, int]:
     return int(match.group(2)), int(match.group(3))
 
 
+def joins(word: Sequence) -> bool:
+    """Whether ``word`` (``[start_ms, end_ms, text, probability, joins]``) was written onto the
+    word before it with no space."""
+    return len(word) > 4 and bool(word[4])
+
+
+def words_text(words: Iterable[Sequence]) -> str:
+    """The words' text as the recogniser spaced them (see the module's text)."""
+    parts: list[str] = []
+    for word in words:
+        text = " ".join(str(word[2]).split())
+        if text:
+            if parts and not joins(word):
+                parts.append(" ")
+            parts.append(text)
+    return "".join(parts)
+
+
+def prompt_for(earlier: Sequence[Sequence[Sequence]], max_chars: int = PROMPT_MAX_CHARS) -> str:
+    """What a window is told was said before it: the tail of the text of the windows before it
+    (``earlier``, their word lists in order), at most ``max_chars``, cut at a word."""
+    if max_chars <= 0:
+        return ""
+    tail: list[Sequence] = []
+    chars = 0
+    for words in reversed(earlier):
+        tail[:0] = words
+        chars += sum(len(str(w[2])) + 1 for w in words)
+        if chars > max_chars:
+            break
+    text = words_text(tail)
+    if len(text) <= max_chars:
+        return text
+    cut = text[-max_chars:]
+    return cut[cut.find(" ") + 1:] if " " in cut else ""
+
+
+def _ends_before(current: Sequence[Sequence], word: Sequence) -> bool:
+    """Whether the segment ``current`` ends before ``word``."""
+    if not current or (joins(word) and len(current) < MAX_JOINED_WORDS):
+        return False
+    last = current[-1]
+    return bool(SENTENCE_END.search(str(last[2]).rstrip())
+                or int(word[0]) - int(last[1]) > PAUSE_MS
+                or len(current) >= MAX_SEGMENT_WORDS
+                or int(word[1]) - int(current[0][0]) > MAX_SEGMENT_MS)
+
+
 def segments_from_words(words: Sequence[Sequence], speaker: str | None = None) -> list[Segment]:
-    """``words`` (``[start_ms, end_ms, text, ...]`` in time order) as caption-like segments."""
+    """``words`` (``[start_ms, end_ms, text, probability, joins]`` in time order) as caption-like
+    segments, their text joined as the recogniser spaced it."""
     segments: list[Segment] = []
     current: list[Sequence] = []
 
     def close() -> None:
-        if current:
-            text = " ".join(str(w[2]).strip() for w in current).strip()
-            if text:
-                segments.append(Segment(int(current[0][0]), max(int(current[0][0]), int(current[-1][1])), text,
-                                        speaker))
-            current.clear()
+        text = words_text(current)
+        if text:
+            segments.append(Segment(int(current[0][0]), max(int(current[0][0]), int(current[-1][1])), text, speaker))
+        current.clear()
 
     for word in words:
-        if current and (int(word[0]) - int(current[-1][1]) > PAUSE_MS
-                        or len(current) >= MAX_SEGMENT_WORDS
-                        or int(word[1]) - int(current[0][0]) > MAX_SEGMENT_MS):
+        if _ends_before(current, word):
             close()
         current.append(word)
-        if SENTENCE_END.search(str(word[2])):
-            close()
     close()
     return segments

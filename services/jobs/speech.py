@@ -6,11 +6,19 @@
    ``asr_max_duration_s``. No speech: the stage ends with "no speech found", nothing is invented.
 2. **Windows**: the speech regions grouped into windows of at most ``asr_window_s`` seconds, cut
    at pauses (``domain.analysis.speech.plan_windows``). Each window is an item of the job
-   (``JobContext.run_items``): its words are its item result, appended the moment it is done; a
-   window that fails is recorded with its error and retried alone on the job's schedule; a
-   cancellation stops between two windows; a worker killed mid-job leaves the windows it finished
-   in the log, and the next attempt skips them (their names are their time ranges, found again
-   identically from the same audio).
+   (``JobContext.run_items``, ``chained``): its words are its item result, appended the moment it
+   is done; a window that fails is recorded with its error, the attempt stops there and the next
+   one starts again at it, on the job's schedule; a cancellation stops between two windows; a
+   worker killed mid-job leaves the windows it finished in the log, and the next attempt skips them
+   (their names are their time ranges, found again identically from the same audio).
+   Each window is told the text recognised before it (``domain.analysis.speech.prompt_for``: the
+   tail of the earlier windows' recorded words, Whisper's ``initial_prompt``, a provider's
+   ``prompt``), and the prompt is recorded with its words. The windows run in order, since each
+   needs the one before: the items of a job are done one after the other by the one worker that
+   holds its lease (sharing a slot at an item boundary pauses the job, it never reorders it), and
+   a failed window stops the attempt, so no window is recognised before the one it follows. The
+   prompt comes only from what is recorded, so a retried window is told exactly what it was told,
+   or would have been, the first time.
 3. **Language**: the analyze request's ``language`` when it gave one; otherwise the first window
    is asked which of the seven languages it is in, and a guess below
    ``asr_language_min_probability`` fails the job with a message asking for ``language``. The
@@ -37,7 +45,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from domain.analysis.model import Segment
-from domain.analysis.speech import item_name, item_window, pad_windows, plan_windows, segments_from_words
+from domain.analysis.speech import item_name, item_window, pad_windows, plan_windows, prompt_for, segments_from_words
 from infra import asr
 from infra.asr_provider import SpeechProvider, wav_bytes
 from infra.llm import ProviderError
@@ -89,12 +97,13 @@ def _die_with_parent() -> None:
 
 
 def _serve(conn: Connection, model_dir: str, cpu_threads: int, decode_timeout: float) -> None:
-    """The recogniser process: one request at a time, ``(op, path, demuxer, start_ms, end_ms, language)``."""
+    """The recogniser process: one request at a time,
+    ``(op, path, demuxer, start_ms, end_ms, language, prompt)``."""
     _die_with_parent()
     engine = asr.LocalEngine(Path(model_dir), cpu_threads)
     while True:
         try:
-            op, path, demuxer, start_ms, end_ms, language = conn.recv()
+            op, path, demuxer, start_ms, end_ms, language, prompt = conn.recv()
         except (EOFError, OSError):
             return
         try:
@@ -102,8 +111,8 @@ def _serve(conn: Connection, model_dir: str, cpu_threads: int, decode_timeout: f
             if op == "detect":
                 answer = ("ok", engine.detect_language(audio))
             else:
-                recognition = engine.transcribe(audio, language)
-                answer = ("ok", ([w.to_list() for w in recognition.words], recognition.dropped))
+                recognition = engine.transcribe(audio, language, prompt)
+                answer = ("ok", ([w.to_list() for w in recognition.words], recognition.dropped, recognition.prompt))
         except (asr.AsrError, MediaError) as exc:
             answer = ("refused", scrub(str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported to the job, which retries the window
@@ -175,14 +184,16 @@ class LocalRecogniser:
         return value
 
     async def detect(self, path: Path, demuxer: str, window: tuple[int, int]) -> tuple[str, float]:
-        language, probability = await self._ask(("detect", str(path), demuxer, *window, ""))
+        language, probability = await self._ask(("detect", str(path), demuxer, *window, "", ""))
         return language, probability
 
-    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str
-                        ) -> tuple[list[list], int]:
-        """The window's words (``[start_ms, end_ms, text, probability]``, times from the window's
-        start) and how many segments were dropped as not speech."""
-        return await self._ask(("recognise", str(path), demuxer, *window, language))
+    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str,
+                        prompt: str = "") -> asr.Recognition:
+        """The window's words (times from the window's start), how many segments were dropped as
+        not speech, and the prompt the engine recorded it was given (``prompt``: what was said
+        before the window)."""
+        words, dropped, used = await self._ask(("recognise", str(path), demuxer, *window, language, prompt))
+        return asr.Recognition(tuple(asr.Word.from_list(w) for w in words), dropped, used)
 
 
 class ProviderRecogniser:
@@ -207,14 +218,16 @@ class ProviderRecogniser:
     def close(self) -> None:
         pass
 
-    async def _transcribe(self, path: Path, demuxer: str, window: tuple[int, int], language: str | None):
+    async def _transcribe(self, path: Path, demuxer: str, window: tuple[int, int], language: str | None,
+                          prompt: str = ""):
         start, end = window
         try:
             audio = await asyncio.to_thread(asr.decode_audio, path, demuxer, start, end, self.decode_timeout_s)
         except MediaError as exc:
             raise PermanentJobError(f"speech recognition: {scrub(str(exc))}") from None
         try:
-            return await self.client.transcribe(await asyncio.to_thread(wav_bytes, audio), end - start, language)
+            return await self.client.transcribe(await asyncio.to_thread(wav_bytes, audio), end - start, language,
+                                                prompt)
         except ProviderError as exc:
             if exc.transient:
                 raise asr.AsrError(f"speech provider: {exc}") from None
@@ -225,10 +238,10 @@ class ProviderRecogniser:
         found = await self._transcribe(path, demuxer, window, None)
         return (found.language, 1.0) if found.language else ("", 0.0)
 
-    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str
-                        ) -> tuple[list[list], int]:
-        found = await self._transcribe(path, demuxer, window, language)
-        return [w.to_list() for w in found.words], found.dropped
+    async def recognise(self, path: Path, demuxer: str, window: tuple[int, int], language: str,
+                        prompt: str = "") -> asr.Recognition:
+        found = await self._transcribe(path, demuxer, window, language, prompt)
+        return asr.Recognition(found.words, found.dropped, found.prompt)
 
 
 def _receive(conn: Connection):
@@ -276,12 +289,17 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
 
     async def work(name: str) -> ItemDone:
         start, end = item_window(name)
-        await ctx.progress(ctx.job.progress, f"recognising speech: window {names.index(name) + 1} of {len(names)}")
-        words, dropped = await recogniser.recognise(path, demuxer, (start, end), language)
-        shifted = [[min(end, w[0] + start), min(end, max(w[0], w[1]) + start), w[2], w[3]] for w in words]
-        return ItemDone({"words": shifted, "dropped": dropped, "language": language, "model": model})
+        index = names.index(name)
+        await ctx.progress(ctx.job.progress, f"recognising speech: window {index + 1} of {len(names)}")
+        done = ctx.job.items_done
+        prompt = prompt_for([done[n]["words"] for n in names[:index] if n in done], settings.asr_prompt_chars)
+        found = await recogniser.recognise(path, demuxer, (start, end), language, prompt=prompt)
+        shifted = [[min(end, w.start_ms + start), min(end, max(w.start_ms, w.end_ms) + start), w.text,
+                    round(w.probability, 3), int(w.joins)] for w in found.words]
+        return ItemDone({"words": shifted, "dropped": found.dropped, "language": language, "model": model,
+                         "prompt": found.prompt})
 
-    results = await ctx.run_items(names, work, progress=(progress[0], progress[1]))
+    results = await ctx.run_items(names, work, progress=(progress[0], progress[1]), chained=True)
     words = [w for name in names for w in results[name]["words"]]
     source = {**base, "model": model, "language": language, "windows": len(names), "audio_ms": limit_ms,
               "words": len(words), "dropped_segments": sum(int(r.get("dropped", 0)) for r in results.values())}

@@ -243,14 +243,17 @@ class JobContext:
 
     async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
                         failure_events: Callable[[str, str], list] | None = None,
-                        progress: tuple[int, int] = (0, 100)) -> dict[str, dict]:
+                        progress: tuple[int, int] = (0, 100), chained: bool = False) -> dict[str, dict]:
         """Do the job's items in order and record each outcome as soon as it is known.
 
         Items an earlier attempt completed are skipped. Before each item the job is re-read, so a
         cancellation stops the work there. ``work(item)`` returns an ``ItemDone``: its result is
         appended at once as ``JobItemCompleted`` with its events, and the job's progress moves
-        through ``progress`` (the share of items done). An item that raises is appended as
-        ``JobItemFailed`` (with ``failure_events(item, message)``) and the next item goes on.
+        through ``progress`` (the share of items done); ``ctx.job.items_done`` holds the results
+        recorded so far. An item that raises is appended as ``JobItemFailed`` (with
+        ``failure_events(item, message)``) and the next item goes on; with ``chained`` (each item
+        reads the results of the items before it) the attempt stops there instead, and the next
+        attempt starts again at the failed item, so every item is done after all those before it.
         Then, if any item failed: ``PermanentJobError`` when every failure was one (another attempt
         would fail alike), else ``ItemsFailed``, which the worker retries on the job's schedule.
         Returns every item's result (earlier attempts' included), in the order of ``items``.
@@ -276,6 +279,8 @@ class JobContext:
                 failed[item] = message
                 extra = failure_events(item, message) if failure_events else []
                 await self._record_item(lambda j, i=item, m=message: j.fail_item(i, m, attempt=self.attempt), extra)
+                if chained:
+                    break
                 continue
             share = (len(self._job.items_done) + 1) / len(ordered)
             try:

@@ -11,7 +11,8 @@ fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, 
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
-speech: wer (LibriVox), languages (espeak-ng, seven languages), speed (s/s, peak RSS), talk (10 minutes to article).
+speech: wer (LibriVox), languages (espeak-ng, seven languages), context (real speech in other languages:
+windows against the whole file), speed (s/s, peak RSS), talk (10 minutes to article).
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
 scale: POST /medias with one API process and two on one port; analyses per minute with one worker and two.
 vision: see (frames per second of the behavioural analysis and the worker's peak RSS), small (at 640 px).

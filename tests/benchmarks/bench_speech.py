@@ -1,4 +1,4 @@
-"""Speech recognition: ``python -m tests.benchmarks speech [wer] [languages] [speed] [talk]``.
+"""Speech recognition: ``python -m tests.benchmarks speech [wer] [languages] [context] [speed] [talk]``.
 
 - ``wer``: word error rate on real speech, the five LibriVox sentences (a reading of *Sense and
   Sensibility*) of Debian's ``pocketsphinx-testdata`` package (installed when absent), with each
@@ -8,6 +8,13 @@
   espeak-ng, recognised with the model the service uses for that language (language given), and
   with the language detected (the guess, its probability, and the error rate when the guess is
   used). Goal: English <= 10 %; the other voices are reported as they are.
+- ``context``: real recorded speech in other languages (``speech_corpus``: French and Spanish
+  volunteers, Dutch acted dialogue, Italian and Canadian French telephone prompts, from Debian
+  packages), files of about 90 s cut into the service's 30 s windows. Word error rate of the
+  windows as the service recognised them before (each window alone, words joined with spaces),
+  the same words joined as Whisper spaced them, the windows each told the text before them (the
+  service now), and the same model on the whole file (Whisper's own long-form transcription).
+  Goal: the windows cost no accuracy against the whole file.
 - ``speed``: seconds of processing per second of audio of each model, and the peak resident memory
   (VmHWM) of the recogniser process: the service's (base) on English then French, and one running
   tiny.en for comparison. Goals: the default model <= 0.35 s/s for English, <= 0.6 s/s for the
@@ -38,8 +45,10 @@ from pathlib import Path
 
 import orjson
 
+from domain.analysis.speech import prompt_for, words_text
 from infra import asr, stack
 from services.jobs import speech
+from tests.benchmarks import speech_corpus
 from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
 from tests.conftest import _base_settings, drop_isolated
 from tests.media_factory import make_spoken_talk
@@ -257,20 +266,36 @@ def _demuxer(path: Path) -> str:
     return "wav" if path.suffix == ".wav" else "mov"
 
 
-async def recognise_file(rec, path: Path, language: str, audio_ms: int) -> dict:
-    """The file's text as the worker would get it: VAD windows, then each window recognised."""
+async def recognise_file(rec, path: Path, language: str, audio_ms: int, chained: bool = True) -> dict:
+    """The file's text as the worker would get it: VAD windows, then each window recognised, told
+    the text of the windows before it (``chained``, as the service does) or not (as it did before).
+    ``text`` is joined as the recogniser spaced the words; ``spaced`` as it was before (a space
+    between every two words)."""
     demuxer = _demuxer(path)
     t0 = time.perf_counter()
     _, windows = speech.find_speech(path, demuxer, audio_ms, WINDOW_MS)
     vad_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    texts, dropped = [], 0
+    done, prompts, dropped = [], [], 0
     for window in windows:
-        words, n = await rec.recognise(path, demuxer, window, language)
-        texts += [w[2] for w in words]
-        dropped += n
-    return {"text": " ".join(texts), "vad_s": vad_s, "recognise_s": time.perf_counter() - t1,
-            "windows": windows, "audio_s": audio_ms / 1000, "dropped": dropped}
+        found = await rec.recognise(path, demuxer, window, language, prompt=prompt_for(done) if chained else "")
+        done.append([w.to_list() for w in found.words])
+        prompts.append(found.prompt)
+        dropped += found.dropped
+    words = [w for window_words in done for w in window_words]
+    return {"text": words_text(words), "spaced": " ".join(w[2] for w in words), "vad_s": vad_s,
+            "recognise_s": time.perf_counter() - t1, "windows": windows, "audio_s": audio_ms / 1000,
+            "dropped": dropped, "prompts": prompts}
+
+
+def whole_file(engine: asr.LocalEngine, path: Path, language: str, audio_ms: int) -> dict:
+    """The same model on the whole file at once, as Whisper transcribes a long file itself (its
+    30 s windows, each conditioned on the text before it; beam 5, the language given, no VAD)."""
+    audio = asr.decode_audio(path, _demuxer(path), 0, audio_ms, 600)
+    t0 = time.perf_counter()
+    segments, _ = engine._model(asr.model_for(language)).transcribe(audio, language=language, beam_size=5)
+    text = "".join(s.text for s in segments)
+    return {"text": text, "recognise_s": time.perf_counter() - t0}
 
 
 def duration_ms(path: Path) -> int:
@@ -429,6 +454,49 @@ async def _follow(client, job_id: str, timeout: float = 3600) -> tuple[dict, lis
         await asyncio.sleep(0.1)
 
 
+async def part_context(settings, root: Path, seconds: float = 90, files: int = 1) -> dict:
+    """Real speech in other languages (``speech_corpus``), ~``seconds`` files cut into windows of
+    30 s: the service's windows as they were (no prompt, words joined with spaces), the same words
+    joined as the recogniser spaced them, each window told the text before it (the service now),
+    and the same model on the whole file."""
+    out: dict = {}
+    engine = asr.LocalEngine(settings.asr_models_path, settings.asr_cpu_threads)
+    with recogniser(settings) as rec:
+        for name, (language, _, what) in speech_corpus.SETS.items():
+            made = speech_corpus.recordings(name, root / "corpus", seconds, files)
+            await warm(rec, made[0].path, language)
+            pairs: dict[str, list] = {"before": [], "joined": [], "after": [], "whole": []}
+            spent = {"before": 0.0, "after": 0.0, "whole": 0.0}
+            windows = []
+            for recording in made:
+                plain = await recognise_file(rec, recording.path, language, recording.ms, chained=False)
+                chained = await recognise_file(rec, recording.path, language, recording.ms)
+                whole = whole_file(engine, recording.path, language, recording.ms)
+                pairs["before"].append((recording.reference, plain["spaced"]))
+                pairs["joined"].append((recording.reference, plain["text"]))
+                pairs["after"].append((recording.reference, chained["text"]))
+                pairs["whole"].append((recording.reference, whole["text"]))
+                spent["before"] += plain["recognise_s"]
+                spent["after"] += chained["recognise_s"]
+                spent["whole"] += whole["recognise_s"]
+                windows.append(len(chained["windows"]))
+            audio_s = sum(r.ms for r in made) / 1000
+            row = {key: wer(value) for key, value in pairs.items()}
+            row.update(language=language, what=what, files=len(made), audio_s=audio_s, windows=windows,
+                       words=sum(len(words_of(r.reference)) for r in made), clips=sum(r.clips for r in made),
+                       seconds_per_second={k: v / audio_s for k, v in spent.items()},
+                       texts={k: v[0][1] for k, v in pairs.items()}, reference=made[0].reference)
+            out[name] = row
+            print(f"context {name} ({what}; {row['files']} files, {row['clips']} clips, {audio_s:.0f} s, "
+                  f"{row['words']} words, windows {windows}): WER windows before {row['before']:.1%}, joined "
+                  f"{row['joined']:.1%}, with the text before each window {row['after']:.1%}; whole file "
+                  f"{row['whole']:.1%}; s/s " + ", ".join(f"{k} {v:.2f}" for k, v in row["seconds_per_second"].items()))
+            for key in ("before", "after", "whole"):
+                print(f"    {key}: {row['texts'][key][:300]}")
+            print(f"    ref: {row['reference'][:300]}")
+    return out
+
+
 async def part_talk(root: Path) -> dict:
     from tests.e2e.conftest import running_service
     from tests.e2e.test_videos import upload
@@ -493,7 +561,7 @@ async def part_talk(root: Path) -> dict:
 
 
 async def main(which: list[str]) -> dict:
-    parts = [p for p in ("wer", "languages", "speed", "talk") if not which or p in which]
+    parts = [p for p in ("wer", "languages", "context", "speed", "talk") if not which or p in which]
     settings = _base_settings()
     results: dict = {"machine": machine(), "core_speed_ms_before": core_speed_ms()}
     print(f"machine: {results['machine']}; core loop {results['core_speed_ms_before']} ms")
@@ -503,6 +571,8 @@ async def main(which: list[str]) -> dict:
             results["wer"] = await part_wer(settings)
         if "languages" in parts:
             results["languages"] = await part_languages(settings, root)
+        if "context" in parts:
+            results["context"] = await part_context(settings, root)
         if "speed" in parts:
             results["speed"] = await part_speed(settings, root)
         if "talk" in parts:

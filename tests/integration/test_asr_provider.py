@@ -10,6 +10,7 @@ import logging
 import numpy as np
 import pytest
 
+from domain.analysis.speech import words_text
 from infra.asr_provider import SpeechProvider, language_code, wav_bytes
 from infra.llm import ProviderError
 from infra.settings import Settings
@@ -49,6 +50,23 @@ async def test_a_window_is_sent_as_the_protocol_asks_and_its_words_are_read(fake
     assert done.language == "en" and done.attempts == 1 and done.dropped == 0
     assert [w.text for w in done.words] == ["solar", "panels", "convert", "sunlight"]
     assert [(w.start_ms, w.end_ms) for w in done.words[:2]] == [(0, 600), (750, 1350)]
+
+
+async def test_the_text_said_before_is_sent_and_bare_words_are_joined_as_the_text_spells_them(fake):
+    """OpenAI's words are bare and carry no punctuation: "l'arc", "en", "ciel" are one word in its
+    text, which says so; Whisper-style words say it with their leading spaces."""
+    fake.answer(fake_asr.spoken(["Aujourd'hui", "c'est", "l'arc", "en", "ciel"], "Aujourd'hui, c'est l'arc-en-ciel."),
+                fake_asr.spoken([" l", "'eau", " claire"], " l'eau claire"))
+
+    bare = await client(fake).transcribe(WAV, WINDOW_MS, "fr", prompt="Bonjour à tous.")
+    spaced = await client(fake).transcribe(WAV, WINDOW_MS, "fr")
+
+    assert fake.requests[0]["form"]["prompt"] == ["Bonjour à tous."] and bare.prompt == "Bonjour à tous."
+    assert "prompt" not in fake.requests[1]["form"] and spaced.prompt == ""
+    assert [(w.text, w.joins) for w in bare.words] == [("Aujourd'hui,", False), ("c'est", False), ("l'arc", False),
+                                                       ("-en", True), ("-ciel.", True)]
+    assert words_text([w.to_list() for w in bare.words]) == "Aujourd'hui, c'est l'arc-en-ciel."
+    assert [(w.text, w.joins) for w in spaced.words] == [("l", False), ("'eau", True), ("claire", False)]
 
 
 async def test_without_a_language_none_is_sent_and_the_providers_is_read(fake):

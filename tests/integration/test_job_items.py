@@ -95,6 +95,37 @@ async def test_a_failed_item_is_retried_alone_on_the_jobs_schedule(fast, store, 
     assert failed_attempt.data["error_message"] == "1 of 3 items failed: b: encoder crashed on b"
 
 
+async def test_chained_items_stop_at_a_failure_and_each_reads_the_recorded_results_before_it(fast, store, pool,
+                                                                                           background):
+    """Each item reads what the items before it recorded (as a speech window reads the text before
+    it): the attempt stops at a failed item, so none runs before one it follows, and the retried
+    item reads what it read the first time."""
+    start_pipeline(fast, background)
+    handlers = JobHandlers()
+    calls: list[tuple[str, int, list]] = []
+
+    @handlers.register("chained_items")
+    async def chained(ctx):
+        async def work(item):
+            before = [ctx.job.items_done[i]["item"] for i in ("a", "b", "c") if i in ctx.job.items_done]
+            calls.append((item, ctx.attempt, before))
+            if item == "b" and ctx.attempt < 2:
+                raise RuntimeError("stumbled on b")
+            return ItemDone({"item": item})
+
+        await ctx.run_items(["a", "b", "c"], work, chained=True)
+        return {}
+
+    background.start(Worker(fast, handlers, pool=pool).run)
+    job, _ = await handle(store, QueueJob(uuid.uuid4(), job_type="chained_items"), max_attempts=3)
+    done = await wait_for(lambda: job_finished(store, job.id), what="job completed")
+    assert done.status == "completed" and done.attempts == 2
+    assert calls == [("a", 1, []), ("b", 1, ["a"]), ("b", 2, ["a"]), ("c", 2, ["a", "b"])]  # c waited for b
+    assert await item_events(store, job.id) == [
+        ("JobItemCompleted", "a", 1), ("JobItemFailed", "b", 1), ("JobItemCompleted", "b", 2),
+        ("JobItemCompleted", "c", 2)]
+
+
 async def test_items_that_fail_every_attempt_fail_the_job_and_refund_only_what_was_not_delivered(
         fast, store, pool, background):
     start_pipeline(fast, background)

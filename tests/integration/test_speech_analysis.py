@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+from domain.analysis.speech import words_text
 from domain.videos import ANALYZE_JOB
 from infra.asr import AsrError
 from infra.storage import LocalStorage
@@ -118,15 +119,17 @@ class Flaky(LocalRecogniser):
     def __init__(self, settings, on_window=None):
         super().__init__(settings)
         self.calls: list[tuple[int, int]] = []
+        self.prompts: list[str] = []
         self.on_window = on_window
 
-    async def recognise(self, path, demuxer, window, language):
+    async def recognise(self, path, demuxer, window, language, prompt=""):
         self.calls.append(window)
+        self.prompts.append(prompt)
         if self.on_window is not None:
             await self.on_window(len(self.calls))
         if len(self.calls) == 2:
             raise AsrError("the recogniser stumbled")
-        return await super().recognise(path, demuxer, window, language)
+        return await super().recognise(path, demuxer, window, language, prompt)
 
 
 async def test_a_failed_window_is_retried_alone(fast, store, pool, background, short_talk):
@@ -146,6 +149,11 @@ async def test_a_failed_window_is_retried_alone(fast, store, pool, background, s
     # every window recognised once, but the one that failed, twice
     assert len(recogniser.calls) == len(completed) + 1
     assert Counter(recogniser.calls).most_common(1)[0][1] == 2
+    # the attempt stopped at the failed window (none after it was tried), and the next one told
+    # it exactly what it had been told: the text of the window before it, as recorded
+    assert recogniser.calls[1] == recogniser.calls[2] and recogniser.prompts[1] == recogniser.prompts[2] != ""
+    first = next(e.data["result"] for e in await store.read_stream(job.id) if e.type == "JobItemCompleted")
+    assert recogniser.prompts[1] == words_text(first["words"])
 
 
 async def test_cancellation_stops_between_windows(fast, store, pool, background, short_talk):

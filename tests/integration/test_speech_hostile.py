@@ -46,7 +46,7 @@ async def _words(settings, path):
     has_audio, windows = find_speech(path, demuxer, duration, settings.asr_window_s * 1000)
     recogniser = LocalRecogniser(settings)
     try:
-        words = [w for window in windows for w in (await recogniser.recognise(path, demuxer, window, "en"))[0]]
+        words = [w for window in windows for w in (await recogniser.recognise(path, demuxer, window, "en")).words]
     finally:
         recogniser.close()
     return has_audio, windows, words
@@ -63,7 +63,7 @@ async def test_no_speech_no_words(settings, sounds, name):
 @pytest.mark.parametrize("name", ["8khz.mp4", "six-channels.mp4"])
 async def test_speech_at_8_khz_or_in_six_channels_is_read(settings, sounds, name):
     _, windows, words = await _words(speech_settings(settings), sounds[name])
-    text = " ".join(w[2] for w in words).lower()
+    text = " ".join(w.text for w in words).lower()
     assert windows and "electricity" in text, text
 
 

@@ -53,6 +53,9 @@ async def test_a_talk_is_transcribed_by_the_configured_provider(fast, store, poo
     assert len(fake.requests) == source["windows"] + 1  # the first window once more to name the language
     assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
     assert "language" not in fake.requests[0]["form"] and fake.requests[1]["form"]["language"] == ["en"]
+    # each window is told what the windows before it were heard as (the first, nothing)
+    assert "prompt" not in fake.requests[1]["form"]
+    assert fake.requests[2]["form"]["prompt"] == ["the fake provider heard solar panels in this window"]
     recorded = await items(store, job.id)
     assert len(recorded) == source["windows"] and all(kind == "JobItemCompleted" for kind, _, _ in recorded)
     graph = (await store.fetch_for_writing(video.id)).graph
