@@ -7,7 +7,8 @@ the loudness filter corrupt its heap) could as well be made to run code in it. S
 
 - **A user of its own.** When the service runs as root the tool runs as ``MEDIA_USER``
   (``nobody``), without supplementary groups, and with ``PR_SET_NO_NEW_PRIVS`` (no set-uid program
-  gives anything back). A service that runs as a normal user has nothing to drop: the rest holds.
+  gives anything back). A service that runs as a normal user has nothing to drop, nor one that is
+  root only inside a user namespace where ``nobody`` does not exist: the rest holds.
 - **Only the files of its run.** The input, the output file and any other file the argument list
   names (a render's caption script) are opened here and inherited as descriptors; the argument
   list names them ``/proc/self/fd/N``. The tool needs no path through the service's directories,
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import math
 import os
 import pwd
@@ -77,15 +79,46 @@ class MediaUser:
 
 
 def media_user() -> MediaUser | None:
-    """Whom the tools run as: ``MEDIA_USER`` when this process is root, None when it is not (a
-    normal user has nothing to give up)."""
+    """Whom the tools run as: ``MEDIA_USER`` when this process is root and may become it, None when
+    it is not root (a normal user has nothing to give up), or is the root of a user namespace in
+    which that user does not exist or groups cannot be set (``unshare -r``)."""
     if os.geteuid() != 0:
         return None
     try:
         entry = pwd.getpwnam(MEDIA_USER)
+        user = MediaUser(entry.pw_uid, entry.pw_gid)
     except KeyError:
-        return MediaUser(NOBODY_ID, NOBODY_ID)
-    return MediaUser(entry.pw_uid, entry.pw_gid)
+        user = MediaUser(NOBODY_ID, NOBODY_ID)
+    return user if _may_become(user) else None
+
+
+_CAP_SETGID, _CAP_SETUID = 6, 7
+
+
+@functools.cache
+def _may_become(user: MediaUser) -> bool:
+    """Whether this process can take ``user``'s ids: it holds CAP_SETUID and CAP_SETGID, both ids
+    exist in its user namespace, and it may set its groups."""
+    try:
+        status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+        capabilities = int(status["CapEff"].strip(), 16)
+        setgroups = Path("/proc/self/setgroups").read_text().strip() if Path("/proc/self/setgroups").exists() \
+            else "allow"
+        mapped = all(_mapped(Path(f"/proc/self/{name}_map").read_text(), value)
+                     for name, value in (("uid", user.uid), ("gid", user.gid)))
+    except (OSError, KeyError, ValueError):
+        return False
+    able = capabilities >> _CAP_SETUID & 1 and capabilities >> _CAP_SETGID & 1
+    return bool(able and mapped and setgroups == "allow")
+
+
+def _mapped(table: str, value: int) -> bool:
+    """Whether ``value`` lies in one of the ranges of a ``/proc/self/uid_map`` (``inside outside count``)."""
+    for row in table.splitlines():
+        inside, _, count = (int(x) for x in row.split())
+        if inside <= value < inside + count:
+            return True
+    return False
 
 
 @dataclass(slots=True)
