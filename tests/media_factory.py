@@ -187,13 +187,15 @@ def make_sound(root: Path, name: str, source: str, seconds: float, *, audio_args
 
 
 def make_lying_audio(root: Path, real_s: float, squeeze: int, name: str = "lying.mkv") -> Path:
-    """A Matroska file whose packet timestamps lie: ``real_s`` seconds of 8 kHz silence (FLAC:
-    a few kilobytes, decoded in no time), each packet stamped at ``1/squeeze`` of its real time, so
-    that the container and every timestamp say ``real_s / squeeze`` seconds. ffmpeg's ``setts``
-    bitstream filter rewrites the stamps of the packets as they are copied, nothing is decoded."""
+    """A Matroska file whose packet timestamps lie: ``real_s`` seconds of 8 kHz silence (FLAC in
+    its longest frames, 8 s each: six hours are about 50 KB, decoded in no time), each packet
+    stamped at ``1/squeeze`` of its real time, so that the container and every timestamp say
+    ``real_s / squeeze`` seconds (still increasing at Matroska's millisecond for a squeeze up to
+    8,000: the upload's measure accepts it). ffmpeg's ``setts`` bitstream filter rewrites the
+    stamps of the packets as they are copied, nothing is decoded."""
     flac = root / f"{Path(name).stem}-real.flac"
     run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", str(real_s),
-         "-c:a", "flac", str(flac)], timeout=300)
+         "-c:a", "flac", "-frame_size", "65535", str(flac)], timeout=300)
     out = root / name
     run(["ffmpeg", "-nostdin", "-y", "-i", str(flac), "-c", "copy", "-bsf:a",
          f"setts=ts=TS/{squeeze}:duration=DURATION/{squeeze}", str(out)])
