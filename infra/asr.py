@@ -31,10 +31,12 @@ Audio reaches the engine as 16 kHz mono float32 samples decoded by ffmpeg (``dec
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import importlib.util
 import os
-import subprocess
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -43,7 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from domain.languages import CODES
-from infra.media.ffmpeg import MediaError, checked_argv, ffmpeg_argv, piped, without_paths
+from infra.media.ffmpeg import MediaError, PipedRun, Stopped, audio_bound, ffmpeg_argv, piped, run
+from infra.media.probe import probe
 
 SAMPLE_RATE = 16_000
 ENGINE = "faster-whisper"
@@ -311,47 +314,78 @@ def is_speech(no_speech_prob: float, avg_logprob: float, compression_ratio: floa
 
 # ---- audio from the accepted file, whitelisted like every ffmpeg run
 
-_PCM_OUTPUT = ["-map", "0:a:0", "-vn", "-sn", "-dn", "-ac", "1", "-ar", str(SAMPLE_RATE), "-f", "f32le", "-"]
+def _pcm_output(path: str | Path, demuxer: str, length_ms: int) -> list[str]:
+    """The first audio stream as 16 kHz mono float32 on stdout: resampled, bounded to
+    ``length_ms`` of samples, channels without a layout mixed down (``audio_bound``)."""
+    return ["-map", "0:a:0", "-vn", "-sn", "-dn", "-af",
+            audio_bound(length_ms, rate=SAMPLE_RATE, mix=_unnamed_channels(path, demuxer, _stamp(path))),
+            "-ac", "1", "-ar", str(SAMPLE_RATE), "-f", "f32le", "-"]
+
+
+def _stamp(path: str | Path) -> tuple[int, int] | None:
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return st.st_size, st.st_mtime_ns
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _unnamed_channels(path: str | Path, demuxer: str, stamp: tuple[int, int] | None) -> int | None:
+    """``MediaInfo.unnamed_channels`` of the file as it is now (``stamp``), probed once per process
+    (a recogniser decodes one window after another of the same file); None for what is not a
+    regular file or not media (the decoding run then says what is wrong)."""
+    if stamp is None:
+        return None
+    try:
+        return probe(path, demuxer=demuxer).unnamed_channels
+    except MediaError:
+        return None
 
 
 def decode_audio(path: str | Path, demuxer: str, start_ms: int, end_ms: int, timeout: float) -> np.ndarray:
     """The first audio stream from ``start_ms`` to ``end_ms`` as 16 kHz mono float32 (all channels
     mixed down, any rate resampled)."""
     length = max(1, end_ms - start_ms)
-    args = ffmpeg_argv(path, demuxer, length, _PCM_OUTPUT, extra_input=("-ss", f"{start_ms / 1000:.3f}"))
-    checked_argv(args)
-    try:
-        done = subprocess.run(args, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise MediaError(f"decoding audio: ffmpeg took longer than {timeout:.0f} s") from None
-    if done.returncode != 0:
-        raise MediaError(f"decoding audio: ffmpeg exited {done.returncode}: {without_paths(done.stderr, args)[-300:]}")
+    args = ffmpeg_argv(path, demuxer, length, _pcm_output(path, demuxer, length),
+                       extra_input=("-ss", f"{start_ms / 1000:.3f}"))
+    done = run(args, timeout, "decoding audio")
     usable = len(done.stdout) - len(done.stdout) % 4
     return np.frombuffer(done.stdout[:usable], dtype=np.float32).copy()
 
 
 def stream_audio(path: str | Path, demuxer: str, limit_ms: int, block_s: int = VAD_BLOCK_S,
-                 timeout: float | None = None) -> Iterator[np.ndarray]:
+                 timeout: float | None = None, stop: threading.Event | None = None) -> Iterator[np.ndarray]:
     """The first audio stream up to ``limit_ms``, 16 kHz mono float32, in blocks of ``block_s``
     seconds read from ffmpeg's pipe as it decodes (memory: one block, whatever the file's length).
 
     ``timeout`` bounds the whole pass, the consumer's work on the blocks included: a watchdog kills
     ffmpeg then (a file that decodes slowly, or stalls, never holds a worker), and the pass ends in
-    ``MediaError``."""
+    ``MediaError``. ``stop`` set (the job was cancelled) kills ffmpeg as soon as the watchdog sees
+    it and ends the pass in ``Stopped`` at the next block."""
     block_bytes = block_s * SAMPLE_RATE * 4
-    with piped(ffmpeg_argv(path, demuxer, limit_ms, _PCM_OUTPUT), timeout) as run:
+    args = ffmpeg_argv(path, demuxer, limit_ms, _pcm_output(path, demuxer, limit_ms))
+    with piped(args, timeout, stop) as decoding:
         while True:
-            data = run.proc.stdout.read(block_bytes)
-            if run.expired.is_set():
-                raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
+            data = decoding.proc.stdout.read(block_bytes)
+            _check_on(decoding, timeout)
             if not data:
                 break
             usable = len(data) - len(data) % 4
             yield np.frombuffer(data[:usable], dtype=np.float32).copy()
-        if run.proc.wait() != 0:
-            if run.expired.is_set():
-                raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
-            raise MediaError(f"decoding audio: ffmpeg exited {run.proc.returncode}: {run.messages()[-300:]}")
+            _check_on(decoding, timeout)
+        if decoding.proc.wait() != 0:
+            _check_on(decoding, timeout)
+            raise MediaError(f"decoding audio: ffmpeg exited {decoding.proc.returncode}: "
+                             f"{decoding.messages()[-300:]}")
+
+
+def _check_on(decoding: PipedRun, timeout: float | None) -> None:
+    """End the pass if its watchdog killed the run: at its timeout, or because it was stopped."""
+    if decoding.stopped.is_set():
+        raise Stopped("decoding audio: stopped (the job no longer wants it)")
+    if decoding.expired.is_set():
+        raise MediaError(f"decoding audio: finding speech took longer than {timeout:.0f} s")
 
 
 def speech_regions(blocks: Iterator[np.ndarray], max_region_ms: int, block_s: int = VAD_BLOCK_S

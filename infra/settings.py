@@ -179,8 +179,11 @@ class Settings(BaseSettings):
     media_silence_db: float = -35.0
     # Media analysis: shortest silence reported, seconds.
     media_silence_min_s: float = 0.5
-    # Media analysis: longest run of one ffprobe/ffmpeg call, seconds (a stuck decoder fails the job).
-    media_timeout_s: float = 1800.0
+    # Media passes of a job (scene changes, audio, speech finding, subtitles): one ffmpeg run over a video may
+    # take this many seconds plus media_timeout_per_second per second of the video's priced duration.
+    media_timeout_base_s: float = Field(default=60.0, gt=0)
+    # Media passes: seconds a run may take per second of priced media (10 minutes of 720p decode in 20 s on 2 cores).
+    media_timeout_per_second: float = Field(default=2.0, gt=0)
     # Analysis: CPU seconds the content-graph step may use (in its own process) before the job fails.
     analysis_cpu_limit_s: int = Field(default=300, ge=1)
     # Clips: ffmpeg processes one worker runs at once for clips (cuts, renders, thumbnails); more wait their turn.
@@ -280,9 +283,6 @@ class Settings(BaseSettings):
     # Speech recognition: longest run of one window (decode + recognition), seconds; the recogniser process
     # is killed at the limit and the window fails (and is retried alone).
     asr_window_timeout_s: float = Field(default=300.0, gt=0)
-    # Speech recognition: longest pass finding speech in the whole audio (decoding and voice activity),
-    # seconds; then the analysis fails (two hours of audio take about 15 s on 2 cores).
-    asr_vad_timeout_s: float = Field(default=600.0, gt=0)
     # Speech recognition: longest audio recognised, seconds (a longer video's analysis with speech is refused).
     asr_max_duration_s: float = Field(default=14400.0, gt=0, le=43200.0)
     # Speech recognition: the detected language is used when its probability among the seven languages
@@ -367,6 +367,11 @@ class Settings(BaseSettings):
     def llm_configured(self) -> bool:
         """An article provider is configured: a base URL and a model."""
         return bool(self.llm_base_url.strip() and self.llm_model.strip())
+
+    def media_timeout(self, duration_ms: int) -> float:
+        """The longest one media pass of a job over ``duration_ms`` of priced media may run, seconds:
+        proportional to what was priced, from a floor (a slot is held for what was paid for)."""
+        return self.media_timeout_base_s + self.media_timeout_per_second * max(0, duration_ms) / 1000
 
     @property
     def asr_configured(self) -> bool:

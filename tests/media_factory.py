@@ -7,6 +7,8 @@ WebVTT file whose cue times are the real lengths of the synthesised lines.
 
 from __future__ import annotations
 
+import math
+import os
 import subprocess
 import wave
 from pathlib import Path
@@ -223,3 +225,81 @@ def make_sound(root: Path, name: str, source: str, seconds: float, *, audio_args
     run(["ffmpeg", "-nostdin", "-y", *picture, "-f", "lavfi", "-i", source, "-t", str(seconds), *codecs,
          "-c:a", "aac", *audio_args, str(out)], timeout=600)
     return out
+
+
+# ---- hostile media: what a file says of itself is not what it holds
+
+
+def make_lying_audio(root: Path, real_s: float, squeeze: int, name: str = "lying.mkv") -> Path:
+    """A Matroska file whose packet timestamps lie: ``real_s`` seconds of 8 kHz silence (FLAC in
+    its longest frames, 8 s each: six hours are about 50 KB, decoded in no time), each packet
+    stamped at ``1/squeeze`` of its real time, so that the container and every timestamp say
+    ``real_s / squeeze`` seconds (still increasing at Matroska's millisecond for a squeeze up to
+    8,000: the upload's measure accepts it). ffmpeg's ``setts`` bitstream filter rewrites the
+    stamps of the packets as they are copied, nothing is decoded."""
+    flac = root / f"{Path(name).stem}-real.flac"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", str(real_s),
+         "-c:a", "flac", "-frame_size", "65535", str(flac)], timeout=300)
+    out = root / name
+    run(["ffmpeg", "-nostdin", "-y", "-i", str(flac), "-c", "copy", "-bsf:a",
+         f"setts=ts=TS/{squeeze}:duration=DURATION/{squeeze}", str(out)])
+    flac.unlink()
+    return out
+
+
+def make_lying_video(root: Path, real_s: float, squeeze: int, name: str = "lying-video.mp4") -> Path:
+    """An MP4 video whose packet timestamps lie like ``make_lying_audio``'s: 25 fps, 16x16, black
+    and white alternating every two frames (so that every other frame is a hard cut: the scene pass
+    reports about one change per two frames it decodes). MP4, whose time base is finer than
+    Matroska's millisecond: its timestamps still increase, so the upload's measure accepts it."""
+    real = root / f"{Path(name).stem}-real.mkv"
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i",
+         f"color=c=black:s=16x16:r=25:d={real_s},geq=lum='255*mod(floor(N/2)\\,2)':cb=128:cr=128",
+         "-c:v", "libx264", "-bf", "0", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(real)], timeout=300)
+    out = root / name
+    run(["ffmpeg", "-nostdin", "-y", "-i", str(real), "-c", "copy", "-bsf:v",
+         f"setts=ts=TS/{squeeze}:duration=DURATION/{squeeze}", str(out)])
+    real.unlink()
+    return out
+
+
+def write_wav(path: Path, rate: int, channels: int, frames: int) -> Path:
+    """A 16-bit PCM WAV of ``frames`` frames of a tone at ``rate`` Hz (any rate, 1 Hz included) in
+    ``channels`` channels, written byte by byte: its header names no channel layout (plain
+    WAVE_FORMAT_PCM), whatever the count, which no encoder of ffmpeg's would write."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"".join(int(3000 * math.sin(k * 0.3 + c)).to_bytes(2, "little", signed=True)
+                               for k in range(frames) for c in range(channels)))
+    return path
+
+
+def make_fast_video(root: Path, fps: int, seconds: float, name: str = "fast.mp4") -> Path:
+    """A small video at ``fps`` frames a second (1000 fps: a high-speed camera's), with a tone."""
+    out = root / name
+    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=s=96x64:r={fps}:d={seconds}",
+         "-f", "lavfi", "-i", f"sine=frequency=330:sample_rate=48000:duration={seconds}",
+         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(out)],
+        timeout=300)
+    return out
+
+
+def ffmpeg_processes(marker: str = "") -> list[int]:
+    """The running ffmpeg processes that hold a file whose path contains ``marker`` open (their
+    argument lists name their files as inherited descriptors, ``/proc/self/fd/N``, so the paths
+    are read from their descriptors); every ffmpeg process with ``marker`` empty."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() != "ffmpeg":
+                continue
+            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:
+            continue  # ended meanwhile
+        if not marker or any(marker in target for target in targets):
+            found.append(int(entry.name))
+    return found

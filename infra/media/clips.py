@@ -15,7 +15,7 @@ from pathlib import Path
 
 from domain.clip_framing import CropPath, Framing
 from domain.clips import Font, Template
-from infra.media.ffmpeg import MediaError, ffmpeg_argv
+from infra.media.ffmpeg import MediaError, audio_bound, ffmpeg_argv, video_bound
 from infra.media.probe import probe
 from infra.tools import CAPTION_FONT
 
@@ -45,6 +45,11 @@ ENCODERS: dict[str, list[str]] = {
 }
 OUTPUT_DEMUXER = {"mp4": "mov", "webm": "matroska", "mp3": "mp3"}  # to probe what was written
 EVEN_SIZE = "scale=trunc(iw/2)*2:trunc(ih/2)*2"  # 4:2:0 encoders need even dimensions
+# The highest frame rate a cut or a render is written at: a source above it (a 1000 fps recording)
+# has frames dropped to it (``-fpsmax``), one below keeps its own. Ten seconds of clip are then at
+# most 300 frames to encode, whatever the source: the price of a clip is its duration.
+MAX_OUTPUT_FPS = 30
+_FPS_CAP = ["-fpsmax", str(MAX_OUTPUT_FPS)]
 
 
 def clip_timeout(duration_ms: int, base_s: float, per_second: float) -> float:
@@ -58,14 +63,19 @@ def _seconds(ms: int) -> str:
 
 
 def cut_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, fmt: str, out: str | Path,
-             *, has_video: bool = True, has_audio: bool = True) -> list[str]:
+             *, has_video: bool = True, has_audio: bool = True, mix: int | None = None) -> list[str]:
     """The range ``[start_ms, end_ms)`` re-encoded to ``fmt``, frame-accurately: the input is
     seeked to the start (ffmpeg decodes from the keyframe before and drops what precedes it) and
-    read for the range only; the output stops at the range's length."""
+    read for the range only (as many samples and frames as the range holds, ``audio_bound`` and
+    ``video_bound``, whatever the timestamps say); the output stops at the range's length, at
+    ``MAX_OUTPUT_FPS`` at most. ``mix``: channels without a layout, mixed down."""
     length = end_ms - start_ms
-    maps = [*(["-map", "0:v:0"] if has_video and fmt != "mp3" else []), *(["-map", "0:a:0"] if has_audio else [])]
-    video = ["-vf", EVEN_SIZE] if has_video and fmt != "mp3" else []
-    return ffmpeg_argv(source, demuxer, length, [*maps, *video, *ENCODERS[fmt], "-t", _seconds(length), "-y", str(out)],
+    picture = has_video and fmt != "mp3"
+    maps = [*(["-map", "0:v:0"] if picture else []), *(["-map", "0:a:0"] if has_audio else [])]
+    video = ["-vf", f"{video_bound(length)},{EVEN_SIZE}", *_FPS_CAP] if picture else []
+    audio = ["-af", audio_bound(length, mix=mix)] if has_audio else []
+    return ffmpeg_argv(source, demuxer, length,
+                       [*maps, *video, *audio, *ENCODERS[fmt], "-t", _seconds(length), "-y", str(out)],
                        extra_input=("-ss", _seconds(start_ms)))
 
 
@@ -145,20 +155,28 @@ def subtitles_filter(ass_path: str | Path) -> str:
     return f"ass=filename={filter_path(ass_path)}:fontsdir={filter_path(FONTS_DIR)}"
 
 
-def render_graph(t: Template, ass_path: str | Path, framing: Framing | None = None) -> str:
-    """The whole video graph of a template render: reframing, then the burned captions and title."""
-    return f"{reframe_filter(t, framing)},{subtitles_filter(ass_path)}[v]"
+SOURCE = "[0:v:0]"  # how the reframing graphs name the source's picture
+
+
+def render_graph(t: Template, ass_path: str | Path, framing: Framing | None = None, *, limit_ms: int) -> str:
+    """The whole video graph of a template render: the source's frames bounded to ``limit_ms``
+    (``video_bound``), reframing, then the burned captions and title."""
+    reframed = reframe_filter(t, framing)
+    bounded = f"{SOURCE}{video_bound(limit_ms)}[bounded];[bounded]{reframed.removeprefix(SOURCE)}"
+    return f"{bounded},{subtitles_filter(ass_path)}[v]"
 
 
 def render_argv(source: str | Path, demuxer: str, start_ms: int, end_ms: int, t: Template, ass_path: str | Path,
-                out: str | Path, *, has_audio: bool = True, framing: Framing | None = None) -> list[str]:
+                out: str | Path, *, has_audio: bool = True, framing: Framing | None = None,
+                mix: int | None = None) -> list[str]:
     """The range rendered with the template: reframed (along ``framing`` for a face-following
-    template), captions and title burned, H.264 + AAC MP4."""
+    template), captions and title burned, H.264 + AAC MP4 at ``MAX_OUTPUT_FPS`` at most; the
+    source read for the range only (``cut_argv``)."""
     length = end_ms - start_ms
+    audio = ["-map", "0:a:0", "-af", audio_bound(length, mix=mix)] if has_audio else []
     return ffmpeg_argv(source, demuxer, length,
-                       ["-filter_complex", render_graph(t, ass_path, framing), "-map", "[v]",
-                        *(["-map", "0:a:0"] if has_audio else []), *ENCODERS["mp4"], "-t", _seconds(length),
-                        "-y", str(out)],
+                       ["-filter_complex", render_graph(t, ass_path, framing, limit_ms=length), "-map", "[v]",
+                        *_FPS_CAP, *audio, *ENCODERS["mp4"], "-t", _seconds(length), "-y", str(out)],
                        extra_input=("-ss", _seconds(start_ms)))
 
 
@@ -167,7 +185,8 @@ def thumbnail_argv(source: str | Path, demuxer: str, at_ms: int, t: Template, as
     """One frame at ``at_ms``, reframed like the clip (``framing`` held where it is at that
     frame), with the thumbnail title burned: a JPEG."""
     return ffmpeg_argv(source, demuxer, 1000,
-                       ["-filter_complex", render_graph(t, ass_path, framing), "-map", "[v]", "-frames:v", "1",
+                       ["-filter_complex", render_graph(t, ass_path, framing, limit_ms=1000), "-map", "[v]",
+                        "-frames:v", "1",
                         "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", "-update", "1", "-y", str(out)],
                        extra_input=("-ss", _seconds(at_ms)))
 

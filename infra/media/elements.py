@@ -11,7 +11,7 @@ from pathlib import Path
 
 from domain.analysis.audio import SILENCE_DB, classify_frames
 from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, TimeRange
-from infra.media.ffmpeg import ffmpeg_argv, run
+from infra.media.ffmpeg import audio_bound, ffmpeg_argv, run, video_bound
 from infra.media.probe import MediaInfo, limit_of, probe
 
 SCENE_THRESHOLD = 0.3
@@ -48,7 +48,7 @@ def detect_scenes(path: str | Path, *, threshold: float = SCENE_THRESHOLD, timeo
     which a thumbnail measures as well as the full frame, at a fraction of the cost.
     """
     demuxer, limit_ms, _ = limit_of(path, demuxer, limit_ms)
-    graph = (f"scale={scale_width}:-2:flags=fast_bilinear,select='gt(scene\\,{threshold})',"
+    graph = (f"{video_bound(limit_ms)},scale={scale_width}:-2:flags=fast_bilinear,select='gt(scene\\,{threshold})',"
              f"metadata=mode=print:file=-")
     done = run(ffmpeg_argv(path, demuxer, limit_ms,
                             ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", graph, "-f", "null", "-"]),
@@ -89,12 +89,13 @@ def _float(value: str) -> float | None:
 
 def analyse_audio(path: str | Path, duration_ms: int, *, silence_db: float = SILENCE_DB,
                   silence_min_s: float = SILENCE_MIN_S, timeout: float = 600.0,
-                  demuxer: str | None = None) -> AudioAnalysis:
+                  demuxer: str | None = None, mix: int | None = None) -> AudioAnalysis:
     """Silences, EBU R128 loudness and speech/music-like segments in one decoding pass of the first
-    ``duration_ms`` (the read limit)."""
+    ``duration_ms`` (the read limit, and as many samples: ``audio_bound``, which also mixes ``mix``
+    channels without a layout down to mono)."""
     demuxer, duration_ms, _ = limit_of(path, demuxer, duration_ms)
     graph = (
-        "[0:a:0]asplit=2[full][low];"
+        f"[0:a:0]{audio_bound(duration_ms, mix=mix)},asplit=2[full][low];"
         "[full]ebur128=peak=true:framelog=verbose[loud];"
         f"[low]aresample=16000,aformat=channel_layouts=mono,silencedetect=noise={silence_db}dB:d={silence_min_s},"
         f"asetnsamples=n={FRAME_SAMPLES}:p=0,astats=metadata=1:reset=1:measure_overall=none:"
@@ -162,7 +163,7 @@ def media_facts(path: str | Path, info: MediaInfo | None = None, *, scene_thresh
     scene_changes = detect_scenes(path, threshold=scene_threshold, timeout=timeout, demuxer=info.demuxer,
                                   limit_ms=limit_ms) if info.has_video else []
     sound = analyse_audio(path, limit_ms, silence_db=silence_db, silence_min_s=silence_min_s,
-                          timeout=timeout, demuxer=info.demuxer) if info.has_audio else None
+                          timeout=timeout, demuxer=info.demuxer, mix=info.unnamed_channels) if info.has_audio else None
     return MediaFacts(
         duration_ms=limit_ms, scene_changes=tuple(scene_changes),
         silences=sound.silences if sound else (), audio_segments=sound.segments if sound else (),

@@ -9,7 +9,8 @@ import logging
 from pathlib import Path
 from uuid import UUID
 
-from infra.media.ffmpeg import MediaError, ffmpeg_argv, run, scrub
+from infra.media.ffmpeg import MediaError, audio_bound, ffmpeg_argv, run, scrub, video_bound
+from infra.media.probe import probe
 from infra.storage import Storage
 
 log = logging.getLogger("vaeo.media.posters")
@@ -27,20 +28,24 @@ WAVEFORM_MAX_MS = 120_000
 
 
 def thumbnail(path: str | Path, demuxer: str, duration_ms: int, *, has_video: bool,
-              width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S) -> bytes:
+              width: int = THUMBNAIL_WIDTH, timeout: float = THUMBNAIL_TIMEOUT_S, mix: int | None = None) -> bytes:
     """A JPEG picture of the media, ``width`` pixels wide at most (never upscaled): a frame of the
-    video, or for audio only the waveform of its start. Reads at most a two-second window (a frame) or two minutes (a
-    waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
+    video, or for audio only the waveform of its start (``mix``: the channels without a layout
+    to mix down first, ``MediaInfo.unnamed_channels``). Reads at most a two-second window (a frame)
+    or two minutes (a waveform) of the accepted container; MediaError when ffmpeg makes no picture."""
     encode = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "5", "-f", "image2pipe", "-"]
     if has_video:
         at_ms = min(int(duration_ms * THUMBNAIL_AT_FRACTION), THUMBNAIL_AT_MAX_MS)
         args = ffmpeg_argv(path, demuxer, THUMBNAIL_WINDOW_MS,
-                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"scale='min({width},iw)':-2", *encode],
+                           ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf",
+                            f"{video_bound(THUMBNAIL_WINDOW_MS)},scale='min({width},iw)':-2", *encode],
                            extra_input=("-ss", f"{at_ms / 1000:.3f}"))
     else:
         height = width * 9 // 16
-        args = ffmpeg_argv(path, demuxer, min(duration_ms, WAVEFORM_MAX_MS) or WAVEFORM_MAX_MS,
-                           ["-filter_complex", f"[0:a:0]showwavespic=s={width}x{height}:colors=0x3a6ea5[w]",
+        limit_ms = min(duration_ms, WAVEFORM_MAX_MS) or WAVEFORM_MAX_MS
+        args = ffmpeg_argv(path, demuxer, limit_ms,
+                           ["-filter_complex", f"[0:a:0]{audio_bound(limit_ms, mix=mix)},"
+                                               f"showwavespic=s={width}x{height}:colors=0x3a6ea5[w]",
                             "-map", "[w]", *encode])
     done = run(args, timeout, "making a thumbnail")
     if not done.stdout.startswith(b"\xff\xd8"):
@@ -77,7 +82,9 @@ def ensure_poster(storage: Storage, key: str, source_key: str, demuxer: str, dur
     if storage.exists(key):
         return True
     try:
-        picture = thumbnail(storage.path(source_key), demuxer, duration_ms, has_video=has_video)
+        source = storage.path(source_key)
+        mix = None if has_video else probe(source, demuxer=demuxer).unnamed_channels
+        picture = thumbnail(source, demuxer, duration_ms, has_video=has_video, mix=mix)
     except MediaError as exc:
         log.warning("no poster for %s: %s", key, scrub(str(exc)))
         return False

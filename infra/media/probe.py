@@ -26,6 +26,8 @@ PROBE_TIMEOUT_S = 30.0
 MEASURE_TIMEOUT_S = 120.0
 # Frame rates above this are not a real video's (ffprobe reports timebases such as 90000/1): unknown.
 MAX_FRAME_RATE = 1000.0
+# ffmpeg's decoders carry at most this many channels (the pcm and FLAC ones stop far below).
+MAX_CHANNELS = 1024
 BITMAP_SUBTITLES = frozenset({"dvd_subtitle", "hdmv_pgs_subtitle", "dvb_subtitle", "xsub", "dvb_teletext"})
 
 
@@ -36,6 +38,8 @@ class StreamInfo:
     codec: str
     language: str | None = None
     title: str | None = None
+    channels: int | None = None  # audio: how many
+    layout_named: bool = True  # audio: whether the stream names its channel layout (5.1, stereo, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,16 @@ class MediaInfo:
     @property
     def has_video(self) -> bool:
         return any(s.kind == "video" for s in self.streams)
+
+    @property
+    def unnamed_channels(self) -> int | None:
+        """The first audio stream's channel count when ffmpeg cannot mix it down by itself (more
+        than two channels and no layout: it knows no layout of 64 channels), for ``audio_bound``'s
+        ``mix``; None otherwise."""
+        audio = next((s for s in self.streams if s.kind == "audio"), None)
+        if audio is None or audio.layout_named or not audio.channels or audio.channels <= 2:
+            return None
+        return min(audio.channels, MAX_CHANNELS)
 
     def to_dict(self) -> dict:
         return {"duration_ms": self.duration_ms, "format": self.format_name, "demuxer": self.demuxer,
@@ -129,7 +143,8 @@ def probe(path: str | Path, timeout: float = PROBE_TIMEOUT_S, *, demuxer: str | 
     for s in raw_streams:
         tags = s.get("tags") or {}
         info = StreamInfo(int(s.get("index", len(streams))), s.get("codec_type", "data"), s.get("codec_name", ""),
-                          tags.get("language"), tags.get("title"))
+                          tags.get("language"), tags.get("title"), _int(s.get("channels")),
+                          str(s.get("channel_layout") or "unknown") != "unknown")
         streams.append(info)
         if info.kind == "subtitle":
             subtitles.append(SubtitleTrack(info.index, len(subtitles), info.codec, info.language, info.title,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from infra.media.ffmpeg import MediaError, ffmpeg_argv, piped
+from infra.media.ffmpeg import MediaError, ffmpeg_argv, piped, video_bound
 
 SAMPLE_FPS = 3.0  # frames kept per second of video
 MAX_SIDE = 960  # longest side of a sampled frame, in pixels (a small person keeps enough detail)
@@ -57,7 +57,8 @@ def frames_argv(path: str | Path, demuxer: str, start_ms: int, end_ms: int, *, f
         raise MediaError("sampling frames: the rate, size and count must be positive")
     scale = (f"scale=w='min({max_side},iw)':h='min({max_side},ih)':force_original_aspect_ratio=decrease"
              f":flags=area")
-    outputs = ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"fps={fps:g},{scale}", "-fps_mode", "passthrough",
+    outputs = ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", f"{video_bound(end_ms - start_ms)},fps={fps:g},{scale}",
+               "-fps_mode", "passthrough",
                "-frames:v", str(max_frames), "-pix_fmt", "rgb24", "-c:v", "ppm", "-f", "image2pipe", "pipe:1"]
     return ffmpeg_argv(path, demuxer, end_ms - start_ms, outputs, extra_input=("-ss", f"{start_ms / 1000:.3f}"))
 

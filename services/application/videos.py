@@ -6,6 +6,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from uuid import UUID
 
@@ -193,7 +194,8 @@ async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms
     (the upload goes on without one: a picture is not what the upload is for)."""
     try:
         source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy
-        picture = await asyncio.to_thread(thumbnail, source, info.demuxer, duration_ms, has_video=info.has_video)
+        picture = await asyncio.to_thread(partial(thumbnail, has_video=info.has_video, mix=info.unnamed_channels),
+                                          source, info.demuxer, duration_ms)
     except MediaError as exc:
         log.info("no thumbnail for %s: %s", source_key, exc)
         return None

@@ -78,7 +78,7 @@ def _facts(path: Path, settings: Settings, video: Video):
     """The media passes, on the accepted container and the priced duration only."""
     return media_facts(path, scene_threshold=settings.media_scene_threshold,
                        silence_db=settings.media_silence_db, silence_min_s=settings.media_silence_min_s,
-                       timeout=settings.media_timeout_s, demuxer=video.demuxer,
+                       timeout=settings.media_timeout(video.duration_ms), demuxer=video.demuxer,
                        limit_ms=video.duration_ms)
 
 
@@ -170,7 +170,8 @@ async def _transcript_step(ctx: JobContext, settings: Settings, storage: Storage
     segments, source = [], "none"
     if p.get("transcript_source") != "speech":
         try:
-            segments, source = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s, False)
+            segments, source = await ctx.run_blocking(read_transcript, storage, video,
+                                                      settings.media_timeout(video.duration_ms), False)
         except (CaptionError, MediaError) as exc:
             raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc  # no path
     if source == "none" and recogniser is not None:

@@ -168,7 +168,8 @@ async def run_regeneration(ctx: JobContext, settings: Settings, storage: Storage
 
     await ctx.progress(10, "reading the transcript")
     try:
-        segments, _ = await ctx.run_blocking(read_transcript, storage, video, settings.media_timeout_s)
+        segments, _ = await ctx.run_blocking(read_transcript, storage, video,
+                                             settings.media_timeout(video.duration_ms))
     except (CaptionError, MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}; {nothing}") from None
     if not any(s.text.strip() for s in segments):

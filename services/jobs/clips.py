@@ -64,6 +64,7 @@ from infra.media.clips import (
     thumbnail_argv,
 )
 from infra.media.ffmpeg import MediaError, run_killable, scrub
+from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.tools import ensure_caption_font
@@ -104,6 +105,13 @@ class ClipWork:
 
     async def run(self, args: list[str], duration_ms: int, what: str) -> None:
         await run_killable(args, self.timeout(duration_ms), what, self.slots)
+
+    async def unnamed_channels(self, ctx: JobContext, source: Path, video: Video) -> int | None:
+        """The audio channels to mix down, when the file names no layout for them (probed: the
+        upload did not record them)."""
+        if video.audio_codec is None:
+            return None
+        return (await ctx.run_blocking(partial(probe, demuxer=video.demuxer), source)).unnamed_channels
 
     def discard(self, *keys: str) -> None:
         for key in keys:
@@ -170,9 +178,10 @@ async def cut_video_clip(ctx: JobContext, work: ClipWork) -> dict:
         key = work.key(ctx, clip_id, f".{fmt}")
         try:
             source = await ctx.run_blocking(work.storage.path, video.storage_key)
+            mix = await work.unnamed_channels(ctx, source, video)
             await work.run(cut_argv(source, video.demuxer, clip["start_ms"],
                                     clip["end_ms"], fmt, staged, has_video=video.video_codec is not None,
-                                    has_audio=video.audio_codec is not None),
+                                    has_audio=video.audio_codec is not None, mix=mix),
                            duration, "cutting the clip")
             made = await ctx.run_blocking(partial(check_clip, tolerance_ms=_tolerance(video, fmt)),
                                           staged, fmt, duration)
@@ -199,7 +208,8 @@ async def render_clips(ctx: JobContext, work: ClipWork) -> dict:
         raise PermanentJobError(f"template {render.template_id} does not exist")
     await ctx.progress(2, "reading the transcript")
     try:
-        segments, _ = await ctx.run_blocking(read_transcript, work.storage, video, work.settings.media_timeout_s)
+        segments, _ = await ctx.run_blocking(read_transcript, work.storage, video,
+                                             work.settings.media_timeout(video.duration_ms))
     except (CaptionError, MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc
     await ctx.run_blocking(ensure_caption_font)
@@ -235,8 +245,10 @@ async def _render_one(ctx: JobContext, work: ClipWork, render: ClipRender, video
         staged["captions"].write_text(ass_script(chosen, captions, title, font=font, title_ms=title_ms),
                                       encoding="utf-8")
         staged["cover"].write_text(ass_script(chosen, [], font=font, centre=cover), encoding="utf-8")
+        mix = await work.unnamed_channels(ctx, source, video)
         await work.run(render_argv(source, video.demuxer, start, end, chosen, staged["captions"],
-                                   staged["render"], has_audio=video.audio_codec is not None, framing=framing),
+                                   staged["render"], has_audio=video.audio_codec is not None, framing=framing,
+                                   mix=mix),
                        duration, "rendering the clip")
         made = await ctx.run_blocking(partial(check_clip, size=(chosen.width, chosen.height),
                                               tolerance_ms=_tolerance(video, "mp4")), staged["render"], "mp4", duration)
@@ -307,7 +319,8 @@ async def detect_clips(ctx: JobContext, work: ClipWork) -> dict:
     await ctx.progress(10, "reading the transcript and the content graph")
     graph = await _article_graph(ctx, video.video_id, article_job_id)
     try:
-        segments, _ = await ctx.run_blocking(read_transcript, work.storage, video, work.settings.media_timeout_s)
+        segments, _ = await ctx.run_blocking(read_transcript, work.storage, video,
+                                             work.settings.media_timeout(video.duration_ms))
     except (CaptionError, MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc
     sentences = await ctx.run_blocking(split_sentences, segments, article.language or video.language)

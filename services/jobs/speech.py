@@ -40,6 +40,7 @@ import ctypes
 import logging
 import multiprocessing
 import signal
+import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -52,6 +53,7 @@ from infra.llm import ProviderError
 from infra.media.ffmpeg import MediaError, scrub
 from infra.media.probe import probe
 from infra.settings import Settings
+from services.jobs.stoppable import until_cancelled
 from services.jobs.voices import with_speakers
 from services.processes.worker import ItemDone, JobContext, PermanentJobError
 
@@ -78,13 +80,16 @@ class SpeechTranscript:
 
 
 def find_speech(path: Path, demuxer: str, limit_ms: int, max_window_ms: int,
-                timeout: float | None = None) -> tuple[bool, list[tuple[int, int]]]:
+                timeout: float | None = None, stop: threading.Event | None = None
+                ) -> tuple[bool, list[tuple[int, int]]]:
     """Whether the file has an audio stream, and the windows of speech in its first ``limit_ms``
-    (the whole pass bounded by ``timeout`` seconds: ``MediaError`` past it)."""
+    (the whole pass bounded by ``timeout`` seconds: ``MediaError`` past it; ended by ``stop``:
+    ``Stopped``)."""
     info = probe(path, demuxer=demuxer)
     if not info.has_audio:
         return False, []
-    regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms, timeout=timeout), max_window_ms)
+    regions = asr.speech_regions(asr.stream_audio(path, demuxer, limit_ms, timeout=timeout, stop=stop),
+                                 max_window_ms)
     return True, pad_windows(plan_windows(regions, max_window_ms, limit_ms), WINDOW_PAD_MS, limit_ms)
 
 
@@ -263,9 +268,9 @@ async def transcribe(ctx: JobContext, settings: Settings, recogniser, path: Path
     if getattr(recogniser, "host", None):
         base["host"] = recogniser.host
     await ctx.progress(progress[0], "finding speech in the audio")
-    try:
-        has_audio, windows = await ctx.run_blocking(find_speech, path, demuxer, limit_ms, window_ms,
-                                                    settings.asr_vad_timeout_s)
+    try:  # a cancellation stops the pass within about a second, its ffmpeg first
+        has_audio, windows = await until_cancelled(ctx, find_speech, path, demuxer, limit_ms, window_ms,
+                                                   settings.media_timeout(limit_ms))
     except MediaError as exc:
         raise PermanentJobError(f"reading the audio: {scrub(str(exc))}") from None
     if not has_audio or not windows:

@@ -47,11 +47,11 @@ async def with_speakers(ctx: JobContext, settings: Settings, path: Path, demuxer
         return segments, {}
     await ctx.progress(ctx.job.progress, "finding the speakers in the audio")
     spans = [(s.start_ms, s.end_ms) for s in segments]
+    bound_s = min(settings.asr_speakers_timeout_s, settings.media_timeout(limit_ms))  # in proportion to the price
     try:
-        names = await ctx.run_blocking(attribute, path, demuxer, spans, limit_ms, settings.asr_speakers_timeout_s,
-                                       settings.asr_cpu_threads)
+        names = await ctx.run_blocking(attribute, path, demuxer, spans, limit_ms, bound_s, settings.asr_cpu_threads)
     except voices.VoicesTimeout:
-        note = f"speakers not looked for past {settings.asr_speakers_timeout_s:g} s"
+        note = f"speakers not looked for past {bound_s:g} s"
         return segments, {"speakers": 1, "speakers_note": note}
     except (asr.AsrError, MediaError) as exc:
         log.error("finding the speakers failed: %s", scrub(str(exc)))

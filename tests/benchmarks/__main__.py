@@ -10,7 +10,8 @@ premium --set DIR: the premium profile's chapters and titles (a language model's
 fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
-fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
+fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing;
+  lying: another tenant's short analysis behind two analyses of files whose timestamps lie.
 speech: wer (LibriVox), languages (espeak-ng, seven languages), context (real speech in other languages:
 windows against the whole file), speed (s/s, peak RSS), talk (10 minutes to article).
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.

@@ -28,7 +28,7 @@ from infra.media.clips import (
 from infra.media.ffmpeg import MediaError, run_killable
 from infra.media.probe import probe
 from tests.conftest import ROOT
-from tests.media_factory import LINES, run
+from tests.media_factory import LINES, ffmpeg_processes, run
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +49,8 @@ def gray(tmp_path_factory) -> Path:
     return path
 
 
-def ffmpeg_running(marker: str) -> list[str]:
-    done = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True)
-    return [line for line in done.stdout.splitlines() if line.split(" ", 2)[1] == "ffmpeg"]
+def ffmpeg_running(marker: str) -> list[int]:
+    return ffmpeg_processes(marker)
 
 
 async def wait_started(marker: str, timeout: float = 10) -> None:

@@ -10,6 +10,7 @@ answers what ffprobe/ffmpeg would): what is under test is the argument list, not
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -21,11 +22,13 @@ from infra.media.ffmpeg import (
     FORMAT_WHITELIST,
     MediaError,
     UnsupportedContainer,
+    audio_bound,
     checked_argv,
     ffmpeg_argv,
     ffprobe_argv,
     run,
     scrub,
+    video_bound,
     without_paths,
 )
 from infra.media.probe import extract_subtitles, measure_duration, probe
@@ -40,12 +43,23 @@ PROBE_JSON = json.dumps({
     ]}).encode()
 
 
+def as_built(args: list[str], pass_fds: tuple[int, ...]) -> list[str]:
+    """A started argument list with its handed descriptors (``/proc/self/fd/N``, each one the run
+    inherits) named by the files they are open on: the list as the builders made it."""
+    def named(arg: str) -> str:
+        for fd in pass_fds:
+            arg = arg.replace(f"/proc/self/fd/{fd}", os.readlink(f"/proc/self/fd/{fd}"))
+        assert "/proc/self/fd/" not in arg, arg  # every descriptor it names is one it inherits
+        return arg
+    return [named(arg) for arg in args]
+
+
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
     recorded: list[list[str]] = []
 
     def fake_run(args, **kwargs):
-        recorded.append(list(args))
+        recorded.append(as_built(list(args), kwargs["pass_fds"]))
         out = PROBE_JSON if args[0] == "ffprobe" else b"out_time_us=12500000\nprogress=end\n"
         return subprocess.CompletedProcess(args, 0, stdout=out, stderr=b"")
 
@@ -145,8 +159,37 @@ def test_the_builders_refuse_a_demuxer_outside_the_whitelist_and_a_missing_limit
             ffmpeg_argv(source, demuxer, 1000, ["-f", "null", "-"])
     with pytest.raises(MediaError):
         ffmpeg_argv(source, "mov", 0, ["-f", "null", "-"])
-    assert checked_argv(ffmpeg_argv(source, "mov", 1000, ["-f", "null", "-"]))
+    assert checked_argv(ffmpeg_argv(source, "mov", 1000, ["-map", "0:a:0", "-af", audio_bound(1000), "-f", "null",
+                                                          "-"]))
     assert checked_argv(ffprobe_argv(source, None, "-show_format"))
+
+
+BOUNDED_HEAD = ["ffmpeg", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-f", "matroska",
+                "-t", "20.000", "-i", "file:/srv/x.mkv"]
+
+
+@pytest.mark.parametrize("outputs", [
+    ["-f", "null", "-"],  # ffmpeg's own choice of streams, decoded without a bound
+    ["-map", "0:a:0", "-ac", "1", "-f", "f32le", "-"],  # -t alone counts the file's timestamps
+    ["-map", "0:v:0", "-vf", "scale=320:-2", "-f", "null", "-"],
+    ["-filter_complex", "[0:a:0]ebur128[l]", "-map", "[l]", "-f", "null", "-"],
+    ["-filter_complex", "[0:v:0]scale=64:-2[v]", "-map", "[v]", "-map", "0:a:0", "-af", audio_bound(20_000),
+     "-f", "null", "-"],
+    ["-map", "0:a:0", "-af", audio_bound(60_000), "-f", "null", "-"],  # a bound past the read limit
+    ["-map", "0:v:0", "-vf", video_bound(60_000), "-f", "null", "-"],
+])
+def test_a_run_that_decodes_past_what_was_priced_is_refused(outputs: list[str], monkeypatch) -> None:
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("ran"))
+    with pytest.raises(MediaError, match="bound"):
+        run([*BOUNDED_HEAD, *outputs], 5, "testing")
+
+
+def test_bounded_runs_and_stream_copies_pass() -> None:
+    for outputs in (["-map", "0:a:0", "-af", audio_bound(20_000, rate=16_000, mix=64), "-f", "f32le", "-"],
+                    ["-map", "0:v:0", "-vf", f"{video_bound(20_000)},fps=3", "-f", "null", "-"],
+                    ["-map", "0:v?", "-map", "0:a?", "-c", "copy", "-f", "null", "-"],  # no decoding at all
+                    ["-map", "0:s:0", "-f", "webvtt", "-"]):
+        assert checked_argv([*BOUNDED_HEAD, *outputs])
 
 
 def test_the_whitelist_holds_real_containers_only() -> None:
