@@ -36,8 +36,7 @@ from infra.media.posters import jpeg_size, poster_key
 from infra.storage import Storage, storage_for
 from services.api.base import SETTINGS, TELEMETRY, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
-from services.api.models import Name
-from services.api.videos import LANGUAGE_PATTERN
+from services.api.models import Language, Name
 from services.application import articles as commands
 
 log = logging.getLogger("vaeo.api.articles")
@@ -305,8 +304,7 @@ class RegenerateArticle(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     writing_style: Literal[WRITING_STYLES] = "auto"  # type: ignore[valid-type]
-    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN,
-                                 description="default: the article's language")
+    language: Language(description="default: the article's language") | None = None
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 
 
