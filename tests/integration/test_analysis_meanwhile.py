@@ -11,18 +11,15 @@ recording.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
 import shutil
-import time
 import uuid
 
 import pytest
 
 from domain.analysis import Segment
 from domain.videos import video_stream_id
-from infra.captions import to_webvtt
 from infra.eventstore import PostgresEventStore
 from infra.storage import LocalStorage
 from services.application.videos import ChangeVideoDescription, IngestVideo, RequestAnalysis, RevokePublicLinks
@@ -31,18 +28,17 @@ from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import Worker
 from tests.helpers import handle
-from tests.media_factory import run
+from tests.integration.test_worker import job_finished, wait_for
+from tests.media_factory import make_captioned_video
 
 DURATION_S = 6
+CUES = [Segment(500, 2500, "Bonjour à tous, voici la rénovation du bâtiment.", "Anne"),
+        Segment(3000, 5500, "Le chantier commence à Lyon en mars.", "Anne")]
 
 
 @pytest.fixture(scope="module")
-def clip(tmp_path_factory: pytest.TempPathFactory):
-    path = tmp_path_factory.mktemp("meanwhile") / "clip.mp4"
-    run(["ffmpeg", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=s=160x120:r=10:d={DURATION_S}",
-         "-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=16000:duration={DURATION_S}",
-         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(path)])
-    return path
+def clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return make_captioned_video(tmp_path_factory.mktemp("meanwhile"), DURATION_S, CUES)
 
 
 class EditedMeanwhile(PostgresEventStore):
@@ -65,16 +61,6 @@ class EditedMeanwhile(PostgresEventStore):
         return loaded
 
 
-async def _finished(store, job_id, timeout: float = 120.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = await store.fetch_for_writing(job_id)
-        if job.finished:
-            return job
-        await asyncio.sleep(0.1)
-    raise TimeoutError("job not finished")
-
-
 async def _analysed_while(fast, store, pool, registry, background, clip, edits):
     """A captioned video analysed by a worker whose loads of it are each followed by the next of
     ``edits`` (given the workspace, the video id and another process's store); the job, ended,
@@ -82,11 +68,9 @@ async def _analysed_while(fast, store, pool, registry, background, clip, edits):
     storage = LocalStorage.from_settings(fast)
     ws = uuid.uuid4()
     staged = storage.staging_path("test")
-    shutil.copyfile(clip, staged)
-    captions = to_webvtt([Segment(500, 2500, "Bonjour à tous, voici la rénovation du bâtiment.", "Anne"),
-                          Segment(3000, 5500, "Le chantier commence à Lyon en mars.", "Anne")]).encode()
+    shutil.copyfile(clip["video"], staged)
     video, _ = await handle(store, IngestVideo(ws, staged=staged, environment="sandbox", filename="clip.mp4",
-                                               captions=captions), storage=storage)
+                                               captions=clip["vtt"].read_bytes()), storage=storage)
     other = PostgresEventStore(pool, registry)  # the API process that takes the edits
     seam = EditedMeanwhile(pool, edits(ws, video.video_id, other), registry=registry, clock=fast.now)
     seam.video = video_stream_id(video.video_id)
@@ -97,7 +81,7 @@ async def _analysed_while(fast, store, pool, registry, background, clip, edits):
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
                                                        options={"outputs": {"article": True}, "language": "fr",
                                                                 "quality_profile": "standard"}))
-    return job, await _finished(store, job.id), seam
+    return job, await wait_for(lambda: job_finished(store, job.id), 120, "the analysis ended"), seam
 
 
 def _describe(ws, video_id, other, text: str):
