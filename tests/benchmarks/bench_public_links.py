@@ -24,7 +24,7 @@ from aiohttp import web
 from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry
-from infra.db import migrate
+from infra.db import create_pool, migrate
 from infra.eventstore import PostgresEventStore
 from infra.file_urls import public_link
 from projections import all_ddl
@@ -35,7 +35,7 @@ from tests.helpers import handle
 
 
 async def _tokens(settings) -> dict[str, str]:
-    pool = await asyncpg.create_pool(settings.resolved_database_url(), min_size=1, max_size=2)
+    pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
         store, ws = PostgresEventStore(pool, EventRegistry()), uuid.uuid4()
         video = Video.upload(video_id=7, workspace_id=ws, environment="production", name="talk",
