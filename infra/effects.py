@@ -2,10 +2,11 @@
 the append's own transaction, all or nothing with the events.
 
 A command says what it claims (a sandbox day's quota, a job's refund, a key's digest, an
-idempotency key's answer); the store knows how: PostgreSQL runs its SQL in the append transaction
-(``infra.eventstore``), the in-memory store applies the same rule to its tables
-(``infra.memory_store``). Either refuses the whole append with the same error when a claim does not
-hold, so a command never hands SQL to a store and runs the same against both.
+idempotency key's answer) or drops (a revoked API key's stored answers); the store knows how:
+PostgreSQL runs its SQL in the append transaction (``infra.eventstore``), the in-memory store
+applies the same rule to its tables (``infra.memory_store``). Either refuses the whole append with
+the same error when a claim does not hold, so a command never hands SQL to a store and runs the
+same against both.
 """
 
 from __future__ import annotations
@@ -87,10 +88,12 @@ class KeyDigest:
 @dataclass(frozen=True)
 class IdempotencyAnswer:
     """An idempotency key's first answer, stored with the command's events. Refused (``ClaimLapsed``)
-    when the request no longer holds the key. ``on_commit`` is called once the append committed."""
+    when the request no longer holds the key. ``on_commit`` is called once the append committed.
+    The key is the API key's own (``api_key_id``): another API key's request never finds it."""
 
     workspace_id: UUID
     environment: str
+    api_key_id: UUID
     operation: str
     key: str
     owner: UUID
@@ -100,7 +103,17 @@ class IdempotencyAnswer:
     on_commit: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 
-Effect = SandboxClaim | RefundClaim | KeyDigest | IdempotencyAnswer
+@dataclass(frozen=True)
+class KeyAnswersDropped:
+    """Every idempotency key of one API key deleted, answers and claims alike, with the key's
+    revocation: a revoked key's answers (a created key, a webhook secret) are not kept for anyone."""
+
+    workspace_id: UUID
+    environment: str
+    api_key_id: UUID
+
+
+Effect = SandboxClaim | RefundClaim | KeyDigest | IdempotencyAnswer | KeyAnswersDropped
 
 
 def committed(effects) -> None:

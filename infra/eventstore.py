@@ -41,6 +41,7 @@ from infra.effects import (
     DigestTaken,
     Effect,
     IdempotencyAnswer,
+    KeyAnswersDropped,
     KeyDigest,
     RefundClaim,
     RefundClaimed,
@@ -187,7 +188,7 @@ class Call:
         await conn.execute(f"SELECT {self.sql()}", *self.args)
 
 
-_COMPLETE_TYPES = ("uuid", "text", "text", "text", "uuid", "integer", "text::jsonb", "timestamptz")
+_COMPLETE_TYPES = ("uuid", "text", "uuid", "text", "text", "uuid", "integer", "text::jsonb", "timestamptz")
 _SANDBOX_CLAIM = (
     "INSERT INTO sandbox_job_quota AS q (workspace_id, day, jobs, quota, clip_ms, clip_ms_quota, decoded_ms, "
     "decoded_ms_quota) VALUES ($1, $2, 1, $3, $4, $5, $6, $7) "
@@ -208,12 +209,15 @@ def _pg_step(effect) -> Call | PgEffect:
     workspace and day whose CHECK constraints refuse a claim past any bound; a refund claim and a
     key's digest are rows under a primary key; an idempotency answer completes the key's claim
     (``vaeo_idempotency_complete``, which raises ``VA002`` when the claim lapsed) and rides in the
-    append's own statement."""
+    append's own statement; a revoked API key's idempotency keys are deleted."""
     if isinstance(effect, IdempotencyAnswer):
         body = orjson.dumps(effect.body, default=str).decode()
         return Call("vaeo_idempotency_complete", _COMPLETE_TYPES,
-                    (effect.workspace_id, effect.environment, effect.operation, effect.key, effect.owner,
-                     effect.status, body, effect.at))
+                    (effect.workspace_id, effect.environment, effect.api_key_id, effect.operation, effect.key,
+                     effect.owner, effect.status, body, effect.at))
+    if isinstance(effect, KeyAnswersDropped):
+        return _statement("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 "
+                          "AND api_key_id = $3", effect.workspace_id, effect.environment, effect.api_key_id)
     if isinstance(effect, SandboxClaim):
         a, w = effect.allowance, effect.work
         return _statement(_SANDBOX_CLAIM, effect.workspace_id, a.day, a.jobs, w.clip_ms, a.clip_ms, w.decoded_ms,

@@ -26,6 +26,7 @@ from infra.effects import (
     ClaimLapsed,
     DigestTaken,
     IdempotencyAnswer,
+    KeyAnswersDropped,
     KeyDigest,
     RefundClaim,
     RefundClaimed,
@@ -48,8 +49,8 @@ class MemoryDatabase:
     sandbox_quota: dict[tuple[UUID, object], dict[str, int]] = field(default_factory=dict)
     credit_refunds: dict[UUID, tuple[UUID, int]] = field(default_factory=dict)  # job -> (workspace, amount)
     key_digests: dict[str, tuple[UUID, UUID]] = field(default_factory=dict)  # digest -> (key, workspace)
-    # (workspace, environment, operation, key) -> the row of ``idempotency_keys`` (its columns as keys)
-    idempotency_keys: dict[tuple[UUID, str, str, str], dict] = field(default_factory=dict)
+    # (workspace, environment, API key, operation, key) -> the row of ``idempotency_keys`` (its columns as keys)
+    idempotency_keys: dict[tuple[UUID, str, UUID, str, str], dict] = field(default_factory=dict)
     stream_names: dict[str, UUID] = field(default_factory=dict)  # an event's declared name -> its stream
 
     def append(self, events: Sequence[NewEvent], effects: Sequence) -> int:
@@ -70,7 +71,11 @@ class MemoryDatabase:
                                        f"{version - 1}")
         staged = self._staged(effects)
         for table, rows in staged.items():
-            getattr(self, table).update(rows)
+            for key, value in rows.items():
+                if value is None:  # a row the effects deleted
+                    getattr(self, table).pop(key, None)
+                else:
+                    getattr(self, table)[key] = value
         at = self.clock()
         base = len(self.events)
         for n, e in enumerate(events, 1):
@@ -85,8 +90,9 @@ class MemoryDatabase:
         return base + len(events)
 
     def _staged(self, effects: Sequence) -> dict[str, dict]:
-        """The rows the effects write, table by table, or the refusal of the first that does not
-        hold (as PostgreSQL's constraints and ``vaeo_idempotency_complete`` refuse them)."""
+        """The rows the effects write (None: a row they delete), table by table, or the refusal of
+        the first that does not hold (as PostgreSQL's constraints and ``vaeo_idempotency_complete``
+        refuse them)."""
         staged: dict[str, dict] = {}
 
         def row(table: str, key):
@@ -118,7 +124,7 @@ class MemoryDatabase:
                     raise DigestTaken("a key with this digest exists already")
                 put("key_digests", effect.digest, (effect.key_id, effect.workspace_id))
             elif isinstance(effect, IdempotencyAnswer):
-                key = (effect.workspace_id, effect.environment, effect.operation, effect.key)
+                key = (effect.workspace_id, effect.environment, effect.api_key_id, effect.operation, effect.key)
                 held = row("idempotency_keys", key)
                 if held is None or held["state"] != "in_flight" or held["owner"] != effect.owner:
                     raise ClaimLapsed(f"the idempotency key {effect.key} of {effect.operation} is no longer "
@@ -126,6 +132,11 @@ class MemoryDatabase:
                 body = orjson.loads(orjson.dumps(effect.body, default=str))
                 put("idempotency_keys", key, {**held, "state": "done", "owner": None, "claimed_until": None,
                                               "status": effect.status, "body": body, "completed_at": effect.at})
+            elif isinstance(effect, KeyAnswersDropped):
+                prefix = (effect.workspace_id, effect.environment, effect.api_key_id)
+                for key in {*self.idempotency_keys, *staged.get("idempotency_keys", {})}:
+                    if key[:3] == prefix:
+                        put("idempotency_keys", key, None)
             else:
                 raise TypeError(f"not an effect this store applies: {effect!r}")
         return staged

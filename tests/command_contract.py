@@ -32,9 +32,10 @@ from services.application.idempotency import (
     ReplayedRefusal,
 )
 from services.application.jobs import CancelJob, QueueJob, queue_job_once
+from services.application.keys import IssueKey, RevokeKey
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import context, handle
-from tests.idempotency_support import KEY, REQUEST, T0, ChargedJob, Clock, workspace
+from tests.idempotency_support import API_KEY, KEY, OTHER_API_KEY, REQUEST, T0, ChargedJob, Clock, workspace
 
 
 class Backend(Protocol):
@@ -50,8 +51,9 @@ class Backend(Protocol):
     async def written(self, ws) -> dict[str, int]:
         """How many events of each type the workspace has."""
 
-    async def stored_key(self, key: str = KEY) -> dict | None:
-        """The key's row (``state``, ``status``, ``owner``, ``body``...), None when there is none."""
+    async def stored_key(self, key: str = KEY, *, api_key_id=None) -> dict | None:
+        """The key's row (``state``, ``status``, ``owner``, ``body``...) of ``api_key_id`` (any API
+        key's when None), None when there is none."""
 
     async def ending(self, job_id) -> dict:
         """The job's final events and refunds: ``types``, ``one_append`` (all written by one
@@ -227,8 +229,8 @@ async def test_fifty_concurrent_requests_with_one_key_run_once_and_charge_once(b
     keys = backend.keys()
     command = ChargedJob(store, ws)
 
-    answers = await asyncio.gather(*(keys.run(ws, "jobs.create", KEY, REQUEST, command) for _ in range(50)),
-                                   return_exceptions=True)
+    answers = await asyncio.gather(*(keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
+                                     for _ in range(50)), return_exceptions=True)
 
     assert command.executions == 1
     assert all(isinstance(a, Outcome | IdempotencyKeyInUse) for a in answers), answers
@@ -240,7 +242,7 @@ async def test_fifty_concurrent_requests_with_one_key_run_once_and_charge_once(b
                                            "CreditsCharged": 1}
     assert await balance(store, ws) == 95
     # Once the first has answered, every request with the key is a replay.
-    again = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    again = await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
     assert again.reused and again.body["data"]["reused"] is True and command.executions == 1
     assert again.body["data"]["job_id"] == outcomes[0].body["data"]["job_id"]
 
@@ -250,40 +252,128 @@ async def test_the_same_key_with_other_parameters_is_a_mismatch_that_changes_not
     ws = await workspace(store)
     keys = backend.keys()
     command = ChargedJob(store, ws)
-    first = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    first = await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
     before, row = await backend.written(ws), await backend.stored_key()
 
     with pytest.raises(IdempotencyKeyMismatch) as refused:
-        await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, command)
+        await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, command, api_key_id=API_KEY)
 
     assert refused.value.status == 409 and refused.value.code == "idempotency_key_mismatch"
     assert command.executions == 1
     assert await backend.written(ws) == before and await backend.stored_key() == row
     assert await balance(store, ws) == 95
     # Key order does not make another request; another operation or workspace is another key.
-    same = await keys.run(ws, "jobs.create", KEY, dict(reversed(REQUEST.items())), command)
+    same = await keys.run(ws, "jobs.create", KEY, dict(reversed(REQUEST.items())), command, api_key_id=API_KEY)
     assert same.reused and same.body["data"]["job_id"] == first.body["data"]["job_id"]
-    other = await keys.run(ws, "clips.detect", KEY, {**REQUEST, "credits": 6}, command)
+    other = await keys.run(ws, "clips.detect", KEY, {**REQUEST, "credits": 6}, command, api_key_id=API_KEY)
     assert not other.reused and command.executions == 2
 
 
-async def test_a_refusal_is_stored_and_replayed(backend: Backend):
+async def test_a_refusal_is_not_the_keys_answer_and_the_request_is_decided_afresh(backend: Backend):
+    """A refusal wrote nothing: the key is released, and the same request with the key runs again
+    (here once credits were added); another API key's refusal under the same key value cannot
+    become the answer the first API key gets (no poisoning)."""
     store = backend.store()
     ws = await workspace(store, credits=3)
     keys = backend.keys()
     command = ChargedJob(store, ws)
-    with pytest.raises(InsufficientCredits) as first:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
-    await handle(store, AddCredits(ws, amount=50))  # the same request would now succeed: it is not run again
+    with pytest.raises(InsufficientCredits):
+        await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=OTHER_API_KEY)
+    with pytest.raises(InsufficientCredits):
+        await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
+    assert await backend.stored_key() is None
+    await handle(store, AddCredits(ws, amount=50))
 
+    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
+
+    assert not answer.reused and command.executions == 3
+    assert (await backend.written(ws))["JobQueued"] == 1 and await balance(store, ws) == 48
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
+    assert replay.reused and replay.body["data"]["job_id"] == answer.body["data"]["job_id"]
+    assert command.executions == 3
+
+
+async def test_a_refusal_once_the_work_committed_is_the_keys_answer(backend: Backend):
+    """A request whose events committed and that then failed did its work: running it again would
+    do it twice, so that refusal is stored and replayed to its API key."""
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+    runs = []
+
+    async def queued_then_refused(claim) -> Outcome:
+        runs.append(claim)
+        token = AMBIENT.set(claim)
+        try:
+            await handle(store, QueueJob(ws, job_type="render", credits=5))
+        finally:
+            AMBIENT.reset(token)
+        raise InvalidTransition("the job cannot be started", status="pending")
+
+    with pytest.raises(InvalidTransition):
+        await keys.run(ws, "jobs.create", KEY, REQUEST, queued_then_refused, api_key_id=API_KEY)
     with pytest.raises(ReplayedRefusal) as replayed:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+        await keys.run(ws, "jobs.create", KEY, REQUEST, queued_then_refused, api_key_id=API_KEY)
 
-    assert command.executions == 1
-    assert (replayed.value.status, replayed.value.code, replayed.value.message, replayed.value.details) == \
-        (402, "insufficient_credits", first.value.message, {k: v for k, v in first.value.details.items()})
-    assert "JobQueued" not in await backend.written(ws)
-    assert (await backend.stored_key())["body"]["error"]["code"] == "insufficient_credits"
+    assert len(runs) == 1 and replayed.value.code == "invalid_state"
+    assert (await backend.written(ws))["JobQueued"] == 1 and await balance(store, ws) == 95
+
+
+async def test_another_api_key_with_the_same_key_runs_its_own_request(backend: Backend):
+    """A key belongs to the API key that sent it: another API key of the workspace sending the same
+    key value and request never gets the first answer (it may hold a new key or a secret); its own
+    request runs and is replayed to it alone, and other parameters are no mismatch for it."""
+    store = backend.store()
+    ws = await workspace(store)
+    keys = backend.keys()
+    owner, other = ChargedJob(store, ws), ChargedJob(store, ws)
+    first = await keys.run(ws, "jobs.create", KEY, REQUEST, owner, api_key_id=API_KEY)
+
+    theirs = await keys.run(ws, "jobs.create", KEY, REQUEST, other, api_key_id=OTHER_API_KEY)
+
+    assert not theirs.reused and other.executions == 1
+    assert theirs.body["data"]["job_id"] != first.body["data"]["job_id"]
+    assert (await backend.written(ws))["JobQueued"] == 2 and await balance(store, ws) == 90
+    mine = await keys.run(ws, "jobs.create", KEY, REQUEST, owner, api_key_id=API_KEY)
+    again = await keys.run(ws, "jobs.create", KEY, REQUEST, other, api_key_id=OTHER_API_KEY)
+    assert mine.body["data"]["job_id"] == first.body["data"]["job_id"]
+    assert again.body["data"]["job_id"] == theirs.body["data"]["job_id"]
+    assert owner.executions == other.executions == 1
+    with pytest.raises(IdempotencyKeyMismatch):
+        await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, other, api_key_id=OTHER_API_KEY)
+    third = ChargedJob(store, ws, credits=6)
+    assert not (await keys.run(ws, "jobs.create", KEY, {**REQUEST, "credits": 6}, third,
+                               api_key_id=uuid.uuid4())).reused
+    assert (await backend.stored_key(api_key_id=API_KEY))["body"] == first.body
+
+
+async def test_revoking_an_api_key_deletes_its_keys_and_its_request_in_flight_cannot_commit(backend: Backend):
+    """A revoked key's answers (a key it created, a webhook secret) are kept for nobody: deleted
+    with its revocation, all of them and only its own; a request of it still running when it is
+    revoked cannot store its answer, and so writes nothing."""
+    store = backend.store()
+    ws, owner = await handle(store, CreateWorkspace(name="revoked", plan="pro", credits=100, rate_limit=100))
+    issued = await handle(store, IssueKey(ws, name="deploy", scopes=["analyses:create"], environment="production"))
+    keys = backend.keys()
+    await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=issued.key_id)
+    await keys.run(ws, "clips.detect", KEY, REQUEST, ChargedJob(store, ws), api_key_id=issued.key_id)
+    kept = await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=owner.key_id)
+    slow = ChargedJob(store, ws)
+    slow.hold = asyncio.Event()
+    in_flight = asyncio.create_task(keys.run(ws, "jobs.create", "in-flight-key-0001", REQUEST, slow,
+                                             api_key_id=issued.key_id))
+    await asyncio.wait_for(slow.started.wait(), 10)
+
+    await handle(store, RevokeKey(ws, issued.key_id))
+
+    assert await backend.stored_key(api_key_id=issued.key_id) is None
+    assert await backend.stored_key("in-flight-key-0001") is None
+    slow.hold.set()
+    with pytest.raises(IdempotencyKeyInUse):
+        await in_flight
+    assert (await backend.written(ws))["JobQueued"] == 3 and await balance(store, ws) == 85
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=owner.key_id)
+    assert replay.reused and replay.body["data"]["job_id"] == kept.body["data"]["job_id"]
 
 
 async def test_a_request_whose_claim_lapsed_cannot_commit(backend: Backend):
@@ -296,25 +386,25 @@ async def test_a_request_whose_claim_lapsed_cannot_commit(backend: Backend):
     keys = backend.keys(clock=clock, claim_s=60)
     slow = ChargedJob(store, ws)
     slow.hold = asyncio.Event()
-    first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow))
+    first = asyncio.create_task(keys.run(ws, "jobs.create", KEY, REQUEST, slow, api_key_id=API_KEY))
     await asyncio.wait_for(slow.started.wait(), 10)
 
     clock.now = T0 + timedelta(seconds=59)
     with pytest.raises(IdempotencyKeyInUse) as in_use:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+        await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
     assert in_use.value.status == 409 and in_use.value.code == "idempotency_key_in_use"
     clock.now = T0 + timedelta(seconds=61)
     retry = ChargedJob(store, ws)
-    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
+    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, retry, api_key_id=API_KEY)
     slow.hold.set()
     late, neighbour = await asyncio.gather(
-        first, keys.run(ws, "jobs.create", "another-key-0001", REQUEST, ChargedJob(store, ws)),
+        first, keys.run(ws, "jobs.create", "another-key-0001", REQUEST, ChargedJob(store, ws), api_key_id=API_KEY),
         return_exceptions=True)
 
     assert isinstance(late, IdempotencyKeyInUse), late
     assert retry.executions == 1 and not answer.reused and not neighbour.reused
     assert (await backend.written(ws))["JobQueued"] == 2 and await balance(store, ws) == 90
-    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, retry)
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, retry, api_key_id=API_KEY)
     assert replay.body["data"]["job_id"] == answer.body["data"]["job_id"]
 
 
@@ -327,10 +417,11 @@ async def test_an_unexpected_failure_releases_the_key(backend: Backend):
         raise RuntimeError("the storage went away")
 
     with pytest.raises(RuntimeError):
-        await keys.run(ws, "jobs.create", KEY, REQUEST, broken)
+        await keys.run(ws, "jobs.create", KEY, REQUEST, broken, api_key_id=API_KEY)
     assert await backend.stored_key() is None
     command = ChargedJob(store, ws)
-    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)).reused
+    assert command.executions == 1
 
 
 async def test_an_ambient_claim_binds_the_key_to_the_first_append_then_its_answer_replaces_the_placeholder(
@@ -349,18 +440,18 @@ async def test_an_ambient_claim_binds_the_key_to_the_first_append_then_its_answe
             job, _ = await handle(store, QueueJob(ws, job_type="render", credits=5))
             seen["bound"] = await backend.stored_key()
             with pytest.raises(IdempotencyKeyInUse):
-                await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+                await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
             await handle(store, AddCredits(ws, amount=1))  # a second append carries no binding
         finally:
             AMBIENT.reset(token)
         return Outcome(202, {"data": {"job_id": str(job.id)}})
 
-    first = await keys.run(ws, "jobs.create", KEY, REQUEST, handler)
+    first = await keys.run(ws, "jobs.create", KEY, REQUEST, handler, api_key_id=API_KEY)
 
     assert seen["bound"]["state"] == "done" and PENDING in seen["bound"]["body"]
     row = await backend.stored_key()
     assert (row["status"], row["body"]) == (202, first.body)
-    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+    replay = await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
     assert replay.reused and replay.body == first.body
     written = await backend.written(ws)
     assert (written["JobQueued"], written["CreditsCharged"], written["CreditsAdded"]) == (1, 1, 1)
@@ -378,10 +469,11 @@ async def test_a_5xx_refusal_before_any_append_frees_the_key(backend: Backend):
         raise ProviderNotConfigured("no provider", dependency="language model provider")
 
     with pytest.raises(ProviderNotConfigured):
-        await keys.run(ws, "jobs.create", KEY, REQUEST, unavailable)
+        await keys.run(ws, "jobs.create", KEY, REQUEST, unavailable, api_key_id=API_KEY)
     assert await backend.stored_key() is None
     command = ChargedJob(store, ws)
-    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused and command.executions == 1
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)).reused
+    assert command.executions == 1
 
 
 async def test_keys_are_kept_a_day_then_purged(backend: Backend):
@@ -390,16 +482,16 @@ async def test_keys_are_kept_a_day_then_purged(backend: Backend):
     clock = Clock()
     keys = backend.keys(clock=clock)
     command = ChargedJob(store, ws)
-    await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
 
     clock.now = T0 + timedelta(hours=23, minutes=59)
     assert await keys.purge() == 0
-    assert (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
+    assert (await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)).reused
 
     clock.now = T0 + timedelta(hours=24, seconds=1)
     assert await keys.purge() == 1
     assert await backend.stored_key() is None
-    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command)).reused
+    assert not (await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)).reused
     assert command.executions == 2
     with pytest.raises(ValueError):
         backend.keys(retention_s=3600)

@@ -1,12 +1,12 @@
 """What the idempotency tests share, on PostgreSQL (``tests/integration/test_idempotency.py``) and in
-memory (``tests/unit/test_commands_in_memory.py``): a key, a request, a clock the test moves, and
-the command behind the key."""
+memory (``tests/unit/test_commands_in_memory.py``): a key, the API key that sends it (and another
+one of the same workspace), a request, a clock the test moves, and the command behind the key."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 from infra.eventstore import EventStore
 from services.application.idempotency import Outcome
@@ -15,6 +15,8 @@ from services.application.workspaces import CreateWorkspace
 from tests.helpers import handle
 
 KEY = "order-7f3a9c21-e5d4"
+API_KEY = UUID("0b7d3c52-6a11-4d0e-9a8f-1f2e3d4c5b6a")  # the API key that sends KEY
+OTHER_API_KEY = UUID("5e9a1b7c-2d34-4f6e-8b9a-0c1d2e3f4a5b")  # another API key of the same workspace
 REQUEST = {"job_type": "render", "credits": 5}
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -27,6 +27,7 @@ from infra.codec import EventRegistry, NewEvent
 from infra.effects import (
     ClaimLapsed,
     DigestTaken,
+    KeyAnswersDropped,
     KeyDigest,
     RefundClaim,
     RefundClaimed,
@@ -34,9 +35,10 @@ from infra.effects import (
     SandboxQuotaExceeded,
 )
 from infra.eventstore import CACHE_FROM_VERSION, ConcurrencyError, EventStore
-from services.application.idempotency import Outcome
+from services.application.idempotency import Claim, IdempotencyKeyInUse, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle
+from tests.idempotency_support import API_KEY, OTHER_API_KEY
 
 
 class Backend(Protocol):
@@ -331,8 +333,8 @@ async def test_an_idempotency_answer_commits_with_its_append_and_a_lapsed_claim_
     store = backend.store()
     keys = backend.keys()
     ws = uuid.uuid4()
-    claim = await keys._claim(ws, "production", "test.calls", "k" * 16, "hash")
-    stolen = await keys._claim(ws, "production", "test.calls", "s" * 16, "hash")
+    claim = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
+    stolen = await keys._claim((ws, "production", API_KEY, "test.calls", "s" * 16), "hash")
     await keys._release(stolen)  # this claim is no longer held: completing it refuses
     _, events = _job_events(store, ws)
     with pytest.raises(ClaimLapsed):
@@ -342,8 +344,43 @@ async def test_an_idempotency_answer_commits_with_its_append_and_a_lapsed_claim_
     assert not claim.answer_stored
     await store.save(events=events, effects=[claim.records(Outcome(201, {"data": {"n": 2}}))])
     assert claim.answer_stored, "told once committed"
-    replay = await keys._claim(ws, "production", "test.calls", "k" * 16, "hash")
+    replay = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
     assert replay == Outcome(201, {"data": {"n": 2}})
+
+
+async def test_an_api_keys_idempotency_keys_are_dropped_with_its_append_and_only_its_own(backend: Backend):
+    """``KeyAnswersDropped`` (a revocation's) deletes every key of one API key, answered or in
+    flight, and none of another API key or environment: all or nothing with the append's events."""
+    store = backend.store()
+    keys = backend.keys()
+    ws = uuid.uuid4()
+    answered = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
+    _, events = _job_events(store, ws)
+    await store.save(events=events, effects=[answered.records(Outcome(201, {"data": {"n": 1}}))])
+    in_flight = await keys._claim((ws, "production", API_KEY, "test.other", "k" * 16), "hash")
+    others = [(ws, "production", OTHER_API_KEY, "test.calls", "k" * 16),
+              (ws, "sandbox", API_KEY, "test.calls", "k" * 16)]
+    for scope in others:
+        await keys._claim(scope, "hash")
+    stale = await _overtaken_job(store, ws)
+    stale.start(1, "late")
+    dropped = KeyAnswersDropped(ws, "production", API_KEY)
+    with pytest.raises(ConcurrencyError):
+        await store.save(stale, workspace_id=ws, effects=[dropped])
+    assert await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash") == \
+        Outcome(201, {"data": {"n": 1}})
+
+    _, events = _job_events(store, ws)
+    await store.save(events=events, effects=[dropped])
+
+    again = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
+    assert isinstance(again, Claim), "the answer is gone: the key is new"
+    _, events = _job_events(store, ws)
+    with pytest.raises(ClaimLapsed):  # the claim in flight was dropped too
+        await store.save(events=events, effects=[in_flight.records(Outcome(200, {"data": {}}))])
+    for scope in others:  # another API key's, another environment's: untouched, still in flight
+        with pytest.raises(IdempotencyKeyInUse):
+            await keys._claim(scope, "hash")
 
 
 async def test_ids_of_a_sequence_are_unique_and_increase(backend: Backend):

@@ -8,6 +8,7 @@ The modules that read a language's words read them here: the tables they keep by
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from domain.languages import de, en, es, fr, it, nl, pt
@@ -21,6 +22,25 @@ ENGLISH = LANGUAGES["en"]
 DEFAULT_LANGUAGE = "fr"
 # The languages the assistant answers in (the others read its English).
 ASSISTANT_LANGUAGES: tuple[str, ...] = tuple(code for code, lang in LANGUAGES.items() if lang.assistant is not None)
+
+
+# A language tag as the service takes one (BCP 47's shape: a primary language subtag, then subtags
+# such as a script or a region, all case-insensitive as tags are). The primary subtag names the
+# language; the service writes no regional variant, so ``en-US`` and ``EN`` are ``en``.
+_TAG = re.compile(r"([A-Za-z]{2,3})(?:-[A-Za-z0-9]{1,8})*")
+# The same rule as a JSON Schema pattern (ECMA-262: no inline flags): a tag whose primary subtag is
+# one of the supported codes, in any case.
+TAG_PATTERN = ("^(?:" + "|".join("".join(f"[{c.upper()}{c}]" for c in code) for code in CODES)
+               + ")(?:-[A-Za-z0-9]{1,8})*$")
+
+
+def supported(tag: str) -> str | None:
+    """The code of the supported language that ``tag`` names (``EN``, ``en-US`` and ``en-Latn-GB``
+    name ``en``), or None for a malformed tag or a language the service does not analyse and
+    write (``xx``, ``zh``, ``eng``: BCP 47 names English ``en``)."""
+    found = _TAG.fullmatch(tag) if isinstance(tag, str) else None
+    code = found.group(1).lower() if found else None
+    return code if code in LANGUAGES else None
 
 
 def language(code: str) -> Language:
@@ -42,5 +62,5 @@ def say(code: str) -> Say:
     return Say(assistant_words(code))
 
 
-__all__ = ["ASSISTANT_LANGUAGES", "CODES", "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "AssistantWords", "Language",
-           "Say", "assistant_words", "fold", "language", "say", "table"]
+__all__ = ["ASSISTANT_LANGUAGES", "CODES", "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "TAG_PATTERN", "AssistantWords",
+           "Language", "Say", "assistant_words", "fold", "language", "say", "supported", "table"]

@@ -36,8 +36,8 @@ from infra.media.posters import jpeg_size, poster_key
 from infra.storage import Storage, storage_for
 from services.api.base import SETTINGS, TELEMETRY, ApiError, Call, Route, integer_id, not_found
 from services.api.files import content_type_of
-from services.api.models import Name
-from services.api.videos import LANGUAGE_PATTERN
+from services.api.models import Language, Name
+from services.api.published_urls import PublishedUrls, printable, published_url
 from services.application import articles as commands
 
 log = logging.getLogger("vaeo.api.articles")
@@ -162,36 +162,6 @@ class ArticleResponse(BaseModel):
     links: Links = Field(alias="_links")
 
 
-# Where an article or its media are published: an https address that a page can hold as it is (the
-# HTML checker's URL rules): a host of letters, digits, dots and hyphens (no userinfo: a password
-# would be printed in every page that links it; no backslash, which some parsers read as a slash),
-# an optional port, then a path, a query and a fragment of URL characters, percent escapes and
-# non-ASCII text (no space, control, bidi control, quote, angle bracket or other character a URL
-# may not hold as it is).
-_TEXT = "\u00a1-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
-_UNRESERVED = "A-Za-z0-9\\-._~!$&'()*+,;=:@" + _TEXT
-_PUBLISHED_URL = (r"^https://[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?"
-                  rf"(?:/(?:[{_UNRESERVED}/]|%[0-9A-Fa-f]{{2}})*)?"
-                  rf"(?:\?(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?"
-                  rf"(?:#(?:[{_UNRESERVED}/?]|%[0-9A-Fa-f]{{2}})*)?$")
-
-
-def _published_url(what: str):
-    return Field(default=None, min_length=10, max_length=2048, pattern=_PUBLISHED_URL,
-                 description=f"the https address of {what}, without user or password")
-
-
-class PublishedUrls(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    page_url: str | None = _published_url("the page the article is published on (canonical link, og:url, "
-                                          "JSON-LD url)")
-    video_url: str | None = _published_url("the video's file (og:video, JSON-LD contentUrl, chapter links)")
-    embed_url: str | None = _published_url("a player page of the video (JSON-LD embedUrl; og:video and the "
-                                           "chapter links when no video_url)")
-    thumbnail_url: str | None = _published_url("the video's thumbnail (og:image, JSON-LD thumbnailUrl)")
-
-
 class UpdateArticle(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
 
@@ -249,11 +219,11 @@ class ExportQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     download: int = Field(default=0, ge=0, le=1, description="1: Content-Disposition attachment with a file name")
-    url: str | None = _published_url("the page the article is published on (canonical link, og:url, JSON-LD "
+    url: str | None = published_url("the page the article is published on (canonical link, og:url, JSON-LD "
                                      "url); default: its stored page_url, else this export's own URL")
-    video_url: str | None = _published_url("the video's file; default: its stored video_url, else a public link")
-    embed_url: str | None = _published_url("a player page of the video; default: its stored embed_url")
-    thumbnail_url: str | None = _published_url("the video's thumbnail; default: its stored thumbnail_url, else a "
+    video_url: str | None = published_url("the video's file; default: its stored video_url, else a public link")
+    embed_url: str | None = published_url("a player page of the video; default: its stored embed_url")
+    thumbnail_url: str | None = published_url("the video's thumbnail; default: its stored thumbnail_url, else a "
                                                "public link")
 
 
@@ -305,8 +275,7 @@ class RegenerateArticle(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     writing_style: Literal[WRITING_STYLES] = "auto"  # type: ignore[valid-type]
-    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN,
-                                 description="default: the article's language")
+    language: Language(description="default: the article's language") | None = None
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 
 
@@ -499,11 +468,11 @@ async def get_article_graph(call: Call) -> dict:
 
 def _chosen(q: ExportQuery, stored: dict, name: str, query_name: str | None = None) -> tuple[str | None, str]:
     """An address the caller gave for this export (``request``), else the one stored on the article
-    (``article``); (None, "") when neither."""
+    (``article``) when the address rule takes it (``published_urls``); (None, "") when neither."""
     given = getattr(q, query_name or name)
     if given:
         return given, "request"
-    if stored.get(name):
+    if printable(stored.get(name)):  # one stored before the rule was what it is is not printed
         return stored[name], "article"
     return None, ""
 

@@ -101,7 +101,8 @@ class Call:
     @property
     def idempotency(self) -> KeyTable:
         """Idempotency keys: ``call.idempotency.run(call.workspace_id, operation, key, params, command,
-        environment=call.environment)`` runs a command once per key."""
+        api_key_id=call.principal.key_id, environment=call.environment)`` runs a command once per
+        key of the calling API key."""
         return self.app[APPLICATION].idempotency
 
     def path(self, name: str) -> str:

@@ -3,7 +3,8 @@ and ``GET /v1/public/{token}``, the download behind every public link (the expor
 
 Public (no API key): the sealed token is the credential (``infra/file_urls.py``). A tampered,
 expired or unknown token, a revoked public link, a key outside its workspace and a file deleted
-since are all the same 404 ``not_found``, so a client learns nothing about which. The token is the
+since are all the same 404 ``not_found``, so a client learns nothing about which (and a public
+link's answer takes the same work whether its token is forged or was once genuine). The token is the
 only input: the storage key comes from what it seals, and the storage refuses keys that leave its
 root. A public link is good while its video's link generation (read from the video's stream, so a
 revocation holds on the next request) is the one it seals, and only for that video's file and
@@ -256,15 +257,24 @@ async def download_file(call: Call) -> web.StreamResponse:
     return await serve_stored(call, grant.storage_key, f"private, max-age={remaining_s}")
 
 
+# The stream a token that is no public link of this service looks up: no video has id 0, so it is
+# always empty (``public_file``).
+_NO_VIDEO = video_stream_id(0)
+
+
 async def public_file(call: Call) -> web.StreamResponse:
     """A public link: no expiry, valid while its video's link generation is the link's (a revoked
-    link, a link of another video's file or of a video gone, and a bad token are the same 404)."""
+    link, a link of another video's file or of a video gone, and a bad token are the same 404).
+
+    Every token costs the same lookup of a video's stream, a forged or malformed one included (of
+    a stream that is always empty): a revoked link, which names a real video, would otherwise be
+    told from a forged one by the time of its answer, and so be known to have been genuine."""
     try:
         link = verify_public_link(call.request.app[SETTINGS], call.path("token"))
     except InvalidFileToken:
-        raise file_not_found() from None
-    [video] = await call.store.fetch_latest(video_stream_id(link.video_id))
-    if (video is None or video.workspace_id != link.workspace_id
+        link = None
+    [video] = await call.store.fetch_latest(_NO_VIDEO if link is None else video_stream_id(link.video_id))
+    if (link is None or video is None or video.workspace_id != link.workspace_id
             or video.public_links_generation != link.generation
             or link.storage_key not in (video.storage_key, poster_key(video.workspace_id, video.video_id,
                                                                       video.thumbnail_key))):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
+from domain.languages import DEFAULT_LANGUAGE
 from services.api.base import Call, Route
-from services.api.models import Name, Text
+from services.api.models import Language, Name, Text
 from services.application import media as commands
 
 _LIST = """SELECT id, name, description, category, language, created_at FROM medias
@@ -20,7 +21,7 @@ class CreateMedia(BaseModel):
     name: Name(500)
     description: Text(5000) | None = None
     category: Text(200) | None = None
-    language: str = Field(default="fr", min_length=2, max_length=16, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+    language: Language() = DEFAULT_LANGUAGE
 
 
 class MediaItem(BaseModel):

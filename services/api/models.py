@@ -1,11 +1,14 @@
-"""Shapes shared by several resource modules (the error envelope, environments, text rules)."""
+"""Shapes shared by several resource modules (the error envelope, environments, text and language rules)."""
 
 from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
+from pydantic_core import PydanticCustomError
+
+from domain.languages import CODES, TAG_PATTERN, supported
 
 Environment = Literal["production", "sandbox"]
 
@@ -40,6 +43,24 @@ def Name(max_length: int, **kwargs: Any) -> Any:  # noqa: N802  (a type factory,
 def Text(max_length: int, **kwargs: Any) -> Any:  # noqa: N802
     """Free text: at most ``max_length`` characters, no control characters but tab and line breaks."""
     return Annotated[str, Field(max_length=max_length, pattern=TEXT_PATTERN, **kwargs)]
+
+
+def _supported_language(tag: str) -> str:
+    code = supported(tag)
+    if code is None:
+        raise PydanticCustomError("unsupported_language", "a language the service analyses and writes: "
+                                  + ", ".join(CODES) + " (a tag such as en-US or EN names en)")
+    return code
+
+
+def Language(**kwargs: Any) -> Any:  # noqa: N802  (a type factory, used like a type)
+    """A language the service analyses and writes, as a BCP 47 tag whose primary subtag is one of
+    its codes, in any case; read as that code (``en-US`` and ``EN`` are ``en``). Anything else is a
+    400 (rule ``unsupported_language``) before anything is charged or stored: the schema publishes
+    the same rule as its pattern."""
+    extra = {"pattern": TAG_PATTERN, "examples": list(CODES)}
+    return Annotated[str, Field(min_length=2, max_length=35, json_schema_extra=extra, **kwargs),
+                     AfterValidator(_supported_language)]
 
 
 class ErrorBody(BaseModel):

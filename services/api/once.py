@@ -2,23 +2,29 @@
 
 A route declares whether it takes the header (``Route.takes_idempotency_key``: every POST unless it
 says otherwise). When a request carries one, ``answer_once`` runs the route's handler through the
-application's idempotency keys (``services/application/idempotency.py``), scoped to the workspace,
-the environment and the operation, and bound to the request's path, query and body:
+application's idempotency keys (``services/application/idempotency.py``), scoped to the API key
+that sent it (and so to its workspace and environment) and the operation, and bound to the
+request's path, query and body:
 
 - the first request claims the key; the claim is bound, in the transaction of the first append
   the handler's command makes (``Context.save``, through the ambient claim), to what it writes,
   and the answer (status and body) is stored once the handler has built it;
-- the same key and the same request get that answer again (header ``Idempotent-Replayed: true``),
-  nothing run, nothing charged; the same key with another request is 409
-  ``idempotency_key_mismatch``; while the first runs, 409 ``idempotency_key_in_use``;
-- a refusal (4xx) is the key's answer too, and so is any failure once the request's events are
-  committed; a 5xx before anything was written (a missing provider, an outage) frees the key, so
-  that the same request can be sent again later;
+- the same API key with the same key and request gets that answer again (header
+  ``Idempotent-Replayed: true``), nothing run, nothing charged; the same key with another request
+  is 409 ``idempotency_key_mismatch``; while the first runs, 409 ``idempotency_key_in_use``;
+- another API key sending the same key value has a key of its own: its request runs with its own
+  scopes and checks, and never receives the first key's answer (which may hold a new API key, a
+  webhook secret or what the assistant read with a wildcard key);
+- a refusal before anything was written (a 4xx: a scope the subset rule refuses, a short balance;
+  or a 5xx: a missing provider, an outage) is not the key's answer: the key is free again and the
+  same request is decided afresh when sent again; any failure once the request's events are
+  committed is the key's answer (the work was done);
 - a stream (Server-Sent Events) is not replayed: its key's answer is 409
   ``idempotency_key_streamed``, naming the conversation the first request opened.
 
 Stored answers are sealed with the service's secret key (a created API key or webhook secret is
-in some of them): the table holds no secret in plaintext.
+in some of them), bound to the key's whole scope: the table holds no secret in plaintext. A revoked
+API key's keys are deleted with its revocation.
 """
 
 from __future__ import annotations
@@ -45,8 +51,9 @@ HEADER_PARAMETER = {
     "description": "Send the same key again to retry safely: the same request gets the first answer again (same "
                    "status and body, header Idempotent-Replayed: true), nothing runs or is charged twice; another "
                    "request with the key is 409 idempotency_key_mismatch, and 409 idempotency_key_in_use while the "
-                   "first runs. Scoped to the key's workspace, environment and this operation; kept 24 hours "
-                   "(docs/api.md, Idempotent requests).",
+                   "first runs. Scoped to the API key that sends it and this operation (another API key with the "
+                   "same value runs its own request); a refusal is not kept; kept 24 hours (docs/api.md, "
+                   "Idempotent requests).",
 }
 
 
@@ -74,7 +81,8 @@ async def answer_once(call: Call, route: Route, key: str) -> web.StreamResponse 
     if route.fingerprint is not None:
         request["content"] = await route.fingerprint(call)
     application = call.app[APPLICATION]
-    box, scope = application.box, f"{call.workspace_id}:{call.environment}:{route.operation_id}:{key}"
+    api_key_id = call.principal.key_id
+    box, scope = application.box, f"{call.workspace_id}:{call.environment}:{api_key_id}:{route.operation_id}:{key}"
     first: list[Any] = []
 
     async def command(claim) -> Outcome:
@@ -82,12 +90,12 @@ async def answer_once(call: Call, route: Route, key: str) -> web.StreamResponse 
         try:
             result = await route.handler(call)
         except DomainError:
-            raise  # the key's answer (a 5xx before anything was written frees the key instead)
+            raise  # the key's answer once the work committed, else the key is freed (``KeyTable.run``)
         except Exception as exc:
-            # A refusal of the API's own (4xx) is the key's answer; so is any failure once the
-            # request's events are committed (the work is done: running it again would do it twice).
-            # Anything else wrote nothing, and the key is released.
-            if not (claim.bound or (isinstance(exc, ApiError) and exc.status < 500)):
+            # Any failure once the request's events are committed is the key's answer (the work is
+            # done: running it again would do it twice). Anything else wrote nothing, a refusal of
+            # the API's own (4xx) included, and the key is released.
+            if not claim.bound:
                 raise
             error = to_api_error(exc, call.request, call.request[REQUEST_ID])  # logs an unexpected one
             raise ReplayedRefusal(error.status, error.code, error.message, error.details) from None
@@ -104,7 +112,7 @@ async def answer_once(call: Call, route: Route, key: str) -> web.StreamResponse 
         return Outcome(route.status, {SEALED: box.encrypt(body, scope)})
 
     outcome = await application.idempotency.run(call.workspace_id, route.operation_id, key, request, command,
-                                                environment=call.environment)
+                                                api_key_id=api_key_id, environment=call.environment)
     if first:
         return first[0]
     body = orjson.loads(box.decrypt(outcome.body[SEALED], scope))

@@ -266,7 +266,8 @@ async def complete_descriptions(call: Call) -> dict:
 
     try:
         outcome = await call.idempotency.run(call.workspace_id, COMPLETE_OPERATION, body.idempotency_key, request,
-                                             command, environment=call.environment)
+                                             command, api_key_id=call.principal.key_id,
+                                             environment=call.environment)
     except commands.CompletionTimeout as exc:  # the key was released: the same request may be sent again
         raise ApiError(503, "completion_timeout", f"the drafts were not computed within {exc.seconds:g} s; "
                        "nothing was written or charged, retry later", {"timeout_s": exc.seconds}) from None

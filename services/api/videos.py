@@ -32,18 +32,18 @@ from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from domain.analysis.model import Segment
+from domain.languages import CODES, TAG_PATTERN
 from domain.videos import MediaTooLarge, estimated_duration_seconds, video_stream_id
 from infra.captions import transcript_srt, transcript_webvtt
 from infra.file_urls import signed_url
 from infra.storage import storage_for
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.errors import body_timeout, printable, validation_error
-from services.api.models import NAME_PATTERN, TEXT_PATTERN, Name, Text, is_visible
+from services.api.models import NAME_PATTERN, TEXT_PATTERN, Language, Name, Text, is_visible
 from services.api.protocol import parser_reason
 from services.application import videos as commands
 
 CHUNK = 256 * 1024
-LANGUAGE_PATTERN = r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 _COLUMNS = """id, media_id, name, description, language, duration_ms, width, height, frame_rate, size_bytes,
               status, has_transcript, analyzed_at, created_at, last_job_id, last_article_id"""
@@ -64,7 +64,7 @@ class UploadFields(BaseModel):
     name: Name(500) | None = None
     description: Text(5000) | None = None
     # Omitted: the captions' language when they say clearly which of the seven, else fr.
-    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    language: Language() | None = None
     media_id: int | None = Field(default=None, ge=1, le=2_147_483_647)
     published_at: AwareDatetime | None = None
 
@@ -139,7 +139,7 @@ class AnalyzeVideo(BaseModel):
     analysis_mode: Literal["standard", "behavioral"] = "standard"
     quality_profile: Literal["standard", "premium"] = "standard"
     # Omitted: the video's language (given at upload, or the captions', else fr).
-    language: str | None = Field(default=None, min_length=2, max_length=16, pattern=LANGUAGE_PATTERN)
+    language: Language() | None = None
     # Omitted (auto): captions, else an embedded text track, else the speech recognised from the audio;
     # "speech": recognise the audio even when the video has captions.
     transcript_source: Literal["auto", "speech"] = "auto"
@@ -631,7 +631,9 @@ def describe_upload(document: dict) -> dict:
                 "captions": {"type": "string", "format": "binary", "description": "WebVTT or SRT captions"},
                 "name": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": NAME_PATTERN},
                 "media_id": {"type": "integer", "minimum": 1},
-                "language": {"type": "string", "pattern": LANGUAGE_PATTERN},
+                "language": {"type": "string", "minLength": 2, "maxLength": 35, "pattern": TAG_PATTERN,
+                             "description": "one of " + ", ".join(CODES) + ", as a tag in any case (en-US "
+                                            "names en); default: the captions' language, else fr"},
                 "description": {"type": "string", "maxLength": 5000, "pattern": TEXT_PATTERN},
                 "published_at": {"type": "string", "format": "date-time",
                                  "description": "when the video went out on its site (with a timezone); default "

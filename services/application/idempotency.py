@@ -1,11 +1,14 @@
 """Idempotent requests for any command of the write side, with Stripe's semantics.
 
-A client sends a key with a request. The key is scoped to its workspace, its environment and the
-operation; the request's parameters are hashed (``request_hash``, canonical JSON). Then:
+A client sends a key with a request. The key is scoped to the API key that sent it (so to its
+workspace and environment too) and the operation: another API key sending the same key, even of
+the same workspace, has a key of its own and its request runs on its own (an answer may hold a new
+API key or a secret, and another key may not be allowed what the first did). The request's
+parameters are hashed (``request_hash``, canonical JSON). Then:
 
-- the first request with the key claims it, runs, and its answer (status and body, refusals
-  included) is stored in the transaction that appends the command's events: the answer exists
-  if and only if the events do;
+- the first request with the key claims it, runs, and its answer (status and body) is stored in
+  the transaction that appends the command's events: the answer exists if and only if the events
+  do;
 - a later request with the key and the same parameters gets that answer again, without running
   (``reused`` true in ``data`` where the operation's answer has that field);
 - the same key with other parameters is refused, 409 ``idempotency_key_mismatch``, and changes
@@ -19,9 +22,13 @@ The claim is a row taken in its own short transaction, with an owner and a time 
 (``claim_s``): a process that dies in flight blocks its key that long at most, then the next
 request runs. A request whose claim lapsed and was taken over cannot commit: completing a claim
 one no longer holds fails the append it rides in (PostgreSQL ``VA002``), so a key never has two
-executions. A request that fails unexpectedly (an outage, a conflict retried out) wrote nothing:
-its claim is released and the key can be used again at once. Keys and their answers are kept
-``retention_s`` (at least 24 hours) after they were first claimed, then ``purge`` deletes them.
+executions. A request that wrote nothing is not the key's answer: a refusal (a 4xx such as a
+missing scope or a short balance) or an unexpected failure (an outage, a conflict retried out)
+releases its claim, and the same request may be sent with the key again (it is decided afresh).
+A refusal after the request's events committed is stored: the work was done. Keys and their
+answers are kept ``retention_s`` (at least 24 hours) after they were first claimed, then
+``purge`` deletes them; a revoked API key's keys are deleted with its revocation
+(``KeyAnswersDropped``).
 
 The deterministic form, for an operation that reuses an identical earlier request's job without
 any key (``jobs.queue_job_once``): the canonical request hashed into the job id (uuid5), so an
@@ -117,6 +124,7 @@ class Claim:
 
     workspace_id: UUID
     environment: str
+    api_key_id: UUID
     operation: str
     key: str
     owner: UUID
@@ -147,15 +155,21 @@ class Claim:
         (the ambient claim, ``ambient_effects``): the key is done with a placeholder, in the append's
         transaction, so that the events exist if and only if the key is taken for good. Refused
         (``ClaimLapsed``) when the claim lapsed."""
-        return IdempotencyAnswer(self.workspace_id, self.environment, self.operation, self.key, self.owner,
-                                 0, self.placeholder, self.clock(), on_commit=lambda: self._bound.append(True))
+        return IdempotencyAnswer(self.workspace_id, self.environment, self.api_key_id, self.operation, self.key,
+                                 self.owner, 0, self.placeholder, self.clock(),
+                                 on_commit=lambda: self._bound.append(True))
 
     def records(self, outcome: Outcome) -> IdempotencyAnswer:
         """The effect that stores ``outcome`` as the key's answer; it refuses the append
         (``ClaimLapsed``) when the claim lapsed."""
-        return IdempotencyAnswer(self.workspace_id, self.environment, self.operation, self.key, self.owner,
-                                 outcome.status, outcome.body, self.clock(),
+        return IdempotencyAnswer(self.workspace_id, self.environment, self.api_key_id, self.operation, self.key,
+                                 self.owner, outcome.status, outcome.body, self.clock(),
                                  on_commit=lambda: self._stored.append(True))
+
+    @property
+    def scope(self) -> tuple[UUID, str, UUID, str, str]:
+        """The key's row: workspace, environment, API key, operation, key."""
+        return self.workspace_id, self.environment, self.api_key_id, self.operation, self.key
 
 
 class KeyTable:
@@ -176,25 +190,30 @@ class KeyTable:
         self.retention_s = retention_s
 
     async def run(self, workspace_id: UUID, operation: str, key: str, request: Mapping[str, Any],
-                  command: Callable[[Claim], Awaitable[Outcome]], *, environment: str = "production") -> Outcome:
-        """``command(claim)`` once for this key; its answer again for every later request with it.
+                  command: Callable[[Claim], Awaitable[Outcome]], *, api_key_id: UUID,
+                  environment: str = "production") -> Outcome:
+        """``command(claim)`` once for this key of the API key ``api_key_id``; its answer again for
+        every later request of that API key with it (another API key's key is another key).
 
         The command decides, builds its answer (an ``Outcome``) and appends its events with
         ``effects=[claim.records(outcome)]``, then returns the outcome. A command that appends
-        nothing has its answer stored when it returns. A ``DomainError`` it raises is stored as the
-        key's answer and raised again (a replay raises ``ReplayedRefusal``, the same envelope).
+        nothing has its answer stored when it returns. A ``DomainError`` it raises before anything
+        was written is not stored: the key is released and the error raised (the same request may
+        be sent again, and is decided afresh); one raised once its events committed is stored as
+        the key's answer and raised again (a replay raises ``ReplayedRefusal``, the same envelope).
         Raises ``IdempotencyKeyMismatch`` and ``IdempotencyKeyInUse``, which store nothing.
         """
-        found = await self._claim(workspace_id, environment, operation, key, request_hash(request))
+        found = await self._claim((workspace_id, environment, api_key_id, operation, key), request_hash(request))
         if isinstance(found, Outcome):
             return _replay(found)
         claim = found
         try:
             outcome = await command(claim)
         except DomainError as exc:
-            if exc.status >= 500 and not claim.bound:
-                # The service could not do it now (a missing provider, an outage) and wrote nothing:
-                # the key is free again, so the same request may be sent once the cause is gone.
+            if not claim.bound:
+                # A refusal (403, 402, 404...) or a service that could not do it now (a missing
+                # provider): nothing was written, so nothing is the key's answer; the key is free
+                # again and the request is decided afresh when sent again.
                 await asyncio.shield(self._release(claim))
                 raise
             await self._finish(claim, Outcome(exc.status, _refusal_body(exc)))
@@ -208,15 +227,16 @@ class KeyTable:
         await self._finish(claim, outcome)
         return outcome
 
-    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
-                     digest: str) -> Claim | Outcome:
-        """The key claimed for this request, or the stored answer to replay; raises when in use
-        or bound to other parameters. A lapsed claim is taken over (its request wrote nothing)."""
+    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
+        """The key ``scope`` (workspace, environment, API key, operation, key) claimed for this
+        request, or the stored answer to replay; raises when in use or bound to other parameters.
+        A lapsed claim is taken over (its request wrote nothing)."""
         raise NotImplementedError
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
-        """Store the answer on its own (a refusal, a command that appended nothing). Nothing happens
-        when the command's append stored it already, or when the claim lapsed and moved on."""
+        """Store the answer on its own (a refusal once the work committed, an answer that needed no
+        append). Nothing happens when the command's append stored it already, or when the claim
+        lapsed and moved on."""
         raise NotImplementedError
 
     async def _release(self, claim: Claim) -> None:
@@ -247,16 +267,16 @@ class IdempotencyKeys(KeyTable):
         super().__init__(**kwargs)
         self.pool = pool
 
-    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
-                     digest: str) -> Claim | Outcome:
+    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
+        operation = scope[3]
         for _ in range(3):  # a row purged or released between the two statements: try again
             now, owner = self.clock(), uuid4()
             async with self.pool.acquire() as conn:
-                claimed = await conn.fetchval(_CLAIM, workspace_id, environment, operation, key, digest, owner,
-                                              now + timedelta(seconds=self.claim_s), now)
+                claimed = await conn.fetchval(_CLAIM, *scope, digest, owner, now + timedelta(seconds=self.claim_s),
+                                              now)
                 if claimed is not None:
-                    return Claim(workspace_id, environment, operation, key, owner, self.clock)
-                row = await conn.fetchrow(_READ, workspace_id, environment, operation, key)
+                    return Claim(*scope, owner, self.clock)
+                row = await conn.fetchrow(_READ, *scope)
             if row is None:
                 continue
             return _found(row, digest, operation)
@@ -269,16 +289,15 @@ class IdempotencyKeys(KeyTable):
             return  # the command's own append stored it and committed
         if claim.bound:  # the answer replaces the placeholder its append bound the key with
             async with self.pool.acquire() as conn:
-                await conn.execute(_ANSWER, claim.workspace_id, claim.environment, claim.operation, claim.key,
-                                   _as_json(claim.placeholder), outcome.status, _as_json(outcome.body),
-                                   claim.clock())
+                await conn.execute(_ANSWER, *claim.scope, _as_json(claim.placeholder), outcome.status,
+                                   _as_json(outcome.body), claim.clock())
             return
         async with self.pool.acquire() as conn:
-            if await conn.fetchval(_DONE, claim.workspace_id, claim.environment, claim.operation, claim.key):
+            if await conn.fetchval(_DONE, *claim.scope):
                 return  # stored by the command's append (or by the request that took over a lapsed claim)
             try:
-                await conn.execute(_COMPLETE, claim.workspace_id, claim.environment, claim.operation, claim.key,
-                                   claim.owner, outcome.status, _as_json(outcome.body), claim.clock())
+                await conn.execute(_COMPLETE, *claim.scope, claim.owner, outcome.status, _as_json(outcome.body),
+                                   claim.clock())
             except asyncpg.PostgresError as exc:
                 if exc.sqlstate != LAPSED_SQLSTATE:
                     raise
@@ -286,8 +305,7 @@ class IdempotencyKeys(KeyTable):
     async def _release(self, claim: Claim) -> None:
         try:
             async with self.pool.acquire() as conn:
-                await conn.execute(_RELEASE, claim.workspace_id, claim.environment, claim.operation, claim.key,
-                                   claim.owner)
+                await conn.execute(_RELEASE, *claim.scope, claim.owner)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             pass  # the claim lapses by itself
 
@@ -307,20 +325,19 @@ class MemoryIdempotencyKeys(KeyTable):
         super().__init__(**kwargs)
         self.keys = database.idempotency_keys
 
-    async def _claim(self, workspace_id: UUID, environment: str, operation: str, key: str,
-                     digest: str) -> Claim | Outcome:
+    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
         await asyncio.sleep(0)
-        now, owner, scope = self.clock(), uuid4(), (workspace_id, environment, operation, key)
+        now, owner = self.clock(), uuid4()
         row = self.keys.get(scope)
         if row is None or (row["state"] == "in_flight" and row["claimed_until"] <= now):
             self.keys[scope] = {"request_hash": digest, "state": "in_flight", "owner": owner,
                                 "claimed_until": now + timedelta(seconds=self.claim_s), "status": None,
                                 "body": None, "created_at": now, "completed_at": None}
-            return Claim(workspace_id, environment, operation, key, owner, self.clock)
-        return _found(row, digest, operation)
+            return Claim(*scope, owner, self.clock)
+        return _found(row, digest, scope[3])
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
-        row = self.keys.get((claim.workspace_id, claim.environment, claim.operation, claim.key))
+        row = self.keys.get(claim.scope)
         if claim.bound and row is not None and row["body"] == _as_stored(claim.placeholder):
             row.update(status=outcome.status, body=_as_stored(outcome.body), completed_at=claim.clock())
             return
@@ -330,10 +347,9 @@ class MemoryIdempotencyKeys(KeyTable):
                    body=_as_stored(outcome.body), completed_at=claim.clock())
 
     async def _release(self, claim: Claim) -> None:
-        scope = (claim.workspace_id, claim.environment, claim.operation, claim.key)
-        row = self.keys.get(scope)
+        row = self.keys.get(claim.scope)
         if row is not None and row["state"] == "in_flight" and row["owner"] == claim.owner:
-            del self.keys[scope]
+            del self.keys[claim.scope]
 
     async def purge(self) -> int:
         now = self.clock()
@@ -373,24 +389,22 @@ def job_id_for(workspace_id: UUID, environment: str, operation: str, request: Ma
     return deterministic_id("job", workspace_id, environment, operation, request_hash(request), generation)
 
 
+# $1-$5: the key's row (workspace, environment, API key, operation, key), as ``Claim.scope``.
 _CLAIM = """
-INSERT INTO idempotency_keys AS k (workspace_id, environment, operation, key, request_hash, state, owner,
-                                   claimed_until, created_at)
-VALUES ($1, $2, $3, $4, $5, 'in_flight', $6, $7, $8)
-ON CONFLICT (workspace_id, environment, operation, key) DO UPDATE
+INSERT INTO idempotency_keys AS k (workspace_id, environment, api_key_id, operation, key, request_hash, state,
+                                   owner, claimed_until, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9)
+ON CONFLICT (workspace_id, environment, api_key_id, operation, key) DO UPDATE
    SET request_hash = EXCLUDED.request_hash, owner = EXCLUDED.owner, claimed_until = EXCLUDED.claimed_until,
        created_at = EXCLUDED.created_at
  WHERE k.state = 'in_flight' AND k.claimed_until <= EXCLUDED.created_at
 RETURNING owner
 """
-_READ = ("SELECT request_hash, state, status, body FROM idempotency_keys "
-         "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4")
-_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8)"
-_ANSWER = ("UPDATE idempotency_keys SET status = $6, body = $7::text::jsonb, completed_at = $8 "
-           "WHERE workspace_id = $1 AND environment = $2 AND operation = $3 AND key = $4 AND state = 'done' "
-           "AND body = $5::text::jsonb")
-_DONE = ("SELECT true FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
-         "AND key = $4 AND state = 'done'")
-_RELEASE = ("DELETE FROM idempotency_keys WHERE workspace_id = $1 AND environment = $2 AND operation = $3 "
-            "AND key = $4 AND owner = $5 AND state = 'in_flight'")
+_ROW = "workspace_id = $1 AND environment = $2 AND api_key_id = $3 AND operation = $4 AND key = $5"
+_READ = f"SELECT request_hash, state, status, body FROM idempotency_keys WHERE {_ROW}"
+_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9)"
+_ANSWER = (f"UPDATE idempotency_keys SET status = $7, body = $8::text::jsonb, completed_at = $9 "
+           f"WHERE {_ROW} AND state = 'done' AND body = $6::text::jsonb")
+_DONE = f"SELECT true FROM idempotency_keys WHERE {_ROW} AND state = 'done'"
+_RELEASE = f"DELETE FROM idempotency_keys WHERE {_ROW} AND owner = $6 AND state = 'in_flight'"
 _PURGE = "DELETE FROM idempotency_keys WHERE created_at < $1 AND (state = 'done' OR claimed_until <= $2)"

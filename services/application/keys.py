@@ -1,4 +1,5 @@
-"""API keys: issue one (its digest indexed with its events), revoke one."""
+"""API keys: issue one (its digest indexed with its events), revoke one (its idempotency keys and
+their stored answers deleted with its revocation)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from uuid import UUID
 
 from domain.api_keys import ApiKey
 from infra import crypto
-from infra.effects import KeyDigest
+from infra.effects import KeyAnswersDropped, KeyDigest
 from services.application.context import Context, with_retries
 
 
@@ -74,6 +75,8 @@ async def revoke_key(command: RevokeKey, ctx: Context) -> tuple[ApiKey, int]:
     async def attempt() -> tuple[ApiKey, int]:
         api_key = await ctx.load_in(c.key_id, ApiKey, c.workspace_id, c.environment, "key")
         api_key.revoke(revoker_scopes=c.revoker_scopes)
-        return api_key, await ctx.save(api_key, workspace_id=c.workspace_id)
+        # A revoked key's stored answers (a key it created, a webhook secret) are kept for nobody.
+        dropped = KeyAnswersDropped(c.workspace_id, api_key.environment, api_key.id)
+        return api_key, await ctx.save(api_key, workspace_id=c.workspace_id, effects=[dropped])
 
     return await with_retries(attempt)

@@ -13,6 +13,7 @@ from uuid import UUID
 from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
+from domain.languages import CODES, supported
 from domain.media import Media, media_stream_id
 from domain.pricing import MediaWork, analysis_price, speech_ms, vision_ms
 from domain.videos import (
@@ -30,7 +31,7 @@ from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
 from infra.media.posters import thumbnail
 from infra.media.probe import measure_duration, probe
 from infra.storage import StorageError
-from services.application.articles import provider_needed
+from services.application.articles import invalid_field, provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
 
@@ -261,8 +262,12 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
     options = command.options
     if options.get("quality_profile") == "premium" and not ctx.app.provider_configured:
         raise provider_needed("a premium analysis (quality_profile premium)")
-    options = {**options, "language_given": bool(options.get("language")),
-               "language": options.get("language") or video.language}
+    language = supported(options.get("language") or video.language)
+    if language is None:  # a video recorded with a language the service does not write
+        raise invalid_field("body.language", "unsupported_language",
+                            f"the video's language is not one the service analyses and writes; name one of "
+                            f"{', '.join(CODES)} with language")
+    options = {**options, "language_given": bool(options.get("language")), "language": language}
     recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)
     audio_ms = speech_ms(video.duration_ms, ctx.app.speech_max_ms) if recognises and video.audio_codec else 0
     picture_ms = vision_ms(video.duration_ms, ctx.app.vision_max_ms, video.width is not None) if options.get(

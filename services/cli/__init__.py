@@ -13,6 +13,7 @@ import sys
 import time
 from uuid import UUID
 
+from domain.languages import CODES, DEFAULT_LANGUAGE, supported
 from infra import stack, tools
 from infra.settings import Settings
 
@@ -405,6 +406,14 @@ def _uuid(text: str) -> str:
         raise argparse.ArgumentTypeError(f"not a uuid: {text!r}") from None
 
 
+def _language(text: str) -> str:
+    """argparse type: a language the service writes (a tag such as en-US names en), else a usage error."""
+    code = supported(text)
+    if code is None:
+        raise argparse.ArgumentTypeError(f"not a language the service writes: {text!r} (one of {', '.join(CODES)})")
+    return code
+
+
 def _count(text: str) -> int:
     """argparse type: a number of processes, 1 to 16."""
     value = int(text) if text.isascii() and text.isdigit() else 0
@@ -501,7 +510,7 @@ def _data_commands(sub) -> None:
     vi.add_argument("--workspace", required=True, type=_uuid, help="workspace id")
     vi.add_argument("--name")
     vi.add_argument("--description")
-    vi.add_argument("--language", default="fr")
+    vi.add_argument("--language", default=DEFAULT_LANGUAGE, type=_language)
     vi.add_argument("--media-id", type=int)
     vi.add_argument("--environment", default="production", choices=["production", "sandbox"])
     vd.set_defaults(fn=cmd_videos)

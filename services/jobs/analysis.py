@@ -13,7 +13,10 @@ Steps (``step`` and ``progress`` on GET /jobs/{id}), with a cancellation checkpo
  80   writing the article, when ``outputs.article`` (93 after the provider's parts): the offline
       engine's, or the premium writer's
  95   recording the results: VideoGraphRecorded + VideoAnalyzed (+ ArticleGenerated), appended
-      with JobCompleted (``ctx.record_with_completion``): all of it commits, or none
+      with JobCompleted (``ctx.record_with_completion``): all of it commits, or none. The
+      recording is decided on the video as it is at the append (a description edited, links
+      revoked or another analysis recorded meanwhile change nothing of it), and decided again
+      from there after a conflict: no write to the video makes the work run again
 ====  ==========================================================================
 
 ffmpeg runs through ``ctx.run_blocking``, never on the loop; the content graph is built in a
@@ -129,10 +132,16 @@ async def run_analysis(ctx: JobContext, settings: Settings, storage: Storage,
 
     await ctx.progress(95, "recording the results")
     article_id = article_agg.article_id if article_agg is not None else None
-    video.record_analysis(job_id=ctx.job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
-                          article_id=article_id)
-    ctx.record_with_completion([*video.collect_events(),
-                                *(article_agg.collect_events() if article_agg is not None else [])])
+    article_events = list(article_agg.collect_events()) if article_agg is not None else []
+
+    async def results() -> list:
+        """The analysis recorded on the video as it is now (called again after a conflict)."""
+        now = await ctx.store.fetch_for_writing(video.id)
+        now.record_analysis(job_id=ctx.job_id, graph=graph_dict, analysis_mode=p.get("analysis_mode", "standard"),
+                            article_id=article_id)
+        return [*now.collect_events(), *article_events]
+
+    ctx.record_with_completion(results)
     return {"article_id": article_id, "video_id": video.video_id, "claims": len(graph.claims),
             "chapters": len(graph.chapters), "transcript_source": heard.source, "language": heard.language,
             "geo_readiness_score": graph.geo_readiness_score,

@@ -15,7 +15,9 @@ Every append to a job goes through ``application.jobs.append_job``: the one that
 (a permanent error, the last attempt, or an expired lease with no attempt left) carries the
 refund of what it was charged. A handler's results (``JobContext.record_with_completion``)
 commit in the same append as ``JobCompleted``, so a cancellation that lands first leaves nothing
-recorded, and one that lands after finds the job completed (409).
+recorded, and one that lands after finds the job completed (409). Results decided on another
+stream's state (an analysis recorded on its video) are decided at the append, and again after a
+conflict there: a write to that stream during the work is not a reason to redo the work.
 
 Jobs with items (``JobContext.run_items``): a handler that works through named items (the clips
 of a render) has each item's result appended the moment it is done (``JobItemCompleted``, with
@@ -40,7 +42,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import socket
 import time
 import uuid
@@ -64,6 +65,7 @@ from services.application.context import Application, Context
 from services.application.jobs import append_job
 from services.application.meta import caused_by
 from services.lib.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
+from services.processes.job_errors import database_reason, readable
 
 log = logging.getLogger("vaeo.worker")
 
@@ -188,7 +190,7 @@ class JobContext:
         self.environment: str = job.environment
         self.params = params
         self.attempt = attempt
-        self.completion_events: list = []
+        self._results: list[list | Callable[[], Awaitable[list]]] = []
 
     @property
     def store(self) -> EventStore:
@@ -237,9 +239,15 @@ class JobContext:
             raise JobCancelledError(f"job is {fresh.status}")
         self._job = fresh
 
-    def record_with_completion(self, events: list) -> None:
-        """Pending events of other aggregates (the job's results) to append with ``JobCompleted``."""
-        self.completion_events.extend(events)
+    def record_with_completion(self, events: list | Callable[[], Awaitable[list]]) -> None:
+        """The job's results, appended with ``JobCompleted``: pending events of other aggregates, or
+        a function deciding them on those aggregates loaded afresh (called at the append, and again
+        after a conflict with what another command wrote meanwhile)."""
+        self._results.append(events)
+
+    async def completion_events(self) -> list:
+        """The results to append with ``JobCompleted``, the functions' decided now."""
+        return [event for results in self._results for event in (await results() if callable(results) else results)]
 
     async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
                         failure_events: Callable[[str, str], list] | None = None,
@@ -274,7 +282,7 @@ class JobContext:
             except Exception as exc:
                 if is_transient(exc):
                     raise  # an outage, not the item's fault: the lease expires and a later attempt goes on
-                message = _readable(exc)
+                message = readable(exc)
                 permanent = permanent and isinstance(exc, PermanentJobError)
                 failed[item] = message
                 extra = failure_events(item, message) if failure_events else []
@@ -311,14 +319,15 @@ class JobContext:
 
 class Worker:
     def __init__(self, settings: Settings, handlers: JobHandlers, *, pool: asyncpg.Pool | None = None,
-                 executor: Executor | None = None, worker_id: str | None = None) -> None:
+                 executor: Executor | None = None, worker_id: str | None = None,
+                 store: EventStore | None = None) -> None:
         self.settings = settings
         self.handlers = handlers
         self.pool = pool
         self.executor = executor
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.registry = EventRegistry()
-        self.store: EventStore | None = None
+        self.store: EventStore | None = store  # None: one over the pool, made by ``run``
         self._application: Application | None = None
         self.completed = 0
         self.failed = 0
@@ -338,8 +347,9 @@ class Worker:
                 lambda: create_pool(self.settings.resolved_database_url(), max_size=size), stop, "worker")
             if self.pool is None:
                 return
-        self.store = PostgresEventStore(self.pool, self.registry, notify=self.settings.notify_on_append,
-                                        clock=self.settings.now)
+        if self.store is None:
+            self.store = PostgresEventStore(self.pool, self.registry, notify=self.settings.notify_on_append,
+                                            clock=self.settings.now)
         running: set[asyncio.Task] = set()
         slots = self._slots
         delays = backoff_delays()
@@ -413,23 +423,26 @@ class Worker:
         async with self.pool.acquire() as conn:
             return await conn.fetchval(_OTHERS_WAITING, self.handlers.types, uuid.UUID(workspace), self.settings.now())
 
-    async def append_to_job(self, job: Job, decide: Callable[[Job], None], *, also: list | tuple = ()) -> Job:
+    async def append_to_job(self, job: Job, decide: Callable[[Job], None], *,
+                            also: list | tuple | Callable[[], Awaitable[list]] = ()) -> Job:
         """Apply ``decide`` to the job and append (with ``also``); on a conflict reload and decide again.
 
-        A conflict that did not come from the job's stream (one of ``also``'s streams moved) is
-        raised: those events were decided on a state that is gone.
+        ``also``: other streams' events, or a function deciding them afresh (called before each
+        try). A conflict that did not come from the job's stream (one of ``also``'s streams moved)
+        is raised when they are events: they were decided on a state that is gone.
         """
         for _ in range(10):
             if job.finished:
                 raise JobCancelledError(f"job is {job.status}")
             loaded = job.version
+            events = await also() if callable(also) else also
             decide(job)
             try:
-                await append_job(job, self.application.context(self.job_meta(job)), also=also)
+                await append_job(job, self.application.context(self.job_meta(job)), also=events)
                 return job
             except ConcurrencyError:
                 fresh = await self.store.fetch_for_writing(job.id)
-                if also and fresh.version == loaded:
+                if events and not callable(also) and fresh.version == loaded:
                     raise
                 job = fresh
         raise ConcurrencyError(f"job {job.id}: too many concurrent changes")
@@ -512,10 +525,8 @@ class Worker:
         except JobCancelledError:
             await self._set_queue_state(job_id, attempt, _FINAL, "cancelled")
             return
-        except ConcurrencyError as exc:  # a results stream moved meanwhile: this attempt's results are stale
-            fresh = await self.store.fetch_for_writing(job_id)
-            await self._after_failure(fresh, attempt, max_attempts, ConcurrencyError(
-                f"recording the results conflicted with a concurrent change: {exc}"))
+        except ConcurrencyError as exc:  # results decided on a stream that moved, or one that kept moving
+            await self._after_failure(await self.store.fetch_for_writing(job_id), attempt, max_attempts, exc)
             return
         except Exception as exc:
             if is_transient(exc):
@@ -523,17 +534,17 @@ class Worker:
             # The results themselves cannot be stored (a value the database refuses): another
             # attempt would compute the same ones, so the job fails now, with that cause, rather
             # than as a lost lease after every attempt.
-            log.warning("worker: job %s: its results cannot be recorded: %s", job_id, _readable(exc))
+            log.warning("worker: job %s: its results cannot be recorded: %s", job_id, readable(exc))
             fresh = await self.store.fetch_for_writing(job_id)
             await self._after_failure(fresh, attempt, max_attempts, PermanentJobError(
-                f"recording the results failed: {_database_reason(exc)}"))
+                f"recording the results failed: {database_reason(exc)}"))
             return
         await self._set_queue_state(job_id, attempt, _FINAL, "completed")
         self.completed += 1
         log.info("worker: job %s completed in %.2fs", job_id, time.monotonic() - started)
 
     async def _after_failure(self, job: Job, attempt: int, max_attempts: int, exc: Exception) -> None:
-        message = _readable(exc)
+        message = readable(exc)
         if isinstance(exc, PermanentJobError) or attempt >= max_attempts:
             await self._finish_failed(job, attempt, message)
             return
@@ -584,24 +595,3 @@ _GUARD = "WHERE job_id = $1 AND lease_owner = $2 AND attempts = $3"
 _FINAL = f"UPDATE job_queue SET state = $5, lease_owner = NULL, lease_expires_at = NULL, updated_at = $4 {_GUARD}"
 _RETRY = (f"UPDATE job_queue SET state = 'queued', next_attempt_at = $5, last_error = $6, lease_owner = NULL, "
           f"lease_expires_at = NULL, updated_at = $4 {_GUARD}")
-
-
-# Control characters (NUL above all, which PostgreSQL refuses in JSON text) never go into a
-# job's message: a message that cannot be stored would leave the job unfinished.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def _readable(exc: Exception) -> str:
-    """A job's ``error_message``, which clients read: an OSError names its file by the server's
-    path, so it is told by its reason alone (``No such file or directory``); control characters
-    are dropped (a message that cannot be stored would leave the job unfinished)."""
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"{type(exc).__name__}: {exc.strerror}"
-    text = _CONTROL_RE.sub("", str(exc)).strip() or type(exc).__name__
-    return text if len(text) <= 500 else text[:497] + "..."
-
-
-def _database_reason(exc: Exception) -> str:
-    """The database's message and its detail (``\\u0000 cannot be converted to text.``)."""
-    detail = getattr(exc, "detail", None) if isinstance(exc, asyncpg.PostgresError) else None
-    return f"{_readable(exc)} ({detail})" if detail else _readable(exc)

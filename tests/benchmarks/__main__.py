@@ -17,6 +17,7 @@ windows against the whole file), speed (s/s, peak RSS), talk (10 minutes to arti
 speakers: speakers found from the voices of two-voice and one-voice talks, espeak-ng and real speech.
 scale: POST /medias with one API process and two on one port; analyses per minute with one worker and two.
 vision: see (frames per second of the behavioural analysis and the worker's peak RSS), small (at 640 px).
+links: the 404 of a revoked public link beside a forged and a malformed token's (median, p90, their gap).
 """
 
 import sys
@@ -31,6 +32,7 @@ from tests.benchmarks import (
     bench_facecrop,
     bench_fairness,
     bench_premium,
+    bench_public_links,
     bench_quality,
     bench_revival,
     bench_scale,
@@ -42,7 +44,7 @@ from tests.benchmarks import (
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
           "clips": bench_clips.run, "facecrop": bench_facecrop.run, "revival": bench_revival.run,
-          "agent": bench_agent.run,
+          "agent": bench_agent.run, "links": bench_public_links.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
           "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
 ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "premium": bench_premium.run}

@@ -32,9 +32,10 @@ class PostgresBackend:
             rows = await conn.fetch("SELECT type, count(*) AS n FROM events WHERE workspace_id = $1 GROUP BY type", ws)
         return {r["type"]: r["n"] for r in rows}
 
-    async def stored_key(self, key: str = KEY) -> dict | None:
+    async def stored_key(self, key: str = KEY, *, api_key_id=None) -> dict | None:
         async with self.pool.acquire() as conn:
-            row = await conn.fetchrow("SELECT * FROM idempotency_keys WHERE key = $1", key)
+            row = await conn.fetchrow("SELECT * FROM idempotency_keys WHERE key = $1 "
+                                      "AND ($2::uuid IS NULL OR api_key_id = $2)", key, api_key_id)
         return dict(row) if row is not None else None
 
     async def ending(self, job_id) -> dict:

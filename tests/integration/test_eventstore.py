@@ -19,6 +19,7 @@ from infra.eventstore import CACHE_FROM_VERSION, NOTIFY_CHANNEL, Call, Concurren
 from services.application.idempotency import IdempotencyKeys, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle
+from tests.idempotency_support import API_KEY
 from tests.store_contract import _job_events, _overtaken_job
 
 
@@ -143,8 +144,8 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     store = PostgresEventStore(pool, registry, group_commit=group_commit)
     ws = uuid.uuid4()
     keys = IdempotencyKeys(pool)
-    claim = await keys._claim(ws, "production", "test.calls", "k" * 16, "hash")
-    stolen = await keys._claim(ws, "production", "test.calls", "s" * 16, "hash")
+    claim = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
+    stolen = await keys._claim((ws, "production", API_KEY, "test.calls", "s" * 16), "hash")
     await keys._release(stolen)  # this claim is no longer held: completing it refuses
     refusing = stolen.records(Outcome(200, {"data": {}}))
     _, events = _job_events(store, ws)

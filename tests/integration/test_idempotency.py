@@ -17,7 +17,7 @@ from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeys,
 )
-from tests.idempotency_support import KEY, REQUEST, T0, ChargedJob, Clock, workspace
+from tests.idempotency_support import API_KEY, KEY, REQUEST, T0, ChargedJob, Clock, workspace
 
 
 async def written(pool, ws) -> dict[str, int]:
@@ -39,7 +39,7 @@ async def stored_key(pool, key: str = KEY):
 async def test_the_answer_commits_with_the_events(store, pool):
     ws = await workspace(store)
     keys = IdempotencyKeys(pool)
-    await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+    await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
 
     async with pool.acquire() as conn:
         txs = await conn.fetch("SELECT xmin::text AS tx FROM idempotency_keys WHERE key = $1 UNION "
@@ -51,14 +51,14 @@ async def test_the_answer_commits_with_the_events(store, pool):
 
 async def test_a_replay_after_a_restart_still_replays(settings, store, pool):
     ws = await workspace(store)
-    first = await IdempotencyKeys(pool).run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws))
+    first = await IdempotencyKeys(pool).run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
 
     # A new process: a new pool, store and key table handle; nothing of the first in memory.
     fresh_pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
         fresh_store = PostgresEventStore(fresh_pool, store.registry)
         command = ChargedJob(fresh_store, ws)
-        again = await IdempotencyKeys(fresh_pool).run(ws, "jobs.create", KEY, REQUEST, command)
+        again = await IdempotencyKeys(fresh_pool).run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
     finally:
         await fresh_pool.close()
 
@@ -76,7 +76,7 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
     dying = ChargedJob(PostgresEventStore(dying_pool, store.registry), ws)
     dying.hold = asyncio.Event()
     in_flight = asyncio.create_task(IdempotencyKeys(dying_pool, clock=clock, claim_s=60).run(
-        ws, "jobs.create", KEY, REQUEST, dying))
+        ws, "jobs.create", KEY, REQUEST, dying, api_key_id=API_KEY))
     await asyncio.wait_for(dying.started.wait(), 10)
     dying_pool.terminate()  # the process is gone: its connections, and its release, with it
     in_flight.cancel()
@@ -86,11 +86,11 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
 
     clock.now = T0 + timedelta(seconds=59)
     with pytest.raises(IdempotencyKeyInUse) as refused:
-        await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+        await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
     assert refused.value.status == 409 and refused.value.code == "idempotency_key_in_use"
 
     clock.now = T0 + timedelta(seconds=61)
-    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, command)
+    answer = await keys.run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
 
     assert not answer.reused and command.executions == 1
     assert (await written(pool, ws))["JobQueued"] == 1 and await balance(store, ws) == 95

@@ -41,8 +41,9 @@ class MemoryBackend:
                 counts[e.type] = counts.get(e.type, 0) + 1
         return counts
 
-    async def stored_key(self, key: str = KEY) -> dict | None:
-        rows = [row for scope, row in self.database.idempotency_keys.items() if scope[3] == key]
+    async def stored_key(self, key: str = KEY, *, api_key_id=None) -> dict | None:
+        rows = [row for scope, row in self.database.idempotency_keys.items()
+                if scope[4] == key and api_key_id in (None, scope[2])]
         return dict(rows[0]) if rows else None
 
     async def ending(self, job_id) -> dict:

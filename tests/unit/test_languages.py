@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
 from collections.abc import Mapping
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 import domain.languages as registry
 from domain.analysis.text import labels as article_labels
 from domain.exports import labels as export_labels
-from domain.languages import CODES, ENGLISH, LANGUAGES
+from domain.languages import CODES, ENGLISH, LANGUAGES, TAG_PATTERN, supported
 from domain.languages.base import MAY_BE_EMPTY, OPTIONAL, Language
 from domain.revival import _labels as revival_labels
 
@@ -73,3 +74,17 @@ def test_the_german_key_facts_read_as_in_the_article():
     """The export printed "Kernaussagen" where the article printed "Das Wichtigste": one table now,
     the article's (what a reader sees first)."""
     assert export_labels("de")["key_facts"] == "Das Wichtigste" == article_labels("de")["key_facts"]
+
+
+@pytest.mark.parametrize(("tag", "code"), [("en", "en"), ("EN", "en"), ("en-US", "en"), ("en-Latn-GB", "en"),
+                                           ("Fr-CA", "fr"), ("de-CH-1996", "de"), ("pt-BR", "pt")])
+def test_a_tag_of_a_supported_language_names_its_code(tag, code):
+    assert supported(tag) == code
+    assert re.fullmatch(TAG_PATTERN, tag)  # the published pattern says the same
+
+
+@pytest.mark.parametrize("tag", ["xx", "zh", "zh-Hans", "ja", "eng", "fra", "e", "en-", "en_US", "en US", "-en",
+                                 "en-toolongsubtag", "", "é"])
+def test_any_other_tag_is_refused(tag):
+    assert supported(tag) is None
+    assert not re.fullmatch(TAG_PATTERN, tag)
