@@ -99,10 +99,9 @@ async def _one_run(base: Settings, label: str, video: Path, captions: Path, **en
 
 
 async def main() -> dict:
-    from infra.tools import ensure_caption_font, ensure_media_tools
+    from infra.provision import ensure
 
-    ensure_media_tools()
-    ensure_caption_font()
+    ensure("ffmpeg", "fonts-dejavu-core")
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
     scratch = await fresh(base)  # migrates the benchmark template; this copy of it is not used
