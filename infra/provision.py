@@ -83,6 +83,7 @@ APT_UPDATE_TIMEOUT_S = 300.0  # fetching the package lists; longer means a stall
 APT_INSTALL_TIMEOUT_S = 900.0  # downloading and unpacking (ffmpeg and PostgreSQL are ~150 MB)
 _LISTS_LOCKED = re.compile(r"Could not get lock (/var/lib/apt/lists/lock)\.?(?: It is (held by process [^\n]*))?")
 _TAIL_LINES = 8
+_PROGRESS = re.compile(r"\(Reading database \.\.\. \d+%")  # dpkg's progress, a line per 5 % without a terminal
 
 
 class ProvisionError(RuntimeError):
@@ -247,8 +248,9 @@ def run_apt(command: list[str], timeout_s: float, say: Callable[[str], None]) ->
         timer.start()
         try:
             for line in proc.stdout:
-                say("  | " + line.rstrip())
-                tail.append(line.rstrip())
+                if not _PROGRESS.match(line):
+                    say("  | " + line.rstrip())
+                    tail.append(line.rstrip())
         finally:
             timer.cancel()
         return proc.wait(), "\n".join(tail)
