@@ -1,6 +1,7 @@
 # The two commands of the README: `make run` (the service) and `make test` (the suite).
-# Both work on a fresh machine: they create .venv, install the pinned dependencies, and the
-# service and the test fixtures provision PostgreSQL (Debian packages) and Kafka (Maven) themselves.
+# Both work on a fresh machine: they create .venv, install the pinned dependencies, install the
+# system packages (`vaeo provision`: ffmpeg, PostgreSQL, Java, Maven, ... from Debian, once, before
+# anything runs in parallel), and the service and the test fixtures start PostgreSQL and Kafka.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -19,6 +20,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
+	$(BIN)/vaeo provision
 	$(BIN)/vaeo up $(if $(PORT),--port $(PORT),)
 
 # The suite, its files spread over parallel workers: much of a test's time is spent waiting on
@@ -27,6 +29,7 @@ run: $(STAMP)
 # first, in the order tests/conftest.py gives them (--no-loadscope-reorder keeps it).
 TEST_WORKERS ?= 4
 test: $(STAMP)
+	$(BIN)/vaeo provision --tests
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # No servers: the unit tests (domain rules, command handlers on the in-memory store, the

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from domain.clips import Caption, Font, Template, drawable, title_lines
 
-FONT_NAME = "DejaVu Sans"  # the caption font's family (its bold face: infra.tools.CAPTION_FONT)
+FONT_NAME = "DejaVu Sans"  # the caption font's family (its bold face: infra.provision.CAPTION_FONT)
 # The burned text's styles: pixels kept clear at each side, and the width of the box around a
 # title (the cover's in a thumbnail), which is drawn beyond the letters.
 TEXT_MARGIN_X = 40

@@ -32,6 +32,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from infra import provision
 from infra.llama_server import llama_down
 from infra.settings import Settings
 
@@ -56,19 +57,6 @@ def _is_root() -> bool:
     return os.geteuid() == 0
 
 
-def _apt_install(*packages: str) -> None:
-    """Install Debian packages; only possible as root (the machines this runs on are)."""
-    if not _is_root():
-        raise StackError(f"missing {packages}; install them (apt-get install {' '.join(packages)})")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    stamp = Path("/var/lib/apt/periodic/vaeo-update-stamp")
-    if not stamp.exists() or time.time() - stamp.stat().st_mtime > 86400:
-        _run(["apt-get", "update", "-q"], env=env)
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
-    _run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages], env=env, timeout=1200)
-
-
 def _port_open(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
         s.settimeout(0.5)
@@ -90,12 +78,8 @@ def _wait(predicate, timeout: float, what: str, log: Path | None = None) -> None
 
 def pg_bindir() -> Path:
     """Directory of the newest installed PostgreSQL server binaries, installing them if absent."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
-    if not found:
-        _apt_install("postgresql")
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
-    if not found:
-        raise StackError("PostgreSQL server binaries not found after apt-get install postgresql")
+    provision.ensure("postgresql")
+    found = sorted(glob.glob(provision.POSTGRES_INITDB), key=lambda p: int(p.split("/")[4]))
     return Path(found[-1]).parent
 
 
@@ -186,19 +170,14 @@ def pg_down(settings: Settings, mode: str = "fast") -> None:
 def java() -> str:
     """The Java runtime the broker runs on (and the tests' HTML checker): ``java`` on the PATH,
     installed from Debian's packages when absent."""
-    if not shutil.which("java"):
-        _apt_install("openjdk-17-jre-headless")
-    found = shutil.which("java")
-    if found is None:
-        raise StackError("java is not on the PATH after installing openjdk-17-jre-headless")
-    return found
+    provision.ensure("openjdk-17-jre-headless")
+    return shutil.which("java")
 
 
 def _kafka_libs(settings: Settings) -> Path:
     """Resolve the broker jars with Maven into a cache keyed by the pom's content."""
     java()
-    if not shutil.which("mvn"):
-        _apt_install("maven")
+    provision.ensure("maven")
     digest = hashlib.sha256(POM.read_bytes()).hexdigest()[:12]
     target = settings.kafka_jar_cache / digest
     if (target / ".complete").exists():

@@ -6,7 +6,7 @@
 file lock makes a second process wait for the first one's install and find it (as the local stack
 builds SeaweedFS, ``infra.stack.seaweedfs_binary``). A new lock is a new folder. The install takes
 minutes and about 1.5 GB from a cold npm cache (``install-seconds`` in the folder says how long it
-took there). Node.js and npm come from apt when missing (``infra.tools``). The CLI's usage metrics
+took there). Node.js and npm come from apt when missing (``infra.provision``). The CLI's usage metrics
 are turned off: a test sends nothing anywhere.
 """
 
@@ -21,7 +21,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from infra.tools import ensure_tools
+from infra import provision
 
 TOOL = Path(__file__).resolve().parent / "tools" / "asyncapi"
 CACHE = Path.home() / ".cache" / "vaeo" / "asyncapi-cli"
@@ -48,7 +48,7 @@ def cli() -> Path:
 
 
 def _install(target: Path) -> None:
-    ensure_tools(("node", "npm"))
+    provision.ensure("nodejs", "npm")
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(TOOL / name, target / name)
     started = time.monotonic()

@@ -25,7 +25,7 @@ import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import SecretStr
 
-from infra import llama_server, stack
+from infra import llama_server, provision, stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, wanted_topics
@@ -59,6 +59,20 @@ def _admin_dsn(settings: Settings) -> str:
     return settings.resolved_database_url().rsplit("/", 1)[0] + "/postgres"
 
 
+def pytest_configure(config) -> None:
+    """The system packages of the service and the tests (``infra.provision``), installed by the
+    run's controller before pytest-xdist starts its workers: the workers, their fixtures and any
+    ``vaeo up`` a test starts then find them present, instead of racing each other for apt."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller did it
+        return
+    settings = _base_settings()
+    try:
+        provision.provision(provision.wanted(local_postgres=not settings.database_url,
+                                             local_kafka=not settings.kafka_bootstrap, tests=True))
+    except provision.ProvisionError as exc:
+        raise pytest.UsageError(f"system packages: {exc}") from exc
+
+
 @pytest.fixture(scope="session")
 def stack_settings() -> Settings:
     """The test stack, up. The parallel workers of one run (``make test`` runs several) start it
@@ -70,8 +84,8 @@ def stack_settings() -> Settings:
 
 def stack_up(settings: Settings) -> None:
     """``stack.up`` one at a time across the run's workers: on a fresh machine the first one
-    installs PostgreSQL and Kafka (apt and Maven take one installer at a time), and a stack is
-    started once."""
+    resolves Kafka's jars with Maven (the system packages are in place already: ``pytest_configure``),
+    and a stack is started once."""
     lock = Path(tempfile.gettempdir()) / "vaeo-test-stack.lock"
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)

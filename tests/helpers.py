@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import inspect
 import signal
 import time
 
@@ -12,6 +13,36 @@ import asyncpg
 
 from infra.eventlog import make_consumer, topic_partitions
 from infra.settings import Settings
+
+
+async def until(probe, timeout: float, what: str, step: float = 0.05):
+    """``probe()`` (a function or a coroutine function) until it gives something true, which is
+    returned; after ``timeout`` seconds, an AssertionError naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = probe()
+        if inspect.isawaitable(got):
+            got = await got
+        if got:
+            return got
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(step)
+
+
+async def eventually(check, timeout: float, step: float = 0.5):
+    """``check()`` (a function or a coroutine function that asserts) until it passes, and its result;
+    after ``timeout`` seconds, its last AssertionError. For what is read after a kill, a restart or
+    a rebalance: on a busy machine it settles later than on a quiet one, so it is never read once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            got = check()
+            return await got if inspect.isawaitable(got) else got
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(step)
 
 
 async def end_offsets(settings: Settings) -> dict[int, int]:

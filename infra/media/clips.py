@@ -17,7 +17,7 @@ from domain.clip_framing import CropPath, Framing
 from domain.clips import Font, Template
 from infra.media.ffmpeg import MediaError, audio_bound, ffmpeg_argv, video_bound
 from infra.media.probe import probe
-from infra.tools import CAPTION_FONT
+from infra.provision import CAPTION_FONT
 
 # A cut's or render's duration may differ from its range by this much: an audio frame at each end
 # (MP3's container duration counts the encoder's delay and padding: under 47 ms at 48 kHz), or one
@@ -31,7 +31,7 @@ def clip_tolerance_ms(frame_ms: int | None) -> int:
     return max(CLIP_TOLERANCE_MS, frame_ms or 0)
 
 
-FONTS_DIR = "/usr/share/fonts/truetype/dejavu"  # fonts-dejavu-core (infra.tools.ensure_caption_font)
+FONTS_DIR = "/usr/share/fonts/truetype/dejavu"  # fonts-dejavu-core (infra.provision.NEEDS)
 # The encoders of each output format: H.264 + AAC in MP4 (moov first, so a player starts before
 # the end has arrived), VP9 + Opus in WebM (realtime deadline: libvpx's good quality is ten times
 # slower for a clip), MP3 at 48 kHz (its container duration stays within the tolerance above).
@@ -193,7 +193,7 @@ def thumbnail_argv(source: str | Path, demuxer: str, at_ms: int, t: Template, as
 
 @functools.cache
 def caption_font() -> Font:
-    """The characters of the caption font (``infra.tools.CAPTION_FONT``, DejaVu Sans Bold) and their
+    """The characters of the caption font (``infra.provision.CAPTION_FONT``, DejaVu Sans Bold) and their
     advance widths, as fractions of the size libass draws it at: libass sizes a font by its full
     height (Windows ascent plus descent, as VSFilter does), not by its em, so an advance is
     ``advance / (winAscent + winDescent)`` of the size (measured: ten W at 56 px are 527 px wide)."""

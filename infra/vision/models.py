@@ -14,9 +14,10 @@ import importlib
 import threading
 from types import ModuleType
 
+from infra import provision
 from infra.asr import ModelFile, package_dir, sha256_of
 
-CV2_PACKAGES = ("libgl1", "libglib2.0-0")  # what OpenCV's wheel needs from the system
+CV2_PACKAGES = ("libgl1", "libglib2.0-0")  # what OpenCV's wheel needs from the system (infra.provision.NEEDS)
 
 MODEL_FILES = (
     ModelFile("mediapipe", "modules/face_detection/face_detection_full_range_sparse.tflite",
@@ -45,18 +46,16 @@ class VisionUnavailable(Exception):
 
 def load_cv2() -> ModuleType:
     """OpenCV, which MediaPipe imports: on a fresh Debian machine its wheel lacks ``libGL.so.1`` and
-    ``libglib-2.0``; then they are installed once (as ``infra.stack`` installs ffmpeg) and the
-    import is tried again."""
+    ``libglib-2.0``. ``vaeo up`` installs them (``infra.provision``); a worker started alone
+    installs them here, once, and tries the import again."""
     try:
         return importlib.import_module("cv2")
     except ImportError as exc:
         if "libGL" not in str(exc) and "libg" not in str(exc):
             raise VisionUnavailable(f"OpenCV cannot be imported: {exc}") from exc
-        from infra.stack import StackError, _apt_install
-
         try:
-            _apt_install(*CV2_PACKAGES)
-        except StackError as failed:
+            provision.ensure(*CV2_PACKAGES)
+        except provision.ProvisionError as failed:
             raise VisionUnavailable(f"OpenCV needs {' and '.join(CV2_PACKAGES)}: {failed}") from exc
         return importlib.import_module("cv2")
 

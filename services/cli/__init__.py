@@ -14,7 +14,7 @@ import time
 from uuid import UUID
 
 from domain.languages import CODES, DEFAULT_LANGUAGE, supported
-from infra import stack, tools
+from infra import provision, stack
 from infra.settings import Settings
 
 PROCESSES = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
@@ -59,9 +59,23 @@ async def prepare(settings: Settings) -> None:
 # ------------------------------------------------------------------------------------ commands
 
 
+def provision_for(settings: Settings, *, tests: bool = False) -> list[str]:
+    """The system packages of the service and of the local servers the settings ask for (and the
+    tests'), installed when absent (``infra.provision``); the packages installed."""
+    return provision.provision(provision.wanted(local_postgres=not settings.database_url,
+                                                local_kafka=not settings.kafka_bootstrap, tests=tests))
+
+
+def cmd_provision(args: argparse.Namespace) -> int:
+    installed = provision_for(_settings(), tests=args.tests)
+    print(f"system packages: installed {' '.join(installed)}" if installed else "system packages: all present")
+    return 0
+
+
 def cmd_stack(args: argparse.Namespace) -> int:
     settings = _settings()
     if args.action == "up":
+        provision_for(settings)
         print(json.dumps(stack.up(settings), indent=2, default=str))
     elif args.action == "down":
         stack.down(settings)
@@ -171,12 +185,9 @@ def cmd_api(args: argparse.Namespace) -> int:
 def cmd_up(args: argparse.Namespace) -> int:
     """Provision the stack, migrate, start every process, stop them all on Ctrl-C or SIGTERM."""
     settings = ensure_secret_key(_settings(args))
+    provision_for(settings)  # before anything starts: a fresh machine has no ffmpeg, no PostgreSQL
     print("provisioning PostgreSQL and Kafka ...", flush=True)
     stack.up(settings)
-    # ffmpeg and ffprobe read every upload, the caption font draws burned captions, and espeak-ng
-    # makes a talk to try the service with (README): a fresh machine has none of them.
-    tools.ensure_tools(tools.ALL_TOOLS)
-    tools.ensure_caption_font()
     asyncio.run(prepare(settings))
     env = dict(os.environ, VAEO_SECRET_KEY=settings.secret_key, VAEO_API_PORT=str(settings.api_port),
                VAEO_DATABASE_URL=settings.resolved_database_url(),
@@ -463,6 +474,11 @@ def _process_commands(sub) -> None:
                          "more than one of anything is asked")
     up.set_defaults(fn=cmd_up)
 
+    pv = sub.add_parser("provision", help="install the system packages the service needs (ffmpeg, PostgreSQL, "
+                        "Java, Maven, ...) when absent; root and apt-get")
+    pv.add_argument("--tests", action="store_true", help="and those the test suite needs")
+    pv.set_defaults(fn=cmd_provision)
+
     st = sub.add_parser("stack", help="the local PostgreSQL and Kafka")
     st.add_argument("action", choices=["up", "down", "status"])
     st.set_defaults(fn=cmd_stack)
@@ -554,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     name_connections(args.command)
     try:
         return args.fn(args) or 0
-    except stack.StackError as exc:
+    except (stack.StackError, provision.ProvisionError) as exc:
         print(f"vaeo: {exc}", file=sys.stderr)
         return 2
     except DomainError as exc:  # a refused command (an invariant, a missing workspace): its code and why

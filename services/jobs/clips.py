@@ -51,6 +51,7 @@ from domain.clips import (
 )
 from domain.llm_usage import LlmUsage
 from domain.videos import Video, video_stream_id
+from infra import provision
 from infra.captions import CaptionError
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
@@ -67,7 +68,6 @@ from infra.media.ffmpeg import MediaError, run_killable, scrub
 from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
-from infra.tools import ensure_caption_font
 from infra.vision.faces import face_samples
 from infra.vision.models import VisionUnavailable
 from services.jobs.transcripts import read_transcript
@@ -212,7 +212,7 @@ async def render_clips(ctx: JobContext, work: ClipWork) -> dict:
                                              work.settings.media_timeout(video.duration_ms))
     except (CaptionError, MediaError) as exc:
         raise PermanentJobError(f"reading the transcript: {scrub(str(exc))}") from exc
-    await ctx.run_blocking(ensure_caption_font)
+    await ctx.run_blocking(provision.ensure, "fonts-dejavu-core")
     order = [c["id"] for c in render.clips]
 
     async def make(clip_id: str) -> ItemDone:

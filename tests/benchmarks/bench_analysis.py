@@ -92,9 +92,9 @@ def bench_media(minutes: int) -> None:
     from domain.videos import MAX_DURATION_MS
     from infra.media.elements import analyse_audio, detect_scenes, media_facts
     from infra.media.probe import measure_duration, probe
-    from infra.tools import ensure_media_tools
+    from infra.provision import ensure
 
-    ensure_media_tools()
+    ensure("ffmpeg")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench720p.mp4"
         t0 = time.perf_counter()

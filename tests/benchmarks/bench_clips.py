@@ -198,10 +198,9 @@ async def main(which: list[str]) -> dict:
     if "detect" in which:
         results["detect_s"] = bench_detect()
     if "cut" in which or "render" in which:
-        from infra.tools import ensure_caption_font, ensure_media_tools
+        from infra.provision import ensure
 
-        ensure_media_tools()
-        ensure_caption_font()
+        ensure("ffmpeg", "fonts-dejavu-core")
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
             source, captions = tmp / "talk720p.mp4", tmp / "talk.vtt"

@@ -147,9 +147,9 @@ async def _lying_run(base: Settings, label: str, lying: Path, video: Path, capti
 
 
 async def main_lying() -> dict:
-    from infra.tools import ensure_media_tools
+    from infra import provision
 
-    ensure_media_tools()
+    provision.ensure("ffmpeg")
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
     scratch = await fresh(base)
@@ -165,10 +165,9 @@ async def main_lying() -> dict:
 
 
 async def main() -> dict:
-    from infra.tools import ensure_caption_font, ensure_media_tools
+    from infra.provision import ensure
 
-    ensure_media_tools()
-    ensure_caption_font()
+    ensure("ffmpeg", "fonts-dejavu-core")
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
     scratch = await fresh(base)  # migrates the benchmark template; this copy of it is not used

@@ -269,9 +269,9 @@ async def main(which: list[str]) -> dict:
         results["api_2_vs_1"] = [round(two["req_per_s"] / one["req_per_s"], 2)
                                  for one, two in zip(results["api_1"], results["api_2"], strict=True)]
     if not which or "jobs" in which:
-        from infra.tools import ensure_media_tools
+        from infra.provision import ensure
 
-        ensure_media_tools()
+        ensure("ffmpeg")
         scratch = await fresh(base)  # migrates the benchmark template; this copy of it is not used
         await drop_isolated(base, scratch)
         with tempfile.TemporaryDirectory() as tmp:

@@ -584,7 +584,7 @@ async def main(which: list[str]) -> dict:
 
 def run(which: list[str]) -> None:
     if not shutil.which("espeak-ng"):
-        from infra.tools import ensure_tools
+        from tests.media_factory import ensure_tools
 
         ensure_tools()
     results = asyncio.run(main(which))

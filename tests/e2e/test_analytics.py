@@ -34,12 +34,12 @@ from aiokafka import AIOKafkaProducer
 from jsonschema import Draft202012Validator
 
 from domain.videos import Video
+from infra import provision
 from infra.asyncapi import DOC_PATH as ASYNCAPI_DOC
 from infra.asyncapi import message_id
 from infra.codec import EventRegistry, NewEvent
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
-from infra.tools import ensure_tools
 from services.application.jobs import QueueJob
 from services.application.keys import IssueKey
 from services.application.workspaces import CreateWorkspace
@@ -128,7 +128,7 @@ async def write_old_history(pool, registry: EventRegistry, workspace: UUID) -> C
 
 @pytest.fixture(scope="module")
 async def stack(stack_settings: Settings, template_db: str, tmp_path_factory) -> AsyncIterator[Stack]:
-    ensure_tools(("kcat",))
+    provision.ensure("kcat")
     ca = TestCA(tmp_path_factory.mktemp("ca"))
     before: dict = {}
 

@@ -32,7 +32,7 @@ from projections import ALL, all_ddl
 from services.lib.common import is_transient
 from services.processes.projector.rebuild import rebuild
 from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings, stack_up
-from tests.helpers import kafka_messages, snapshot, wait_projected, wait_relayed
+from tests.helpers import kafka_messages, snapshot, until, wait_projected, wait_relayed
 
 pytestmark = pytest.mark.slow
 
@@ -313,7 +313,9 @@ async def test_processes_started_while_postgres_is_down_wait_for_it(fault_stack,
     try:
         relay.start()
         projector.start()
-        await asyncio.sleep(4)  # long enough for both to have tried and failed to connect
+        # Each has tried, failed and is retrying (however long a busy machine takes to start them).
+        await until(lambda: all("retrying in" in p.log.read_text() for p in (relay, projector)),
+                    timeout=90, what="both processes retrying their connection")
         assert relay.alive() and projector.alive(), "a process exited instead of waiting for the database"
     finally:
         await asyncio.to_thread(stack.pg_up, fault_stack)

@@ -44,10 +44,10 @@ from projections import ALL
 from services.processes.projector.rebuild import rebuild
 from tests.conftest import BUILD_TIMEOUT, ROOT, env_for, s3_env, s3_settings
 from tests.e2e.test_videos import upload
-from tests.helpers import end_offsets, kafka_messages, snapshot, wait_projected, wait_relayed
+from tests.helpers import end_offsets, kafka_messages, snapshot, until, wait_projected, wait_relayed
 from tests.integration.test_cli import _free_port
 from tests.integration.test_dispatcher import Receiver, TestCA
-from tests.integration.test_scale_out import SCALE, _healthy, _said, _until, relay_roles
+from tests.integration.test_scale_out import SCALE, _healthy, _said, relay_roles
 from tests.media_factory import make_interview
 
 pytestmark = pytest.mark.slow
@@ -173,9 +173,9 @@ async def _kill_plan(pool, children: dict[str, int], logs: Path, acked: Acked, a
         os.kill(pid, signal.SIGKILL)
         killed[name] = time.monotonic()
 
-    await _until(lambda: _value(len(acked.videos) >= 2), 60, "two uploads acknowledged")
+    await until(lambda: len(acked.videos) >= 2, 60, "two uploads acknowledged")
     kill("api", children["api"])
-    await _until(lambda: _value(len(acked.clips) >= 1), 90, "a render acknowledged")
+    await until(lambda: len(acked.clips) >= 1, 90, "a render acknowledged")
     kill("projector", children["projector"])
     workers = {children["worker"], children["worker-2"]}
     since = time.monotonic()
@@ -190,7 +190,7 @@ async def _kill_plan(pool, children: dict[str, int], logs: Path, acked: Acked, a
         return next((pid for r in rows if (pid := _pid_of(r["lease_owner"])) in workers
                      and (r["made"] >= 1 or not patient)), None)
 
-    kill("worker", await _until(rendering, 90, "a render running on a worker"))
+    kill("worker", await until(rendering, 90, "a render running on a worker"))
     await asyncio.sleep(1.0)
     dispatchers = {children["dispatcher"], children["dispatcher-2"]}
 
@@ -199,16 +199,12 @@ async def _kill_plan(pool, children: dict[str, int], logs: Path, acked: Acked, a
             owners = await conn.fetch("SELECT lease_owner FROM webhook_deliveries WHERE status = 'sending'")
         return next((p for p in map(_pid_of, (r["lease_owner"] for r in owners)) if p in dispatchers), None)
 
-    kill("dispatcher", await _until(sending, 60, "a delivery on the wire"))
+    kill("dispatcher", await until(sending, 60, "a delivery on the wire"))
     await asyncio.sleep(1.0)
     kill("relay", children[active])
-    await _until(lambda: _said(logs / f"{standby}.log", "started at checkpoint"), 20, "the standby relay")
+    await until(lambda: _said(logs / f"{standby}.log", "started at checkpoint"), 20, "the standby relay")
     killed["takeover_s"] = time.monotonic() - killed["relay"]
     return killed
-
-
-async def _value(x):
-    return x
 
 
 async def _start_up(env: dict, port: int) -> tuple[asyncio.subprocess.Process, dict[str, int]]:
@@ -283,7 +279,7 @@ async def _run_and_check(env, pool, settings, logs: Path, children, receiver: Re
         keys.append(key)
     acked = Acked()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-        await _until(lambda: _healthy(http, base), 60, "the API")
+        await until(lambda: _healthy(http, base), 60, "the API")
         for w, key in enumerate(keys):
             got = await _call(http, "POST", f"{base}/v1/webhooks", key, acked,
                               json={"url": receiver.url(f"/hook/{w}")})
@@ -303,8 +299,8 @@ async def _run_and_check(env, pool, settings, logs: Path, children, receiver: Re
     assert set(acked.failed) <= {"503", "ClientOSError", "ServerDisconnectedError", "ClientConnectorError",
                                  "ClientPayloadError", "TimeoutError"}, acked.failed
     assert killed["takeover_s"] < 5, "the standby relay took longer than documented to take over"
-    await _until(lambda: _all_jobs_ended(pool), max(5.0, deadline - time.monotonic()), "every job ended")
-    head = await _until(lambda: _settled(settings, pool), max(5.0, deadline - time.monotonic()),
+    await until(lambda: _all_jobs_ended(pool), max(5.0, deadline - time.monotonic()), "every job ended")
+    head = await until(lambda: _settled(settings, pool), max(5.0, deadline - time.monotonic()),
                         "every delivery made and nothing more appended", step=0.2)
     await wait_projected(settings, pool, list(ALL), timeout=max(5.0, deadline - time.monotonic()))
     await _assert_acknowledged_once(settings, pool, acked, head)

@@ -66,7 +66,8 @@ async def test_speech_at_8_khz_or_in_six_channels_is_read(settings, sounds, name
     _, windows, words = await _words(speech_settings(settings), sounds[name])
     text = " ".join(w.text for w in words).lower()
     # The speech is read, not that every word is: at 8 kHz Whisper base mishears some of espeak-ng's
-    # words ("solar panels convert" as "so the panel can work"), so half of the said words are asked for (none are heard when the audio is not read).
+    # words ("solar panels convert" as "so the panel can work"), so half of the said words are
+    # asked for (none are heard when the audio is not read).
     said = {w for line in TALK_LINES[:3] for w in re.findall(r"[a-z]+", line.lower())}
     heard = set(re.findall(r"[a-z]+", text))
     assert windows and len(said & heard) >= 0.5 * len(said), (sorted(said - heard), text)

@@ -14,7 +14,7 @@ import pytest
 from infra import asr
 from infra.asr import AsrError, LocalEngine, decode_audio, speech_regions, stream_audio
 from infra.media.ffmpeg import MediaError
-from infra.tools import ensure_tools
+from tests.media_factory import ensure_tools
 
 SENTENCE = ("Solar panels convert sunlight into electricity. "
             "Why does this matter? Because solar power is now the cheapest source of electricity.")
