@@ -6,7 +6,8 @@ articles: the six exports and the detail read of a 60-minute video's article, at
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 facecrop: a 30 s 9:16 render with the centre crop and following the face (detection included), fps, ratio, peak RSS.
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
-fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
+fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out (--folds: the
+  weights and the count rule that ship, chosen out of fold). fit-titles --set DIR: the title ranking, the same way.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing.
@@ -34,6 +35,7 @@ from tests.benchmarks import (
     bench_speech,
     bench_vision,
     fit_boundaries,
+    fit_titles,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
@@ -41,7 +43,7 @@ SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analys
           "agent": bench_agent.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
           "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
-ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run}
+ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "fit-titles": fit_titles.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -197,8 +197,8 @@ def figures_block(rows: list[dict], today: str) -> str:
                         for k, (label, _) in enumerate(groups))
     lines = [BEGIN, "",
              f"Last run {today}: {len(rows)} transcripts ({kinds[0]} monologues, {kinds[1]} dialogues), analysed in "
-             f"{sum(r['analyse_s'] for r in rows):.1f} s. In-fold figures: the shipped parameters were chosen on "
-             "this set (the out-of-fold figures are below).", "",
+             f"{sum(r['analyse_s'] for r in rows):.1f} s. In-fold: the parameters of the code were chosen on "
+             "this set (the figures held out, five folds in turn, are below).", "",
              f"| measure | {header} |", "|---|" + "---|" * len(groups)]
     for label, key, form in DOC_MEASURES:
         lines.append(f"| {label} | " + " | ".join(form.format(m[key]) for _, m in groups) + " |")
