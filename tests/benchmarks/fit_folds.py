@@ -31,7 +31,7 @@ from domain.analysis.structure import COUNT_RULE, KIND_WEIGHTS, CountRule
 from tests.benchmarks.chapter_measures import fold_of, summary, summary_line
 from tests.benchmarks.fit_boundaries import KINDS, KindWeights, Prepared, boundaries_only, evaluate
 
-COUNT_BONUS = 0.1
+COUNT_BONUS = 0.5
 MIN_GAIN = 0.002
 ROUNDS = 40
 # The weights of the boundary features before this search (the depth's is 1: the scale).
@@ -53,6 +53,9 @@ RULE_STEPS = {
     "monologue_share": (-0.25, 0.25), "dialogue_share": (-0.25, 0.25), "threshold_sd": (-0.5, -0.25, 0.25, 0.5),
     "longest_ms": (-120_000, -60_000, 60_000, 120_000),
 }
+# Pairs of fields a single move may change together: a count that grows more slowly with the length
+# must start higher to stay right for the short talks (one field at a time, neither move gains).
+TOGETHER = (("at_15_min", "exponent"), ("dialogue_share", "threshold_sd"))
 RULE_LIMITS = {"at_15_min": (2.0, 10.0), "exponent": (0.0, 1.5), "monologue_share": (0.0, 1.0),
                "dialogue_share": (0.0, 1.0), "threshold_sd": (0.5, 4.0), "longest_ms": (180_000, 1_800_000)}
 
@@ -91,12 +94,29 @@ def moves(params: Params, names: list[str]) -> list[Params]:
                          for kind, w in weights.items()}
                 out.append((trial, rule))
     for field, steps in RULE_STEPS.items():
-        low, high = RULE_LIMITS[field]
         for step in steps:
-            value = round(getattr(rule, field) + step, 4)
-            if low <= value <= high:
-                out.append((weights, replace(rule, **{field: type(getattr(rule, field))(value)})))
+            moved = _moved(rule, {field: step})
+            if moved is not None:
+                out.append((weights, moved))
+    for (a, b) in TOGETHER:  # fields that move together: the count at 15 minutes and how it grows
+        for step_a in RULE_STEPS[a]:
+            for step_b in RULE_STEPS[b]:
+                moved = _moved(rule, {a: step_a, b: step_b})
+                if moved is not None:
+                    out.append((weights, moved))
     return out
+
+
+def _moved(rule: CountRule, steps: dict[str, float]) -> CountRule | None:
+    """``rule`` with each field moved by its step, or None when one leaves its limits."""
+    changes = {}
+    for field, step in steps.items():
+        low, high = RULE_LIMITS[field]
+        value = round(getattr(rule, field) + step, 4)
+        if not low <= value <= high:
+            return None
+        changes[field] = type(getattr(rule, field))(value)
+    return replace(rule, **changes)
 
 
 def search(objective: Objective, items: tuple[int, ...], names: list[str]) -> Params:
