@@ -33,7 +33,9 @@ CONNECTORS = table("connectors")
 # Words of quantity or manner that open a phrase without naming its subject ("couple of people", "kind of
 # sponsor", "sorte d'oscillation", "paar Beispiele"): such a phrase is no title nor topic.
 VAGUE_HEADS = table("vague_heads")
-COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
+COMPOUND_LETTERS = table("compound_letters")
+# Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
+ADVERB_ENDINGS = table("adverb_endings")  # where a long rare word is a compound (German, Dutch)
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
@@ -194,14 +196,26 @@ class PhraseReader:
         self.long_names = tuple(f" {fold(n)} " for n in names if len(n.split()) > 1)
 
     def is_clause(self, tokens: tuple[str, ...], count: int) -> bool:
-        """Three words said once whose middle word (no connector) or last word is frequent in the
-        language: a piece of a clause, a subject and its verb ("Arrays hold values", "Solar panels
-        turn", "Atomen besteht Jupiter", "Consumption and add"), not a name of something; a term
-        said again ("stolen necklace problem") or of rare words ("lithium ferrophosphate cells") is."""
+        """Three words said once in a chapter, side by side, or joined by a connector before a word
+        frequent in the language: a piece of a clause, a subject and its verb ("Arrays hold values",
+        "Solar panels turn", "Atomen besteht Jupiter", "Consumption and add"), not the name of
+        something; a term said again ("stolen necklace problem") or a phrase ending in a rarer word
+        ("Security and accessibility", "Number of parameters") may be."""
         if len(tokens) != 3 or count > 1:
             return False
-        middle = tokens[1] not in self.connectors and self.kit.is_frequent(tokens[1])
-        return middle or self.kit.is_frequent(tokens[2])
+        if tokens[1] not in self.connectors:
+            return True
+        return self.kit.is_frequent(tokens[2])
+
+    def is_adverb(self, token: str) -> bool:
+        """A word with the language's adverb ending whose rest is a word of the language
+        ("conceptually" of "conceptual", "supposedly"; not "family", "assembly")."""
+        for ending in ADVERB_ENDINGS.get(self.kit.code, ()):
+            rest = token[:-len(ending)]
+            if token.endswith(ending) and len(rest) >= 3 and not self.is_proper(token) and any(
+                    self.kit.zipf(word) > 0 for word in (rest, rest + "e")):
+                return True
+        return False
 
     def is_proper(self, token: str) -> bool:
         """Never said in lowercase, nor (German) after an article: a name."""

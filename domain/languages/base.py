@@ -163,6 +163,9 @@ class Language:
     # a word this long and rare in the language is a compound, a phrase in one word ("Wärmepumpe",
     # "Batteriespeicher"), so it may title a chapter alone; None: the language writes phrases apart
     compound_letters: int | None = None
+    # the endings that make an adverb of a word of the language ("conceptually" of "conceptual"): a title
+    # ends with none; None: the language's adverb ending also ends nouns (French "-ment": "changement")
+    adverb_endings: tuple[str, ...] | None = None
     contractions: str | None = None
     # domain.analysis.intents: search queries
     definite: Mapping[str, str] | None = None  # a contraction -> the definite article it stands for
@@ -182,8 +185,8 @@ class Language:
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
-            "articles_of_nouns", "noun_rule", "verb_endings", "compound_letters", "contractions", "definite",
-            "definite_articles", "plural_articles", "plural_templates", "org_tail", "assistant")
+            "articles_of_nouns", "noun_rule", "verb_endings", "compound_letters", "adverb_endings", "contractions",
+            "definite", "definite_articles", "plural_articles", "plural_templates", "org_tail", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

@@ -395,6 +395,7 @@ LANGUAGE = Language(
     conjunction="and",
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},
     vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
+    adverb_endings=("ly",),
     vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways",
     connectors="of for in to vs versus and with",
     pronouns=(

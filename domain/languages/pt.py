@@ -52,7 +52,7 @@ LANGUAGE = Language(
     connectors="de do da dos das e em para com",
     pronouns=(
         "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "
-        "minha teu tua seu sua nosso nossa algo nada alguém"
+        "minha teu tua seu sua nosso nossa algo nada alguém lo la los las"
     ),
     article_pronouns="o a os as",
     dangling="e ou mas o a os as um uma de do da a ao em para com por",

@@ -556,17 +556,18 @@ def _announced_subjects(speakers: tuple[str | None, ...]) -> list[Segment]:
     return segments
 
 
-def test_a_monologue_takes_its_chapter_count_from_its_length() -> None:
-    """Thirteen announced changes in 23 minutes: a podcast gets as many chapters as its boundaries
-    that stand out allow (up to one per 2 minutes), a lecture one per 5 minutes (docs/analysis.md)."""
+def test_a_lecture_counts_its_chapters_by_its_length_a_conversation_by_its_content() -> None:
+    """Thirteen announced changes in 23 minutes: a podcast gets as many chapters as its boundaries that
+    stand out (up to one per 2 minutes), a lecture as many as its length gives (docs/analysis.md)."""
     lecture = analyse(_announced_subjects((None,)), language="en")
     podcast = analyse(_announced_subjects(("HOST", "GUEST")), language="en")
     low, high = chapter_count_bounds(lecture.duration_ms)
-    assert (low, high) == (5, 12)
-    assert len(podcast.chapters) == high
-    assert low <= len(lecture.chapters) < len(podcast.chapters)
+    assert (low, high) == (3, 12)
+    by_length = COUNT_RULE.count(lecture.duration_ms, 0, "monologue")
+    assert by_length == COUNT_RULE.count(lecture.duration_ms, 14, "monologue") == 7  # the content moves it not
     longest = max(c.end_ms - c.start_ms for c in lecture.chapters)
-    assert len(lecture.chapters) == low or longest <= COUNT_RULE.longest_ms  # more only from the 7-minute split
+    assert len(lecture.chapters) == by_length or longest <= COUNT_RULE.longest_ms  # more only from the split
+    assert len(podcast.chapters) == high > len(lecture.chapters)  # fourteen parts said, twelve allowed
     for graph in (lecture, podcast):
         assert validate_chapters(graph.chapters, graph.duration_ms) == []
 
