@@ -26,6 +26,7 @@ same way every time:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -206,6 +207,8 @@ def is_tutorial(graph: ContentGraph) -> bool:
 # (``LEAD_CLAIM_WEIGHT`` times it), or a definition (``LEAD_DEFINITION_WEIGHT``: "A solar panel is...", which
 # states a part's point as nothing else does).
 LEAD_MIN_WORDS = 4
+LEAD_MAX_WORDS = 40
+RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)  # a word or two said again at once
 LEAD_HEADING_WEIGHT = 0.5
 LEAD_CLAIM_WEIGHT = 0.5
 LEAD_DEFINITION_WEIGHT = 1.0
@@ -253,7 +256,7 @@ class _Writer:
         (``states``), then the others in their spoken order; the lead takes the place of the weakest
         chosen sentence when it was not among them."""
         candidates = [s for s in pool if (s in chosen or s.index not in self.used) and self.quality(s) >= 0
-                      and len(s.tokens) >= LEAD_MIN_WORDS]
+                      and not s.is_question and len(s.tokens) >= LEAD_MIN_WORDS and self.reads_clean(s)]
         if not candidates:
             return chosen
         said: dict[str, int] = {}
@@ -269,6 +272,13 @@ class _Writer:
                 chosen = [s for s in chosen if s is not weakest]
             self.used.add(lead.index)
         return [lead, *sorted((s for s in chosen if s is not lead), key=lambda s: s.index)]
+
+    def reads_clean(self, sentence: Sentence) -> bool:
+        """May lead a section: no sponsor read, no restart ("I, I always thought", "if you, if you"),
+        at most ``LEAD_MAX_WORDS`` words (a podcast's rambling turn states no point)."""
+        text = sentence.text
+        return (len(words(text)) <= LEAD_MAX_WORDS and not self.kit.sponsor_re.search(text)
+                and not RESTART_RE.search(text))
 
     def states(self, sentence: Sentence, said: dict[str, int], named: set[str]) -> float:
         """How well ``sentence`` states its section's point: the section's recurring words it holds

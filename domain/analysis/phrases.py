@@ -33,9 +33,9 @@ CONNECTORS = table("connectors")
 # Words of quantity or manner that open a phrase without naming its subject ("couple of people", "kind of
 # sponsor", "sorte d'oscillation", "paar Beispiele"): such a phrase is no title nor topic.
 VAGUE_HEADS = table("vague_heads")
-COMPOUND_LETTERS = table("compound_letters")
+COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
 # Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
-ADVERB_ENDINGS = table("adverb_endings")  # where a long rare word is a compound (German, Dutch)
+ADVERB_ENDINGS = table("adverb_endings")
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
@@ -257,19 +257,23 @@ class PhraseReader:
         """The phrase can name a subject: no verb in it, no unit first (``UNIT_SHARE``) nor a word of
         quantity or manner (``VAGUE_HEADS``: "Couple of people"), in a language whose nouns take a
         determiner its first word said as a noun, not only the speakers' names; no last word mostly said
-        before one same word (``bound``: "Plugins for post" of "post css"); no common word right before a
+        before one same word (``bound``: "Plugins for post" of "post css") nor an adverb (``is_adverb``:
+        "Unrelated conceptually"); no common word right before a
         name ("Physicist Eugene Wigner": the name is the candidate; "aides de l'État" is a phrase)."""
         if any(t in self.verbs and t not in self.connectors for t in tokens) or self.stem(tokens[0]) in self.units:
             return False
         if tokens[0] in self.vague_heads:
             return False
-        if tokens[-1] in self.bound:
-            return False
+        if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and self.is_adverb(tokens[-1])):
+            return False  # "Plugins for post" (of "post css"), "Unrelated conceptually"
         if (len(tokens) > 1 and tokens[0] in self.lowercase and self.is_proper(tokens[-1])
                 and not any(t in self.connectors for t in tokens)):
             return False  # "Physicist Eugene Wigner", "Called Athena Crisis": the name alone says it
         if self.nouns is not None and tokens[NOUN_RULE[self.kit.code]] not in self.nouns:
             return False
+        if (self.nouns is not None and NOUN_RULE[self.kit.code] == -1 and len(tokens) == 3
+                and tokens[1] in self.connectors and tokens[0] not in self.nouns):
+            return False  # German "X der Y" opens with a noun too: not "Erfasst die Multiplikationstabelle"
         return not all(t in self.names or t in self.connectors for t in tokens)
 
     def is_content(self, token: str, raw: str) -> bool:

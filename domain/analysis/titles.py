@@ -19,7 +19,7 @@ from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers
 # chapters (each phrase's ROUGE-L against the human title, within each chapter), and measured held out,
 # five folds in turn (``python -m tests.benchmarks fit-titles``; docs/benchmarks.md).
 TITLE_FEATURES = ("tfidf", "two_words", "three_words", "rarity", "lead")
-TITLE_WEIGHTS = {"tfidf": 0.0044, "two_words": 0.0124, "three_words": 0.0284, "rarity": 0.0187, "lead": 0.0394}
+TITLE_WEIGHTS = {"tfidf": 0.0044, "two_words": 0.0124, "three_words": 0.0284, "rarity": 0.0192, "lead": 0.0396}
 
 
 @dataclass(slots=True)
