@@ -127,7 +127,7 @@ def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, lan
         raise ValueError(f"analysis mode must be one of {', '.join(MODES)}")
     r = read_transcript(segments, facts, language)
     key, sentences, duration_ms = r.reader.kit.code, r.sentences, r.duration_ms
-    chapters = build_chapters(sentences, duration_ms, facts, key, reader=r.reader, intents=r.intents)
+    chapters = build_chapters(sentences, duration_ms, facts, key, reader=r.reader)
     narrative = build_narrative(sentences, duration_ms, chapters, r.claims, key)
     moments = find_moments(sentences, r.claims, r.sentence_entities, r.topics, duration_ms, language=key,
                            reader=r.reader)

@@ -298,14 +298,13 @@ COUNT_RULE = CountRule()
 
 
 def build_chapters(sentences: Sequence[Sentence], duration_ms: int, facts: MediaFacts | None = None,
-                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None,
-                   intents: Sequence = ()) -> list[Chapter]:
+                   language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None) -> list[Chapter]:
     """The chapters of a talk, placed (``place_chapters``) and titled (``titles.title_chapters``)."""
     if duration_ms < 3 * SAFE_GAP_MS or not sentences:
         return []
     reader = reader or PhraseReader(language)
     scores = boundary_scores(sentences, facts, boundary_window_ms(duration_ms), reader=reader)
-    return chapters_from_scores(sentences, duration_ms, scores, reader, intents=intents)
+    return chapters_from_scores(sentences, duration_ms, scores, reader)
 
 
 def boundary_window_ms(duration_ms: int) -> int:
@@ -314,10 +313,10 @@ def boundary_window_ms(duration_ms: int) -> int:
 
 
 def chapters_from_scores(sentences: Sequence[Sentence], duration_ms: int, scores: Sequence[float],
-                         reader: PhraseReader, rule: CountRule = COUNT_RULE, intents: Sequence = ()) -> list[Chapter]:
+                         reader: PhraseReader, rule: CountRule = COUNT_RULE) -> list[Chapter]:
     """The chapters the boundary strengths ``scores`` give (one per sentence), titled."""
     chapters = place_chapters(sentences, duration_ms, scores, reader, rule)
-    title_chapters(chapters, sentences, reader, intents)
+    title_chapters(chapters, sentences, reader)
     return chapters
 
 

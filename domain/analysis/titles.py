@@ -1,4 +1,6 @@
-"""Chapter titles. See ``title_chapters``."""
+"""Chapter titles that name each chapter's subject: the question it opens with, the subject it
+announces, or its best phrase by a ranking fitted on human chapters (``title_chapters``); never a
+single common word, never another chapter's title. The rules a title follows are in ``phrases``."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ class TitleContext:
 
 
 def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reader: PhraseReader,
-                   intents: Sequence = (), weights: dict[str, float] | None = None) -> None:
+                   weights: dict[str, float] | None = None) -> None:
     """Each chapter's title (see ``chapter_title``), unique across the chapters; the first chapter of a
     video that names its own subject in its first sentences is titled by it."""
     tables = [reader.table(sentences[c.first_sentence:c.last_sentence + 1]) if sentences else None

@@ -127,7 +127,6 @@ class Prepared:
     duration_ms: int
     sentences: list
     reader: PhraseReader
-    intents: list  # the search intents the analysis reads before it titles the chapters
     lowercase: frozenset[str]  # the words the transcript says in lowercase (``bare_noun``)
     features: np.ndarray  # sentences x features (row 0: the talk's start, never a boundary)
     labels: np.ndarray
@@ -161,7 +160,7 @@ def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = 
     far = (distance > FAR_S).all(axis=1)
     far[0] = False
     lowercase = lowercase_words(" ".join(s.text for s in segments))
-    return Prepared(item, kind, duration_ms, sentences, reader, reading.intents, lowercase, features, labels, far)
+    return Prepared(item, kind, duration_ms, sentences, reader, lowercase, features, labels, far)
 
 
 def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool, pairwise: bool = False
@@ -228,7 +227,7 @@ def strengths(prepared: Prepared, weights: dict[str, float]) -> list[float]:
 def evaluate(prepared: Prepared, weights: dict[str, float], rule: CountRule = COUNT_RULE) -> dict:
     """The item chaptered with ``weights`` and ``rule``, titled, and scored as the quality benchmark scores it."""
     chapters = chapters_from_scores(prepared.sentences, prepared.duration_ms, strengths(prepared, weights),
-                                    prepared.reader, rule, prepared.intents)
+                                    prepared.reader, rule)
     row = score_item([c.to_dict() for c in chapters], prepared.item.gold, prepared.duration_ms / 1000,
                      prepared.lowercase)
     return {"item": prepared.item.name, "kind": prepared.kind, **row}

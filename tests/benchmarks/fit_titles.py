@@ -104,7 +104,7 @@ def titled(spans: Spans, weights: dict[str, float]) -> dict:
     """The human chapters titled with ``weights``, scored: each chapter's ROUGE-L, the titles."""
     chapters = [Chapter(c.start_ms, c.end_ms, "", c.first_sentence, c.last_sentence) for c in spans.chapters]
     reading = spans.reading
-    title_chapters(chapters, reading.sentences, reading.reader, reading.intents, weights)
+    title_chapters(chapters, reading.sentences, reading.reader, weights)
     scored = [Rouge.f(c.title, h) for c, h in zip(chapters, spans.human, strict=True) if h is not None]
     titles = [c.title for c in chapters]
     return {"item": spans.name, "rouge": scored, "titles": titles, "human": spans.human,
