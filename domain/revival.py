@@ -40,7 +40,7 @@ from uuid import UUID
 import regex
 from eventsourcing.domain import Aggregate, event
 
-from domain.analysis.structure import MIN_CHAPTER_MS, format_timestamp, validate_chapters
+from domain.analysis.chapters import MIN_CHAPTER_MS, format_timestamp, validate_chapters
 from domain.analysis.text import fold, lang_key
 from domain.base import InvalidTransition, aggregate, deterministic_id
 from domain.languages import LANGUAGES

@@ -4,9 +4,9 @@ Standard library only; no I/O. See docs/analysis.md for every rule and its reaso
 """
 
 from domain.analysis.article import WRITING_STYLES, Article, write_article
+from domain.analysis.chapters import chapters_text, format_timestamp, validate_chapters
 from domain.analysis.graph import MODES, ContentGraph, analyse
 from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, Segment, Sentence, TimeRange
-from domain.analysis.structure import chapters_text, format_timestamp, validate_chapters
 
 __all__ = [
     "MODES", "WRITING_STYLES", "Article", "AudioSegment", "ContentGraph", "Loudness", "MediaFacts", "SceneChange",

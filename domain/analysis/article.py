@@ -25,25 +25,39 @@ same way every time:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from domain.analysis.chapters import format_timestamp
 from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
 from domain.analysis.graph import ContentGraph
+from domain.analysis.headings import question_headings, talk_title
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.structure import format_timestamp, video_subject_title
-from domain.analysis.text import capitalise, colon, fold, labels, question_mark, strip_leading_fillers, words
+from domain.analysis.text import (
+    capitalise,
+    colon,
+    fold,
+    labels,
+    norm_token,
+    question_mark,
+    strip_leading_fillers,
+    words,
+)
+from domain.analysis.titles import video_subject_title
 from domain.analysis.topics import Topic
 from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
                   "interview")
-INSTRUCTION_RE = re.compile(
-    r"\bil faut\b|\bvous devez\b|\bvous pouvez\b|\bcommencez\b|\bvérifiez\b|\bensuite\b|\bétape\b|\bpensez à\b|"
-    r"\bn['’]oubliez pas\b|\bmake sure\b|\byou (?:need|should|can|must)\b|\bfirst,|\bthen\b|\bnext\b|\bstep\b|"
-    r"\bdon['’]t forget\b|\bstart by\b|\bcheck\b", re.IGNORECASE)
+# A talk is a tutorial when it tells the viewer what to do (``Language.instructs``: "Click Save.", "Then make
+# sure the radiators are large enough", "Step two: ...") in at least this share of its sentences, and at
+# least ``TUTORIAL_MIN`` times. On the development set's 40 lectures and podcasts the share is 0 to 2.5 %
+# (a lecturer's imperatives, "imagine", "consider", "take", are not instructions): none is a tutorial.
+TUTORIAL_SHARE = 0.06
+TUTORIAL_MIN = 3
 
 # sentences per section, sentences per paragraph
 SHAPES = {
@@ -57,10 +71,11 @@ class Paragraph:
     sentences: list[str]
     speaker: str | None = None
     role: str = "text"  # text, question, answer
+    start_ms: int | None = None  # where its first sentence is said (the offline engine quotes; a provider writes)
 
     def to_dict(self) -> dict:
         return {"text": " ".join(self.sentences), "sentences": list(self.sentences), "speaker": self.speaker,
-                "role": self.role}
+                "role": self.role, **({"startMs": self.start_ms} if self.start_ms is not None else {})}
 
 
 @dataclass(slots=True)
@@ -130,6 +145,8 @@ class Article:
             lines += [f"## {section.heading}", ""]
             for paragraph in section.paragraphs:
                 text = " ".join(paragraph.sentences)
+                if paragraph.start_ms is not None:
+                    text = f"{text} ({format_timestamp(paragraph.start_ms)})"
                 if self.writing_style == "tutorial":
                     lines.append(f"- {text}")
                     continue
@@ -170,14 +187,31 @@ def resolve_style(graph: ContentGraph, style: str) -> str:
                     if a.is_question and b.speaker and b.speaker != a.speaker)
     if len(named) >= 2 and exchanges >= 3 and len(questions) >= 3:
         return "interview"
-    # "Next, let's talk about the cost" moves the talk on; it tells nobody what to do
-    kit = language_of(graph.language)
-    instructions = sum(1 for s in sentences if INSTRUCTION_RE.search(s.text) and kit.announced(s.text) is None)
-    if sentences and instructions >= 0.1 * len(sentences):
+    if is_tutorial(graph):
         return "tutorial"
     if graph.claims and sum(1 for c in graph.claims if "statistic" in c.kinds) >= 0.4 * len(graph.claims):
         return "analytical"
     return "journalistic"
+
+
+def is_tutorial(graph: ContentGraph) -> bool:
+    """The talk tells its viewer what to do, step by step (``TUTORIAL_SHARE``): only then are an
+    article's sections numbered steps."""
+    kit = language_of(graph.language)
+    instructions = sum(1 for s in graph.sentences if kit.instructs(s.text))
+    return instructions >= TUTORIAL_MIN and instructions >= TUTORIAL_SHARE * len(graph.sentences)
+
+
+# The lead of a section: a statement of at least this many content words, weighed by the section's
+# recurring words it holds, the heading's words (each ``LEAD_HEADING_WEIGHT``), its claim's confidence
+# (``LEAD_CLAIM_WEIGHT`` times it), or a definition (``LEAD_DEFINITION_WEIGHT``: "A solar panel is...", which
+# states a part's point as nothing else does).
+LEAD_MIN_WORDS = 4
+LEAD_MAX_WORDS = 40
+RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)  # a word or two said again at once
+LEAD_HEADING_WEIGHT = 0.5
+LEAD_CLAIM_WEIGHT = 0.5
+LEAD_DEFINITION_WEIGHT = 1.0
 
 
 class _Writer:
@@ -206,7 +240,7 @@ class _Writer:
             value -= 0.3
         if self.style == "analytical" and claim and {"statistic", "causal", "comparison"} & set(claim.kinds):
             value += 0.6
-        if self.style == "tutorial" and INSTRUCTION_RE.search(sentence.text):
+        if self.style == "tutorial" and self.kit.instructs(sentence.text):
             value += 0.8
         return value
 
@@ -217,6 +251,48 @@ class _Writer:
         self.used.update(s.index for s in ranked)
         return sorted(ranked, key=lambda s: s.index)
 
+    def with_lead(self, pool: Sequence[Sentence], chosen: list[Sentence], heading: str) -> list[Sentence]:
+        """``chosen`` with the sentence of ``pool`` that best states the section's point first
+        (``states``), then the others in their spoken order; the lead takes the place of the weakest
+        chosen sentence when it was not among them."""
+        candidates = [s for s in pool if (s in chosen or s.index not in self.used) and self.quality(s) >= 0
+                      and not s.is_question and len(s.tokens) >= LEAD_MIN_WORDS and self.reads_clean(s)]
+        if not candidates:
+            return chosen
+        said: dict[str, int] = {}
+        for sentence in pool:
+            for stem in {self.kit.stem(t) for t in sentence.tokens}:
+                said[stem] = said.get(stem, 0) + 1
+        named = {self.kit.stem(norm_token(w)) for w in words(heading)}
+        lead = max(candidates, key=lambda s: (self.states(s, said, named), -s.index))
+        if lead not in chosen:
+            if chosen:
+                weakest = min(chosen, key=lambda s: (self.quality(s), -s.index))
+                self.used.discard(weakest.index)
+                chosen = [s for s in chosen if s is not weakest]
+            self.used.add(lead.index)
+        return [lead, *sorted((s for s in chosen if s is not lead), key=lambda s: s.index)]
+
+    def reads_clean(self, sentence: Sentence) -> bool:
+        """May lead a section: no sponsor read, no restart ("I, I always thought", "if you, if you"),
+        at most ``LEAD_MAX_WORDS`` words (a podcast's rambling turn states no point)."""
+        text = sentence.text
+        return (len(words(text)) <= LEAD_MAX_WORDS and not self.kit.sponsor_re.search(text)
+                and not RESTART_RE.search(text))
+
+    def states(self, sentence: Sentence, said: dict[str, int], named: set[str]) -> float:
+        """How well ``sentence`` states its section's point: the section's recurring words it holds
+        (``said``: in how many of the section's sentences each stem is), per the square root of its
+        length, the heading's words it says (``named``), and its strength as a claim (a definition most).
+        These weights are set by hand: no human "lead" of a section was there to fit them on."""
+        stems = {self.kit.stem(t) for t in sentence.tokens}
+        value = sum(1 for t in stems if said.get(t, 0) >= 2) / math.sqrt(max(LEAD_MIN_WORDS, len(stems)))
+        value += LEAD_HEADING_WEIGHT * len(stems & named)
+        claim = self.claims.get(sentence.index)
+        if claim is not None:
+            value += LEAD_DEFINITION_WEIGHT if "definition" in claim.kinds else LEAD_CLAIM_WEIGHT * claim.confidence
+        return value
+
     def paragraphs(self, chosen: Sequence[Sentence], size: int) -> list[Paragraph]:
         out: list[Paragraph] = []
         by_speaker = self.style == "conversational"
@@ -226,7 +302,8 @@ class _Writer:
             if same:
                 last.sentences.append(quote(s, self.language))
             else:
-                out.append(Paragraph([quote(s, self.language)], s.speaker, "question" if s.is_question else "text"))
+                out.append(Paragraph([quote(s, self.language)], s.speaker, "question" if s.is_question else "text",
+                                     s.start_ms))
         return out
 
     def interview_section(self, pool: Sequence[Sentence], k: int) -> list[Paragraph]:
@@ -240,8 +317,9 @@ class _Writer:
                 continue
             self.used.add(s.index)
             self.used.update(a.index for a in answers[:2])
-            out.append(Paragraph([quote(s, self.language)], s.speaker, "question"))
-            out.append(Paragraph([quote(a, self.language) for a in answers[:2]], answers[0].speaker, "answer"))
+            out.append(Paragraph([quote(s, self.language)], s.speaker, "question", s.start_ms))
+            out.append(Paragraph([quote(a, self.language) for a in answers[:2]], answers[0].speaker, "answer",
+                                 answers[0].start_ms))
         return out
 
 
@@ -250,7 +328,6 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     language = language or graph.language or DEFAULT_LANGUAGE
     label = labels(language)
     style = resolve_style(graph, writing_style)
-    per_section, per_paragraph = SHAPES[style]
     writer = _Writer(graph, style, language)
     sentences = graph.sentences
 
@@ -272,26 +349,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     introduction = [quote(s, language) for s in intro]
 
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
-    sections: list[Section] = []
-    for number, (title, start, end) in enumerate(section_spans(graph, language), start=1):
-        pool = sentences_between(sentences, start, end)
-        if style == "tutorial":
-            heading = f"{label['step']} {number}{colon(language)}{title}"
-        elif style == "documentary":
-            heading = f"[{format_timestamp(start)}] {title}"
-        else:
-            heading = title
-        if style == "interview":
-            paragraphs = writer.interview_section(pool, per_section)
-            if not paragraphs:
-                paragraphs = writer.paragraphs(writer.pick(pool, per_section), per_paragraph)
-        else:
-            paragraphs = writer.paragraphs(writer.pick(pool, per_section), per_paragraph)
-        if not paragraphs:
-            fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3][:1]
-            writer.used.update(s.index for s in fallback)
-            paragraphs = writer.paragraphs(fallback, per_paragraph)
-        sections.append(Section(heading, start, end, paragraphs))
+    sections = _sections(graph, writer, {fold(e["question"]) for e in faq}, language)
 
     # key facts: the strongest claims, in video order
     strongest = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:7 if style == "analytical" else 5]
@@ -308,6 +366,37 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
                    conclusion=conclusion, keywords_primary=primary_keywords(graph, language), labels=label,
                    on_screen=on_screen(graph))
+
+
+def _sections(graph: ContentGraph, writer: _Writer, taken: set[str], language: str) -> list[Section]:
+    """One section per chapter: its heading (the chapter's title, or the question it answers:
+    ``headings.question_headings``; numbered steps only in a tutorial's talk, ``is_tutorial``), and its
+    paragraphs, the sentence that best states its point first (``_Writer.with_lead``)."""
+    style, label = writer.style, labels(language)
+    per_section, per_paragraph = SHAPES[style]
+    spans = section_spans(graph, language)
+    questions = question_headings(graph, spans, taken, language)
+    numbered = style == "tutorial" and is_tutorial(graph)
+    sections: list[Section] = []
+    for number, (title, start, end) in enumerate(spans, start=1):
+        pool = sentences_between(graph.sentences, start, end)
+        title = questions.get(number - 1, title)
+        if numbered:
+            heading = f"{label['step']} {number}{colon(language)}{title}"
+        elif style == "documentary":
+            heading = f"[{format_timestamp(start)}] {title}"
+        else:
+            heading = title
+        paragraphs = writer.interview_section(pool, per_section) if style == "interview" else []
+        if not paragraphs:
+            chosen = writer.with_lead(pool, writer.pick(pool, per_section), title)
+            paragraphs = writer.paragraphs(chosen, per_paragraph)
+        if not paragraphs:
+            fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3][:1]
+            writer.used.update(s.index for s in fallback)
+            paragraphs = writer.paragraphs(fallback, per_paragraph)
+        sections.append(Section(heading, start, end, paragraphs))
+    return sections
 
 
 def on_screen(graph: ContentGraph) -> list[str]:
@@ -346,20 +435,16 @@ def sentences_between(sentences: Sequence[Sentence], start_ms: int, end_ms: int)
 
 
 def _title(graph: ContentGraph, language: str) -> str:
-    """The subject the video names for itself in its first sentences, when it makes a title; else
-    its first topics ("Panels: battery and installation"); else its first words."""
-    subject = video_subject_title(graph.sentences, language)
+    """The talk's subject (``headings.talk_title``); else its first topics joined ("Vector and
+    directions"); else its first words."""
+    subject = talk_title(graph, language)
     if subject is not None:
         return subject
-    names = [t.name for t in graph.topics[:3]]
+    names = [t.name for t in graph.topics[:2]]
     if not names:
         first = graph.sentences[0].text if graph.sentences else ""
         return capitalise(" ".join(words(strip_leading_fillers(first))[:8]))
-    head, rest = capitalise(names[0]), names[1:]
-    if not rest:
-        return head
-    joined = rest[0] if len(rest) == 1 else f"{rest[0]} {labels(language)['and']} {rest[1]}"
-    return f"{head}{colon(language)}{joined}"
+    return capitalise(f" {labels(language)['and']} ".join(names))
 
 
 SENTENCES_PER_FAQ_ENTRY = 6  # a short video keeps sentences for its sections: one entry per 6 sentences

@@ -57,6 +57,10 @@ ANNOUNCE_PHRASES = table("announce_phrases")
 # A sentence that opens the steps of an answer ("How do you choose? Start by measuring your use."):
 # after a question, the steps that follow are its answer.
 STEP_OPENERS = table("step_openers")
+# A sentence that tells the viewer what to do ("Click Save.", "Then make sure the radiators...", "Step two:
+# ..."): how often a talk says them tells a tutorial from a lecture, whose imperatives ("imagine",
+# "consider", "take") invite to think, not to do.
+INSTRUCTION_PHRASES = table("instruction_phrases")
 # What the English phrases leave before the subject ("the price of...") and after it ("... for a moment").
 # The subject a video names for itself in its opening ("Welcome to this video about home solar
 # power", "Willkommen zu diesem Video über Solarenergie in Deutschland"): the words after the phrase,
@@ -87,6 +91,7 @@ class Language:
     announce_re: re.Pattern = field(repr=False)
     video_subject_re: re.Pattern = field(repr=False)
     steps_re: re.Pattern = field(repr=False)
+    instruction_re: re.Pattern = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
 
@@ -121,6 +126,12 @@ class Language:
     def opens_steps(self, text: str) -> bool:
         """The sentence opens the steps of an answer ("Start by measuring...", "D'abord, il faut...")."""
         return bool(self.steps_re.match(_after_leading_words(text, self.leading_words)))
+
+    def instructs(self, text: str) -> bool:
+        """The sentence tells the viewer what to do (``INSTRUCTION_PHRASES``), and is no announcement of
+        the next subject ("Next, let's look at the cost")."""
+        return bool(self.instruction_re.match(_after_leading_words(text, self.leading_words))) and (
+            self.announced(text) is None)
 
     def announced(self, text: str) -> str | None:
         """The subject a sentence announces by name ("Next, let's talk about battery storage." ->
@@ -294,6 +305,7 @@ def language(code: str | None) -> Language:
         conclusion_re=re.compile(rf"\b(?:{CONCLUSION_PHRASES[key]})\b", re.IGNORECASE),
         sponsor_re=re.compile(SPONSOR_PHRASES[key], re.IGNORECASE),
         steps_re=re.compile(rf"(?:{STEP_OPENERS[key]})(?!\w)", re.IGNORECASE),
+        instruction_re=re.compile(rf"(?:{INSTRUCTION_PHRASES[key]})", re.IGNORECASE),
         announce_re=re.compile(rf"(?:{ANNOUNCE_PHRASES[key]})(?:(?<=['’])|(?!\w))\s*", re.IGNORECASE),
         video_subject_re=re.compile(VIDEO_SUBJECT_PHRASES[key], re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),

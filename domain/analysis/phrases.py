@@ -30,6 +30,12 @@ from domain.languages import table
 
 # Words that may join two content words inside a three-word phrase, per language.
 CONNECTORS = table("connectors")
+# Words of quantity or manner that open a phrase without naming its subject ("couple of people", "kind of
+# sponsor", "sorte d'oscillation", "paar Beispiele"): such a phrase is no title nor topic.
+VAGUE_HEADS = table("vague_heads")
+COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
+# Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
+ADVERB_ENDINGS = table("adverb_endings")
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
@@ -47,6 +53,10 @@ DANGLING = table("dangling")
 # calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
 VERB_SIGNALS = table("verb_signals")
 VERB_SHARE = 0.3
+# A word said at least ``BOUND_MIN`` times, before one same word in ``BOUND_SHARE`` of its uses, is the
+# first half of a name or a term ("post" of "post css", "bike" of "bike shedding"): it ends no title.
+BOUND_MIN = 3
+BOUND_SHARE = 0.6
 # A word said after a number in half of its uses or more is a unit ("zweihundert Euro", "ten
 # percent", "cinq ans"): it counts the subject, it is not one.
 UNIT_SHARE = 0.5
@@ -104,6 +114,7 @@ class PhraseReader:
     def __init__(self, code: str | None) -> None:
         self.kit: Language = language(code)
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
+        self.vague_heads = frozenset(VAGUE_HEADS[self.kit.code].split())
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
         self._numbers: dict[str, bool] = {}
@@ -114,6 +125,8 @@ class PhraseReader:
         self.common: frozenset[str] = frozenset()  # words said after an article (``ARTICLES_OF_NOUNS``)
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
         self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
+        self.lowercase: frozenset[str] = frozenset()  # words the transcript says in lowercase somewhere
+        self.bound: frozenset[str] = frozenset()  # words mostly said before one same word (``BOUND_SHARE``)
 
     def learn(self, sentences: Sequence, speakers: Iterable[str] = ()) -> None:
         """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``),
@@ -129,12 +142,16 @@ class PhraseReader:
         before_object: Counter = Counter()
         total: Counter = Counter()
         nouns: set[str] = set()
+        lowercase: set[str] = set()
+        following: dict[str, Counter] = defaultdict(Counter)
         for sentence in sentences:
             previous = said = last = ""
             counted = False  # the word before was a number
             for n, word in enumerate(WORD_RE.findall(sentence.text)):
                 token = norm_token(word)
                 total[token] += 1
+                if word.islower():
+                    lowercase.add(token)
                 if previous in signals:
                     after_signal[token] += 1
                 if counted:
@@ -148,6 +165,8 @@ class PhraseReader:
                     common.add(token)
                 if last and (said in objects or elided in objects):
                     before_object[last] += 1
+                if last:
+                    following[last][token] += 1
                 last = token
                 previous = said
                 if elided and previous not in signals:  # j'ai, l'énergie: the elided word
@@ -159,6 +178,9 @@ class PhraseReader:
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
         self.common = frozenset(common)
+        self.lowercase = frozenset(lowercase)
+        self.bound = frozenset(t for t, after in following.items() if total[t] >= BOUND_MIN
+                               and after.most_common(1)[0][1] >= BOUND_SHARE * total[t])
         stem_total: Counter = Counter()
         stem_after: Counter = Counter()
         for token, count in total.items():
@@ -172,6 +194,49 @@ class PhraseReader:
         """The transcript's names of several words ("International Energy Agency"): a title is never a
         piece of one ("Energy Agency"), which names nothing the talk said."""
         self.long_names = tuple(f" {fold(n)} " for n in names if len(n.split()) > 1)
+
+    def is_clause(self, tokens: tuple[str, ...], count: int) -> bool:
+        """Three words said once in a chapter, side by side, or joined by a connector before a word
+        frequent in the language: a piece of a clause, a subject and its verb ("Arrays hold values",
+        "Solar panels turn", "Atomen besteht Jupiter", "Consumption and add"), not the name of
+        something; a term said again ("stolen necklace problem") or a phrase ending in a rarer word
+        ("Security and accessibility", "Number of parameters") may be."""
+        if len(tokens) != 3 or count > 1:
+            return False
+        if tokens[1] not in self.connectors:
+            return True
+        return self.kit.is_frequent(tokens[2])
+
+    def is_adverb(self, token: str) -> bool:
+        """A word with the language's adverb ending whose rest is a word of the language
+        ("conceptually" of "conceptual", "supposedly"; not "family", "assembly")."""
+        for ending in ADVERB_ENDINGS.get(self.kit.code, ()):
+            rest = token[:-len(ending)]
+            if token.endswith(ending) and len(rest) >= 3 and not self.is_proper(token) and any(
+                    self.kit.zipf(word) > 0 for word in (rest, rest + "e")):
+                return True
+        return False
+
+    def is_proper(self, token: str) -> bool:
+        """Never said in lowercase, nor (German) after an article: a name."""
+        return token not in self.lowercase and token not in self.common
+
+    def names_a_subject(self, title: str) -> bool:
+        """A title of two words or more, a question, or a single word that is a name: an acronym, a
+        word with capitals inside (JavaScript), one the transcript never says in lowercase nor, in
+        German, after an article, or in German and Dutch a compound (``COMPOUND_LETTERS``). A single
+        common word ("Dots", "Columns", "Größe") names no subject of its own."""
+        found = WORD_RE.findall(title)
+        if len(found) != 1 or title.rstrip().endswith("?"):
+            return bool(found)
+        word = found[0]
+        token = norm_token(word)
+        if ACRONYM_RE.match(word) or any(c.isupper() for c in word[1:]):
+            return True
+        if COMPOUND_LETTERS.get(self.kit.code) and len(token) >= COMPOUND_LETTERS[self.kit.code] and (
+                not self.kit.is_frequent(token)):
+            return True  # "Wärmepumpen", "Batteriespeicher": a phrase in one word
+        return word[:1].isupper() and self.is_proper(token)
 
     def is_fragment(self, label: str) -> bool:
         """``label``, of several words, is a strict piece of one of the transcript's longer names
@@ -189,13 +254,26 @@ class PhraseReader:
         return known
 
     def describes(self, tokens: tuple[str, ...]) -> bool:
-        """The phrase can name a subject: no verb at either end, no unit first (``UNIT_SHARE``), in a
-        language whose nouns take a determiner its first word said as a noun, not only the
-        speakers' names."""
-        if tokens[0] in self.verbs or tokens[-1] in self.verbs or self.stem(tokens[0]) in self.units:
+        """The phrase can name a subject: no verb in it, no unit first (``UNIT_SHARE``) nor a word of
+        quantity or manner (``VAGUE_HEADS``: "Couple of people"), in a language whose nouns take a
+        determiner its first word said as a noun, not only the speakers' names; no last word mostly said
+        before one same word (``bound``: "Plugins for post" of "post css") nor an adverb (``is_adverb``:
+        "Unrelated conceptually"); no common word right before a
+        name ("Physicist Eugene Wigner": the name is the candidate; "aides de l'État" is a phrase)."""
+        if any(t in self.verbs and t not in self.connectors for t in tokens) or self.stem(tokens[0]) in self.units:
             return False
+        if tokens[0] in self.vague_heads:
+            return False
+        if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and self.is_adverb(tokens[-1])):
+            return False  # "Plugins for post" (of "post css"), "Unrelated conceptually"
+        if (len(tokens) > 1 and tokens[0] in self.lowercase and self.is_proper(tokens[-1])
+                and not any(t in self.connectors for t in tokens)):
+            return False  # "Physicist Eugene Wigner", "Called Athena Crisis": the name alone says it
         if self.nouns is not None and tokens[NOUN_RULE[self.kit.code]] not in self.nouns:
             return False
+        if (self.nouns is not None and NOUN_RULE[self.kit.code] == -1 and len(tokens) == 3
+                and tokens[1] in self.connectors and tokens[0] not in self.nouns):
+            return False  # German "X der Y" opens with a noun too: not "Erfasst die Multiplikationstabelle"
         return not all(t in self.names or t in self.connectors for t in tokens)
 
     def is_content(self, token: str, raw: str) -> bool:

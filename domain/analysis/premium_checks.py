@@ -25,9 +25,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from domain.analysis.chapters import validate_chapters
 from domain.analysis.language import guess_language, lang_code
 from domain.analysis.language import language as language_of
-from domain.analysis.structure import validate_chapters
 from domain.analysis.text import fold
 
 # Stop words only one language lists that a written text must hold before its language is judged: a

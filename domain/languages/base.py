@@ -136,6 +136,7 @@ class Language:
     cue_phrases: str  # open a new part of a talk
     announce_phrases: str  # open a part that the speaker names ("let's talk about X")
     step_openers: str  # open the steps of an answer
+    instruction_phrases: str  # a sentence telling the viewer what to do: a tutorial's (domain.analysis.article)
     video_subject_phrases: str  # a video naming its own subject
     conclusion_phrases: str
     sponsor_phrases: str
@@ -148,6 +149,7 @@ class Language:
     leading_fillers: str  # removed from the start of a quoted sentence
     # domain.analysis.phrases: titles and topics
     connectors: str
+    vague_heads: str  # a quantity or a manner, not a subject: open no title ("Couple of people", "Sorte d'oscillation")
     pronouns: str
     dangling: str  # may not end a title
     verb_signals: str
@@ -158,6 +160,12 @@ class Language:
     articles_of_nouns: str | None = None
     noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
     verb_endings: tuple[str, ...] | None = None
+    # a word this long and rare in the language is a compound, a phrase in one word ("Wärmepumpe",
+    # "Batteriespeicher"), so it may title a chapter alone; None: the language writes phrases apart
+    compound_letters: int | None = None
+    # the endings that make an adverb of a word of the language ("conceptually" of "conceptual"): a title
+    # ends with none; None: the language's adverb ending also ends nouns (French "-ment": "changement")
+    adverb_endings: tuple[str, ...] | None = None
     contractions: str | None = None
     # domain.analysis.intents: search queries
     definite: Mapping[str, str] | None = None  # a contraction -> the definite article it stands for
@@ -177,8 +185,8 @@ class Language:
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
-            "articles_of_nouns", "noun_rule", "verb_endings", "contractions", "definite", "definite_articles",
-            "plural_articles", "plural_templates", "org_tail", "assistant")
+            "articles_of_nouns", "noun_rule", "verb_endings", "compound_letters", "adverb_endings", "contractions",
+            "definite", "definite_articles", "plural_articles", "plural_templates", "org_tail", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

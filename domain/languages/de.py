@@ -33,6 +33,13 @@ LANGUAGE = Language(
         _OPENERS + r"(?:sprechen|reden)\s+wir\s+(?:jetzt\s+|nun\s+)?über(?:\s+(?:den|die|das))?|"
         + _OPENERS + r"kommen\s+wir\s+(?:jetzt\s+|nun\s+)?(?:zum|zur|zu(?:\s+den)?)"
     ),
+    instruction_phrases=(
+        r"(?:(?:zuerst|dann|danach|jetzt|schließlich|zunächst)[,\s]+)?"
+        r"(?:klicken|öffnen|installieren|laden|starten|geben|wählen|drücken|fügen|löschen|kopieren|speichern|"
+        r"schließen|verbinden|messen|prüfen|gehen)\s+sie\b|(?:stellen\s+sie\s+sicher|vergessen\s+sie\s+nicht|"
+        r"beginnen\s+sie\s+mit)\b|"
+        r".*?\b(?:schritt\s+(?:\d+|eins|zwei|drei|vier|fünf)|(?:der\s+)?(?:erste|nächste|letzte)n?\s+schritt)\b"
+    ),
     step_openers=r"zuerst|zunächst|als\s+erstes|erstens|beginnen\s+sie\s+mit",
     video_subject_phrases=(
         r"\b(?:diese[mnrs]?|unsere[mnrs]?)\s+(?:kurzen?\s+)?(?:Video|Folge|Episode|Vortrag|Podcast|Präsentation|"
@@ -44,6 +51,8 @@ LANGUAGE = Language(
     conjunction="und",
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},
     vague_amounts=(r"mehrere|einige|ein paar|viele", r"hundert|tausend", r"hunderte|tausende"),
+    compound_letters=10,
+    vague_heads="art menge reihe paar haufen bisschen teil",
     connectors="der die das des von vom zum zur und für mit im",
     pronouns=(
         "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen dies diese dieser dieses das "

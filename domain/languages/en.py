@@ -369,6 +369,15 @@ LANGUAGE = Language(
         r"(?:move\s+on|turn|switch|get|go\s+on)\s+to|(?:look|take\s+a\s+look)\s+at|dive\s+into)|"
         r"moving\s+on\s+to|turning\s+to|next\s+up\s+is|next\s+up,"
     ),
+    # an instruction to the viewer: an order of steps, then a verb of doing (never "imagine", "consider", "add"
+    # or "take": a lecturer's imperatives), or a numbered step anywhere in the sentence
+    instruction_phrases=(
+        r"(?:(?:first(?:ly)?|then|next|now|after\s+that|finally|second(?:ly)?|third(?:ly)?)[,\s]+)?"
+        r"(?:click|tap|open(?!\s+source)|install|download|run\s+the|type|enter|select|press|insert|delete|copy|paste|save|plug|"
+        r"unplug|connect|attach|pour|stir|mix|navigate|go\s+(?:to|into)\s+(?:the|your)|drag|check|measure|"
+        r"make\s+sure|be\s+sure\s+to|don['’]t\s+forget\s+to|start\s+by|begin\s+by)\b|"
+        r".*?\b(?:step\s+(?:\d+|one|two|three|four|five)|the\s+(?:first|next|last|final)\s+step)\b"
+    ),
     step_openers=r"first(?:ly)?|start(?:ing)?\s+(?:by|with)|begin\s+(?:by|with)|to\s+start|step\s+one",
     video_subject_phrases=(
         r"\b(?:this|today['’]s)\s+(?:(?:short|quick|brief|little)\s+)?(?:(?:video|episode|talk|lesson|lecture|"
@@ -386,6 +395,8 @@ LANGUAGE = Language(
     conjunction="and",
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},
     vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
+    adverb_endings=("ly",),
+    vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways",
     connectors="of for in to vs versus and with",
     pronouns=(
         "i me my mine we us our ours you your yours he him his she her hers they them their theirs it its this that "

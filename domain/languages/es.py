@@ -31,6 +31,12 @@ LANGUAGE = Language(
         _OPENERS + r"hablemos\s+(?:ahora\s+|un\s+poco\s+)?(?:de\s+la|de\s+los|de\s+las|del|de)|"
         + _OPENERS + r"pasemos\s+(?:ahora\s+)?(?:a\s+la|a\s+los|a\s+las|al)"
     ),
+    instruction_phrases=(
+        r"(?:(?:primero|luego|después|ahora|finalmente)[,\s]+)?"
+        r"(?:haz\s+clic|pulsa|abre|instala|descarga|ejecuta|escribe|selecciona|presiona|inserta|borra|pega|"
+        r"guarda|conecta|vierte|mezcla|ve\s+a|comprueba|mide|asegúrate|no\s+olvides|empieza\s+por)\b|"
+        r".*?\b(?:paso\s+(?:\d+|uno|dos|tres|cuatro|cinco)|(?:el\s+)?(?:primer|siguiente|último)\s+paso)\b"
+    ),
     step_openers=r"primero|para\s+empezar|empieza|comienza|en\s+primer\s+lugar",
     video_subject_phrases=(
         r"\b(?:este|esta)\s+(?:(?:breve|pequeño|pequeña)\s+)?(?:vídeo|video|episodio|clase|podcast|presentación|"
@@ -43,6 +49,7 @@ LANGUAGE = Language(
     scales={"mil": 3, "millón": 6, "millones": 6},
     indefinite="un una unos unas",
     vague_amounts=(r"varios|varias|algunos|algunas|muchos|muchas", r"cien|mil", r"cientos|miles|centenares"),
+    vague_heads="especie forma manera montón poco parte mitad",
     connectors="de del la el y en para con",
     pronouns=(
         "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "

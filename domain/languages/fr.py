@@ -386,6 +386,14 @@ LANGUAGE = Language(
         + _OPENERS + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
         r"abordons\s+(?:maintenant\s+|enfin\s+)?(?:la|le|les|l['’])"
     ),
+    instruction_phrases=(
+        r"(?:(?:d['’]abord|ensuite|puis|enfin|maintenant|après)[,\s]+)?"
+        r"(?:cliquez|ouvrez|installez|téléchargez|lancez|tapez|entrez|sélectionnez|appuyez|insérez|supprimez|"
+        r"copiez|collez|enregistrez|branchez|connectez|versez|mélangez|allez\s+(?:dans|sur)|vérifiez|mesurez|"
+        r"assurez-vous|n['’]oubliez\s+pas|commencez\s+par|il\s+faut\s+(?:d['’]abord|ensuite))\b|"
+        r".*?\b(?:étape\s+(?:\d+|un|une|deux|trois|quatre|cinq)|(?:la\s+)?(?:première|deuxième|prochaine|"
+        r"dernière)\s+étape)\b"
+    ),
     step_openers=(
         r"d['’]abord|tout\s+d['’]abord|commence[zr]?\s+par|premièrement|il\s+faut\s+d['’]abord|"
         r"la\s+première\s+étape"
@@ -404,6 +412,7 @@ LANGUAGE = Language(
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
+    vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout",
     connectors="de du des d à au aux en pour et sur",
     pronouns=(
         "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "

@@ -31,6 +31,12 @@ LANGUAGE = Language(
         _OPENERS + r"parliamo\s+(?:ora\s+|adesso\s+)?(?:dello|della|dei|degli|delle|dell['’]|del|di)|"
         + _OPENERS + r"passiamo\s+(?:ora\s+|adesso\s+)?(?:allo|alla|ai|agli|alle|all['’]|al)"
     ),
+    instruction_phrases=(
+        r"(?:(?:prima|poi|quindi|adesso|ora|infine)[,\s]+)?"
+        r"(?:clicca|apri|installa|scarica|esegui|digita|seleziona|premi|inserisci|cancella|incolla|salva|"
+        r"collega|versa|mescola|vai\s+su|controlla|misura|assicurati|non\s+dimenticare|inizia\s+con)\b|"
+        r".*?\b(?:passo\s+(?:\d+|uno|due|tre|quattro|cinque)|(?:il\s+)?(?:primo|prossimo|ultimo)\s+passo)\b"
+    ),
     step_openers=r"prima\s+di\s+tutto|innanzitutto|per\s+prima\s+cosa|inizia|comincia|in\s+primo\s+luogo",
     video_subject_phrases=(
         r"\b(?:questo|questa)\s+(?:(?:breve|piccolo|piccola)\s+)?(?:video|episodio|lezione|podcast|presentazione|"
@@ -42,6 +48,7 @@ LANGUAGE = Language(
     conjunction="e",
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
     indefinite="un uno una",
+    vague_heads="sorta specie modo maniera mucchio po parte metà",
     connectors="di del della dei delle e in per con",
     pronouns=(
         "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "

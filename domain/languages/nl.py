@@ -28,6 +28,12 @@ LANGUAGE = Language(
         r"wat\s+is|hoe\s+werkt|waarom"
     ),
     announce_phrases=_OPENERS + r"laten\s+we\s+het\s+(?:nu\s+)?(?:even\s+)?hebben\s+over(?:\s+(?:de|het))?",
+    instruction_phrases=(
+        r"(?:(?:eerst|dan|daarna|nu|tenslotte)[,\s]+)?"
+        r"(?:klik|installeer|download|typ|selecteer|druk\s+op|voeg|verwijder|kopieer|plak|sla|sluit|giet|meng|"
+        r"ga\s+naar|controleer|meet|zorg\s+ervoor|vergeet\s+niet|begin\s+met)\b|"
+        r".*?\b(?:stap\s+(?:\d+|een|twee|drie|vier|vijf)|(?:de\s+)?(?:eerste|volgende|laatste)\s+stap)\b"
+    ),
     step_openers=r"eerst|begin\s+met|ten\s+eerste|om\s+te\s+beginnen",
     video_subject_phrases=(
         r"\b(?:deze|dit)\s+(?:korte\s+)?(?:video|aflevering|les|podcast|presentatie|introductie|gids)\s+"
@@ -39,6 +45,8 @@ LANGUAGE = Language(
     conjunction="en",
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},
     vague_amounts=(r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
+    compound_letters=10,
+    vague_heads="soort aantal paar manier beetje deel hoop",
     connectors="van de het en voor met in op",
     pronouns=(
         "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "

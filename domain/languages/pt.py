@@ -31,6 +31,12 @@ LANGUAGE = Language(
         _OPENERS + r"(?:vamos\s+falar|falemos)\s+(?:agora\s+)?(?:sobre\s+(?:o|a|os|as)|do|da|dos|das|de)|"
         + _OPENERS + r"passemos\s+(?:agora\s+)?(?:aos|às|ao|à)"
     ),
+    instruction_phrases=(
+        r"(?:(?:primeiro|depois|então|agora|finalmente)[,\s]+)?"
+        r"(?:clique|abra|instale|baixe|execute|digite|selecione|pressione|insira|apague|cole|salve|conecte|"
+        r"despeje|misture|vá\s+para|verifique|meça|certifique-se|não\s+se\s+esqueça|comece\s+por)\b|"
+        r".*?\b(?:passo\s+(?:\d+|um|dois|três|quatro|cinco)|(?:o\s+)?(?:primeiro|próximo|último)\s+passo)\b"
+    ),
     step_openers=r"primeiro|para\s+começar|comece|em\s+primeiro\s+lugar",
     video_subject_phrases=(
         r"\b(?:este|esta)\s+(?:(?:breve|pequeno|pequena)\s+)?(?:vídeo|video|episódio|aula|podcast|apresentação|"
@@ -42,10 +48,11 @@ LANGUAGE = Language(
     conjunction="e",
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},
     indefinite="um uma uns umas",
+    vague_heads="espécie forma maneira monte pouco parte metade",
     connectors="de do da dos das e em para com",
     pronouns=(
         "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "
-        "minha teu tua seu sua nosso nossa algo nada alguém"
+        "minha teu tua seu sua nosso nossa algo nada alguém lo la los las"
     ),
     article_pronouns="o a os as",
     dangling="e ou mas o a os as um uma de do da a ao em para com por",

@@ -7,7 +7,8 @@ clips: cut, render, detect (docs/benchmarks.md, Clips).
 facecrop: a 30 s 9:16 render with the centre crop and following the face (detection included), fps, ratio, peak RSS.
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
 premium --set DIR: the premium profile's chapters and titles (a language model's) beside the standard's (on demand).
-fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out one item at a time.
+fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out (--folds: the
+  weights and the count rule that ship, chosen out of fold). fit-titles --set DIR: the title ranking, the same way.
 revival: complete (descriptions of a 60-minute video, concurrency 8), candidates (10,000 candidates searched).
 agent: the assistant's chat and stream beside GET /credits.
 fairness: another tenant's short clip behind one tenant's two long renders, with and without slot sharing;
@@ -40,6 +41,7 @@ from tests.benchmarks import (
     bench_speech,
     bench_vision,
     fit_boundaries,
+    fit_titles,
 )
 
 SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analysis.run, "articles": bench_articles.run,
@@ -47,7 +49,8 @@ SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analys
           "agent": bench_agent.run, "links": bench_public_links.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
           "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
-ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "premium": bench_premium.run}
+ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "fit-titles": fit_titles.run,
+             "premium": bench_premium.run}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -40,7 +40,8 @@ from infra import llama_server
 from infra.captions import parse_captions
 from infra.llm import ChatProvider
 from infra.settings import Settings
-from tests.benchmarks.bench_quality import boundary_f1, load_items
+from tests.benchmarks.bench_quality import load_items
+from tests.benchmarks.chapter_measures import boundary_f1
 
 WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 

@@ -6,22 +6,18 @@ A folder of transcripts that people chaptered by hand: ``NAME.srt`` (or ``NAME.t
 ``-es``, ``-it``, ``-pt`` or ``-nl`` is analysed in that language, any other in English.
 
 Each item is analysed in this process exactly as the worker would (the captions parsed by
-``infra.captions``, the video as long as the last cue plus two seconds) and scored:
+``infra.captions``, the video as long as the last cue plus two seconds) and scored by the measures of
+``tests.benchmarks.chapter_measures``: boundary F1 at +-30 s and +-3 s, Pk and WindowDiff (``chunkseg``),
+the count ratio, title ROUGE-L against the time-matched human titles, and the titles no editor would
+publish. The folder is ``--set DIR`` or ``$VAEO_QUALITY_SET``; it is not part of the repository.
 
-- boundary F1 at +-30 s and +-15 s: chapter starts after 0:01 on both sides, matched one to one,
-  closest pairs first (greedy);
-- the same F1 at +-30 s for as many evenly spaced chapters as the human ones (what a guess gives);
-- count ratio: predicted chapters / human chapters, "ok" within 0.6-1.6;
-- title overlap: for the boundaries matched at +-30 s, the F1 of the lowercase words of three
-  letters or more of the two titles, averaged over the matches;
-- unpublishable titles: the share of the predicted titles with a pronoun or contraction, a
-  dangling conjunction or article, a repeated word, or no word at all.
-
-Prints one row per item, the means of the monologues (one speaker: lectures) and of the dialogues
-(speakers labelled: podcasts, interviews) apart, so that a parameter chosen on one kind can be
-checked on the other, and the mean of all, the titles given and the human ones, the analysis time per
-item, and optionally writes every row as JSON (``--json out.json``) and the means into
-docs/benchmarks.md, between its markers (``--write-docs``).
+Prints one row per item (``-v``: the titles given and the human ones, with their times), the means of
+the monologues (one speaker: lectures) and of the dialogues (speakers labelled: podcasts, interviews)
+apart, then the mean of all, and each fold's figures (the five folds ``fit_boundaries`` holds out; the
+two languages of one talk share a fold). The figures of the code as it is are in-fold for whatever its
+parameters were chosen on; ``fit_boundaries --folds`` gives the out-of-fold ones. Optionally writes
+every row as JSON (``--json out.json``) and the means into docs/benchmarks.md, between its markers
+(``--write-docs``).
 """
 
 from __future__ import annotations
@@ -33,22 +29,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain.analysis import MediaFacts, analyse
+from domain.analysis import MediaFacts, analyse, format_timestamp
 from infra.captions import parse_captions
+from tests.benchmarks.chapter_measures import (
+    COUNT_RATIO_OK,
+    FOLDS,
+    SET_VARIABLE,
+    fold_of,
+    lowercase_words,
+    score_item,
+    set_folder,
+    summary,
+    summary_line,
+)
 
 LANGUAGE_SUFFIXES = ("fr", "de", "es", "it", "pt", "nl")
-TOLERANCES_S = (30, 15)
-COUNT_RATIO_OK = (0.6, 1.6)
-
-PRONOUNS = frozenset("""
-i me my we us our you your he him his she her they them their it its i'm i've i'll i'd we're we've we'll you're
-you've you'll he's she's it's that's there's they're what's here's don't can't isn't won't let's
-je tu il elle nous vous ils elles on c'est j'ai qu'il moi toi
-""".split())
-DANGLING_FIRST = frozenset(("and", "et", "or", "ou"))
-DANGLING_LAST = frozenset(("and", "et", "or", "ou", "the", "le", "la", "of", "de"))
-TITLE_TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-OVERLAP_WORD_RE = re.compile(r"[^\W\d_]{3,}")
 MARKER_RE = re.compile(r"\[(\d{2}):(\d{2}):(\d{2})\]")
 
 
@@ -58,67 +53,6 @@ class Item:
     language: str
     captions: str
     gold: list[dict]
-
-
-def unpublishable(title: str) -> bool:
-    """A title no editor would publish: a pronoun or contraction, a dangling conjunction or
-    article at either end, a repeated word, or no word at all."""
-    tokens = TITLE_TOKEN_RE.findall(title.lower().replace("’", "'"))
-    if not tokens or any(t in PRONOUNS for t in tokens):
-        return True
-    if tokens[0] in DANGLING_FIRST or tokens[-1] in DANGLING_LAST:
-        return True
-    return len(set(tokens)) < len(tokens)
-
-
-def matched_pairs(predicted: list[float], gold: list[float], tolerance: float) -> list[tuple[int, int]]:
-    """One-to-one matching of boundaries within ``tolerance``, the closest pairs first."""
-    pairs = sorted((abs(p - g), i, j) for i, p in enumerate(predicted) for j, g in enumerate(gold)
-                   if abs(p - g) <= tolerance)
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    out = []
-    for _, i, j in pairs:
-        if i not in used_p and j not in used_g:
-            used_p.add(i)
-            used_g.add(j)
-            out.append((i, j))
-    return out
-
-
-def boundary_f1(predicted: list[float], gold: list[float], tolerance: float) -> float:
-    if not predicted or not gold:
-        return 0.0
-    hits = len(matched_pairs(predicted, gold, tolerance))
-    precision, recall = hits / len(predicted), hits / len(gold)
-    return 2 * precision * recall / (precision + recall) if hits else 0.0
-
-
-def title_words(title: str) -> set[str]:
-    return set(OVERLAP_WORD_RE.findall(title.lower()))
-
-
-def score_item(chapters: list[dict], gold: list[dict], duration_s: float) -> dict:
-    """The measures of one item; ``chapters`` as the graph gives them (startMs, title)."""
-    predicted = [c for c in chapters if c["startMs"] > 1000]
-    human = [g for g in gold if g["start_s"] > 1]
-    starts = [c["startMs"] / 1000 for c in predicted]
-    gold_starts = [g["start_s"] for g in human]
-    evenly = [duration_s * k / len(gold) for k in range(1, len(gold))]
-    overlaps = []
-    for i, j in matched_pairs(starts, gold_starts, 30):
-        a, b = title_words(predicted[i]["title"]), title_words(human[j]["title"])
-        common = len(a & b)
-        overlaps.append(2 * common / (len(a) + len(b)) if common else 0.0)
-    titles = [c.get("title") or "" for c in chapters]
-    return {
-        "pred": len(chapters), "gold": len(gold),
-        "f1_30": boundary_f1(starts, gold_starts, 30), "f1_15": boundary_f1(starts, gold_starts, 15),
-        "uniform_f1_30": boundary_f1(evenly, gold_starts, 30),
-        "title_overlap": sum(overlaps) / len(overlaps) if overlaps else 0.0,
-        "bad_titles": sum(map(unpublishable, titles)) / len(titles) if titles else 1.0,
-        "titles": titles,
-    }
 
 
 def _timestamp(ms: int) -> str:
@@ -198,27 +132,17 @@ def run_item(item: Item) -> dict:
     started = time.perf_counter()
     graph = analyse(segments, MediaFacts(duration_ms=duration_ms), language=item.language)
     seconds = time.perf_counter() - started
-    row = score_item([c.to_dict() for c in graph.chapters], item.gold, duration_ms / 1000)
+    lowercase = lowercase_words(" ".join(s.text for s in segments))
+    row = score_item([c.to_dict() for c in graph.chapters], item.gold, duration_ms / 1000, lowercase)
     return {"item": item.name, "lang": item.language, "kind": transcript_kind(graph),
             "duration_s": duration_ms // 1000,
             "analyse_s": seconds,
-            "gold_titles": [g["title"] for g in item.gold], "topics": [t.name for t in graph.topics[:8]], **row}
-
-
-MEASURES = ("f1_30", "f1_15", "uniform_f1_30", "title_overlap", "bad_titles")
-
-
-def summary(rows: list[dict]) -> dict:
-    mean = {k: sum(r[k] for r in rows) / len(rows) for k in MEASURES}
-    low, high = COUNT_RATIO_OK
-    mean["count_ok"] = sum(low <= r["pred"] / r["gold"] <= high for r in rows)
-    mean["items"] = len(rows)
-    return mean
+            "gold_titles": [g["title"] for g in item.gold], "gold_starts": [round(g["start_s"]) for g in item.gold],
+            "topics": [t.name for t in graph.topics[:8]], **row}
 
 
 def kind_summaries(rows: list[dict]) -> list[tuple[str, dict]]:
-    """The means of each kind of transcript apart when the set holds both (the held-out figures),
-    then the mean of all."""
+    """The means of each kind of transcript apart when the set holds both, then the mean of all."""
     groups = [(f"MEAN of {len(part)} {kind}{'s' if len(part) > 1 else ''}", part)
               for kind in ("monologue", "dialogue")
               if 0 < len(part := [r for r in rows if r["kind"] == kind]) < len(rows)]
@@ -226,25 +150,42 @@ def kind_summaries(rows: list[dict]) -> list[tuple[str, dict]]:
 
 
 def print_table(rows: list[dict], verbose: bool) -> None:
-    print(f"{'item':38} {'lang':4} {'pred/gold':>9} {'F1@30':>6} {'F1@15':>6} {'even':>6} {'title':>6} "
+    print(f"{'item':38} {'lang':4} {'pred/gold':>9} {'F1@30':>6} {'F1@3':>6} {'Pk':>6} {'WD':>6} {'even':>6} "
           f"{'bad':>5} {'time':>6}")
     for r in rows:
-        print(f"{r['item'][:38]:38} {r['lang']:4} {r['pred']:>4}/{r['gold']:<4} {r['f1_30']:6.3f} {r['f1_15']:6.3f} "
-              f"{r['uniform_f1_30']:6.3f} {r['title_overlap']:6.3f} {r['bad_titles']:5.2f} {r['analyse_s']:5.2f}s")
+        print(f"{r['item'][:38]:38} {r['lang']:4} {r['pred']:>4}/{r['gold']:<4} {r['f1_30']:6.3f} {r['f1_3']:6.3f} "
+              f"{r['pk']:6.3f} {r['windowdiff']:6.3f} {r['uniform_f1_30']:6.3f} {r['bad_titles']:5.2f} "
+              f"{r['analyse_s']:5.2f}s")
         if verbose:
-            print("    given:", " | ".join(r["titles"]))
-            print("    human:", " | ".join(r["gold_titles"]))
+            print("    given:", " | ".join(f"{format_timestamp(s * 1000)} {t}" for s, t in zip(r["starts"], r["titles"],
+                                                                                            strict=True)))
+            print("    human:", " | ".join(f"{format_timestamp(s * 1000)} {t}" for s, t in zip(
+                r["gold_starts"], r["gold_titles"], strict=True)))
             print("    topics:", " | ".join(r["topics"]))
     for label, m in kind_summaries(rows):
-        print(f"{label:38} {'':4} {'':9} {m['f1_30']:6.3f} {m['f1_15']:6.3f} "
-              f"{m['uniform_f1_30']:6.3f} {m['title_overlap']:6.3f} {m['bad_titles']:5.3f}")
-    print(f"chapter count within {COUNT_RATIO_OK[0]}-{COUNT_RATIO_OK[1]}x of the human count: "
-          f"{m['count_ok']} of {m['items']} items")
+        print(f"{label}: {summary_line(m)}")
+
+
+def print_folds(rows: list[dict], folds: dict[str, int]) -> None:
+    """Each fold's figures (the folds ``fit_boundaries`` holds out): how much a figure moves with the items."""
+    for k in sorted(set(folds.values())):
+        part = [r for r in rows if folds[r["item"]] == k]
+        names = ", ".join(r["item"][:2] for r in part)
+        print(f"fold {k + 1} ({len(part)} items: {names}): {summary_line(summary(part))}")
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
 BEGIN = "<!-- quality benchmark: begin (written by `python -m tests.benchmarks quality --set DIR --write-docs`) -->"
 END = "<!-- quality benchmark: end -->"
+DOC_MEASURES = (
+    ("chapter boundary F1, +-30 s", "f1_30", "{:.3f}"), ("chapter boundary F1, +-3 s (chunkseg)", "f1_3", "{:.3f}"),
+    ("Pk (chunkseg; lower is better)", "pk", "{:.3f}"),
+    ("WindowDiff (chunkseg; lower is better)", "windowdiff", "{:.3f}"),
+    ("the F1 +-30 s of evenly spaced chapters", "uniform_f1_30", "{:.3f}"),
+    ("title ROUGE-L, time-matched (chunkseg's matching, 5 s)", "title_rl", "{:.3f}"),
+    ("title ROUGE-L, starts matched within +-30 s", "title_rl_30", "{:.3f}"),
+    ("unpublishable titles", "bad_titles", "{:.1%}"),
+)
 
 
 def figures_block(rows: list[dict], today: str) -> str:
@@ -256,14 +197,13 @@ def figures_block(rows: list[dict], today: str) -> str:
                         for k, (label, _) in enumerate(groups))
     lines = [BEGIN, "",
              f"Last run {today}: {len(rows)} transcripts ({kinds[0]} monologues, {kinds[1]} dialogues), analysed in "
-             f"{sum(r['analyse_s'] for r in rows):.1f} s.", "",
+             f"{sum(r['analyse_s'] for r in rows):.1f} s. In-fold: the parameters of the code were chosen on "
+             "this set (the figures held out, five folds in turn, are below).", "",
              f"| measure | {header} |", "|---|" + "---|" * len(groups)]
-    names = [("chapter boundary F1, +-30 s", "f1_30", "{:.3f}"), ("chapter boundary F1, +-15 s", "f1_15", "{:.3f}"),
-             ("the same for evenly spaced chapters, +-30 s", "uniform_f1_30", "{:.3f}"),
-             ("title word overlap with the human title", "title_overlap", "{:.3f}"),
-             ("unpublishable titles", "bad_titles", "{:.1%}")]
-    for label, key, form in names:
+    for label, key, form in DOC_MEASURES:
         lines.append(f"| {label} | " + " | ".join(form.format(m[key]) for _, m in groups) + " |")
+    lines.append("| titles of one common word, titles given twice in a video | "
+                 + " | ".join(f"{m['bare_titles']}, {m['repeated_titles']}" for _, m in groups) + " |")
     lines.append(f"| chapter count within {COUNT_RATIO_OK[0]}-{COUNT_RATIO_OK[1]}x of the human count | "
                  + " | ".join(f"{m['count_ok']} of {m['items']}" for _, m in groups) + " |")
     return "\n".join([*lines, "", END])
@@ -281,20 +221,25 @@ def write_docs(rows: list[dict], docs: Path = DOCS, today: str | None = None) ->
 
 def run(args: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks quality", description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, required=True, help="folder of NAME.srt|.transcript.md + .chapters.json")
+    parser.add_argument("--set", type=Path, help=f"folder of NAME.srt|.transcript.md + .chapters.json "
+                                                 f"(default: ${SET_VARIABLE})")
     parser.add_argument("--items", help="comma-separated item numbers or names")
     parser.add_argument("--json", type=Path, help="write every row there")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the titles and topics of each item")
     parser.add_argument("--write-docs", action="store_true",
                         help="write the means into docs/benchmarks.md (between its quality benchmark markers)")
     options = parser.parse_args(args)
-    items = load_items(options.set, set(options.items.split(",")) if options.items else None)
+    folder = set_folder(options.set)
+    items = load_items(folder, set(options.items.split(",")) if options.items else None)
     if not items:
-        raise SystemExit(f"no transcript with human chapters in {options.set}")
+        raise SystemExit(f"no transcript with human chapters in {folder}")
     rows = [run_item(item) for item in items]
     print_table(rows, options.verbose)
+    if len(rows) > FOLDS:
+        print_folds(rows, fold_of([r["item"] for r in rows], folder))
     if options.json:
-        options.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+        options.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False, default=lambda o: o.__dict__),
+                                encoding="utf-8")
     if options.write_docs:
         write_docs(rows)
         print(f"figures written to {DOCS}")

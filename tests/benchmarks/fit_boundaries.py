@@ -1,5 +1,7 @@
 """Fit the chapter boundary weights and measure them held out: ``python -m tests.benchmarks fit-boundaries --set DIR``.
 
+``--folds``: the weights and the count rule that ship, searched out of fold (``fit_folds``).
+
 The folder is the quality benchmark's (``bench_quality``: transcripts that people chaptered by hand).
 Each sentence start of each transcript is a row: its ``boundary_features`` (``domain.analysis.structure``)
 and a label, 1 when a human chapter starts within ``LABEL_TOLERANCE_S`` of it. A logistic regression
@@ -30,27 +32,35 @@ from pathlib import Path
 
 import numpy as np
 
-from domain.analysis import MediaFacts, structure
+from domain.analysis import MediaFacts
+from domain.analysis.graph import read_transcript
 from domain.analysis.language import _after_leading_words
 from domain.analysis.phrases import PhraseReader
-from domain.analysis.sentences import split_sentences
-from domain.analysis.speakers import diarise
 from domain.analysis.structure import (
     BOUNDARY_FEATURES,
     BOUNDARY_WEIGHTS,
+    COUNT_RULE,
     KIND_WEIGHTS,
-    SLOWEST_MS,
-    TAG_QUESTION_RE,
+    CountRule,
     boundary_features,
     boundary_window_ms,
     chapters_from_scores,
     lexical_depth,
+    place_chapters,
     talk_kind,
     word_bags,
 )
-from domain.analysis.text import lang_key, words
+from domain.analysis.text import words
+from domain.analysis.titles import TAG_QUESTION_RE
 from infra.captions import parse_captions
-from tests.benchmarks.bench_quality import COUNT_RATIO_OK, Item, load_items, score_item
+from tests.benchmarks.bench_quality import Item, load_items
+from tests.benchmarks.chapter_measures import (
+    COUNT_RATIO_OK,
+    boundary_f1,
+    lowercase_words,
+    score_item,
+    set_folder,
+)
 
 LABEL_TOLERANCE_S = 15
 # Candidate features measured here beside the analysis' own (``BOUNDARY_FEATURES``); see ``candidate_features``.
@@ -62,6 +72,7 @@ PLAN_PHRASES = {
           r"i['’]m\s+going\s+to|i\s+want\s+to|i['’]d\s+like\s+to|we\s+(?:want|need)\s+to",
     "fr": r"on\s+va|nous\s+allons|je\s+vais|j['’]aimerais|je\s+voudrais|laissez-moi|allons|essayons|voyons|regardons",
 }
+SINCE_STRONG_MS = 300_000  # the scale of ``since_strong``: five minutes
 ANSWER_SENTENCES = 3  # where the answer to a question that opens a part is looked for
 # Features a caption-only set holds no example of: their weights stay the hand ones, in the depth's units.
 UNFITTED = ("scene", "silence")
@@ -78,7 +89,7 @@ def candidate_features(sentences: list, reader: PhraseReader, window_ms: int, de
     - ``pause_rank``: the rank of the pause before it among the talk's pauses (0 to 1);
     - ``position``: how far into the talk it lies (0 to 1);
     - ``since_strong``: the time since the last earlier sentence with a cue phrase or a valley deeper
-      than the talk's mean plus one standard deviation, in ``SLOWEST_MS`` (at most 1).
+      than the talk's mean plus one standard deviation, in ``SINCE_STRONG_MS`` (at most 1).
     """
     kit = reader.kit
     n = len(sentences)
@@ -103,7 +114,7 @@ def candidate_features(sentences: list, reader: PhraseReader, window_ms: int, de
                                    and any(stems[i] & stems[j] for j in range(i + 1, min(n, i + 1 + ANSWER_SENTENCES))))
         columns["pause_rank"][i] = bisect.bisect_left(ordered_gaps, gaps[i]) / len(ordered_gaps)
         columns["position"][i] = sentence.start_ms / duration
-        columns["since_strong"][i] = min(1.0, (sentence.start_ms - last_strong) / SLOWEST_MS)
+        columns["since_strong"][i] = min(1.0, (sentence.start_ms - last_strong) / SINCE_STRONG_MS)
         if kit.opens_with_cue(text) or depth[i] > deep:
             last_strong = sentence.start_ms
     return columns
@@ -116,6 +127,7 @@ class Prepared:
     duration_ms: int
     sentences: list
     reader: PhraseReader
+    lowercase: frozenset[str]  # the words the transcript says in lowercase (``bare_noun``)
     features: np.ndarray  # sentences x features (row 0: the talk's start, never a boundary)
     labels: np.ndarray
     far: np.ndarray  # sentence starts more than ``FAR_S`` from every human boundary
@@ -125,15 +137,11 @@ FAR_S = 30  # a boundary placed there is a false one even at +-30 s
 
 
 def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = False) -> Prepared:
-    """The item read as the analysis reads it (sentences, the phrase reader), its features and labels."""
-    segments = sorted((s for s in parse_captions(item.captions) if s.text.strip()),
-                      key=lambda s: (s.start_ms, s.end_ms))
+    """The item read as the analysis reads it (``read_transcript``), its features and labels."""
+    segments = parse_captions(item.captions)
     duration_ms = (max(s.end_ms for s in segments) // 1000 + 2) * 1000
-    key = lang_key(item.language)
-    sentences = split_sentences(segments, key)
-    diarisation = diarise(segments)
-    reader = PhraseReader(key)
-    reader.learn(sentences, [s.name for s in diarisation.speakers if diarisation.diarised])
+    reading = read_transcript(segments, MediaFacts(duration_ms=duration_ms), item.language)
+    sentences, reader = reading.sentences, reading.reader
     window_ms = boundary_window_ms(duration_ms)
     columns = boundary_features(sentences, MediaFacts(duration_ms=duration_ms), window_ms, reader=reader)
     columns.update(candidate_features(sentences, reader, window_ms, columns["depth"]))
@@ -151,7 +159,8 @@ def prepare(item: Item, tolerance_s: float = LABEL_TOLERANCE_S, nearest: bool = 
     kind = talk_kind(sentences)
     far = (distance > FAR_S).all(axis=1)
     far[0] = False
-    return Prepared(item, kind, duration_ms, sentences, reader, features, labels, far)
+    lowercase = lowercase_words(" ".join(s.text for s in segments))
+    return Prepared(item, kind, duration_ms, sentences, reader, lowercase, features, labels, far)
 
 
 def fit(train: list[Prepared], names: list[str], penalty: float, balance: bool, pairwise: bool = False
@@ -208,14 +217,32 @@ KINDS = tuple(KIND_WEIGHTS)  # the hand weights of each kind of talk, as ``bound
 KindWeights = dict[str, dict[str, float]]
 
 
-def evaluate(prepared: Prepared, weights: dict[str, float]) -> dict:
-    """The item chaptered with ``weights`` and scored as the quality benchmark scores it."""
-    vector = np.array([weights.get(n, 0.0) for n in FEATURES])
-    scores = prepared.features @ vector
+def strengths(prepared: Prepared, weights: dict[str, float]) -> list[float]:
+    """Each sentence start's boundary strength under ``weights`` (index 0: never a boundary)."""
+    scores = prepared.features @ np.array([weights.get(n, 0.0) for n in FEATURES])
     scores[0] = 0.0
-    chapters = chapters_from_scores(prepared.sentences, prepared.duration_ms, scores.tolist(), prepared.reader)
-    row = score_item([c.to_dict() for c in chapters], prepared.item.gold, prepared.duration_ms / 1000)
+    return scores.tolist()
+
+
+def evaluate(prepared: Prepared, weights: dict[str, float], rule: CountRule = COUNT_RULE) -> dict:
+    """The item chaptered with ``weights`` and ``rule``, titled, and scored as the quality benchmark scores it."""
+    chapters = chapters_from_scores(prepared.sentences, prepared.duration_ms, strengths(prepared, weights),
+                                    prepared.reader, rule)
+    row = score_item([c.to_dict() for c in chapters], prepared.item.gold, prepared.duration_ms / 1000,
+                     prepared.lowercase)
     return {"item": prepared.item.name, "kind": prepared.kind, **row}
+
+
+def boundaries_only(prepared: Prepared, weights: dict[str, float], rule: CountRule = COUNT_RULE) -> tuple:
+    """(F1 +-30 s, F1 +-15 s, count within ``COUNT_RATIO_OK``) of the item chaptered with ``weights``
+    and ``rule``, untitled: what the searches compare, fast."""
+    chapters = place_chapters(prepared.sentences, prepared.duration_ms, strengths(prepared, weights),
+                              prepared.reader, rule)
+    starts = [c.start_ms / 1000 for c in chapters if c.start_ms > 1000]
+    gold = [g["start_s"] for g in prepared.item.gold if g["start_s"] > 1]
+    low, high = COUNT_RATIO_OK
+    return (boundary_f1(starts, gold, 30), boundary_f1(starts, gold, 15),
+            float(low <= len(chapters) / len(prepared.item.gold) <= high))
 
 
 def means(rows: list[dict]) -> str:
@@ -246,8 +273,8 @@ SEARCH_ROUNDS = 30
 
 
 class BoundaryF1:
-    """The F1 at +-30 s and +-15 s of each transcript chaptered with given weights, without the titles
-    (which do not move the boundaries), remembered per weight vector."""
+    """The F1 at +-30 s and +-15 s of each transcript chaptered with given weights (and the count
+    rule of now), without the titles (which do not move the boundaries), remembered per weight vector."""
 
     def __init__(self, prepared: list[Prepared]) -> None:
         self.prepared = prepared
@@ -256,13 +283,7 @@ class BoundaryF1:
     def __call__(self, weights: KindWeights) -> np.ndarray:
         key = tuple(round(weights[kind].get(n, 0.0), 4) for kind in KINDS for n in FEATURES)
         if key not in self.seen:
-            untitled = structure.title_chapters
-            structure.title_chapters = lambda *args: None
-            try:
-                rows = [evaluate(p, weights[p.kind]) for p in self.prepared]
-            finally:
-                structure.title_chapters = untitled
-            self.seen[key] = np.array([[r["f1_30"], r["f1_15"]] for r in rows])
+            self.seen[key] = np.array([boundaries_only(p, weights[p.kind])[:2] for p in self.prepared])
         return self.seen[key]
 
 
@@ -359,7 +380,11 @@ def swept(prepared: list[Prepared], name: str, values: list[float]) -> None:
 def run(args: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks fit-boundaries",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, required=True, help="folder of NAME.srt|.transcript.md + .chapters.json")
+    parser.add_argument("--set", type=Path, help="folder of NAME.srt|.transcript.md + .chapters.json "
+                                                 "(default: $VAEO_QUALITY_SET)")
+    parser.add_argument("--folds", action="store_true",
+                        help="the boundary weights and the count rule searched on four folds and read on the "
+                             "fifth, in turn (fit_folds); the other options are ignored")
     parser.add_argument("--features", default=",".join(n for n in FEATURES if n not in UNFITTED),
                         help="comma-separated features to fit (default: all that captions show)")
     parser.add_argument("--penalty", type=float, default=1.0, help="L2 penalty on the standardised weights")
@@ -387,10 +412,16 @@ def run(args: list[str]) -> None:
     unknown = set(names) - set(FEATURES)
     if unknown:
         raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
-    items = load_items(options.set)
+    folder = set_folder(options.set)
+    items = load_items(folder)
     if not items:
-        raise SystemExit(f"no transcript with human chapters in {options.set}")
+        raise SystemExit(f"no transcript with human chapters in {folder}")
     prepared = [prepare(item, options.tolerance, options.nearest) for item in items]
+    if options.folds:
+        from tests.benchmarks.fit_folds import run_folds
+
+        run_folds(prepared, folder, [n for n in names if n in BOUNDARY_FEATURES], options.verbose)
+        return
     hand = means([evaluate(p, KIND_WEIGHTS[p.kind]) for p in prepared])  # before any standardisation
     if options.per_transcript:
         for p in prepared:

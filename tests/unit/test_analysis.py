@@ -18,8 +18,9 @@ from domain.analysis import (
     format_timestamp,
     validate_chapters,
 )
+from domain.analysis.chapters import Chapter
 from domain.analysis.sentences import split_sentences
-from domain.analysis.structure import LONGEST_CHAPTER_MS, Chapter, build_chapters, chapter_count_bounds
+from domain.analysis.structure import COUNT_RULE, build_chapters, chapter_count_bounds
 from infra.captions import read_captions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
@@ -220,7 +221,7 @@ def test_chapters_obey_the_video_site_rules(podcast) -> None:
     assert 3 <= len(podcast.chapters) <= 20
     assert podcast.chapters[0].start_ms == 0
     lengths = [c.end_ms - c.start_ms for c in podcast.chapters]
-    assert max(lengths) <= LONGEST_CHAPTER_MS  # no chapter holds half the video
+    assert max(lengths) <= COUNT_RULE.longest_ms  # no chapter holds half the video
     low, high = chapter_count_bounds(podcast.duration_ms)
     assert low <= len(podcast.chapters) <= high
     assert len({c.title for c in podcast.chapters}) == len(podcast.chapters)

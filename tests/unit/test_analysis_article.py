@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from domain.analysis import WRITING_STYLES, Segment, analyse, write_article
+from domain.analysis.text import fold
 from infra.captions import read_captions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
@@ -51,7 +52,11 @@ def test_structure_title_introduction_sections_key_facts_faq(graph) -> None:
     assert article.title and article.title[0].isupper()
     assert len(article.introduction) >= 2
     assert len(article.sections) == len(graph.chapters)
-    assert [s.heading for s in article.sections] == [c.title for c in graph.chapters]
+    # each heading is its chapter's title, or the question of the graph's search intents the section answers
+    asked = {fold(i.query) for i in graph.intents}
+    for section, chapter in zip(article.sections, graph.chapters, strict=True):
+        assert section.heading == chapter.title or (section.heading.endswith("?") and fold(section.heading) in asked)
+    assert any(s.heading != c.title for s, c in zip(article.sections, graph.chapters, strict=True))
     assert all(s.paragraphs for s in article.sections)
     claim_texts = {c.text.rstrip(".") for c in graph.claims}
     assert len(article.key_facts) == 5
@@ -81,8 +86,10 @@ def test_styles_change_structure_deterministically(graph) -> None:
     rendered = {style: write_article(graph, style).to_markdown() for style in WRITING_STYLES}
     assert len({rendered[s] for s in WRITING_STYLES if s != "auto"}) == len(WRITING_STYLES) - 1
     assert rendered == {style: write_article(graph, style).to_markdown() for style in WRITING_STYLES}
+    # a conversation about a renovation tells nobody what to do, step by step: no numbered steps even when
+    # the tutorial style is asked for
     tutorial = write_article(graph, "tutorial")
-    assert all(s.heading.startswith(f"Étape {k} : ") for k, s in enumerate(tutorial.sections, start=1))
+    assert not any(s.heading.startswith("Étape") for s in tutorial.sections)
     documentary = write_article(graph, "documentary")
     assert documentary.sections[0].heading.startswith("[0:00] ")
     interview = write_article(graph, "interview")

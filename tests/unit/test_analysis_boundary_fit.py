@@ -23,7 +23,7 @@ def _prepared(seed: int) -> Prepared:
     features[:, FEATURES.index("phrase")] = labels
     features[:, FEATURES.index("pause")] = labels * 0.5 + rng.random(600)
     far = labels == 0
-    return Prepared(None, "monologue", 0, [], None, features, labels, far)
+    return Prepared(None, "monologue", 0, [], None, frozenset(), features, labels, far)
 
 
 def test_the_fit_weighs_what_tells_the_boundaries_apart() -> None:

@@ -13,7 +13,7 @@ from domain.analysis import Segment, analyse, validate_chapters, write_article
 from domain.analysis.language import LANGUAGES, guess_language, language
 from domain.analysis.phrases import publishable
 from domain.analysis.sentences import split_sentences
-from domain.analysis.structure import LONGEST_CHAPTER_MS, chapter_count_bounds, is_monologue
+from domain.analysis.structure import COUNT_RULE, chapter_count_bounds, is_monologue
 from domain.analysis.topics import extract_topics
 from tests.unit.test_analysis import _timed
 
@@ -423,7 +423,7 @@ def test_an_faq_answer_does_not_cross_into_the_next_part() -> None:
 
 
 @pytest.mark.parametrize("style", ["journalistic", "narrative", "analytical", "tutorial", "documentary"])
-def test_sections_follow_the_chapters_and_keep_the_spoken_order(talk, style: str) -> None:
+def test_sections_follow_the_chapters_open_with_their_lead_and_keep_the_spoken_order(talk, style: str) -> None:
     article = write_article(talk, style)
     order = {s.text.strip(): s.index for s in talk.sentences}
 
@@ -434,7 +434,7 @@ def test_sections_follow_the_chapters_and_keep_the_spoken_order(talk, style: str
     assert [s.start_ms for s in article.sections] == sorted(s.start_ms for s in article.sections)
     for section in article.sections:
         spoken = [position(q) for p in section.paragraphs for q in p.sentences]
-        assert spoken == sorted(spoken), section.heading
+        assert spoken[1:] == sorted(spoken[1:]), section.heading  # the lead first, then as said
 
 
 @pytest.mark.parametrize("style", ["journalistic", "narrative", "analytical", "conversational", "interview"])
@@ -556,17 +556,18 @@ def _announced_subjects(speakers: tuple[str | None, ...]) -> list[Segment]:
     return segments
 
 
-def test_a_monologue_takes_its_chapter_count_from_its_length() -> None:
-    """Thirteen announced changes in 23 minutes: a podcast gets as many chapters as its boundaries
-    that stand out allow (up to one per 2 minutes), a lecture one per 5 minutes (docs/analysis.md)."""
+def test_a_lecture_counts_its_chapters_by_its_length_a_conversation_by_its_content() -> None:
+    """Thirteen announced changes in 23 minutes: a podcast gets as many chapters as its boundaries that
+    stand out (up to one per 2 minutes), a lecture as many as its length gives (docs/analysis.md)."""
     lecture = analyse(_announced_subjects((None,)), language="en")
     podcast = analyse(_announced_subjects(("HOST", "GUEST")), language="en")
     low, high = chapter_count_bounds(lecture.duration_ms)
-    assert (low, high) == (5, 12)
-    assert len(podcast.chapters) == high
-    assert low <= len(lecture.chapters) < len(podcast.chapters)
+    assert (low, high) == (3, 12)
+    by_length = COUNT_RULE.count(lecture.duration_ms, 0, "monologue")
+    assert by_length == COUNT_RULE.count(lecture.duration_ms, 14, "monologue") == 7  # the content moves it not
     longest = max(c.end_ms - c.start_ms for c in lecture.chapters)
-    assert len(lecture.chapters) == low or longest <= LONGEST_CHAPTER_MS  # more only from the 7-minute split
+    assert len(lecture.chapters) == by_length or longest <= COUNT_RULE.longest_ms  # more only from the split
+    assert len(podcast.chapters) == high > len(lecture.chapters)  # fourteen parts said, twelve allowed
     for graph in (lecture, podcast):
         assert validate_chapters(graph.chapters, graph.duration_ms) == []
 

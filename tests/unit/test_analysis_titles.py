@@ -9,9 +9,10 @@ from collections import Counter
 import pytest
 
 from domain.analysis import Segment
+from domain.analysis.chapters import Chapter
 from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.sentences import split_sentences
-from domain.analysis.structure import Chapter, title_chapters
+from domain.analysis.titles import title_chapters
 
 
 def _titles(parts: list[list[str]], code: str = "en") -> list[str]:
@@ -51,13 +52,14 @@ def test_a_title_head_is_plural_when_the_chapter_says_the_plural(code: str, labe
 
 def test_a_chapter_that_treats_several_instances_is_titled_in_the_plural() -> None:
     titles = _titles([
-        ["Arrays hold values in order.", "An array has a length.", "You can sort an array.",
-         "Each array is an object."],
-        ["Promises wait for results.", "A promise resolves later.", "A promise can reject.", "Chain one promise."],
+        ["Sorted arrays hold values in order.", "A sorted array has a length.", "You can search a sorted array.",
+         "Each sorted array is an object."],
+        ["Pending promises wait for results.", "A pending promise resolves later.", "A pending promise can reject.",
+         "Chain one pending promise."],
         ["The garbage collector frees memory.", "The garbage collector runs often.", "Memory leaks hurt.",
          "The garbage collector is automatic."],
     ])
-    assert titles[:2] == ["Arrays", "Promises"]
+    assert titles[:2] == ["Sorted arrays", "Pending promises"]
     assert titles[2] == "Garbage collector"  # never said in the plural
 
 
@@ -72,7 +74,7 @@ def test_a_phrase_of_common_words_weighs_less_than_a_term() -> None:
 
 
 def _chapter_opening_on(subject: str, other: str) -> list[str]:
-    """Each term said three times; the opening four sentences name only ``subject``."""
+    """Each term said three times; the opening two sentences name only ``subject``."""
     return [f"Let's now turn to the {subject}.", f"A {subject} has its rules.", "It has rows.", "It has columns.",
             f"A {other} has a direction.", f"Each {other} has a length.", f"The {other} points away.",
             f"Then the {subject} stretches space."]
@@ -80,8 +82,8 @@ def _chapter_opening_on(subject: str, other: str) -> list[str]:
 
 def test_the_subject_named_in_a_chapter_opening_is_preferred_for_its_title() -> None:
     first = ["Scalars are plain numbers.", "A scalar scales.", "Scalars commute.", "One more scalar."]
-    assert _titles([first, _chapter_opening_on("vector", "matrix")])[1] == "Vector"
-    assert _titles([first, _chapter_opening_on("matrix", "vector")])[1] == "Matrix"
+    assert _titles([first, _chapter_opening_on("rotation matrix", "vector field")])[1] == "Rotation matrix"
+    assert _titles([first, _chapter_opening_on("vector field", "rotation matrix")])[1] == "Vector field"
 
 
 def test_a_chapter_opening_question_naming_a_rare_term_once_is_its_title() -> None:
@@ -188,5 +190,114 @@ def test_of_two_phrases_said_once_the_one_of_rarer_words_is_the_title() -> None:
     first = ["Solar panels turn light into power.", "Panels face south.", "A panel lasts decades.",
              "Panels need little care."]
     titles = _titles([first, ["Take your evening consumption and add twenty percent.",
-                              "Lithium iron phosphate cells do not catch fire easily."]])
-    assert titles[1] == "Lithium iron phosphate", titles  # not "Consumption and add", first in the alphabet
+                              "Lithium ferrophosphate cells do not catch fire easily."]])
+    assert titles[1] == "Lithium ferrophosphate", titles  # not "Consumption and add", first in the alphabet
+
+
+# Three chapters a language, each about one subject said in a phrase and around it in single words: the
+# titles name the subjects, in a phrase (a single common word never: "Pumps", "Panneaux"), each once.
+TALKS = {
+    "en": [["Heat pumps move heat from outside air.", "A heat pump uses some electricity.",
+            "Heat pumps work in winter.", "The heat pump is quiet."],
+           ["Solar panels produce electricity.", "Solar panels face south.", "Each solar panel lasts decades.",
+            "Panels need cleaning."],
+           ["Battery storage keeps the energy.", "Battery storage costs money.", "Home battery storage grows.",
+            "Batteries last years."]],
+    "fr": [["Les pompes à chaleur prennent la chaleur de l'air.", "Une pompe à chaleur consomme peu.",
+            "Les pompes à chaleur marchent en hiver.", "La pompe à chaleur reste silencieuse."],
+           ["Les panneaux solaires produisent de l'électricité.", "Les panneaux solaires regardent le sud.",
+            "Un panneau solaire dure longtemps.", "Les panneaux demandent peu d'entretien."],
+           ["Le stockage d'énergie garde le courant.", "Le stockage d'énergie coûte cher.",
+            "Le stockage d'énergie progresse.", "Les batteries durent dix ans."]],
+    "de": [["Die Wärmepumpe holt Wärme aus der Luft.", "Eine Wärmepumpe braucht wenig Strom.",
+            "Die Wärmepumpe läuft im Winter.", "Die Wärmepumpe ist leise."],
+           ["Die Solarmodule erzeugen Strom.", "Die Solarmodule zeigen nach Süden.", "Jedes Solarmodul hält lange.",
+            "Die Module brauchen Pflege."],
+           ["Der Batteriespeicher speichert Energie.", "Der Batteriespeicher kostet Geld.",
+            "Ein Batteriespeicher wächst mit.", "Die Batterien halten Jahre."]],
+    "es": [["Las bombas de calor toman el calor del aire.", "Una bomba de calor consume poco.",
+            "Las bombas de calor funcionan en invierno.", "La bomba de calor es silenciosa."],
+           ["Los paneles solares producen electricidad.", "Los paneles solares miran al sur.",
+            "Un panel solar dura décadas.", "Los paneles necesitan limpieza."],
+           ["El almacenamiento de energía guarda la corriente.", "El almacenamiento de energía cuesta dinero.",
+            "El almacenamiento de energía crece.", "Las baterías duran años."]],
+    "it": [["Le pompe di calore prendono il calore dall'aria.", "Una pompa di calore consuma poco.",
+            "Le pompe di calore funzionano in inverno.", "La pompa di calore è silenziosa."],
+           ["I pannelli solari producono elettricità.", "I pannelli solari guardano a sud.",
+            "Un pannello solare dura decenni.", "I pannelli chiedono pulizia."],
+           ["L'accumulo di energia conserva la corrente.", "L'accumulo di energia costa denaro.",
+            "L'accumulo di energia cresce.", "Le batterie durano anni."]],
+    "pt": [["As bombas de calor tiram o calor do ar.", "Uma bomba de calor consome pouco.",
+            "As bombas de calor funcionam no inverno.", "A bomba de calor é silenciosa."],
+           ["Os painéis solares produzem eletricidade.", "Os painéis solares olham para o sul.",
+            "Um painel solar dura décadas.", "Os painéis pedem limpeza."],
+           ["O armazenamento de energia guarda a corrente.", "O armazenamento de energia custa dinheiro.",
+            "O armazenamento de energia cresce.", "As baterias duram anos."]],
+    "nl": [["De warmtepompen halen warmte uit de lucht.", "Een warmtepomp gebruikt weinig stroom.",
+            "De warmtepompen werken in de winter.", "De warmtepomp is stil."],
+           ["De zonnepanelen maken stroom.", "De zonnepanelen liggen op het zuiden.", "Elk zonnepaneel gaat lang mee.",
+            "De panelen vragen onderhoud."],
+           ["De thuisbatterij bewaart energie.", "De thuisbatterij kost geld.", "Een thuisbatterij groeit mee.",
+            "De batterijen gaan jaren mee."]],
+}
+SUBJECTS = {
+    "en": ("heat pump", "solar panel", "battery storage"), "fr": ("pompe", "panneaux solaires", "stockage"),
+    "de": ("wärmepumpe", "solarmodul", "batteriespeicher"), "es": ("bomba", "paneles solares", "almacenamiento"),
+    "it": ("pomp", "pannelli solari", "accumulo"), "pt": ("bomba", "painéis solares", "armazenamento"),
+    "nl": ("warmtepomp", "zonnepane", "thuisbatterij"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(TALKS))
+def test_titles_name_each_chapter_subject_in_a_publishable_phrase_once(code: str) -> None:
+    titles = _titles(TALKS[code], code)  # every title publishable (checked there)
+    reader = PhraseReader(code)
+    reader.learn(split_sentences([Segment(5000 * k, 5000 * k + 4800, text) for k, text in
+                                  enumerate(t for part in TALKS[code] for t in part)], code))
+    assert len({t.lower() for t in titles}) == len(titles), titles
+    for title, subject in zip(titles, SUBJECTS[code], strict=True):
+        assert subject in title.lower(), (title, subject)
+        assert title[:1].isupper() and reader.names_a_subject(title), title
+
+
+@pytest.mark.parametrize(("code", "title", "said", "expected"), [
+    ("en", "Dots", "We draw dots. The dots move.", False),  # a common word, said in lowercase
+    ("en", "Heat pumps", "Heat pumps work.", True),
+    ("en", "JavaScript", "JavaScript runs here.", True),  # capitals inside: a name
+    ("en", "Wordle", "I play Wordle. Wordle is a game.", True),  # never said in lowercase: a name
+    ("en", "CSS", "We write css and CSS.", True),  # an acronym
+    ("en", "What is a group?", "What is a group?", True),  # a question
+    ("fr", "Panneaux", "Les panneaux produisent.", False),
+    ("de", "Größe", "Die Größe zählt. Eine Größe wächst.", False),  # a common noun, said after an article
+    ("de", "Wärmepumpen", "Die Wärmepumpen laufen.", True),  # a compound: a phrase in one word
+    ("nl", "Zonnepanelen", "De zonnepanelen werken.", True),
+    ("it", "Pannelli", "I pannelli producono.", False),
+])
+def test_a_single_word_titles_a_chapter_only_when_it_names_something(code: str, title: str, said: str,
+                                                                      expected: bool) -> None:
+    reader = PhraseReader(code)
+    reader.learn(split_sentences([Segment(0, 5000, said)], code))
+    assert reader.names_a_subject(title) is expected
+
+
+@pytest.mark.parametrize(("code", "chapters", "refused"), [
+    # a clause said once ("Arrays hold values"), a word of quantity first ("Couple of people"), a common
+    # word before a name ("Physicist Eugene Wigner"), a word mostly said before one same word ("post" of
+    # "post css")
+    ("en", [["Arrays hold values in order.", "Sorted arrays are fast.", "Sorted arrays need care.",
+             "Search sorted arrays."]], "Arrays hold values"),
+    ("en", [["A couple of people asked about caching.", "A couple of people use caching layers.",
+             "Caching layers keep answers.", "A couple of people build caching layers."]], "Couple of people"),
+    ("en", [["The physicist Eugene Wigner wrote a paper.", "Eugene Wigner liked mathematics.",
+             "The paper by Eugene Wigner is famous.", "Wigner was right."]], "Physicist Eugene Wigner"),
+    ("en", [["Plugins for post css are small.", "Post css runs plugins.", "We love post css.",
+             "Post css plugins transform styles."]], "Plugins for post"),
+    ("fr", [["Une sorte d'oscillation amortie apparaît.", "Une sorte d'oscillation amortie revient.",
+             "L'oscillation amortie décroît.", "Une oscillation amortie finit."]], "Sorte d'oscillation amortie"),
+])
+def test_a_phrase_that_names_no_subject_is_no_title(code: str, chapters: list[list[str]], refused: str) -> None:
+    other = {"en": ["Heat pumps move heat.", "A heat pump is quiet.", "Heat pumps work.", "The heat pump lasts."],
+             "fr": ["Les pompes à chaleur marchent.", "Une pompe à chaleur dure.", "Les pompes à chaleur chauffent.",
+                    "La pompe à chaleur est calme."]}[code]
+    titles = _titles([other, *chapters], code)
+    assert refused not in titles, titles
