@@ -25,7 +25,7 @@
    video's upload language is not taken as said: it is ``fr`` whenever none was given.
 4. **Recognition** runs out of the event loop: the local engine in a child process of its own
    (``LocalRecogniser``, the models loaded once in it and kept for the worker's life), killed at
-   ``asr_window_timeout_s`` (the window then fails and is retried alone), at the job's
+   ``asr_window_timeout_s`` (the window then fails, and the next attempt starts again at it), at the job's
    cancellation, and with the worker itself (the parent-death signal); or the configured
    OpenAI-compatible provider (``ProviderRecogniser``).
 5. **Speakers** (``services.jobs.voices``, on the worker's executor, bounded by ``asr_speakers_timeout_s``):
