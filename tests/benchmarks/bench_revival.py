@@ -14,6 +14,11 @@ candidates: 10,000 candidates in one workspace (the read model's rows, written b
 statements from generated events), then ``GET /production/revival/candidates?query=...`` at
 concurrency 8 for a selective query and a common one, with the trigram index and, for
 comparison, without it. Goal: p99 at most 50 ms.
+
+hostile: the microblog's weighted count (its link detection) of long dotted tokens, in process,
+the best of five runs each: the 4,988-character description of the end-to-end test
+(tests/e2e/test_revival.py), four and ten times longer, and the unit test's tokens. Linear: the
+time grows with the length, not with its square. Needs no stack.
 """
 
 from __future__ import annotations
@@ -288,15 +293,42 @@ async def bench_candidates(base_settings, results: dict) -> None:
         results["candidates_core_speed_ms"] = [speed_before, core_speed_ms()]
 
 
+HOSTILE_TOKENS = {
+    "https:// + a. x 2,490 (4,988 characters)": "https://" + "a." * 2490,
+    "https:// + a. x 10,000 (20,008 characters)": "https://" + "a." * 10_000,
+    "https:// + a. x 25,000 (50,008 characters)": "https://" + "a." * 25_000,
+    "a. x 10,000 + 1 (no top-level domain)": "a." * 10_000 + "1",
+    "a-b. x 5,000 + -": "a-b." * 5_000 + "-",
+}
+
+
+def bench_hostile(results: dict) -> None:
+    from domain.platforms import weighted_length
+
+    for name, token in HOSTILE_TOKENS.items():
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            weighted_length(token)
+            best = min(best, time.perf_counter() - started)
+        results[f"hostile_weighted_length_ms {name}"] = round(best * 1000, 2)
+
+
 async def main(which: list[str]) -> dict:
+    if which == ["hostile"]:
+        results: dict = {"machine": machine()}
+        bench_hostile(results)
+        return results
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)
     await drop_isolated(base, await fresh(base))  # (re)makes the benchmarks' migrated template
-    results: dict = {"machine": machine()}
+    results = {"machine": machine()}
     if not which or "complete" in which:
         await bench_complete(base, results)
     if not which or "candidates" in which:
         await bench_candidates(base, results)
+    if not which or "hostile" in which:
+        bench_hostile(results)
     return results
 
 

@@ -353,21 +353,20 @@ async def test_a_hostile_description_holds_up_no_other_request(service, world):
         return r, time.perf_counter() - started
 
     completing = asyncio.gather(*(complete(k) for k in range(4)))  # four at once, on one API process
-    waits = []
-    while not waits or not completing.done():  # another workspace's request, while they run
-        started = time.perf_counter()
+    answered = 0
+    while not answered or not completing.done():  # another workspace's request, while they run
         me = await other.client.get("/me")
-        waits.append(time.perf_counter() - started)
         assert me.status == 200, me.body
+        answered += 1
     answers = await completing
     for r, _ in answers:
         assert r.status == 200, r.body
         draft = r.data["drafts"][0]
         assert draft["measured_length"] <= 280 and draft["was_truncated"]
-    # Generous bounds: with link detection quadratic in the token, each completion took 3-8 s and
-    # held the event loop, and GET /me waited for them (up to 13 s); now they take milliseconds.
-    assert max(waits) < 0.5, waits
-    assert max(elapsed for _, elapsed in answers) < 1.0, [elapsed for _, elapsed in answers]
+    # How long they took and how long GET /me waited meanwhile (milliseconds now; 3-8 s and up to
+    # 13 s when link detection was quadratic and held the event loop) is measured by the revival
+    # benchmark (`python -m tests.benchmarks revival hostile`): a timed bound here fails on a busy
+    # machine, not on a slow service.
 
 
 async def test_a_completion_over_its_time_bound_is_503_and_writes_nothing(service, world):
