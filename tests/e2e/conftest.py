@@ -159,7 +159,9 @@ def spawn(command: str, env: dict[str, str], logs: Path, label: str | None = Non
                             preexec_fn=terminate_with_parent)
 
 
-async def wait_healthy(http: aiohttp.ClientSession, base: str, proc: subprocess.Popen, timeout: float = 30) -> None:
+async def wait_healthy(http: aiohttp.ClientSession, base: str, proc: subprocess.Popen, timeout: float = 180) -> None:
+    # A deadline, not a measure: an API process imports the whole service before it answers, which
+    # takes seconds on a quiet machine and can take a minute when the CPU is shared.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

