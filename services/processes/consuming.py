@@ -54,7 +54,7 @@ from infra.consume import (
 )
 from infra.db import create_pool
 from infra.eventlog import make_consumer, start_or_stop
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.lib.common import is_transient, supervise, until_connected
 

@@ -32,7 +32,8 @@ import orjson
 
 from domain.webhooks import ACTIVE, Webhook, attempt_events, cancel_events, next_delay
 from infra.crypto import SecretBox
-from infra.eventstore import ConcurrencyError, PostgresEventStore
+from infra.eventstore import ConcurrencyError
+from infra.eventstore_postgres import PostgresEventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
