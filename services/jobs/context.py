@@ -22,7 +22,7 @@ from domain.base import DomainError
 from domain.jobs import Job, StaleAttempt
 from infra.eventstore import ConcurrencyError, EventStore
 from infra.settings import Settings
-from services.application.context import Application, Context
+from services.application.context import Context
 from services.jobs.errors import ItemsFailed, JobCancelledError, LeaseLost, PermanentJobError, readable
 from services.lib.common import is_transient
 
@@ -36,11 +36,8 @@ class JobRunner(Protocol):
     @property
     def store(self) -> EventStore: ...
 
-    @property
-    def application(self) -> Application: ...
-
-    def job_meta(self, job: Job) -> dict:
-        """The ``meta`` of every event the job's work appends."""
+    def job_context(self, job: Job) -> Context:
+        """The application for what the job's work appends (its ``meta``: the worker, the job, its cause)."""
 
     async def append_to_job(self, job: Job, decide: Callable[[Job], None], *,
                             also: list | tuple | Callable[[], Awaitable[list]] = ()) -> Job:
@@ -110,7 +107,7 @@ class JobContext:
     @property
     def context(self) -> Context:
         """The application for this job's work: what it saves carries the job's ``meta``."""
-        return self._worker.application.context(self.meta)
+        return self._worker.job_context(self._job)
 
     @property
     def job(self) -> Job:
@@ -128,15 +125,14 @@ class JobContext:
     @property
     def meta(self) -> dict:
         """The ``meta`` of what this job's work appends: the worker, the job, the job's chain and
-        its ``JobQueued`` as the cause (``Worker.job_meta``). ``save_now`` and the results of
+        its ``JobQueued`` as the cause (``JobRunner.job_context``). ``save_now`` and the results of
         ``record_with_completion`` carry it; a handler that saves through ``store`` passes it."""
-        return self._worker.job_meta(self._job)
+        return self.context.meta
 
-    async def save_now(self, *aggregates, meta: dict | None = None) -> int:
+    async def save_now(self, *aggregates) -> int:
         """Append other streams' events at once, in their own transaction, with this job's meta:
         for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
-        return await self._worker.application.context({**self.meta, **(meta or {})}).save(
-            *aggregates, workspace_id=self.workspace_id)
+        return await self.context.save(*aggregates, workspace_id=self.workspace_id)
 
     async def progress(self, progress: int, step: str) -> None:
         """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""

@@ -54,15 +54,14 @@ from typing import Any
 import asyncpg
 
 from domain.jobs import Job
-from infra.codec import EventRegistry
+from infra.codec import EventRegistry, StoredEvent
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore, origin
 from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.bootstrap import bootstrap
-from services.application.context import Application
+from services.application.context import Application, Context
 from services.application.jobs import append_job
-from services.application.meta import caused_by
 from services.jobs.context import JobContext, JobHandlers
 from services.jobs.errors import JobCancelledError, LeaseLost, PermanentJobError, database_reason, readable
 from services.lib.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
@@ -133,9 +132,9 @@ class Worker:
         self._application: Application | None = None
         self.completed = 0
         self.failed = 0
-        # Job id -> the chain of the job's JobQueued (services.application.meta.caused_by), while one
+        # Job id -> the job's JobQueued, the cause of what its work appends (``job_context``), while one
         # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
-        self._chains: dict[str, dict] = {}
+        self._origins: dict[str, StoredEvent | None] = {}
         self._runs: Counter[str] = Counter()
         self._slots = asyncio.Semaphore(max(1, settings.worker_concurrency))
         # Workspace id -> jobs of it that gave their slot up and wait for one (``share_slot``).
@@ -240,7 +239,7 @@ class Worker:
             events = await also() if callable(also) else also
             decide(job)
             try:
-                await append_job(job, self.application.context(self.job_meta(job)), also=events)
+                await append_job(job, self.job_context(job), also=events)
                 return job
             except ConcurrencyError:
                 fresh = await self.store.fetch_for_writing(job.id)
@@ -256,10 +255,19 @@ class Worker:
             self._application = bootstrap(self.settings, self.store)
         return self._application
 
-    def job_meta(self, job: Job) -> dict:
-        """The ``meta`` of every event a job's work appends: this worker, the job, and the chain of
-        the request that queued it with its ``JobQueued`` as the cause (``services.application.meta``)."""
-        return {"worker": self.worker_id, "job_id": str(job.id), **self._chains.get(str(job.id), {})}
+    async def load_job(self, job_id: uuid.UUID) -> Job | None:
+        """The job to run (None: no such stream), its ``JobQueued`` kept as the cause of what its work
+        appends while this worker runs it (read from the stream: the same on every worker)."""
+        job = await self.store.fetch_for_writing(job_id)
+        if job is not None:
+            self._origins[str(job_id)] = await origin(self.store, job_id)
+        return job
+
+    def job_context(self, job: Job) -> Context:
+        """The application for what a job's work appends: this worker and the job, with its
+        ``JobQueued`` as the cause (``Application.reacting``: the chain of the request that queued
+        it)."""
+        return self.application.reacting(self._origins.get(str(job.id)), worker=self.worker_id, job_id=str(job.id))
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:
@@ -278,14 +286,13 @@ class Worker:
             self._runs[str(job_id)] -= 1
             if not self._runs[str(job_id)]:
                 del self._runs[str(job_id)]
-                self._chains.pop(str(job_id), None)
+                self._origins.pop(str(job_id), None)
 
     async def _run_job(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
-        job: Job | None = await self.store.fetch_for_writing(job_id)
+        job = await self.load_job(job_id)
         if job is None:
             return
-        self._chains[str(job_id)] = caused_by(await origin(self.store, job_id))
         if job.finished:
             await self._set_queue_state(job_id, attempt, _FINAL, job.status)
             return
