@@ -3,7 +3,7 @@ the append's own transaction, all or nothing with the events.
 
 A command says what it claims (a sandbox day's quota, a job's refund, a key's digest, an
 idempotency key's answer) or drops (a revoked API key's stored answers); the store knows how:
-PostgreSQL runs its SQL in the append transaction (``infra.eventstore``), the in-memory store
+PostgreSQL runs its SQL in the append transaction (``infra.eventstore_sql``), the in-memory store
 applies the same rule to its tables (``infra.memory_store``). Either refuses the whole append with
 the same error when a claim does not hold, so a command never hands SQL to a store and runs the
 same against both.

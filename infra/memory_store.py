@@ -33,7 +33,8 @@ from infra.effects import (
     SandboxClaim,
     committed,
 )
-from infra.eventstore import ConcurrencyError, KeptStates
+from infra.eventstore import ConcurrencyError
+from infra.eventstore_kept import KeptStates
 from infra.settings import wall_clock
 
 

@@ -29,7 +29,8 @@ from infra import llama_server, provision, stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, wanted_topics
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from projections import all_ddl
 

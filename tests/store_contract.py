@@ -34,7 +34,8 @@ from infra.effects import (
     SandboxClaim,
     SandboxQuotaExceeded,
 )
-from infra.eventstore import CACHE_FROM_VERSION, ConcurrencyError, EventStore
+from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore_kept import CACHE_FROM_VERSION
 from services.application.idempotency import Claim, IdempotencyKeyInUse, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from infra.storage import storage_for
 from services.api.articles import EXPORTS, ExportCache

@@ -10,6 +10,13 @@ caller passes the same ambient values again.
 Beside the ports, the context owns what several handlers share: retries on conflict, loading an
 aggregate inside the caller's workspace, saving with the call's meta, and the one charging path
 (``save_charged``).
+
+Every append of the service goes through a context, so an event's ``meta`` is decided where its
+context is made: ``Application.context(meta)`` for a request or a CLI command
+(``meta.request_meta``, ``meta.command_meta``), ``Application.reacting(cause, ...)`` for what a
+process appends because of an event it read (a job's work, a reader's effect, a webhook
+delivery's attempts). A reader whose append rides in its own statement or transaction takes the
+events encoded with that meta (``Context.encoded``) instead of ``save``.
 """
 
 from __future__ import annotations
@@ -26,10 +33,11 @@ from domain.base import InsufficientCredits, NotFound
 from domain.pricing import SandboxAllowance
 from domain.videos import MAX_DURATION_MS
 from domain.workspaces import Workspace
-from infra.eventstore import ConcurrencyError, EventStore, origin
+from infra.codec import NewEvent, StoredEvent
+from infra.eventstore import ConcurrencyError, EventStore, encoded, origin
 from infra.settings import wall_clock
 from services.application.idempotency import ambient_effects
-from services.application.meta import joining
+from services.application.meta import caused_by, joining
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5
@@ -60,6 +68,17 @@ class Application:
     def context(self, meta: dict | None = None) -> Context:
         """The application for one call, whose events carry ``meta``."""
         return Context(self, dict(meta or {}))
+
+    def reacting(self, cause: StoredEvent | Mapping[str, str] | None, **by: str) -> Context:
+        """The application for what a process appends because of an event it read: a job's work
+        (``by``: the worker and the job; the cause: its ``JobQueued``), a reader's effect (the
+        charge the credits watch judged), a webhook delivery's attempts (the delivered event, whose
+        ``caused_by`` the intake kept with the delivery: ``cause`` may be that mapping). The one
+        rule of such events' ``meta``: ``by``, then the cause's position and chain
+        (``meta.caused_by``)."""
+        if isinstance(cause, StoredEvent):
+            cause = caused_by(cause)
+        return self.context({**by, **(cause or {})})
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,12 @@ class Context:
         """This call's context for what it appends to a stream that belongs to a chain already (a
         job's cancellation, a delivery's resend): the chain stays the stream's (``meta.joining``)."""
         return replace(self, meta=joining(self.meta, await origin(self.store, stream_id)))
+
+    def encoded(self, *aggregates, workspace_id: UUID | None, events: Sequence = ()) -> list[NewEvent]:
+        """What ``save`` would append (``aggregates``' pending events, collected, and ``events``),
+        encoded with this call's meta: for an append that rides in the caller's own statement or
+        transaction (a reader's ``save_within``, the webhook sender's ``save_batch``)."""
+        return encoded(self.store.registry, aggregates, events, workspace_id, self.meta)
 
     async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence = (), effects: Sequence = (),
                    unhurried: bool = False) -> int:

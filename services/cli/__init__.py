@@ -272,7 +272,7 @@ async def _bootstrap_key(settings: Settings) -> str | None:
     """A first workspace and key when the store has no workspace yet (first `vaeo up`)."""
     from infra.codec import EventRegistry
     from infra.db import create_pool
-    from infra.eventstore import PostgresEventStore
+    from infra.eventstore_postgres import PostgresEventStore
     from services.application.bootstrap import bootstrap
     from services.application.meta import command_meta
     from services.application.workspaces import CreateWorkspace
@@ -324,7 +324,7 @@ async def _application(settings: Settings, *, storage=None):
     key file): a webhook secret the CLI encrypts must be readable by the dispatcher."""
     from infra.codec import EventRegistry
     from infra.db import create_pool
-    from infra.eventstore import PostgresEventStore
+    from infra.eventstore_postgres import PostgresEventStore
     from services.application.bootstrap import bootstrap
 
     settings = ensure_secret_key(settings)

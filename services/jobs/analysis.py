@@ -61,10 +61,11 @@ from infra.media.probe import probe
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from services.jobs import speech, vision
+from services.jobs.context import JobContext
+from services.jobs.errors import PermanentJobError
 from services.jobs.premium import write_premium
 from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
-from services.processes.worker import JobContext, PermanentJobError
 
 PREMIUM_UNAVAILABLE = ("quality_profile premium needs an OpenAI-compatible provider, and none is configured; "
                        "use quality_profile standard (offline engine)")

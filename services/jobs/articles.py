@@ -46,10 +46,11 @@ from infra.llm import ChatProvider, ProviderError
 from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
 from infra.storage import Storage, storage_for
+from services.jobs.context import JobContext
+from services.jobs.errors import PermanentJobError
 from services.jobs.premium import write_premium
 from services.jobs.transcripts import read_transcript
 from services.lib.cpu_limit import CpuLimitExceeded, run_with_cpu_limit
-from services.processes.worker import JobContext, PermanentJobError
 
 TRANSLATE_OPERATION = "article.translate"  # LlmUsageRecorded.operation (GET /usage/llm)
 REGENERATE_OPERATION = "article.regenerate"

@@ -70,8 +70,9 @@ from infra.settings import Settings
 from infra.storage import Storage, storage_for
 from infra.vision.faces import face_samples
 from infra.vision.models import VisionUnavailable
+from services.jobs.context import ItemDone, JobContext, JobHandlers
+from services.jobs.errors import PermanentJobError
 from services.jobs.transcripts import read_transcript
-from services.processes.worker import ItemDone, JobContext, JobHandlers, PermanentJobError
 
 # Staging files of clip work are named clip-<job id>-<what>-<random>: deleted when the clip is done
 # or has failed; a worker killed meanwhile leaves them to the storage's sweep of old staging files.

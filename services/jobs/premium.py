@@ -18,7 +18,8 @@ from domain.analysis.premium_prompts import Call
 from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
-from services.processes.worker import JobContext, PermanentJobError
+from services.jobs.context import JobContext
+from services.jobs.errors import PermanentJobError
 
 STEPS = (  # progress, step, the writer's call and what reads its answer
     (80, "writing the title, summary and chapters (provider)", "outline_call", "take_outline"),

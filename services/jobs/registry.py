@@ -7,7 +7,7 @@ handlers as they are added.
 from __future__ import annotations
 
 from infra.settings import Settings
-from services.processes.worker import JobHandlers
+from services.jobs.context import JobHandlers
 
 
 def default_handlers(settings: Settings) -> JobHandlers:

@@ -53,9 +53,10 @@ from infra.llm import ProviderError
 from infra.media.ffmpeg import MediaError, scrub
 from infra.media.probe import probe
 from infra.settings import Settings
+from services.jobs.context import ItemDone, JobContext
+from services.jobs.errors import PermanentJobError
 from services.jobs.stoppable import until_cancelled
 from services.jobs.voices import with_speakers
-from services.processes.worker import ItemDone, JobContext, PermanentJobError
 
 log = logging.getLogger("vaeo.speech")
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from services.processes.worker import JobContext
+from services.jobs.context import JobContext
 
 CANCEL_CHECK_S = 1.0  # how often the job's stream is read while a pass runs
 STOP_WAIT_S = 30.0  # how long a stopped pass is waited for (it ends at its next block: about a second)

@@ -24,7 +24,8 @@ from pathlib import Path
 from domain.analysis.behavioral import SeenVideo, pack_row, vision_item_name, vision_item_window, vision_windows
 from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
-from services.processes.worker import ItemDone, JobContext, PermanentJobError
+from services.jobs.context import ItemDone, JobContext
+from services.jobs.errors import PermanentJobError
 
 NO_PICTURE = "the video has no picture"
 

@@ -27,7 +27,7 @@ from domain.analysis.voices import speakers_of
 from infra import asr, voices
 from infra.media.ffmpeg import MediaError, scrub
 from infra.settings import Settings
-from services.processes.worker import JobContext
+from services.jobs.context import JobContext
 
 log = logging.getLogger("vaeo.voices")
 

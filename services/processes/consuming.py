@@ -54,8 +54,10 @@ from infra.consume import (
 )
 from infra.db import create_pool
 from infra.eventlog import make_consumer, start_or_stop
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
+from services.application.bootstrap import bootstrap
+from services.application.context import Application
 from services.lib.common import is_transient, supervise, until_connected
 
 log = logging.getLogger("vaeo.consuming")
@@ -89,7 +91,10 @@ class AppendingReader(Reader):
     pool and event store, one runner on its ``source`` topic in the consumer group
     ``<consumer_group_prefix><name>``; what ``apply`` appends (``store.save_within``, position
     kept in ``last``) commits with the reader's tracking, and ``announce`` wakes the relay after
-    the commit. Subclasses give ``name``, ``source``, ``handles_type``, ``apply`` and ``committed``."""
+    the commit. Its events are encoded by the application's context for their cause
+    (``application.reacting(event).encoded(...)``), so their ``meta`` follows the rule every
+    append of the service follows. Subclasses give ``name``, ``source``, ``handles_type``,
+    ``apply`` and ``committed``."""
 
     source = "events"  # or "telemetry"
 
@@ -97,6 +102,7 @@ class AppendingReader(Reader):
         self.settings = settings
         self.registry = registry or EventRegistry()
         self.store: PostgresEventStore | None = None
+        self.application: Application | None = None  # over ``store``, made with it by ``run``
         self.last = 0  # the position of the batch's last append (0: it appended nothing)
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -109,6 +115,7 @@ class AppendingReader(Reader):
         try:
             self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
                                             clock=self.settings.now)
+            self.application = bootstrap(self.settings, self.store)
             runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=topic,
                                     group=self.settings.consumer_group_prefix + self.name, source=self.source,
                                     max_records=1000)

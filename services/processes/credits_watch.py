@@ -33,9 +33,10 @@ import asyncpg
 
 from domain.workspaces import Workspace, crosses_below
 from infra.codec import EventRegistry, NewEvent, StoredEvent
-from infra.consume import Message, ParsedBatch, caused_by
-from infra.eventstore import ConcurrencyError, EventStore
+from infra.consume import Message, ParsedBatch
+from infra.eventstore import ConcurrencyError
 from infra.settings import Settings
+from services.application.context import Application
 from services.lib.readers import CREDITS_WATCH
 from services.processes.consuming import AppendingReader
 
@@ -45,9 +46,11 @@ NAME = CREDITS_WATCH
 CONFLICT_RETRIES = 10
 
 
-async def decide(store: EventStore, charges: list[StoredEvent], threshold_pct: float) -> list[NewEvent]:
+async def decide(app: Application, charges: list[StoredEvent], threshold_pct: float) -> list[NewEvent]:
     """The CreditsLow events due for ``charges`` (CreditsCharged events, in log order), from the
-    workspaces' streams as committed now; each with its charge as its cause."""
+    workspaces' streams as committed now; each with its charge as its cause
+    (``Application.reacting``)."""
+    store = app.store
     by_workspace: dict[UUID, list[StoredEvent]] = {}
     for charge in charges:
         by_workspace.setdefault(charge.stream_id, []).append(charge)
@@ -69,8 +72,7 @@ async def decide(store: EventStore, charges: list[StoredEvent], threshold_pct: f
             # The event reports the balance at the crossing, not later moves; a crossing flagged
             # already (a redelivery, a replay, another watch) gives nothing.
             if current.flag_low_credits(threshold_pct, version):
-                new.extend(registry.to_new_events(current.collect_events(), workspace_id=workspace_id,
-                                                  meta=caused_by(charge)))
+                new.extend(app.reacting(charge).encoded(current, workspace_id=workspace_id))
     return new
 
 
@@ -90,7 +92,7 @@ class CreditsWatch(AppendingReader):
         self._batch = []
         self.last = 0
         for _ in range(CONFLICT_RETRIES):
-            new = await decide(self.store, charges, self.settings.alert_credits_warning_pct)
+            new = await decide(self.application, charges, self.settings.alert_credits_warning_pct)
             if not new:
                 return
             try:

@@ -28,6 +28,7 @@ from infra.codec import EventRegistry, NewEvent
 from infra.consume import Message, ParsedBatch
 from infra.eventstore import ConcurrencyError
 from infra.settings import Settings
+from services.application.context import Application
 from services.application.meta import request_meta
 from services.lib.readers import EXPORTS_WATCH
 from services.processes.consuming import AppendingReader
@@ -36,20 +37,21 @@ NAME = EXPORTS_WATCH
 REPORTS = "first_exports"  # the telemetry field (services.api.articles.FIRST_EXPORTS)
 
 
-def reported_exports(registry: EventRegistry, record: dict) -> list[list[NewEvent]]:
+def reported_exports(app: Application, record: dict) -> list[list[NewEvent]]:
     """The ``ExportReady`` appends (one list per export) that an API call's telemetry record asks
-    for: the first exports a GET served and answered (2xx or 304)."""
+    for: the first exports a GET served and answered (2xx or 304), encoded by the context of that
+    request (its meta)."""
     if record.get("method") != "GET" or not 200 <= int(record.get("status", 500)) < 400:
         return []
     workspace_id = UUID(record["workspace_id"])
-    meta = request_meta(record["request_id"], record["key_id"])
+    ctx = app.context(request_meta(record["request_id"], record["key_id"]))
     out = []
     for export in record.get(REPORTS) or []:
         recorded = ArticleExport.record(article_id=export["article_id"], workspace_id=workspace_id,
                                         environment=export["environment"], export_format=export["format"],
                                         content_type=export["content_type"], etag=export["etag"],
                                         size=export["bytes"], path=export["path"])
-        out.append(registry.to_new_events(recorded.collect_events(), workspace_id=workspace_id, meta=meta))
+        out.append(ctx.encoded(recorded, workspace_id=workspace_id))
     return out
 
 
@@ -72,7 +74,7 @@ class ExportsWatch(AppendingReader):
             record = batch.payload(message)
             if not isinstance(record, dict) or not record.get(REPORTS):
                 continue
-            for events in reported_exports(self.registry, record):
+            for events in reported_exports(self.application, record):
                 try:
                     async with conn.transaction():  # a savepoint: a conflict undoes this append alone
                         self.last = await self.store.save_within(conn, events)

@@ -25,7 +25,7 @@ import orjson
 
 from infra.db import REPLAYABLE, connect
 from infra.eventlog import key_of, make_producer, start_or_stop
-from infra.eventstore import NOTIFY_CHANNEL, UNHURRIED
+from infra.eventstore_sql import NOTIFY_CHANNEL, UNHURRIED
 from infra.settings import Settings
 from services.lib.common import sleep_until_stopped, supervise
 from services.lib.status import RELAY_LOCK, relay_lock_holder_name

@@ -48,84 +48,25 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
 
-from domain.base import DomainError
-from domain.jobs import Job, StaleAttempt
-from infra.codec import EventRegistry
+from domain.jobs import Job
+from infra.codec import EventRegistry, StoredEvent
 from infra.db import create_pool
-from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore, origin
+from infra.eventstore import ConcurrencyError, EventStore, origin
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.bootstrap import bootstrap
 from services.application.context import Application, Context
 from services.application.jobs import append_job
-from services.application.meta import caused_by
+from services.jobs.context import JobContext, JobHandlers
+from services.jobs.errors import JobCancelledError, LeaseLost, PermanentJobError, database_reason, readable
 from services.lib.common import backoff_delays, is_transient, sleep_until_stopped, until_connected
-from services.processes.job_errors import database_reason, readable
 
 log = logging.getLogger("vaeo.worker")
-
-
-class PermanentJobError(Exception):
-    """A failure that another attempt cannot fix (bad input, missing provider): fail at once."""
-
-
-class JobCancelledError(Exception):
-    """The job was cancelled (or finished elsewhere) while it ran."""
-
-
-class LeaseLost(Exception):
-    pass
-
-
-class ItemsFailed(Exception):
-    """Some items of this attempt failed (each is recorded with its error): the attempt fails and
-    the job's next attempt does them again, and only them."""
-
-    def __init__(self, failed: dict[str, str], total: int) -> None:
-        self.failed = failed
-        listed = "; ".join(f"{item}: {error}" for item, error in failed.items())
-        super().__init__(f"{len(failed)} of {total} items failed: {listed}")
-
-
-@dataclass
-class ItemDone:
-    """An item's outcome: its ``result`` (kept on the job, readable at once), ``events`` of other
-    aggregates that commit with it (a rendered clip's own event), and ``discard``, which undoes
-    what the item left outside the log (its stored files) when its outcome cannot be recorded
-    (the job was cancelled meanwhile, or another attempt owns it now)."""
-
-    result: dict
-    events: list = field(default_factory=list)
-    discard: Callable[[], None] | None = None
-
-
-Handler = Callable[["JobContext"], Awaitable[dict | None]]
-
-
-class JobHandlers:
-    """Job type -> handler. A handler returns the result dict (``article_id`` is lifted out)."""
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, Handler] = {}
-
-    def register(self, job_type: str) -> Callable[[Handler], Handler]:
-        def add(fn: Handler) -> Handler:
-            self._handlers[job_type] = fn
-            return fn
-
-        return add
-
-    def get(self, job_type: str) -> Handler | None:
-        return self._handlers.get(job_type)
-
-    @property
-    def types(self) -> list[str]:
-        return sorted(self._handlers)
 
 
 # $4 is the service's clock (``Settings.now``): a job is claimed on the clock its retry was scheduled on.
@@ -176,146 +117,6 @@ class Slot:
         self.since = time.monotonic()
 
 
-class JobContext:
-    """What a handler sees, and all it may use: its params, the event store (load and save other
-    streams), the settings' clock, id allocation, progress reporting, cancellation checks,
-    results that commit with the job's completion, and off-loop work."""
-
-    def __init__(self, worker: Worker, job: Job, params: dict, attempt: int, slot: Slot | None = None) -> None:
-        self._worker = worker
-        self._slot = slot
-        self._job = job
-        self.job_id: uuid.UUID = uuid.UUID(str(job.id))  # asyncpg's UUID type -> the standard one
-        self.workspace_id: uuid.UUID = uuid.UUID(str(job.workspace_id))
-        self.environment: str = job.environment
-        self.params = params
-        self.attempt = attempt
-        self._results: list[list | Callable[[], Awaitable[list]]] = []
-
-    @property
-    def store(self) -> EventStore:
-        """The event store: ``fetch_for_writing`` and ``read_stream`` for streams other than the job's."""
-        return self._worker.store
-
-    @property
-    def context(self) -> Context:
-        """The application for this job's work: what it saves carries the job's ``meta``."""
-        return self._worker.application.context(self.meta)
-
-    @property
-    def job(self) -> Job:
-        """The job as this attempt last saw it."""
-        return self._job
-
-    def now(self) -> datetime:
-        """The settings' clock (fixed in tests and replays)."""
-        return self._worker.settings.now()
-
-    async def next_id(self, sequence: str) -> int:
-        """A new integer id (an article's, ...) from its PostgreSQL sequence."""
-        return await self._worker.store.next_id(sequence)
-
-    @property
-    def meta(self) -> dict:
-        """The ``meta`` of what this job's work appends: the worker, the job, the job's chain and
-        its ``JobQueued`` as the cause (``Worker.job_meta``). ``save_now`` and the results of
-        ``record_with_completion`` carry it; a handler that saves through ``store`` passes it."""
-        return self._worker.job_meta(self._job)
-
-    async def save_now(self, *aggregates, meta: dict | None = None) -> int:
-        """Append other streams' events at once, in their own transaction, with this job's meta:
-        for what must stay recorded whatever happens to the job next (tokens a provider spent)."""
-        return await self._worker.application.context({**self.meta, **(meta or {})}).save(
-            *aggregates, workspace_id=self.workspace_id)
-
-    async def progress(self, progress: int, step: str) -> None:
-        """Record progress as JobProgressed; raises JobCancelledError if the job was cancelled."""
-        self._job = await self._worker.append_to_job(self._job, lambda j: j.report_progress(progress, step))
-
-    async def checkpoint(self) -> None:
-        """Between steps: stop here if the job was cancelled meanwhile."""
-        fresh = await self._worker.store.fetch_for_writing(self.job_id)
-        if fresh.finished:
-            raise JobCancelledError(f"job is {fresh.status}")
-        self._job = fresh
-
-    def record_with_completion(self, events: list | Callable[[], Awaitable[list]]) -> None:
-        """The job's results, appended with ``JobCompleted``: pending events of other aggregates, or
-        a function deciding them on those aggregates loaded afresh (called at the append, and again
-        after a conflict with what another command wrote meanwhile)."""
-        self._results.append(events)
-
-    async def completion_events(self) -> list:
-        """The results to append with ``JobCompleted``, the functions' decided now."""
-        return [event for results in self._results for event in (await results() if callable(results) else results)]
-
-    async def run_items(self, items: list[str] | tuple[str, ...], work: Callable[[str], Awaitable[ItemDone]], *,
-                        failure_events: Callable[[str, str], list] | None = None,
-                        progress: tuple[int, int] = (0, 100), chained: bool = False) -> dict[str, dict]:
-        """Do the job's items in order and record each outcome as soon as it is known.
-
-        Items an earlier attempt completed are skipped. Before each item the job is re-read, so a
-        cancellation stops the work there. ``work(item)`` returns an ``ItemDone``: its result is
-        appended at once as ``JobItemCompleted`` with its events, and the job's progress moves
-        through ``progress`` (the share of items done); ``ctx.job.items_done`` holds the results
-        recorded so far. An item that raises is appended as ``JobItemFailed`` (with
-        ``failure_events(item, message)``) and the next item goes on; with ``chained`` (each item
-        reads the results of the items before it) the attempt stops there instead, and the next
-        attempt starts again at the failed item, so every item is done after all those before it.
-        Then, if any item failed: ``PermanentJobError`` when every failure was one (another attempt
-        would fail alike), else ``ItemsFailed``, which the worker retries on the job's schedule.
-        Returns every item's result (earlier attempts' included), in the order of ``items``.
-        """
-        ordered = list(dict.fromkeys(items))
-        first, last = progress
-        failed: dict[str, str] = {}
-        permanent = True
-        for item in ordered:
-            if item in self._job.items_done:
-                continue
-            await self._worker.share_slot(self, self._slot)
-            await self.checkpoint()
-            try:
-                done = await work(item)
-            except (JobCancelledError, LeaseLost):
-                raise
-            except Exception as exc:
-                if is_transient(exc):
-                    raise  # an outage, not the item's fault: the lease expires and a later attempt goes on
-                message = readable(exc)
-                permanent = permanent and isinstance(exc, PermanentJobError)
-                failed[item] = message
-                extra = failure_events(item, message) if failure_events else []
-                await self._record_item(lambda j, i=item, m=message: j.fail_item(i, m, attempt=self.attempt), extra)
-                if chained:
-                    break
-                continue
-            share = (len(self._job.items_done) + 1) / len(ordered)
-            try:
-                await self._record_item(lambda j, i=item, d=done, p=round(first + (last - first) * share):
-                                        j.complete_item(i, d.result, attempt=self.attempt, progress=p), done.events)
-            except (JobCancelledError, LeaseLost, DomainError, ConcurrencyError):
-                # Refused for sure (an outage may hide a commit: then the files stay, as the log may name them).
-                if done.discard is not None:
-                    done.discard()
-                raise
-        if failed:
-            if permanent:
-                raise PermanentJobError(str(ItemsFailed(failed, len(ordered))))
-            raise ItemsFailed(failed, len(ordered))
-        return {item: self._job.items_done[item] for item in ordered}
-
-    async def _record_item(self, decide: Callable[[Job], None], events: list) -> None:
-        """Append an item's outcome with ``events``; an attempt that is no longer running stops here."""
-        try:
-            self._job = await self._worker.append_to_job(self._job, decide, also=events)
-        except StaleAttempt as exc:
-            raise LeaseLost(f"job {self.job_id}: {exc}") from None
-
-    async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run CPU-heavy or blocking work off the event loop (the worker's executor)."""
-        return await asyncio.get_running_loop().run_in_executor(self._worker.executor, fn, *args)
-
 
 class Worker:
     def __init__(self, settings: Settings, handlers: JobHandlers, *, pool: asyncpg.Pool | None = None,
@@ -331,9 +132,9 @@ class Worker:
         self._application: Application | None = None
         self.completed = 0
         self.failed = 0
-        # Job id -> the chain of the job's JobQueued (services.application.meta.caused_by), while one
+        # Job id -> the job's JobQueued, the cause of what its work appends (``job_context``), while one
         # of this worker's tasks runs the job (a count, as an expired lease can overlap two runs).
-        self._chains: dict[str, dict] = {}
+        self._origins: dict[str, StoredEvent | None] = {}
         self._runs: Counter[str] = Counter()
         self._slots = asyncio.Semaphore(max(1, settings.worker_concurrency))
         # Workspace id -> jobs of it that gave their slot up and wait for one (``share_slot``).
@@ -438,7 +239,7 @@ class Worker:
             events = await also() if callable(also) else also
             decide(job)
             try:
-                await append_job(job, self.application.context(self.job_meta(job)), also=events)
+                await append_job(job, self.job_context(job), also=events)
                 return job
             except ConcurrencyError:
                 fresh = await self.store.fetch_for_writing(job.id)
@@ -454,10 +255,19 @@ class Worker:
             self._application = bootstrap(self.settings, self.store)
         return self._application
 
-    def job_meta(self, job: Job) -> dict:
-        """The ``meta`` of every event a job's work appends: this worker, the job, and the chain of
-        the request that queued it with its ``JobQueued`` as the cause (``services.application.meta``)."""
-        return {"worker": self.worker_id, "job_id": str(job.id), **self._chains.get(str(job.id), {})}
+    async def load_job(self, job_id: uuid.UUID) -> Job | None:
+        """The job to run (None: no such stream), its ``JobQueued`` kept as the cause of what its work
+        appends while this worker runs it (read from the stream: the same on every worker)."""
+        job = await self.store.fetch_for_writing(job_id)
+        if job is not None:
+            self._origins[str(job_id)] = await origin(self.store, job_id)
+        return job
+
+    def job_context(self, job: Job) -> Context:
+        """The application for what a job's work appends: this worker and the job, with its
+        ``JobQueued`` as the cause (``Application.reacting``: the chain of the request that queued
+        it)."""
+        return self.application.reacting(self._origins.get(str(job.id)), worker=self.worker_id, job_id=str(job.id))
 
     async def _set_queue_state(self, job_id: uuid.UUID, attempt: int, sql: str, *args: Any) -> None:
         async with self.pool.acquire() as conn:
@@ -476,14 +286,13 @@ class Worker:
             self._runs[str(job_id)] -= 1
             if not self._runs[str(job_id)]:
                 del self._runs[str(job_id)]
-                self._chains.pop(str(job_id), None)
+                self._origins.pop(str(job_id), None)
 
     async def _run_job(self, row: asyncpg.Record, slot: Slot | None = None) -> None:
         job_id, attempt, max_attempts = row["job_id"], row["attempts"], row["max_attempts"]
-        job: Job | None = await self.store.fetch_for_writing(job_id)
+        job = await self.load_job(job_id)
         if job is None:
             return
-        self._chains[str(job_id)] = caused_by(await origin(self.store, job_id))
         if job.finished:
             await self._set_queue_state(job_id, attempt, _FINAL, job.status)
             return
@@ -514,14 +323,14 @@ class Worker:
                 return
             raise
         except Exception as exc:
-            await self._after_failure(ctx._job, attempt, max_attempts, exc)
+            await self._after_failure(ctx.job, attempt, max_attempts, exc)
             return
         finally:
             beat.cancel()
         result = dict(result or {})
         article_id = result.pop("article_id", None)
         try:
-            await self.append_to_job(ctx._job, lambda j: j.complete(result, article_id), also=ctx.completion_events)
+            await self.append_to_job(ctx.job, lambda j: j.complete(result, article_id), also=ctx.completion_events)
         except JobCancelledError:
             await self._set_queue_state(job_id, attempt, _FINAL, "cancelled")
             return

@@ -31,7 +31,7 @@ from infra.codec import EventRegistry
 from infra.consume import PROGRESS_CHANNEL
 from infra.db import connect, create_pool
 from infra.eventlog import key_of, partition_for
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.media import CreateMedia
 from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb

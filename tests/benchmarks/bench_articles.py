@@ -35,7 +35,7 @@ from domain.exports import FORMATS
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_analysis import hour_of_captions
 from tests.benchmarks.bench_api import free_port, start, stop_all, wait_http

@@ -24,7 +24,8 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
 from infra.eventlog import ensure_topics, make_consumer, make_producer, topic_partitions
-from infra.eventstore import _APPEND, PostgresEventStore, _args
+from infra.eventstore_postgres import PostgresEventStore
+from infra.eventstore_sql import APPEND, append_args
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.processes.projector.rebuild import rebuild
@@ -117,7 +118,7 @@ async def bulk_append(pool: asyncpg.Pool, events: list, batch: int = 5000) -> No
     async with pool.acquire() as conn:
         for i in range(0, len(events), batch):
             chunk = events[i:i + batch]
-            await conn.fetchval(_APPEND, *_args(chunk, datetime.now(UTC)))
+            await conn.fetchval(APPEND, *append_args(chunk, datetime.now(UTC)))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -359,7 +360,7 @@ async def bench_notify(base: Settings, results: dict, seconds: float = 5.0, writ
                     # NOTIFY queued inside the transaction (taken at commit, under the table lock).
                     async with pool.acquire() as conn:
                         async with conn.transaction():
-                            await conn.fetchval(_APPEND, *_args(events, datetime.now(UTC)))
+                            await conn.fetchval(APPEND, *append_args(events, datetime.now(UTC)))
                             await notify(conn)
                 else:
                     await store.save(events=events)

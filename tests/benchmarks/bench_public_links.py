@@ -25,7 +25,7 @@ from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool, migrate
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.file_urls import public_link
 from projections import all_ddl
 from services.api.app import build_app

@@ -40,7 +40,7 @@ import orjson
 from infra import stack
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_api import (
     _COMMITS,

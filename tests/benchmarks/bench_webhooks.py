@@ -32,7 +32,8 @@ from domain.webhooks import delivery_id, payload
 from infra.codec import EventRegistry
 from infra.crypto import SecretBox
 from infra.db import create_pool
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.netguard import Allowance, SystemResolver, vet
 from infra.webhook_http import ssl_context
 from services.application.webhooks import RegisterWebhook

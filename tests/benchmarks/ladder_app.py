@@ -18,7 +18,8 @@ from aiohttp import web
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.media import CreateMedia
 from tests.helpers import handle

@@ -31,7 +31,8 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.keys import IssueKey
 from services.application.workspaces import CreateWorkspace

@@ -38,7 +38,7 @@ from infra import provision
 from infra.asyncapi import DOC_PATH as ASYNCAPI_DOC
 from infra.asyncapi import message_id
 from infra.codec import EventRegistry, NewEvent
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.jobs import QueueJob
 from services.application.keys import IssueKey

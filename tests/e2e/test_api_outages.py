@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from infra.codec import EventRegistry
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.workspaces import CreateWorkspace
 from tests.conftest import env_for
 from tests.e2e.conftest import Client, free_port, spawn, stop_all

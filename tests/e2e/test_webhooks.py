@@ -20,7 +20,7 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.jobs import QueueJob
 from tests.conftest import drop_isolated, env_for, make_isolated_settings

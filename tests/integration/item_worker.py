@@ -12,8 +12,9 @@ import asyncio
 from pathlib import Path
 
 from infra.settings import Settings
+from services.jobs.context import ItemDone, JobContext, JobHandlers
 from services.lib.common import run_until_signalled, setup_logging
-from services.processes.worker import ItemDone, JobContext, JobHandlers, Worker
+from services.processes.worker import Worker
 
 ITEM_JOB = "slow_items"
 

@@ -20,7 +20,7 @@ import pytest
 
 from domain.analysis import Segment
 from domain.videos import video_stream_id
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.storage import LocalStorage
 from services.application.videos import ChangeVideoDescription, IngestVideo, RequestAnalysis, RevokePublicLinks
 from services.jobs.registry import default_handlers

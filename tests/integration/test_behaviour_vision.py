@@ -25,7 +25,8 @@ from services.application.jobs import CancelJob
 from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs import vision
 from services.jobs.analysis import run_analysis
-from services.processes.worker import JobHandlers, Worker
+from services.jobs.context import JobHandlers
+from services.processes.worker import Worker
 from tests.conftest import ROOT
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for

@@ -21,9 +21,10 @@ from infra.storage import LocalStorage
 from services.application.clips import RequestDetection
 from services.application.workspaces import CreateWorkspace
 from services.jobs.clips import register_clip_jobs
+from services.jobs.context import JobHandlers
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from services.processes.worker import JobHandlers, Worker
+from services.processes.worker import Worker
 from tests.fake_llm import FakeProvider, completion, status
 from tests.helpers import handle, wait_projected
 from tests.integration.test_worker import job_finished, wait_for

@@ -7,7 +7,7 @@ import asyncpg
 import pytest
 
 from infra.codec import EventRegistry
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.idempotency import IdempotencyKeys
 from tests.command_contract import *  # noqa: F403
 from tests.idempotency_support import KEY

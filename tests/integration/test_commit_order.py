@@ -19,7 +19,7 @@ import pytest
 
 from domain.jobs import Job
 from infra.consume import position_of
-from infra.eventstore import _APPEND, _args
+from infra.eventstore_sql import APPEND, append_args
 from services.processes.relay import Relay
 from tests.helpers import kafka_messages, wait_relayed
 
@@ -49,7 +49,7 @@ async def test_relay_misses_nothing_when_commits_come_out_of_order(settings, sto
             events = _batch(store, workspaces[i % len(workspaces)], PER_APPEND)
             async with pool.acquire() as conn:
                 async with conn.transaction():
-                    await conn.fetchval(_APPEND, *_args(events, datetime.now(UTC)))
+                    await conn.fetchval(APPEND, *append_args(events, datetime.now(UTC)))
                     await asyncio.sleep(rng.uniform(0, 0.3))  # between insert and commit
 
     naive_done = asyncio.Event()

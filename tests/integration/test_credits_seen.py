@@ -11,10 +11,12 @@ import pytest
 from domain.base import InsufficientCredits
 from domain.workspaces import Workspace
 from infra.codec import EventRegistry
-from infra.eventstore import EventStore, PostgresEventStore
+from infra.eventstore import EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.jobs import QueueJob
 from services.application.workspaces import CreateWorkspace
-from services.processes.worker import JobHandlers, Worker
+from services.jobs.context import JobHandlers
+from services.processes.worker import Worker
 from tests.helpers import handle
 
 GROUP = pytest.mark.parametrize("group_commit", [False, True], ids=["one_by_one", "group_commit"])

@@ -15,7 +15,10 @@ import pytest
 from domain.jobs import Job
 from infra.codec import NewEvent
 from infra.effects import ClaimLapsed
-from infra.eventstore import CACHE_FROM_VERSION, NOTIFY_CHANNEL, Call, ConcurrencyError, EventStore, PostgresEventStore
+from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore_kept import CACHE_FROM_VERSION
+from infra.eventstore_postgres import PostgresEventStore
+from infra.eventstore_sql import NOTIFY_CHANNEL, Call
 from services.application.idempotency import IdempotencyKeys, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle

@@ -26,7 +26,8 @@ from infra import stack
 from infra.codec import EventRegistry
 from infra.consume import position_of
 from infra.db import create_pool, migrate
-from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore
+from infra.eventstore import ConcurrencyError, EventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.lib.common import is_transient

@@ -12,7 +12,7 @@ import pytest
 
 from domain.workspaces import Workspace
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeys,

@@ -19,7 +19,9 @@ from services.application.jobs import CancelJob, QueueJob
 from services.application.media import CreateMedia
 from services.application.meta import request_meta
 from services.application.workspaces import CreateWorkspace
-from services.processes.worker import JobHandlers, PermanentJobError, Worker
+from services.jobs.context import JobHandlers
+from services.jobs.errors import PermanentJobError
+from services.processes.worker import Worker
 from tests.helpers import handle, wait_relayed
 from tests.integration.test_cli import vaeo
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for

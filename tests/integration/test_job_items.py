@@ -14,7 +14,9 @@ from pathlib import Path
 
 from services.application.jobs import CancelJob, QueueJob
 from services.application.workspaces import CreateWorkspace
-from services.processes.worker import ItemDone, JobHandlers, PermanentJobError, Worker
+from services.jobs.context import ItemDone, JobHandlers
+from services.jobs.errors import PermanentJobError
+from services.processes.worker import Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import handle, wait_projected
 from tests.integration.item_worker import ITEM_JOB

@@ -24,11 +24,13 @@ from services.api.app import build_app
 from services.application.jobs import QueueJob
 from services.application.keys import IssueKey
 from services.application.workspaces import CreateWorkspace
+from services.jobs.context import JobHandlers
+from services.jobs.errors import PermanentJobError
 from services.processes.credits_watch import CreditsWatch
 from services.processes.projector.rebuild import rebuild
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from services.processes.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.worker import Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import handle, wait_projected
 

@@ -13,7 +13,9 @@ from domain.workspaces import Workspace
 from infra.codec import EventRegistry
 from services.application.jobs import CancelJob, QueueJob
 from services.application.workspaces import CreateWorkspace
-from services.processes.worker import JobHandlers, PermanentJobError, Worker
+from services.jobs.context import JobHandlers
+from services.jobs.errors import PermanentJobError
+from services.processes.worker import Worker
 from tests.helpers import handle
 from tests.integration.test_commands import PostgresBackend
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for

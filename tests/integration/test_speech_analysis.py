@@ -19,8 +19,9 @@ from infra.storage import LocalStorage
 from services.application.jobs import CancelJob
 from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs.analysis import run_analysis
+from services.jobs.context import JobHandlers
 from services.jobs.speech import LocalRecogniser
-from services.processes.worker import JobHandlers, Worker
+from services.processes.worker import Worker
 from tests.conftest import ROOT, env_for
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for

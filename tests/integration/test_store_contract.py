@@ -6,7 +6,7 @@ import asyncpg
 import pytest
 
 from infra.codec import EventRegistry
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from services.application.idempotency import IdempotencyKeys
 from tests.store_contract import *  # noqa: F403
 

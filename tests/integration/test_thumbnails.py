@@ -44,7 +44,8 @@ async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fas
     from services.application.videos import RequestAnalysis
     from services.application.workspaces import CreateWorkspace
     from services.jobs.analysis import run_analysis
-    from services.processes.worker import JobHandlers, Worker
+    from services.jobs.context import JobHandlers
+    from services.processes.worker import Worker
     from tests.helpers import handle
     from tests.integration.test_worker import job_finished, start_pipeline, wait_for
     from tests.media_factory import make_captioned_video, podcast_cues

@@ -7,9 +7,11 @@ import time
 import uuid
 
 from services.application.jobs import CancelJob, QueueJob
+from services.jobs.context import JobHandlers
+from services.jobs.errors import PermanentJobError
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from services.processes.worker import JobHandlers, PermanentJobError, Worker
+from services.processes.worker import Worker
 from tests.helpers import handle, wait_projected
 
 

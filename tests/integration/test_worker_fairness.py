@@ -8,7 +8,8 @@ import uuid
 from collections import Counter
 
 from services.application.jobs import QueueJob
-from services.processes.worker import ItemDone, JobHandlers, Worker
+from services.jobs.context import ItemDone, JobHandlers
+from services.processes.worker import Worker
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 from uuid import uuid4
 
 from infra.codec import EventRegistry
+from infra.memory_store import MemoryDatabase, MemoryEventStore
+from services.application.context import Application
 from services.processes.exports_watch import reported_exports
+
+APP = Application(MemoryEventStore(EventRegistry(), MemoryDatabase()))
 
 
 def _record(**changes) -> dict:
@@ -19,17 +23,17 @@ def _record(**changes) -> dict:
 
 def test_each_reported_first_export_is_one_export_ready_with_the_requests_meta() -> None:
     record = _record()
-    appends = reported_exports(EventRegistry(), record)
+    appends = reported_exports(APP, record)
     assert [len(a) for a in appends] == [1, 1]
     html = appends[0][0]
     assert html.type == "ExportReady" and html.data["format"] == "html" and html.data["etag"] == '"e"'
     assert html.meta["request_id"] == "req-1" and html.meta["key_id"] == record["key_id"]
     assert str(html.workspace_id) == record["workspace_id"] and appends[1][0].data["format"] == "txt"
-    assert reported_exports(EventRegistry(), _record(status=304))  # a conditional GET served it too
+    assert reported_exports(APP, _record(status=304))  # a conditional GET served it too
 
 
 def test_nothing_for_another_method_a_failed_call_or_a_call_that_reports_nothing() -> None:
-    assert reported_exports(EventRegistry(), _record(method="HEAD")) == []
-    assert reported_exports(EventRegistry(), _record(method="POST")) == []
-    assert reported_exports(EventRegistry(), _record(status=500)) == []
-    assert reported_exports(EventRegistry(), _record(first_exports=[])) == []
+    assert reported_exports(APP, _record(method="HEAD")) == []
+    assert reported_exports(APP, _record(method="POST")) == []
+    assert reported_exports(APP, _record(status=500)) == []
+    assert reported_exports(APP, _record(first_exports=[])) == []

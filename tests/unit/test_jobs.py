@@ -20,7 +20,7 @@ from domain.base import (
     deterministic_id,
 )
 from domain.jobs import Job
-from services.processes.worker import JobHandlers
+from services.jobs.context import JobHandlers
 
 WORKSPACE = uuid.UUID("11111111-1111-4111-8111-111111111111")
 RETRY_AT = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)

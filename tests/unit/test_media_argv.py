@@ -231,7 +231,7 @@ def test_scrub_keeps_ratios_and_words() -> None:
 
 
 def test_a_job_error_from_the_file_system_names_no_path() -> None:
-    from services.processes.job_errors import readable
+    from services.jobs.errors import readable
 
     missing = FileNotFoundError(2, "No such file or directory", "/var/tmp/vaeo/test/storage/videos/w/1/source.mkv")
     assert readable(missing) == "FileNotFoundError: No such file or directory"
@@ -240,7 +240,7 @@ def test_a_job_error_from_the_file_system_names_no_path() -> None:
 
 def test_a_job_error_from_a_conflict_names_no_stream_nor_version() -> None:
     from infra.eventstore import ConcurrencyError
-    from services.processes.job_errors import CONFLICTED, readable
+    from services.jobs.errors import CONFLICTED, readable
 
     conflict = ConcurrencyError("stream 19167c34-eb4a-5ef1-a4d3-cd827748b96b is at version 4, the append expected 3")
     assert readable(conflict) == CONFLICTED

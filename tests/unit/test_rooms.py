@@ -118,7 +118,7 @@ SERVICES_MAY_NOT_IMPORT = {
     "services.lib": ("services.api", "services.cli", "services.processes", "services.jobs",
                      "services.application"),
     "services.processes": ("services.api", "services.cli"),
-    "services.jobs": ("services.api", "services.cli"),
+    "services.jobs": ("services.api", "services.cli", "services.processes"),
 }
 
 

@@ -12,7 +12,7 @@ import asyncio
 
 from infra.codec import EventRegistry
 from infra.db import create_pool
-from infra.eventstore import PostgresEventStore
+from infra.eventstore_postgres import PostgresEventStore
 from infra.netguard import Resolver
 from infra.settings import Settings
 from services.processes.dispatcher.intake import INTAKE_TYPES, NAME, WAKE_CHANNEL, Intake, plan_intake

@@ -4,7 +4,8 @@ It claims due deliveries with ``FOR UPDATE SKIP LOCKED`` and a lease (so two dis
 send the same attempt), checks the destination again, signs the attempt afresh, sends it to the
 vetted address, appends the attempt and its outcome as events on the delivery's stream (their
 ``meta`` is the delivery's cause: ``causation_id`` names the event the intake turned into it,
-``correlation_id`` is that event's chain), and sets the row's next attempt from the schedule
+``correlation_id`` is that event's chain; ``Application.reacting`` makes it, as for every event
+appended because of another), and sets the row's next attempt from the schedule
 (or succeeded, exhausted, failed). A destination the guard refuses at send time ends the delivery failed at
 once, unsent and not retried. A 410 disables the webhook (``WebhookDisabled``). The pending
 deliveries of a webhook deleted or disabled end at once, unsent, with ``WebhookDeliveryCancelled``.
@@ -31,11 +32,14 @@ import asyncpg
 import orjson
 
 from domain.webhooks import ACTIVE, Webhook, attempt_events, cancel_events, next_delay
+from infra.codec import NewEvent
 from infra.crypto import SecretBox
-from infra.eventstore import ConcurrencyError, PostgresEventStore
+from infra.eventstore import ConcurrencyError
+from infra.eventstore_postgres import PostgresEventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
+from services.application.bootstrap import bootstrap
 from services.lib.common import supervise
 from services.processes.dispatcher.intake import WAKE_CHANNEL
 
@@ -158,6 +162,7 @@ class Sender:
         self.resolver = resolver or SystemResolver()
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.box = SecretBox(settings.secret_key)
+        self.application = bootstrap(settings, store)
         self.stats = SenderStats()
         self._secrets: dict[UUID, str] = {}
         self._wake = asyncio.Event()
@@ -344,7 +349,7 @@ class Sender:
             # Disabled before the attempt is recorded: a crash between the two leaves the delivery
             # claimed, and its claim, taken again after the lease, ends it unsent (the webhook is
             # disabled). In the other order the delivery would end failed and the webhook stay on.
-            await self._disable(row)
+            await self.disable(row)
         await self._record(Record(
             row, status, row.attempts, next_at, outcome.status_code, outcome.error,
             lambda v: attempt_events(row.id, v, row.scheduled(), attempt=row.attempts, signed_at=signed_at,
@@ -397,12 +402,10 @@ class Sender:
 
     async def _write(self, records: list[Record]) -> int:
         """One statement: every record's row update, then all their events in one append."""
-        registry = self.store.registry
         events, args = [], ([], [], [], [], [], [], [], [])
         for rec in records:
             row = rec.row
-            new = registry.to_new_events(rec.events(row.stream_version), workspace_id=row.workspace_id,
-                                         meta=row.cause)
+            new = self.recorded_events(rec)
             events.extend(new)
             for column, value in zip(args, (row.id, row.attempts, rec.attempts, rec.status, rec.next_at,
                                             rec.status_code, (rec.error or None) and rec.error[:500],
@@ -410,6 +413,12 @@ class Sender:
                 column.append(value)
         return await self.store.save_batch(events, along=(_FINISH, (self.owner, *args, self.settings.now())),
                                            notify=False)
+
+    def recorded_events(self, record: Record) -> list[NewEvent]:
+        """A record's events, encoded at its row's stream version with the delivery's cause."""
+        row = record.row
+        return self.application.reacting(row.cause).encoded(events=record.events(row.stream_version),
+                                                            workspace_id=row.workspace_id)
 
     async def _write_alone(self, record: Record) -> int:
         for _ in range(3):
@@ -420,14 +429,16 @@ class Sender:
                 record.row.stream_version = stored[-1].version if stored else 0
         raise ConcurrencyError(f"delivery {record.row.id}: stream kept moving")
 
-    async def _disable(self, row: Claimed) -> None:
+    async def disable(self, row: Claimed) -> None:
+        """The webhook disabled (``WebhookDisabled``) after a 410 to ``row``'s attempt: caused, like
+        the attempt's own events, by the delivered event."""
         for _ in range(5):
             webhook = await self.store.fetch_for_writing(row.webhook_id)
             if not isinstance(webhook, Webhook) or webhook.status != ACTIVE:
                 return
             webhook.disable("the receiver answered 410 Gone")
             try:
-                await self.store.save(webhook, workspace_id=row.workspace_id)
+                await self.application.reacting(row.cause).save(webhook, workspace_id=row.workspace_id)
                 self._secrets.pop(row.webhook_id, None)
                 return
             except ConcurrencyError:

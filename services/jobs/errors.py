@@ -1,6 +1,10 @@
-"""A job's ``error_message``, which clients read (``GET /v1/jobs/{id}``, the job's webhook): what
-went wrong, in words, without what only the service knows (a server path, an internal stream id
-or version)."""
+"""How a job's work fails, and the ``error_message`` clients read of it.
+
+The errors a job handler raises or meets (``PermanentJobError``, ``JobCancelledError``,
+``LeaseLost``, ``ItemsFailed``) live here, beside the handlers, so a handler never imports the
+worker process that runs it. A job's ``error_message`` (``GET /v1/jobs/{id}``, the job's webhook)
+says what went wrong, in words, without what only the service knows (a server path, an internal
+stream id or version)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,28 @@ CONFLICTED = ("recording the job's work kept conflicting with concurrent changes
 # Control characters (NUL above all, which PostgreSQL refuses in JSON text) never go into a
 # job's message: a message that cannot be stored would leave the job unfinished.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class PermanentJobError(Exception):
+    """A failure that another attempt cannot fix (bad input, missing provider): fail at once."""
+
+
+class JobCancelledError(Exception):
+    """The job was cancelled (or finished elsewhere) while it ran."""
+
+
+class LeaseLost(Exception):
+    """This attempt no longer owns the job (its lease expired and another attempt took it over)."""
+
+
+class ItemsFailed(Exception):
+    """Some items of this attempt failed (each is recorded with its error): the attempt fails and
+    the job's next attempt does them again, and only them."""
+
+    def __init__(self, failed: dict[str, str], total: int) -> None:
+        self.failed = failed
+        listed = "; ".join(f"{item}: {error}" for item, error in failed.items())
+        super().__init__(f"{len(failed)} of {total} items failed: {listed}")
 
 
 def readable(exc: Exception) -> str:
