@@ -12,6 +12,13 @@ _OPENERS = optional_words(r"zuerst|zunächst|dann|jetzt|nun|schließlich|zum\s+s
 
 LANGUAGE = Language(
     code="de",
+    markers=frozenset({
+        "der", "die", "das", "den", "dem", "mein", "meine", "meinen", "meiner", "zeig", "zeige", "zeigen",
+        "exportiere", "ubersetze", "analysiere", "storniere", "abbrechen", "hallo", "danke", "bitte", "und", "mit",
+        "von", "ist", "wie", "viele", "auf", "ins", "nach", "dann", "danach", "ich", "habe", "wer", "bin", "ein",
+        "eine", "letzten", "mir", "gib", "artikel", "auftrage", "guthaben", "warnungen", "kapiteln",
+    }),
+    letters="äöß",
     name="German",
     locale="de_DE",
     stemmer="german",

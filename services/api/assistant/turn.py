@@ -38,7 +38,7 @@ from uuid import UUID, uuid4
 
 import orjson
 
-from domain.agent import planner
+from domain.agent import planner, resolution
 from domain.agent.conversation import Conversation
 from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_reads, asked_writes
 from domain.agent.prompt import history_messages, system_prompt, tool_content
@@ -159,7 +159,7 @@ class Turn:
 
     async def _offline(self, text: str, stop: asyncio.Event, events: TurnEvents) -> dict:
         earlier = self.conversation.actions_so_far() if self.conversation is not None else []
-        plan = planner.plan(text, planner.context_from(earlier))
+        plan = planner.plan(text, resolution.context_from(earlier))
         self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=None)
         # The plan is known: the actions that will reach the rate-limit check are counted together.
         runner.count_ahead(sum(runner.counts(p.name, p.arguments) for p in plan.actions[:MAX_ACTIONS]))
@@ -175,8 +175,8 @@ class Turn:
                     reason = "rate_limited"
                     break
                 try:
-                    arguments = planner.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
-                except planner.Unresolved as exc:
+                    arguments = resolution.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
+                except resolution.Unresolved as exc:
                     events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
                     outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
                                       {"reason": exc.reason, **exc.values}, status="failed")
@@ -268,11 +268,11 @@ class Turn:
             reason = "rate_limited"
         if not parts:  # a model that said nothing: the offline account of what was done
             say(compose(language, _views(self.outcomes)))
-        unnamed = missing_scopes(_views(self.outcomes), "".join(parts), language == "fr")
+        unnamed = missing_scopes(_views(self.outcomes), "".join(parts), language)
         if unnamed:  # the person learns which scope their key lacks, whatever the model wrote
             say("\n\n" + unnamed)
         if left:
-            say("\n\n" + left_undone(left, reason, language == "fr", cap=MAX_ACTIONS,
+            say("\n\n" + left_undone(left, reason, language, cap=MAX_ACTIONS,
                                       retry_after_s=runner.window.reset_in if runner.window else None))
         return await self._finish("".join(parts), outcome="stopped" if reason == "stopped" else "completed",
                                   left=left)
