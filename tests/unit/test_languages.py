@@ -14,7 +14,7 @@ import pytest
 
 import domain.languages as registry
 from domain.analysis.text import labels as article_labels
-from domain.exports import labels as export_labels
+from domain.export_source import labels as export_labels
 from domain.languages import CODES, ENGLISH, LANGUAGES, TAG_PATTERN, supported
 from domain.languages.base import MAY_BE_EMPTY, OPTIONAL, Language
 from domain.revival import _labels as revival_labels
