@@ -19,7 +19,7 @@ each counts differently and a description that is one byte over is refused or cu
   weight.
 
 ``measure`` is the length of a text in a unit; the completion guarantees ``measure(text) <=
-max_length`` for the text it returns (``domain.revival``).
+max_length`` for the text it returns (``domain.revival_completion``).
 """
 
 from __future__ import annotations

@@ -216,7 +216,7 @@ class Language:
     # domain.analysis.entities: the lowercase rest of an organisation's name
     org_tail: tuple[str, str, str] | None = None  # (adjective endings, complements, words a verb follows)
     # The one table of section labels: the article (domain.analysis.article), its exports
-    # (domain.exports) and a revived video's description (domain.revival) print these.
+    # (domain.exports) and a revived video's description (domain.revival_completion) print these.
     labels: Mapping[str, str]
     colon: str  # between a label and its text ("Titre : sous-titre" in French)
     question_mark: str  # after a question (" ?" in French)

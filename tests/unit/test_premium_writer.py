@@ -15,7 +15,7 @@ from domain.analysis.premium_checks import MOVE_WINDOW_MS, Grounds, Refused, che
 from domain.analysis.premium_prompts import SCHEMA_MAX_LENGTH
 from domain.export_source import ExportSource, description
 from domain.platforms import PLATFORMS, description_kind, measure
-from domain.revival import complete_descriptions
+from domain.revival_completion import complete_descriptions
 from tests import fake_llm
 from tests.media_factory import lecture_cues
 
