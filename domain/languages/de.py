@@ -18,7 +18,7 @@ LANGUAGE = Language(
         "von", "ist", "wie", "viele", "auf", "ins", "nach", "dann", "danach", "ich", "habe", "wer", "bin", "ein",
         "eine", "letzten", "mir", "gib", "artikel", "auftrage", "guthaben", "warnungen", "kapiteln",
     }),
-    letters="äöß",
+    letters="äöüß",
     name="German",
     locale="de_DE",
     stemmer="german",

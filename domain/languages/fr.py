@@ -431,7 +431,7 @@ LANGUAGE = Language(
         "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
         "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation",
     }),
-    letters="àâçéèêëîïôûùüÿœ",
+    letters="àâçéèêëîïôûùÿœ",
     name="French",
     locale="fr_FR",
     stemmer="french",

@@ -77,6 +77,8 @@ def test_the_platforms_a_message_names_come_from_the_platform_table():
     ("show me my last videos and my balance", "en"),
     ("montre-moi mes dernières vidéos et mon solde", "fr"),
     ("zeige mir bitte meine letzten Videos und mein Guthaben", "de"),
+    ("übersetze den Artikel 5 ins Deutsche", "de"),
+    ("traduis l'article 5 en allemand", "fr"),
     ("muéstrame mis últimos vídeos y mi saldo, por favor", "es"),
     ("mostrami i miei ultimi video e il saldo, per favore", "it"),
     ("mostre os meus últimos vídeos e o meu saldo", "pt"),
