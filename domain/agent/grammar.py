@@ -1,6 +1,7 @@
 """How the offline planner reads a message: its clauses, and the objects and options a clause names.
 
-The words are not here: each language that the assistant reads requests in declares them in its
+It also tells which of the seven languages a message is in (``detect_language``). The words are
+not here: each language that the assistant reads requests in declares them in its
 module (``domain.languages``, ``RequestWords``), and this module merges every such language's
 words into one pattern per purpose, because a person may ask in any of them (and mix them).
 What is the same in every language (digits, uuids, clock times, the export formats' names, the
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from domain.exports import EXPORT_FORMATS
-from domain.languages import CODES, table
+from domain.languages import CODES, LANGUAGES, fold, table
 from domain.languages.base import RequestWords
 from domain.platforms import PLATFORM_IDS, PLATFORMS
 
@@ -91,6 +92,24 @@ def clauses(folded: str) -> list[tuple[int, int]]:
             part_start = end
         out.append((part_start, b))
     return [(a, b) for a, b in out if folded[a:b].strip(" ,.:;!?-")]
+
+
+# ------------------------------------------------------------------------------------ language
+
+def detect_language(folded: str) -> str:
+    """The language most of the message's words are markers of (``Language.markers``; a letter
+    of the language's own, ``Language.letters``, counts as two), English on a tie. Ids and numbers,
+    whose letters say nothing, are left out. ``folded`` is the folded message and its lower case."""
+    words = re.findall(r"[a-z]+", UUID.sub(" ", folded))
+    scores = {code: sum(w in lang.markers for w in words)
+              + 2 * (len(re.findall(f"[{lang.letters}]", folded)) if lang.letters else 0)
+              for code, lang in LANGUAGES.items()}
+    best = max(scores.values())
+    return next(code for code, score in scores.items() if score == best)
+
+
+def detect_language_of(message: str) -> str:
+    return detect_language(fold(message) + " " + message.lower())
 
 
 # ------------------------------------------------------------------------------------ entities
@@ -245,7 +264,7 @@ _ALL_PLATFORMS = re.compile(rf"\b(?:{either('all_platforms')})\b")
 def platforms_in(clause: str) -> list[str]:
     if _ALL_PLATFORMS.search(clause):
         return list(PLATFORM_IDS)
-    found = []
+    found: list[tuple[int, str]] = []
     rest = clause
     for platform, words in (*_PLATFORM_IDS, *_PLATFORM_NAMES):
         match = re.search(rf"\b(?:{words})\b", rest) if words else None

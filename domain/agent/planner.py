@@ -41,6 +41,7 @@ The arguments an action takes from the answers before it are ``domain.agent.reso
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -51,9 +52,9 @@ from domain.agent.grammar import (
     RANGE_MAX,
     SECONDS,
     THIS,
-    UUID,
     candidate_status_in,
     clauses,
+    detect_language,
     either,
     export_format_in,
     job_token,
@@ -68,7 +69,7 @@ from domain.agent.grammar import (
     uuids,
 )
 from domain.exports import ASSISTANT_DEFAULT_FORMAT
-from domain.languages import LANGUAGES, fold
+from domain.languages import fold
 
 DEFAULT_EXPORT_FORMAT = ASSISTANT_DEFAULT_FORMAT
 DEFAULT_PLATFORMS = ("videosite_long",)
@@ -118,24 +119,6 @@ class Plan:
     @property
     def understood(self) -> bool:
         return bool(self.actions or self.notes)
-
-
-# ------------------------------------------------------------------------------------ language
-
-def detect_language(folded: str) -> str:
-    """The language most of the message's words are markers of (``Language.markers``; a letter
-    of the language's own, ``Language.letters``, counts as two), English on a tie. Ids and numbers,
-    whose letters say nothing, are left out. ``folded`` is the folded message and its lower case."""
-    words = re.findall(r"[a-z]+", UUID.sub(" ", folded))
-    scores = {code: sum(w in lang.markers for w in words)
-              + 2 * (len(re.findall(f"[{lang.letters}]", folded)) if lang.letters else 0)
-              for code, lang in LANGUAGES.items()}
-    best = max(scores.values())
-    return next(code for code, score in scores.items() if score == best)
-
-
-def detect_language_of(message: str) -> str:
-    return detect_language(fold(message) + " " + message.lower())
 
 
 # ------------------------------------------------------------------------------------ the rules
@@ -501,7 +484,7 @@ def _jobs(c: _Clause) -> list[PlannedAction] | None:
     return [PlannedAction("list_jobs", {"limit": limit} if limit else {})]
 
 
-def _listing(kind: str, list_name: str, get_name: str):
+def _listing(kind: str, list_name: str, get_name: str) -> Callable[[_Clause], list[PlannedAction] | None]:
     def rule(c: _Clause) -> list[PlannedAction] | None:
         if not _has(rf"(?:{KIND_WORDS[kind]})\b", c.text):
             return None
@@ -532,7 +515,7 @@ _ACCOUNT = tuple(merged("account").items())
 
 
 def _account(c: _Clause) -> list[tuple[int, PlannedAction]]:
-    found = []
+    found: list[tuple[int, PlannedAction]] = []
     for name, words in _ACCOUNT:
         match = _has(rf"(?:{words})\b", c.text)
         if match and not (name == "get_usage" and any(a.name == "get_usage_llm" for _, a in found)):

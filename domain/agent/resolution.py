@@ -20,7 +20,7 @@ _ID_KINDS = {"video": ("get_video", "analyze_video", "get_claims", "get_entities
              "job": ("get_job", "cancel_job")}
 
 
-def context_from(actions: Sequence[tuple[str, dict, str, dict | None]]) -> Context:
+def context_from(actions: Sequence[tuple[str, dict[str, Any], str, dict[str, Any] | None]]) -> Context:
     """The context that earlier actions leave: ``(name, arguments, status, result)`` in order. The
     last id of each kind an action named or produced (an analysis' job) wins."""
     context = Context()

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from domain.agent.actions import ACTIONS
-from domain.agent.grammar import ASK, KINDS, READERS, platforms_in
-from domain.agent.planner import detect_language_of, plan
+from domain.agent.grammar import ASK, KINDS, READERS, detect_language_of, platforms_in
+from domain.agent.planner import plan
 from domain.agent.reply import ActionView, compose
 from domain.languages import CODES, LANGUAGES, table
 from domain.platforms import PLATFORM_IDS

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.agent.grammar import RANGE_MAX, clauses
-from domain.agent.planner import Context, PlannedAction, detect_language_of, plan
+from domain.agent.grammar import RANGE_MAX, clauses, detect_language_of
+from domain.agent.planner import Context, PlannedAction, plan
 from domain.agent.policy import asked_writes, fold
 from domain.agent.reply import ActionView, compose
 from domain.agent.resolution import Unresolved, context_from, resolve

@@ -38,7 +38,7 @@ from uuid import UUID, uuid4
 
 import orjson
 
-from domain.agent import planner, resolution
+from domain.agent import grammar, planner, resolution
 from domain.agent.conversation import Conversation
 from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_reads, asked_writes
 from domain.agent.prompt import history_messages, system_prompt, tool_content
@@ -202,7 +202,7 @@ class Turn:
     # ------------------------------------------------------------------------------ with a model
 
     async def _with_model(self, text: str, stop: asyncio.Event, events: TurnEvents) -> dict:
-        language = planner.detect_language_of(text)
+        language = grammar.detect_language_of(text)
         history = self.conversation.history(CONTEXT_TURNS) if self.conversation is not None else []
         messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(language)},
                                           *history_messages(history), {"role": "user", "content": text}]
