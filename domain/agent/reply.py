@@ -68,6 +68,11 @@ def help_text(language: str) -> str:
     return say(language).words.help
 
 
+def model_failed(message: str, language: str) -> str:
+    """The reply's first line when the language model provider failed mid-turn with ``message``."""
+    return say(language).words.model_failed + message
+
+
 def missing_scopes(views: Sequence[ActionView], reply: str, language: str) -> str:
     """The sentence naming the scopes that refused actions needed and ``reply`` does not name ("" when
     it names them all, or none was missing)."""

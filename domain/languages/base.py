@@ -74,6 +74,7 @@ class AssistantWords:
     performed: Callable[[int, int], str]  # (actions, succeeded)
     not_understood: Callable[[str], str]
     missing_scopes: Callable[[str], str]
+    model_failed: str  # before the language model provider's error, when it failed mid-turn
     left_undone: Mapping[str, Callable[[int, int, int | None], str]]  # reason -> (count, cap, retry_after_s)
     help: str
 

@@ -315,6 +315,7 @@ ASSISTANT = AssistantWords(
     performed=lambda count, ok: f"I performed {count} actions: {ok} succeeded, {count - ok} did not.",
     not_understood=lambda shown: f"I did not understand: {shown}.",
     missing_scopes=lambda listed: f"Not done for lack of a scope: your key lacks {listed}.",
+    model_failed="The language model failed: ",
     left_undone={
         "cap": lambda count, cap, wait: f"{count} more requested actions were not done: at most {cap} actions run "
                                         "per message. Ask again for the rest.",

@@ -335,6 +335,7 @@ ASSISTANT = AssistantWords(
     performed=lambda count, ok: f"J'ai effectué {count} actions : {ok} réussies, {count - ok} non.",
     not_understood=lambda shown: f"Je n'ai pas compris : {shown}.",
     missing_scopes=lambda listed: f"Non fait faute de scope : votre clé n'a pas {listed}.",
+    model_failed="Le modèle de langue a échoué : ",
     left_undone={
         "cap": lambda count, cap, wait: f"{count} autres actions demandées n'ont pas été faites : au plus {cap} "
                                         "actions par message. Redemandez la suite.",

@@ -10,7 +10,7 @@ import pytest
 from domain.agent.actions import ACTIONS
 from domain.agent.grammar import ASK, KINDS, READERS, detect_language_of, platforms_in
 from domain.agent.planner import plan
-from domain.agent.reply import ActionView, compose
+from domain.agent.reply import ActionView, compose, model_failed
 from domain.languages import CODES, LANGUAGES, table
 from domain.platforms import PLATFORM_IDS
 
@@ -94,3 +94,8 @@ def test_the_reply_to_a_language_the_assistant_does_not_speak_is_english():
     assert p.language == "es"
     view = ActionView("get_video", {"id": 12}, "failed", None, {"code": "not_found", "message": "video not found"})
     assert compose(p.language, [view]) == compose("en", [view])
+
+
+def test_a_failed_model_is_told_in_the_assistants_language():
+    assert model_failed("timed out", "fr") == "Le modèle de langue a échoué : timed out"
+    assert model_failed("timed out", "es") == model_failed("timed out", "en") == "The language model failed: timed out"

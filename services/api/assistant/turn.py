@@ -42,7 +42,7 @@ from domain.agent import grammar, planner, resolution
 from domain.agent.conversation import Conversation
 from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_reads, asked_writes
 from domain.agent.prompt import history_messages, system_prompt, tool_content
-from domain.agent.reply import ActionView, compose, left_undone, missing_scopes
+from domain.agent.reply import ActionView, compose, left_undone, missing_scopes, model_failed
 from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
@@ -321,10 +321,8 @@ class Turn:
         return await self.runner.run(index, name, arguments)
 
     async def _provider_failed(self, message: str, language: str) -> dict:
-        fr = language == "fr"
         done = compose(language, _views(self.outcomes)) if self.outcomes else ""
-        reply = ("Le modèle de langue a échoué : " if fr else "The language model failed: ") + message + \
-            (("\n" + done) if done else "")
+        reply = model_failed(message, language) + (("\n" + done) if done else "")
         self.recorder.reply(reply, outcome="failed", not_done=0)
         await self.recorder.flush()
         raise ProviderFailed(message, self.answer(reply))
