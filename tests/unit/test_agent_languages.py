@@ -1,7 +1,7 @@
 """The assistant reads a request in any language whose module declares its request words
 (``domain.languages``, ``RequestWords``): each such language names every request the planner looks
-for, the planner reads a Spanish message end to end as it reads an English or a French one, and it
-tells which of the seven languages a message is in."""
+for, the planner reads a Spanish or a German message end to end as it reads an English or a French
+one, and it tells which of the seven languages a message is in."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def test_a_language_that_reads_requests_names_every_request(code):
     assert set(words.platforms) <= set(PLATFORM_IDS) and set(words.languages) <= set(CODES)
 
 
-def test_english_french_and_spanish_are_read():
-    assert {"en", "fr", "es"} <= set(READING) and len(READERS) == len(READING)
+def test_english_french_spanish_and_german_are_read():
+    assert {"en", "fr", "es", "de"} <= set(READING) and len(READERS) == len(READING)
 
 
 SPANISH = [
@@ -58,6 +58,28 @@ SPANISH = [
 
 @pytest.mark.parametrize(("message", "expected"), SPANISH, ids=[m for m, _ in SPANISH])
 def test_the_planner_reads_a_spanish_request(message, expected):
+    assert steps(message) == expected
+
+
+GERMAN = [
+    ("wie hoch ist mein Guthaben?", [("get_credits", {})]),
+    ("zeige das Video 12", [("get_video", {"id": 12})]),
+    ("die Videos 3, 4 und 7", [("get_video", {"id": 3}), ("get_video", {"id": 4}), ("get_video", {"id": 7})]),
+    ("meine letzten 5 Aufträge", [("list_jobs", {"limit": 5})]),
+    ("analysiere das Video 12 mit Kapiteln", [("analyze_video", {"id": 12, "outputs": {"chapters": True}})]),
+    ("exportiere den Artikel 5 als Markdown", [("export_article", {"id": 5, "format": "markdown"})]),
+    ("übersetze den Artikel 5 ins Spanische", [("translate_article", {"id": 5, "target_language": "es"})]),
+    ("storniere den Auftrag 0f8fad5b-d9cb-469f-a165-70867728950e",
+     [("cancel_job", {"id": "0f8fad5b-d9cb-469f-a165-70867728950e"})]),
+    ("schneide das Video 3 von 0:10 bis 0:40 als webm",
+     [("create_video_clip", {"id": 3, "start_ms": 10_000, "end_ms": 40_000, "format": "webm"})]),
+    ("die Themen und die Entitäten des Videos 3", [("get_topics", {"id": 3}), ("get_entities", {"id": 3})]),
+    ("mein Guthaben und dann analysiere das Video 3", [("get_credits", {}), ("analyze_video", {"id": 3})]),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), GERMAN, ids=[m for m, _ in GERMAN])
+def test_the_planner_reads_a_german_request(message, expected):
     assert steps(message) == expected
 
 
