@@ -37,7 +37,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.base import DomainError, InvalidTransition, aggregate, deterministic_id, schema_change
 from domain.clip_framing import MAX_KEYFRAMES, MAX_SAMPLES
 from domain.clip_framing import MODES as FRAMING_MODES
-from domain.exports import clean
+from domain.export_source import clean
 
 VIDEO_CLIP_JOB = "video_clip"
 DETECTION_JOB = "clip_detection"
@@ -282,7 +282,7 @@ class Font:
 
 def drawable(text: str, font: Font) -> str:
     """Text as it can be burned with ``font``: control and bidi characters dropped and spaces
-    collapsed (the exports' rule, ``domain.exports.clean``: an override would show "RTL" as "LTR"),
+    collapsed (the exports' rule, ``domain.export_source.clean``: an override would show "RTL" as "LTR"),
     then each character the font has no glyph for replaced by its compatibility form (NFKC: a
     full-width letter by the letter) when the font has all of it, and dropped otherwise, so that
     nothing is drawn as a missing-glyph box."""

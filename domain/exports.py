@@ -17,7 +17,8 @@ element or open a comment; Markdown backslash-escapes every character CommonMark
 in a line (``\\ ` * _ { } [ ] < > # ! | ~ &``) and those that mean something at its start (``+ - =``
 and ``1.``), so a sentence stays a sentence.
 
-Chapters are the article's sections, each with the time range of the chapter it was written from:
+The source and the pieces the formats share are ``domain.export_source``'s. Chapters are the
+article's sections, each with the time range of the chapter it was written from:
 their links are the video's URL with a Media Fragments time (``#t=<seconds>``), which browsers and
 players seek to.
 """
@@ -28,22 +29,23 @@ import html
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any
 
-from domain.analysis.scoring import cited_sources
+from domain.export_source import (
+    ExportSource,
+    Prepared,
+    at_time,
+    clean,
+    html_instant,
+    iso_duration,
+    prepared,
+    timestamp,
+)
 from domain.languages import table
 
-DESCRIPTION_CHARS = 160  # what search and social previews show of a description
 HEADLINE_CHARS = 110  # the longest headline Google's Article rich results take
-
-LABELS = table("labels")  # the article's own labels (domain.languages): one table for both
 LOCALES = table("locale")
-ATTRIBUTED_STYLES = ("conversational", "interview")  # the styles whose paragraphs show their speaker
-
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 # What CommonMark gives a meaning anywhere in a line, and what it does only at the start of one
 # (a list item, a thematic break or setext underline, an ordered list item).
 _MARKDOWN_INLINE = re.compile(r"([\\`*_{}\[\]<>#!|~&])")
@@ -51,214 +53,12 @@ _MARKDOWN_LINE_START = "+-="
 _MARKDOWN_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
-@dataclass(frozen=True)
-class VideoInfo:
-    """The video an article came from, as exports show it."""
-
-    video_id: int
-    name: str
-    description: str | None
-    duration_ms: int
-    uploaded_at: datetime
-    content_url: str | None
-    content_type: str
-    width: int | None = None
-    height: int | None = None
-    size_bytes: int | None = None
-    thumbnail_url: str | None = None
-    thumbnail_width: int | None = None
-    thumbnail_height: int | None = None
-    embed_url: str | None = None  # a player page showing the video (JSON-LD embedUrl)
-
-
-@dataclass(frozen=True)
-class ExportSource:
-    """One article as the exports render it. ``title`` is the display title (the custom name when
-    the article has one); ``url`` is where the article lives (its canonical address)."""
-
-    article_id: int
-    title: str
-    original_title: str
-    language: str
-    writing_style: str
-    content: dict
-    keywords: list[str]
-    created_at: datetime
-    updated_at: datetime
-    url: str
-    scores: dict = field(default_factory=dict)
-    origin: str = "analysis"
-    source_article_id: int | None = None
-    video: VideoInfo | None = None
-
-
-# ------------------------------------------------------------------------------ shared pieces
-
-
-def html_instant(moment) -> str:
-    """An instant as HTML's ``datetime`` attribute takes it: UTC, whole seconds (the attribute allows
-    at most three digits of a fraction, and a stored instant has six)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def at_time(url: str, seconds: str) -> str:
-    """``url`` at a time: its own fragment, if any, replaced by the Media Fragments ``#t=`` (a URL
-    holds at most one ``#``)."""
-    return f"{url.split('#', 1)[0]}#t={seconds}"
-
-
-def clean(text: Any) -> str:
-    """Hostile text made inert for every format: no control or bidi-override character, one space
-    between words."""
-    return " ".join(_CONTROL_RE.sub("", str(text or "")).split())
-
-
-def labels(language: str) -> dict[str, str]:
-    code = (language or "").lower().split("-")[0].split("_")[0]
-    return LABELS.get(code, LABELS["en"])
-
-
-def timestamp(ms: int | None) -> str:
-    """0:05, 4:05, 1:02:03: how video sites write a time."""
-    seconds = max(0, int(ms or 0) // 1000)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def iso_duration(ms: int) -> str:
-    """ISO 8601 duration, whole seconds: PT1H2M3S, PT45S, PT0S."""
-    seconds = max(0, round(ms / 1000))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    out = "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
-    return out + (f"{secs}S" if secs or out == "PT" else "")
-
-
-def _named(speaker: Any) -> str | None:
-    name = clean(speaker)
-    return name if name and name.lower() not in ("unknown", "inconnu") else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-class Prepared:
-    """One source's text cleaned once, and the parts every format shares (sections, chapters, key
-    facts, FAQ, the description, the sources), each computed the first time a format asks."""
-
-    def __init__(self, src: ExportSource) -> None:
-        self.src = src
-        self.labels = labels(src.language)
-        content = src.content
-        self.title = clean(src.title)
-        self.original_title = clean(src.original_title)
-        self.introduction = clean(content.get("introduction"))
-        self.conclusion = clean(content.get("conclusion"))
-        self.keywords = [k for k in (clean(k) for k in src.keywords) if k]
-        video = src.video
-        # where the video is watched: its file, else its player
-        self.video_url = (video.content_url or video.embed_url or None) if video is not None else None
-
-    def seek_url(self, ms: int | None) -> str | None:
-        """The video at a time (Media Fragments ``#t=<seconds>``), or None without a video URL."""
-        if self.video_url is None or ms is None:
-            return None
-        return at_time(self.video_url, str(max(0, int(ms) // 1000)))
-
-    @cached_property
-    def sections(self) -> list[dict]:
-        """Each section: heading, time range, timestamp, link, and (text, speaker shown, role) of
-        its paragraphs (the speaker only in the styles that show it)."""
-        shows_speakers = self.src.writing_style in ATTRIBUTED_STYLES
-        out = []
-        for section in self.src.content.get("sections") or []:
-            start, end = _int(section.get("startMs")), _int(section.get("endMs"))
-            paragraphs = []
-            for paragraph in section.get("paragraphs") or []:
-                text = clean(paragraph.get("text") or " ".join(paragraph.get("sentences") or []))
-                if text:
-                    speaker = _named(paragraph.get("speaker")) if shows_speakers else None
-                    paragraphs.append((text, speaker, paragraph.get("role") or "text"))
-            out.append({"heading": clean(section.get("heading")), "startMs": start, "endMs": end,
-                        "timestamp": timestamp(start) if start is not None else None, "url": self.seek_url(start),
-                        "paragraphs": paragraphs})
-        return out
-
-    @cached_property
-    def chapters(self) -> list[dict]:
-        """The article's sections as the video's chapters: title, time range, timestamp, link."""
-        return [{"title": s["heading"], "startMs": s["startMs"], "endMs": s["endMs"], "timestamp": s["timestamp"],
-                 "url": s["url"]} for s in self.sections if s["startMs"] is not None]
-
-    @cached_property
-    def faq(self) -> list[dict]:
-        out = []
-        for entry in self.src.content.get("faq") or []:
-            question, answer = clean(entry.get("question")), clean(entry.get("answer"))
-            if question and answer:
-                out.append({"question": question, "answer": answer, "startMs": _int(entry.get("startMs"))})
-        return out
-
-    @cached_property
-    def key_facts(self) -> list[dict]:
-        out = []
-        for fact in self.src.content.get("key_facts") or []:
-            text = clean(fact.get("text"))
-            if text:
-                start = _int(fact.get("startMs"))
-                out.append({"text": text, "startMs": start, "timestamp": timestamp(start) if start is not None
-                            else None, "claimId": fact.get("claimId"), "url": self.seek_url(start)})
-        return out
-
-    @cached_property
-    def description(self) -> str:
-        """The summary a premium analysis wrote, else the introduction (else the first paragraph), cut at
-        a word before ``DESCRIPTION_CHARS``."""
-        text = (clean(self.src.content.get("summary")) or self.introduction
-                or next((p[0] for s in self.sections for p in s["paragraphs"]), "") or self.title)
-        if len(text) <= DESCRIPTION_CHARS:
-            return text
-        return text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-
-    @cached_property
-    def sources(self) -> list[dict]:
-        """The video the article was written from, then the sources its text names."""
-        out: list[dict] = []
-        video = self.src.video
-        if video is not None:
-            out.append({"type": "video", "name": clean(video.name), "url": self.video_url,
-                        "uploadDate": video.uploaded_at.isoformat()})
-        texts = [self.introduction, *(p[0] for s in self.sections for p in s["paragraphs"]),
-                 *(f["answer"] for f in self.faq), self.conclusion]
-        out += [{"type": "cited", "name": clean(s["source"]), "text": clean(s["text"])}
-                for s in cited_sources(t for t in texts if t)]
-        return out
-
-
-def _prepared(src: ExportSource | Prepared) -> Prepared:
-    return src if isinstance(src, Prepared) else Prepared(src)
-
-
-def description(src: ExportSource | Prepared) -> str:
-    return _prepared(src).description
-
-
-def chapters(src: ExportSource | Prepared) -> list[dict]:
-    return _prepared(src).chapters
-
-
-def sources(src: ExportSource | Prepared) -> list[dict]:
-    return _prepared(src).sources
-
-
 # ------------------------------------------------------------------------------------- json
 
 
 def to_json(src: ExportSource | Prepared) -> dict:
     """The structured article: sections, key facts with timestamps, chapters, FAQ, sources."""
-    p = _prepared(src)
+    p = prepared(src)
     article, video = p.src, p.src.video
     return {
         "id": article.article_id, "title": p.title, "original_title": p.original_title,
@@ -306,7 +106,7 @@ def to_schema(src: ExportSource | Prepared) -> dict:
     """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
     (name, thumbnailUrl, uploadDate, description, duration, contentUrl or embedUrl), its chapters as ``Clip``
     key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
-    p = _prepared(src)
+    p = prepared(src)
     article_src, video = p.src, p.src.video
     url = article_src.url
     graph: list[dict] = []
@@ -382,7 +182,7 @@ def _meta(attribute: str, name: str, value: Any) -> str:
 def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
     """``og:*`` (type ``video.other`` when the video can be linked, else ``article``) and
     ``twitter:*`` meta elements."""
-    p = _prepared(src)
+    p = prepared(src)
     article, video = p.src, p.src.video
     playable = p.video_url is not None
     tags = [_meta("property", "og:type", "video.other" if playable else "article"),
@@ -437,7 +237,7 @@ def to_html(src: ExportSource | Prepared) -> str:
     """A complete HTML5 document: ``<head>`` with the description, the canonical link, the Open
     Graph tags and the JSON-LD; an ``<article>`` with the chapters as timestamped links, the
     sections (attributed paragraphs as quotations), the key facts, the FAQ and the conclusion."""
-    p = _prepared(src)
+    p = prepared(src)
     label, article, video = p.labels, p.src, p.src.video
     head = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{_e(p.title)}</title>", f'<meta name="description" content="{_e(p.description)}">',
@@ -506,7 +306,7 @@ def _md_link(text: str, url: str | None) -> str:
 
 
 def to_markdown(src: ExportSource | Prepared) -> str:
-    p = _prepared(src)
+    p = prepared(src)
     label = p.labels
     out = [f"# {_md(p.title)}", ""]
     if p.introduction:
@@ -538,7 +338,7 @@ def to_markdown(src: ExportSource | Prepared) -> str:
 
 def to_text(src: ExportSource | Prepared) -> str:
     """Plain text without markup: headings as lines of their own, timestamps as ``(1:23)``."""
-    p = _prepared(src)
+    p = prepared(src)
     label = p.labels
     out = [p.title, ""]
     if p.introduction:

@@ -19,7 +19,7 @@ each counts differently and a description that is one byte over is refused or cu
   weight.
 
 ``measure`` is the length of a text in a unit; the completion guarantees ``measure(text) <=
-max_length`` for the text it returns (``domain.revival``).
+max_length`` for the text it returns (``domain.revival_completion``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ class Platform:
     lead (the video site, where chapters follow them), the answer-first summary first where a feed
     shows only the first lines before "more". ``shows_chapters``: timestamp lines become chapters
     there; elsewhere they would be dead text and are left out. ``forbidden``: characters the
-    platform refuses in a description (replaced before measuring).
+    platform refuses in a description (replaced before measuring). ``nicknames``: the short names a
+    person gives it in any language (a pattern, folded), besides its id; what a language calls it
+    is in the language's module (``domain.languages``).
     """
 
     id: str
@@ -55,6 +57,7 @@ class Platform:
     order: tuple[str, ...]
     shows_chapters: bool = False
     forbidden: str = ""
+    nicknames: str = ""
 
 
 _DESCRIPTION_FIRST = (DESCRIPTION, CHAPTERS, GEO_SUMMARY)
@@ -62,17 +65,19 @@ _SUMMARY_FIRST = (GEO_SUMMARY, DESCRIPTION, CHAPTERS)
 
 PLATFORMS: dict[str, Platform] = {p.id: p for p in (
     Platform("videosite_long", "Video site (long-form video)", 5000, UTF8_BYTES, _DESCRIPTION_FIRST,
-             shows_chapters=True, forbidden="<>"),
-    Platform("videosite_shorts", "Video site (short video)", 5000, UTF8_BYTES, _DESCRIPTION_FIRST, forbidden="<>"),
+             shows_chapters=True, forbidden="<>", nicknames="videosite"),
+    Platform("videosite_shorts", "Video site (short video)", 5000, UTF8_BYTES, _DESCRIPTION_FIRST, forbidden="<>",
+             nicknames="shorts"),
     Platform("professional_network_long", "Professional network (video post)", 3000, CHARACTERS, _SUMMARY_FIRST),
     Platform("social_network_a_video", "Social network A (video post)", 63206, CHARACTERS, _DESCRIPTION_FIRST),
     Platform("social_network_a_reels", "Social network A (reels)", 2200, CHARACTERS, _SUMMARY_FIRST),
     Platform("social_network_b_reels", "Social network B (reels)", 2200, CHARACTERS, _SUMMARY_FIRST),
     Platform("short_video_app", "Short video app", 2200, UTF16_CODE_UNITS, _SUMMARY_FIRST),
-    Platform("microblog_video", "Microblog (video post)", 280, WEIGHTED_CHARACTERS, _SUMMARY_FIRST),
-    Platform("pinboard_site", "Pinboard site (video pin)", 500, CHARACTERS, _SUMMARY_FIRST),
+    Platform("microblog_video", "Microblog (video post)", 280, WEIGHTED_CHARACTERS, _SUMMARY_FIRST,
+             nicknames="microblog"),
+    Platform("pinboard_site", "Pinboard site (video pin)", 500, CHARACTERS, _SUMMARY_FIRST, nicknames="pinboard"),
     Platform("blog_embed", "Blog embed (text under an embedded video)", 5000, CHARACTERS, _DESCRIPTION_FIRST,
-             shows_chapters=True),
+             shows_chapters=True, nicknames="blog"),
 )}
 PLATFORM_IDS = tuple(PLATFORMS)
 

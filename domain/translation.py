@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from domain.analysis.premium_prompts import object_schema, string_schema, tuple_schema
 from domain.analysis.provider_article import parse_structured
-from domain.analysis.scoring import split_text
+from domain.analysis.scoring_documents import split_text
 from domain.analysis.text import words
 from domain.languages import CODES, DEFAULT_LANGUAGE, table
 

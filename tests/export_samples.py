@@ -11,7 +11,7 @@ import dataclasses
 from datetime import UTC, datetime
 
 from domain.analysis import analyse, write_article
-from domain.exports import ExportSource, VideoInfo
+from domain.export_source import ExportSource, VideoInfo
 from tests.unit.test_analysis import _timed
 
 TALKS: dict[str, list[tuple[str, str]]] = {

@@ -1,13 +1,14 @@
-"""The offline planner: a person's message, in English or French, to the API operations it asks for.
+"""The offline planner: a person's message, in a language the assistant reads, to the operations it asks.
 
 Deterministic and model-free: the same message and context always give the same plan. It reads
-the message clause by clause (clauses end at a sentence's end, a line break, a semicolon or a
-word of sequence such as "then", "puis", "ensuite"; "and", "et" or a comma start a new clause when
-a verb follows), finds in each clause what is asked (a kind of request, found by its words) and
-what it is about (ids after the name of their kind: "video 12", "vidéos 3, 4 et 7", "articles 2 to
-5"; a job's uuid; a format, a language, a time range, options), and emits one action per object
-("videos 3, 4 and 7": three actions). A clause that names no id where one is needed takes the last
-one of its kind from earlier in the message or the conversation ("export it as markdown").
+the message clause by clause (``domain.agent.grammar``: clauses end at a sentence's end, a line
+break, a semicolon or a word of sequence such as "then", "puis", "luego"; "and", "et", "y" or a
+comma start a new clause when a verb follows), finds in each clause what is asked (a kind of
+request, found by its words) and what it is about (ids after the name of their kind: "video 12",
+"vidéos 3, 4 et 7", "articles 2 to 5"; a job's uuid; a format, a language, a time range,
+options), and emits one action per object ("videos 3, 4 and 7": three actions). A clause that
+names no id where one is needed takes the last one of its kind from earlier in the message or
+the conversation ("export it as markdown").
 
 The request kinds, with examples (docs/agent.md has the full list):
 
@@ -29,25 +30,47 @@ The request kinds, with examples (docs/agent.md has the full list):
 
 A message with nothing it understands gives no action (the reply lists what it can do). The
 planner emits what is asked, however many: the cap of 15 actions is applied when they run.
+
+The words of each request are in the language modules (``domain.languages``, ``RequestWords``):
+the rules below name what they look for (``ASK["cancel"]``, a kind of object, an account read) and
+read it in every language at once. A language is read once its module declares its request
+words; the reply is in the message's language where the assistant speaks it, else in English.
+The arguments an action takes from the answers before it are ``domain.agent.resolution``'s.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from domain.agent.policy import fold
-from domain.exports import ASSISTANT_DEFAULT_FORMAT, EXPORT_FORMATS
-from domain.languages import CODES, assistant_words, table
+from domain.agent.grammar import (
+    ASK,
+    KIND_WORDS,
+    RANGE_MAX,
+    SECONDS,
+    THIS,
+    candidate_status_in,
+    clauses,
+    detect_language,
+    either,
+    export_format_in,
+    job_token,
+    language_in,
+    limit_in,
+    merged,
+    name_after,
+    numbers_after,
+    platforms_in,
+    style_in,
+    time_range_in,
+    uuids,
+)
+from domain.exports import ASSISTANT_DEFAULT_FORMAT
+from domain.languages import fold
 
-RANGE_MAX = 100  # ids one range may name ("videos 1 to 100"); a larger range is cut here, with a note
-LIST_LIMIT_MAX = 100  # the page size the list operations accept
-PLATFORMS = ("videosite_long", "videosite_shorts", "professional_network_long", "social_network_a_video",
-             "social_network_a_reels", "social_network_b_reels", "short_video_app", "microblog_video",
-             "pinboard_site", "blog_embed")
 DEFAULT_EXPORT_FORMAT = ASSISTANT_DEFAULT_FORMAT
 DEFAULT_PLATFORMS = ("videosite_long",)
 
@@ -87,7 +110,7 @@ class Context:
 
 @dataclass(frozen=True)
 class Plan:
-    language: str  # "en" or "fr": the language of the reply
+    language: str  # the message's language (a code of domain.languages): the reply's, where the assistant speaks it
     actions: tuple[PlannedAction, ...]
     not_understood: tuple[str, ...] = ()  # clauses it could not read, as written
     asked_help: bool = False
@@ -98,257 +121,16 @@ class Plan:
         return bool(self.actions or self.notes)
 
 
-# ------------------------------------------------------------------------------------ language
-
-def detect_language(folded: str) -> str:
-    """French when more of the message's words are French markers than English ones (ids and
-    numbers, whose letters say nothing, are left out)."""
-    words = re.findall(r"[a-z]+", _UUID.sub(" ", folded))
-    french_markers, english_markers = assistant_words("fr").markers, assistant_words("en").markers
-    french = sum(w in french_markers for w in words) + 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", folded))
-    english = sum(w in english_markers for w in words)
-    return "fr" if french > english else "en"
-
-
-def detect_language_of(message: str) -> str:
-    return detect_language(fold(message) + " " + message.lower())
-
-
-# ------------------------------------------------------------------------------------ clauses
-
-_VERBS = (r"show|list|give|get|tell|display|check|see|view|fetch|read|open|analy[sz]e|export|cancel|detect|render|"
-          r"translate|regenerate|rename|attach|cut|extract|create|complete|find|what|which|how|download|track|"
-          r"montre|montrer|affiche|afficher|liste|lister|donne|donner|lance|lancer|analyser|analysez|exporte|exporter|"
-          r"annule|annuler|detecte|detecter|rends|rendre|traduis|traduire|regenere|regenerer|renomme|renommer|"
-          r"rattache|coupe|couper|decoupe|decouper|extrais|extraire|cree|creer|complete|completer|trouve|trouver|"
-          r"quel|quelle|quels|quelles|combien|ouvre|lis|voir|telecharge|telecharger|suis")
-_STRONG = re.compile(r"\n+|;|[.!?](?=\s|$)|,?\s*\b(?:and then|then|after that|afterwards|finally|"
-                     r"et ensuite|ensuite|et puis|puis|apres ca|apres cela|apres quoi|enfin)\b")
-_WEAK = re.compile(rf"(?:,|\band\b|\bet\b|&|\balso\b|\baussi\b)\s*(?=(?:please\s+|stp\s+)?(?:{_VERBS})\b)")
-_JOINED_OBJECT = re.compile(r"(?:,|\band\b|\bet\b|&)\s*(?=(?:the |my |la |le |l'|les |mes |mon |ma )?"
-                            r"(videos?|articles?|jobs?|medias?|templates?|modeles?)\b)")
-
-
-def clauses(folded: str) -> list[tuple[int, int]]:
-    """Spans of the clauses of a folded message (see the module's text)."""
-    spans = []
-    start = 0
-    for cut in _STRONG.finditer(folded):
-        spans.append((start, cut.start()))
-        start = cut.end()
-    spans.append((start, len(folded)))
-    out = []
-    for a, b in spans:
-        part_start = a
-        cuts = sorted([(m.start(), m.end(), None) for m in _WEAK.finditer(folded, a, b)]
-                      + [(m.start(), m.end(), m.group(1)) for m in _JOINED_OBJECT.finditer(folded, a, b)])
-        for start, end, noun in cuts:
-            if start < part_start:
-                continue
-            # "video 3 and article 5" is two requests; "video 3 and video 4" one enumeration.
-            if noun is not None and re.search(rf"\b{noun.rstrip('s')}s?\b", folded[part_start:start]):
-                continue
-            out.append((part_start, start))
-            part_start = end
-        out.append((part_start, b))
-    return [(a, b) for a, b in out if folded[a:b].strip(" ,.:;!?-")]
-
-
-# ------------------------------------------------------------------------------------ entities
-
-_NUM = r"\d{1,10}(?![\d:])"
-_JOIN = r"(?:,|&|\+|/|\band\b|\bet\b|\bor\b|\bou\b|\bto\b|\bthrough\b|\bthru\b|\ba\b|\bjusqu'a\b|-)"
-_NUM_LIST = rf"{_NUM}(?:\s*{_JOIN}\s*{_NUM})*"
-_RANGE_WORDS = {"to", "through", "thru", "a", "jusqu'a", "-"}
-_KIND_WORDS = {
-    "video": r"videos?",
-    "article": r"articles?",
-    "job": r"jobs?|taches?|travaux|traitements?",
-    "media": r"medias?",
-    "template": r"templates?|modeles?|gabarits?",
-    "clip": r"clips?",
-}
-_NUMBERED = r"\s*(?:n[o°]\.?\s*|#\s*|numbers?\s*|numeros?\s*|ids?\s*|nr\.?\s*)?"
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-_TOKEN_AFTER_JOB = re.compile(r"\bjob\s+(?:id\s+)?([a-z0-9][a-z0-9_-]{15,159})\b")
-
-
-@cache
-def _ids_after(kind: str) -> re.Pattern:
-    return re.compile(rf"\b(?:{_KIND_WORDS[kind]}){_NUMBERED}({_NUM_LIST})")
-
-
-def numbers_after(kind: str, clause: str) -> tuple[list[int], bool]:
-    """The ids written after the name of ``kind`` ("videos 3, 4 and 7", "articles 2 to 5"), in
-    order, each once; and whether a range was cut at ``RANGE_MAX``."""
-    out: list[int] = []
-    cut = False
-    for match in _ids_after(kind).finditer(clause):
-        tokens = re.findall(rf"{_NUM}|{_JOIN}", match.group(1))
-        previous: int | None = None
-        in_range = False
-        for token in tokens:
-            if token.isdigit():
-                value = int(token)
-                if in_range and previous is not None and value >= previous:
-                    last = min(value, previous + RANGE_MAX - 1)
-                    cut = cut or last < value
-                    out.extend(range(previous + 1, last + 1))
-                else:
-                    out.append(value)
-                previous, in_range = value, False
-            else:
-                in_range = token.strip() in _RANGE_WORDS
-    return list(dict.fromkeys(v for v in out if 1 <= v <= 2_147_483_647)), cut
-
-
-def uuids(clause: str) -> list[str]:
-    return list(dict.fromkeys(_UUID.findall(clause)))
-
-
-def job_token(clause: str, original: str) -> str | None:
-    """A clip job's id: a uuid, or the token after "job" (16 to 160 characters), as written."""
-    found = uuids(clause)
-    if found:
-        return found[0]
-    match = _TOKEN_AFTER_JOB.search(clause)
-    return original[match.start(1):match.end(1)] if match else None
-
-
-_LANGUAGES = table("called")  # how a message names a language (domain.languages)
-
-
-def language_in(clause: str) -> str | None:
-    for code, words in _LANGUAGES.items():
-        if re.search(rf"\b(?:{words})\b", clause):
-            return code
-    match = re.search(rf"\b(?:language|langue|lang|target|cible|code)\s*[:=]?\s*({'|'.join(CODES)})\b", clause)
-    return match.group(1) if match else None
-
-
-_STYLES = {"journalistic": r"journalisti\w*", "narrative": r"narrati\w*", "analytical": r"analytic\w*|analytique",
-           "tutorial": r"tutori\w*", "conversational": r"conversation\w*",
-           "documentary": r"documentar\w*|documentaire", "interview": r"interview\w*|entretien"}
-
-
-def style_in(clause: str, allowed: Sequence[str] = tuple(_STYLES)) -> str | None:
-    for style in allowed:
-        if re.search(rf"\b(?:{_STYLES[style]})\b", clause):
-            return style
-    return None
-
-
-# The export formats' words (domain.exports), tried in their rank: a name holding another first.
-_FORMATS = tuple((f.name, "|".join(map(re.escape, f.assistant_words)))
-                 for f in sorted(EXPORT_FORMATS.values(), key=lambda f: f.assistant_rank))
-
-
-def export_format_in(clause: str) -> str | None:
-    for name, words in _FORMATS:
-        if re.search(rf"\b(?:{words})\b", clause):
-            return name
-    return None
-
-
-_TIME = (r"(?:\d{1,2}:)?\d{1,2}:\d{2}(?:\.\d{1,3})?"
-         r"|\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|secondes?|min|mins|minutes?)\b")
-
-
-def to_ms(text: str) -> int:
-    text = text.strip()
-    if ":" in text:
-        parts = text.split(":")
-        seconds = float(parts[-1]) + 60 * int(parts[-2]) + (3600 * int(parts[-3]) if len(parts) == 3 else 0)
-        return round(seconds * 1000)
-    value, unit = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([a-z]+)", text).groups()
-    factor = 1 if unit == "ms" else 60_000 if unit.startswith("min") else 1000
-    return round(float(value) * factor)
-
-
-def time_range_in(clause: str) -> tuple[int, int] | None:
-    match = (re.search(rf"\b(?:from|de|du|between|entre)\s+({_TIME})\s*(?:to|a|and|et|until|jusqu'a|-)\s*({_TIME})",
-                       clause)
-             or re.search(rf"({_TIME})\s*(?:-|to|a)\s*({_TIME})", clause))
-    if not match:
-        return None
-    return to_ms(match.group(1)), to_ms(match.group(2))
-
-
-def limit_in(clause: str) -> int | None:
-    match = (re.search(r"\b(?:last|latest|recent|most recent|derni\w*|top|first|premi\w*|limit|limite)\s+(\d{1,4})\b",
-                       clause)
-             or re.search(r"\b(\d{1,4})\s+(?:last|latest|derni\w*|recent\w*|premi\w*)\b", clause)
-             or re.search(r"\b(\d{1,4})\s+(?:videos?|jobs?|articles?|candidat\w*|taches?|medias?)\b", clause))
-    if not match:
-        return None
-    return max(1, min(LIST_LIMIT_MAX, int(match.group(1))))
-
-
-_CANDIDATE_STATUS = {"eligible": r"eligib\w*", "reviewing": r"review\w*|en revue|a revoir|en cours de revue",
-                     "selected": r"selected|selectionn\w*", "dismissed": r"dismiss\w*|ecart\w*|rejet\w*",
-                     "stale": r"stale|perime\w*|obsolete\w*"}
-
-
-def candidate_status_in(clause: str) -> str | None:
-    for status, words in _CANDIDATE_STATUS.items():
-        if re.search(rf"\b(?:{words})\b", clause):
-            return status
-    return None
-
-
-_PLATFORM_ALIASES = (("videosite_shorts", r"videosite[ _]shorts|shorts"),
-                     ("videosite_long", r"videosite[ _]long|videosite|video site|long videos?"),
-                     ("professional_network_long", r"professional[ _]network(?:[ _]long)?|reseau professionnel"),
-                     ("social_network_a_video", r"social[ _]network[ _]a[ _]video"),
-                     ("social_network_a_reels", r"social[ _]network[ _]a[ _]reels"),
-                     ("social_network_b_reels", r"social[ _]network[ _]b(?:[ _]reels)?"),
-                     ("short_video_app", r"short[ _]video[ _]app|application de videos courtes"),
-                     ("microblog_video", r"microblog(?:[ _]video)?"),
-                     ("pinboard_site", r"pinboard(?:[ _]site)?"),
-                     ("blog_embed", r"blog(?:[ _]embed)?"))
-
-
-def platforms_in(clause: str) -> list[str]:
-    if re.search(r"\b(?:all|every|toutes?|chaque)\s+(?:the\s+|les\s+)?(?:platforms?|plateformes?)\b", clause):
-        return list(PLATFORMS)
-    found = []
-    rest = clause
-    for platform, words in _PLATFORM_ALIASES:
-        match = re.search(rf"\b(?:{words})\b", rest)
-        if match:
-            found.append((match.start(), platform))
-            rest = rest[:match.start()] + " " * (match.end() - match.start()) + rest[match.end():]
-    return [p for _, p in sorted(found)]
-
-
-def quoted(original: str) -> str | None:
-    match = re.search(r"[\"“«]\s*([^\"“«»”]+?)\s*[\"”»]", original)
-    if match:
-        return match.group(1).strip()
-    return None
-
-
-def name_after(clause: str, original: str, words: str) -> str | None:
-    """A name given in quotes, else the text after one of ``words`` to the end of the clause."""
-    name = quoted(original)
-    if name:
-        return name
-    match = re.search(rf"\b(?:{words})\s+(.+)$", clause)
-    if match:
-        return original[match.start(1):match.end(1)].strip(" .,;:!?\"'") or None
-    return None
-
-
 # ------------------------------------------------------------------------------------ the rules
 
 
 @cache
-def _word_start(pattern: str) -> re.Pattern:
+def _word_start(pattern: str) -> re.Pattern[str]:
     """``pattern`` at the start of a word, compiled once (every rule tries its words on every clause)."""
     return re.compile(rf"\b(?:{pattern})")
 
 
-def _has(pattern: str, clause: str) -> re.Match | None:
+def _has(pattern: str, clause: str) -> re.Match[str] | None:
     return _word_start(pattern).search(clause)
 
 
@@ -389,7 +171,7 @@ def _each(c: _Clause, kind: str, name: str, **arguments: Any) -> list[PlannedAct
 
 
 def _cancel(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"cancel\w*|annul\w*|stop\w*|arret\w*|interromp\w*|abort\w*", c.text):
+    if not _has(ASK["cancel"], c.text):
         return None
     ids = uuids(c.text)
     if not ids and c.context.job_id:
@@ -401,10 +183,10 @@ def _cancel(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _translate(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"translat\w*|tradu\w*", c.text):
+    if not _has(ASK["translate"], c.text):
         return None
     # "the translations of article 5" (the noun, no verb asking for one) reads those already asked.
-    if _has(r"translations\b|traductions\b", c.text) and not _has(r"translate\b|tradui\w*|traduis\b", c.text):
+    if _has(ASK["translations"], c.text) and not _has(ASK["translate_verb"], c.text):
         return _each(c, "article", "list_article_translations")
     language = language_in(c.text)
     if language is None:
@@ -414,7 +196,7 @@ def _translate(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _regenerate(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"regenerat\w*|regener\w*|rewrit\w*|reecri\w*", c.text):
+    if not _has(ASK["regenerate"], c.text):
         return None
     options: dict[str, Any] = {}
     style = style_in(c.text, ("journalistic", "narrative", "analytical", "tutorial", "conversational"))
@@ -427,15 +209,15 @@ def _regenerate(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _rename_or_attach(c: _Clause) -> list[PlannedAction] | None:
-    if _has(r"renam\w*|renomm\w*|retitl\w*", c.text):
-        name = name_after(c.text, c.original, r"to|as|en|comme|into")
+    if _has(ASK["rename"], c.text):
+        name = name_after(c.text, c.original, ASK["rename_to"])
         if not name:
             c.notes.append(Note("missing_name", {"action": "update_article"}))
             return []
         ids = c.ids("article", "update_article")[:1]
         c.remember(article_id=ids[0] if ids else None)
         return [PlannedAction("update_article", {"id": i, "custom_name": name}) for i in ids]
-    if _has(r"attach\w*|rattach\w*", c.text) and _has(r"articles?", c.text):
+    if _has(ASK["attach"], c.text) and _has(KIND_WORDS["article"], c.text):
         media, _ = c.numbers("media")
         if not media:
             c.notes.append(Note("missing_id", {"kind": "media", "action": "update_article"}))
@@ -446,8 +228,7 @@ def _rename_or_attach(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _descriptions(c: _Clause) -> list[PlannedAction] | None:
-    if not (_has(r"descriptions?", c.text)
-            and _has(r"complet\w*|writ\w*|redig\w*|ecri\w*|fill\w*|rempli\w*|generat\w*|gener\w*|draft\w*", c.text)):
+    if not (_has(ASK["descriptions"], c.text) and _has(ASK["write"], c.text)):
         return None
     platforms = platforms_in(c.text)
     if not platforms:
@@ -468,29 +249,36 @@ def _descriptions(c: _Clause) -> list[PlannedAction] | None:
             PlannedAction("complete_descriptions", body, needs="candidate")]
 
 
+_DURATION = re.compile(rf"\b(\d{{1,3}})\s*(?:{SECONDS})\b")
+
+
 def _template_options(c: _Clause) -> dict[str, Any]:
     options: dict[str, Any] = {}
     templates, _ = c.numbers("template")
     if templates:
         options["template_id"] = templates[0]
-    duration = re.search(r"\b(\d{1,3})\s*(?:s|sec|secs|seconds?|secondes?)\b", c.text)
+    duration = _DURATION.search(c.text)
     if duration:
         options["target_duration_seconds"] = int(duration.group(1))
     return options
 
 
+_CLIPS = f"{ASK['clips']}|{ASK['moments']}"
+_CLIP_COUNT = re.compile(rf"\b(\d{{1,2}})\s+(?:{_CLIPS})\b")
+
+
 def _detect(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"clips?|extraits?|moments?", c.text):
+    if not _has(_CLIPS, c.text):
         return None
-    detect = _has(r"detect\w*|find\w*|trouv\w*|suggest\w*|propos\w*|repere\w*|identif\w*", c.text)
+    detect = _has(ASK["detect"], c.text)
     # "generate clips for article 4" asks for clips from scratch: a detection (a render needs
     # clips already chosen: a clip job or a time range).
-    generate = (_has(r"generat\w*|gener\w*|make|fais|faire|cree\w*|creat\w*", c.text) and _has(r"articles?", c.text)
+    generate = (_has(ASK["generate"], c.text) and _has(KIND_WORDS["article"], c.text)
                 and job_token(c.text, c.original) is None and time_range_in(c.text) is None)
     if not (detect or generate):
         return None
     body = _template_options(c)
-    count = re.search(r"\b(\d{1,2})\s+(?:clips?|extraits?|moments?)\b", c.text)
+    count = _CLIP_COUNT.search(c.text)
     if count:
         body["requested_clip_count"] = max(1, min(50, int(count.group(1))))
     articles = c.ids("article", "detect_clips", fallback=False)
@@ -519,8 +307,7 @@ def _detect(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _render(c: _Clause) -> list[PlannedAction] | None:
-    if not (_has(r"clips?|extraits?", c.text) and _has(r"render\w*|rend\w*|produc\w*|produi\w*|generat\w*|gener\w*",
-                                                      c.text)):
+    if not (_has(ASK["clips"], c.text) and _has(ASK["render"], c.text)):
         return None
     options = _template_options(c)
     picked, _ = c.numbers("clip")
@@ -546,7 +333,7 @@ def _render(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _clip_job(c: _Clause) -> list[PlannedAction] | None:
-    if not (_has(r"clips?", c.text) and _has(r"jobs?|suivi|track\w*|status|statut|etat|progress\w*", c.text)):
+    if not (_has(KIND_WORDS["clip"], c.text) and _has(ASK["track"], c.text)):
         return None
     job = job_token(c.text, c.original)
     if job is None:
@@ -556,12 +343,12 @@ def _clip_job(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _cut(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"clip\w*|cut\w*|coup\w*|decoup\w*|extrai\w*|extract\w*|trim\w*", c.text):
+    if not _has(rf"clip\w*|{ASK['cut']}", c.text):
         return None
     window = time_range_in(c.text)
     videos, _ = c.numbers("video")
     if window is None:
-        if videos and _has(r"cut\w*|coup\w*|decoup\w*|extrai\w*|extract\w*|trim\w*", c.text):
+        if videos and _has(ASK["cut"], c.text):
             c.notes.append(Note("missing_range", {"action": "create_video_clip"}))
             return []
         return None
@@ -576,13 +363,16 @@ def _cut(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _templates(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"templates?|modeles?|gabarits?", c.text):
+    if not _has(KIND_WORDS["template"], c.text):
         return None
     return [PlannedAction("list_templates", {})]
 
 
+_MIN_SCORE = re.compile(rf"\bscores?\s*(?:>=|>|{ASK['at_least']})\s*(\d{{1,3}})\b")
+
+
 def _candidates(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"candidat\w*|revival|reviv\w*|relanc\w*|a relancer", c.text):
+    if not _has(ASK["candidates"], c.text):
         return None
     query: dict[str, Any] = {}
     status = candidate_status_in(c.text)
@@ -594,14 +384,14 @@ def _candidates(c: _Clause) -> list[PlannedAction] | None:
     limit = limit_in(c.text)
     if limit:
         query["limit"] = limit
-    score = re.search(r"\bscores?\s*(?:>=|>|above|over|at least|au moins|superieur a|de plus de)\s*(\d{1,3})\b", c.text)
+    score = _MIN_SCORE.search(c.text)
     if score:
         query["min_score"] = min(100, int(score.group(1)))
     return [PlannedAction("list_revival_candidates", query)]
 
 
 def _export(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"export\w*|download\w*|telecharg\w*", c.text):
+    if not _has(ASK["export"], c.text):
         return None
     fmt = export_format_in(c.text)
     if fmt is None:
@@ -610,28 +400,30 @@ def _export(c: _Clause) -> list[PlannedAction] | None:
     return _each(c, "article", "export_article", format=fmt)
 
 
+_WITHOUT_ARTICLE = re.compile(rf"\b(?:{either('without_article')})")
+
+
 def _analyse(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"analy[sz]\w*", c.text):
+    if not _has(ASK["analyse"], c.text):
         return None
-    if _has(r"results?|resultats?|de l'analyse|of the analysis|the analysis of", c.text) and not _has(
-            r"analy[sz]e\b|analyser|analysez|run|lance|start|demarre", c.text):
+    if _has(ASK["results"], c.text) and not _has(ASK["run"], c.text):
         return _each(c, "video", "get_video_graph")
     options: dict[str, Any] = {}
     outputs: dict[str, bool] = {}
-    if _has(r"chapit\w*|chapter\w*", c.text):
+    if _has(ASK["chapters"], c.text):
         outputs["chapters"] = True
-    if _has(r"transcri\w*", c.text):
+    if _has(ASK["transcript"], c.text):
         outputs["transcript"] = True
-    if re.search(r"\b(?:sans|without|no|pas d')\s*(?:l'|an |un |d')?article", c.text):
+    if _WITHOUT_ARTICLE.search(c.text):
         outputs["article"] = False
     if outputs:
         options["outputs"] = outputs
     style = style_in(c.text)
     if style:
         options["writing_style"] = style
-    if _has(r"behavio\w*|comportement\w*", c.text):
+    if _has(ASK["behavioral"], c.text):
         options["analysis_mode"] = "behavioral"
-    if _has(r"premium|haute qualite|high quality|meilleure qualite|best quality", c.text):
+    if _has(ASK["premium"], c.text):
         options["quality_profile"] = "premium"
     language = language_in(c.text)
     if language:
@@ -640,31 +432,22 @@ def _analyse(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _scores(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"scores?\b|notes?\b|scoring|aeo\b|geo\b", c.text):
+    if not _has(ASK["scores"], c.text):
         return None
     return _each(c, "article", "get_article_scores")
 
 
 def _graph(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"graph\w*|graphe\w*", c.text):
+    if not _has(ASK["graph"], c.text):
         return None
     videos, _ = c.numbers("video")
-    if videos or (_has(r"videos?", c.text) and not _has(r"articles?", c.text)):
+    if videos or (_has(KIND_WORDS["video"], c.text) and not _has(KIND_WORDS["article"], c.text)):
         return _each(c, "video", "get_video_graph")
     return _each(c, "article", "get_article_graph")
 
 
-_VIDEO_READS = (("get_claims", r"claims?|affirmations?|faits?|facts?|assertions?"),
-                ("get_entities", r"entit\w*"),
-                ("get_intents", r"intents?|intentions?|requetes?|queries|questions?"),
-                ("get_moments", r"moments?|highlights?|temps forts"),
-                ("get_topics", r"topics?|themes?|sujets?"),
-                ("get_narrative", r"narrati\w*|structure|chapters?|chapitres?"),
-                ("get_visual_elements", r"visual\w*|visuels?|shots?|scenes?|plans de camera|prises? de vue|gestures?|"
-                 r"gestes?|gaze|regard\w*|posture|body language|langage corporel|facial expressions?|expressions?|"
-                 r"look\w* at the camera|eye contact|smil\w*|sourit|sourire\w*|hands?|mains?|behaviou?r\w*|"
-                 r"comportement\w*|proxemics|proxemie|laterality|lateralite"),
-                ("get_audio_elements", r"audio|sonores?|silences?|loudness|volume"))
+# The reads of a video's analysis, by the words that ask for them (a tie goes to the first).
+_VIDEO_READS = tuple(merged("video_reads").items())
 
 
 def _video_reads(c: _Clause) -> list[PlannedAction] | None:
@@ -677,10 +460,10 @@ def _video_reads(c: _Clause) -> list[PlannedAction] | None:
 
 
 def _medias(c: _Clause) -> list[PlannedAction] | None:
-    if not _has(r"medias?\b", c.text):
+    if not _has(rf"(?:{KIND_WORDS['media']})\b", c.text):
         return None
-    if _has(r"creat\w*|cre[ea]\w*|new\b|nouve\w*|add\b|ajout\w*", c.text):
-        name = name_after(c.text, c.original, r"named|called|nomme\w*|appele\w*|intitule\w*")
+    if _has(ASK["create"], c.text):
+        name = name_after(c.text, c.original, ASK["named"])
         if not name:
             c.notes.append(Note("missing_name", {"action": "create_media"}))
             return []
@@ -693,17 +476,17 @@ def _jobs(c: _Clause) -> list[PlannedAction] | None:
     if ids:
         c.remember(job_id=ids[-1])
         return [PlannedAction("get_job", {"id": i}) for i in ids]
-    if not _has(r"jobs?|taches?|travaux|traitements?", c.text):
+    if not _has(KIND_WORDS["job"], c.text):
         return None
-    if _has(r"\bits\b|\bthis\b|\bthat\b|\bce\b|\bcette\b|\bsame\b|\bstatus\b|\betat\b", c.text) and c.context.job_id:
+    if _has(rf"(?:{THIS}|{ASK['status']})\b", c.text) and c.context.job_id:
         return [PlannedAction("get_job", {"id": c.context.job_id})]
     limit = limit_in(c.text)
     return [PlannedAction("list_jobs", {"limit": limit} if limit else {})]
 
 
-def _listing(kind: str, list_name: str, get_name: str):
+def _listing(kind: str, list_name: str, get_name: str) -> Callable[[_Clause], list[PlannedAction] | None]:
     def rule(c: _Clause) -> list[PlannedAction] | None:
-        if not _has(_KIND_WORDS[kind] + r"\b", c.text):
+        if not _has(rf"(?:{KIND_WORDS[kind]})\b", c.text):
             return None
         ids, cut = c.numbers(kind)
         if cut:
@@ -711,8 +494,7 @@ def _listing(kind: str, list_name: str, get_name: str):
         if ids:
             c.remember(**{f"{kind}_id": ids[-1]})
             return [PlannedAction(get_name, {"id": i}) for i in ids]
-        singular = re.search(rf"\b(?:this|that|the same|it|cette|ce|cet|la meme|le meme)\s+(?:{_KIND_WORDS[kind]})\b",
-                             c.text)
+        singular = re.search(rf"\b(?:{THIS})\s+(?:{KIND_WORDS[kind]})\b", c.text)
         last = getattr(c.context, f"{kind}_id")
         if singular and last is not None:
             return [PlannedAction(get_name, {"id": last})]
@@ -728,28 +510,20 @@ _RULES = (_cancel, _translate, _regenerate, _rename_or_attach, _descriptions, _d
           _export, _analyse, _templates, _candidates, _scores, _graph, _video_reads, _medias, _jobs,
           _listing("article", "list_articles", "get_article"), _listing("video", "list_videos", "get_video"))
 
-_ACCOUNT = (("get_usage_llm", r"llm|tokens?|language models?|modeles? de langue"),
-            ("get_credits", r"balance|solde|credits?|credit"),
-            ("get_usage", r"usage|utilisation|consommation|consumption|api calls?|appels?|spen[dt]|depense\w*|"
-                          r"consumed|consomme\w*"),
-            ("get_monitoring_alerts", r"alerts?|alertes?|warnings?|avertissements?"),
-            ("get_monitoring", r"monitoring|surveillance|health|sante|dashboard|tableau de bord"),
-            ("get_me", r"who am i|qui suis-je|qui suis je|my workspace|mon espace|my plan|mon offre|mon plan|"
-                       r"my key|ma cle|my scopes|mes scopes|whoami"))
+# The account reads, by the words that ask for them; a clause may ask for them beside its main request.
+_ACCOUNT = tuple(merged("account").items())
 
 
 def _account(c: _Clause) -> list[tuple[int, PlannedAction]]:
-    found = []
+    found: list[tuple[int, PlannedAction]] = []
     for name, words in _ACCOUNT:
-        match = _has(words + r"\b", c.text)
+        match = _has(rf"(?:{words})\b", c.text)
         if match and not (name == "get_usage" and any(a.name == "get_usage_llm" for _, a in found)):
             found.append((match.start(), PlannedAction(name, {})))
     return found
 
 
-_HELP = re.compile(r"^\W*(?:help|aide|\?|hi|hello|hey|bonjour|salut|merci|thanks?|thank you|"
-                   r"what can you do|que (?:peux|sais)-?tu faire|qu'est-ce que tu (?:peux|sais) faire|"
-                   r"what do you do|tu fais quoi|commands?|commandes?)\W*$")
+_HELP = re.compile(rf"^\W*(?:{either('help')})\W*$")
 
 
 def read_clause(folded: str, original: str, context: Context) -> tuple[list[PlannedAction], Context, list[Note]]:
@@ -768,11 +542,13 @@ def read_clause(folded: str, original: str, context: Context) -> tuple[list[Plan
     return [a for _, a in ordered], c.context, c.notes
 
 
+_OBJECT = re.compile(r"\b(?:" + "|".join([*KIND_WORDS.values(), *(ASK[name] for name in (
+    "candidates", "analyse", "export", "cancel", "translate", "regenerate", "descriptions"))]) + r"|[0-9a-f]{8}-)")
+
+
 def _first_object_at(folded: str) -> int:
     """Where the clause's main request starts: the first word that names an object or a change."""
-    match = re.search(r"\b(?:videos?|articles?|jobs?|taches?|medias?|clips?|templates?|modeles?|candidat\w*|"
-                      r"analy[sz]\w*|export\w*|cancel\w*|annul\w*|tradu\w*|translat\w*|regener\w*|descriptions?|"
-                      r"[0-9a-f]{8}-)", folded)
+    match = _OBJECT.search(folded)
     return match.start() if match else len(folded)
 
 
@@ -803,130 +579,3 @@ def plan(message: str, context: Context | None = None) -> Plan:
 def _clock(ms: int) -> str:
     seconds = ms // 1000
     return f"{seconds // 60}:{seconds % 60:02d}"
-
-
-# ------------------------------------------------------------------------------------ context
-
-
-_ID_KINDS = {"video": ("get_video", "analyze_video", "get_claims", "get_entities", "get_intents", "get_moments",
-                       "get_topics", "get_narrative", "get_visual_elements", "get_audio_elements", "get_video_graph",
-                       "create_video_clip"),
-             "article": ("get_article", "get_article_scores", "get_article_graph", "export_article",
-                         "translate_article", "regenerate_article", "update_article", "list_article_translations"),
-             "job": ("get_job", "cancel_job")}
-
-
-def context_from(actions: Sequence[tuple[str, dict, str, dict | None]]) -> Context:
-    """The context that earlier actions leave: ``(name, arguments, status, result)`` in order. The
-    last id of each kind an action named or produced (an analysis' job) wins."""
-    context = Context()
-    for name, arguments, status, result in actions:
-        for kind, names in _ID_KINDS.items():
-            if name in names and isinstance(arguments.get("id"), int | str):
-                value = arguments["id"]
-                if kind != "job":
-                    try:
-                        value = int(value)
-                    except (TypeError, ValueError):
-                        continue
-                context = replace(context, **{f"{kind}_id": value})
-        if status != "ok" or not isinstance(result, dict):
-            continue
-        if isinstance(result.get("job_id"), str):
-            kind = "clip_job_id" if name in ("detect_clips", "render_clips") else "job_id"
-            context = replace(context, **{kind: result["job_id"]})
-        if isinstance(result.get("article_id"), int):
-            context = replace(context, article_id=result["article_id"])
-        if name in ("get_clip_job",) and isinstance(arguments.get("jobId"), str):
-            context = replace(context, clip_job_id=arguments["jobId"])
-        if name == "complete_descriptions" and isinstance(arguments.get("media_id"), int):
-            context = replace(context, media_id=arguments["media_id"])
-    return context
-
-
-# ------------------------------------------------------------------------------------ resolution
-
-
-class Unresolved(Exception):
-    """An argument could not be taken from the earlier answers: ``reason`` (a key of the
-    assistant's ``unresolved`` sentences, ``domain.languages``) and its values; ``str()`` is the
-    English sentence, ``text(fr=True)`` the French."""
-
-    def __init__(self, reason: str, **values: Any) -> None:
-        self.reason, self.values = reason, values
-        super().__init__(self.text(fr=False))
-
-    def text(self, fr: bool) -> str:
-        return unresolved_text(self.reason, self.values, fr)
-
-
-def unresolved_text(reason: str, values: dict[str, Any], fr: bool) -> str:
-    sentence = assistant_words("fr" if fr else "en").unresolved.get(reason, "{reason}")
-    return sentence.format_map({"reason": reason, **values})
-
-
-_CLIP_FIELDS = ("id", "title", "thumbnail_title", "start_ms", "end_ms", "duration_ms", "viral_score", "rationale")
-
-
-def resolve(action: PlannedAction, earlier: Sequence[tuple[str, str, Any]]) -> dict[str, Any]:
-    """The arguments of ``action`` with what it ``needs`` taken from the answers of the actions
-    before it in the plan: ``earlier`` is ``(name, status, data)`` in order, ``data`` being the
-    operation's answer (its ``data`` member). Raises ``Unresolved``."""
-    arguments = dict(action.arguments)
-    if action.needs is None:
-        return arguments
-
-    def last_ok(name: str) -> Any:
-        for done, status, data in reversed(earlier):
-            if done == name:
-                if status != "ok":
-                    raise Unresolved("failed_before", name=name)
-                return data
-        raise Unresolved("not_run", name=name)
-
-    for need in (action.needs,) if isinstance(action.needs, str) else action.needs:
-        _resolve_need(need, arguments, last_ok)
-    return arguments
-
-
-def _resolve_need(need: str, arguments: dict[str, Any], last_ok: Callable[[str], Any]) -> None:
-    if need == "video_article":
-        video = last_ok("get_video")
-        article = video.get("article_id") if isinstance(video, dict) else None
-        if not isinstance(article, int):
-            raise Unresolved("no_article", video=video.get("id") if isinstance(video, dict) else "")
-        arguments["article_id"] = article
-    elif need == "default_template":
-        templates = last_ok("list_templates")
-        if not isinstance(templates, list) or not templates:
-            raise Unresolved("no_template")
-        chosen = next((t for t in templates if isinstance(t, dict) and t.get("is_default")), templates[0])
-        if not isinstance(chosen, dict) or not isinstance(chosen.get("id"), int):
-            raise Unresolved("template_without_id")
-        arguments["template_id"] = chosen["id"]
-    elif need == "detected_clips":
-        tracking = last_ok("get_clip_job")
-        clips = tracking.get("clips") if isinstance(tracking, dict) else None
-        if not isinstance(clips, list) or not clips:
-            raise Unresolved("no_detected_clips")
-        picked = arguments.pop("pick", None)
-        if picked:
-            missing = [n for n in picked if not 1 <= n <= len(clips)]
-            if missing:
-                raise Unresolved("no_such_clip", count=len(clips), clip=missing[0])
-            clips = [clips[n - 1] for n in picked]
-        arguments["clips"] = [{k: clip[k] for k in _CLIP_FIELDS if isinstance(clip, dict) and clip.get(k) is not None}
-                              for clip in clips[:50]]
-        for name in ("article_id", "template_id", "target_duration_seconds"):
-            if name not in arguments and tracking.get(name) is not None:
-                arguments[name] = tracking[name]
-    elif need == "candidate":
-        candidates = last_ok("list_revival_candidates")
-        if not isinstance(candidates, list) or not candidates:
-            raise Unresolved("no_candidate", media=arguments.get("media_id"))
-        candidate = candidates[0]
-        arguments["candidate_id"] = candidate.get("id")
-        if "article_id" not in arguments and isinstance(candidate.get("article_id"), int):
-            arguments["article_id"] = candidate["article_id"]
-    else:
-        raise Unresolved("unknown_need", need=need)

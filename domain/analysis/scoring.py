@@ -30,10 +30,11 @@ Each criterion has a weight and a value 0-1 (points = weight x value) and report
 (``evidence``: the sentences, quotations, sources, headings, terms). Composite = 0.7 GEO + 0.3 AEO,
 one decimal. GEO 70+ is "well structured for citation", AEO 75+ "answers common queries directly".
 
-One rubric scores two kinds of text. An article (``score_article``) is scored from its structured
-content and the Content Graph of its analysis, both as stored (plain dicts): so the scores route
-recomputes exactly what the article was scored with when it was written under this rubric version.
-A transcript (``score`` without an article, the graph's ``geoReadinessScore``) is scored as the
+One rubric scores two kinds of text (``domain.analysis.scoring_documents`` reads each into a
+``Document``). An article (``score_article``) is scored from its structured content and the
+Content Graph of its analysis, both as stored (plain dicts): so the scores route recomputes
+exactly what the article was scored with when it was written under this rubric version. A
+transcript (``score`` without an article, the graph's ``geoReadinessScore``) is scored as the
 text the video says: its sentences, its claims as facts, its questions and the answers that follow.
 The cue lists cover the service's article languages (fr, en, de, es, it, pt, nl).
 """
@@ -41,13 +42,21 @@ The cue lists cover the service's article languages (fr, en, de, es, it, pt, nl)
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from domain.analysis.claims import DEFINITION_RE, HEDGE_RE
+from domain.analysis.scoring_documents import (
+    SOURCE_RE,
+    Document,
+    answers_directly,
+    document_from_article,
+    document_from_transcript,
+    fold_key,
+    is_question,
+    shorten,
+)
 from domain.analysis.text import content_tokens, words
 
 RUBRIC_VERSION = 2
@@ -56,7 +65,6 @@ AEO_WEIGHT = 0.3
 GEO_GOOD = 70
 AEO_GOOD = 75
 EVIDENCE_ITEMS = 10  # evidence listed per criterion: enough to check it, bounded for any article
-EVIDENCE_CHARS = 300
 
 # A figure with its unit: a currency sign before, or a unit word or sign after ("20 milliards",
 # "45 percent", "15 million degrees", "3,5 %", "$4.2bn", "12 km/h", "2 ans").
@@ -97,13 +105,6 @@ DATE_RE = re.compile(
     rf"\b(?:1[5-9]|20)\d{{2}}s?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|\b(?:{_MONTHS})\b",
     re.IGNORECASE)
 
-# A sentence that names where its statement comes from.
-SOURCE_RE = re.compile(
-    r"\b(?:selon|d['’]après|source\s*:|sources\s*:|cité par|rapporte|a publié|publié (?:par|dans)|"
-    r"according to|as reported by|reported by|published (?:by|in)|cited by|sources?:|"
-    r"laut|gemäß|zufolge|quelle\s*:|según|de acuerdo con|fuente\s*:|secondo|stando a|fonte\s*:|segundo|"
-    r"de acordo com|volgens|bron\s*:)\s+([^.;:!?]{2,80})",
-    re.IGNORECASE)
 STUDY_RE = re.compile(
     r"\b(?:une étude|l['’]étude|un rapport|le rapport|une enquête|un sondage|les données|"
     r"a study|the study|a report|the report|a survey|the survey|the data|research by|"
@@ -112,13 +113,6 @@ STUDY_RE = re.compile(
     r"([A-ZÀ-Ý][^.;:!?]{1,60})")
 URL_RE = re.compile(r"https?://[^\s)>\]]+")
 
-# A quotation shown as one, with who said it: «...», "...", “...” and a reporting verb or a name.
-QUOTED_RE = re.compile(r"[«“\"]\s*([^«»“”\"]{12,400}?)\s*[»”\"]")
-REPORTING_RE = re.compile(
-    r"\b(?:dit|déclare|a déclaré|explique|a expliqué|affirme|souligne|précise|estime|rappelle|ajoute|"
-    r"says|said|explains|explained|states|stated|notes|noted|adds|added|argues|told|"
-    r"sagt|sagte|erklärt|betont|dice|dijo|explica|afirma|afferma|spiega|diz|disse|explica|zegt|zei|verklaart)\b",
-    re.IGNORECASE)
 
 _OTHER_DEFINITION_RE = re.compile(
     r"\b(?:ist|sind) (?:ein|eine|der|die|das)\b|\bbezeichnet\b|\bbedeutet\b|"
@@ -131,32 +125,13 @@ _OTHER_HEDGE_RE = re.compile(
     r"\bich glaube\b|\bvielleicht\b|\bwahrscheinlich\b|\bcreo que\b|\bquizás\b|\bquizá\b|\bprobablemente\b|"
     r"\bpenso che\b|\bforse\b|\bprobabilmente\b|\bacho que\b|\btalvez\b|\bik denk\b|\bmisschien\b",
     re.IGNORECASE)
-QUESTION_START_RE = re.compile(
-    r"^(?:comment|pourquoi|quand|où|qui|quel(?:le)?s?|combien|qu['’]est-ce|est-ce|faut-il|peut-on|"
-    r"how|what|why|when|where|who|which|can|should|is|are|does|do|"
-    r"wie|was|warum|wann|wo|wer|welche[rsn]?|cómo|qué|por qué|cuándo|dónde|quién|cuál|"
-    r"come|cosa|che cosa|perché|quando|dove|chi|quale|como|o que|porque|porquê|onde|quem|qual|"
-    r"hoe|wat|waarom|wanneer|waar|wie|welke)\b",
-    re.IGNORECASE)
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,}(?:-[A-Z0-9]+)*\b")
-_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"”»)]*\s+(?=[\"“«(¿¡]?[A-ZÀ-ÝĀ-Ž0-9])")
 _FILLER_RE = re.compile(
     r"\b(?:euh|heu|hum|bah|ben|um|uh|erm|hmm|ähm|äh|ehm|eh|pues|tipo|cioè|tipo|né|nou|"
     r"tu vois|vous voyez|tu sais|you know|i mean|kind of|sort of|genre|quoi\s*[,.!?]|du weißt|o sea|sabes|"
     r"diciamo|sabe|weet je)\b",
     re.IGNORECASE)
 _STUTTER_RE = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)
-
-_COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_NON_WORD_RE = re.compile(r"[\W_]+")
-
-
-def _key(text: str) -> str:
-    """Accent-free lowercase words with single spaces, for matching texts against each other (what
-    ``text.fold`` gives, with the diacritics removed by one regular expression: an article's whole
-    text is folded at each scoring, and a character-by-character pass cost most of it)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
-    return " ".join(_NON_WORD_RE.sub(" ", _COMBINING_RE.sub("", decomposed)).split())
 
 
 NAMED_TYPES = frozenset({"person", "organization", "place", "product", "event", "work"})
@@ -207,46 +182,6 @@ class Scores:
                            "aeo": [c.to_dict() for c in self.aeo_criteria]}}
 
 
-@dataclass(slots=True)
-class Said:
-    """One sentence of the text and, when the text shows it, who said it."""
-
-    text: str
-    speaker: str | None = None
-
-
-@dataclass(slots=True)
-class Answered:
-    """A question the text asks as a heading, and the first sentence under it."""
-
-    question: str
-    first: str
-    where: str  # faq, section, video
-
-
-@dataclass(slots=True)
-class Document:
-    """What the rubric reads: the text, its structure, and what the analysis found in the video."""
-
-    title: str
-    sentences: list[Said]
-    quotations: list[Said]
-    answered: list[Answered]
-    openers: list[str]
-    faq_count: int
-    key_facts: list[dict]
-    moments: int  # chapters or sections with a time in the video (key moments)
-    has_video: bool
-    claims: list[dict]
-    entities: list[dict]
-    topics: list[dict]
-    intents: list[dict]
-    tokens: list[list[str]] = field(init=False)  # each sentence's meaningful words, counted by several criteria
-
-    def __post_init__(self) -> None:
-        self.tokens = [content_tokens(s.text) for s in self.sentences]
-
-
 def _target(doc_words: int, per_words: int, low: float, high: float) -> float:
     """A target that grows with the text: one per ``per_words`` words, between ``low`` and ``high``
     (three dated figures make a short article citable; an hour of talk needs more than three)."""
@@ -259,139 +194,6 @@ def _ratio(value: float, target: float) -> float:
 
 def composite(geo: float, aeo: float) -> float:
     return round(GEO_WEIGHT * geo + AEO_WEIGHT * aeo, 1)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= EVIDENCE_CHARS else text[:EVIDENCE_CHARS - 1] + "…"
-
-
-def split_text(text: str) -> list[str]:
-    """Sentences of a paragraph (provider and translated articles keep whole paragraphs)."""
-    return [s.strip() for s in _SPLIT_RE.split(" ".join((text or "").split())) if s.strip()]
-
-
-def _is_question(text: str) -> bool:
-    stripped = text.strip().rstrip("\"”»)").strip()
-    return stripped.endswith("?") or bool(QUESTION_START_RE.match(stripped) and stripped.endswith("?"))
-
-
-def _named(name: str | None) -> bool:
-    return bool(name) and name.strip().lower() not in ("unknown", "inconnu", "speaker", "")
-
-
-def _unique(items: Iterable[Said]) -> list[Said]:
-    seen, out = set(), []
-    for item in items:
-        key = _key(item.text)
-        if key and key not in seen:
-            seen.add(key)
-            out.append(item)
-    return out
-
-
-# ------------------------------------------------------------------------- the two documents
-
-
-def _graph_parts(graph: dict) -> dict:
-    speakers = graph.get("speakers") or {}
-    return {"claims": list(graph.get("claims") or []), "entities": list(graph.get("entities") or []),
-            "topics": list(graph.get("topics") or []), "intents": list(graph.get("searchIntents") or []),
-            "diarised": bool(speakers.get("diarised")) if isinstance(speakers, dict) else False}
-
-
-def document_from_article(article: dict, graph: dict) -> Document:
-    """An article's structured content (``Article.to_dict()`` as stored) with the graph it came from.
-
-    Quotations are the paragraphs an export shows with their speaker (conversational and interview
-    articles put the speaker before each paragraph) and any quoted passage with a reporting verb."""
-    parts = _graph_parts(graph)
-    style = article.get("writing_style")
-    shows_speakers = style in ("conversational", "interview") and parts["diarised"]
-    sentences: list[Said] = []
-    quotations: list[Said] = []
-    answered: list[Answered] = []
-    openers: list[str] = []
-    intro = split_text(article.get("introduction") or "")
-    sentences += [Said(s) for s in intro]
-    openers += intro[:1]
-    for section in article.get("sections") or []:
-        heading = section.get("heading") or ""
-        first_of_section = None
-        for paragraph in section.get("paragraphs") or []:
-            texts = paragraph.get("sentences") or split_text(paragraph.get("text") or "")
-            speaker = paragraph.get("speaker") if shows_speakers and _named(paragraph.get("speaker")) else None
-            sentences += [Said(t, speaker) for t in texts]
-            if speaker and paragraph.get("role") != "question":
-                statement = " ".join(texts)
-                if len(words(statement)) >= 6 and not _is_question(statement):
-                    quotations.append(Said(statement, speaker))
-            if first_of_section is None and texts and paragraph.get("role") != "question":
-                first_of_section = texts[0]
-        if first_of_section:
-            openers.append(first_of_section)
-            if _is_question(heading):
-                answered.append(Answered(heading, first_of_section, "section"))
-    faq = [f for f in article.get("faq") or [] if (f.get("answer") or "").strip()]
-    for entry in faq:
-        answer = split_text(entry["answer"])
-        sentences += [Said(s) for s in answer]
-        if answer:
-            openers.append(answer[0])
-            answered.append(Answered(entry.get("question") or "", answer[0], "faq"))
-    sentences += [Said(s) for s in split_text(article.get("conclusion") or "")]
-    key_facts = list(article.get("key_facts") or [])
-    sentences += [Said(f.get("text") or "") for f in key_facts]
-    sentences = _unique(sentences)
-    quotations += _explicit_quotations(sentences)
-    moments = sum(1 for s in article.get("sections") or [] if isinstance(s.get("startMs"), int))
-    return Document(title=article.get("title") or "", sentences=sentences, quotations=_unique(quotations),
-                    answered=answered, openers=openers, faq_count=len(faq), key_facts=key_facts, moments=moments,
-                    has_video=True, claims=parts["claims"], entities=parts["entities"], topics=parts["topics"],
-                    intents=parts["intents"])
-
-
-def document_from_transcript(sentences: Sequence[Any], graph: dict, title: str = "") -> Document:
-    """The video's own words: ``sentences`` (``text``, ``speaker``, ``is_question``, ``start_ms``)
-    with its graph. Quotations are claims made by a named speaker; the questions asked in the
-    video are its headings, answered by the next sentence that is not a question; the openers are
-    each chapter's first sentence; the key facts are the five strongest claims."""
-    parts = _graph_parts(graph)
-    said = [Said(s.text, s.speaker if parts["diarised"] and _named(s.speaker) else None) for s in sentences]
-    # A claim's text is its sentence without the fillers it started with: matched as a suffix.
-    claim_texts = [_key(c["text"]) for c in parts["claims"] if c.get("confidence", 0) >= 0.6]
-    claim_texts = [t for t in claim_texts if t]
-    quotations = [q for q in said if q.speaker and (key := _key(q.text)) and any(key.endswith(t) for t in claim_texts)]
-    answered = []
-    for i, s in enumerate(sentences):
-        if getattr(s, "is_question", False) and len(words(s.text)) >= 4:
-            after = next((t for t in sentences[i + 1:i + 4] if not getattr(t, "is_question", False)), None)
-            if after is not None:
-                answered.append(Answered(s.text, after.text, "video"))
-    chapters = list(graph.get("chapters") or [])
-    openers = []
-    for chapter in chapters:
-        first = next((s.text for s in sentences if s.start_ms >= chapter.get("startMs", 0)
-                      and not getattr(s, "is_question", False)), None)
-        if first:
-            openers.append(first)
-    strongest = sorted(parts["claims"], key=lambda c: (-c.get("confidence", 0), c.get("startMs", 0)))[:5]
-    key_facts = [{"text": c["text"], "startMs": c.get("startMs"), "claimId": c.get("id")} for c in strongest]
-    return Document(title=title, sentences=_unique(said), quotations=_unique(quotations), answered=answered,
-                    openers=openers, faq_count=sum(1 for a in answered if _direct(a)),
-                    key_facts=key_facts, moments=len(chapters), has_video=True, claims=parts["claims"],
-                    entities=parts["entities"], topics=parts["topics"], intents=parts["intents"])
-
-
-def _explicit_quotations(sentences: Sequence[Said]) -> list[Said]:
-    """Quoted passages attributed in their sentence (a reporting verb, or ``selon``/``according to``)."""
-    out = []
-    for s in sentences:
-        for match in QUOTED_RE.finditer(s.text):
-            if len(words(match.group(1))) >= 4 and (REPORTING_RE.search(s.text) or SOURCE_RE.search(s.text)):
-                rest = (s.text[:match.start()] + " " + s.text[match.end():]).strip(" ,;:-–—")
-                out.append(Said(match.group(1), _short(rest) or None))
-    return out
 
 
 # ------------------------------------------------------------------------------- criteria
@@ -409,7 +211,7 @@ def _statistics(doc: Document) -> Criterion:
             continue
         date = DATE_RE.search(s.text.replace(figure.group(0), " "))
         credit += 1.0 if date else 0.6
-        found.append({"text": _short(s.text), "figure": figure.group(0).strip(),
+        found.append({"text": shorten(s.text), "figure": figure.group(0).strip(),
                       "date": date.group(0) if date else None})
     dated = sum(1 for f in found if f["date"])
     target = _target(_words(doc), 400, 3, 8)
@@ -419,7 +221,7 @@ def _statistics(doc: Document) -> Criterion:
 
 
 def _quotations(doc: Document) -> Criterion:
-    evidence = [{"quote": _short(q.text), "speaker": q.speaker} for q in doc.quotations]
+    evidence = [{"quote": shorten(q.text), "speaker": q.speaker} for q in doc.quotations]
     target = _target(_words(doc), 500, 3, 6)
     return Criterion("quotations", 15, _ratio(len(doc.quotations), target),
                      f"{len(doc.quotations)} statements shown with who said them (target {target:.0f})",
@@ -451,8 +253,8 @@ def cited_sources(sentences: Iterable[str]) -> list[dict]:
             for match in regex.finditer(text):
                 name = (match.group(1) if match.groups() else match.group(0)).strip(" ,\"”»)")
                 name = " ".join(name.split()[:6])
-                if len(name) >= 2 and _key(name) not in sources:
-                    sources[_key(name)] = {"source": name, "text": _short(text)}
+                if len(name) >= 2 and fold_key(name) not in sources:
+                    sources[fold_key(name)] = {"source": name, "text": shorten(text)}
     return list(sources.values())
 
 
@@ -481,27 +283,27 @@ def _fluency(doc: Document) -> Criterion:
     longest = max(texts, key=lambda t: len(words(t)))
     common = Counter(f.lower() for f in fillers).most_common(5)
     evidence = [{"mean_words_per_sentence": round(mean, 1), "fillers": [{"filler": f, "count": n} for f, n in common],
-                 "stutters": stutters[:5], "fragments": fragments, "longest_sentence": _short(longest)}]
+                 "stutters": stutters[:5], "fragments": fragments, "longest_sentence": shorten(longest)}]
     return Criterion("fluency", 15, value,
                      f"{mean:.1f} words per sentence (10-25 reads best), {len(fillers)} fillers, {len(stutters)} "
                      f"stutters, {fragments} fragments in {len(counts)} sentences", evidence)
 
 
 def _technical_terms(doc: Document) -> Criterion:
-    text = " ".join(_key(s.text) for s in doc.sentences)
+    text = " ".join(fold_key(s.text) for s in doc.sentences)
     padded = f" {text} "
     terms: dict[str, str] = {}
     for entity in doc.entities:
         name = entity.get("name") or ""
-        if entity.get("type") in NAMED_TYPES and _key(name) and f" {_key(name)} " in padded:
-            terms.setdefault(_key(name), name)
+        if entity.get("type") in NAMED_TYPES and fold_key(name) and f" {fold_key(name)} " in padded:
+            terms.setdefault(fold_key(name), name)
     for topic in doc.topics[:10]:
         name = topic.get("name") or ""
-        if len(name.split()) >= 2 and f" {_key(name)} " in padded:
-            terms.setdefault(_key(name), name)
+        if len(name.split()) >= 2 and f" {fold_key(name)} " in padded:
+            terms.setdefault(fold_key(name), name)
     for s in doc.sentences:
         for match in ACRONYM_RE.finditer(s.text):
-            terms.setdefault(_key(match.group(0)), match.group(0))
+            terms.setdefault(fold_key(match.group(0)), match.group(0))
     target = _target(_words(doc), 250, 6, 12)
     return Criterion("technical_terms", 15, _ratio(len(terms), target),
                      f"{len(terms)} named organisations, places, products, people, acronyms and key phrases "
@@ -512,7 +314,7 @@ def _citable_facts(doc: Document) -> Criterion:
     claims = {c.get("id"): c for c in doc.claims}
     grounded = [(f, claims[f["claimId"]]) for f in doc.key_facts if f.get("claimId") in claims]
     credit = sum(c.get("confidence", 0.0) for _, c in grounded)
-    evidence = [{"text": _short(f.get("text") or ""), "startMs": c.get("startMs"), "claimId": c.get("id"),
+    evidence = [{"text": shorten(f.get("text") or ""), "startMs": c.get("startMs"), "claimId": c.get("id"),
                  "confidence": c.get("confidence")} for f, c in grounded]
     return Criterion("citable_facts", 20, _ratio(credit, 2.4),
                      f"{len(grounded)} key facts tied to a timestamped claim of the video, confidence "
@@ -529,7 +331,7 @@ def _keyword_stuffing(doc: Document) -> Criterion:
     value = 0.0
     if count >= STUFFING_MIN_COUNT and density > STUFFING_DENSITY:
         value = min(1.0, (density - STUFFING_DENSITY) / (STUFFING_FULL - STUFFING_DENSITY))
-    repeated = [_short(s.text) for s, toks in zip(doc.sentences, per_sentence, strict=True) if toks.count(word) >= 3]
+    repeated = [shorten(s.text) for s, toks in zip(doc.sentences, per_sentence, strict=True) if toks.count(word) >= 3]
     return Criterion("keyword_stuffing", 25, value,
                      f"most frequent word {word!r}: {count} of {len(tokens)} meaningful words ({100 * density:.1f}%; "
                      f"a penalty above {100 * STUFFING_DENSITY:.0f}%, whole at {100 * STUFFING_FULL:.0f}%)",
@@ -537,26 +339,16 @@ def _keyword_stuffing(doc: Document) -> Criterion:
                        "sentences_repeating_it": repeated[:5]}])
 
 
-def _overlap(question: str, answer: str) -> bool:
-    asked = set(content_tokens(question))
-    return bool(asked & set(content_tokens(answer))) if asked else False
-
-
-def _direct(a: Answered) -> bool:
-    """The first sentence answers: a statement of 5-40 words that takes up the question's words."""
-    return not _is_question(a.first) and 5 <= len(words(a.first)) <= 40 and _overlap(a.question, a.first)
-
-
 def _question_headings(doc: Document) -> Criterion:
     evidence, direct = [], 0
     for a in doc.answered:
         count = len(words(a.first))
-        ok = _direct(a)
+        ok = answers_directly(a)
         direct += ok
-        why = ("answered in its first sentence" if ok else "first sentence is a question" if _is_question(a.first)
+        why = ("answered in its first sentence" if ok else "first sentence is a question" if is_question(a.first)
                else f"first sentence has {count} words" if not 5 <= count <= 40
                else "first sentence does not take up the question's words")
-        evidence.append({"question": _short(a.question), "first_sentence": _short(a.first), "direct": ok,
+        evidence.append({"question": shorten(a.question), "first_sentence": shorten(a.first), "direct": ok,
                          "where": a.where, "why": why})
     return Criterion("question_headings", 25, _ratio(direct, 3.0),
                      f"{direct} of {len(doc.answered)} question headings answered in their first sentence (target 3)",
@@ -565,18 +357,18 @@ def _question_headings(doc: Document) -> Criterion:
 
 def _concise_answers(doc: Document) -> Criterion:
     def concise(text: str) -> bool:
-        return 6 <= len(words(text)) <= 30 and not _is_question(text) and not (
+        return 6 <= len(words(text)) <= 30 and not is_question(text) and not (
             HEDGE_RE.search(text) or _OTHER_HEDGE_RE.search(text))
 
     good = [o for o in doc.openers if concise(o)]
     value = len(good) / len(doc.openers) if doc.openers else 0.0
     return Criterion("concise_answers", 20, value,
                      f"{len(good)} of {len(doc.openers)} opening sentences (introduction, sections, answers) are "
-                     f"direct statements of 6-30 words", [_short(o) for o in good][:EVIDENCE_ITEMS])
+                     f"direct statements of 6-30 words", [shorten(o) for o in good][:EVIDENCE_ITEMS])
 
 
 def _faq(doc: Document) -> Criterion:
-    questions = [_short(a.question) for a in doc.answered if a.where in ("faq", "video")]
+    questions = [shorten(a.question) for a in doc.answered if a.where in ("faq", "video")]
     return Criterion("faq", 20, _ratio(doc.faq_count, 3.0), f"{doc.faq_count} answered questions (target 3)",
                      questions[:EVIDENCE_ITEMS])
 
@@ -593,7 +385,7 @@ def _structured_data(doc: Document) -> Criterion:
 
 
 def _definitions(doc: Document) -> Criterion:
-    found = [_short(s.text) for s in doc.sentences if not _is_question(s.text)
+    found = [shorten(s.text) for s in doc.sentences if not is_question(s.text)
              and (DEFINITION_RE.search(s.text) or _OTHER_DEFINITION_RE.search(s.text))]
     return Criterion("definitions", 10, _ratio(len(found), 2.0), f"{len(found)} definitional sentences (target 2)",
                      found[:EVIDENCE_ITEMS])

@@ -56,7 +56,6 @@ class AssistantWords:
     kind of change; accents and case ignored). The rest is the reply's frame: refusals, notes,
     the help text and the sentences about actions left undone."""
 
-    markers: frozenset[str]  # words (folded) that tell a message is in this language
     quotes: tuple[str, str]  # around a name or a title
     zero_is_singular: bool  # "0 vidéo" in French, "0 videos" in English
     statuses: Mapping[str, str]  # a resource's status as the reply writes it
@@ -75,6 +74,7 @@ class AssistantWords:
     performed: Callable[[int, int], str]  # (actions, succeeded)
     not_understood: Callable[[str], str]
     missing_scopes: Callable[[str], str]
+    model_failed: str  # before the language model provider's error, when it failed mid-turn
     left_undone: Mapping[str, Callable[[int, int, int | None], str]]  # reason -> (count, cap, retry_after_s)
     help: str
 
@@ -110,6 +110,44 @@ class Say:
         return self.words.found.get(name, self.words.done)(self, name, result, arguments)
 
 
+@dataclass(frozen=True, kw_only=True)
+class RequestWords:
+    """How a message to the assistant asks for things in one language: the words the offline
+    planner (``domain.agent.planner``) reads. Each is a regular expression of alternatives, folded
+    (lower case, no accents: ``fold``). The planner reads every language's words at once, as a
+    person may ask in any of them, and the reply follows the language the message is in."""
+
+    verbs: str  # verbs that open a request: after "and" or a comma, one starts a new clause
+    sequence: str  # words of sequence that end a clause ("then", "after that")
+    conjunction: str  # "and": between two requests, or two objects of different kinds
+    also: str  # "also": a new clause when a verb follows
+    polite: str  # said before a verb ("please")
+    determiners: str  # may stand before the name of a kind of object, each with its space or apostrophe
+    kinds: Mapping[str, str]  # a kind of object (video, article, job, media, template, clip) -> its names
+    numbered: str  # between the name of a kind and its id ("number")
+    joins: str  # between the ids of a list ("and", "or")
+    ranges: str  # between the two ends of a range of ids ("to")
+    this: str  # the object named last ("this", "that", "it")
+    counted: str  # a count of these lists items ("5 videos")
+    limit_before: str  # before the count of items a list shows ("last 5")
+    limit_after: str  # after it ("5 latest")
+    seconds: str  # a unit of seconds, after a number
+    minutes: str  # a unit of minutes, after a number
+    time_from: str  # opens a time range ("from", "between")
+    time_to: str  # between the two ends of a time range ("to", "until")
+    language_word: str  # before a language's code ("language: de")
+    languages: Mapping[str, str]  # a language's code -> how the language names it, besides ``Language.called``
+    without_article: str  # asks for no article ("without an article")
+    styles: Mapping[str, str]  # writing style -> its words
+    statuses: Mapping[str, str]  # a revival candidate's status -> its words
+    platforms: Mapping[str, str]  # platform id -> what the language calls it (besides its id)
+    all_platforms: str  # every platform ("all platforms")
+    asks: Mapping[str, str]  # what a clause asks for, by the planner's name (``domain.agent.planner.ASKS``)
+    account: Mapping[str, str]  # an account read (an assistant action's name) -> the words that ask for it
+    video_reads: Mapping[str, str]  # a read of a video's analysis (an action's name) -> the words that ask for it
+    help: str  # a whole message that only greets, thanks or asks what the assistant does
+
+
 def optional_words(words: str) -> str:
     """A pattern for ``words`` (alternatives) said before a phrase, with their comma, or nothing."""
     return rf"(?:(?:{words})[\s,]+)?"
@@ -126,6 +164,10 @@ class Language:
     preposition and an article); ``OPTIONAL`` and ``MAY_BE_EMPTY`` name those, and why."""
 
     code: str  # ISO 639-1
+    # words (folded) frequent in a message written in the language and rare in the others: they tell
+    # the assistant which language a message is in (domain.agent.planner)
+    markers: frozenset[str]
+    letters: str  # letters of the language that the others rarely write, each worth two markers
     name: str  # in English: what a translation prompt names it (domain.translation)
     locale: str  # Open Graph's og:locale (domain.exports)
     stemmer: str  # the Snowball stemmer's name (domain.analysis.language)
@@ -175,10 +217,11 @@ class Language:
     # domain.analysis.entities: the lowercase rest of an organisation's name
     org_tail: tuple[str, str, str] | None = None  # (adjective endings, complements, words a verb follows)
     # The one table of section labels: the article (domain.analysis.article), its exports
-    # (domain.exports) and a revived video's description (domain.revival) print these.
+    # (domain.exports) and a revived video's description (domain.revival_completion) print these.
     labels: Mapping[str, str]
     colon: str  # between a label and its text ("Titre : sous-titre" in French)
     question_mark: str  # after a question (" ?" in French)
+    requests: RequestWords | None = None  # None: the assistant does not read requests in the language
     assistant: AssistantWords | None = None  # None: the assistant answers in English
 
 
@@ -186,8 +229,10 @@ class Language:
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
             "articles_of_nouns", "noun_rule", "verb_endings", "compound_letters", "adverb_endings", "contractions",
-            "definite", "definite_articles", "plural_articles", "plural_templates", "org_tail", "assistant")
+            "definite", "definite_articles", "plural_articles", "plural_templates", "org_tail", "requests",
+            "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",
+    "letters": "English and Dutch write their words with letters the other languages write too",
 }

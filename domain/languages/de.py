@@ -1,17 +1,94 @@
 """German: what the service knows of it (see ``domain.languages.base``).
 
-The assistant does not speak it: a reply to a message in it is in English.
+The assistant reads requests in it (``REQUESTS``) but does not speak it: a reply to a message in it
+is in English.
 """
 
 from __future__ import annotations
 
-from domain.languages.base import Language, optional_words
+from domain.languages.base import Language, RequestWords, optional_words
+
+# How a message asks for things in German (domain.agent.planner reads them, folded: no umlauts).
+REQUESTS = RequestWords(
+    verbs=(r"zeig|zeige|zeigen|liste|listen|auflisten|gib|analysiere|analysieren|exportiere|exportieren|"
+           r"storniere|stornieren|abbrechen|erkenne|erkennen|finde|finden|rendere|rendern|ubersetze|ubersetzen|"
+           r"regeneriere|regenerieren|benenne|schneide|schneiden|erstelle|erstellen|vervollstandige|erganze|"
+           r"erganzen|lade|offne|lies|welche|welcher|welches|wie"),
+    sequence=r"und dann|dann|danach|anschlie(?:ß|ss)end|schlie(?:ß|ss)lich|zuletzt",
+    conjunction="und",
+    also="auch",
+    polite="bitte",
+    determiners="der |die |das |den |dem |mein |meine |meinen |meiner ",
+    kinds={"video": r"videos?", "article": r"artikel\w*", "job": r"jobs?|auftrage?n?|aufgaben?",
+           "media": r"medien|medium", "template": r"vorlagen?", "clip": r"clips?"},
+    numbered=r"nummer",
+    joins=r"und|oder",
+    ranges=r"bis",
+    this=r"diese[snmr]?|dies|das gleiche|derselbe|dieselbe|dasselbe",
+    counted=r"videos?|jobs?|auftrage?n?|artikel\w*|kandidat\w*|medien",
+    limit_before=r"letzten?|neuesten?|ersten?|limit",
+    limit_after=r"letzten?|neuesten?|ersten?",
+    seconds=r"s|sek|sekunden?",
+    minutes=r"min|minuten?",
+    time_from=r"von|zwischen|ab",
+    time_to=r"bis|und",
+    language_word=r"sprache|zielsprache|code",
+    languages={"en": r"englisch\w*", "fr": r"franzosisch\w*", "de": r"deutsch\w*", "es": r"spanisch\w*",
+               "it": r"italienisch\w*", "pt": r"portugiesisch\w*", "nl": r"niederlandisch\w*"},
+    without_article=r"ohne\s*(?:einen |den )?artikel",
+    styles={"journalistic": r"journalisti\w*", "narrative": r"narrativ\w*|erzahlend\w*", "analytical": r"analytisch\w*",
+            "tutorial": r"tutorial\w*|anleitung\w*", "conversational": r"gesprach\w*|dialog\w*",
+            "documentary": r"dokumentar\w*", "interview": r"interview\w*"},
+    statuses={"eligible": r"geeignet\w*", "reviewing": r"in prufung|zu prufen", "selected": r"ausgewahlt\w*",
+              "dismissed": r"verworfen\w*|abgelehnt\w*", "stale": r"veraltet\w*"},
+    platforms={"professional_network_long": r"berufliche[sn]? netzwerk", "short_video_app": r"kurzvideo[- ]app"},
+    all_platforms=r"(?:alle|jede)\s+(?:die\s+)?plattformen?",
+    asks={
+        "cancel": r"storn\w*|abbrech\w*|abbruch", "translate": r"ubersetz\w*", "translations": r"ubersetzungen\b",
+        "translate_verb": r"ubersetze\b|ubersetzen\b", "regenerate": r"regenerier\w*|umschreib\w*|neu schreib\w*",
+        "rename": r"umbenenn\w*|benenne\w*", "rename_to": r"zu|als", "attach": r"verknupf\w*|zuordn\w*",
+        "descriptions": r"beschreibung\w*", "write": r"vervollstandig\w*|erganz\w*|schreib\w*|generier\w*|erstell\w*",
+        "clips": r"clips?|ausschnitte?", "moments": r"momente?",
+        "detect": r"erkenn\w*|finde\w*|suche\w*|sucht|vorschlag\w*|identifizier\w*",
+        "generate": r"generier\w*|erstell\w*|mache|machen", "render": r"render\w*|produzier\w*|generier\w*",
+        "track": r"status|fortschritt|verfolg\w*", "cut": r"schneid\w*|ausschneid\w*|extrahier\w*",
+        "candidates": r"kandidat\w*|wiederbeleb\w*|reaktivier\w*", "at_least": r"uber|mindestens|mehr als",
+        "export": r"exportier\w*|herunterlad\w*", "analyse": r"analy[sz]\w*", "results": r"ergebnis\w*|der analyse",
+        "run": r"analysiere\b|analysieren|starte\b|starten", "chapters": r"kapitel\w*", "transcript": r"transkri\w*",
+        "behavioral": r"verhalten\w*", "premium": r"premium|hohe[rn]? qualitat|beste[rn]? qualitat",
+        "scores": r"bewertung\w*|punktzahl\w*", "graph": r"graph\w*", "create": r"erstell\w*|neue[snmr]?\b|anlegen",
+        "named": r"namens|genannt|betitelt", "status": r"status|zustand",
+    },
+    account={
+        "get_usage_llm": r"llm|tokens?|sprachmodell\w*", "get_credits": r"guthaben|kontostand|credits?",
+        "get_usage": r"nutzung|verbrauch\w*|aufrufe", "get_monitoring_alerts": r"warnungen|warnung|alarm\w*",
+        "get_monitoring": r"uberwachung|monitoring|dashboard",
+        "get_me": r"wer bin ich|mein arbeitsbereich|mein plan|mein schlussel|meine scopes",
+    },
+    video_reads={
+        "get_claims": r"aussagen|behauptungen|fakten", "get_entities": r"entitat\w*",
+        "get_intents": r"suchintention\w*|suchanfragen|fragen", "get_moments": r"momente|highlights",
+        "get_topics": r"themen|thema", "get_narrative": r"narrativ\w*|struktur|kapitel",
+        "get_visual_elements": (r"visuell\w*|einstellungen|szenen?|gesten|blick\w*|haltung|korpersprache|mimik|"
+                                r"lacheln|hande|verhalten\w*"),
+        "get_audio_elements": r"audio|stille|lautstarke",
+    },
+    help=r"hilfe|hallo|danke|was kannst du|befehle",
+)
+
 
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"zuerst|zunächst|dann|jetzt|nun|schließlich|zum\s+schluss|als\s+nächstes")
 
 LANGUAGE = Language(
     code="de",
+    markers=frozenset({
+        "der", "die", "das", "den", "dem", "mein", "meine", "meinen", "meiner", "zeig", "zeige", "zeigen",
+        "exportiere", "ubersetze", "analysiere", "storniere", "abbrechen", "hallo", "danke", "bitte", "und", "mit",
+        "von", "ist", "wie", "viele", "auf", "ins", "nach", "dann", "danach", "ich", "habe", "wer", "bin", "ein",
+        "eine", "letzten", "mir", "gib", "artikel", "auftrage", "guthaben", "warnungen", "kapiteln",
+    }),
+    letters="äöüß",
     name="German",
     locale="de_DE",
     stemmer="german",
@@ -75,4 +152,5 @@ LANGUAGE = Language(
     },
     colon=": ",
     question_mark="?",
+    requests=REQUESTS,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.languages.base import AssistantWords, Language, Say, optional_words
+from domain.languages.base import AssistantWords, Language, RequestWords, Say, optional_words
 
 R = dict[str, Any]
 
@@ -195,12 +195,6 @@ _VIDEO_MEMBERS = ("get_claims", "get_entities", "get_intents", "get_moments", "g
                   "get_audio_elements")
 
 ASSISTANT = AssistantWords(
-    markers=frozenset({
-        "the", "my", "show", "list", "what", "is", "and", "then", "with", "how", "many", "cancel", "balance",
-        "please", "me", "of", "all", "give", "get", "for", "in", "to", "from", "into", "as", "latest", "last",
-        "are", "do", "can", "you", "i", "help", "tell", "which", "jobs", "videos", "alerts", "usage",
-        "chapters", "detect", "render", "candidates", "hello", "thanks", "analyze", "its", "it", "your",
-    }),
     quotes=("“", "”"),
     zero_is_singular=False,
     statuses={s: s for s in ("pending", "running", "completed", "failed", "cancelled", "uploaded", "analyzing",
@@ -321,6 +315,7 @@ ASSISTANT = AssistantWords(
     performed=lambda count, ok: f"I performed {count} actions: {ok} succeeded, {count - ok} did not.",
     not_understood=lambda shown: f"I did not understand: {shown}.",
     missing_scopes=lambda listed: f"Not done for lack of a scope: your key lacks {listed}.",
+    model_failed="The language model failed: ",
     left_undone={
         "cap": lambda count, cap, wait: f"{count} more requested actions were not done: at most {cap} actions run "
                                         "per message. Ask again for the rest.",
@@ -333,11 +328,84 @@ ASSISTANT = AssistantWords(
 
 
 
+# How a message asks for things in English (domain.agent.planner reads them).
+REQUESTS = RequestWords(
+    verbs=(r"show|list|give|get|tell|display|check|see|view|fetch|read|open|analy[sz]e|export|cancel|detect|render|"
+           r"translate|regenerate|rename|attach|cut|extract|create|complete|find|what|which|how|download|track"),
+    sequence=r"and then|then|after that|afterwards|finally",
+    conjunction="and",
+    also="also",
+    polite="please",
+    determiners="the |my ",
+    kinds={"video": r"videos?", "article": r"articles?", "job": r"jobs?", "media": r"medias?",
+           "template": r"templates?", "clip": r"clips?"},
+    numbered=r"numbers?",
+    joins=r"and|or",
+    ranges=r"to|through|thru",
+    this=r"this|that|the same|same|it|its",
+    counted=r"videos?|jobs?|articles?|candidat\w*|medias?",
+    limit_before=r"last|latest|recent|most recent|top|first|limit",
+    limit_after=r"last|latest|recent\w*",
+    seconds=r"s|sec|secs|seconds?",
+    minutes=r"min|mins|minutes?",
+    time_from=r"from|between",
+    time_to=r"to|and|until",
+    languages={},  # its names of the languages are their ``called``
+    language_word=r"language|lang|target|code",
+    without_article=r"(?:without|no)\s*(?:an )?article",
+    styles={"journalistic": r"journalisti\w*", "narrative": r"narrati\w*", "analytical": r"analytic\w*",
+            "tutorial": r"tutori\w*", "conversational": r"conversation\w*", "documentary": r"documentar\w*",
+            "interview": r"interview\w*"},
+    statuses={"eligible": r"eligib\w*", "reviewing": r"review\w*", "selected": r"selected", "dismissed": r"dismiss\w*",
+              "stale": r"stale"},
+    platforms={"videosite_long": r"video site|long videos?", "professional_network_long": r"professional[ _]network",
+               "social_network_b_reels": r"social[ _]network[ _]b"},
+    all_platforms=r"(?:all|every)\s+(?:the\s+)?platforms?",
+    asks={
+        "cancel": r"cancel\w*|stop\w*|abort\w*", "translate": r"translat\w*", "translations": r"translations\b",
+        "translate_verb": r"translate\b", "regenerate": r"regenerat\w*|rewrit\w*", "rename": r"renam\w*|retitl\w*",
+        "rename_to": r"to|as|into", "attach": r"attach\w*", "descriptions": r"descriptions?",
+        "write": r"complet\w*|writ\w*|fill\w*|generat\w*|draft\w*", "clips": r"clips?", "moments": r"moments?",
+        "detect": r"detect\w*|find\w*|suggest\w*|identif\w*", "generate": r"generat\w*|make|creat\w*",
+        "render": r"render\w*|produc\w*|generat\w*", "track": r"jobs?|track\w*|status|progress\w*",
+        "cut": r"cut\w*|extract\w*|trim\w*", "candidates": r"candidat\w*|revival|reviv\w*",
+        "at_least": r"above|over|at least", "export": r"export\w*|download\w*", "analyse": r"analy[sz]\w*",
+        "results": r"results?|of the analysis|the analysis of", "run": r"analy[sz]e\b|run|start",
+        "chapters": r"chapter\w*", "transcript": r"transcri\w*", "behavioral": r"behavio\w*",
+        "premium": r"premium|high quality|best quality", "scores": r"scores?\b|scoring|aeo\b|geo\b",
+        "graph": r"graph\w*", "create": r"creat\w*|new\b|add\b", "named": r"named|called", "status": r"status",
+    },
+    account={
+        "get_usage_llm": r"llm|tokens?|language models?", "get_credits": r"balance|credits?",
+        "get_usage": r"usage|consumption|api calls?|spen[dt]|consumed", "get_monitoring_alerts": r"alerts?|warnings?",
+        "get_monitoring": r"monitoring|health|dashboard",
+        "get_me": r"who am i|my workspace|my plan|my key|my scopes|whoami",
+    },
+    video_reads={
+        "get_claims": r"claims?|facts?|assertions?", "get_entities": r"entit\w*",
+        "get_intents": r"intents?|queries|questions?", "get_moments": r"moments?|highlights?",
+        "get_topics": r"topics?|themes?", "get_narrative": r"narrati\w*|structure|chapters?",
+        "get_visual_elements": (r"visual\w*|shots?|scenes?|gestures?|gaze|posture|body language|facial expressions?|"
+                                r"expressions?|look\w* at the camera|eye contact|smil\w*|hands?|behaviou?r\w*|"
+                                r"proxemics|laterality"),
+        "get_audio_elements": r"audio|silences?|loudness|volume",
+    },
+    help=r"help|\?|hi|hello|hey|thanks?|thank you|what can you do|what do you do|commands?",
+)
+
+
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"next|first|finally|lastly|then")
 
 LANGUAGE = Language(
     code="en",
+    markers=frozenset({
+        "the", "my", "show", "list", "what", "is", "and", "then", "with", "how", "many", "cancel", "balance",
+        "please", "me", "of", "all", "give", "get", "for", "in", "to", "from", "into", "as", "latest", "last",
+        "are", "do", "can", "you", "i", "help", "tell", "which", "jobs", "videos", "alerts", "usage",
+        "chapters", "detect", "render", "candidates", "hello", "thanks", "analyze", "its", "it", "your",
+    }),
+    letters="",
     name="English",
     locale="en_US",
     stemmer="english",
@@ -421,5 +489,6 @@ LANGUAGE = Language(
     },
     colon=": ",
     question_mark="?",
+    requests=REQUESTS,
     assistant=ASSISTANT,
 )

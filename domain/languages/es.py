@@ -1,17 +1,95 @@
 """Spanish: what the service knows of it (see ``domain.languages.base``).
 
-The assistant does not speak it: a reply to a message in it is in English.
+The assistant reads requests in it (``REQUESTS``) but does not speak it: a reply to a message in it
+is in English.
 """
 
 from __future__ import annotations
 
-from domain.languages.base import Language, optional_words
+from domain.languages.base import Language, RequestWords, optional_words
+
+# How a message asks for things in Spanish (domain.agent.planner reads them, folded: no accents).
+REQUESTS = RequestWords(
+    verbs=(r"muestra|muestrame|mostrar|ensena|ensename|lista|listar|dame|analiza|analizar|exporta|exportar|cancela|"
+           r"cancelar|detecta|detectar|renderiza|renderizar|traduce|traducir|regenera|regenerar|renombra|renombrar|"
+           r"corta|cortar|extrae|extraer|crea|crear|completa|completar|busca|buscar|encuentra|cual|cuales|cuanto|"
+           r"cuantos|cuantas|descarga|descargar|abre|lee"),
+    sequence=r"y luego|luego|y despues|despues|despues de eso|finalmente|por ultimo",
+    conjunction="y",
+    also="tambien",
+    polite="por favor",
+    determiners="el |los |la |las |mi |mis ",
+    kinds={"video": r"videos?", "article": r"articulos?", "job": r"jobs?|trabajos?|tareas?", "media": r"medios?",
+           "template": r"plantillas?", "clip": r"clips?"},
+    numbered=r"numeros?",
+    joins=r"y|e|o|u",
+    ranges=r"a|hasta",
+    this=r"este|esta|ese|esa|el mismo|la misma",
+    counted=r"videos?|trabajos?|tareas?|articulos?|candidat\w*|medios?",
+    limit_before=r"ultim\w*|primer\w*|limite",
+    limit_after=r"ultim\w*|primer\w*|recientes?",
+    seconds=r"s|seg|segundos?",
+    minutes=r"min|minutos?",
+    time_from=r"de|desde|entre",
+    time_to=r"a|y|hasta",
+    language_word=r"idioma|lengua|destino|codigo",
+    languages={"en": r"ingles", "fr": r"frances", "de": r"aleman", "es": r"espanol|castellano", "it": r"italiano",
+               "pt": r"portugues", "nl": r"neerlandes|holandes"},
+    without_article=r"sin\s*(?:el |un )?articulo",
+    styles={"journalistic": r"periodisti\w*", "narrative": r"narrativ\w*", "analytical": r"analitic\w*",
+            "tutorial": r"tutorial\w*", "conversational": r"conversacional\w*", "documentary": r"documental\w*",
+            "interview": r"entrevista\w*"},
+    statuses={"eligible": r"elegib\w*", "reviewing": r"en revision|por revisar", "selected": r"seleccionad\w*",
+              "dismissed": r"descartad\w*|rechazad\w*", "stale": r"obsolet\w*|caducad\w*"},
+    platforms={"professional_network_long": r"red profesional", "short_video_app": r"aplicacion de videos cortos"},
+    all_platforms=r"(?:todas|cada)\s+(?:las\s+)?plataformas?",
+    asks={
+        "cancel": r"cancel\w*|anul\w*|deten\w*|interrump\w*", "translate": r"tradu\w*",
+        "translations": r"traducciones\b", "translate_verb": r"traduce\b|traduci\w*",
+        "regenerate": r"regener\w*|reescrib\w*", "rename": r"renombr\w*", "rename_to": r"a|como|en",
+        "attach": r"vincul\w*|asoci\w*|adjunt\w*", "descriptions": r"descripcion\w*",
+        "write": r"complet\w*|redact\w*|escrib\w*|rellen\w*|gener\w*", "clips": r"clips?|fragmentos?",
+        "moments": r"momentos?", "detect": r"detect\w*|encuentr\w*|busc\w*|propon\w*|identific\w*|sugier\w*",
+        "generate": r"gener\w*|haz|hacer|crea\w*", "render": r"renderiz\w*|produc\w*|gener\w*",
+        "track": r"seguimiento|estado|progreso", "cut": r"cort\w*|recort\w*|extra[ei]\w*",
+        "candidates": r"candidat\w*|reactiv\w*|relanz\w*", "at_least": r"al menos|mas de|superior a",
+        "export": r"export\w*|descarg\w*", "analyse": r"anali[sz]\w*", "results": r"resultados?|del analisis",
+        "run": r"analiza\b|analizar|ejecuta|lanza|inicia", "chapters": r"capitul\w*", "transcript": r"transcrip\w*",
+        "behavioral": r"comportamiento\w*|conductual\w*", "premium": r"premium|alta calidad|mejor calidad",
+        "scores": r"puntuacion\w*|puntajes?|notas?\b", "graph": r"grafo\w*", "create": r"crea\w*|nuev\w*|anad\w*",
+        "named": r"llamad\w*|nombrad\w*|titulad\w*", "status": r"estado",
+    },
+    account={
+        "get_usage_llm": r"llm|tokens?|modelos? de lenguaje", "get_credits": r"saldo|creditos?",
+        "get_usage": r"uso|consumo|llamadas|gast\w*|consumid\w*", "get_monitoring_alerts": r"alertas?|avisos?",
+        "get_monitoring": r"monitorizacion|monitoreo|supervision|salud|panel",
+        "get_me": r"quien soy|mi espacio|mi plan|mi clave|mis scopes",
+    },
+    video_reads={
+        "get_claims": r"afirmaciones?|hechos?", "get_entities": r"entidad\w*",
+        "get_intents": r"intenciones?|consultas?|preguntas?", "get_moments": r"momentos?|destacad\w*",
+        "get_topics": r"temas?", "get_narrative": r"narrativ\w*|estructura|capitulos?",
+        "get_visual_elements": (r"visual\w*|planos?|escenas?|gestos?|mirada|postura|lenguaje corporal|expresion\w*|"
+                                r"sonri\w*|manos?|comportamiento\w*"),
+        "get_audio_elements": r"audio|sonid\w*|silencios?|volumen",
+    },
+    help=r"ayuda|hola|gracias|que puedes hacer|que sabes hacer|comandos?",
+)
+
 
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"primero|luego|después|ahora|finalmente|por\s+último|para\s+terminar")
 
 LANGUAGE = Language(
     code="es",
+    markers=frozenset({
+        "el", "los", "las", "mi", "mis", "del", "al", "y", "con", "por", "para", "favor", "muestra", "muestrame",
+        "dame", "analiza", "exporta", "traduce", "cancela", "cual", "cuales", "cuanto", "cuantos", "cuantas",
+        "hola", "gracias", "ayuda", "articulo", "articulos", "trabajos", "tareas", "saldo", "creditos",
+        "alertas", "uso", "luego", "despues", "tambien", "quien", "soy", "como", "ultimos", "ultimas",
+        "capitulos", "formato", "estado", "plantillas", "este", "esta", "tengo", "hasta", "desde", "lista",
+    }),
+    letters="ñáíóú¿¡",
     name="Spanish",
     locale="es_ES",
     stemmer="spanish",
@@ -86,4 +164,5 @@ LANGUAGE = Language(
     },
     colon=": ",
     question_mark="?",
+    requests=REQUESTS,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.languages.base import AssistantWords, Language, Say, fold, optional_words
+from domain.languages.base import AssistantWords, Language, RequestWords, Say, fold, optional_words
 
 R = dict[str, Any]
 
@@ -208,14 +208,6 @@ _VIDEO_MEMBERS = ("get_claims", "get_entities", "get_intents", "get_moments", "g
                   "get_audio_elements")
 
 ASSISTANT = AssistantWords(
-    markers=frozenset({
-        "le", "la", "les", "des", "du", "de", "mon", "ma", "mes", "quel", "quelle", "quels", "quelles", "est",
-        "et", "puis", "ensuite", "avec", "combien", "montre", "affiche", "liste", "donne", "annule", "moi",
-        "sur", "pour", "dans", "une", "un", "au", "aux", "vers", "sans", "solde", "derniers", "dernieres",
-        "je", "tu", "vous", "ses", "son", "sa", "cette", "ce", "qui", "que", "quoi", "lance", "traduis",
-        "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
-        "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation",
-    }),
     quotes=("« ", " »"),
     zero_is_singular=True,
     statuses={"pending": "en attente", "running": "en cours", "completed": "terminé", "failed": "échoué",
@@ -343,6 +335,7 @@ ASSISTANT = AssistantWords(
     performed=lambda count, ok: f"J'ai effectué {count} actions : {ok} réussies, {count - ok} non.",
     not_understood=lambda shown: f"Je n'ai pas compris : {shown}.",
     missing_scopes=lambda listed: f"Non fait faute de scope : votre clé n'a pas {listed}.",
+    model_failed="Le modèle de langue a échoué : ",
     left_undone={
         "cap": lambda count, cap, wait: f"{count} autres actions demandées n'ont pas été faites : au plus {cap} "
                                         "actions par message. Redemandez la suite.",
@@ -356,11 +349,90 @@ ASSISTANT = AssistantWords(
 
 
 
+# How a message asks for things in French (domain.agent.planner reads them, folded: no accents).
+REQUESTS = RequestWords(
+    verbs=(r"montre|montrer|affiche|afficher|liste|lister|donne|donner|lance|lancer|analyser|analysez|exporte|"
+           r"exporter|annule|annuler|detecte|detecter|rends|rendre|traduis|traduire|regenere|regenerer|renomme|"
+           r"renommer|rattache|coupe|couper|decoupe|decouper|extrais|extraire|cree|creer|complete|completer|trouve|"
+           r"trouver|quel|quelle|quels|quelles|combien|ouvre|lis|voir|telecharge|telecharger|suis"),
+    sequence=r"et ensuite|ensuite|et puis|puis|apres ca|apres cela|apres quoi|enfin",
+    conjunction="et",
+    also="aussi",
+    polite="stp",
+    determiners="la |le |l'|les |mes |mon |ma ",
+    kinds={"video": r"videos?", "article": r"articles?", "job": r"jobs?|taches?|travaux|traitements?",
+           "media": r"medias?", "template": r"modeles?|gabarits?", "clip": r"clips?"},
+    numbered=r"numeros?",
+    joins=r"et|ou",
+    ranges=r"a|jusqu'a",
+    this=r"ce|cet|cette|la meme|le meme",
+    counted=r"videos?|jobs?|taches?|articles?|candidat\w*|medias?",
+    limit_before=r"derni\w*|premi\w*|limite",
+    limit_after=r"derni\w*|premi\w*|recent\w*",
+    seconds=r"s|sec|secondes?",
+    minutes=r"min|minutes?",
+    time_from=r"de|du|entre",
+    time_to=r"a|et|jusqu'a",
+    languages={},  # its names of the languages are their ``called``
+    language_word=r"langue|cible|code",
+    without_article=r"(?:sans|pas d')\s*(?:l'|un |d')?article",
+    styles={"journalistic": r"journalisti\w*", "narrative": r"narrati\w*", "analytical": r"analytique",
+            "tutorial": r"tutori\w*", "conversational": r"conversation\w*", "documentary": r"documentaire",
+            "interview": r"interview\w*|entretien"},
+    statuses={"eligible": r"eligib\w*", "reviewing": r"en revue|a revoir|en cours de revue",
+              "selected": r"selectionn\w*", "dismissed": r"ecart\w*|rejet\w*", "stale": r"perime\w*|obsolete\w*"},
+    platforms={"professional_network_long": r"reseau professionnel",
+               "short_video_app": r"application de videos courtes"},
+    all_platforms=r"(?:toutes?|chaque)\s+(?:les\s+)?plateformes?",
+    asks={
+        "cancel": r"annul\w*|arret\w*|interromp\w*", "translate": r"tradu\w*", "translations": r"traductions\b",
+        "translate_verb": r"tradui\w*|traduis\b", "regenerate": r"regener\w*|reecri\w*", "rename": r"renomm\w*",
+        "rename_to": r"en|comme", "attach": r"rattach\w*", "descriptions": r"descriptions?",
+        "write": r"complet\w*|redig\w*|ecri\w*|rempli\w*|gener\w*", "clips": r"clips?|extraits?",
+        "moments": r"moments?", "detect": r"detect\w*|trouv\w*|propos\w*|repere\w*|identif\w*",
+        "generate": r"gener\w*|fais|faire|cree\w*", "render": r"rend\w*|produi\w*|gener\w*",
+        "track": r"suivi|statut|etat", "cut": r"coup\w*|decoup\w*|extrai\w*",
+        "candidates": r"candidat\w*|relanc\w*|a relancer", "at_least": r"au moins|superieur a|de plus de",
+        "export": r"export\w*|telecharg\w*", "analyse": r"analy[sz]\w*", "results": r"resultats?|de l'analyse",
+        "run": r"analyser|analysez|lance|demarre", "chapters": r"chapit\w*", "transcript": r"transcri\w*",
+        "behavioral": r"comportement\w*", "premium": r"premium|haute qualite|meilleure qualite",
+        "scores": r"scores?\b|notes?\b", "graph": r"graphe\w*", "create": r"cre[ea]\w*|nouve\w*|ajout\w*",
+        "named": r"nomme\w*|appele\w*|intitule\w*", "status": r"etat",
+    },
+    account={
+        "get_usage_llm": r"llm|tokens?|modeles? de langue", "get_credits": r"solde|credits?",
+        "get_usage": r"utilisation|consommation|appels?|depense\w*|consomme\w*",
+        "get_monitoring_alerts": r"alertes?|avertissements?", "get_monitoring": r"surveillance|sante|tableau de bord",
+        "get_me": r"qui suis-je|qui suis je|mon espace|mon offre|mon plan|ma cle|mes scopes",
+    },
+    video_reads={
+        "get_claims": r"affirmations?|faits?|assertions?", "get_entities": r"entit\w*",
+        "get_intents": r"intentions?|requetes?|questions?", "get_moments": r"moments?|temps forts",
+        "get_topics": r"themes?|sujets?", "get_narrative": r"narrati\w*|structure|chapitres?",
+        "get_visual_elements": (r"visuels?|scenes?|plans de camera|prises? de vue|gestes?|regard\w*|posture|"
+                                r"langage corporel|expressions?|sourit|sourire\w*|mains?|comportement\w*|proxemie|"
+                                r"lateralite"),
+        "get_audio_elements": r"audio|sonores?|silences?|volume",
+    },
+    help=(r"aide|bonjour|salut|merci|que (?:peux|sais)-?tu faire|qu'est-ce que tu (?:peux|sais) faire|tu fais quoi|"
+          r"commandes?"),
+)
+
+
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"d['’]abord|ensuite|enfin|maintenant|puis|pour\s+finir|pour\s+commencer")
 
 LANGUAGE = Language(
     code="fr",
+    markers=frozenset({
+        "le", "la", "les", "des", "du", "de", "mon", "ma", "mes", "quel", "quelle", "quels", "quelles", "est",
+        "et", "puis", "ensuite", "avec", "combien", "montre", "affiche", "liste", "donne", "annule", "moi",
+        "sur", "pour", "dans", "une", "un", "au", "aux", "vers", "sans", "solde", "derniers", "dernieres",
+        "je", "tu", "vous", "ses", "son", "sa", "cette", "ce", "qui", "que", "quoi", "lance", "traduis",
+        "analyser", "exporte", "exporter", "en", "taches", "travaux", "apres", "stp", "merci", "bonjour",
+        "l", "d", "aide", "peux", "chapitres", "detecte", "rends", "candidats", "alertes", "consommation",
+    }),
+    letters="àâçéèêëîïôûùÿœ",
     name="French",
     locale="fr_FR",
     stemmer="french",
@@ -452,5 +524,6 @@ LANGUAGE = Language(
     },
     colon=" : ",
     question_mark=" ?",
+    requests=REQUESTS,
     assistant=ASSISTANT,
 )

@@ -12,6 +12,13 @@ _OPENERS = optional_words(r"prima\s+di\s+tutto|innanzitutto|poi|ora|adesso|infin
 
 LANGUAGE = Language(
     code="it",
+    markers=frozenset({
+        "il", "gli", "lo", "della", "dello", "dei", "degli", "delle", "mio", "miei", "mia", "mie", "mostra",
+        "mostrami", "elenca", "esporta", "traduci", "analizza", "annulla", "ciao", "grazie", "per", "favore",
+        "con", "che", "quanti", "quante", "quale", "sono", "poi", "anche", "articolo", "articoli", "lavori",
+        "saldo", "avvisi", "ultimi", "ultime", "capitoli", "dammi", "chi",
+    }),
+    letters="ìò",
     name="Italian",
     locale="it_IT",
     stemmer="italian",

@@ -12,6 +12,13 @@ _OPENERS = optional_words(r"eerst|dan|nu|daarna|tot\s+slot|ten\s+slotte")
 
 LANGUAGE = Language(
     code="nl",
+    markers=frozenset({
+        "het", "een", "mijn", "toon", "laat", "zien", "lijst", "exporteer", "vertaal", "analyseer",
+        "annuleer", "hallo", "bedankt", "dank", "alsjeblieft", "van", "met", "naar", "wat", "hoeveel", "welke",
+        "ben", "wie", "ik", "heb", "daarna", "dan", "ook", "taken", "saldo", "waarschuwingen", "laatste",
+        "hoofdstukken", "geef", "mij",
+    }),
+    letters="",
     name="Dutch",
     locale="nl_NL",
     stemmer="dutch",

@@ -12,6 +12,13 @@ _OPENERS = optional_words(r"primeiro|depois|agora|finalmente|por\s+fim|para\s+te
 
 LANGUAGE = Language(
     code="pt",
+    markers=frozenset({
+        "o", "os", "meu", "meus", "minha", "minhas", "mostre", "mostrar", "exporte", "traduza",
+        "analise", "cancele", "obrigado", "obrigada", "ola", "da", "dos", "das", "em", "com", "nao",
+        "quantos", "quantas", "qual", "quais", "depois", "tambem", "artigo", "artigos", "trabalhos", "tarefas",
+        "saldo", "alertas", "ultimos", "ultimas", "capitulos", "sou", "quem", "por", "favor",
+    }),
+    letters="ãõ",
     name="Portuguese",
     locale="pt_PT",
     stemmer="portuguese",

@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.analysis.scoring import AEO_GOOD, GEO_GOOD, composite, score_article
 from domain.articles import INT32_MAX, MAX_CUSTOM_NAME
-from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, ExportSource, VideoInfo, render
+from domain.export_source import ExportSource, VideoInfo
+from domain.exports import EXPORT_FORMATS, FORMATS, ExportFormat, render
 from domain.translation import TRANSLATION_LANGUAGES
 from domain.videos import WRITING_STYLES
 from infra.file_urls import public_base_url, public_link

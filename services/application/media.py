@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from domain.languages import DEFAULT_LANGUAGE
 from domain.media import Media
 from services.application.context import Context
 
@@ -16,7 +17,7 @@ class CreateMedia:
     name: str
     description: str | None = None
     category: str | None = None
-    language: str = "fr"
+    language: str = DEFAULT_LANGUAGE
 
 
 async def create_media(command: CreateMedia, ctx: Context) -> tuple[Media, int]:

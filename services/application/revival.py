@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from uuid import UUID
 
-from domain import revival
+from domain import revival, revival_completion
 from domain.articles import Article, article_stream_for_job
 from domain.base import NotFound
 from domain.pricing import description_price
@@ -45,9 +45,9 @@ class CompletionTimeout(Exception):
         self.seconds = seconds
 
 
-async def _drafts(timeout_s: float, *args) -> revival.Completion:
-    """``revival.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``."""
-    running = asyncio.get_running_loop().run_in_executor(_DRAFTING, revival.complete_descriptions, *args)
+async def _drafts(timeout_s: float, *args) -> revival_completion.Completion:
+    """``revival_completion.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``."""
+    running = asyncio.get_running_loop().run_in_executor(_DRAFTING, revival_completion.complete_descriptions, *args)
     try:
         return await asyncio.wait_for(running, timeout_s)
     except TimeoutError:

@@ -13,7 +13,7 @@ from uuid import UUID
 from domain.analysis.language import guess_language
 from domain.base import DomainError
 from domain.captions import check_captions_fit
-from domain.languages import CODES, supported
+from domain.languages import CODES, DEFAULT_LANGUAGE, supported
 from domain.media import Media, media_stream_id
 from domain.pricing import MediaWork, analysis_price, speech_ms, vision_ms
 from domain.videos import (
@@ -36,8 +36,6 @@ from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
 
 log = logging.getLogger("vaeo.videos")
-
-DEFAULT_LANGUAGE = "fr"  # the interface's default, when neither the upload nor its captions say
 
 
 def media_refusal(exc: Exception):
@@ -107,7 +105,7 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     the media for the lists that show the video; a media ffmpeg makes no picture of is uploaded
     all the same, without one. ``published_at`` (when the video went out on its site) must lie
     between 1970 and ``now``; None stands for the upload's time. ``language`` None: the captions'
-    language when they say clearly which of the seven (``guess_language``), else ``fr``.
+    language when they say clearly which of the seven (``guess_language``), else ``DEFAULT_LANGUAGE``.
     """
     c, storage, now = command, ctx.app.storage, ctx.now()
     workspace_id, environment, captions, language = c.workspace_id, c.environment, c.captions, c.language

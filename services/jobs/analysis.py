@@ -51,6 +51,7 @@ from domain.analysis.model import MediaFacts
 from domain.analysis.premium import PremiumWriter
 from domain.analysis.scoring import score
 from domain.articles import Article
+from domain.languages import DEFAULT_LANGUAGE
 from domain.videos import Video, video_stream_id
 from infra.captions import CaptionError
 from infra.llm import ChatProvider
@@ -175,7 +176,7 @@ async def _transcript_step(ctx: JobContext, settings: Settings, storage: Storage
                            recogniser) -> _Heard:
     """The captions (sidecar or embedded), else the speech recognised when a recogniser is given."""
     p = ctx.params
-    language = p.get("language", "fr")
+    language = p.get("language", DEFAULT_LANGUAGE)
     await ctx.progress(5, "reading the transcript")
     segments, source = [], "none"
     if p.get("transcript_source") != "speech":

@@ -29,7 +29,8 @@ from domain.analysis import analyse, write_article
 from domain.analysis.premium import PremiumWriter
 from domain.analysis.scoring import score_article
 from domain.articles import Article
-from domain.exports import ExportSource, to_markdown
+from domain.export_source import ExportSource
+from domain.exports import to_markdown
 from domain.llm_usage import LlmUsage
 from domain.regeneration import differences, facts_from_graph
 from domain.translation import (

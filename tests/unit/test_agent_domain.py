@@ -206,8 +206,8 @@ def test_a_reply_describes_every_known_operation_without_failing():
                  "get_article", "get_article_scores", "get_article_graph", "export_article", "update_article",
                  "list_medias", "create_media", "list_templates", "detect_clips", "get_clip_job",
                  "list_revival_candidates", "complete_descriptions", "unknown_operation"):
-        for fr in (False, True):
-            sentence = describe(ActionView(name, {"id": 1}, "ok", results.get(name, {}), None), fr)
+        for language in ("en", "fr"):
+            sentence = describe(ActionView(name, {"id": 1}, "ok", results.get(name, {}), None), language)
             assert sentence and "{" not in sentence, (name, sentence)
 
 
@@ -401,12 +401,12 @@ def test_missing_scopes_are_named_once_and_only_when_the_reply_does_not_name_the
     other = ActionView("analyze_video", {"id": 3}, "refused", None,
                        {"code": "insufficient_scope", "details": {"required": "analyses:create"}})
     asked = ActionView("cancel_job", {"id": "x"}, "refused", None, {"code": "not_requested", "details": {}})
-    assert missing_scopes([refused, refused, asked], "Here you are.", False) == \
+    assert missing_scopes([refused, refused, asked], "Here you are.", "en") == \
         "Not done for lack of a scope: your key lacks credits:read."
-    assert missing_scopes([refused, other], "I could not: you lack credits:read.", True) == \
+    assert missing_scopes([refused, other], "I could not: you lack credits:read.", "fr") == \
         "Non fait faute de scope : votre clé n'a pas analyses:create."
-    assert missing_scopes([refused], "credits:read is missing", False) == ""
-    assert missing_scopes([asked], "", False) == ""
+    assert missing_scopes([refused], "credits:read is missing", "en") == ""
+    assert missing_scopes([asked], "", "en") == ""
 
 
 def test_reads_need_their_kind_named_by_the_person():

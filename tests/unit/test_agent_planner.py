@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from domain.agent.planner import (
-    RANGE_MAX,
-    Context,
-    PlannedAction,
-    Unresolved,
-    clauses,
-    context_from,
-    detect_language_of,
-    plan,
-    resolve,
-)
+from domain.agent.grammar import RANGE_MAX, clauses, detect_language_of
+from domain.agent.planner import Context, PlannedAction, plan
 from domain.agent.policy import asked_writes, fold
 from domain.agent.reply import ActionView, compose
+from domain.agent.resolution import Unresolved, context_from, resolve
 
 JOB = "0f8fad5b-d9cb-469f-a165-70867728950e"
 JOB2 = "7c9e6679-7425-40de-944b-e07fc1f90ae7"

@@ -12,7 +12,8 @@ from uuid import uuid4
 
 import pytest
 
-from domain.agent.planner import DEFAULT_EXPORT_FORMAT, export_format_in
+from domain.agent.grammar import export_format_in
+from domain.agent.planner import DEFAULT_EXPORT_FORMAT
 from domain.agent.policy import fold
 from domain.articles import ArticleExport
 from domain.base import DomainError

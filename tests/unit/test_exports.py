@@ -19,17 +19,8 @@ from markdown_it import MarkdownIt
 from pyld import jsonld
 
 from domain.analysis import analyse, write_article
-from domain.exports import (
-    EXPORT_FORMATS,
-    FORMATS,
-    ExportSource,
-    VideoInfo,
-    iso_duration,
-    md_escape,
-    render,
-    script_safe_json,
-    timestamp,
-)
+from domain.export_source import ExportSource, VideoInfo, iso_duration, timestamp
+from domain.exports import EXPORT_FORMATS, FORMATS, md_escape, render, script_safe_json
 from tests.unit.test_analysis import EN_LINES, _timed
 
 HOSTILE = ('</script><script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) '

@@ -14,10 +14,10 @@ import pytest
 
 import domain.languages as registry
 from domain.analysis.text import labels as article_labels
-from domain.exports import labels as export_labels
+from domain.export_source import labels as export_labels
 from domain.languages import CODES, ENGLISH, LANGUAGES, TAG_PATTERN, supported
 from domain.languages.base import MAY_BE_EMPTY, OPTIONAL, Language
-from domain.revival import _labels as revival_labels
+from domain.revival_completion import _labels as revival_labels
 
 FIELDS = [f.name for f in dataclasses.fields(Language)]
 # Tables keyed by the service's own names (labels), not by the language's words: every language

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.platforms import PLATFORMS, find_links, measure, weighted_length
-from domain.revival import ELLIPSIS, SummaryPart, fit, graphemes
+from domain.revival_completion import ELLIPSIS, SummaryPart, fit, graphemes
 
 # Pieces that stress each unit: multi-byte and astral characters, clusters of several code points.
 PIECES = [

@@ -13,9 +13,9 @@ from domain.analysis import analyse, write_article
 from domain.analysis.premium import PARTS, PremiumWriter, Reply, offline_summary
 from domain.analysis.premium_checks import MOVE_WINDOW_MS, Grounds, Refused, check_grounded, figures_in
 from domain.analysis.premium_prompts import SCHEMA_MAX_LENGTH
-from domain.exports import ExportSource, description
+from domain.export_source import ExportSource, description
 from domain.platforms import PLATFORMS, description_kind, measure
-from domain.revival import complete_descriptions
+from domain.revival_completion import complete_descriptions
 from tests import fake_llm
 from tests.media_factory import lecture_cues
 

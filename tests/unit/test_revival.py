@@ -20,10 +20,10 @@ from domain.revival import (
     analysis_facts,
     assess,
     candidate_score,
-    complete_descriptions,
     effective_status,
     parse_description,
 )
+from domain.revival_completion import complete_descriptions
 from infra.codec import StoredEvent
 from projections import revival_candidates
 from tests.media_factory import podcast_cues

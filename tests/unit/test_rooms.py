@@ -157,3 +157,28 @@ def test_no_function_reaches_eighty_lines():
     """A function a reader cannot see whole on one screen is doing several things: split it."""
     found = long_functions()
     assert not found, "functions of 80 lines or more:\n" + "\n".join(found)
+
+
+MAX_MODULE_LINES = 600
+# Modules still over the limit, each waiting for its split. The list only shrinks and must end
+# empty: the test below also fails when a module listed here is back under the limit.
+OVER_THE_LIMIT = {
+    "infra/eventstore.py",
+    "services/api/articles.py",
+    "services/api/videos.py",
+}
+
+
+def long_modules(limit: int = MAX_MODULE_LINES) -> dict[str, int]:
+    """Every module of the service of more than ``limit`` lines, with its length."""
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text().splitlines()) for path in modules().values()}
+    return {name: lines for name, lines in lengths.items() if lines > limit}
+
+
+def test_no_module_passes_six_hundred_lines():
+    """A module that a reader cannot hold in mind holds several subjects: split it along their seam."""
+    found = long_modules()
+    new = sorted(f"{name} ({lines} lines)" for name, lines in found.items() if name not in OVER_THE_LIMIT)
+    assert not new, f"modules of more than {MAX_MODULE_LINES} lines:\n" + "\n".join(new)
+    done = sorted(set(OVER_THE_LIMIT) - set(found))
+    assert not done, "modules now within the limit: remove them from OVER_THE_LIMIT:\n" + "\n".join(done)

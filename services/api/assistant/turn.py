@@ -38,11 +38,11 @@ from uuid import UUID, uuid4
 
 import orjson
 
-from domain.agent import planner
+from domain.agent import grammar, planner, resolution
 from domain.agent.conversation import Conversation
 from domain.agent.policy import CONTEXT_TURNS, MAX_ACTIONS, asked_reads, asked_writes
 from domain.agent.prompt import history_messages, system_prompt, tool_content
-from domain.agent.reply import ActionView, compose, left_undone, missing_scopes
+from domain.agent.reply import ActionView, compose, left_undone, missing_scopes, model_failed
 from domain.llm_usage import LlmUsage
 from infra.eventstore import ConcurrencyError
 from infra.llm import ChatProvider, ProviderError
@@ -159,7 +159,7 @@ class Turn:
 
     async def _offline(self, text: str, stop: asyncio.Event, events: TurnEvents) -> dict:
         earlier = self.conversation.actions_so_far() if self.conversation is not None else []
-        plan = planner.plan(text, planner.context_from(earlier))
+        plan = planner.plan(text, resolution.context_from(earlier))
         self.runner = runner = ActionRunner(self.call, self.actions, asked_writes=None)
         # The plan is known: the actions that will reach the rate-limit check are counted together.
         runner.count_ahead(sum(runner.counts(p.name, p.arguments) for p in plan.actions[:MAX_ACTIONS]))
@@ -175,8 +175,8 @@ class Turn:
                     reason = "rate_limited"
                     break
                 try:
-                    arguments = planner.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
-                except planner.Unresolved as exc:
+                    arguments = resolution.resolve(planned, [(o.name, o.status, o.data) for o in self.outcomes])
+                except resolution.Unresolved as exc:
                     events.started({"index": index, "name": planned.name, "arguments": planned.arguments})
                     outcome = refusal(planned.name, dict(planned.arguments), "not_resolved", f"not done: {exc}",
                                       {"reason": exc.reason, **exc.values}, status="failed")
@@ -202,7 +202,7 @@ class Turn:
     # ------------------------------------------------------------------------------ with a model
 
     async def _with_model(self, text: str, stop: asyncio.Event, events: TurnEvents) -> dict:
-        language = planner.detect_language_of(text)
+        language = grammar.detect_language_of(text)
         history = self.conversation.history(CONTEXT_TURNS) if self.conversation is not None else []
         messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(language)},
                                           *history_messages(history), {"role": "user", "content": text}]
@@ -268,11 +268,11 @@ class Turn:
             reason = "rate_limited"
         if not parts:  # a model that said nothing: the offline account of what was done
             say(compose(language, _views(self.outcomes)))
-        unnamed = missing_scopes(_views(self.outcomes), "".join(parts), language == "fr")
+        unnamed = missing_scopes(_views(self.outcomes), "".join(parts), language)
         if unnamed:  # the person learns which scope their key lacks, whatever the model wrote
             say("\n\n" + unnamed)
         if left:
-            say("\n\n" + left_undone(left, reason, language == "fr", cap=MAX_ACTIONS,
+            say("\n\n" + left_undone(left, reason, language, cap=MAX_ACTIONS,
                                       retry_after_s=runner.window.reset_in if runner.window else None))
         return await self._finish("".join(parts), outcome="stopped" if reason == "stopped" else "completed",
                                   left=left)
@@ -321,10 +321,8 @@ class Turn:
         return await self.runner.run(index, name, arguments)
 
     async def _provider_failed(self, message: str, language: str) -> dict:
-        fr = language == "fr"
         done = compose(language, _views(self.outcomes)) if self.outcomes else ""
-        reply = ("Le modèle de langue a échoué : " if fr else "The language model failed: ") + message + \
-            (("\n" + done) if done else "")
+        reply = model_failed(message, language) + (("\n" + done) if done else "")
         self.recorder.reply(reply, outcome="failed", not_done=0)
         await self.recorder.flush()
         raise ProviderFailed(message, self.answer(reply))
