@@ -163,7 +163,6 @@ MAX_MODULE_LINES = 600
 # Modules still over the limit, each waiting for its split. The list only shrinks and must end
 # empty: the test below also fails when a module listed here is back under the limit.
 OVER_THE_LIMIT = {
-    "infra/eventstore.py",
     "services/api/articles.py",
     "services/api/videos.py",
 }
