@@ -204,7 +204,8 @@ def public_result(result: Mapping[str, Any] | None, sign: Callable[[str], str | 
         shown["url"] = sign(key) if isinstance(key, str) and key else None
         if isinstance(thumbnail, str) and thumbnail:
             shown["thumbnail_url"] = sign(thumbnail)
-    return _clean(shown)
+    cleaned: dict[str, Any] = _clean(shown)
+    return cleaned
 
 
 def _clean(value: Any) -> Any:
@@ -219,7 +220,7 @@ def _job(src: Source, links: Links) -> JobData:
     d, facts = src.data, src.job
     status = {"JobCompleted": "completed", "JobFailed": "failed", "JobCancelled": "cancelled"}[src.type]
     result = public_result(d.get("result") or {}, links.file) if status == "completed" else None
-    has_urls = bool(result) and "url" in result
+    has_urls = result is not None and "url" in result
     model = CompletedJobData if status == "completed" else EndedJobData
     return model(environment=src.environment, id=src.stream_id,
                    type=facts.job_type if facts else str(d.get("job_type", "unknown")), status=status,

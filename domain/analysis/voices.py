@@ -34,6 +34,7 @@ readers); 0.45 separates both. Two similar voices (two espeak-ng male voices: 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def _unit(v) -> np.ndarray:
     return v / norm if norm > 0 else v
 
 
-def speakers_of(durations_ms: Sequence[int], embeddings: Sequence) -> list[str | None]:
+def speakers_of(durations_ms: Sequence[int], embeddings: Sequence[Any]) -> list[str | None]:
     """Each segment's speaker (``Speaker N``), or None for every segment when there is one speaker
     or it cannot tell (see the module's text)."""
     n = len(durations_ms)
