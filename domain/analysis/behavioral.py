@@ -249,6 +249,7 @@ def _speeds(obs: Observation, before: Observation | None) -> dict[str, float]:
 def _relative_wrists(obs: Observation) -> dict[str, tuple[float, float]]:
     """The wrists from the shoulders' middle, in shoulder widths (y scaled to x's unit)."""
     body = obs.body
+    assert body is not None  # its one caller (_speeds) has checked it
     aspect = obs.height / max(1, obs.width)
     width = _shoulder_width(body, aspect)
     if width <= 0:
@@ -347,7 +348,7 @@ def clean_row(row: dict[str, Any]) -> dict[str, Any] | None:
     out["hands"] = max(0, min(2, hands))
     out["handsAbove"] = max(0, min(out["hands"], above))
     for key, high in (("faceHeight", 1.0), ("shoulderWidth", 2.0), ("moveLeft", 100.0), ("moveRight", 100.0)):
-        value = row.get(key)
+        value: Any = row.get(key)
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
         out[key] = round(_clamp(float(value), 0.0, high), 3) if numeric else None
     return out
@@ -557,7 +558,7 @@ def pack_row(row: dict[str, Any]) -> list[Any]:
     return [row.get(key) for key in ROW_KEYS]
 
 
-def unpack_row(values) -> dict[str, Any] | None:
+def unpack_row(values: Any) -> dict[str, Any] | None:
     """A stored row back, checked (``clean_row``); None when it is not one."""
     if not isinstance(values, list) or len(values) != len(ROW_KEYS):
         return None

@@ -30,10 +30,12 @@ the job stores it with the graph, the article and its result. A call the provide
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from domain.analysis.article import Article, Paragraph, Section, resolve_style, section_spans, write_article
+from domain.analysis.chapters import Chapter
 from domain.analysis.graph import ContentGraph
 from domain.analysis.premium_checks import (
     Grounds,
@@ -66,7 +68,6 @@ from domain.analysis.premium_prompts import (
     outline_call,
 )
 from domain.analysis.provider_article import STYLE_GUIDANCE, article_material, json_object
-from domain.analysis.structure import Chapter
 from domain.platforms import PLATFORMS, description_kind, measure
 
 PARTS = ("title", "summary", "chapter_titles", "chapter_starts", "article", "faq", "descriptions")
@@ -94,7 +95,10 @@ def read_reply(reply: Reply) -> dict[str, Any]:
     return json_object(reply.content, Refused)
 
 
-def _member(data: dict[str, Any], name: str, kind: type) -> object:
+T = TypeVar("T")
+
+
+def _member(data: dict[str, Any], name: str, kind: type[T]) -> T:
     value = data.get(name)
     if not isinstance(value, kind):
         raise Refused(f"the answer has no {name}" if value is None else f"the answer's {name} is not a {kind.__name__}")
@@ -159,7 +163,7 @@ class PremiumWriter:
             if self.outcomes["title"]["by"] == OFFLINE:
                 self.title = self.offline.title
 
-    def _part(self, name: str, read, fallback):
+    def _part(self, name: str, read: Callable[[], Any], fallback: Any) -> Any:
         try:
             value = read()
         except Refused as exc:
@@ -290,7 +294,7 @@ class PremiumWriter:
         value = data.get("faq")
         if not isinstance(value, list) or len(value) > MAX_FAQ:
             raise Refused(f"the FAQ is not a list of at most {MAX_FAQ} entries")
-        faq = []
+        faq: list[dict[str, Any]] = []
         for k, entry in enumerate(value, start=1):
             if not isinstance(entry, dict):
                 raise Refused(f"FAQ entry {k} is not an object")
