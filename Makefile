@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test test-fast bench install stop clean
+.PHONY: run lint test test-fast bench install stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,18 +23,24 @@ run: $(STAMP)
 	$(BIN)/vaeo provision
 	$(BIN)/vaeo up $(if $(PORT),--port $(PORT),)
 
+# The linter and the type checker (configured in pyproject.toml: [tool.ruff], [tool.mypy], strict on
+# domain/ and services/application/), before any test: a lint or type error stops the run.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
 # The suite, its files spread over parallel workers: much of a test's time is spent waiting on
 # PostgreSQL, Kafka or a child process, so more workers than cores pay. A worker takes a whole
 # file at a time (loadfile), so a file's module fixtures are set up once; the files come costly
 # first, in the order tests/conftest.py gives them (--no-loadscope-reorder keeps it).
 TEST_WORKERS ?= 4
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/vaeo provision --tests
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
-# No servers: the unit tests (domain rules, command handlers on the in-memory store, the
-# adapters' pure parts). A unit test that asks for PostgreSQL or Kafka fails (tests/unit/conftest.py).
-test-fast: $(STAMP)
+# The linter, the type checker, and the unit tests, without servers (domain rules, command
+# handlers on the in-memory store, the adapters' pure parts). A unit test that asks for PostgreSQL or Kafka fails (tests/unit/conftest.py).
+test-fast: $(STAMP) lint
 	$(BIN)/pytest -q -n 2 tests/unit $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -26,6 +26,7 @@ change nothing else, and a change that changes nothing appends nothing.
 from __future__ import annotations
 
 import re
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -102,7 +103,7 @@ class Article(Aggregate):
         composite_score: float
         keywords_primary: list[str]
         has_transcript: bool
-        content: dict
+        content: dict[str, Any]
         markdown: str
         origin: str
         source_article_id: int | None
@@ -132,7 +133,7 @@ class Article(Aggregate):
         composite_score: float
         keywords_primary: list[str]
         has_transcript: bool
-        content: dict
+        content: dict[str, Any]
         markdown: str
         source_article_id: int
         source_language: str
@@ -170,7 +171,7 @@ class Article(Aggregate):
         Read by the `articles` read model (`published_urls`, read by the exports)."""
 
         published_as = "ArticlePublishedUrlsSet"
-        published_urls: dict
+        published_urls: dict[str, Any]
         environment: str
 
     @staticmethod
@@ -181,7 +182,7 @@ class Article(Aggregate):
     def __init__(self, article_id: int, workspace_id: UUID, environment: str, job_id: UUID, video_id: int | None,
                  media_id: int | None, title: str, language: str, writing_style: str, aeo_score: int,
                  geo_score: int, composite_score: float, keywords_primary: list[str], has_transcript: bool,
-                 content: dict, markdown: str, origin: str = "analysis", source_article_id: int | None = None,
+                 content: dict[str, Any], markdown: str, origin: str = "analysis", source_article_id: int | None = None,
                  graph_job_id: UUID | None = None, rubric_version: int = RUBRIC_VERSION):
         self.article_id = article_id
         self.workspace_id = workspace_id
@@ -208,7 +209,7 @@ class Article(Aggregate):
 
     @classmethod
     def translation(cls, *, source: Article, article_id: int, job_id: UUID, language: str, title: str,
-                    content: dict, markdown: str, aeo_score: int, geo_score: int, composite_score: float,
+                    content: dict[str, Any], markdown: str, aeo_score: int, geo_score: int, composite_score: float,
                     keywords_primary: list[str]) -> Article:
         """The translated article of ``source``, in ``language``, created by the job ``job_id``."""
         if language == source.language:
@@ -247,7 +248,7 @@ class Article(Aggregate):
         return True
 
     @event(PublishedUrlsSet)
-    def _published_urls_set(self, published_urls: dict, environment: str) -> None:
+    def _published_urls_set(self, published_urls: dict[str, Any], environment: str) -> None:
         self.published_urls = published_urls
 
     def attach_media(self, media_id: int) -> bool:

@@ -80,11 +80,11 @@ class SchemaChange:
     # What the upcast cannot tell from the event itself, and which other event a consumer reads it from.
     needs: str | None = None
 
-    def fill(self, data: dict, field_name: str) -> Any:
+    def fill(self, data: dict[str, Any], field_name: str) -> Any:
         value = self.added[field_name]
         return data.get(value.field) if isinstance(value, Copied) else value
 
-    def upcast(self, data: dict) -> dict:
+    def upcast(self, data: dict[str, Any]) -> dict[str, Any]:
         """``data`` of ``from_schema`` as the next schema: each added field it lacks, filled."""
         return {**data, **{k: self.fill(data, k) for k in self.added if k not in data}}
 

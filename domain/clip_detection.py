@@ -49,6 +49,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.model import Sentence
 from domain.analysis.text import content_tokens
@@ -120,7 +121,7 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Detection:
-    clips: list[dict]
+    clips: list[dict[str, Any]]
     shortfall_reason: str | None
     signals: list[str]
 
@@ -129,7 +130,7 @@ class _Index:
     """What scoring looks up, prepared once: sorted starts of each kind of element (range counts by
     bisection) and each sentence's own features (so a window costs a few lookups, not a rescan)."""
 
-    def __init__(self, graph: dict, sentences: Sequence[Sentence], prompt: str | None) -> None:
+    def __init__(self, graph: dict[str, Any], sentences: Sequence[Sentence], prompt: str | None) -> None:
         self.duration_ms = int(graph.get("durationMs") or (sentences[-1].end_ms if sentences else 0))
         self.claims = sorted(graph.get("claims") or [], key=lambda c: c.get("startMs", 0))
         self.claim_starts = [int(c.get("startMs", 0)) for c in self.claims]
@@ -176,10 +177,11 @@ class _Index:
     def between(self, starts: list[int], a: int, b: int) -> tuple[int, int]:
         return bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
 
-    def audio_at(self, t: int) -> dict | None:
+    def audio_at(self, t: int) -> dict[str, Any] | None:
         k = bisect.bisect_right(self.audio_starts, t) - 1
         if k >= 0 and self.audio[k].get("endMs", 0) > t:
-            return self.audio[k]
+            segment: dict[str, Any] = self.audio[k]
+            return segment
         return None
 
 
@@ -318,7 +320,7 @@ def _score(c: Candidate, sentences: Sequence[Sentence], index: _Index, signals: 
     c.score = BASE_SCORE + sum(p for p, _, _ in points)
 
 
-def _reason(kind: str, found: object, sentences: Sequence[Sentence], index: _Index) -> str:
+def _reason(kind: str, found: Any, sentences: Sequence[Sentence], index: _Index) -> str:
     """A signal in words, quoting what it found."""
     if kind in ("question", "hook"):
         text = _short(sentences[found].text, 80)
@@ -434,7 +436,7 @@ def viral_score(points: float) -> int:
     return max(0, min(100, round(100 * (1 - math.exp(-max(0.0, points) / SCORE_SCALE)))))
 
 
-def _scored(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
+def _scored(sentences: Sequence[Sentence], graph: dict[str, Any], request: DetectionRequest,
             rated: dict[tuple[int, int], int] | None) -> tuple[_Index, list[Candidate], bool]:
     """Every window of the request, scored: (the index, the windows, whether they follow sentences)."""
     if request.analysis_mode not in MODES:
@@ -452,7 +454,7 @@ def _scored(sentences: Sequence[Sentence], graph: dict, request: DetectionReques
     return index, candidates, by_sentences
 
 
-def detect(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
+def detect(sentences: Sequence[Sentence], graph: dict[str, Any], request: DetectionRequest,
            rated: dict[tuple[int, int], int] | None = None) -> Detection:
     """Up to ``requested_clip_count`` non-overlapping clips, best first, and the shortfall's reason.
 
@@ -499,8 +501,8 @@ Judge only from the text given. Answer with one JSON object and nothing else:
 {"ratings": [{"id": "<candidate id>", "relevance": <integer 0-100>}, ...]}, one entry per candidate."""
 
 
-def shortlist(sentences: Sequence[Sentence], graph: dict, request: DetectionRequest,
-              size: int = MAX_RATED) -> list[dict]:
+def shortlist(sentences: Sequence[Sentence], graph: dict[str, Any], request: DetectionRequest,
+              size: int = MAX_RATED) -> list[dict[str, Any]]:
     """The windows a provider rates: the best window of each start by the offline score (the
     prompt's terms included), the ``size`` best, each with an id and an excerpt of its transcript."""
     sentences = list(sentences)
@@ -512,12 +514,13 @@ def shortlist(sentences: Sequence[Sentence], graph: dict, request: DetectionRequ
     best = sorted(per_start.values(), key=lambda c: (-c.score, c.start_ms))[:size]
     out = []
     for k, c in enumerate(best):
-        said = " ".join(s.text for s in sentences[c.first:c.last + 1]) if c.first is not None else ""
+        said = (" ".join(s.text for s in sentences[c.first:c.last + 1])
+                if c.first is not None and c.last is not None else "")
         out.append({"id": f"w{k + 1}", "start_ms": c.start_ms, "end_ms": c.end_ms, "text": _short(said, EXCERPT_CHARS)})
     return out
 
 
-def rating_messages(prompt: str, windows: Sequence[dict]) -> list[dict]:
+def rating_messages(prompt: str, windows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The Chat Completions messages asking a provider to rate ``windows`` for ``prompt``."""
     material = {"request": prompt, "candidates": [
         {"id": w["id"], "from_s": round(w["start_ms"] / 1000, 1), "to_s": round(w["end_ms"] / 1000, 1),
@@ -530,7 +533,7 @@ class InvalidRatings(ValueError):
     """A provider's answer that is not the ratings asked for."""
 
 
-def parse_ratings(answer: str, windows: Sequence[dict]) -> dict[tuple[int, int], int]:
+def parse_ratings(answer: str, windows: Sequence[dict[str, Any]]) -> dict[tuple[int, int], int]:
     """The provider's ratings by window range; ``InvalidRatings`` unless the answer is one JSON
     object (one Markdown code fence tolerated) rating known ids with integers 0-100. A window it
     did not rate counts 0."""

@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 SAMPLE_FPS = 5  # frames looked at per second of clip
 SAMPLE_LONG_SIDE = 512  # pixels of a sample's long side (a face of 20 px is still found at that size)
@@ -138,7 +139,7 @@ class Framing:
         return Framing(self.mode, self.faces_seen_pct, self.samples, tuple(p.still(t) for p in self.paths),
                        self.stack, self.reason, self.faces)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The clip's ``framing`` as the tracking object and ``clip.generated`` show it (bounded)."""
         return {"mode": self.mode, "faces_seen_pct": self.faces_seen_pct, "samples": self.samples,
                 "faces": self.faces, "keyframes": sum(len(p.keys) for p in self.paths),
@@ -154,6 +155,8 @@ def fallback(reason: str, samples: int = 0, faces_seen_pct: int = 0) -> Framing:
 
 def crop_window(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int]:
     """The largest window of the output's aspect ratio inside the source, in even pixels."""
+    w: float
+    h: float
     if src_w * out_h >= src_h * out_w:  # the source is wider: full height
         h = src_h
         w = src_h * out_w / out_h
@@ -208,8 +211,9 @@ def follow_one(samples: Sequence[Sample]) -> list[Face | None]:
             if last is None:
                 chosen = faces[0]
             else:
-                near = min(faces, key=lambda f: math.hypot(f.x - last.x, f.y - last.y))
-                if math.hypot(near.x - last.x, near.y - last.y) <= REACQUIRE_JUMP or len(faces) == 1:
+                held = last
+                near = min(faces, key=lambda f: math.hypot(f.x - held.x, f.y - held.y))
+                if math.hypot(near.x - held.x, near.y - held.y) <= REACQUIRE_JUMP or len(faces) == 1:
                     chosen = near
                 elif s.t - last_t > HOLD_S:
                     chosen = faces[0]
@@ -224,7 +228,7 @@ def pairs(samples: Sequence[Sample]) -> list[tuple[Face, Face] | None]:
     out: list[tuple[Face, Face] | None] = []
     for s in samples:
         faces = _kept(s.faces)[:2]
-        out.append(tuple(sorted(faces, key=lambda f: f.x)) if len(faces) == 2 else None)  # type: ignore[misc]
+        out.append(tuple(sorted(faces, key=lambda f: f.x)) if len(faces) == 2 else None)  # type: ignore[arg-type]
     return out
 
 
@@ -325,7 +329,7 @@ def plan_framing(samples: Sequence[Sample], src_w: int, src_h: int, out_w: int, 
     return Framing("follow_face", seen_pct, len(samples), (path(times, centres, win, (src_w, src_h)),), faces=1)
 
 
-def _two_panels(samples: Sequence[Sample], two: list, times: list[float], src_w: int, src_h: int, out_w: int,
+def _two_panels(samples: Sequence[Sample], two: list[Any], times: list[float], src_w: int, src_h: int, out_w: int,
                 out_h: int, seen_pct: int) -> Framing:
     """Both faces, each followed in a panel of its own: one above the other in a vertical format,
     side by side otherwise."""

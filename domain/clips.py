@@ -29,6 +29,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 import regex
@@ -92,7 +93,7 @@ class Template:
         divisor = math.gcd(self.width, self.height)
         return f"{self.width // divisor}:{self.height // divisor}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "format": self.format,
                 "target_duration_seconds": self.target_duration_seconds, "is_system": True,
                 "is_default": self.is_default, "is_customized": False, "thumbnail_available": True,
@@ -190,7 +191,7 @@ def check_format(fmt: str, *, has_audio: bool, has_video: bool) -> None:
                           rule="no_video")
 
 
-def check_render_clips(clips: Sequence[dict], video_duration_ms: int, video_frame_ms: int, *,
+def check_render_clips(clips: Sequence[dict[str, Any]], video_duration_ms: int, video_frame_ms: int, *,
                        max_ms: int = MAX_RENDER_CLIP_MS) -> None:
     """The clips of a render request: unique ids, ranges inside the video, each at most ``max_ms``
     long (``MAX_RENDER_CLIP_MS``, less for a sandbox key), and ``duration_ms`` equal to
@@ -328,7 +329,7 @@ def _timed_words(start_ms: int, end_ms: int, text: str) -> list[tuple[int, int, 
     return out
 
 
-def caption_pages(segments: Sequence, start_ms: int, end_ms: int, t: Template) -> list[Caption]:
+def caption_pages(segments: Sequence[Any], start_ms: int, end_ms: int, t: Template) -> list[Caption]:
     """The burned captions of the clip ``[start_ms, end_ms)``: the words spoken inside it (a word
     counts when its middle is inside), by cue, in pages of ``t.caption_lines`` lines of
     ``t.caption_chars`` characters; each page shows from its first word to its last (or the next
@@ -368,13 +369,13 @@ schema_change("ClipRendered", 1, """Adds `framing`: how a face-following render 
     face.""", added={"framing": None})
 
 
-def check_framing(framing: dict | None) -> dict | None:
+def check_framing(framing: dict[str, Any] | None) -> dict[str, Any] | None:
     """A rendered clip's framing summary (``domain.clip_framing.Framing.summary``), bounded: a
     known mode, a percentage, counts within the sampler's bounds, a short reason."""
     if framing is None:
         return None
-    mode, pct, samples, faces, keyframes = (framing.get(k) for k in ("mode", "faces_seen_pct", "samples", "faces",
-                                                                     "keyframes"))
+    values: list[Any] = [framing.get(k) for k in ("mode", "faces_seen_pct", "samples", "faces", "keyframes")]
+    mode, pct, samples, faces, keyframes = values
     reason = framing.get("reason")
     if (mode not in FRAMING_MODES or set(framing) != FRAMING_FIELDS
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in (pct, samples, faces, keyframes))
@@ -411,7 +412,7 @@ class ClipDetection(Aggregate):
         video_id: int
         template_id: int
         target_duration_seconds: int
-        options: dict
+        options: dict[str, Any]
 
     class Detected(Aggregate.Event):
         """The clips detected (at most the number asked for, non-overlapping, each with its rationale), and
@@ -422,9 +423,9 @@ class ClipDetection(Aggregate):
         published_as = "ClipsDetected"
         job_id: UUID
         environment: str
-        clips: list
+        clips: list[Any]
         shortfall_reason: str | None
-        signals: list
+        signals: list[Any]
 
     @staticmethod
     def create_id(job_id: UUID) -> UUID:
@@ -432,7 +433,7 @@ class ClipDetection(Aggregate):
 
     @event(Queued)
     def __init__(self, job_id: UUID, workspace_id: UUID, environment: str, article_id: int, video_id: int,
-                 template_id: int, target_duration_seconds: int, options: dict):
+                 template_id: int, target_duration_seconds: int, options: dict[str, Any]):
         self.job_id = job_id
         self.workspace_id = workspace_id
         self.environment = environment
@@ -441,9 +442,9 @@ class ClipDetection(Aggregate):
         self.template_id = template_id
         self.target_duration_seconds = target_duration_seconds
         self.options = options
-        self.clips: list | None = None
+        self.clips: list[Any] | None = None
 
-    def record(self, clips: list[dict], shortfall_reason: str | None, signals: list[str]) -> None:
+    def record(self, clips: list[dict[str, Any]], shortfall_reason: str | None, signals: list[str]) -> None:
         if self.clips is not None:
             raise InvalidTransition("this detection is recorded already", job_id=str(self.job_id))
         if len(clips) > MAX_CLIPS:
@@ -452,8 +453,8 @@ class ClipDetection(Aggregate):
                        shortfall_reason=shortfall_reason, signals=signals)
 
     @event(Detected)
-    def _detected(self, job_id: UUID, environment: str, clips: list, shortfall_reason: str | None,
-                  signals: list) -> None:
+    def _detected(self, job_id: UUID, environment: str, clips: list[Any], shortfall_reason: str | None,
+                  signals: list[Any]) -> None:
         self.clips = clips
 
 
@@ -476,7 +477,7 @@ class ClipRender(Aggregate):
         template_id: int | None
         target_duration_seconds: int | None
         format: str
-        clips: list
+        clips: list[Any]
 
     class Rendered(Aggregate.Event):
         """One clip is made, checked (probed: its duration and streams) and stored, with its thumbnail for a
@@ -499,7 +500,7 @@ class ClipRender(Aggregate):
         size_bytes: int
         width: int | None
         height: int | None
-        framing: dict | None
+        framing: dict[str, Any] | None
 
     class RenderFailed(Aggregate.Event):
         """One clip could not be made in this attempt, with the reason; the job's next attempt makes it again
@@ -520,7 +521,7 @@ class ClipRender(Aggregate):
 
     @event(Queued)
     def __init__(self, job_id: UUID, workspace_id: UUID, environment: str, video_id: int, article_id: int | None,
-                 template_id: int | None, target_duration_seconds: int | None, format: str, clips: list):
+                 template_id: int | None, target_duration_seconds: int | None, format: str, clips: list[Any]):
         self.job_id = job_id
         self.workspace_id = workspace_id
         self.environment = environment
@@ -530,10 +531,10 @@ class ClipRender(Aggregate):
         self.target_duration_seconds = target_duration_seconds
         self.format = format
         self.clips = clips
-        self.rendered: dict[str, dict] = {}
+        self.rendered: dict[str, dict[str, Any]] = {}
 
     @classmethod
-    def queue(cls, *, job_id: UUID, workspace_id: UUID, environment: str, video_id: int, clips: list[dict],
+    def queue(cls, *, job_id: UUID, workspace_id: UUID, environment: str, video_id: int, clips: list[dict[str, Any]],
               fmt: str = RENDER_FORMAT, article_id: int | None = None, template_id: int | None = None,
               target_duration_seconds: int | None = None) -> ClipRender:
         if not 1 <= len(clips) <= MAX_CLIPS:
@@ -544,15 +545,15 @@ class ClipRender(Aggregate):
                    article_id=article_id, template_id=template_id, target_duration_seconds=target_duration_seconds,
                    format=fmt, clips=list(clips))
 
-    def clip(self, clip_id: str) -> dict:
-        found = next((c for c in self.clips if c["id"] == clip_id), None)
+    def clip(self, clip_id: str) -> dict[str, Any]:
+        found: dict[str, Any] | None = next((c for c in self.clips if c["id"] == clip_id), None)
         if found is None:
             raise DomainError(f"clip {clip_id!r} is not one of this job's", field="clip_id")
         return found
 
     def record_rendered(self, clip_id: str, *, attempt: int, file_key: str, thumbnail_key: str | None,
                         duration_ms: int, size_bytes: int, width: int | None, height: int | None,
-                        framing: dict | None = None) -> None:
+                        framing: dict[str, Any] | None = None) -> None:
         self.clip(clip_id)
         if clip_id in self.rendered:
             raise InvalidTransition(f"clip {clip_id!r} is rendered already", clip_id=clip_id)
@@ -563,7 +564,7 @@ class ClipRender(Aggregate):
     @event(Rendered)
     def _rendered(self, job_id: UUID, environment: str, clip_id: str, attempt: int, format: str, file_key: str,
                   thumbnail_key: str | None, duration_ms: int, size_bytes: int, width: int | None,
-                  height: int | None, framing: dict | None) -> None:
+                  height: int | None, framing: dict[str, Any] | None) -> None:
         self.rendered[clip_id] = {"file_key": file_key, "thumbnail_key": thumbnail_key, "duration_ms": duration_ms,
                                   "size_bytes": size_bytes}
 

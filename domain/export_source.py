@@ -58,12 +58,12 @@ class ExportSource:
     original_title: str
     language: str
     writing_style: str
-    content: dict
+    content: dict[str, Any]
     keywords: list[str]
     created_at: datetime
     updated_at: datetime
     url: str
-    scores: dict = field(default_factory=dict)
+    scores: dict[str, Any] = field(default_factory=dict)
     origin: str = "analysis"
     source_article_id: int | None = None
     video: VideoInfo | None = None
@@ -72,7 +72,7 @@ class ExportSource:
 # ------------------------------------------------------------------------------ shared pieces
 
 
-def html_instant(moment) -> str:
+def html_instant(moment: datetime) -> str:
     """An instant as HTML's ``datetime`` attribute takes it: UTC, whole seconds (the attribute allows
     at most three digits of a fraction, and a stored instant has six)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -92,7 +92,8 @@ def clean(text: Any) -> str:
 
 def labels(language: str) -> dict[str, str]:
     code = (language or "").lower().split("-")[0].split("_")[0]
-    return LABELS.get(code, LABELS["en"])
+    found: dict[str, str] = LABELS.get(code, LABELS["en"])
+    return found
 
 
 def timestamp(ms: int | None) -> str:
@@ -145,7 +146,7 @@ class Prepared:
         return at_time(self.video_url, str(max(0, int(ms) // 1000)))
 
     @cached_property
-    def sections(self) -> list[dict]:
+    def sections(self) -> list[dict[str, Any]]:
         """Each section: heading, time range, timestamp, link, and (text, speaker shown, role) of
         its paragraphs (the speaker only in the styles that show it)."""
         shows_speakers = self.src.writing_style in ATTRIBUTED_STYLES
@@ -164,13 +165,13 @@ class Prepared:
         return out
 
     @cached_property
-    def chapters(self) -> list[dict]:
+    def chapters(self) -> list[dict[str, Any]]:
         """The article's sections as the video's chapters: title, time range, timestamp, link."""
         return [{"title": s["heading"], "startMs": s["startMs"], "endMs": s["endMs"], "timestamp": s["timestamp"],
                  "url": s["url"]} for s in self.sections if s["startMs"] is not None]
 
     @cached_property
-    def faq(self) -> list[dict]:
+    def faq(self) -> list[dict[str, Any]]:
         out = []
         for entry in self.src.content.get("faq") or []:
             question, answer = clean(entry.get("question")), clean(entry.get("answer"))
@@ -179,7 +180,7 @@ class Prepared:
         return out
 
     @cached_property
-    def key_facts(self) -> list[dict]:
+    def key_facts(self) -> list[dict[str, Any]]:
         out = []
         for fact in self.src.content.get("key_facts") or []:
             text = clean(fact.get("text"))
@@ -200,9 +201,9 @@ class Prepared:
         return text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
     @cached_property
-    def sources(self) -> list[dict]:
+    def sources(self) -> list[dict[str, Any]]:
         """The video the article was written from, then the sources its text names."""
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         video = self.src.video
         if video is not None:
             out.append({"type": "video", "name": clean(video.name), "url": self.video_url,
@@ -223,9 +224,9 @@ def description(src: ExportSource | Prepared) -> str:
     return prepared(src).description
 
 
-def chapters(src: ExportSource | Prepared) -> list[dict]:
+def chapters(src: ExportSource | Prepared) -> list[dict[str, Any]]:
     return prepared(src).chapters
 
 
-def sources(src: ExportSource | Prepared) -> list[dict]:
+def sources(src: ExportSource | Prepared) -> list[dict[str, Any]]:
     return prepared(src).sources

@@ -22,6 +22,7 @@ deliver: what was delivered stays paid.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -55,7 +56,7 @@ class Job(Aggregate):
         workspace_id: UUID
         environment: str
         job_type: str
-        params: dict
+        params: dict[str, Any]
         max_attempts: int
         webhook_url: str | None
 
@@ -102,7 +103,7 @@ class Job(Aggregate):
 
         published_as = "JobCompleted"
         schema_version = 2  # 2: environment (None only when upcast from 1: the job's JobQueued has it)
-        result: dict
+        result: dict[str, Any]
         article_id: int | None
         environment: str | None
 
@@ -142,7 +143,7 @@ class Job(Aggregate):
         item_id: str
         attempt: int
         progress: int
-        result: dict
+        result: dict[str, Any]
 
     class ItemFailed(Aggregate.Event):
         """One item of a running job failed in this attempt, with its error; the job's next attempt (on its
@@ -160,7 +161,7 @@ class Job(Aggregate):
         return job_id
 
     @event(Queued)
-    def __init__(self, job_id: UUID, workspace_id: UUID, environment: str, job_type: str, params: dict,
+    def __init__(self, job_id: UUID, workspace_id: UUID, environment: str, job_type: str, params: dict[str, Any],
                  max_attempts: int, webhook_url: str | None):
         self.workspace_id = workspace_id
         self.environment = environment
@@ -173,13 +174,13 @@ class Job(Aggregate):
         self.step = "queued"
         self.attempts = 0
         self.article_id: int | None = None
-        self.result: dict | None = None  # what a completed job produced
+        self.result: dict[str, Any] | None = None  # what a completed job produced
         self.error_message: str | None = None
-        self.items_done: dict[str, dict] = {}  # item id -> its result, in completion order
+        self.items_done: dict[str, dict[str, Any]] = {}  # item id -> its result, in completion order
         self.items_failed: dict[str, str] = {}  # item id -> its last error, while not completed
 
     @classmethod
-    def queue(cls, *, job_id: UUID, workspace_id: UUID, job_type: str, params: dict | None = None,
+    def queue(cls, *, job_id: UUID, workspace_id: UUID, job_type: str, params: dict[str, Any] | None = None,
               environment: str = "production", max_attempts: int = 3, webhook_url: str | None = None) -> Job:
         if not job_type:
             raise DomainError("job type must not be empty", field="job_type")
@@ -257,14 +258,14 @@ class Job(Aggregate):
         self.step = f"retrying after attempt {attempt} failed"
         self.error_message = error_message
 
-    def complete(self, result: dict | None = None, article_id: int | None = None) -> None:
+    def complete(self, result: dict[str, Any] | None = None, article_id: int | None = None) -> None:
         self.check_not_finished("completed")
         if self.status != RUNNING:
             raise InvalidTransition("only a running job completes", status=self.status)
         self._completed(result=result or {}, article_id=article_id, environment=self.environment)
 
     @event(Completed)
-    def _completed(self, result: dict, article_id: int | None, environment: str | None) -> None:
+    def _completed(self, result: dict[str, Any], article_id: int | None, environment: str | None) -> None:
         self.status = COMPLETED
         self.progress = 100
         self.step = "completed"
@@ -296,7 +297,7 @@ class Job(Aggregate):
         if item_id in self.items_done:
             raise InvalidTransition(f"item {item_id!r} is already completed", item_id=item_id)
 
-    def complete_item(self, item_id: str, result: dict, *, attempt: int, progress: int) -> None:
+    def complete_item(self, item_id: str, result: dict[str, Any], *, attempt: int, progress: int) -> None:
         """Record one item's result now (the job goes on with its other items)."""
         self.check_running_attempt(attempt)
         self._check_item(item_id)
@@ -305,7 +306,7 @@ class Job(Aggregate):
         self._item_completed(item_id=item_id, attempt=attempt, progress=progress, result=result)
 
     @event(ItemCompleted)
-    def _item_completed(self, item_id: str, attempt: int, progress: int, result: dict) -> None:
+    def _item_completed(self, item_id: str, attempt: int, progress: int, result: dict[str, Any]) -> None:
         self.items_done[item_id] = result
         self.items_failed.pop(item_id, None)
         self.progress = progress

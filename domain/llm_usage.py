@@ -9,6 +9,7 @@ call records it once.
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -34,7 +35,7 @@ class LlmUsage(Aggregate):
         job_id: UUID | None
 
     @staticmethod
-    def create_id(call_key: str, **_) -> UUID:
+    def create_id(call_key: str, **_: Any) -> UUID:
         return deterministic_id("llm-usage", call_key)
 
     @event(Recorded)

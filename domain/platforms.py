@@ -151,7 +151,9 @@ def find_links(text: str) -> list[Link]:
         if tld is None:
             at = start.start() + 1
             continue
-        end = _PORT_AND_PATH.match(text, tld[1]).end()
+        port_and_path = _PORT_AND_PATH.match(text, tld[1])
+        assert port_and_path is not None  # every part of the pattern is optional: it always matches
+        end = port_and_path.end()
         links.append(Link(start.start(), end, bool(start.group()), text[tld[0]:tld[1]]))
         at = end
     return links

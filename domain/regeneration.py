@@ -21,13 +21,15 @@ article's.
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain.analysis.model import AudioSegment, Loudness, MediaFacts, SceneChange, TimeRange
 
 # The offline engine writes in the language of the transcript: another language is a translation.
 ENGINES = ("offline", "provider")
 
 
-def facts_from_graph(graph: dict) -> MediaFacts:
+def facts_from_graph(graph: dict[str, Any]) -> MediaFacts:
     """The media facts an analysis measured, as its graph recorded them."""
     duration = int(graph.get("durationMs") or 0)
     visual = [e for e in graph.get("visualElements") or [] if e.get("type") == "shot"]
@@ -44,7 +46,7 @@ def facts_from_graph(graph: dict) -> MediaFacts:
                       loudness=loudness, has_audio=bool(audio), has_video=bool(visual))
 
 
-def differences(rebuilt: dict, stored: dict) -> list[str]:
+def differences(rebuilt: dict[str, Any], stored: dict[str, Any]) -> list[str]:
     """What a rebuilt graph (``to_dict()``) does not share with the stored one: claims, chapters."""
     out = []
     if [c.get("id") for c in rebuilt.get("claims") or []] != [c.get("id") for c in stored.get("claims") or []]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import regex
 
@@ -55,7 +56,7 @@ def _one_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
-def chapter_lines(graph: dict) -> list[str]:
+def chapter_lines(graph: dict[str, Any]) -> list[str]:
     lines = []
     for chapter in graph.get("chapters") or []:
         title = _one_line(str(chapter.get("title") or ""))
@@ -65,7 +66,7 @@ def chapter_lines(graph: dict) -> list[str]:
     return lines
 
 
-def geo_summary_parts(article: dict, graph: dict, language: str | None) -> list[SummaryPart]:
+def geo_summary_parts(article: dict[str, Any], graph: dict[str, Any], language: str | None) -> list[SummaryPart]:
     """The answer-first summary: what the video answers (a question asked in it and its answer),
     then its key facts with their figures and their moment, then the main entities.
 
@@ -129,7 +130,8 @@ def render_summary(parts: Sequence[SummaryPart], language: str | None) -> str:
 
 def graphemes(text: str) -> list[str]:
     """The text's extended grapheme clusters (an emoji sequence, a flag, a letter with its marks)."""
-    return regex.findall(r"\X", text)
+    clusters: list[str] = regex.findall(r"\X", text)
+    return clusters
 
 
 def _word_prefix(text: str, max_chars: int) -> str:
@@ -292,11 +294,11 @@ def _longest_cut(description: str, fits: Callable[[str], bool]) -> str:
 
 @dataclass(slots=True)
 class Completion:
-    drafts: list[dict]
+    drafts: list[dict[str, Any]]
     warnings: list[str]
 
 
-def complete_descriptions(original: str | None, graph: dict, article: dict, language: str | None,
+def complete_descriptions(original: str | None, graph: dict[str, Any], article: dict[str, Any], language: str | None,
                           platforms: Sequence[str]) -> Completion:
     """Drafts for ``platforms`` (in their order) from the video's description, its Content Graph
     and its article's content (pure: the same inputs always give the same drafts)."""

@@ -21,7 +21,7 @@ pt, nl). The material is the article itself, bounded by ``MAX_SOURCE_CHARS``.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -80,11 +80,11 @@ class InvalidTranslation(ValueError):
     """The provider's answer is not a translation of the article's structure (the message says why)."""
 
 
-def _paragraph_text(paragraph: dict) -> str:
+def _paragraph_text(paragraph: dict[str, Any]) -> str:
     return (paragraph.get("text") or " ".join(paragraph.get("sentences") or [])).strip()
 
 
-def translation_material(content: dict, keywords: list[str]) -> dict:
+def translation_material(content: dict[str, Any], keywords: list[str]) -> dict[str, Any]:
     """The texts to translate, in the structure the answer must keep."""
     return {
         "title": content.get("title") or "",
@@ -100,12 +100,13 @@ def translation_material(content: dict, keywords: list[str]) -> dict:
     }
 
 
-def material_words(material: dict) -> int:
+def material_words(material: dict[str, Any]) -> int:
     """Words of the material: what a translation is priced by."""
     return len(words(json.dumps(material, ensure_ascii=False)))
 
 
-def translation_messages(content: dict, keywords: list[str], source_language: str, target_language: str) -> list[dict]:
+def translation_messages(content: dict[str, Any], keywords: list[str], source_language: str,
+                         target_language: str) -> list[dict[str, Any]]:
     """The Chat Completions ``messages``: the rules, then the article to translate as JSON."""
     material = translation_material(content, keywords)
     text = json.dumps(material, ensure_ascii=False)
@@ -117,7 +118,7 @@ def translation_messages(content: dict, keywords: list[str], source_language: st
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def translation_schema(content: dict, keywords: list[str]) -> dict:
+def translation_schema(content: dict[str, Any], keywords: list[str]) -> dict[str, Any]:
     """The JSON Schema of the answer: the source's shape exactly (as many sections, paragraphs in
     each, key facts, FAQ entries and keywords), so a server that follows a schema answers in it."""
     material = translation_material(content, keywords)
@@ -135,7 +136,7 @@ def translation_schema(content: dict, keywords: list[str]) -> dict:
     })
 
 
-def answer_tokens(messages: list[dict]) -> int:
+def answer_tokens(messages: list[dict[str, Any]]) -> int:
     """A bound on the translation's tokens: about what the article takes, twice over (a token is
     three to four characters of Latin text; a translation is seldom half as long again)."""
     return min(32_000, 500 + len(messages[-1]["content"]) // 2)
@@ -151,7 +152,8 @@ def _same_count(what: str, got: int, want: int) -> None:
         raise InvalidTranslation(f"the answer has {got} {what}; the article has {want}")
 
 
-def translated_content(text: str, content: dict, keywords: list[str], target_language: str) -> tuple[dict, list[str]]:
+def translated_content(text: str, content: dict[str, Any], keywords: list[str],
+                       target_language: str) -> tuple[dict[str, Any], list[str]]:
     """The translated article's content (``Article.to_dict()``'s shape) and keywords, from the
     provider's ``text`` checked against the source ``content``."""
     answer = parse_translation(text)
@@ -179,13 +181,13 @@ def translated_content(text: str, content: dict, keywords: list[str], target_lan
                                                                 strict=True)]
     faq = [{**entry, "question": t.question, "answer": t.answer}
            for entry, t in zip(content.get("faq") or [], answer.faq, strict=True)]
-    kept = {k: v for k, v in content.items() if k not in PREMIUM_ONLY}
-    translated = {
-        **kept, "title": answer.title, "language": target_language, "introduction": answer.introduction,
+    carried = {k: v for k, v in content.items() if k not in PREMIUM_ONLY}
+    article: dict[str, Any] = {
+        **carried, "title": answer.title, "language": target_language, "introduction": answer.introduction,
         "sections": sections, "key_facts": key_facts, "faq": faq, "conclusion": answer.conclusion,
         "keywords_primary": list(answer.keywords), "engine": "provider",
     }
     body = [answer.introduction, *(p for s in answer.sections for p in s.paragraphs), *answer.key_facts,
             *(f.answer for f in answer.faq), answer.conclusion]
-    translated["word_count"] = sum(len(words(t)) for t in body)
-    return translated, list(answer.keywords)
+    article["word_count"] = sum(len(words(t)) for t in body)
+    return article, list(answer.keywords)

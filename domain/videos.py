@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -201,7 +202,7 @@ class Video(Aggregate):
 
         published_as = "VideoGraphRecorded"
         job_id: UUID
-        graph: dict
+        graph: dict[str, Any]
 
     class Analyzed(Aggregate.Event):
         """The outcome of one analysis of the video (mode, counts, GEO readiness score, article id), with the video's
@@ -216,7 +217,7 @@ class Video(Aggregate):
         analysis_mode: str
         article_id: int | None
         geo_readiness_score: float
-        counts: dict
+        counts: dict[str, Any]
         environment: str | None
 
     class PublicLinksRevoked(Aggregate.Event):
@@ -266,7 +267,7 @@ class Video(Aggregate):
         self.analyzed_by: list[UUID] = []
         self.description_revision = 0
         self.last_analysis_job_id: UUID | None = None
-        self.graph: dict | None = None  # the latest analysis' Content Graph
+        self.graph: dict[str, Any] | None = None  # the latest analysis' Content Graph
         self.article_id: int | None = None  # the latest article, and the job that wrote it
         self.article_job_id: UUID | None = None
 
@@ -294,8 +295,8 @@ class Video(Aggregate):
             raise UnreadableMedia(f"the frame rate {frame_rate!r} is not a video's", field="frame_rate")
         _check_int("subtitle_tracks", subtitle_tracks, 0, INT32_MAX)
         _check_int("caption_cues", caption_cues, 0, INT32_MAX)
-        for field_name, value in (("video_codec", video_codec), ("audio_codec", audio_codec), ("demuxer", demuxer)):
-            if value is not None and (not value.isprintable() or len(value) > MAX_CODEC_NAME):
+        for field_name, codec in (("video_codec", video_codec), ("audio_codec", audio_codec), ("demuxer", demuxer)):
+            if codec is not None and (not codec.isprintable() or len(codec) > MAX_CODEC_NAME):
                 raise UnreadableMedia(f"the {field_name} is not a codec or container name", field=field_name)
         if published_at is not None:
             check_published_at(published_at, now or published_at)
@@ -341,7 +342,8 @@ class Video(Aggregate):
         self.description = description
         self.description_revision = revision
 
-    def record_analysis(self, *, job_id: UUID, graph: dict, analysis_mode: str, article_id: int | None) -> None:
+    def record_analysis(self, *, job_id: UUID, graph: dict[str, Any], analysis_mode: str,
+                        article_id: int | None) -> None:
         """The graph and the summary of one analysis job; a job records once (a retry is a no-op)."""
         if job_id in self.analyzed_by:
             return
@@ -354,13 +356,13 @@ class Video(Aggregate):
                        counts=counts, environment=self.environment)
 
     @event(GraphRecorded)
-    def _graph_recorded(self, job_id: UUID, graph: dict) -> None:
+    def _graph_recorded(self, job_id: UUID, graph: dict[str, Any]) -> None:
         self.analyzed_by.append(job_id)
         self.graph = graph
 
     @event(Analyzed)
     def _analyzed(self, job_id: UUID, analysis_mode: str, article_id: int | None, geo_readiness_score: float,
-                  counts: dict, environment: str | None) -> None:
+                  counts: dict[str, Any], environment: str | None) -> None:
         self.last_analysis_job_id = job_id
         if article_id is not None:
             self.article_id, self.article_job_id = article_id, job_id

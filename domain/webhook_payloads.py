@@ -1,4 +1,9 @@
-"""The public ``data`` of each webhook event: one pydantic model per shape, one mapping per domain event.
+"""The webhook event types, one row each, and the public ``data`` each delivers.
+
+Everything about a webhook event type is declared once, in ``EVENT_TYPES``: its name, the domain
+events that emit it, the pydantic model of its ``data`` and the mapping from the domain event to
+that model. The dispatcher, the API's validation of a subscription, the generated schemas of
+docs/webhooks.md and the tests read that row and nothing else, so a new event type is one row.
 
 A webhook payload is a public resource, like an API answer: its fields are named and typed here
 and nowhere else, and each domain event the dispatcher delivers is mapped to it field by field
@@ -7,11 +12,13 @@ only its mapping here changes, never what receivers get. Nothing internal is cop
 no storage key, no server path, no demuxer or codec detail; a stored file is a signed URL (with
 its expiry), an export is its API URL.
 
-The shapes follow the API's: a job is the job as GET /v1/jobs/{id} shows it, a clip is an item
-of ``rendered_clips`` of GET /v1/production/clips/jobs/{jobId}, a video is GET /v1/videos/{id}
-right after its upload. Pure: the dispatcher's intake gives the event, what it keeps of the
-event's job (``JobFacts``) and the URL maker (``Links``: file URLs are signed by the
-infrastructure, with an expiry fixed by the event's time, so a replay makes the same payload).
+A resource the API also answers is its public model (``domain.resources``), subclassed: a job is
+the job as GET /v1/jobs/{id} shows it, a clip is an item of ``rendered_clips`` of GET
+/v1/production/clips/jobs/{jobId}, a video is GET /v1/videos/{id} right after its upload; the
+subclass only adds the environment and when its signed URLs expire. Pure: the dispatcher's
+intake gives the event, what it keeps of the event's job (``JobFacts``) and the URL maker
+(``Links``: file URLs are signed by the infrastructure, with an expiry fixed by the event's time,
+so a replay makes the same payload).
 
 ``json_schemas()`` is the JSON Schema of each event type's body, which ``python -m
 infra.webhookdocs --write`` prints into docs/webhooks.md.
@@ -28,8 +35,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.clip_framing import MAX_SAMPLES
-from domain.clip_framing import MODES as FRAMING_MODES
+from domain.resources import ClipFraming, JobDetail, RenderedClip, VideoRecord
 
 Environment = Literal["production", "sandbox"]
 
@@ -77,25 +83,18 @@ class Source:
 
 
 class _Public(BaseModel):
+    """What every delivery's ``data`` holds besides its resource: the environment, and no other field."""
+
     model_config = ConfigDict(extra="forbid")
 
     environment: Environment = Field(description="the environment of the key whose work this is")
 
 
-class JobData(_Public):
+class JobData(JobDetail, _Public):
     """A job as GET /v1/jobs/{id} shows it when it ended."""
 
-    id: UUID
-    type: str = Field(description="the job type (analyze_video, video_clip, clip_render, ...)")
-    status: str
-    progress: int = Field(ge=0, le=100)
-    step: str = Field(description="the same as status")
-    article_id: int | None
-    error_message: str | None = Field(description="why the job failed; null when completed or cancelled")
-    created_at: datetime | None = Field(description="when the job was queued")
-    result: dict[str, Any] | None = Field(
-        description="what a completed job produced, as GET /v1/jobs/{id} shows it (a clip's file as `url` and "
-                    "`thumbnail_url`, signed); null unless completed")
+    created_at: datetime | None = Field(  # type: ignore[assignment]
+        description="when the job was queued (null only for a job queued before the dispatcher kept it)")
     urls_expire_at: datetime | None = Field(
         description="when the signed URLs in `result` stop working; null when it has none")
 
@@ -113,58 +112,20 @@ class EndedJobData(JobData):
     status: Literal["failed", "cancelled"]
 
 
-class ClipFraming(BaseModel):
-    """How a face-following template framed a clip (docs/clips.md, "Following the speaker"): one
-    public shape, in ``clip.generated`` and in the clip job's ``rendered_clips``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mode: Literal[FRAMING_MODES] = Field(  # type: ignore[valid-type]
-        description="follow_face (the crop follows a face, or a pair that fits one window), two_faces (two "
-                    "panels, each following one person) or centre_fallback (the centre crop: see reason)")
-    faces_seen_pct: int = Field(ge=0, le=100, description="share of the sampled frames with a face")
-    samples: int = Field(ge=0, le=MAX_SAMPLES, description="frames looked at (5 per second of the clip)")
-    faces: int = Field(ge=0, le=2, description="the people followed: 0 (centre fallback), 1 or 2")
-    keyframes: int = Field(ge=0, description="points of the crop's path(s) ffmpeg follows")
-    reason: str | None = Field(max_length=200, description="why the centre crop was used; null otherwise")
-
-
-class ClipData(_Public):
+class ClipData(RenderedClip, _Public):
     """``clip.generated``: one rendered clip, as in ``rendered_clips`` of GET /v1/production/clips/jobs/{jobId}."""
 
     job_id: UUID
-    clip_id: str
-    url: str | None = Field(description="signed download URL of the clip, valid until urls_expire_at")
-    thumbnail_url: str | None = Field(description="signed URL of its thumbnail (template renders)")
+    url: str | None = Field(  # type: ignore[assignment]
+        description="signed download URL of the clip, valid until urls_expire_at")
     urls_expire_at: datetime = Field(description="when url and thumbnail_url stop working")
-    format: str
-    duration_ms: int
-    size_bytes: int
-    width: int | None
-    height: int | None
-    attempt: int
-    rendered_at: datetime
-    framing: ClipFraming | None = Field(
-        description="how a face-following template framed the clip; null for the other templates")
 
 
-class VideoData(_Public):
+class VideoData(VideoRecord, _Public):
     """``video.uploaded``: the video as GET /v1/videos/{id} shows it right after the upload."""
 
-    id: int
-    media_id: int | None
-    name: str
-    description: str | None
-    language: str
-    duration_seconds: float
-    width: int | None
-    height: int | None
-    frame_rate: float | None
-    size_bytes: int
     status: Literal["uploaded"]
-    has_transcript: bool
     analyzed_at: None
-    created_at: datetime
     last_job_id: None
     article_id: None
     source_url: str | None = Field(description="signed URL of the uploaded media, valid until "
@@ -229,20 +190,6 @@ class CreditsData(_Public):
     threshold_pct: float
 
 
-# The shape of each webhook event's data (the nine names of domain.webhooks.EVENT_NAMES).
-MODELS: dict[str, type[_Public]] = {
-    "video.uploaded": VideoData,
-    "video.analyzed": AnalysisData,
-    "article.generated": ArticleData,
-    "article.translated": ArticleData,
-    "clip.generated": ClipData,
-    "export.ready": ExportData,
-    "job.completed": CompletedJobData,
-    "job.failed": EndedJobData,
-    "credits.low": CreditsData,
-}
-
-
 # ----------------------------------------------------------------------------------- the mappings
 
 
@@ -257,7 +204,8 @@ def public_result(result: Mapping[str, Any] | None, sign: Callable[[str], str | 
         shown["url"] = sign(key) if isinstance(key, str) and key else None
         if isinstance(thumbnail, str) and thumbnail:
             shown["thumbnail_url"] = sign(thumbnail)
-    return _clean(shown)
+    cleaned: dict[str, Any] = _clean(shown)
+    return cleaned
 
 
 def _clean(value: Any) -> Any:
@@ -272,7 +220,7 @@ def _job(src: Source, links: Links) -> JobData:
     d, facts = src.data, src.job
     status = {"JobCompleted": "completed", "JobFailed": "failed", "JobCancelled": "cancelled"}[src.type]
     result = public_result(d.get("result") or {}, links.file) if status == "completed" else None
-    has_urls = bool(result) and "url" in result
+    has_urls = result is not None and "url" in result
     model = CompletedJobData if status == "completed" else EndedJobData
     return model(environment=src.environment, id=src.stream_id,
                    type=facts.job_type if facts else str(d.get("job_type", "unknown")), status=status,
@@ -338,24 +286,46 @@ def _credits(src: Source, links: Links) -> CreditsData:
                        remaining_pct=d["remaining_pct"], threshold_pct=d["threshold_pct"])
 
 
-# Domain event -> its mapping. The webhook name is domain.webhooks.EVENT_FOR's.
-MAPPINGS: dict[str, Callable[[Source, Links], _Public]] = {
-    "JobCompleted": _job,
-    "JobFailed": _job,
-    "JobCancelled": _job,
-    "ClipRendered": _clip,
-    "VideoUploaded": _video,
-    "VideoAnalyzed": _analysis,
-    "ArticleGenerated": _article,
-    "ArticleTranslated": _article,
-    "ExportReady": _export,
-    "CreditsLow": _credits,
-}
+# ----------------------------------------------------------------------------------- the event types
+
+
+@dataclass(frozen=True)
+class WebhookEventType:
+    """Everything about one webhook event type, declared once: its name in the interface (what a
+    subscription lists and a delivery's ``type`` says), the domain events that emit it, the model
+    of its ``data`` (whose JSON Schema docs/webhooks.md shows) and the mapping that builds that
+    model from one of those domain events. ``ends_a_job``: a job's per-request ``webhook_url``
+    receives it too (the job's end, however it ends)."""
+
+    name: str
+    emitted_by: tuple[str, ...]
+    model: type[_Public]
+    mapping: Callable[[Source, Links], _Public]
+    ends_a_job: bool = False
+
+
+# The interface has no job.cancelled: a cancelled job ends as job.failed with status "cancelled",
+# so every job's end is notified under one of the two names receivers know.
+EVENT_TYPES: dict[str, WebhookEventType] = {t.name: t for t in (
+    WebhookEventType("video.uploaded", ("VideoUploaded",), VideoData, _video),
+    WebhookEventType("video.analyzed", ("VideoAnalyzed",), AnalysisData, _analysis),
+    WebhookEventType("article.generated", ("ArticleGenerated",), ArticleData, _article),
+    WebhookEventType("article.translated", ("ArticleTranslated",), ArticleData, _article),
+    WebhookEventType("clip.generated", ("ClipRendered",), ClipData, _clip),
+    WebhookEventType("export.ready", ("ExportReady",), ExportData, _export),
+    WebhookEventType("job.completed", ("JobCompleted",), CompletedJobData, _job, ends_a_job=True),
+    WebhookEventType("job.failed", ("JobFailed", "JobCancelled"), EndedJobData, _job, ends_a_job=True),
+    WebhookEventType("credits.low", ("CreditsLow",), CreditsData, _credits),
+)}
+EVENT_NAMES = tuple(EVENT_TYPES)  # the names, in the interface's order
+# Views of the rows: the event type each domain event emits, and the domain events that end a job.
+EVENT_FOR: dict[str, WebhookEventType] = {e: t for t in EVENT_TYPES.values() for e in t.emitted_by}
+JOB_END_EVENTS = frozenset(e for t in EVENT_TYPES.values() if t.ends_a_job for e in t.emitted_by)
 
 
 def public_data(src: Source, links: Links) -> dict[str, Any]:
     """The ``data`` of the delivery of ``src``, as JSON values."""
-    return MAPPINGS[src.type](src, links).model_dump(mode="json")
+    return EVENT_FOR[src.type].mapping(src, links).model_dump(mode="json")
 
 
 # ----------------------------------------------------------------------------------- the schemas
@@ -372,7 +342,7 @@ def _untitled(value: Any) -> Any:
 
 def body_schema(event_name: str) -> dict[str, Any]:
     """The JSON Schema of the whole body of a delivery of ``event_name``."""
-    data = _untitled(MODELS[event_name].model_json_schema())
+    data = _untitled(EVENT_TYPES[event_name].model.model_json_schema())
     defs = data.pop("$defs", None)
     schema: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -395,4 +365,4 @@ def body_schema(event_name: str) -> dict[str, Any]:
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:
-    return {name: body_schema(name) for name in MODELS}
+    return {name: body_schema(name) for name in EVENT_TYPES}

@@ -101,7 +101,7 @@ if len(ACTIONS) != len(_DECLARED):
     raise ValueError("an assistant action is declared twice")
 
 
-def summarise(name: str, arguments: dict, answer: Any) -> dict:
+def summarise(name: str, arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     """The short result of an action of ``name`` whose operation answered ``answer``: its own
     summariser's, or the generic one's for an operation declared later than this build."""
     action = ACTIONS.get(name)

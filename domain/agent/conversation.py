@@ -135,10 +135,10 @@ class Conversation(Aggregate):
         turn: int
         index: int
         name: str
-        arguments: dict
+        arguments: dict[str, Any]
         status: str
-        result: dict | None
-        error: dict | None
+        result: dict[str, Any] | None
+        error: dict[str, Any] | None
         request_id: str
 
     class Replied(Aggregate.Event):
@@ -200,8 +200,8 @@ class Conversation(Aggregate):
     def _message_received(self, turn: int, text: str, planner: str, request_id: str) -> None:
         self.turns.append(TurnState(turn, text, planner, request_id))
 
-    def record_action(self, turn: int, *, name: str, arguments: dict, status: str, result: dict | None,
-                      error: dict | None) -> None:
+    def record_action(self, turn: int, *, name: str, arguments: dict[str, Any], status: str,
+                      result: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
         state = self._open(turn)
         if status not in ACTION_STATUSES:
             raise DomainError(f"an action's status is one of {', '.join(ACTION_STATUSES)}", field="status")
@@ -217,8 +217,9 @@ class Conversation(Aggregate):
                                status=status, result=result, error=error, request_id=state.request_id)
 
     @event(ActionPerformed)
-    def _action_performed(self, turn: int, index: int, name: str, arguments: dict, status: str, result: dict | None,
-                          error: dict | None, request_id: str) -> None:
+    def _action_performed(self, turn: int, index: int, name: str, arguments: dict[str, Any], status: str,
+                          result: dict[str, Any] | None,
+                          error: dict[str, Any] | None, request_id: str) -> None:
         self.turns[turn - 1].actions.append({"name": name, "arguments": arguments, "status": status,
                                              "result": result, **({"error": error} if error else {})})
 
@@ -248,6 +249,6 @@ class Conversation(Aggregate):
         """The last ``last`` turns that ended, oldest first: the context of the next one."""
         return [t for t in self.turns if t.reply is not None][-last:]
 
-    def actions_so_far(self) -> list[tuple[str, dict, str, dict | None]]:
+    def actions_so_far(self) -> list[tuple[str, dict[str, Any], str, dict[str, Any] | None]]:
         """Every action of the conversation, in order, as ``(name, arguments, status, result)``."""
         return [(a["name"], a["arguments"], a["status"], a["result"]) for t in self.turns for a in t.actions]

@@ -34,7 +34,7 @@ FILE_LINK = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*?)?/v1/(?:files
 FILE_LINK_LEFT_OUT = "[file link not kept]"
 
 # (arguments, answer) -> short result; the factories below (``listing``, ``video_member``) return one.
-Summariser = Callable[[dict, Any], dict]
+Summariser = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 def clip(text: Any, limit: int = TEXT_MAX) -> Any:
@@ -66,7 +66,7 @@ def article_link(article_id: Any) -> str:
 
 
 def listing(key: str, fields: tuple[str, ...], link: Callable[[Any], str] | None = None) -> Summariser:
-    def summarise(arguments: dict, answer: Any) -> dict:
+    def summarise(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
         items = _data(answer) if isinstance(_data(answer), list) else []
         shown = []
         for item in items[:LIST_SHOWN]:
@@ -83,21 +83,21 @@ def listing(key: str, fields: tuple[str, ...], link: Callable[[Any], str] | None
     return summarise
 
 
-def credits(arguments: dict, answer: Any) -> dict:
+def credits(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     return _pick(_data(answer), "balance", "total", "used", "plan")
 
 
-def usage(arguments: dict, answer: Any) -> dict:
+def usage(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     return _pick(_data(answer), "totalApiCalls", "totalCreditsConsumed", "averageResponseMs", "plan")
 
 
-def usage_llm(arguments: dict, answer: Any) -> dict:
+def usage_llm(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     return {"totals": _pick(data.get("totals"), "calls", "totalTokens"),
             "operations": [_pick(o, "name", "calls", "totalTokens") for o in (data.get("operations") or [])]}
 
 
-def me(arguments: dict, answer: Any) -> dict:
+def me(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     workspace, key = data.get("workspace") or {}, data.get("apiKey") or {}
     return {"workspace": clip(workspace.get("name")), "plan": workspace.get("plan"),
@@ -106,7 +106,7 @@ def me(arguments: dict, answer: Any) -> dict:
             "environment": key.get("environment")}
 
 
-def monitoring(arguments: dict, answer: Any) -> dict:
+def monitoring(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     hour, day, jobs = data.get("last1h") or {}, data.get("last24h") or {}, data.get("jobs") or {}
     return {"calls_last_hour": hour.get("totalCalls"), "error_rate_last_hour": hour.get("errorRate"),
@@ -115,13 +115,13 @@ def monitoring(arguments: dict, answer: Any) -> dict:
             "alerts": len(data.get("alerts") or [])}
 
 
-def alerts(arguments: dict, answer: Any) -> dict:
+def alerts(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     alerts = _data(answer) if isinstance(_data(answer), list) else []
     return {"count": len(alerts), "critical": answer.get("critical_count", 0) if isinstance(answer, dict) else 0,
             "alerts": [_pick(a, "type", "severity", "message") for a in alerts[:LIST_SHOWN]]}
 
 
-def video(arguments: dict, answer: Any) -> dict:
+def video(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "id", "name", "status", "duration_seconds", "has_transcript", "article_id", "last_job_id")
     if "id" in data:
@@ -131,7 +131,7 @@ def video(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def job_created(arguments: dict, answer: Any) -> dict:
+def job_created(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "job_id", "type", "status", "reused", "credits_charged", "estimated_duration_seconds",
                 "target_language", "compute_billing")
@@ -140,14 +140,14 @@ def job_created(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def clip_job_created(arguments: dict, answer: Any) -> dict:
+def clip_job_created(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     out = job_created(arguments, answer)
     if "job_id" in out:
         out["link"] = f"/v1/production/clips/jobs/{out['job_id']}"
     return out
 
 
-def job(arguments: dict, answer: Any) -> dict:
+def job(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "id", "type", "status", "progress", "step", "article_id", "error_message")
     if "id" in data:
@@ -156,7 +156,7 @@ def job(arguments: dict, answer: Any) -> dict:
 
 
 def video_member(kind: str, text_key: str | None) -> Summariser:
-    def summarise(arguments: dict, answer: Any) -> dict:
+    def summarise(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
         items = _data(answer) if isinstance(_data(answer), list) else []
         out: dict[str, Any] = {"video_id": arguments.get("id"), "count": len(items),
                                "link": f"{video_link(arguments.get('id'))}/{kind}"}
@@ -170,7 +170,7 @@ def video_member(kind: str, text_key: str | None) -> Summariser:
 ON_SCREEN_SHOWN = 8  # the behavioural summaries, every signal and the rhythm
 
 
-def visual_elements(arguments: dict, answer: Any) -> dict:
+def visual_elements(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     """The visual elements' count and link, and the behavioural summaries when the analysis saw the
     person (``analysis_mode=behavioral``): what the assistant tells of what the picture shows."""
     out = video_member("visual-elements", None)(arguments, answer)
@@ -182,7 +182,7 @@ def visual_elements(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def narrative(arguments: dict, answer: Any) -> dict:
+def narrative(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     chapters = [c for c in (data.get("chapters") or [])[:LIST_SHOWN] if isinstance(c, dict)]
     return {"video_id": arguments.get("id"), "structure": data.get("structure"),
@@ -200,12 +200,12 @@ def _graph_counts(data: Any) -> dict[str, Any]:
     return counts
 
 
-def video_graph(arguments: dict, answer: Any) -> dict:
+def video_graph(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     return {"video_id": arguments.get("id"), **_graph_counts(_data(answer)),
             "link": f"{video_link(arguments.get('id'))}/graph"}
 
 
-def article(arguments: dict, answer: Any) -> dict:
+def article(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "id", "title", "language", "aeo_score", "geo_score", "composite_score", "video_id", "media_id")
     if "id" in data:
@@ -216,19 +216,19 @@ def article(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def scores(arguments: dict, answer: Any) -> dict:
+def scores(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "article_id", "aeo_score", "geo_score", "composite_score")
     out["link"] = f"{article_link(arguments.get('id'))}/scores"
     return out
 
 
-def article_graph(arguments: dict, answer: Any) -> dict:
+def article_graph(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     return {"article_id": arguments.get("id"), **_graph_counts(_data(answer)),
             "link": f"{article_link(arguments.get('id'))}/graph"}
 
 
-def export(arguments: dict, answer: Any) -> dict:
+def export(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"article_id": arguments.get("id"), "format": arguments.get("format"),
                            "link": f"{article_link(arguments.get('id'))}/export/{arguments.get('format')}"}
     if isinstance(answer, dict) and "content_type" in answer and "bytes" in answer:
@@ -238,14 +238,14 @@ def export(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def article_updated(arguments: dict, answer: Any) -> dict:
+def article_updated(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "id", "updated")
     out["link"] = article_link(arguments.get("id"))
     return out
 
 
-def clip_job(arguments: dict, answer: Any) -> dict:
+def clip_job(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
     out = _pick(data, "job_id", "type", "status", "progress", "stage", "article_id", "template_id", "credits_used")
     for key in ("clips", "rendered_clips", "failed_clips"):
@@ -255,16 +255,16 @@ def clip_job(arguments: dict, answer: Any) -> dict:
     return out
 
 
-def descriptions(arguments: dict, answer: Any) -> dict:
+def descriptions(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     data = _data(answer) or {}
-    drafts = data.get("drafts") if isinstance(data.get("drafts"), list) else []
+    drafts: list[Any] = data["drafts"] if isinstance(data.get("drafts"), list) else []
     out = _pick(data, "request_id", "media_id", "article_id", "candidate_id", "reused", "videosite_experiment_id")
     out["drafts"] = [_pick(d, "platform_id", "measured_length", "max_length", "was_truncated") for d in drafts]
     out["warnings"] = len(data.get("warnings") or [])
     return out
 
 
-def generic(arguments: dict, answer: Any) -> dict:
+def generic(arguments: dict[str, Any], answer: Any) -> dict[str, Any]:
     """Any operation without a summariser: the scalar fields of an object (texts cut), or a list's
     count and its items' ids."""
     data = _data(answer)

@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.chapters import format_timestamp
 from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
@@ -73,7 +74,7 @@ class Paragraph:
     role: str = "text"  # text, question, answer
     start_ms: int | None = None  # where its first sentence is said (the offline engine quotes; a provider writes)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"text": " ".join(self.sentences), "sentences": list(self.sentences), "speaker": self.speaker,
                 "role": self.role, **({"startMs": self.start_ms} if self.start_ms is not None else {})}
 
@@ -85,7 +86,7 @@ class Section:
     end_ms: int
     paragraphs: list[Paragraph] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"heading": self.heading, "startMs": self.start_ms, "endMs": self.end_ms,
                 "paragraphs": [p.to_dict() for p in self.paragraphs]}
 
@@ -98,8 +99,8 @@ class Article:
     requested_style: str
     introduction: list[str]
     sections: list[Section]
-    key_facts: list[dict]
-    faq: list[dict]
+    key_facts: list[dict[str, Any]]
+    faq: list[dict[str, Any]]
     conclusion: list[str]
     keywords_primary: list[str]
     labels: dict[str, str]
@@ -124,7 +125,7 @@ class Article:
     def word_count(self) -> int:
         return sum(len(words(s)) for s in self.body_sentences())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"title": self.title, "language": self.language, "writing_style": self.writing_style,
                 "requested_style": self.requested_style, "introduction": " ".join(self.introduction),
                 "sections": [s.to_dict() for s in self.sections], "key_facts": self.key_facts,
@@ -299,7 +300,7 @@ class _Writer:
         for s in chosen:
             last = out[-1] if out else None
             same = last is not None and len(last.sentences) < size and (not by_speaker or last.speaker == s.speaker)
-            if same:
+            if same and last is not None:
                 last.sentences.append(quote(s, self.language))
             else:
                 out.append(Paragraph([quote(s, self.language)], s.speaker, "question" if s.is_question else "text",
@@ -450,7 +451,7 @@ def _title(graph: ContentGraph, language: str) -> str:
 SENTENCES_PER_FAQ_ENTRY = 6  # a short video keeps sentences for its sections: one entry per 6 sentences
 
 
-def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) -> list[dict]:
+def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) -> list[dict[str, Any]]:
     """Up to ``limit`` questions (fewer for a short video: one per ``SENTENCES_PER_FAQ_ENTRY``
     sentences) with the passage that answers each, in the order of the intents.
 
@@ -464,7 +465,7 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
     sentences = graph.sentences
     limit = min(limit, max(1, len(sentences) // SENTENCES_PER_FAQ_ENTRY))
     by_start = {s.start_ms: s for s in sentences if s.is_question}
-    entries: list[dict] = []
+    entries: list[dict[str, Any]] = []
     seen: set[str] = set()
     for intent in graph.intents:
         if len(entries) >= limit:
@@ -562,7 +563,7 @@ def _answer_about(topic: Topic, graph: ContentGraph, writer: _Writer) -> list[Se
             vocabulary[token] = vocabulary.get(token, 0) + 1
     candidates = [s for s in naming if chapter_of(s) == home]
 
-    def strength(s: Sentence) -> tuple:
+    def strength(s: Sentence) -> tuple[Any, ...]:
         claim = writer.claims.get(s.index)
         defines = bool(claim and "definition" in claim.kinds and fold(s.text).find(topic.key) < 40)
         shared = sum(min(vocabulary.get(t, 0), 5) for t in set(s.tokens) if t not in topic.words)

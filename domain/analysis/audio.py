@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from typing import Any
 
 from domain.analysis.model import AudioSegment
 
@@ -50,7 +51,7 @@ def classify_frames(times: list[int], rms_db: list[float], zcr: list[float], dur
         before, here, after = labels[k - 1][1], labels[k][1], labels[k + 1][1]
         if before == after != here:
             labels[k] = (labels[k][0], before, labels[k][2])
-    runs: list[list] = []
+    runs: list[list[Any]] = []
     for second, kind, confidence in labels:
         start, end = second * 1000, min(duration_ms, (second + 1) * 1000)
         if runs and runs[-1][2] == kind and runs[-1][1] >= start:
@@ -58,7 +59,7 @@ def classify_frames(times: list[int], rms_db: list[float], zcr: list[float], dur
             runs[-1][3].append(confidence)
         else:
             runs.append([start, end, kind, [confidence]])
-    merged: list[list] = []
+    merged: list[list[Any]] = []
     for run in runs:
         if merged and run[1] - run[0] < MIN_AUDIO_SEGMENT_MS and run[2] != "silence":
             merged[-1][1] = run[1]

@@ -18,6 +18,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.model import MediaFacts, Sentence
 from domain.analysis.speakers import Diarisation
@@ -29,7 +30,7 @@ UNAVAILABLE = ("gestures", "posture", "facial_expressions", "gaze_direction", "l
 
 
 def behavioral_profile(sentences: Sequence[Sentence], diarisation: Diarisation, facts: MediaFacts | None,
-                       duration_ms: int, seen: SeenVideo | None = None) -> dict:
+                       duration_ms: int, seen: SeenVideo | None = None) -> dict[str, Any]:
     minutes = max(1, -(-duration_ms // 60_000))
     per_minute = [0] * minutes
     for s in sentences:
@@ -80,7 +81,7 @@ def behavioral_profile(sentences: Sequence[Sentence], diarisation: Diarisation, 
     }
 
 
-def _vision_part(seen: SeenVideo | None, duration_ms: int) -> dict:
+def _vision_part(seen: SeenVideo | None, duration_ms: int) -> dict[str, Any]:
     if seen is None:
         return {"unavailable": {name: "needs the video's frames, which this analysis did not read"
                                 for name in UNAVAILABLE}}
@@ -248,6 +249,7 @@ def _speeds(obs: Observation, before: Observation | None) -> dict[str, float]:
 def _relative_wrists(obs: Observation) -> dict[str, tuple[float, float]]:
     """The wrists from the shoulders' middle, in shoulder widths (y scaled to x's unit)."""
     body = obs.body
+    assert body is not None  # its one caller (_speeds) has checked it
     aspect = obs.height / max(1, obs.width)
     width = _shoulder_width(body, aspect)
     if width <= 0:
@@ -284,7 +286,7 @@ def _placement(face: FaceSeen | None) -> str:
     return "left" if centre < 1 / 3 else "right" if centre > 2 / 3 else "center"
 
 
-def _row(obs: Observation, before: Observation | None) -> dict:
+def _row(obs: Observation, before: Observation | None) -> dict[str, Any]:
     speeds = _speeds(obs, before)
     face, body = obs.face, obs.body
     faces = max(0, min(MAX_FACES, int(obs.faces)))
@@ -316,7 +318,7 @@ def _row(obs: Observation, before: Observation | None) -> dict:
     }
 
 
-def frame_rows(observations: Sequence[Observation]) -> list[dict]:
+def frame_rows(observations: Sequence[Observation]) -> list[dict[str, Any]]:
     """One window's observations (in time order) as rows of labelled, bounded values: what a job
     item stores. The first frame of a window has no motion and no mouth change measured (nothing
     before it in the window)."""
@@ -328,7 +330,7 @@ ROW_KEYS = ("t", "faces", "presence", "gaze", "expression", "posture", "gestures
             "placement", "hands", "handsAbove", "faceHeight", "shoulderWidth", "moveLeft", "moveRight")
 
 
-def clean_row(row: dict) -> dict | None:
+def clean_row(row: dict[str, Any]) -> dict[str, Any] | None:
     """A stored row checked again (an item result is read back from the log): known labels only,
     numbers clamped; None when it is not a row."""
     if not isinstance(row, dict) or not isinstance(row.get("t"), int) or isinstance(row.get("t"), bool):
@@ -339,14 +341,14 @@ def clean_row(row: dict) -> dict | None:
         above = int(row.get("handsAbove") or 0)
     except (TypeError, ValueError):
         return None
-    out: dict = {"t": max(0, row["t"]), "faces": max(0, min(MAX_FACES, faces))}
+    out: dict[str, Any] = {"t": max(0, row["t"]), "faces": max(0, min(MAX_FACES, faces))}
     for name, values in VALUES.items():
         out[name] = row.get(name) if row.get(name) in values else (
             "no_person" if name == "presence" else NOT_VISIBLE)
     out["hands"] = max(0, min(2, hands))
     out["handsAbove"] = max(0, min(out["hands"], above))
     for key, high in (("faceHeight", 1.0), ("shoulderWidth", 2.0), ("moveLeft", 100.0), ("moveRight", 100.0)):
-        value = row.get(key)
+        value: Any = row.get(key)
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
         out[key] = round(_clamp(float(value), 0.0, high), 3) if numeric else None
     return out
@@ -356,15 +358,16 @@ def clean_row(row: dict) -> dict | None:
 class SeenVideo:
     """What the worker saw: every window's rows, the sampling, and why nothing was seen (``note``)."""
 
-    rows: tuple[dict, ...] = ()
+    rows: tuple[dict[str, Any], ...] = ()
     fps: float = 3.0
     analysed_ms: int = 0  # the part of the video whose frames were sampled (from 0)
     note: str | None = None  # e.g. the video has no picture
 
 
-def _timeline(rows: Sequence[dict], name: str, step_ms: int, end_ms: int) -> tuple[list[dict], bool]:
+def _timeline(rows: Sequence[dict[str, Any]], name: str, step_ms: int,
+              end_ms: int) -> tuple[list[dict[str, Any]], bool]:
     """Consecutive frames with one value as segments (start, end in ms); at most ``MAX_SEGMENTS``."""
-    segments: list[dict] = []
+    segments: list[dict[str, Any]] = []
     for k, row in enumerate(rows):
         start = row["t"]
         after = rows[k + 1]["t"] if k + 1 < len(rows) else end_ms
@@ -379,7 +382,7 @@ def _timeline(rows: Sequence[dict], name: str, step_ms: int, end_ms: int) -> tup
     return segments[:MAX_SEGMENTS], len(segments) > MAX_SEGMENTS
 
 
-def _shares(rows: Sequence[dict], name: str, visible_only: bool = True) -> tuple[dict[str, float], int]:
+def _shares(rows: Sequence[dict[str, Any]], name: str, visible_only: bool = True) -> tuple[dict[str, float], int]:
     """Each value's share (percent) of the frames where it was measured, and how many those were."""
     values = [r[name] for r in rows if not visible_only or r[name] != NOT_VISIBLE]
     if not values:
@@ -396,9 +399,9 @@ def _listing(shares: dict[str, float]) -> str:
     return ", ".join(f"{name.replace('_', ' ')} {_pct(share)}" for name, share in ordered)
 
 
-def _signal_summaries(rows: Sequence[dict]) -> dict[str, tuple[dict, str]]:
+def _signal_summaries(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[dict[str, Any], str]]:
     """Each signal's shares and the sentence a person reads."""
-    out: dict[str, tuple[dict, str]] = {}
+    out: dict[str, tuple[dict[str, Any], str]] = {}
     shares, _ = _shares(rows, "presence", visible_only=False)
     seen = 100 - shares.get("no_person", 0.0)
     out["presence"] = (shares, f"a person is visible {_pct(seen)} of the analysed time"
@@ -429,7 +432,7 @@ def _signal_summaries(rows: Sequence[dict]) -> dict[str, tuple[dict, str]]:
     return out
 
 
-def _laterality_summary(rows: Sequence[dict]) -> tuple[dict, str]:
+def _laterality_summary(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], str]:
     left = sum(r["moveLeft"] or 0.0 for r in rows)
     right = sum(r["moveRight"] or 0.0 for r in rows)
     shares, n = _shares(rows, "laterality")
@@ -447,7 +450,7 @@ def _laterality_summary(rows: Sequence[dict]) -> tuple[dict, str]:
     return {**shares, "leftMovement": left_pct, "rightMovement": right_pct}, text
 
 
-def _proxemics_summary(rows: Sequence[dict]) -> tuple[dict, str]:
+def _proxemics_summary(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], str]:
     shares, n = _shares(rows, "proxemics")
     if not n:
         return shares, "the face is never visible: distance not measured"
@@ -467,7 +470,7 @@ def _proxemics_summary(rows: Sequence[dict]) -> tuple[dict, str]:
 RHYTHM_SIGNALS = ("gaze", "expression", "posture", "gestures")
 
 
-def _rhythm(rows: Sequence[dict], step_ms: int) -> dict:
+def _rhythm(rows: Sequence[dict[str, Any]], step_ms: int) -> dict[str, Any]:
     """Changes of value per minute of visible time, for each of ``RHYTHM_SIGNALS`` and together
     (a change into or out of ``not_visible`` is not counted)."""
     visible_ms = sum(step_ms for r in rows if r["presence"] != "no_person")
@@ -482,14 +485,15 @@ def _rhythm(rows: Sequence[dict], step_ms: int) -> dict:
     return {"changesPerMinute": total, "perSignal": per, "summary": text}
 
 
-def seen_profile(seen: SeenVideo, duration_ms: int) -> dict:
+def seen_profile(seen: SeenVideo, duration_ms: int) -> dict[str, Any]:
     """The timelines and summaries of what the picture shows (see docs/analysis.md)."""
     rows = sorted((r for r in (unpack_row(x) if isinstance(x, list) else clean_row(x) for x in seen.rows)
                    if r is not None), key=lambda r: r["t"])
     step_ms = max(1, round(1000 / seen.fps)) if seen.fps > 0 else 1000
     end_ms = min(duration_ms, seen.analysed_ms) if duration_ms else seen.analysed_ms
-    out: dict = {"source": "frames sampled from the video; face mesh, pose and hands (MediaPipe, on this machine)",
-                 "sampling": {"fps": seen.fps, "frames": len(rows), "analysedMs": end_ms, "durationMs": duration_ms}}
+    out: dict[str, Any] = {
+        "source": "frames sampled from the video; face mesh, pose and hands (MediaPipe, on this machine)",
+        "sampling": {"fps": seen.fps, "frames": len(rows), "analysedMs": end_ms, "durationMs": duration_ms}}
     if seen.note is not None or not rows:
         out["note"] = seen.note or "no frame could be sampled"
         return out
@@ -508,7 +512,7 @@ def seen_profile(seen: SeenVideo, duration_ms: int) -> dict:
     return out
 
 
-def behaviour_elements(profile: dict | None) -> list[dict]:
+def behaviour_elements(profile: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The visual elements of what the person does: one per signal, its summary and timeline."""
     vision = (profile or {}).get("vision") or {}
     if not vision or "summaries" not in vision:
@@ -549,12 +553,12 @@ def vision_item_window(name: str) -> tuple[int, int]:
     return int(match.group(2)), int(match.group(3))
 
 
-def pack_row(row: dict) -> list:
+def pack_row(row: dict[str, Any]) -> list[Any]:
     """A row as the list of its values in ``ROW_KEYS`` order (an item result stays small)."""
     return [row.get(key) for key in ROW_KEYS]
 
 
-def unpack_row(values) -> dict | None:
+def unpack_row(values: Any) -> dict[str, Any] | None:
     """A stored row back, checked (``clean_row``); None when it is not one."""
     if not isinstance(values, list) or len(values) != len(ROW_KEYS):
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 MIN_CHAPTER_MS = 10_000
 
@@ -21,7 +22,7 @@ class Chapter:
     first_sentence: int
     last_sentence: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"startMs": self.start_ms, "endMs": self.end_ms, "title": self.title,
                 "timestamp": format_timestamp(self.start_ms)}
 
@@ -38,7 +39,7 @@ def chapters_text(chapters: Sequence[Chapter]) -> str:
     return "\n".join(f"{format_timestamp(c.start_ms)} {c.title}" for c in chapters)
 
 
-def validate_chapters(chapters: Sequence[Chapter | dict], duration_ms: int) -> list[str]:
+def validate_chapters(chapters: Sequence[Chapter | dict[str, Any]], duration_ms: int) -> list[str]:
     """Every video-site rule the chapter list breaks (empty when it is valid)."""
     starts = [c["startMs"] if isinstance(c, dict) else c.start_ms for c in chapters]
     titles = [c["title"] if isinstance(c, dict) else c.title for c in chapters]

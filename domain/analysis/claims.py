@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.entities import SentenceEntities
 from domain.analysis.model import Sentence
@@ -61,7 +62,7 @@ class Claim:
     sentence: int
     kinds: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "confidence": self.confidence, "startMs": self.start_ms,
                 "endMs": self.end_ms, "speaker": self.speaker, "kinds": list(self.kinds)}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from domain.analysis.model import MediaFacts, Sentence
 from domain.analysis.text import words
@@ -33,13 +34,14 @@ def _said(sentences: Sequence[Sentence], start: int, end: int) -> tuple[str, str
     return text, max(set(speakers), key=lambda n: (speakers.count(n), n)) if speakers else None
 
 
-def visual_elements(facts: MediaFacts | None, duration_ms: int, sentences: Sequence[Sentence] = ()) -> list[dict]:
+def visual_elements(facts: MediaFacts | None, duration_ms: int,
+                    sentences: Sequence[Sentence] = ()) -> list[dict[str, Any]]:
     if facts is None or facts.has_video is False:
         return []
     cuts = sorted((c for c in facts.scene_changes if 0 < c.time_ms < duration_ms), key=lambda c: c.time_ms)
     bounds = [0, *[c.time_ms for c in cuts], duration_ms]
     cut_score = {c.time_ms: c.score for c in cuts}
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for k, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False), start=1):
         if end <= start:
             continue
@@ -48,7 +50,7 @@ def visual_elements(facts: MediaFacts | None, duration_ms: int, sentences: Seque
                     "endMs": end, "durationMs": end - start, "changeScore": round(cut_score.get(start, 0.0), 3),
                     "speaker": speaker, "transcriptExcerpt": said,
                     "description": f"shot {k}, {(end - start) / 1000:.1f} s"})
-    run: list[dict] = []
+    run: list[dict[str, Any]] = []
     for shot in [*out, None]:
         if shot is not None and shot["durationMs"] < FAST_SHOT_MS:
             run.append(shot)
@@ -63,10 +65,10 @@ def visual_elements(facts: MediaFacts | None, duration_ms: int, sentences: Seque
     return out
 
 
-def audio_elements(facts: MediaFacts | None, duration_ms: int) -> list[dict]:
+def audio_elements(facts: MediaFacts | None, duration_ms: int) -> list[dict[str, Any]]:
     if facts is None or facts.has_audio is False:
         return []
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for r in facts.silences:
         start, end = max(0, r.start_ms), min(duration_ms, r.end_ms)
         if end > start:

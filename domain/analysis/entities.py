@@ -16,7 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from domain.analysis.language import Language
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import ELISION_RE, fold, word_after, word_before
@@ -119,7 +121,7 @@ class Entity:
     first_ms: int
     sentences: list[int] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "type": self.type, "mentions": self.mentions,
                 "firstMs": self.first_ms}
 
@@ -152,7 +154,7 @@ def _strip_span(words: list[str]) -> list[str]:
 _LOWER = r"[a-zà-öø-ÿ]"
 
 
-def _tail_re(endings: str, complements: str, verb_next: str) -> re.Pattern:
+def _tail_re(endings: str, complements: str, verb_next: str) -> re.Pattern[str]:
     adjective = rf"{_LOWER}[\w\-]*(?:{endings})\b(?!\s+(?:{verb_next})\b)"
     complement = rf"(?:{complements}){_LOWER}[\w\-]+"
     return re.compile(rf"(?:\s+{adjective}){{0,2}}(?:\s+{complement}(?:\s+{adjective})?)?")
@@ -169,7 +171,9 @@ def _org_tail(code: str, text: str, end: int, tokens: list[str], raw: str) -> st
     head = ELISION_RE.sub("", tokens[-1]) or tokens[-1]
     if head.lower() not in ORG_WORDS:
         return ""
-    return " ".join(tail_re.match(text, end).group(0).split())
+    tail = tail_re.match(text, end)
+    assert tail is not None  # the pattern matches the empty string
+    return " ".join(tail.group(0).split())
 
 
 # The end of a German or Dutch compound that names an organisation: "Energieagentur",
@@ -238,7 +242,7 @@ class _Found:
 
     def __init__(self) -> None:
         self.entities: dict[tuple[str, str], Entity] = {}
-        self.surface: dict[tuple[str, str], Counter] = {}
+        self.surface: dict[tuple[str, str], Counter[str]] = {}
 
     def add(self, kind: str, name: str, sentence: Sentence) -> tuple[str, str]:
         key = (kind, fold(name))
@@ -291,7 +295,8 @@ def _inner_names(sentences: Sequence[Sentence]) -> set[str]:
     return inner_names
 
 
-def _dates_and_figures(sentence: Sentence, kit, found: _Found, facts: SentenceEntities, taken: _Spans) -> None:
+def _dates_and_figures(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEntities,
+                       taken: _Spans) -> None:
     text = sentence.text
     for date_re in DATE_RES:
         for match in date_re.finditer(text):
@@ -319,7 +324,7 @@ def _dates_and_figures(sentence: Sentence, kit, found: _Found, facts: SentenceEn
         facts.numbers += 1
 
 
-def _names(sentence: Sentence, kit, found: _Found, facts: SentenceEntities, inner_names: set[str],
+def _names(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEntities, inner_names: set[str],
            speaker_folds: set[str]) -> None:
     text = sentence.text
     opening = _opening(text)
@@ -368,7 +373,7 @@ def _is_figure(value: str) -> bool:
     return not (value.replace(" ", "").replace("\u202f", "").isdigit() and len(value) < 3)
 
 
-def _spoken_figures(text: str, written: list[str], kit) -> list[str]:
+def _spoken_figures(text: str, written: list[str], kit: Language) -> list[str]:
     """Figures said in words ("twenty-three thousand tonnes" -> "23000 tonnes"): those the
     language's number reader finds beyond the ones already written in digits."""
     if not any(ch.isalpha() for ch in text):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.behavioral import SeenVideo, behavioral_profile, behaviour_elements
 from domain.analysis.chapters import Chapter
@@ -50,15 +51,15 @@ class ContentGraph:
     narrative: list[NarrativePart]
     moments: list[ClipMoment]
     scores: Scores
-    visual: list[dict] = field(default_factory=list)
-    audio: list[dict] = field(default_factory=list)
-    behavioral: dict | None = None
+    visual: list[dict[str, Any]] = field(default_factory=list)
+    audio: list[dict[str, Any]] = field(default_factory=list)
+    behavioral: dict[str, Any] | None = None
 
     @property
     def geo_readiness_score(self) -> float:
         return float(self.scores.geo_score)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {
             "claims": [c.to_dict() for c in self.claims],
             "entities": [e.to_dict() for e in self.entities],

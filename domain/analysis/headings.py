@@ -4,7 +4,7 @@ its title, and a question as a section's heading where the section answers a sea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from domain.analysis.graph import ContentGraph
 from domain.analysis.phrases import heading, publishable
@@ -90,7 +90,8 @@ def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]]
     return found
 
 
-def _home_section(graph: ContentGraph, folded: list[tuple[int, str]], key: str, section_of) -> int | None:
+def _home_section(graph: ContentGraph, folded: list[tuple[int, str]], key: str,
+                  section_of: Callable[[int], int | None]) -> int | None:
     """The section where ``key`` is most said (``folded``: each sentence's start and folded text), when
     one of its claims names it (else None)."""
     said: dict[int, int] = {}

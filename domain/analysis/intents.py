@@ -13,6 +13,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.claims import CAUSAL_RE, DEFINITION_RE, Claim
 from domain.analysis.entities import Entity
@@ -37,7 +38,7 @@ class SearchIntent:
     start_ms: int | None
     answered: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "relevance": self.relevance, "source": self.source, "startMs": self.start_ms,
                 "answered": self.answered}
 
@@ -104,24 +105,25 @@ ARTICLE_RE = {
 }
 PLURAL_ARTICLES = table("plural_articles")
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
-PLURAL_TEMPLATES = table("plural_templates")
+PLURAL_TEMPLATES: dict[str, dict[str, str]] = table("plural_templates")
 # A Dutch plural: the word said also without its plural ending ("subsidie" and "subsidies",
 # "batterij" and "batterijen"). Dutch articles do not tell (de is also singular).
 DUTCH_PLURAL_ENDINGS = ("en", "s")
 ENGLISH_PLURAL_RE = re.compile(r"[a-z](?<!s)s$")  # "panels", "batteries"; not "glass" (nor "physics": below)
 
 
-def _template(label: dict, kind: str, language: str | None, plural: bool) -> str:
-    return PLURAL_TEMPLATES.get(lang_key(language), {}).get(kind, label[kind]) if plural else label[kind]
+def _template(label: dict[str, Any], kind: str, language: str | None, plural: bool) -> str:
+    template: str = PLURAL_TEMPLATES.get(lang_key(language), {}).get(kind, label[kind]) if plural else label[kind]
+    return template
 
 
-def _dutch_plural(word: str, folded_sentences: list) -> bool:
+def _dutch_plural(word: str, folded_sentences: list[Any]) -> bool:
     singulars = {word[:-len(ending)] for ending in DUTCH_PLURAL_ENDINGS
                  if word.endswith(ending) and len(word) - len(ending) >= 4}
     return bool(singulars) and any(w in singulars for _, text in folded_sentences for w in text.split())
 
 
-def _with_article(topic: Topic, folded_sentences: list, language: str | None) -> tuple[str, bool]:
+def _with_article(topic: Topic, folded_sentences: list[Any], language: str | None) -> tuple[str, bool]:
     """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
     when they say "des panneaux"), when they use one, and whether it is plural (its article, or in
     English its last word: "panels"; in Dutch, its last word also said without its plural ending)."""

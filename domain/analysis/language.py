@@ -26,6 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from domain.languages import CODES, DEFAULT_LANGUAGE, table
 
@@ -85,13 +86,13 @@ class Language:
     code: str
     stop_words: frozenset[str]
     frequencies: dict[str, float] = field(repr=False)
-    cue_re: re.Pattern = field(repr=False)
-    conclusion_re: re.Pattern = field(repr=False)
-    sponsor_re: re.Pattern = field(repr=False)
-    announce_re: re.Pattern = field(repr=False)
-    video_subject_re: re.Pattern = field(repr=False)
-    steps_re: re.Pattern = field(repr=False)
-    instruction_re: re.Pattern = field(repr=False)
+    cue_re: re.Pattern[str] = field(repr=False)
+    conclusion_re: re.Pattern[str] = field(repr=False)
+    sponsor_re: re.Pattern[str] = field(repr=False)
+    announce_re: re.Pattern[str] = field(repr=False)
+    video_subject_re: re.Pattern[str] = field(repr=False)
+    steps_re: re.Pattern[str] = field(repr=False)
+    instruction_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
 
@@ -108,7 +109,8 @@ class Language:
         return min(high, max(low, RARITY_CEILING_ZIPF - self.zipf(word)))
 
     def stem(self, word: str) -> str:
-        return _stemmer(self.code).stemWord(word)
+        stemmed: str = _stemmer(self.code).stemWord(word)
+        return stemmed
 
     def sentence_ends(self, text: str) -> list[int]:
         """Character offsets where the sentences of ``text`` end (after trailing spaces)."""
@@ -176,7 +178,7 @@ def _after_leading_words(text: str, leading: frozenset[str]) -> str:
 
 
 @lru_cache(maxsize=8)
-def _stemmer(code: str):
+def _stemmer(code: str) -> Any:
     import Stemmer
 
     return Stemmer.Stemmer(STEMMER_NAMES[code])
@@ -228,7 +230,7 @@ def _is_number_word(word: str, code: str) -> bool:
 
 
 def _per_cent_signs(code: str, text: str) -> str:
-    def sign(match: re.Match) -> str:
+    def sign(match: re.Match[str]) -> str:
         number = match.group(1)
         return f"{number} %" if _is_number_word(number, code) else match.group(0)
 
@@ -247,7 +249,7 @@ def _indefinite_set_aside(code: str, text: str) -> str:
         return text
     scales = SCALES.get(code, {})
 
-    def aside(match: re.Match) -> str:
+    def aside(match: re.Match[str]) -> str:
         following = match.group(2).lower()
         if following in scales or not _is_number_word(following, code):
             return match.group(0)

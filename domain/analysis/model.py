@@ -6,6 +6,7 @@ Times are integer milliseconds from the start of the video everywhere in the ana
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +18,7 @@ class Segment:
     text: str
     speaker: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"startMs": self.start_ms, "endMs": self.end_ms, "text": self.text, "speaker": self.speaker}
 
 

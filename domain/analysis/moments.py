@@ -19,8 +19,10 @@ from __future__ import annotations
 import hashlib
 import heapq
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.claims import Claim
 from domain.analysis.entities import SentenceEntities
@@ -50,7 +52,7 @@ class ClipMoment:
     first_sentence: int
     last_sentence: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "startMs": self.start_ms, "endMs": self.end_ms,
                 "geoScore": self.geo_score}
 
@@ -125,7 +127,7 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
     return moments
 
 
-def _title(window: Sequence[Sentence], reader: PhraseReader, background) -> str:
+def _title(window: Sequence[Sentence], reader: PhraseReader, background: Counter[tuple[str, ...]]) -> str:
     """The window's question when it names its subject, else its key phrase (see ``topics_in``),
     else the label of its first words that make a title."""
     for s in window:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.chapters import Chapter
 from domain.analysis.claims import Claim
@@ -22,7 +23,7 @@ class NarrativePart:
     summary: str
     sentences: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"part": self.part, "label": self.label, "startMs": self.start_ms, "endMs": self.end_ms,
                 "summary": self.summary, "sentenceCount": self.sentences}
 

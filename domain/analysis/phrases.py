@@ -23,9 +23,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from domain.analysis.language import Language, language
-from domain.analysis.text import ELISION_RE, NUMBER_RE, WORD_RE, capitalise, fold, norm_token
+from domain.analysis.language import NUMBER_RE, Language, language
+from domain.analysis.text import ELISION_RE, WORD_RE, capitalise, fold, norm_token
 from domain.languages import table
 
 # Words that may join two content words inside a three-word phrase, per language.
@@ -98,8 +99,8 @@ LETTER_RUN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 class PhraseTable:
     """Occurrences of every candidate in a set of sentences, with the forms they were said in."""
 
-    counts: Counter = field(default_factory=Counter)
-    surfaces: dict[tuple[str, ...], Counter] = field(default_factory=lambda: defaultdict(Counter))
+    counts: Counter[tuple[str, ...]] = field(default_factory=Counter)
+    surfaces: dict[tuple[str, ...], Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     tokens: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     def add(self, key: tuple[str, ...], surface: str, tokens: tuple[str, ...]) -> None:
@@ -118,7 +119,7 @@ class PhraseReader:
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
         self._numbers: dict[str, bool] = {}
-        self._candidates: dict[str, tuple] = {}
+        self._candidates: dict[str, tuple[Any, ...]] = {}
         self.verbs: frozenset[str] = frozenset()
         self.units: frozenset[str] = frozenset()  # stems of words said after a number (``UNIT_SHARE``)
         self.names: frozenset[str] = frozenset()
@@ -128,7 +129,7 @@ class PhraseReader:
         self.lowercase: frozenset[str] = frozenset()  # words the transcript says in lowercase somewhere
         self.bound: frozenset[str] = frozenset()  # words mostly said before one same word (``BOUND_SHARE``)
 
-    def learn(self, sentences: Sequence, speakers: Iterable[str] = ()) -> None:
+    def learn(self, sentences: Sequence[Any], speakers: Iterable[str] = ()) -> None:
         """What the transcript says about its words: which are used as verbs (see ``VERB_SIGNALS``),
         which as nouns (``DETERMINERS``) and which are the speakers' names (a chapter is not named
         after its host)."""
@@ -137,13 +138,13 @@ class PhraseReader:
         objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
         articles = frozenset(ARTICLES_OF_NOUNS.get(self.kit.code, "").split())
         common: set[str] = set()
-        after_signal: Counter = Counter()
-        after_number: Counter = Counter()
-        before_object: Counter = Counter()
-        total: Counter = Counter()
+        after_signal: Counter[str] = Counter()
+        after_number: Counter[str] = Counter()
+        before_object: Counter[str] = Counter()
+        total: Counter[str] = Counter()
         nouns: set[str] = set()
         lowercase: set[str] = set()
-        following: dict[str, Counter] = defaultdict(Counter)
+        following: dict[str, Counter[str]] = defaultdict(Counter)
         for sentence in sentences:
             previous = said = last = ""
             counted = False  # the word before was a number
@@ -181,8 +182,8 @@ class PhraseReader:
         self.lowercase = frozenset(lowercase)
         self.bound = frozenset(t for t, after in following.items() if total[t] >= BOUND_MIN
                                and after.most_common(1)[0][1] >= BOUND_SHARE * total[t])
-        stem_total: Counter = Counter()
-        stem_after: Counter = Counter()
+        stem_total: Counter[str] = Counter()
+        stem_after: Counter[str] = Counter()
         for token, count in total.items():
             stem_total[self.stem(token)] += count
         for token, count in after_number.items():
@@ -322,14 +323,14 @@ class PhraseReader:
                     continue  # "Monday Monday": a stutter, not a phrase
                 yield key, " ".join([head, *raw[i + 1:j]]), tuple(toks[i:j])
 
-    def table(self, sentences: Sequence) -> PhraseTable:
+    def table(self, sentences: Sequence[Any]) -> PhraseTable:
         table = PhraseTable()
         for sentence in sentences:
             for key, surface, tokens in self.candidates(sentence.text):
                 table.add(key, surface, tokens)
         return table
 
-    def is_name(self, surfaces: Counter, tokens: tuple[str, ...] = ()) -> bool:
+    def is_name(self, surfaces: Counter[str], tokens: tuple[str, ...] = ()) -> bool:
         """Every form of the candidate starts with a capital: a name (Fourier, JavaScript, ITER).
         In German, where every noun starts with one, a single word said after an article is a
         common noun ("der Preis"), whatever its capital."""
@@ -341,22 +342,22 @@ class PhraseReader:
         """How rare the phrase's rarest content word is in the language (``Language.rarity``)."""
         return max(self.kit.rarity(tokens[0]), self.kit.rarity(tokens[-1]))  # the ends are content words
 
-    def usable(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+    def usable(self, tokens: tuple[str, ...], surfaces: Counter[str]) -> bool:
         """May name a topic or a title: it describes something (``describes``) and is not a single
         word frequent in the language (``is_frequent_word``)."""
         return self.describes(tokens) and not self.is_frequent_word(tokens, surfaces)
 
-    def is_frequent_word(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+    def is_frequent_word(self, tokens: tuple[str, ...], surfaces: Counter[str]) -> bool:
         """A single word frequent in the language, and no name: never a topic or a title alone."""
         return len(tokens) == 1 and self.kit.is_frequent(tokens[0]) and not self.is_name(surfaces, tokens)
 
-    def is_vague(self, tokens: tuple[str, ...], surfaces: Counter) -> bool:
+    def is_vague(self, tokens: tuple[str, ...], surfaces: Counter[str]) -> bool:
         """Made only of words frequent in the language, and no name: "Couple of people", "Small
         change", "Simple question" name no subject of their own (a single frequent word included)."""
         return (all(self.kit.is_frequent(t) for t in tokens if t not in self.connectors)
                 and not self.is_name(surfaces, tokens))
 
-    def plural_head(self, label: str, surfaces: Counter) -> str:
+    def plural_head(self, label: str, surfaces: Counter[str]) -> str:
         """``label`` with its last word in the plural when the plural is among the forms said:
         "Function" said once as "functions" gives "Functions". A heading names the kind of thing a
         part treats ("Arrays", "Phase kicks", "Favorite plugins"), and a noun said in the plural is
@@ -372,7 +373,7 @@ class PhraseReader:
     def publishable(self, title: str) -> bool:
         return publishable(title, self.kit.code)
 
-    def label(self, surfaces: Counter) -> str:
+    def label(self, surfaces: Counter[str]) -> str:
         """How a candidate is shown (``display``), from the forms said as nouns when the language
         has the rule (``DETERMINERS``): "almacenamiento" and "almacenan" share a stem, and the
         verb is no label."""
@@ -389,7 +390,7 @@ class PhraseReader:
 INVERSION_RE = re.compile(r"-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous|ce)$")
 
 
-def display(surfaces: Counter) -> str:
+def display(surfaces: Counter[str]) -> str:
     """The most frequent surface form, word by word: a word keeps its capitals when it always has
     them (a name: Cadarache) or is a short acronym always in capitals (ITER); the others are
     lowercase. So "construit à Cadarache" and "organisation ITER" keep their names, and "aides de

@@ -30,9 +30,12 @@ the job stores it with the graph, the article and its result. A call the provide
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from domain.analysis.article import Article, Paragraph, Section, resolve_style, section_spans, write_article
+from domain.analysis.chapters import Chapter
 from domain.analysis.graph import ContentGraph
 from domain.analysis.premium_checks import (
     Grounds,
@@ -65,7 +68,6 @@ from domain.analysis.premium_prompts import (
     outline_call,
 )
 from domain.analysis.provider_article import STYLE_GUIDANCE, article_material, json_object
-from domain.analysis.structure import Chapter
 from domain.platforms import PLATFORMS, description_kind, measure
 
 PARTS = ("title", "summary", "chapter_titles", "chapter_starts", "article", "faq", "descriptions")
@@ -81,11 +83,11 @@ class Reply:
     finish_reason: str | None = None
 
 
-def outcome(reason: str | None) -> dict:
+def outcome(reason: str | None) -> dict[str, Any]:
     return {"by": MODEL} if reason is None else {"by": OFFLINE, "reason": reason}
 
 
-def read_reply(reply: Reply) -> dict:
+def read_reply(reply: Reply) -> dict[str, Any]:
     """The answer's JSON object, or ``Refused`` saying why there is none (every part of the call then
     falls back with that reason)."""
     if reply.finish_reason == "length":
@@ -93,7 +95,10 @@ def read_reply(reply: Reply) -> dict:
     return json_object(reply.content, Refused)
 
 
-def _member(data: dict, name: str, kind: type) -> object:
+T = TypeVar("T")
+
+
+def _member(data: dict[str, Any], name: str, kind: type[T]) -> T:
     value = data.get(name)
     if not isinstance(value, kind):
         raise Refused(f"the answer has no {name}" if value is None else f"the answer's {name} is not a {kind.__name__}")
@@ -127,8 +132,8 @@ class PremiumWriter:
         self.summary = offline_summary(self.offline)
         self.descriptions: dict[str, str] | None = None
         self.model_article: Article | None = None
-        self.model_faq: list[dict] | None = None
-        self.outcomes: dict[str, dict] = {}
+        self.model_faq: list[dict[str, Any]] | None = None
+        self.outcomes: dict[str, dict[str, Any]] = {}
 
     # ---------------------------------------------------------------- outline: title, summary, chapters
 
@@ -158,7 +163,7 @@ class PremiumWriter:
             if self.outcomes["title"]["by"] == OFFLINE:
                 self.title = self.offline.title
 
-    def _part(self, name: str, read, fallback):
+    def _part(self, name: str, read: Callable[[], Any], fallback: Any) -> Any:
         try:
             value = read()
         except Refused as exc:
@@ -167,20 +172,20 @@ class PremiumWriter:
         self.outcomes[name] = outcome(None)
         return value
 
-    def _title(self, data: dict) -> str:
+    def _title(self, data: dict[str, Any]) -> str:
         title = check_text("the title", str(_member(data, "title", str)), max_chars=TITLE_CHARS, min_chars=3,
                            one_line=True)
         check_grounded("the title", [title], self.grounds)
         check_language("the title", [title], self.language)
         return title
 
-    def _summary(self, data: dict) -> str:
+    def _summary(self, data: dict[str, Any]) -> str:
         summary = check_text("the summary", str(_member(data, "summary", str)), max_chars=SUMMARY_CHARS, min_chars=20)
         check_grounded("the summary", [summary], self.grounds)
         check_language("the summary", [summary], self.language)
         return summary
 
-    def _chapter_items(self, chapters: object) -> list[dict]:
+    def _chapter_items(self, chapters: object) -> list[dict[str, Any]]:
         count = len(self.graph.chapters)
         if not isinstance(chapters, list) or not all(isinstance(c, dict) for c in chapters):
             raise Refused("the answer has no list of chapters")
@@ -244,7 +249,7 @@ class PremiumWriter:
     def _paragraph(self, what: str, value: object, max_chars: int = ARTICLE_PARAGRAPH_CHARS) -> str:
         return check_text(what, value if isinstance(value, str) else "", max_chars=max_chars)
 
-    def _article(self, data: dict) -> Article:
+    def _article(self, data: dict[str, Any]) -> Article:
         spans = section_spans(self.graph, self.language)
         sections = _member(data, "sections", list)
         if len(sections) != len(spans):
@@ -271,7 +276,7 @@ class PremiumWriter:
                                    conclusion=[conclusion],
                                    writing_style=resolve_style(self.graph, self.style))
 
-    def _facts(self, value: object) -> list[dict]:
+    def _facts(self, value: object) -> list[dict[str, Any]]:
         if not isinstance(value, list) or len(value) > MAX_FACTS:
             raise Refused(f"the key facts are not a list of at most {MAX_FACTS}")
         claims = {c.id: c for c in self.graph.claims}
@@ -285,11 +290,11 @@ class PremiumWriter:
             facts.append({"text": text, "startMs": claims[claim_id].start_ms, "claimId": claim_id})
         return facts
 
-    def _faq(self, data: dict) -> list[dict]:
+    def _faq(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         value = data.get("faq")
         if not isinstance(value, list) or len(value) > MAX_FAQ:
             raise Refused(f"the FAQ is not a list of at most {MAX_FAQ} entries")
-        faq = []
+        faq: list[dict[str, Any]] = []
         for k, entry in enumerate(value, start=1):
             if not isinstance(entry, dict):
                 raise Refused(f"FAQ entry {k} is not an object")
@@ -320,7 +325,7 @@ class PremiumWriter:
             return
         self.descriptions = self._part("descriptions", lambda: self._descriptions(data), None)
 
-    def _descriptions(self, data: dict) -> dict[str, str]:
+    def _descriptions(self, data: dict[str, Any]) -> dict[str, str]:
         short = check_text("the short description", str(_member(data, "short", str)), max_chars=SHORT_CHARS,
                            min_chars=20)
         long = check_text("the long description", str(_member(data, "long", str)), max_chars=LONG_CHARS,
@@ -342,12 +347,12 @@ class PremiumWriter:
         return dataclasses.replace(base, title=self.title,
                                    faq=self.model_faq if self.model_faq is not None else self.offline.faq)
 
-    def content(self, article: Article) -> dict:
+    def content(self, article: Article) -> dict[str, Any]:
         """The stored content of ``article``: its dict, with the summary, the descriptions and the record."""
         return {**article.to_dict(), "engine": "provider", "summary": self.summary,
                 **({"descriptions": self.descriptions} if self.descriptions else {}),
                 "written": self.record()}
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """Every part, in ``PARTS`` order: written by the model, or offline with the reason."""
         return {part: self.outcomes.get(part, outcome("not asked")) for part in PARTS}

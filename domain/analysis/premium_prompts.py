@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.article import sentences_between
 from domain.analysis.graph import ContentGraph
 from domain.analysis.premium_checks import MOVE_WINDOW_MS
 from domain.languages import table
 
-LANGUAGE_NAMES = table("name")
+LANGUAGE_NAMES: dict[str, str] = table("name")
 OUTLINE_EXCERPT_CHARS = 6_000  # the transcript the outline call reads, shared between chapters
 OUTLINE_CLAIMS, OUTLINE_TOPICS, OUTLINE_ENTITIES = 25, 10, 12
 BOUNDARY_OPTIONS, OPTION_CHARS = 4, 100  # sentence starts offered around a chapter's boundary, and of their sentence
@@ -49,9 +50,9 @@ class Call:
 
     operation: str  # LlmUsageRecorded.operation
     what: str  # what it writes, in a message a person reads
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     schema_name: str
-    schema: dict
+    schema: dict[str, Any]
     max_tokens: int
 
 
@@ -65,19 +66,19 @@ def language_name(code: str) -> str:
 SCHEMA_MAX_LENGTH = 600
 
 
-def string_schema(max_chars: int | None = None) -> dict:
+def string_schema(max_chars: int | None = None) -> dict[str, Any]:
     """A non-empty string, of at most ``max_chars`` when that is short enough to state (above)."""
     bound = {"maxLength": max_chars} if max_chars and max_chars <= SCHEMA_MAX_LENGTH else {}
     return {"type": "string", "minLength": 1, **bound}
 
 
-def object_schema(properties: dict) -> dict:
+def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
     """An object with exactly these members, every one required."""
     return {"type": "object", "properties": properties, "required": list(properties),
             "additionalProperties": False}
 
 
-def tuple_schema(items: list[dict]) -> dict:
+def tuple_schema(items: list[dict[str, Any]]) -> dict[str, Any]:
     """An array of exactly these items, in this order."""
     return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
 
@@ -97,10 +98,10 @@ every other chapter's title. "startMs": where the chapter's subject begins: its 
 or one of its "startOptions" when the subject clearly begins at that sentence."""
 
 
-def boundary_options(graph: ContentGraph) -> list[list[dict]]:
+def boundary_options(graph: ContentGraph) -> list[list[dict[str, Any]]]:
     """For each chapter, the sentence starts (whole seconds) within ``MOVE_WINDOW_MS`` of its start
     where the model may move it, nearest first, with their sentence; none for the first chapter."""
-    out: list[list[dict]] = []
+    out: list[list[dict[str, Any]]] = []
     for k, chapter in enumerate(graph.chapters):
         if k == 0:
             out.append([])
@@ -148,7 +149,7 @@ def outline_call(graph: ContentGraph, language: str, offline_title: str) -> Call
                 schema, max_tokens=250 + 60 * len(chapters))
 
 
-def _messages(system: str, material: dict) -> list[dict]:
+def _messages(system: str, material: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system},
             {"role": "user", "content": json.dumps(material, ensure_ascii=False)}]
 
@@ -174,7 +175,7 @@ QUESTION_CHARS, ANSWER_CHARS = 200, 800
 MAX_FACTS, MAX_FAQ, MAX_PARAGRAPHS = 7, 5, 6
 
 
-def article_call(material: dict, style_guidance: str, language: str) -> Call:
+def article_call(material: dict[str, Any], style_guidance: str, language: str) -> Call:
     sections = len(material["chapters"])
     claim_ids = [c["id"] for c in material["claims"]]
     section = object_schema({"heading": string_schema(HEADING_CHARS),

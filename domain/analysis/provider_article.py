@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -50,7 +50,7 @@ def _excerpt(graph: ContentGraph, start_ms: int, end_ms: int, budget: int) -> st
     return "\n".join(out)
 
 
-def article_material(graph: ContentGraph, writing_style: str, language: str) -> dict:
+def article_material(graph: ContentGraph, writing_style: str, language: str) -> dict[str, Any]:
     """What the provider is given: bounded, JSON-ready, built from the graph only."""
     spans = section_spans(graph, language)
     budget = EXCERPT_CHARS // len(spans)
@@ -81,7 +81,7 @@ def _problems(exc: ValidationError, limit: int = 3) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
-def json_object(text: str, invalid: type[ValueError]) -> dict:
+def json_object(text: str, invalid: type[ValueError]) -> dict[str, Any]:
     """The JSON object of a provider's answer (a Markdown code fence around it is allowed); else
     ``invalid`` saying what is wrong, in words a person reads."""
     body = (text or "").strip()
@@ -90,7 +90,7 @@ def json_object(text: str, invalid: type[ValueError]) -> dict:
         body = fenced.group(1).strip()
     try:
         data = json.loads(body, strict=False)  # a line break inside a string is the checks' to judge, not JSON's
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise invalid(f"the answer is not JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(data, dict):
         raise invalid(f"the answer is JSON but not an object ({type(data).__name__})")

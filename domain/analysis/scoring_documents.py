@@ -88,13 +88,13 @@ class Document:
     answered: list[Answered]
     openers: list[str]
     faq_count: int
-    key_facts: list[dict]
+    key_facts: list[dict[str, Any]]
     moments: int  # chapters or sections with a time in the video (key moments)
     has_video: bool
-    claims: list[dict]
-    entities: list[dict]
-    topics: list[dict]
-    intents: list[dict]
+    claims: list[dict[str, Any]]
+    entities: list[dict[str, Any]]
+    topics: list[dict[str, Any]]
+    intents: list[dict[str, Any]]
     tokens: list[list[str]] = field(init=False)  # each sentence's meaningful words, counted by several criteria
 
     def __post_init__(self) -> None:
@@ -117,7 +117,7 @@ def is_question(text: str) -> bool:
 
 
 def is_named(name: str | None) -> bool:
-    return bool(name) and name.strip().lower() not in ("unknown", "inconnu", "speaker", "")
+    return name is not None and name.strip().lower() not in ("unknown", "inconnu", "speaker", "")
 
 
 def unique(items: Iterable[Said]) -> list[Said]:
@@ -130,14 +130,14 @@ def unique(items: Iterable[Said]) -> list[Said]:
     return out
 
 
-def _graph_parts(graph: dict) -> dict:
+def _graph_parts(graph: dict[str, Any]) -> dict[str, Any]:
     speakers = graph.get("speakers") or {}
     return {"claims": list(graph.get("claims") or []), "entities": list(graph.get("entities") or []),
             "topics": list(graph.get("topics") or []), "intents": list(graph.get("searchIntents") or []),
             "diarised": bool(speakers.get("diarised")) if isinstance(speakers, dict) else False}
 
 
-def document_from_article(article: dict, graph: dict) -> Document:
+def document_from_article(article: dict[str, Any], graph: dict[str, Any]) -> Document:
     """An article's structured content (``Article.to_dict()`` as stored) with the graph it came from.
 
     Quotations are the paragraphs an export shows with their speaker (conversational and interview
@@ -188,7 +188,7 @@ def document_from_article(article: dict, graph: dict) -> Document:
                     intents=parts["intents"])
 
 
-def document_from_transcript(sentences: Sequence[Any], graph: dict, title: str = "") -> Document:
+def document_from_transcript(sentences: Sequence[Any], graph: dict[str, Any], title: str = "") -> Document:
     """The video's own words: ``sentences`` (``text``, ``speaker``, ``is_question``, ``start_ms``)
     with its graph. Quotations are claims made by a named speaker; the questions asked in the
     video are its headings, answered by the next sentence that is not a question; the openers are

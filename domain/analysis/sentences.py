@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Segment, Sentence
@@ -81,7 +82,7 @@ def split_sentences(segments: Sequence[Segment], language: str | None = DEFAULT_
     kit = language_of(language)
     sentences: list[Sentence] = []
     parts: list[str] = []
-    state: dict = {}
+    state: dict[str, Any] = {}
 
     def flush() -> None:
         if not parts:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.model import Segment
 from domain.analysis.text import words
@@ -25,7 +26,7 @@ class Turn:
     end_ms: int
     words: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"speaker": self.speaker, "startMs": self.start_ms, "endMs": self.end_ms, "words": self.words}
 
 
@@ -41,7 +42,7 @@ class Speaker:
     def words_per_minute(self) -> float:
         return round(self.words * 60000 / self.talk_time_ms, 1) if self.talk_time_ms else 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "talkTimeMs": self.talk_time_ms, "share": self.share, "words": self.words,
                 "wordsPerMinute": self.words_per_minute, "turnCount": len(self.turns),
                 "turns": [{"startMs": t.start_ms, "endMs": t.end_ms} for t in self.turns]}
@@ -53,7 +54,7 @@ class Diarisation:
     speakers: list[Speaker]
     turns: list[Turn]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"diarised": self.diarised, "speakerCount": len(self.speakers),
                 "speakers": [s.to_dict() for s in self.speakers], "turns": [t.to_dict() for t in self.turns]}
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from domain.analysis.model import Segment
 
@@ -61,7 +62,7 @@ def plan_windows(regions: Iterable[tuple[int, int]], max_ms: int, duration_ms: i
 def pad_windows(windows: list[tuple[int, int]], pad_ms: int, duration_ms: int) -> list[tuple[int, int]]:
     """Each window widened by up to ``pad_ms`` of the silence around it (never into its neighbours):
     the recogniser reads a first word better with a moment of quiet before it."""
-    padded = []
+    padded: list[tuple[int, int]] = []
     for k, (start, end) in enumerate(windows):
         before = padded[-1][1] if padded else 0
         after = windows[k + 1][0] if k + 1 < len(windows) else duration_ms
@@ -81,13 +82,13 @@ def item_window(name: str) -> tuple[int, int]:
     return int(match.group(2)), int(match.group(3))
 
 
-def joins(word: Sequence) -> bool:
+def joins(word: Sequence[Any]) -> bool:
     """Whether ``word`` (``[start_ms, end_ms, text, probability, joins]``) was written onto the
     word before it with no space."""
     return len(word) > 4 and bool(word[4])
 
 
-def words_text(words: Iterable[Sequence]) -> str:
+def words_text(words: Iterable[Sequence[Any]]) -> str:
     """The words' text as the recogniser spaced them (see the module's text)."""
     parts: list[str] = []
     for word in words:
@@ -99,12 +100,12 @@ def words_text(words: Iterable[Sequence]) -> str:
     return "".join(parts)
 
 
-def prompt_for(earlier: Sequence[Sequence[Sequence]], max_chars: int = PROMPT_MAX_CHARS) -> str:
+def prompt_for(earlier: Sequence[Sequence[Sequence[Any]]], max_chars: int = PROMPT_MAX_CHARS) -> str:
     """What a window is told was said before it: the tail of the text of the windows before it
     (``earlier``, their word lists in order), at most ``max_chars``, cut at a word."""
     if max_chars <= 0:
         return ""
-    tail: list[Sequence] = []
+    tail: list[Sequence[Any]] = []
     chars = 0
     for words in reversed(earlier):
         tail[:0] = words
@@ -118,7 +119,7 @@ def prompt_for(earlier: Sequence[Sequence[Sequence]], max_chars: int = PROMPT_MA
     return cut[cut.find(" ") + 1:] if " " in cut else ""
 
 
-def _ends_before(current: Sequence[Sequence], word: Sequence) -> bool:
+def _ends_before(current: Sequence[Sequence[Any]], word: Sequence[Any]) -> bool:
     """Whether the segment ``current`` ends before ``word``."""
     if not current or (joins(word) and len(current) < MAX_JOINED_WORDS):
         return False
@@ -129,11 +130,11 @@ def _ends_before(current: Sequence[Sequence], word: Sequence) -> bool:
                 or int(word[1]) - int(current[0][0]) > MAX_SEGMENT_MS)
 
 
-def segments_from_words(words: Sequence[Sequence], speaker: str | None = None) -> list[Segment]:
+def segments_from_words(words: Sequence[Sequence[Any]], speaker: str | None = None) -> list[Segment]:
     """``words`` (``[start_ms, end_ms, text, probability, joins]`` in time order) as caption-like
     segments, their text joined as the recogniser spaced it."""
     segments: list[Segment] = []
-    current: list[Sequence] = []
+    current: list[Sequence[Any]] = []
 
     def close() -> None:
         text = words_text(current)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.analysis.chapters import Chapter
@@ -291,7 +291,8 @@ class CountRule:
         expected = max(1.0, self.at_15_min * (duration_ms / 900_000) ** self.exponent)
         share = self.monologue_share if kind == "monologue" else self.dialogue_share
         low, high = chapter_count_bounds(duration_ms)
-        return max(low, min(high, round(expected ** (1 - share) * max(1, strong) ** share)))
+        count: int = round(expected ** (1 - share) * max(1, strong) ** share)
+        return max(low, min(high, count))
 
 
 COUNT_RULE = CountRule()
@@ -377,7 +378,7 @@ def place_chapters(sentences: Sequence[Sentence], duration_ms: int, scores: Sequ
 
 
 def _split_longest(chosen: list[int], sentences: Sequence[Sentence], duration_ms: int, scores: Sequence[float],
-                   longest_ms: int, min_gap: int, fits) -> list[int]:
+                   longest_ms: int, min_gap: int, fits: Callable[[int, list[int]], bool]) -> list[int]:
     """A chapter longer than ``longest_ms`` is split at its strongest boundary: the strongest cues of
     a talk may all lie in one half of it."""
     starts_ms = [s.start_ms // 1000 * 1000 for s in sentences]

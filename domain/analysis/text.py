@@ -27,7 +27,7 @@ POSSESSIVE_RE = re.compile(r"['’]s$", re.IGNORECASE)
 SPACE_RE = re.compile(r"\s+")
 FILLER_RE = re.compile(r"([^\W\d_]+)\s*[,.…]*\s+")
 
-LABELS = table("labels")  # the one table of section labels
+LABELS: dict[str, dict[str, str]] = table("labels")  # the one table of section labels
 
 
 def lang_key(language: str | None) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from domain.analysis.chapters import Chapter, format_timestamp
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.phrases import PhraseReader, heading, impersonal, publishable
+from domain.analysis.phrases import PhraseReader, PhraseTable, heading, impersonal, publishable
 from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
 
 # How a candidate phrase is weighed as a chapter's title: a linear score of what is known of it in the
@@ -32,7 +32,7 @@ class TitleContext:
     sentences: Sequence[Sentence]
     reader: PhraseReader
     chapters: int
-    spread: Counter = field(default_factory=Counter)
+    spread: Counter[tuple[str, ...]] = field(default_factory=Counter)
     used: set[str] = field(default_factory=set)  # titles given, folded without spaces, and their words' stems
     weights: dict[str, float] = field(default_factory=lambda: dict(TITLE_WEIGHTS))
 
@@ -83,7 +83,7 @@ def _title_key(title: str, reader: PhraseReader) -> str:
     return " ".join(sorted(reader.stem(norm_token(w)) for w in words(title))).replace(" ", "") or fold(title)
 
 
-def chapter_title(chapter: Chapter, table, context: TitleContext) -> str:
+def chapter_title(chapter: Chapter, table: PhraseTable | None, context: TitleContext) -> str:
     """The question the chapter opens with, when it names the chapter's subject; else the subject
     its opening announces by name ("Next, let's talk about battery storage"); else its best phrase
     (``ranked_phrases``); always a publishable heading that names a subject (no single common word:
@@ -107,7 +107,7 @@ def chapter_title(chapter: Chapter, table, context: TitleContext) -> str:
     return _fallback_title(chapter, reader)
 
 
-def title_features(chapter: Chapter, table, context: TitleContext) -> dict[tuple[str, ...], list[float]]:
+def title_features(chapter: Chapter, table: PhraseTable, context: TitleContext) -> dict[tuple[str, ...], list[float]]:
     """Each candidate phrase of the chapter that may name a subject, with its ``TITLE_FEATURES``: its
     tf-idf against the other chapters (sentences saying it here x log(1 + chapters / chapters saying
     it), a phrase twice a word), whether it is of two words or three, how rare its rarest word is in
@@ -129,7 +129,7 @@ def title_features(chapter: Chapter, table, context: TitleContext) -> dict[tuple
     return rows
 
 
-def ranked_phrases(chapter: Chapter, table, context: TitleContext) -> list[tuple[float, tuple[str, ...]]]:
+def ranked_phrases(chapter: Chapter, table: PhraseTable, context: TitleContext) -> list[tuple[float, tuple[str, ...]]]:
     """The chapter's candidate phrases, best first: the weighted sum of their ``title_features``; of two
     that weigh the same (a short chapter says each phrase once), the one of rarer words first."""
     weights = [context.weights.get(name, 0.0) for name in TITLE_FEATURES]
@@ -146,7 +146,8 @@ LEAD_SENTENCES = 2  # a chapter's lead: where a speaker names what comes ("let's
 OPENING_SENTENCES = 5
 
 
-def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
+def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
+                      reader: PhraseReader) -> str | None:
     """A question among the chapter's first sentences that is a publishable title and names a
     subject: one of the chapter's recurring words, or a word rare in the language said there once
     ("What happens inside a multilayer perceptron?", "What is an abstract group?"); a question put
@@ -168,7 +169,8 @@ def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table, re
 ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sentence off (either way)
 
 
-def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table, reader: PhraseReader) -> str | None:
+def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
+                       reader: PhraseReader) -> str | None:
     """The subject the chapter's first sentences (or the sentence just before it, when the boundary
     could not fall on the announcement: a chapter of a short video is at least 10 s) announce by
     name ("Next, let's talk about battery storage" -> "Battery storage"; ``Language.announced``),

@@ -18,6 +18,7 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.analysis.model import Sentence
 from domain.analysis.phrases import PhraseReader, publishable
@@ -37,7 +38,7 @@ class Topic:
     first_ms: int
     words: tuple[str, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "relevance": self.relevance, "mentions": self.mentions, "firstMs": self.first_ms}
 
 
@@ -51,9 +52,9 @@ def candidates(text: str, language: str | None = DEFAULT_LANGUAGE) -> Iterable[t
 class _Tally:
     """What the transcript says of each candidate (keyed by its stems), counted once per sentence."""
 
-    counts: Counter
+    counts: Counter[tuple[str, ...]]
     slices: dict[tuple[str, ...], set[int]]  # the time slices it appears in
-    surfaces: dict[tuple[str, ...], Counter]
+    surfaces: dict[tuple[str, ...], Counter[str]]
     main_tokens: dict[tuple[str, ...], tuple[str, ...]]  # its most frequent normalised words
     first: dict[tuple[str, ...], int]  # the start of its first sentence
 
@@ -62,10 +63,10 @@ class _Tally:
 
 
 def _tally(sentences: Sequence[Sentence], reader: PhraseReader, span: int) -> _Tally:
-    counts: Counter = Counter()
+    counts: Counter[tuple[str, ...]] = Counter()
     slices: dict[tuple[str, ...], set[int]] = defaultdict(set)
-    surfaces: dict[tuple[str, ...], Counter] = defaultdict(Counter)
-    tokens_of: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+    surfaces: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+    tokens_of: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
     first: dict[tuple[str, ...], int] = {}
     for sentence in sentences:
         bucket = min(SLICES - 1, sentence.start_ms * SLICES // span)
@@ -171,7 +172,7 @@ def _overlaps(key: tuple[str, ...], other: tuple[str, ...]) -> bool:
 
 def topics_in(sentences: Sequence[Sentence], limit: int = 3, exclude: Iterable[str] = (),
               language: str | None = DEFAULT_LANGUAGE, reader: PhraseReader | None = None,
-              background: Counter | None = None) -> list[str]:
+              background: Counter[tuple[str, ...]] | None = None) -> list[str]:
     """Key phrases of a stretch of the transcript (clip moment titles): recurring, rare in the
     language and, given the ``background`` counts of the whole transcript, concentrated here.
     Each is a publishable title on its own."""

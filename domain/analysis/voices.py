@@ -34,6 +34,7 @@ readers); 0.45 separates both. Two similar voices (two espeak-ng male voices: 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,17 +50,18 @@ MIN_COVERAGE = 0.8
 MAX_CLUSTERED = 2000
 
 
-def _unit(v) -> np.ndarray:
-    v = np.asarray(v, dtype=np.float64).ravel()
+def _unit(vector: Any) -> np.ndarray:
+    v = np.asarray(vector, dtype=np.float64).ravel()
     norm = np.linalg.norm(v)
-    return v / norm if norm > 0 else v
+    unit: np.ndarray = v / norm if norm > 0 else v
+    return unit
 
 
-def speakers_of(durations_ms: Sequence[int], embeddings: Sequence) -> list[str | None]:
+def speakers_of(durations_ms: Sequence[int], embeddings: Sequence[Any]) -> list[str | None]:
     """Each segment's speaker (``Speaker N``), or None for every segment when there is one speaker
     or it cannot tell (see the module's text)."""
     n = len(durations_ms)
-    vectors = [None if e is None else _unit(e) for e in embeddings]
+    vectors: list[Any] = [None if e is None else _unit(e) for e in embeddings]
     usable = [k for k in range(n) if vectors[k] is not None and np.isfinite(vectors[k]).all()
               and np.linalg.norm(vectors[k]) > 0]
     clustered = sorted((k for k in usable if durations_ms[k] >= MIN_EMBED_MS), key=lambda k: -durations_ms[k])
@@ -94,7 +96,7 @@ def speakers_of(durations_ms: Sequence[int], embeddings: Sequence) -> list[str |
     for k in range(n):  # nothing to hear: the speaker before (after, at the start)
         if chosen[k] is None:
             chosen[k] = chosen[k - 1] if k > 0 else next((c for c in chosen if c is not None), 0)
-    order: dict[int, str] = {}
+    order: dict[int | None, str] = {}  # every speaker is known by now: None is not met
     for c in chosen:
         order.setdefault(c, f"Speaker {len(order) + 1}")
     return [order[c] for c in chosen]

@@ -33,7 +33,7 @@ def _fold_character(ch: str) -> str:
     return kept if len(kept) == 1 else ch
 
 
-class _Blank(dict):
+class _Blank(dict[str, Any]):
     """Format values where a placeholder without a value reads ``?`` (an argument not given)."""
 
     def __missing__(self, key: str) -> str:
@@ -96,7 +96,7 @@ class Say:
     def status(self, value: Any) -> str:
         return self.words.statuses.get(str(value), str(value))
 
-    def listing(self, items: list, fmt: Callable[[dict], str], has_more: Any = False) -> str:
+    def listing(self, items: list[Any], fmt: Callable[[dict[str, Any]], str], has_more: Any = False) -> str:
         return "; ".join(fmt(i) for i in items) + (self.words.and_more if has_more else "")
 
     def label(self, name: str, arguments: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ arguments) -> str``, ``result`` being the action's short result (``domain.agent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from domain.languages.base import AssistantWords, Language, RequestWords, Say, optional_words
@@ -91,7 +92,7 @@ def _narrative(s: Say, n: str, r: R, a: R) -> str:
             f"{chapters or 'none'} ({r.get('link')}).")
 
 
-def _graph(whose: str):
+def _graph(whose: str) -> Callable[[Say, str, R, R], str]:
     def sentence(s: Say, n: str, r: R, a: R) -> str:
         return (f"Content graph of {whose} {a.get('id')}: {r.get('claims', 0)} claims, {r.get('entities', 0)} "
                 f"entities, {r.get('searchIntents', 0)} search intents, {r.get('clipMoments', 0)} clip moments, "

@@ -7,6 +7,7 @@ The same keys as the English home (``domain.languages.en``); see there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from domain.languages.base import AssistantWords, Language, RequestWords, Say, fold, optional_words
@@ -95,7 +96,7 @@ def _narrative(s: Say, n: str, r: R, a: R) -> str:
             f"{chapters or 'aucun'} ({r.get('link')}).")
 
 
-def _graph(whose: str):
+def _graph(whose: str) -> Callable[[Say, str, R, R], str]:
     def sentence(s: Say, n: str, r: R, a: R) -> str:
         return (f"Graphe de contenu de {whose}{a.get('id')} : {r.get('claims', 0)} affirmations, "
                 f"{r.get('entities', 0)} entités, {r.get('searchIntents', 0)} intentions de recherche, "

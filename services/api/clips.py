@@ -35,8 +35,9 @@ from domain.clips import (
     preview_data_url,
     template,
 )
+from domain.resources import RenderedClip
 from domain.videos import MAX_DURATION_MS
-from domain.webhook_payloads import ClipFraming, public_result
+from domain.webhook_payloads import public_result
 from infra.file_urls import signed_url
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
@@ -146,21 +147,6 @@ class ProductionJobCreated(BaseModel):
 
 class ProductionJobCreatedResponse(BaseModel):
     data: ProductionJobCreated
-
-
-class RenderedClip(BaseModel):
-    clip_id: str
-    url: str = Field(description="signed download URL of the clip (docs/api.md, Files and signed URLs)")
-    thumbnail_url: str | None = Field(description="signed URL of its thumbnail (template renders)")
-    format: str
-    duration_ms: int
-    size_bytes: int
-    width: int | None
-    height: int | None
-    attempt: int
-    rendered_at: datetime
-    framing: ClipFraming | None = Field(
-        description="extension: how a face-following template framed the clip (null for the other templates)")
 
 
 class ClipJobTracking(BaseModel):

@@ -19,13 +19,12 @@ state it has already seen. Changes the projector applies in one batch show as on
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime
-from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.jobs import FINISHED, Job
+from domain.resources import JobDetail
 from infra.eventlog import key_of, partition_for
 from services.api.base import KAFKA, WAITER, Call, Route, not_found
 from services.api.streams import ServerSentEvent
@@ -56,22 +55,6 @@ class JobListItem(BaseModel):
 
 class JobList(BaseModel):
     data: list[JobListItem]
-
-
-class JobDetail(BaseModel):
-    id: UUID
-    type: str
-    status: str = Field(description="pending, running, completed, failed or cancelled")
-    progress: int = Field(ge=0, le=100)
-    step: str
-    article_id: int | None
-    error_message: str | None
-    created_at: datetime
-    result: dict[str, Any] | None = Field(
-        description="extension: what a completed job produced besides article_id (analyze_video: video_id, "
-                    "claims, chapters, transcript_source, geo_readiness_score, and article_skipped saying why "
-                    "when an article was asked for and none could be written; video_clip: url, a signed URL "
-                    "of the clip, format, duration_ms, size_bytes); null unless completed")
 
 
 class JobResponse(BaseModel):

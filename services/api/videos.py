@@ -21,7 +21,6 @@ import hashlib
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 from uuid import UUID
@@ -33,6 +32,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from domain.analysis.model import Segment
 from domain.languages import CODES, TAG_PATTERN
+from domain.resources import VideoRecord
 from domain.videos import MediaTooLarge, estimated_duration_seconds, video_stream_id
 from infra.captions import transcript_srt, transcript_webvtt
 from infra.file_urls import signed_url
@@ -73,29 +73,6 @@ class VideoUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     description: Text(5000) | None = Field(description="the new description; null or blank: none")
-
-
-class VideoRecord(BaseModel):
-    id: int
-    media_id: int | None
-    name: str
-    description: str | None
-    language: str
-    duration_seconds: float
-    width: int | None
-    height: int | None
-    frame_rate: float | None
-    size_bytes: int
-    status: str = Field(description="uploaded, analyzing or analyzed")
-    has_transcript: bool = Field(description="captions came with the upload, the file has a text subtitle track, or an "
-                                "analysis recognised words in its speech")
-    analyzed_at: datetime | None
-    created_at: datetime
-    last_job_id: UUID | None
-    article_id: int | None = Field(description="the article of the latest analysis, if it wrote one")
-    source_url: str | None = Field(default=None, description=(
-        "extension, detail and upload only: a signed URL of the uploaded media, valid 24 h, fetched without a "
-        "key (Range requests work); see docs/api.md, Files and signed URLs"))
 
 
 class VideoResponse(BaseModel):

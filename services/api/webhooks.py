@@ -26,7 +26,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from domain.webhooks import EVENT_NAMES, TEST_EVENT, payload
+from domain.webhook_payloads import EVENT_NAMES
+from domain.webhooks import TEST_EVENT, payload
 from domain.workspaces import JobSecretVersions
 from infra.crypto import SecretBox
 from infra.netguard import DestinationRefused, allowance_for, vet
@@ -64,7 +65,7 @@ class CreateWebhook(BaseModel):
                      description="a public HTTPS destination (checked after DNS resolution)")
     events: list[WebhookEvent] | None = Field(default=None, min_length=1, max_length=len(EVENT_NAMES),
                                               json_schema_extra={"uniqueItems": True},
-                                              description="the events to receive; all nine when omitted")
+                                              description="the events to receive; all of them when omitted")
 
     @field_validator("events")
     @classmethod

@@ -9,6 +9,7 @@ moment the job that wrote it has completed, before the articles read model has a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from domain.articles import ARTICLE_NAME, REGENERATE_JOB, TRANSLATE_JOB, Article, ArticleExport
@@ -56,7 +57,7 @@ class UpdateArticle:
     article_id: int
     custom_name: str | None | object = UNCHANGED
     media_id: int | None = None
-    published_urls: dict | None = None  # None: unchanged; a dict replaces them all
+    published_urls: dict[str, Any] | None = None  # None: unchanged; a dict replaces them all
 
 
 @dataclass(frozen=True)

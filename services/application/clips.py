@@ -11,6 +11,7 @@ workspace and environment names the same job (``queue_job_once``) and is answere
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from domain.articles import Article
@@ -75,7 +76,7 @@ class _ArticleClips:
     article: Article
     video: Video
     template: Template
-    request: dict
+    request: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ async def request_clip(command: RequestClip, ctx: Context):
     clip = {"id": SIMPLE_CLIP_ID, "title": video.name, "start_ms": start_ms, "end_ms": end_ms,
             "duration_ms": end_ms - start_ms}
 
-    def announce(job_id: UUID) -> list:
+    def announce(job_id: UUID) -> list[Any]:
         render = ClipRender.queue(job_id=job_id, workspace_id=workspace_id, environment=environment,
                                   video_id=video_id, clips=[clip], fmt=fmt)
         return list(render.collect_events())
@@ -136,7 +137,7 @@ async def request_detection(command: RequestDetection, ctx: Context) -> tuple[Jo
     price = 0 if environment == "sandbox" else detection_price(video.duration_ms)
     options = {k: v for k, v in request.items() if k not in ("article_id", "template_id", "target_duration_seconds")}
 
-    def announce(job_id: UUID) -> list:
+    def announce(job_id: UUID) -> list[Any]:
         detection = ClipDetection(job_id=job_id, workspace_id=c.workspace_id, environment=environment,
                                   article_id=article.article_id, video_id=video.video_id, template_id=c.template.id,
                                   target_duration_seconds=request["target_duration_seconds"], options=options)
@@ -168,7 +169,7 @@ async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, boo
     item_credits = {clip["id"]: 0 if free else render_clip_price(clip["end_ms"] - clip["start_ms"]) for clip in clips}
     price = sum(item_credits.values())
 
-    def announce(job_id: UUID) -> list:
+    def announce(job_id: UUID) -> list[Any]:
         render = ClipRender.queue(job_id=job_id, workspace_id=command.workspace_id, environment=environment,
                                   video_id=video.video_id, clips=clips, fmt=RENDER_FORMAT,
                                   article_id=article.article_id, template_id=command.template.id,

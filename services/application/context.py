@@ -63,9 +63,9 @@ class Application:
     job_secret_grace_s: float = 86400.0  # a rotated job secret stays valid this long
     storage: Any = None  # ``infra.storage`` (uploads)
     box: Any = None  # ``infra.crypto.SecretBox`` (webhook secrets)
-    handlers: Mapping[type, Callable] = field(default_factory=dict, repr=False)
+    handlers: Mapping[type, Callable[..., Any]] = field(default_factory=dict, repr=False)
 
-    def context(self, meta: dict | None = None) -> Context:
+    def context(self, meta: dict[str, Any] | None = None) -> Context:
         """The application for one call, whose events carry ``meta``."""
         return Context(self, dict(meta or {}))
 
@@ -86,7 +86,7 @@ class Context:
     """The application for one call (``Application.context``)."""
 
     app: Application
-    meta: dict
+    meta: dict[str, Any]
 
     @property
     def store(self) -> EventStore:
@@ -114,13 +114,14 @@ class Context:
         job's cancellation, a delivery's resend): the chain stays the stream's (``meta.joining``)."""
         return replace(self, meta=joining(self.meta, await origin(self.store, stream_id)))
 
-    def encoded(self, *aggregates, workspace_id: UUID | None, events: Sequence = ()) -> list[NewEvent]:
+    def encoded(self, *aggregates: Any, workspace_id: UUID | None, events: Sequence[Any] = ()) -> list[NewEvent]:
         """What ``save`` would append (``aggregates``' pending events, collected, and ``events``),
         encoded with this call's meta: for an append that rides in the caller's own statement or
         transaction (a reader's ``save_within``, the webhook sender's ``save_batch``)."""
         return encoded(self.store.registry, aggregates, events, workspace_id, self.meta)
 
-    async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence = (), effects: Sequence = (),
+    async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence[Any] = (),
+                   effects: Sequence[Any] = (),
                    unhurried: bool = False) -> int:
         """``EventStore.save`` with this call's meta (and the binding of the running request's
         idempotency key, ``idempotency.ambient_effects``)."""
@@ -128,7 +129,7 @@ class Context:
                                      effects=[*effects, *ambient_effects()], unhurried=unhurried)
 
     async def save_charged(self, workspace_id: UUID, amount: int, reason: str, *aggregates,
-                           job_id: UUID | None = None, events: Sequence = (), effects: Sequence = ()) -> int:
+                           job_id: UUID | None = None, events: Sequence[Any] = (), effects: Sequence[Any] = ()) -> int:
         """Charge the workspace ``amount`` and save it with ``events``, ``aggregates`` and
         ``effects``, in one append; 402 (``InsufficientCredits``) when the balance is short, and
         nothing is written.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from typing import Any
 from uuid import UUID
 
 from domain.agent.conversation import Conversation
@@ -60,7 +61,8 @@ class TurnRecorder:
 
         self._pending.append(receive)
 
-    def action(self, *, name: str, arguments: dict, status: str, result: dict | None, error: dict | None) -> None:
+    def action(self, *, name: str, arguments: dict[str, Any], status: str, result: dict[str, Any] | None,
+               error: dict[str, Any] | None) -> None:
         def record(conversation: Conversation) -> Conversation:
             conversation.record_action(self.turn, name=name, arguments=arguments, status=status, result=result,
                                        error=error)

@@ -26,15 +26,15 @@ class QueueJob:
     workspace_id: UUID
     job_type: str
     environment: str = "production"
-    params: dict | None = None
+    params: dict[str, Any] | None = None
     webhook_url: str | None = None
     job_id: UUID | None = None
     credits: int | None = None
     charge_reason: str | None = None
     work: MediaWork = MediaWork()
-    effects: tuple = ()
+    effects: tuple[Any, ...] = ()
     reuse_existing: bool = False
-    announce: Callable[[UUID], Sequence] | None = field(default=None, compare=False)
+    announce: Callable[[UUID], Sequence[Any]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ async def queue_job_once(command: QueueJob, ctx: Context, *, operation: str,
         generation += 1
 
 
-async def append_job(job: Job, ctx: Context, *, also: Sequence = ()) -> int:
+async def append_job(job: Job, ctx: Context, *, also: Sequence[Any] = ()) -> int:
     """Append the job's pending events, and ``also`` (other aggregates' events that commit with them).
 
     When those events end the job ``failed`` or ``cancelled`` and it was charged at queue time,

@@ -16,6 +16,7 @@ restarts and is the same on every worker.
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID, uuid4
 
 from infra.codec import StoredEvent
@@ -42,7 +43,7 @@ def correlation_of(event: StoredEvent) -> str:
     return str(meta.get("correlation_id") or meta.get("request_id") or event.stream_id)
 
 
-def joining(meta: dict | None, origin: StoredEvent | None) -> dict:
+def joining(meta: dict[str, Any] | None, origin: StoredEvent | None) -> dict[str, Any]:
     """A request's ``meta`` for what it appends to a stream that belongs to a chain already (a
     cancelled job and its refund, a resent delivery): the chain stays the stream's, found from
     its first event ``origin``; the request stays the cause."""

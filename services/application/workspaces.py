@@ -69,4 +69,5 @@ async def rotate_job_secret(command: RotateJobSecret, ctx: Context) -> tuple[Job
 
 async def job_secret_versions(ctx: Context, workspace_id: UUID, environment: str) -> JobSecretVersions:
     workspace = await ctx.load_owned(workspace_id, Workspace, workspace_id, "workspace")
-    return workspace.job_secret_versions(environment)
+    versions: JobSecretVersions = workspace.job_secret_versions(environment)
+    return versions

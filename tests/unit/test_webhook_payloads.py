@@ -1,10 +1,11 @@
-"""Webhook payloads are public resources (``domain.webhook_payloads``): each of the nine event types
-has its documented shape (the schemas of docs/webhooks.md, generated from the models), built from
+"""Webhook payloads are public resources (``domain.webhook_payloads``): each event type, one row, has
+its documented shape (the schemas of docs/webhooks.md, generated from the models), built from
 the domain event by the dispatcher's intake, with signed file URLs and nothing internal; an
 internal change of an event leaves the payload as it was; a cancelled job is notified."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,9 +15,9 @@ import pytest
 from domain.articles import Article, ArticleExport
 from domain.clips import ClipRender
 from domain.jobs import Job
+from domain.resources import JobDetail, RenderedClip, VideoRecord
 from domain.videos import Video
-from domain.webhook_payloads import MODELS, json_schemas
-from domain.webhooks import EVENT_NAMES
+from domain.webhook_payloads import EVENT_FOR, EVENT_NAMES, EVENT_TYPES, JOB_END_EVENTS, json_schemas
 from domain.workspaces import Workspace
 from infra.codec import EventRegistry, StoredEvent
 from infra.file_urls import FILES_PATH, InvalidFileToken, verify
@@ -53,7 +54,7 @@ def _registration() -> StoredEvent:
 
 
 def _history() -> list:
-    """Aggregates whose events emit each of the nine webhook events, a cancellation among them."""
+    """Aggregates whose events emit each webhook event type, a cancellation among them."""
     analysis = Job.queue(job_id=uuid.uuid4(), workspace_id=WS, job_type="analyze_video", params={"video_id": 4},
                          webhook_url=JOB_URL)
     analysis.start(1, "w")
@@ -245,16 +246,41 @@ def test_an_internal_change_of_an_event_leaves_the_public_payload_as_it_was(deli
     assert _body([queued, *progressed, old_failed]) == _body([queued, *progressed, failed])
 
 
-def test_the_shapes_are_the_api_s_own_fields():
-    """The payload of a job, a video and a clip has every field the API answers for it, by the same name."""
-    from services.api.clips import RenderedClip
-    from services.api.jobs import JobDetail
-    from services.api.videos import VideoRecord
+def test_the_payload_of_a_resource_is_the_api_s_public_model():
+    """A job, a video and a clip are one model each, which the API answers with and whose webhook
+    payload subclasses it: a field of the resource is declared once, the API's own."""
+    from services.api import clips, jobs, videos
 
-    assert set(JobDetail.model_fields) <= set(MODELS["job.completed"].model_fields)
-    assert set(JobDetail.model_fields) <= set(MODELS["job.failed"].model_fields)
-    assert set(VideoRecord.model_fields) <= set(MODELS["video.uploaded"].model_fields)
-    assert set(RenderedClip.model_fields) <= set(MODELS["clip.generated"].model_fields)
+    assert (jobs.JobDetail, videos.VideoRecord, clips.RenderedClip) == (JobDetail, VideoRecord, RenderedClip)
+    payloads = {"job.completed": JobDetail, "job.failed": JobDetail, "video.uploaded": VideoRecord,
+                "clip.generated": RenderedClip}
+    for name, resource in payloads.items():
+        model = EVENT_TYPES[name].model
+        assert issubclass(model, resource), name
+        assert set(resource.model_fields) <= set(model.model_fields), name
+        # a payload redeclares a field of the resource only to narrow it (a video just uploaded is
+        # "uploaded"; a field the API may leave out, a delivery always has), never to copy it
+        below = model.__mro__[:model.__mro__.index(resource)]
+        redeclared = {f for cls in below for f in cls.__dict__.get("__annotations__", {})} & set(resource.model_fields)
+        for field in redeclared:
+            ours, theirs = model.model_fields[field], resource.model_fields[field]
+            assert ours.annotation != theirs.annotation or ours.is_required() > theirs.is_required(), (name, field)
+
+
+def test_every_webhook_event_type_is_one_row_and_the_docs_list_the_rows():
+    registry = EventRegistry()
+    emitters = [e for t in EVENT_TYPES.values() for e in t.emitted_by]
+    assert len(emitters) == len(set(emitters)), "a domain event emits one webhook event type at most"
+    assert all(registry.knows(e) for e in emitters) and set(EVENT_FOR) == set(emitters)
+    assert JOB_END_EVENTS == {"JobCompleted", "JobFailed", "JobCancelled"}
+    assert EVENT_NAMES == tuple(EVENT_TYPES) and all(t.emitted_by for t in EVENT_TYPES.values())
+    # the page's table of which domain event emits which webhook event is the rows, row for row
+    documented = {}
+    for line in DOC.read_text(encoding="utf-8").split("## Which domain event emits")[1].split("\n\n")[1].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0].startswith("`"):
+            documented[cells[0].strip("`")] = tuple(re.findall(r"`(\w+)`", cells[1]))
+    assert documented == {t.name: t.emitted_by for t in EVENT_TYPES.values()}
 
 
 def test_docs_webhooks_md_holds_the_schemas_the_code_generates(capsys):

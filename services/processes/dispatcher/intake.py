@@ -30,8 +30,8 @@ from uuid import UUID
 
 import asyncpg
 
-from domain.webhook_payloads import JobFacts, Links, Source, public_data
-from domain.webhooks import ACTIVE, EVENT_FOR, JOB_END_EVENTS, delivery_id, payload
+from domain.webhook_payloads import EVENT_FOR, JOB_END_EVENTS, JobFacts, Links, Source, public_data
+from domain.webhooks import ACTIVE, delivery_id, payload
 from domain.workspaces import ENVIRONMENTS
 from infra.codec import EventRegistry, StoredEvent
 from infra.consume import Message, ParsedBatch, caused_by
@@ -285,7 +285,7 @@ def _fan_out(ev: StoredEvent, targets: dict[UUID, dict[UUID, Target]], jobs: dic
     subscribed to it, and to its job's webhook_url when a job ends. An event whose environment
     cannot be told is delivered to nobody (a sandbox webhook must never see production data, nor
     the reverse): it is recorded in ``webhook_unrouted`` and logged instead."""
-    name = EVENT_FOR[ev.type]
+    name = EVENT_FOR[ev.type].name
     environment = environment_of(ev, jobs)
     if environment is None:
         plan.unrouted.append(Unrouted(ev.position, ev.workspace_id, ev.type, "the event's environment is unknown"))
