@@ -10,10 +10,13 @@ workspace and environment names the same job (``queue_job_once``) and is answere
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from domain.articles import Article
+from domain.base import NotFound
 from domain.clips import (
     DETECTION_JOB,
     MAX_RENDER_CLIP_MS,
@@ -28,10 +31,12 @@ from domain.clips import (
     check_range,
     check_render_clips,
     frame_ms,
+    template,
 )
 from domain.jobs import Job
 from domain.pricing import MediaWork, SandboxAllowance, clip_price, detection_price, render_clip_price
 from domain.videos import Video, video_stream_id
+from services.application.articles import load_article
 from services.application.context import Context
 from services.application.jobs import QueueJob, queue_job, queue_job_once
 
@@ -67,15 +72,15 @@ class RequestClip:
 
 @dataclass(frozen=True)
 class _ArticleClips:
-    """Clips of an article's video with a template. ``request`` is the canonical request (defaults
-    filled in), whose hash names the job (``queue_job_once``)."""
+    """Clips of an article's video with a template, as the request names them. ``request`` is the
+    canonical request (defaults filled in, ``article_id`` and ``template_id`` among its fields), whose
+    hash names the job (``queue_job_once``)."""
 
     workspace_id: UUID
     environment: str
-    article: Article
-    video: Video
-    template: Template
-    request: dict
+    article_id: int
+    template_id: int
+    request: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -128,24 +133,46 @@ async def load_article_video(ctx: Context, workspace_id: UUID, environment: str,
     return article, video
 
 
+def _template(template_id: int) -> Template:
+    """The system template ``template_id``; 404 when there is none."""
+    chosen = template(template_id)
+    if chosen is None:
+        raise NotFound("template not found", id=str(template_id))
+    return chosen
+
+
+async def _loaded(ctx: Context, command: _ArticleClips) -> tuple[Template, Article, Video]:
+    """What the request names, in the order a client learns of it: the template (404), the article
+    (404 unless the caller's: found by its id on the write side, never through a read model, which
+    may not yet have applied the article an analysis has just written) and its video (400 when the
+    article has none)."""
+    chosen = _template(command.template_id)
+    article = await load_article(ctx, command.workspace_id, command.environment, command.article_id)
+    article, video = await load_article_video(ctx, command.workspace_id, command.environment, article.id,
+                                              command.article_id)
+    return chosen, article, video
+
+
 async def request_detection(command: RequestDetection, ctx: Context) -> tuple[Job, bool, int, int | None]:
     """Queue the detection, or find the identical earlier request's job: (job, reused, price,
     position of the append or None)."""
     c = command
-    article, video, request, environment = c.article, c.video, c.request, c.environment
+    chosen, article, video = await _loaded(ctx, c)
+    request, environment = dict(c.request), c.environment
+    request["target_duration_seconds"] = request.get("target_duration_seconds") or chosen.target_duration_seconds
     price = 0 if environment == "sandbox" else detection_price(video.duration_ms)
     options = {k: v for k, v in request.items() if k not in ("article_id", "template_id", "target_duration_seconds")}
 
     def announce(job_id: UUID) -> list:
         detection = ClipDetection(job_id=job_id, workspace_id=c.workspace_id, environment=environment,
-                                  article_id=article.article_id, video_id=video.video_id, template_id=c.template.id,
+                                  article_id=article.article_id, video_id=video.video_id, template_id=chosen.id,
                                   target_duration_seconds=request["target_duration_seconds"], options=options)
         return list(detection.collect_events())
 
     job, reused, position = await queue_job_once(QueueJob(
         c.workspace_id, DETECTION_JOB, environment=environment,
         params={"article_id": article.article_id, "video_id": video.video_id,
-                "article_job_id": str(article.job_id), "template_id": c.template.id},
+                "article_job_id": str(article.job_id), "template_id": chosen.id},
         credits=price, charge_reason=f"clip detection in article {article.article_id}", announce=announce),
         ctx, operation=DETECTION_JOB, request=request)
     return job, reused, price, position
@@ -157,7 +184,8 @@ async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, boo
     price, position of the append or None). 400 (``ClipRefused``) for a clip outside the video or
     whose duration disagrees."""
     c = command
-    article, video, request, environment = c.article, c.video, c.request, c.environment
+    chosen, article, video = await _loaded(ctx, c)
+    request, environment = dict(c.request), c.environment
     clips = request["clips"]
     check_render_clips(clips, video.duration_ms, frame_ms(video.frame_rate),
                        max_ms=_sandbox_clip_max(ctx.sandbox_allowance(environment)) or MAX_RENDER_CLIP_MS)
@@ -171,13 +199,13 @@ async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, boo
     def announce(job_id: UUID) -> list:
         render = ClipRender.queue(job_id=job_id, workspace_id=command.workspace_id, environment=environment,
                                   video_id=video.video_id, clips=clips, fmt=RENDER_FORMAT,
-                                  article_id=article.article_id, template_id=command.template.id,
+                                  article_id=article.article_id, template_id=chosen.id,
                                   target_duration_seconds=request.get("target_duration_seconds"))
         return list(render.collect_events())
 
     job, reused, position = await queue_job_once(QueueJob(
         command.workspace_id, RENDER_JOB, environment=environment,
-        params={"article_id": article.article_id, "video_id": video.video_id, "template_id": command.template.id,
+        params={"article_id": article.article_id, "video_id": video.video_id, "template_id": chosen.id,
                 "item_credits": item_credits},
         credits=price, charge_reason=f"render of {len(clips)} clips of article {article.article_id}",
         announce=announce, work=MediaWork(clip_ms=sum(clip["end_ms"] - clip["start_ms"] for clip in clips))),

@@ -56,6 +56,7 @@ import asyncpg
 
 from domain.base import DomainError
 from domain.jobs import Job, StaleAttempt
+from infra.adapters import database_adapters
 from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore, PostgresEventStore, origin
@@ -451,7 +452,7 @@ class Worker:
     def application(self) -> Application:
         """The application over this worker's store (made again when the store is replaced)."""
         if self._application is None or self._application.store is not self.store:
-            self._application = bootstrap(self.settings, self.store)
+            self._application = bootstrap(self.settings, self.store, database_adapters(self.store.pool))
         return self._application
 
     def job_meta(self, job: Job) -> dict:

@@ -16,6 +16,7 @@ from domain.jobs import Job
 from infra.codec import NewEvent
 from infra.effects import ClaimLapsed
 from infra.eventstore import CACHE_FROM_VERSION, NOTIFY_CHANNEL, Call, ConcurrencyError, EventStore, PostgresEventStore
+from infra.idempotency_rows import PostgresKeyRows
 from services.application.idempotency import IdempotencyKeys, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle
@@ -143,7 +144,7 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     and ``on_commit`` is called after."""
     store = PostgresEventStore(pool, registry, group_commit=group_commit)
     ws = uuid.uuid4()
-    keys = IdempotencyKeys(pool)
+    keys = IdempotencyKeys(PostgresKeyRows(pool))
     claim = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
     stolen = await keys._claim((ws, "production", API_KEY, "test.calls", "s" * 16), "hash")
     await keys._release(stolen)  # this claim is no longer held: completing it refuses
