@@ -96,7 +96,7 @@ class MemoryCandidateVideos:
 FAKE_MEDIA = b"vaeo-fake-media "
 
 
-def fake_media(demuxer: str = "mov,mp4,m4a,3gp,3g2,mj2", duration_ms: int = 30_000, **info: Any) -> bytes:
+def fake_media(demuxer: str = "mov", duration_ms: int = 30_000, **info: Any) -> bytes:
     """The bytes of a media file ``FakeMedia`` reads: a marker and its description (``measured_ms``,
     ``width``, ``height``, ``frame_rate``, ``video_codec``, ``audio_codec``, ``poster`` False for a
     media of which no picture can be made, ``unreadable`` for one whose packets cannot be read)."""

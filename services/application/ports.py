@@ -70,8 +70,8 @@ class MediaInspector(Protocol):
 
 
 class FileStore(Protocol):
-    """Where uploads and their companions are kept (blocking calls; ``infra/storage.py`` describes
-    the disk and object store adapters)."""
+    """Where uploads and their companions are kept (blocking calls): the local disk or the object
+    store in a process, a dict in a unit test."""
 
     def commit(self, staged: Path, key: str) -> object:
         """Move a staged file to ``key`` (the staged file is gone)."""
