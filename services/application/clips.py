@@ -33,12 +33,12 @@ from domain.clips import (
     frame_ms,
     template,
 )
-from domain.jobs import Job
 from domain.pricing import MediaWork, SandboxAllowance, clip_price, detection_price, render_clip_price
 from domain.videos import Video, video_stream_id
 from services.application.articles import load_article
 from services.application.context import Context
 from services.application.jobs import QueueJob, queue_job, queue_job_once
+from services.application.results import PricedJob, PricedJobOnce
 
 SIMPLE_CLIP_ID = "clip"  # the one item of a video_clip job
 
@@ -93,7 +93,7 @@ class RequestRender(_ArticleClips):
     """Render the requested clips of an article's video with a template."""
 
 
-async def request_clip(command: RequestClip, ctx: Context):
+async def request_clip(command: RequestClip, ctx: Context) -> PricedJob:
     """Queue the cut; 400 (``ClipRefused``) for a range past the video's end or a format its streams
     cannot give. Returns (job, price, position)."""
     c = command
@@ -117,7 +117,7 @@ async def request_clip(command: RequestClip, ctx: Context):
                 "item_credits": {SIMPLE_CLIP_ID: price}},
         credits=price, charge_reason=f"clip of video {video_id}", webhook_url=c.webhook_url,
         work=MediaWork(clip_ms=end_ms - start_ms), announce=announce), ctx)
-    return job, price, position
+    return PricedJob(job, price, position)
 
 
 async def load_article_video(ctx: Context, workspace_id: UUID, environment: str, article_stream_id: UUID,
@@ -153,7 +153,7 @@ async def _loaded(ctx: Context, command: _ArticleClips) -> tuple[Template, Artic
     return chosen, article, video
 
 
-async def request_detection(command: RequestDetection, ctx: Context) -> tuple[Job, bool, int, int | None]:
+async def request_detection(command: RequestDetection, ctx: Context) -> PricedJobOnce:
     """Queue the detection, or find the identical earlier request's job: (job, reused, price,
     position of the append or None)."""
     c = command
@@ -175,10 +175,10 @@ async def request_detection(command: RequestDetection, ctx: Context) -> tuple[Jo
                 "article_job_id": str(article.job_id), "template_id": chosen.id},
         credits=price, charge_reason=f"clip detection in article {article.article_id}", announce=announce),
         ctx, operation=DETECTION_JOB, request=request)
-    return job, reused, price, position
+    return PricedJobOnce(job, reused, price, position)
 
 
-async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, bool, int, int | None]:
+async def request_render(command: RequestRender, ctx: Context) -> PricedJobOnce:
     """Queue the render of the requested clips with the template, each an item of the job priced on
     its own (what failed is refunded), or find the identical earlier request's job: (job, reused,
     price, position of the append or None). 400 (``ClipRefused``) for a clip outside the video or
@@ -210,4 +210,4 @@ async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, boo
         credits=price, charge_reason=f"render of {len(clips)} clips of article {article.article_id}",
         announce=announce, work=MediaWork(clip_ms=sum(clip["end_ms"] - clip["start_ms"] for clip in clips))),
         ctx, operation=RENDER_JOB, request=request)
-    return job, reused, price, position
+    return PricedJobOnce(job, reused, price, position)

@@ -24,6 +24,7 @@ from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video, video_stream_id
 from services.application.context import CHARGE_RETRIES, CONFLICT_RETRIES, Context, with_retries
 from services.application.idempotency import Claim, Outcome
+from services.application.results import Completion
 
 
 class CompletionTimeout(Exception):
@@ -171,7 +172,7 @@ async def move_candidate(command: MoveCandidate, ctx: Context) -> int | None:
     return await with_retries(attempt)
 
 
-async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> tuple[Outcome, int | None]:
+async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> Completion:
     """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
     ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
     when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
@@ -185,7 +186,7 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
     timeout_s, now = ctx.app.completion_timeout_s, ctx.now()
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
-    async def attempt() -> tuple[Outcome, int | None]:
+    async def attempt() -> Completion:
         state = await load_candidate(ctx, workspace_id, environment, candidate_id, with_article=True)
         video, article = state.video, state.article
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
@@ -217,6 +218,6 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
             reason = f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)"
             position = await ctx.save_charged(workspace_id, price, reason, *aggregates,
                                               effects=[claim.records(outcome)])
-        return outcome, position if selected else None
+        return Completion(outcome, position if selected else None)
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)

@@ -27,6 +27,7 @@ from infra.captions import CaptionError, read_caption_upload
 from services.application.articles import invalid_field, provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
+from services.application.results import AnalysisQueued, LinksRevoked, Saved
 
 log = logging.getLogger("vaeo.videos")
 
@@ -68,7 +69,7 @@ class RequestAnalysis:
     webhook_url: str | None = None
 
 
-async def ingest_video(command: IngestVideo, ctx: Context):
+async def ingest_video(command: IngestVideo, ctx: Context) -> Saved[Video]:
     """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
 
     The probe (the media port, ``ctx.app.media``) accepts only the whitelisted containers; a declared duration over
@@ -131,7 +132,7 @@ async def ingest_video(command: IngestVideo, ctx: Context):
             thumbnail_key=thumbnail_key, now=now)
         position = await ctx.save(video, workspace_id=workspace_id)
         stored_keys.clear()
-        return video, position
+        return Saved(video, position)
     finally:
         staged.unlink(missing_ok=True)
         for key in stored_keys:
@@ -179,17 +180,17 @@ async def _store_thumbnail(storage, media, source_key: str, key: str, info, dura
     return key
 
 
-async def change_video_description(command: ChangeVideoDescription, ctx: Context) -> tuple[Video, int | None]:
+async def change_video_description(command: ChangeVideoDescription, ctx: Context) -> Saved[Video]:
     """Replace a video's description (``VideoDescriptionChanged``); position None when it is the
     description already (nothing is recorded)."""
     c = command
 
-    async def attempt() -> tuple[Video, int | None]:
+    async def attempt() -> Saved[Video]:
         video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
                                   c.video_id)
         if not video.change_description(c.description):
-            return video, None
-        return video, await ctx.save(video, workspace_id=c.workspace_id)
+            return Saved(video, None)
+        return Saved(video, await ctx.save(video, workspace_id=c.workspace_id))
 
     return await with_retries(attempt)
 
@@ -203,21 +204,21 @@ class RevokePublicLinks:
     video_id: int
 
 
-async def revoke_public_links(command: RevokePublicLinks, ctx: Context) -> tuple[int, int]:
+async def revoke_public_links(command: RevokePublicLinks, ctx: Context) -> LinksRevoked:
     """Move the video's public links to a new generation: every link made before answers 404.
     ``(generation, position)``."""
     c = command
 
-    async def attempt() -> tuple[int, int]:
+    async def attempt() -> LinksRevoked:
         video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
                                   c.video_id)
         generation = video.revoke_public_links()
-        return generation, await ctx.save(video, workspace_id=c.workspace_id)
+        return LinksRevoked(generation, await ctx.save(video, workspace_id=c.workspace_id))
 
     return await with_retries(attempt)
 
 
-async def request_analysis(command: RequestAnalysis, ctx: Context):
+async def request_analysis(command: RequestAnalysis, ctx: Context) -> AnalysisQueued:
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
@@ -254,4 +255,4 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
                                              charge_reason=f"analysis of video {video_id}",
                                              webhook_url=command.webhook_url,
                                              work=MediaWork(decoded_ms=video.duration_ms)), ctx)
-    return job, video, price, position
+    return AnalysisQueued(job, video, price, position)

@@ -7,6 +7,7 @@ rules need both stores (charges, idempotency, refunds)."""
 from __future__ import annotations
 
 import dataclasses
+import typing
 import uuid
 from pathlib import Path
 
@@ -99,6 +100,17 @@ def test_the_application_built_over_an_in_memory_store_runs_on_its_twins(tmp_pat
     assert w.app.storage is w.adapters.files and w.app.media is w.adapters.media
     assert w.app.candidates is w.adapters.candidates and w.app.idempotency.rows is w.adapters.key_rows
     assert w.app.drafting is not None and w.app.handlers is HANDLERS
+
+
+def test_every_handler_answers_one_typed_result():
+    """A handler answers a named result (``services.application.results``) or a single value, never
+    a bare tuple whose places a caller must know."""
+    for handler in HANDLERS.values():
+        answer = typing.get_type_hints(handler).get("return")
+        assert answer is not None, handler
+        assert (typing.get_origin(answer) or answer) is not tuple, handler
+        if isinstance(answer, type) and issubclass(answer, tuple):
+            assert hasattr(answer, "_fields"), handler
 
 
 # -- workspaces and medias -------------------------------------------------------------------
