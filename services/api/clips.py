@@ -235,7 +235,7 @@ async def detect_clips(call: Call) -> dict:
     body: DetectRequest = call.body
     try:
         job, reused, price, position = await call.context.handle(commands.RequestDetection(
-            call.workspace_id, call.environment, body.article_id, body.template_id, request=body.model_dump()))
+            call.workspace_id, call.environment, **body.model_dump()))
     except ClipRefused as exc:
         raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)
@@ -249,7 +249,7 @@ async def render_clips(call: Call) -> dict:
             clip[name] = round(clip[name])
     try:
         job, reused, price, position = await call.context.handle(commands.RequestRender(
-            call.workspace_id, call.environment, body.article_id, body.template_id, request=request))
+            call.workspace_id, call.environment, **request))
     except ClipRefused as exc:
         raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)

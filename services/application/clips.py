@@ -10,8 +10,8 @@ workspace and environment names the same job (``queue_job_once``) and is answere
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 from uuid import UUID
 
@@ -71,26 +71,47 @@ class RequestClip:
 
 
 @dataclass(frozen=True)
-class _ArticleClips:
-    """Clips of an article's video with a template, as the request names them. ``request`` is the
-    canonical request (defaults filled in, ``article_id`` and ``template_id`` among its fields), whose
-    hash names the job (``queue_job_once``)."""
+class RequestDetection:
+    """Detect clips in an article's video with a template: the request's fields, defaults filled in
+    (``target_duration_seconds`` None: the template's)."""
 
     workspace_id: UUID
     environment: str
     article_id: int
     template_id: int
-    request: Mapping[str, Any]
+    target_duration_seconds: int | None
+    requested_clip_count: int
+    analysis_mode: str
+    prompt: str | None
+    protect_sentence_boundaries: bool
+    duration_margin_enabled: bool
+    duration_margin_percent: int
+    allow_shorter_duration: bool
+    allow_longer_duration: bool
 
 
 @dataclass(frozen=True)
-class RequestDetection(_ArticleClips):
-    """Detect clips in an article's video."""
+class RequestRender:
+    """Render the requested clips of an article's video with a template (each clip: ``id``,
+    ``title``, ``start_ms``, ``end_ms``, ``duration_ms`` and its optional fields, as the interface
+    takes them)."""
+
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    template_id: int
+    target_duration_seconds: int | None
+    clips: Sequence[Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
-class RequestRender(_ArticleClips):
-    """Render the requested clips of an article's video with a template."""
+def _request(command: RequestDetection | RequestRender) -> dict[str, Any]:
+    """The canonical request, as the client sent it with the defaults filled in: its hash names the
+    job (``queue_job_once``), so an identical request finds the same job."""
+    request = {f.name: getattr(command, f.name) for f in fields(command) if f.name not in ("workspace_id",
+                                                                                          "environment")}
+    if "clips" in request:
+        request["clips"] = [dict(clip) for clip in request["clips"]]
+    return request
 
 
 async def request_clip(command: RequestClip, ctx: Context) -> PricedJob:
@@ -141,7 +162,7 @@ def _template(template_id: int) -> Template:
     return chosen
 
 
-async def _loaded(ctx: Context, command: _ArticleClips) -> tuple[Template, Article, Video]:
+async def _loaded(ctx: Context, command: RequestDetection | RequestRender) -> tuple[Template, Article, Video]:
     """What the request names, in the order a client learns of it: the template (404), the article
     (404 unless the caller's: found by its id on the write side, never through a read model, which
     may not yet have applied the article an analysis has just written) and its video (400 when the
@@ -158,8 +179,8 @@ async def request_detection(command: RequestDetection, ctx: Context) -> PricedJo
     position of the append or None)."""
     c = command
     chosen, article, video = await _loaded(ctx, c)
-    request, environment = dict(c.request), c.environment
-    request["target_duration_seconds"] = request.get("target_duration_seconds") or chosen.target_duration_seconds
+    request, environment = _request(c), c.environment
+    request["target_duration_seconds"] = c.target_duration_seconds or chosen.target_duration_seconds
     price = 0 if environment == "sandbox" else detection_price(video.duration_ms)
     options = {k: v for k, v in request.items() if k not in ("article_id", "template_id", "target_duration_seconds")}
 
@@ -185,7 +206,7 @@ async def request_render(command: RequestRender, ctx: Context) -> PricedJobOnce:
     whose duration disagrees."""
     c = command
     chosen, article, video = await _loaded(ctx, c)
-    request, environment = dict(c.request), c.environment
+    request, environment = _request(c), c.environment
     clips = request["clips"]
     check_render_clips(clips, video.duration_ms, frame_ms(video.frame_rate),
                        max_ms=_sandbox_clip_max(ctx.sandbox_allowance(environment)) or MAX_RENDER_CLIP_MS)

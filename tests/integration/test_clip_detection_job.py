@@ -83,8 +83,7 @@ async def run_detection(settings, store, pool, background, ws, video, article, s
                "analysis_mode": "multimodal", "prompt": prompt, "protect_sentence_boundaries": True,
                "duration_margin_enabled": True, "duration_margin_percent": 10, "allow_shorter_duration": True,
                "allow_longer_duration": False}
-    job, reused, price, _ = await handle(store, RequestDetection(ws, environment="production", article_id=3,
-                                                                 template_id=1, request=request))
+    job, reused, price, _ = await handle(store, RequestDetection(ws, "production", **request))
     assert (reused, price) == (False, detection_price(video.duration_ms))
     done = await wait_for(lambda: job_finished(store, job.id), timeout=60, what="detection finished")
     return done

@@ -17,6 +17,7 @@ import pytest
 from domain.analysis import analyse, write_article
 from domain.articles import Article
 from domain.base import DomainError, NotFound
+from domain.clips import DETECTION_JOB, RENDER_JOB, template
 from domain.pricing import analysis_price, description_price, detection_price, render_clip_price
 from domain.revival import candidate_id
 from domain.videos import UnreadableMedia, UnsupportedMedia, Video, video_stream_id
@@ -29,7 +30,7 @@ from infra.settings import Settings
 from services.application import articles, clips, media, revival, videos, webhooks, workspaces
 from services.application.bootstrap import bootstrap
 from services.application.handlers import HANDLERS
-from services.application.idempotency import Outcome
+from services.application.idempotency import Outcome, job_id_for
 from tests.media_factory import podcast_cues
 
 ENV = "production"
@@ -249,30 +250,39 @@ async def test_a_clip_is_queued_within_the_video(world: World):
         await world.handle(clips.RequestClip(world.ws, ENV, video.video_id, 1_000, 99_000, "mp4"))
 
 
+DETECTION = {"target_duration_seconds": None, "requested_clip_count": 3, "analysis_mode": "multimodal",
+             "prompt": None, "protect_sentence_boundaries": True, "duration_margin_enabled": True,
+             "duration_margin_percent": 10, "allow_shorter_duration": True, "allow_longer_duration": False}
+
+
 async def test_a_detection_loads_what_it_names_and_an_identical_request_reuses_its_job(world: World):
     video = await world.upload()
     article = await world.analysed(video)
-    request = {"article_id": article.article_id, "template_id": 1, "target_duration_seconds": None}
-    job, reused, price, _ = await world.handle(clips.RequestDetection(world.ws, ENV, article.article_id, 1, request))
+    command = clips.RequestDetection(world.ws, ENV, article.article_id, 1, **DETECTION)
+    job, reused, price, _ = await world.handle(command)
     assert (reused, price) == (False, detection_price(60_000)) and job.params["video_id"] == video.video_id
-    again, reused, _, position = await world.handle(clips.RequestDetection(world.ws, ENV, article.article_id, 1,
-                                                                           request))
+    # The job is named by the client's request, the template's duration filled in.
+    canonical = {"article_id": article.article_id, "template_id": 1, **DETECTION,
+                 "target_duration_seconds": template(1).target_duration_seconds}
+    assert job.id == job_id_for(world.ws, ENV, DETECTION_JOB, canonical)
+    again, reused, _, position = await world.handle(command)
     assert (again.id, reused, position) == (job.id, True, None)
     with pytest.raises(NotFound, match="template"):
-        await world.handle(clips.RequestDetection(world.ws, ENV, article.article_id, 999, request))
+        await world.handle(dataclasses.replace(command, template_id=999))
     with pytest.raises(NotFound, match="article"):
-        await world.handle(clips.RequestDetection(world.ws, "sandbox", article.article_id, 1, request))
+        await world.handle(dataclasses.replace(command, environment="sandbox"))
 
 
 async def test_a_render_prices_each_clip_and_refuses_one_outside_the_video(world: World):
     article = await world.analysed(await world.upload())
     clip = {"id": "a", "title": "A", "start_ms": 0, "end_ms": 5_000, "duration_ms": 5_000}
-    request = {"article_id": article.article_id, "template_id": 1, "clips": [clip]}
-    job, reused, price, _ = await world.handle(clips.RequestRender(world.ws, ENV, article.article_id, 1, request))
+    command = clips.RequestRender(world.ws, ENV, article.article_id, 1, None, [clip])
+    job, reused, price, _ = await world.handle(command)
     assert (reused, price, job.params["item_credits"]) == (False, render_clip_price(5_000), {"a": price})
-    outside = {**request, "clips": [{**clip, "end_ms": 90_000, "duration_ms": 90_000}]}
+    canonical = {"article_id": article.article_id, "template_id": 1, "target_duration_seconds": None, "clips": [clip]}
+    assert job.id == job_id_for(world.ws, ENV, RENDER_JOB, canonical)
     with pytest.raises(clips.ClipRefused):
-        await world.handle(clips.RequestRender(world.ws, ENV, article.article_id, 1, outside))
+        await world.handle(dataclasses.replace(command, clips=[{**clip, "end_ms": 90_000, "duration_ms": 90_000}]))
 
 
 # -- revival ---------------------------------------------------------------------------------
