@@ -6,6 +6,7 @@ rules need both stores (charges, idempotency, refunds)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import typing
 import uuid
@@ -101,6 +102,23 @@ def test_the_application_built_over_an_in_memory_store_runs_on_its_twins(tmp_pat
     assert w.app.storage is w.adapters.files and w.app.media is w.adapters.media
     assert w.app.candidates is w.adapters.candidates and w.app.idempotency.rows is w.adapters.key_rows
     assert w.app.drafting is not None and w.app.handlers is HANDLERS
+
+
+ADAPTERS = ("asyncpg", "infra.media", "infra.storage", "infra.storage_s3", "infra.idempotency_rows",
+            "infra.candidates", "infra.memory_store", "infra.memory_ports")
+
+
+def test_the_application_reaches_the_world_through_its_ports_only():
+    """No module of ``services/application`` imports an adapter (ffmpeg's modules, the storage, the
+    database driver, the in-memory twins): they come in through ``Application``'s ports."""
+    root = Path(__file__).resolve().parents[2] / "services" / "application"
+    found = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            found += [f"{path.name}: {n}" for n in names if any(n == a or n.startswith(f"{a}.") for a in ADAPTERS)]
+    assert found == []
 
 
 def test_every_handler_answers_one_typed_result():
