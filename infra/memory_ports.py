@@ -158,11 +158,11 @@ class FakeMedia:
 
 @dataclass
 class MemoryFiles:
-    """File storage in a dict (``files``: key -> bytes); ``path`` writes a copy into a temporary
-    directory, as the object store's adapter keeps a cached copy."""
+    """File storage in a dict (``files``: key -> bytes); ``path`` writes a copy into ``copies`` (a
+    temporary directory when None), as the object store's adapter keeps a cached copy."""
 
     files: dict[str, bytes] = field(default_factory=dict)
-    _copies: Path | None = None
+    copies: Path | None = None
 
     def commit(self, staged: Path, key: str) -> str:
         self.files[key] = Path(staged).read_bytes()
@@ -174,9 +174,10 @@ class MemoryFiles:
         return key
 
     def path(self, key: str) -> Path:
-        if self._copies is None:
-            self._copies = Path(tempfile.mkdtemp(prefix="vaeo-memory-files-"))
-        copy = self._copies / key.replace("/", "_")
+        if self.copies is None:
+            self.copies = Path(tempfile.mkdtemp(prefix="vaeo-memory-files-"))
+        self.copies.mkdir(parents=True, exist_ok=True)
+        copy = self.copies / key.replace("/", "_")
         copy.write_bytes(self.files[key])
         return copy
 

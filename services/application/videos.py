@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 from uuid import UUID
 
 from domain.analysis.language import guess_language
@@ -27,6 +28,7 @@ from infra.captions import CaptionError, read_caption_upload
 from services.application.articles import invalid_field, provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
+from services.application.ports import FileStore, MediaInspector
 from services.application.results import AnalysisQueued, LinksRevoked, Saved
 
 log = logging.getLogger("vaeo.videos")
@@ -142,7 +144,7 @@ async def ingest_video(command: IngestVideo, ctx: Context) -> Saved[Video]:
                 log.warning("%s not deleted after a failed upload: %s", key, exc)
 
 
-async def _measured(media, staged: Path, limit_ms: int):
+async def _measured(media: MediaInspector, staged: Path, limit_ms: int) -> tuple[Any, int]:
     """The staged media probed (whitelisted containers only) and how long it really plays: a
     declared duration past the maximum is refused unread, then every packet is read (bounded)."""
     info = await asyncio.to_thread(media.probe, staged)
@@ -168,7 +170,8 @@ async def _read_captions(captions: bytes, duration_ms: int, *, guess: bool) -> t
     return len(segments), captions_ext, guessed
 
 
-async def _store_thumbnail(storage, media, source_key: str, key: str, info, duration_ms: int) -> str | None:
+async def _store_thumbnail(storage: FileStore, media: MediaInspector, source_key: str, key: str, info: Any,
+                           duration_ms: int) -> str | None:
     """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
     (the upload goes on without one: a picture is not what the upload is for)."""
     source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy

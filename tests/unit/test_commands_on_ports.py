@@ -25,7 +25,7 @@ from domain.videos import UnreadableMedia, UnsupportedMedia, Video, video_stream
 from domain.webhooks import WebhookDelivery
 from domain.workspaces import Workspace
 from infra.codec import EventRegistry
-from infra.memory_ports import fake_media, memory_adapters
+from infra.memory_ports import MemoryFiles, fake_media, memory_adapters
 from infra.memory_store import MemoryDatabase, MemoryEventStore
 from infra.settings import Settings
 from services.application import articles, clips, media, revival, videos, webhooks, workspaces
@@ -44,7 +44,7 @@ class World:
         self.tmp_path = tmp_path
         self.database = MemoryDatabase()
         self.store = MemoryEventStore(EventRegistry(), self.database)
-        self.adapters = memory_adapters(self.database)
+        self.adapters = memory_adapters(self.database, files=MemoryFiles(copies=tmp_path / "copies"))
         self.app = bootstrap(Settings(secret_key="11" * 32), self.store, self.adapters)
         self.ws: uuid.UUID = uuid.uuid4()
 
