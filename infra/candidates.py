@@ -17,4 +17,5 @@ class PostgresCandidateVideos:
 
     async def video_of(self, candidate_id: UUID, workspace_id: UUID, environment: str) -> int | None:
         async with self.pool.acquire() as conn:
-            return await conn.fetchval(_VIDEO_OF, candidate_id, workspace_id, environment)
+            video_id: int | None = await conn.fetchval(_VIDEO_OF, candidate_id, workspace_id, environment)
+        return video_id

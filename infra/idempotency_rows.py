@@ -18,7 +18,7 @@ LAPSED_SQLSTATE = "VA002"  # completing a claim one no longer holds (``vaeo_idem
 Scope = tuple[UUID, str, UUID, str, str]
 
 
-def answer_json(body: dict) -> str:
+def answer_json(body: dict[str, Any]) -> str:
     """The body as stored and replayed, as JSON text (ids and instants become strings): sent as
     text and made ``jsonb`` by PostgreSQL, so that it is serialised once."""
     return orjson.dumps(body, default=str).decode()
@@ -36,13 +36,15 @@ class PostgresKeyRows:
 
     async def read(self, scope: Scope) -> Mapping[str, Any] | None:
         async with self.pool.acquire() as conn:
-            return await conn.fetchrow(_READ, *scope)
+            row: Mapping[str, Any] | None = await conn.fetchrow(_READ, *scope)
+        return row
 
-    async def answer(self, scope: Scope, placeholder: dict, status: int, body: dict, now: datetime) -> None:
+    async def answer(self, scope: Scope, placeholder: dict[str, Any], status: int, body: dict[str, Any],
+                     now: datetime) -> None:
         async with self.pool.acquire() as conn:
             await conn.execute(_ANSWER, *scope, answer_json(placeholder), status, answer_json(body), now)
 
-    async def complete(self, scope: Scope, owner: UUID, status: int, body: dict, now: datetime) -> None:
+    async def complete(self, scope: Scope, owner: UUID, status: int, body: dict[str, Any], now: datetime) -> None:
         async with self.pool.acquire() as conn:
             if await conn.fetchval(_DONE, *scope):
                 return  # stored by the command's append (or by the request that took over a lapsed claim)

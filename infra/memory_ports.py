@@ -28,9 +28,10 @@ from infra.memory_store import MemoryDatabase
 Scope = tuple[UUID, str, UUID, str, str]
 
 
-def _stored(body: dict) -> dict:
+def _stored(body: dict[str, Any]) -> dict[str, Any]:
     """The body as PostgreSQL keeps it (``jsonb`` of ``answer_json``: ids and instants as strings)."""
-    return orjson.loads(answer_json(body))
+    stored: dict[str, Any] = orjson.loads(answer_json(body))
+    return stored
 
 
 class MemoryKeyRows:
@@ -53,12 +54,13 @@ class MemoryKeyRows:
     async def read(self, scope: Scope) -> Mapping[str, Any] | None:
         return self.keys.get(scope)
 
-    async def answer(self, scope: Scope, placeholder: dict, status: int, body: dict, now: datetime) -> None:
+    async def answer(self, scope: Scope, placeholder: dict[str, Any], status: int, body: dict[str, Any],
+                     now: datetime) -> None:
         row = self.keys.get(scope)
         if row is not None and row["state"] == "done" and row["body"] == _stored(placeholder):
             row.update(status=status, body=_stored(body), completed_at=now)
 
-    async def complete(self, scope: Scope, owner: UUID, status: int, body: dict, now: datetime) -> None:
+    async def complete(self, scope: Scope, owner: UUID, status: int, body: dict[str, Any], now: datetime) -> None:
         row = self.keys.get(scope)
         if row is None or row["state"] == "done" or row["owner"] != owner:
             return
@@ -114,7 +116,7 @@ class FakeMediaInfo:
     frame_rate: float | None = 25.0
     video_codec: str | None = "h264"
     audio_codec: str | None = "aac"
-    subtitle_tracks: tuple = ()
+    subtitle_tracks: tuple[Any, ...] = ()
     measured_ms: int | None = None
     poster: bool = True
     unreadable: bool = False

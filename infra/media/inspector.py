@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from domain.base import DomainError
 from domain.videos import UnreadableMedia, UnsupportedMedia
 from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
 from infra.media.posters import thumbnail
@@ -14,7 +15,7 @@ from infra.media.probe import MediaInfo, measure_duration, probe
 log = logging.getLogger("vaeo.videos")
 
 
-def media_refusal(exc: Exception):
+def media_refusal(exc: Exception) -> DomainError:
     """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
     (415), or media it cannot read (400). The text is ``infra.media``'s, which holds no path."""
     text = str(exc)

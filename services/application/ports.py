@@ -36,10 +36,11 @@ class KeyRows(Protocol):
     async def read(self, scope: KeyScope) -> Mapping[str, Any] | None:
         """The key's ``request_hash``, ``state``, ``status`` and ``body``; None when there is none."""
 
-    async def answer(self, scope: KeyScope, placeholder: dict, status: int, body: dict, now: datetime) -> None:
+    async def answer(self, scope: KeyScope, placeholder: dict[str, Any], status: int, body: dict[str, Any],
+                     now: datetime) -> None:
         """Store the answer over a bound key's ``placeholder`` (nothing when the body is another)."""
 
-    async def complete(self, scope: KeyScope, owner: UUID, status: int, body: dict, now: datetime) -> None:
+    async def complete(self, scope: KeyScope, owner: UUID, status: int, body: dict[str, Any], now: datetime) -> None:
         """Store the answer of the claim ``owner`` holds; nothing when the key is done already or
         the claim lapsed and moved on."""
 

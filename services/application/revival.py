@@ -14,6 +14,7 @@ import asyncio
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from domain import revival
@@ -35,7 +36,7 @@ class CompletionTimeout(Exception):
         self.seconds = seconds
 
 
-async def _drafts(ctx: Context, timeout_s: float, *args) -> revival.Completion:
+async def _drafts(ctx: Context, timeout_s: float, *args: Any) -> revival.Completion:
     """``revival.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``.
 
     The drafts are computed in threads of their own (the application's ``drafting``, two at most
@@ -66,7 +67,7 @@ KEPT_CANDIDATE_VIDEOS = 100_000  # about 10 MB; the whole map is dropped when it
 ARTICLE_OF_VIDEO = "revival.article_of_video"
 
 
-def _remember(kept: dict, key, value) -> None:
+def _remember(kept: dict[Any, Any], key: Any, value: Any) -> None:
     """``kept[key] = value`` in a bounded map: the whole map is dropped when it is full."""
     if len(kept) >= KEPT_CANDIDATE_VIDEOS:
         kept.clear()
@@ -130,6 +131,7 @@ async def load_candidate(ctx: Context, workspace_id: UUID, environment: str, can
     article_of_video = ctx.app.kept.setdefault(ARTICLE_OF_VIDEO, {})
     video_id = video_of_candidate.get(candidate_id)
     if video_id is None:
+        assert ctx.app.candidates is not None, "a revival command needs the candidates' port"
         video_id = await ctx.app.candidates.video_of(candidate_id, workspace_id, environment)
         if video_id is None:
             raise _missing(candidate_id)

@@ -92,6 +92,7 @@ async def ingest_video(command: IngestVideo, ctx: Context) -> Saved[Video]:
     language when they say clearly which of the seven (``guess_language``), else ``fr``.
     """
     c, storage, media, now = command, ctx.app.storage, ctx.app.media, ctx.now()
+    assert storage is not None and media is not None, "an upload needs the file store and the media port"
     workspace_id, environment, captions, language = c.workspace_id, c.environment, c.captions, c.language
     media_id, published_at = c.media_id, c.published_at
     staged = Path(c.staged)
