@@ -126,10 +126,13 @@ def terminate_with_parent() -> None:
 
 def context(store, *, meta: dict | None = None, idempotency=None, **application):
     """The application over ``store`` for a test's call, whose events carry ``meta``.
-    ``application`` sets its policies (``max_attempts``, ``sandbox``, ``storage``, ``box``, ...)."""
+    ``application`` sets its policies and ports (``max_attempts``, ``sandbox``, ``storage``, ``box``,
+    ...); the media port is ffmpeg's unless one is given."""
+    from infra.media.inspector import FfmpegInspector
     from services.application.context import Application
     from services.application.handlers import HANDLERS
 
+    application.setdefault("media", FfmpegInspector())
     return Application(store, idempotency=idempotency, handlers=HANDLERS, **application).context(meta)
 
 

@@ -33,6 +33,7 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ValidationError
 
+from infra.adapters import database_adapters
 from infra.codec import EventRegistry
 from infra.db import create_pool
 from infra.eventstore_postgres import PostgresEventStore
@@ -368,7 +369,7 @@ def build_app(settings: Settings) -> web.Application:
                                         clock=settings.now)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
-        app[APPLICATION] = bootstrap(settings, app[STORE], storage=storage_for(settings))
+        app[APPLICATION] = bootstrap(settings, app[STORE], database_adapters(app[POOL], storage=storage_for(settings)))
         yield
         await app[POOL].close()
 

@@ -26,7 +26,7 @@ from services.api.kafka import KafkaLink
 from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.waits import ProgressWaiter
 from services.application.context import Application, Context
-from services.application.idempotency import KeyTable
+from services.application.idempotency import IdempotencyKeys
 from services.application.meta import request_meta
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -99,7 +99,7 @@ class Call:
         return self.app[APPLICATION].context(self.meta())
 
     @property
-    def idempotency(self) -> KeyTable:
+    def idempotency(self) -> IdempotencyKeys:
         """Idempotency keys: ``call.idempotency.run(call.workspace_id, operation, key, params, command,
         api_key_id=call.principal.key_id, environment=call.environment)`` runs a command once per
         key of the calling API key."""

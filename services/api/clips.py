@@ -31,9 +31,7 @@ from domain.clips import (
     REFRAMES,
     SYSTEM_TEMPLATES,
     ClipRefused,
-    Template,
     preview_data_url,
-    template,
 )
 from domain.resources import RenderedClip
 from domain.videos import MAX_DURATION_MS
@@ -42,7 +40,6 @@ from infra.file_urls import signed_url
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
 from services.api.models import Name, Text
 from services.application import clips as commands
-from services.application.articles import load_article
 
 INT32 = 2_147_483_647
 WEBHOOK_URL = {"min_length": 8, "max_length": 2048, "pattern": r"^https://[^\s\u0000]+$"}
@@ -190,26 +187,6 @@ def refused(exc: ClipRefused) -> ApiError:
                                  "message": exc.message}], **extra})
 
 
-def _template_or_404(template_id: int) -> Template:
-    chosen = template(template_id)
-    if chosen is None:
-        raise not_found("template", template_id)
-    return chosen
-
-
-async def _article(call: Call, article_id: int):
-    """The article and its video, as the event store holds them (404 unless the caller's), found by
-    the article's id on the write side: never through a read model, which may not yet have applied
-    the article an analysis has just written (a client rendering clips the moment its analysis
-    completes would get a 404)."""
-    article = await load_article(call.context, call.workspace_id, call.environment, article_id)
-    try:
-        return await commands.load_article_video(call.context, call.workspace_id, call.environment, article.id,
-                                                 article_id)
-    except ClipRefused as exc:
-        raise refused(exc) from None
-
-
 def file_url(call: Call, key: str | None) -> str | None:
     return signed_url(call.app[SETTINGS], call.workspace_id, key) if key else None
 
@@ -242,26 +219,23 @@ async def list_templates(call: Call) -> dict:
 
 async def detect_clips(call: Call) -> dict:
     body: DetectRequest = call.body
-    chosen = _template_or_404(body.template_id)
-    article, video = await _article(call, body.article_id)
-    request = body.model_dump()
-    request["target_duration_seconds"] = body.target_duration_seconds or chosen.target_duration_seconds
-    job, reused, price, position = await call.context.handle(commands.RequestDetection(
-        call.workspace_id, call.environment, article=article, video=video, template=chosen, request=request))
+    try:
+        job, reused, price, position = await call.context.handle(commands.RequestDetection(
+            call.workspace_id, call.environment, **body.model_dump()))
+    except ClipRefused as exc:
+        raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)
 
 
 async def render_clips(call: Call) -> dict:
     body: RenderRequest = call.body
-    chosen = _template_or_404(body.template_id)
-    article, video = await _article(call, body.article_id)
     request = body.model_dump()
     for clip in request["clips"]:  # milliseconds are whole: the interface's numbers, rounded
         for name in ("start_ms", "end_ms", "duration_ms"):
             clip[name] = round(clip[name])
     try:
         job, reused, price, position = await call.context.handle(commands.RequestRender(
-            call.workspace_id, call.environment, article=article, video=video, template=chosen, request=request))
+            call.workspace_id, call.environment, **request))
     except ClipRefused as exc:
         raise refused(exc) from None
     return await _created(call, job, reused, 0 if reused else price, position)

@@ -90,7 +90,7 @@ async def answer_once(call: Call, route: Route, key: str) -> web.StreamResponse 
         try:
             result = await route.handler(call)
         except DomainError:
-            raise  # the key's answer once the work committed, else the key is freed (``KeyTable.run``)
+            raise  # the key's answer once the work committed, else the key is freed (``IdempotencyKeys.run``)
         except Exception as exc:
             # Any failure once the request's events are committed is the key's answer (the work is
             # done: running it again would do it twice). Anything else wrote nothing, a refusal of

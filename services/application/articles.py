@@ -22,6 +22,7 @@ from domain.workspaces import Workspace
 from infra.eventstore import ConcurrencyError
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
+from services.application.results import PricedJob, RegenerationQueued, Updated
 
 # The partial index's own predicate, written out: the planner uses the index only when it sees it.
 UNCHANGED = object()  # custom_name not given (None clears it)
@@ -102,7 +103,7 @@ async def load_article(ctx: Context, workspace_id: UUID, environment: str, artic
     return await ctx.load_in(stream_id, Article, workspace_id, environment, "article", article_id)
 
 
-async def update_article(command: UpdateArticle, ctx: Context) -> tuple[bool, int | None]:
+async def update_article(command: UpdateArticle, ctx: Context) -> Updated:
     """Rename and/or attach to a media of the workspace and environment (else 404 naming it).
     ``(updated, position)``: nothing is appended, and ``updated`` is False, when the article is
     already so."""
@@ -113,7 +114,7 @@ async def update_article(command: UpdateArticle, ctx: Context) -> tuple[bool, in
         except NotFound:
             raise NotFound(f"media {c.media_id} not found", id=str(c.media_id), field="media_id") from None
 
-    async def attempt() -> tuple[bool, int | None]:
+    async def attempt() -> Updated:
         article = await load_article(ctx, c.workspace_id, c.environment, c.article_id)
         changed = False
         if c.custom_name is not UNCHANGED:
@@ -123,13 +124,13 @@ async def update_article(command: UpdateArticle, ctx: Context) -> tuple[bool, in
         if c.published_urls is not None:
             changed = article.set_published_urls(c.published_urls) or changed
         if not changed:
-            return False, None
-        return True, await ctx.save(article, workspace_id=c.workspace_id)
+            return Updated(False, None)
+        return Updated(True, await ctx.save(article, workspace_id=c.workspace_id))
 
     return await with_retries(attempt)
 
 
-async def request_translation(command: RequestTranslation, ctx: Context):
+async def request_translation(command: RequestTranslation, ctx: Context) -> PricedJob:
     """Queue the translation of an article into ``target_language`` and charge it in the same
     append (402 when short). Refused first, with nothing written: a missing article (404), its own
     language (400), no provider configured (503 ``provider_not_configured``: the service never
@@ -150,7 +151,7 @@ async def request_translation(command: RequestTranslation, ctx: Context):
         workspace_id, TRANSLATE_JOB, environment=environment, params=params, credits=price,
         webhook_url=command.webhook_url,
         charge_reason=f"translation of article {article_id} into {target_language}"), ctx)
-    return job, price, position
+    return PricedJob(job, price, position)
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ class ComputeBilling:
     estimated_credits: int
 
 
-async def request_regeneration(command: RequestRegeneration, ctx: Context):
+async def request_regeneration(command: RequestRegeneration, ctx: Context) -> RegenerationQueued:
     """Queue the regeneration of an article in ``writing_style`` and, when compute billing is
     enabled for the workspace's plan and the key's environment, charge it in the same append (402
     when short, and then nothing is written).
@@ -191,7 +192,7 @@ async def request_regeneration(command: RequestRegeneration, ctx: Context):
         workspace_id, REGENERATE_JOB, environment=environment, params=params, credits=price,
         webhook_url=command.webhook_url, charge_reason=f"regeneration of article {article_id} ({writing_style})"),
         ctx)
-    return job, ComputeBilling(enabled, price), position
+    return RegenerationQueued(job, ComputeBilling(enabled, price), position)
 
 
 async def record_export(command: RecordExport, ctx: Context) -> bool:

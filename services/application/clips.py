@@ -10,11 +10,13 @@ workspace and environment names the same job (``queue_job_once``) and is answere
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 from uuid import UUID
 
 from domain.articles import Article
+from domain.base import NotFound
 from domain.clips import (
     DETECTION_JOB,
     MAX_RENDER_CLIP_MS,
@@ -29,12 +31,14 @@ from domain.clips import (
     check_range,
     check_render_clips,
     frame_ms,
+    template,
 )
-from domain.jobs import Job
 from domain.pricing import MediaWork, SandboxAllowance, clip_price, detection_price, render_clip_price
 from domain.videos import Video, video_stream_id
+from services.application.articles import load_article
 from services.application.context import Context
 from services.application.jobs import QueueJob, queue_job, queue_job_once
+from services.application.results import PricedJob, PricedJobOnce
 
 SIMPLE_CLIP_ID = "clip"  # the one item of a video_clip job
 
@@ -67,29 +71,50 @@ class RequestClip:
 
 
 @dataclass(frozen=True)
-class _ArticleClips:
-    """Clips of an article's video with a template. ``request`` is the canonical request (defaults
-    filled in), whose hash names the job (``queue_job_once``)."""
+class RequestDetection:
+    """Detect clips in an article's video with a template: the request's fields, defaults filled in
+    (``target_duration_seconds`` None: the template's)."""
 
     workspace_id: UUID
     environment: str
-    article: Article
-    video: Video
-    template: Template
-    request: dict[str, Any]
+    article_id: int
+    template_id: int
+    target_duration_seconds: int | None
+    requested_clip_count: int
+    analysis_mode: str
+    prompt: str | None
+    protect_sentence_boundaries: bool
+    duration_margin_enabled: bool
+    duration_margin_percent: int
+    allow_shorter_duration: bool
+    allow_longer_duration: bool
 
 
 @dataclass(frozen=True)
-class RequestDetection(_ArticleClips):
-    """Detect clips in an article's video."""
+class RequestRender:
+    """Render the requested clips of an article's video with a template (each clip: ``id``,
+    ``title``, ``start_ms``, ``end_ms``, ``duration_ms`` and its optional fields, as the interface
+    takes them)."""
+
+    workspace_id: UUID
+    environment: str
+    article_id: int
+    template_id: int
+    target_duration_seconds: int | None
+    clips: Sequence[Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
-class RequestRender(_ArticleClips):
-    """Render the requested clips of an article's video with a template."""
+def _request(command: RequestDetection | RequestRender) -> dict[str, Any]:
+    """The canonical request, as the client sent it with the defaults filled in: its hash names the
+    job (``queue_job_once``), so an identical request finds the same job."""
+    request = {f.name: getattr(command, f.name) for f in fields(command) if f.name not in ("workspace_id",
+                                                                                          "environment")}
+    if "clips" in request:
+        request["clips"] = [dict(clip) for clip in request["clips"]]
+    return request
 
 
-async def request_clip(command: RequestClip, ctx: Context):
+async def request_clip(command: RequestClip, ctx: Context) -> PricedJob:
     """Queue the cut; 400 (``ClipRefused``) for a range past the video's end or a format its streams
     cannot give. Returns (job, price, position)."""
     c = command
@@ -113,7 +138,7 @@ async def request_clip(command: RequestClip, ctx: Context):
                 "item_credits": {SIMPLE_CLIP_ID: price}},
         credits=price, charge_reason=f"clip of video {video_id}", webhook_url=c.webhook_url,
         work=MediaWork(clip_ms=end_ms - start_ms), announce=announce), ctx)
-    return job, price, position
+    return PricedJob(job, price, position)
 
 
 async def load_article_video(ctx: Context, workspace_id: UUID, environment: str, article_stream_id: UUID,
@@ -129,36 +154,59 @@ async def load_article_video(ctx: Context, workspace_id: UUID, environment: str,
     return article, video
 
 
-async def request_detection(command: RequestDetection, ctx: Context) -> tuple[Job, bool, int, int | None]:
+def _template(template_id: int) -> Template:
+    """The system template ``template_id``; 404 when there is none."""
+    chosen = template(template_id)
+    if chosen is None:
+        raise NotFound("template not found", id=str(template_id))
+    return chosen
+
+
+async def _loaded(ctx: Context, command: RequestDetection | RequestRender) -> tuple[Template, Article, Video]:
+    """What the request names, in the order a client learns of it: the template (404), the article
+    (404 unless the caller's: found by its id on the write side, never through a read model, which
+    may not yet have applied the article an analysis has just written) and its video (400 when the
+    article has none)."""
+    chosen = _template(command.template_id)
+    article = await load_article(ctx, command.workspace_id, command.environment, command.article_id)
+    article, video = await load_article_video(ctx, command.workspace_id, command.environment, article.id,
+                                              command.article_id)
+    return chosen, article, video
+
+
+async def request_detection(command: RequestDetection, ctx: Context) -> PricedJobOnce:
     """Queue the detection, or find the identical earlier request's job: (job, reused, price,
     position of the append or None)."""
     c = command
-    article, video, request, environment = c.article, c.video, c.request, c.environment
+    chosen, article, video = await _loaded(ctx, c)
+    request, environment = _request(c), c.environment
+    request["target_duration_seconds"] = c.target_duration_seconds or chosen.target_duration_seconds
     price = 0 if environment == "sandbox" else detection_price(video.duration_ms)
     options = {k: v for k, v in request.items() if k not in ("article_id", "template_id", "target_duration_seconds")}
 
     def announce(job_id: UUID) -> list[Any]:
         detection = ClipDetection(job_id=job_id, workspace_id=c.workspace_id, environment=environment,
-                                  article_id=article.article_id, video_id=video.video_id, template_id=c.template.id,
+                                  article_id=article.article_id, video_id=video.video_id, template_id=chosen.id,
                                   target_duration_seconds=request["target_duration_seconds"], options=options)
         return list(detection.collect_events())
 
     job, reused, position = await queue_job_once(QueueJob(
         c.workspace_id, DETECTION_JOB, environment=environment,
         params={"article_id": article.article_id, "video_id": video.video_id,
-                "article_job_id": str(article.job_id), "template_id": c.template.id},
+                "article_job_id": str(article.job_id), "template_id": chosen.id},
         credits=price, charge_reason=f"clip detection in article {article.article_id}", announce=announce),
         ctx, operation=DETECTION_JOB, request=request)
-    return job, reused, price, position
+    return PricedJobOnce(job, reused, price, position)
 
 
-async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, bool, int, int | None]:
+async def request_render(command: RequestRender, ctx: Context) -> PricedJobOnce:
     """Queue the render of the requested clips with the template, each an item of the job priced on
     its own (what failed is refunded), or find the identical earlier request's job: (job, reused,
     price, position of the append or None). 400 (``ClipRefused``) for a clip outside the video or
     whose duration disagrees."""
     c = command
-    article, video, request, environment = c.article, c.video, c.request, c.environment
+    chosen, article, video = await _loaded(ctx, c)
+    request, environment = _request(c), c.environment
     clips = request["clips"]
     check_render_clips(clips, video.duration_ms, frame_ms(video.frame_rate),
                        max_ms=_sandbox_clip_max(ctx.sandbox_allowance(environment)) or MAX_RENDER_CLIP_MS)
@@ -172,15 +220,15 @@ async def request_render(command: RequestRender, ctx: Context) -> tuple[Job, boo
     def announce(job_id: UUID) -> list[Any]:
         render = ClipRender.queue(job_id=job_id, workspace_id=command.workspace_id, environment=environment,
                                   video_id=video.video_id, clips=clips, fmt=RENDER_FORMAT,
-                                  article_id=article.article_id, template_id=command.template.id,
+                                  article_id=article.article_id, template_id=chosen.id,
                                   target_duration_seconds=request.get("target_duration_seconds"))
         return list(render.collect_events())
 
     job, reused, position = await queue_job_once(QueueJob(
         command.workspace_id, RENDER_JOB, environment=environment,
-        params={"article_id": article.article_id, "video_id": video.video_id, "template_id": command.template.id,
+        params={"article_id": article.article_id, "video_id": video.video_id, "template_id": chosen.id,
                 "item_credits": item_credits},
         credits=price, charge_reason=f"render of {len(clips)} clips of article {article.article_id}",
         announce=announce, work=MediaWork(clip_ms=sum(clip["end_ms"] - clip["start_ms"] for clip in clips))),
         ctx, operation=RENDER_JOB, request=request)
-    return job, reused, price, position
+    return PricedJobOnce(job, reused, price, position)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
@@ -38,6 +39,7 @@ from infra.eventstore import ConcurrencyError, EventStore, encoded, origin
 from infra.settings import wall_clock
 from services.application.idempotency import ambient_effects
 from services.application.meta import caused_by, joining
+from services.application.ports import CandidateVideos, FileStore, MediaInspector
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5
@@ -50,7 +52,7 @@ class Application:
     command type to its handler (``services.application.handlers``), for ``Context.handle``."""
 
     store: EventStore
-    idempotency: Any = None  # ``IdempotencyKeys`` (or its in-memory twin); None where no key is used
+    idempotency: Any = None  # ``IdempotencyKeys`` over the process's key rows; None where no key is used
     clock: Callable[[], datetime] = wall_clock
     max_attempts: int = 3  # a job's attempts before it fails
     # Today's bounds of a workspace's free sandbox work (on the clock); None: sandbox work unbounded.
@@ -61,7 +63,11 @@ class Application:
     provider_configured: bool = False  # the language model provider (translation, premium articles)
     completion_timeout_s: float = 5.0  # the bound of a description completion's drafts
     job_secret_grace_s: float = 86400.0  # a rotated job secret stays valid this long
-    storage: Any = None  # ``infra.storage`` (uploads)
+    storage: FileStore | None = None  # uploads and their companions (``ports.FileStore``)
+    media: MediaInspector | None = None  # probe, measure and picture an upload (``ports.MediaInspector``)
+    candidates: CandidateVideos | None = None  # a revival candidate's video (``ports.CandidateVideos``)
+    drafting: Executor | None = None  # the threads description drafts run in (None: the loop's default)
+    kept: dict = field(default_factory=dict, repr=False, compare=False)  # handlers' bounded memos, by name
     box: Any = None  # ``infra.crypto.SecretBox`` (webhook secrets)
     handlers: Mapping[type, Callable[..., Any]] = field(default_factory=dict, repr=False)
 

@@ -34,8 +34,9 @@ The deterministic form, for an operation that reuses an identical earlier reques
 any key (``jobs.queue_job_once``): the canonical request hashed into the job id (uuid5), so an
 identical request finds the job's stream instead of creating one.
 
-The keys live in PostgreSQL (``IdempotencyKeys``) or, for tests, beside an in-memory event
-store's tables (``MemoryIdempotencyKeys``): the same rules on either.
+The rules are here (``IdempotencyKeys``); the keys' rows are a port (``ports.KeyRows``): the
+PostgreSQL table (``infra.idempotency_rows``) or, for tests, its twin beside an in-memory event
+store's tables (``infra.memory_ports``), the same rules on either.
 """
 
 from __future__ import annotations
@@ -49,17 +50,15 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
-import asyncpg
 import orjson
 
 from domain.base import DomainError, deterministic_id
 from infra.effects import ClaimLapsed, IdempotencyAnswer
-from infra.memory_store import MemoryDatabase
 from infra.settings import wall_clock
+from services.application.ports import KeyRows, KeyScope
 
 CLAIM_S = 60.0
 RETENTION_S = 24 * 3600.0
-LAPSED_SQLSTATE = "VA002"
 PENDING = "vaeo_answer_pending"  # the placeholder's field: the key is bound, its answer not stored yet
 
 # The claim of the request that runs in this task, for an operation whose key is applied around its
@@ -104,17 +103,6 @@ def request_hash(request: Mapping[str, Any]) -> str:
 
 def _refusal_body(exc: DomainError) -> dict:
     return {"error": {"code": exc.code, "message": exc.message, "details": dict(exc.details)}}
-
-
-def _as_json(body: dict) -> str:
-    """The body as stored and replayed, as JSON text (ids and instants become strings): sent as
-    text and made ``jsonb`` by PostgreSQL, so that it is serialised once."""
-    return orjson.dumps(body, default=str).decode()
-
-
-def _as_stored(body: dict) -> dict:
-    """The body as a replay reads it back (ids and instants as strings)."""
-    return orjson.loads(_as_json(body))
 
 
 @dataclass(frozen=True)
@@ -167,24 +155,21 @@ class Claim:
                                  on_commit=lambda: self._stored.append(True))
 
     @property
-    def scope(self) -> tuple[UUID, str, UUID, str, str]:
+    def scope(self) -> KeyScope:
         """The key's row: workspace, environment, API key, operation, key."""
         return self.workspace_id, self.environment, self.api_key_id, self.operation, self.key
 
 
-class KeyTable:
-    """``run`` a command once per key, on a table of keys (``IdempotencyKeys`` in PostgreSQL,
-    ``MemoryIdempotencyKeys`` beside an in-memory store). A table claims, finishes, releases and
-    purges keys."""
+class IdempotencyKeys:
+    """``run`` a command once per key, on the keys' rows (``ports.KeyRows``: the PostgreSQL table,
+    ``infra.idempotency_rows``, or its twin beside an in-memory store, ``infra.memory_ports``). The
+    rules are here; the rows claim, answer, complete, release and purge keys."""
 
-    clock: Callable[[], datetime]
-    claim_s: float
-    retention_s: float
-
-    def __init__(self, *, clock: Callable[[], datetime] = wall_clock, claim_s: float = CLAIM_S,
+    def __init__(self, rows: KeyRows, *, clock: Callable[[], datetime] = wall_clock, claim_s: float = CLAIM_S,
                  retention_s: float = RETENTION_S) -> None:
         if retention_s < RETENTION_S:
             raise ValueError("idempotency keys are kept 24 hours at least")
+        self.rows = rows
         self.clock = clock
         self.claim_s = claim_s
         self.retention_s = retention_s
@@ -227,26 +212,43 @@ class KeyTable:
         await self._finish(claim, outcome)
         return outcome
 
-    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
+    async def _claim(self, scope: KeyScope, digest: str) -> Claim | Outcome:
         """The key ``scope`` (workspace, environment, API key, operation, key) claimed for this
         request, or the stored answer to replay; raises when in use or bound to other parameters.
         A lapsed claim is taken over (its request wrote nothing)."""
-        raise NotImplementedError
+        operation = scope[3]
+        for _ in range(3):  # a row purged or released between the two statements: try again
+            now, owner = self.clock(), uuid4()
+            if await self.rows.claim(scope, digest, owner, now + timedelta(seconds=self.claim_s), now):
+                return Claim(*scope, owner, self.clock)
+            row = await self.rows.read(scope)
+            if row is None:
+                continue
+            return _found(row, digest, operation)
+        raise IdempotencyKeyInUse("the idempotency key is changing hands; retry the request", operation=operation)
 
     async def _finish(self, claim: Claim, outcome: Outcome) -> None:
         """Store the answer on its own (a refusal once the work committed, an answer that needed no
         append). Nothing happens when the command's append stored it already, or when the claim
         lapsed and moved on."""
-        raise NotImplementedError
+        # Asked first whether the command's append stored it, so that a large answer is not sent
+        # to the database a second time.
+        if claim.answer_stored:
+            return  # the command's own append stored it and committed
+        if claim.bound:  # the answer replaces the placeholder its append bound the key with
+            await self.rows.answer(claim.scope, claim.placeholder, outcome.status, outcome.body, claim.clock())
+            return
+        await self.rows.complete(claim.scope, claim.owner, outcome.status, outcome.body, claim.clock())
 
     async def _release(self, claim: Claim) -> None:
         """Give the key back after an unexpected failure: the request wrote nothing (had its append
         committed, the claim would be done, which this leaves alone)."""
-        raise NotImplementedError
+        await self.rows.release(claim.scope, claim.owner)
 
     async def purge(self) -> int:
         """Delete the keys first claimed more than ``retention_s`` ago (a live claim is left alone)."""
-        raise NotImplementedError
+        now = self.clock()
+        return await self.rows.purge(now - timedelta(seconds=self.retention_s), now)
 
 
 def _found(row: Mapping, digest: str, operation: str) -> Outcome:
@@ -258,107 +260,6 @@ def _found(row: Mapping, digest: str, operation: str) -> Outcome:
         return Outcome(row["status"], row["body"])
     raise IdempotencyKeyInUse("a request with this idempotency key is in progress; retry it shortly",
                               operation=operation)
-
-
-class IdempotencyKeys(KeyTable):
-    """The keys of one PostgreSQL database."""
-
-    def __init__(self, pool: asyncpg.Pool, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.pool = pool
-
-    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
-        operation = scope[3]
-        for _ in range(3):  # a row purged or released between the two statements: try again
-            now, owner = self.clock(), uuid4()
-            async with self.pool.acquire() as conn:
-                claimed = await conn.fetchval(_CLAIM, *scope, digest, owner, now + timedelta(seconds=self.claim_s),
-                                              now)
-                if claimed is not None:
-                    return Claim(*scope, owner, self.clock)
-                row = await conn.fetchrow(_READ, *scope)
-            if row is None:
-                continue
-            return _found(row, digest, operation)
-        raise IdempotencyKeyInUse("the idempotency key is changing hands; retry the request", operation=operation)
-
-    async def _finish(self, claim: Claim, outcome: Outcome) -> None:
-        # Asked first whether the command's append stored it, so that a large answer is not sent
-        # to the database a second time.
-        if claim.answer_stored:
-            return  # the command's own append stored it and committed
-        if claim.bound:  # the answer replaces the placeholder its append bound the key with
-            async with self.pool.acquire() as conn:
-                await conn.execute(_ANSWER, *claim.scope, _as_json(claim.placeholder), outcome.status,
-                                   _as_json(outcome.body), claim.clock())
-            return
-        async with self.pool.acquire() as conn:
-            if await conn.fetchval(_DONE, *claim.scope):
-                return  # stored by the command's append (or by the request that took over a lapsed claim)
-            try:
-                await conn.execute(_COMPLETE, *claim.scope, claim.owner, outcome.status, _as_json(outcome.body),
-                                   claim.clock())
-            except asyncpg.PostgresError as exc:
-                if exc.sqlstate != LAPSED_SQLSTATE:
-                    raise
-
-    async def _release(self, claim: Claim) -> None:
-        try:
-            async with self.pool.acquire() as conn:
-                await conn.execute(_RELEASE, *claim.scope, claim.owner)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-            pass  # the claim lapses by itself
-
-    async def purge(self) -> int:
-        now = self.clock()
-        async with self.pool.acquire() as conn:
-            status = await conn.execute(_PURGE, now - timedelta(seconds=self.retention_s), now)
-        return int(status.split()[-1])
-
-
-class MemoryIdempotencyKeys(KeyTable):
-    """The keys beside an in-memory store's tables (``MemoryDatabase.idempotency_keys``), where the
-    store's ``IdempotencyAnswer`` completes them: the statements of ``IdempotencyKeys``, as dict
-    operations, each in one step of the event loop."""
-
-    def __init__(self, database: MemoryDatabase, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.keys = database.idempotency_keys
-
-    async def _claim(self, scope: tuple[UUID, str, UUID, str, str], digest: str) -> Claim | Outcome:
-        await asyncio.sleep(0)
-        now, owner = self.clock(), uuid4()
-        row = self.keys.get(scope)
-        if row is None or (row["state"] == "in_flight" and row["claimed_until"] <= now):
-            self.keys[scope] = {"request_hash": digest, "state": "in_flight", "owner": owner,
-                                "claimed_until": now + timedelta(seconds=self.claim_s), "status": None,
-                                "body": None, "created_at": now, "completed_at": None}
-            return Claim(*scope, owner, self.clock)
-        return _found(row, digest, scope[3])
-
-    async def _finish(self, claim: Claim, outcome: Outcome) -> None:
-        row = self.keys.get(claim.scope)
-        if claim.bound and row is not None and row["body"] == _as_stored(claim.placeholder):
-            row.update(status=outcome.status, body=_as_stored(outcome.body), completed_at=claim.clock())
-            return
-        if claim.answer_stored or row is None or row["state"] == "done" or row["owner"] != claim.owner:
-            return
-        row.update(state="done", owner=None, claimed_until=None, status=outcome.status,
-                   body=_as_stored(outcome.body), completed_at=claim.clock())
-
-    async def _release(self, claim: Claim) -> None:
-        row = self.keys.get(claim.scope)
-        if row is not None and row["state"] == "in_flight" and row["owner"] == claim.owner:
-            del self.keys[claim.scope]
-
-    async def purge(self) -> int:
-        now = self.clock()
-        expired = [scope for scope, row in self.keys.items()
-                   if row["created_at"] < now - timedelta(seconds=self.retention_s)
-                   and (row["state"] == "done" or row["claimed_until"] <= now)]
-        for scope in expired:
-            del self.keys[scope]
-        return len(expired)
 
 
 def _replay(stored: Outcome) -> Outcome:
@@ -387,24 +288,3 @@ def job_id_for(workspace_id: UUID, environment: str, operation: str, request: Ma
                generation: int = 0) -> UUID:
     """The job id an identical request always names (uuid5 of the scope and the request's hash)."""
     return deterministic_id("job", workspace_id, environment, operation, request_hash(request), generation)
-
-
-# $1-$5: the key's row (workspace, environment, API key, operation, key), as ``Claim.scope``.
-_CLAIM = """
-INSERT INTO idempotency_keys AS k (workspace_id, environment, api_key_id, operation, key, request_hash, state,
-                                   owner, claimed_until, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9)
-ON CONFLICT (workspace_id, environment, api_key_id, operation, key) DO UPDATE
-   SET request_hash = EXCLUDED.request_hash, owner = EXCLUDED.owner, claimed_until = EXCLUDED.claimed_until,
-       created_at = EXCLUDED.created_at
- WHERE k.state = 'in_flight' AND k.claimed_until <= EXCLUDED.created_at
-RETURNING owner
-"""
-_ROW = "workspace_id = $1 AND environment = $2 AND api_key_id = $3 AND operation = $4 AND key = $5"
-_READ = f"SELECT request_hash, state, status, body FROM idempotency_keys WHERE {_ROW}"
-_COMPLETE = "SELECT vaeo_idempotency_complete($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9)"
-_ANSWER = (f"UPDATE idempotency_keys SET status = $7, body = $8::text::jsonb, completed_at = $9 "
-           f"WHERE {_ROW} AND state = 'done' AND body = $6::text::jsonb")
-_DONE = f"SELECT true FROM idempotency_keys WHERE {_ROW} AND state = 'done'"
-_RELEASE = f"DELETE FROM idempotency_keys WHERE {_ROW} AND owner = $6 AND state = 'in_flight'"
-_PURGE = "DELETE FROM idempotency_keys WHERE created_at < $1 AND (state = 'done' OR claimed_until <= $2)"

@@ -13,6 +13,7 @@ from domain.workspaces import Workspace
 from infra.effects import RefundClaim, RefundClaimed, SandboxClaim
 from services.application.context import CHARGE_RETRIES, CONFLICT_RETRIES, Context, with_retries
 from services.application.idempotency import job_id_for
+from services.application.results import JobResult
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class CancelJob:
     environment: str | None = None
 
 
-async def queue_job(command: QueueJob, ctx: Context) -> tuple[Job, int | None]:
+async def queue_job(command: QueueJob, ctx: Context) -> JobResult:
     """Queue the job; ``(job, position)``. 402 when the balance is short for its credits, and
     ``append_job`` refunds them if the job ends failed or cancelled. With ``reuse_existing``, when
     the job's stream exists already, it is returned with position None and nothing is written nor
@@ -64,9 +65,9 @@ async def queue_job(command: QueueJob, ctx: Context) -> tuple[Job, int | None]:
     allowance = ctx.sandbox_allowance(c.environment)
     effects = [*([SandboxClaim(c.workspace_id, allowance, c.work)] if allowance is not None else []), *c.effects]
 
-    async def attempt() -> tuple[Job, int | None]:
+    async def attempt() -> JobResult:
         if c.reuse_existing and isinstance(earlier := await ctx.store.fetch_for_writing(job_id), Job):
-            return earlier, None
+            return JobResult(earlier, None)
         job = Job.queue(job_id=job_id, workspace_id=c.workspace_id, job_type=c.job_type, params=params,
                         environment=c.environment, max_attempts=ctx.app.max_attempts, webhook_url=c.webhook_url)
         pending = list(job.collect_events())
@@ -77,7 +78,7 @@ async def queue_job(command: QueueJob, ctx: Context) -> tuple[Job, int | None]:
                                               job_id=job_id, events=pending, effects=effects)
         else:
             position = await ctx.save(workspace_id=c.workspace_id, events=pending, effects=effects)
-        return job, position
+        return JobResult(job, position)
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if c.credits else CONFLICT_RETRIES)
 
@@ -131,14 +132,14 @@ async def append_job(job: Job, ctx: Context, *, also: Sequence[Any] = ()) -> int
     return await ctx.save(workspace_id=job.workspace_id, events=pending)
 
 
-async def cancel_job(command: CancelJob, ctx: Context) -> tuple[Job, int]:
+async def cancel_job(command: CancelJob, ctx: Context) -> JobResult:
     """Cancel the job; finished: InvalidTransition. What the job was charged is refunded in the
     same append (``append_job``), whether or not a worker had claimed it. The cancellation and the
     refund join the job's chain (``Context.joining``): the audit of the job finds them."""
 
-    async def attempt() -> tuple[Job, int]:
+    async def attempt() -> JobResult:
         job = await ctx.load_in(command.job_id, Job, command.workspace_id, command.environment, "job")
         job.cancel()
-        return job, await append_job(job, await ctx.joining(command.job_id))
+        return JobResult(job, await append_job(job, await ctx.joining(command.job_id)))
 
     return await with_retries(attempt)

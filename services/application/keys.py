@@ -11,6 +11,7 @@ from domain.api_keys import ApiKey
 from infra import crypto
 from infra.effects import KeyAnswersDropped, KeyDigest
 from services.application.context import Context, with_retries
+from services.application.results import Saved
 
 
 @dataclass(frozen=True)
@@ -69,14 +70,14 @@ async def issue_key(command: IssueKey, ctx: Context) -> IssuedKey:
     return IssuedKey(api_key.id, key, position)
 
 
-async def revoke_key(command: RevokeKey, ctx: Context) -> tuple[ApiKey, int]:
+async def revoke_key(command: RevokeKey, ctx: Context) -> Saved[ApiKey]:
     c = command
 
-    async def attempt() -> tuple[ApiKey, int]:
+    async def attempt() -> Saved[ApiKey]:
         api_key = await ctx.load_in(c.key_id, ApiKey, c.workspace_id, c.environment, "key")
         api_key.revoke(revoker_scopes=c.revoker_scopes)
         # A revoked key's stored answers (a key it created, a webhook secret) are kept for nobody.
         dropped = KeyAnswersDropped(c.workspace_id, api_key.environment, api_key.id)
-        return api_key, await ctx.save(api_key, workspace_id=c.workspace_id, effects=[dropped])
+        return Saved(api_key, await ctx.save(api_key, workspace_id=c.workspace_id, effects=[dropped]))
 
     return await with_retries(attempt)

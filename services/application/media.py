@@ -8,6 +8,7 @@ from uuid import UUID
 from domain.languages import DEFAULT_LANGUAGE
 from domain.media import Media
 from services.application.context import Context
+from services.application.results import Saved
 
 
 @dataclass(frozen=True)
@@ -20,9 +21,9 @@ class CreateMedia:
     language: str = DEFAULT_LANGUAGE
 
 
-async def create_media(command: CreateMedia, ctx: Context) -> tuple[Media, int]:
+async def create_media(command: CreateMedia, ctx: Context) -> Saved[Media]:
     c = command
     media_id = await ctx.next_id("media_id_seq")
     media = Media.create(media_id=media_id, workspace_id=c.workspace_id, environment=c.environment, name=c.name,
                          description=c.description, category=c.category, language=c.language)
-    return media, await ctx.save(media, workspace_id=c.workspace_id)
+    return Saved(media, await ctx.save(media, workspace_id=c.workspace_id))

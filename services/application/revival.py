@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from domain import revival, revival_completion
@@ -25,16 +25,7 @@ from domain.revival import Candidate, DescriptionCompletion, VideositeExperiment
 from domain.videos import Video, video_stream_id
 from services.application.context import CHARGE_RETRIES, CONFLICT_RETRIES, Context, with_retries
 from services.application.idempotency import Claim, Outcome
-
-# The drafts are computed in threads of their own, two at most per process: a completion is pure CPU
-# work (about 2 ms for a 60-minute video; every step linear in its texts), but the description is
-# the client's text, and no text may hold the event loop, which answers every other request of every
-# workspace. A completion over its time bound is answered at once; its thread cannot be stopped and
-# finishes on its own, and with two threads such leftovers cannot take the process's CPU, while
-# completions waiting for a thread past their bound are dropped before they start. The price: at
-# high concurrency the loop waits a little for the GIL back from a drafting thread (it ran on the
-# loop for that reason, docs/benchmarks.md), paid so that no client's text can stall the API.
-_DRAFTING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vaeo-drafts")
+from services.application.results import Completion
 
 
 class CompletionTimeout(Exception):
@@ -45,31 +36,39 @@ class CompletionTimeout(Exception):
         self.seconds = seconds
 
 
-async def _drafts(timeout_s: float, *args) -> revival_completion.Completion:
-    """``revival_completion.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``."""
-    running = asyncio.get_running_loop().run_in_executor(_DRAFTING, revival_completion.complete_descriptions, *args)
+async def _drafts(ctx: Context, timeout_s: float, *args: Any) -> revival_completion.Completion:
+    """``revival_completion.complete_descriptions(*args)`` in a drafting thread, within ``timeout_s``.
+
+    The drafts are computed in threads of their own (the application's ``drafting``, two at most
+    per process, ``bootstrap``): a completion is pure CPU work (about 2 ms for a 60-minute video;
+    every step linear in its texts), but the description is the client's text, and no text may hold
+    the event loop, which answers every other request of every workspace. A completion over its time
+    bound is answered at once; its thread cannot be stopped and finishes on its own, and with two
+    threads such leftovers cannot take the process's CPU, while completions waiting for a thread
+    past their bound are dropped before they start. The price: at high concurrency the loop waits a
+    little for the GIL back from a drafting thread (it ran on the loop for that reason,
+    docs/benchmarks.md), paid so that no client's text can stall the API."""
+    complete = revival_completion.complete_descriptions
+    running = asyncio.get_running_loop().run_in_executor(ctx.app.drafting, complete, *args)
     try:
         return await asyncio.wait_for(running, timeout_s)
     except TimeoutError:
         raise CompletionTimeout(timeout_s) from None
 
 
-_VIDEO_OF = ("SELECT video_id FROM revival_candidates WHERE candidate_id = $1 AND workspace_id = $2 "
-             "AND environment = $3 AND is_candidate")
-
-
 # A candidate's id is derived from its video's (``revival.candidate_id``), so the video it names
-# never changes: once the read model has said which, it is kept in memory and the next request
-# skips that query. Ownership and eligibility are still decided on the video's stream each time.
-_VIDEO_OF_CANDIDATE: dict[UUID, int] = {}
+# never changes: once the read model has said which (the ``candidates`` port), it is kept in the
+# application's memory and the next request skips that query. Ownership and eligibility are still
+# decided on the video's stream each time.
+VIDEO_OF_CANDIDATE = "revival.video_of_candidate"
 KEPT_CANDIDATE_VIDEOS = 100_000  # about 10 MB; the whole map is dropped when it is full
 # The article stream each video named when last read here: a completion reads it in the same query
 # as the video and the candidate, and reads it again on its own only when the video has moved to
 # another article since (a new analysis).
-_ARTICLE_OF_VIDEO: dict[int, UUID] = {}
+ARTICLE_OF_VIDEO = "revival.article_of_video"
 
 
-def _remember(kept: dict, key, value) -> None:
+def _remember(kept: dict[Any, Any], key: Any, value: Any) -> None:
     """``kept[key] = value`` in a bounded map: the whole map is dropped when it is full."""
     if len(kept) >= KEPT_CANDIDATE_VIDEOS:
         kept.clear()
@@ -129,17 +128,19 @@ async def load_candidate(ctx: Context, workspace_id: UUID, environment: str, can
                          *, with_article: bool = False) -> CandidateState:
     """The candidate, its video and, ``with_article``, the video's article (``CandidateState.article``)."""
     store = ctx.store
-    video_id = _VIDEO_OF_CANDIDATE.get(candidate_id)
+    video_of_candidate = ctx.app.kept.setdefault(VIDEO_OF_CANDIDATE, {})
+    article_of_video = ctx.app.kept.setdefault(ARTICLE_OF_VIDEO, {})
+    video_id = video_of_candidate.get(candidate_id)
     if video_id is None:
-        async with store.pool.acquire() as conn:
-            video_id = await conn.fetchval(_VIDEO_OF, candidate_id, workspace_id, environment)
+        assert ctx.app.candidates is not None, "a revival command needs the candidates' port"
+        video_id = await ctx.app.candidates.video_of(candidate_id, workspace_id, environment)
         if video_id is None:
             raise _missing(candidate_id)
-        _remember(_VIDEO_OF_CANDIDATE, candidate_id, video_id)
+        _remember(video_of_candidate, candidate_id, video_id)
     # In one query. The video and the article are only read (the graph and the article are large
     # and the same on every completion): shared read-only views, not copies. The candidate is
     # decided on: this command's own copy.
-    article_guess = _ARTICLE_OF_VIDEO.get(video_id) if with_article else None
+    article_guess = article_of_video.get(video_id) if with_article else None
     video, candidate, *guessed = await store.fetch_latest(
         video_stream_id(video_id), candidate_id, *([article_guess] if article_guess else []))
     if (not isinstance(video, Video) or video.workspace_id != workspace_id or video.environment != environment
@@ -152,7 +153,7 @@ async def load_candidate(ctx: Context, workspace_id: UUID, environment: str, can
             article = guessed[0]
         else:
             [article] = await store.fetch_latest(article_stream)
-            _remember(_ARTICLE_OF_VIDEO, video_id, article_stream)
+            _remember(article_of_video, video_id, article_stream)
         if not isinstance(article, Article):
             raise _missing(candidate_id)
         state.article = article
@@ -174,7 +175,7 @@ async def move_candidate(command: MoveCandidate, ctx: Context) -> int | None:
     return await with_retries(attempt)
 
 
-async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> tuple[Outcome, int | None]:
+async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> Completion:
     """Complete the candidate's descriptions for ``platforms`` and select it, in one append:
     ``DescriptionsCompleted`` (the drafts), ``CandidateSelected``, the video-site experiment record
     when a video-site platform is asked for, the charge (none for sandbox keys) and the idempotency
@@ -188,7 +189,7 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
     timeout_s, now = ctx.app.completion_timeout_s, ctx.now()
     price = 0 if environment == "sandbox" else description_price(len(platforms))
 
-    async def attempt() -> tuple[Outcome, int | None]:
+    async def attempt() -> Completion:
         state = await load_candidate(ctx, workspace_id, environment, candidate_id, with_article=True)
         video, article = state.video, state.article
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
@@ -196,7 +197,7 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
         completion_id = ctx.new_id()
         candidate = state.stream()
         selected = candidate.select(completion_id, platforms, state.basis)
-        completion = await _drafts(timeout_s, video.description, video.graph, article.content,
+        completion = await _drafts(ctx, timeout_s, video.description, video.graph, article.content,
                                    article.language, platforms)
         experiment = VideositeExperiment.draft(completion_id=completion_id, workspace_id=workspace_id,
                                                environment=environment, candidate=candidate_id,
@@ -220,6 +221,6 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
             reason = f"descriptions of candidate {candidate_id} ({len(platforms)} platforms)"
             position = await ctx.save_charged(workspace_id, price, reason, *aggregates,
                                               effects=[claim.records(outcome)])
-        return outcome, position if selected else None
+        return Completion(outcome, position if selected else None)
 
     return await with_retries(attempt, attempts=CHARGE_RETRIES if price else CONFLICT_RETRIES)

@@ -6,8 +6,8 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import Any
 from uuid import UUID
 
 from domain.analysis.language import guess_language
@@ -18,8 +18,6 @@ from domain.media import Media, media_stream_id
 from domain.pricing import MediaWork, analysis_price, speech_ms, vision_ms
 from domain.videos import (
     ANALYZE_JOB,
-    UnreadableMedia,
-    UnsupportedMedia,
     Video,
     billable_duration_ms,
     check_duration,
@@ -27,29 +25,13 @@ from domain.videos import (
     video_stream_id,
 )
 from infra.captions import CaptionError, read_caption_upload
-from infra.media.ffmpeg import CONTAINERS, MediaError, UnsupportedContainer
-from infra.media.posters import thumbnail
-from infra.media.probe import measure_duration, probe
-from infra.storage import StorageError
 from services.application.articles import invalid_field, provider_needed
 from services.application.context import Context, with_retries
 from services.application.jobs import QueueJob, queue_job
+from services.application.ports import FileStore, MediaInspector
+from services.application.results import AnalysisQueued, LinksRevoked, Saved
 
 log = logging.getLogger("vaeo.videos")
-
-
-def media_refusal(exc: Exception):
-    """What ffprobe's refusal means to a client: not media at all, or not in an accepted container
-    (415), or media it cannot read (400). The text is ``infra.media``'s, which holds no path."""
-    text = str(exc)
-    if isinstance(exc, UnsupportedContainer):
-        found = {"format": exc.format_name} if exc.format_name else {}
-        return UnsupportedMedia("the file is not in one of the accepted audio and video containers (MP4, MOV, "
-                                "Matroska, WebM, AVI, FLV, MPEG-TS, MPEG-PS, ASF, MP3, WAV, Ogg, FLAC, AAC, AIFF)",
-                                reason=text[-300:], **found)
-    if "Invalid data found" in text or "not a media file" in text or "no audio or video stream" in text:
-        return UnsupportedMedia("the file is not an audio or video file ffprobe can read", reason=text[-300:])
-    return UnreadableMedia(f"the media file could not be read: {text[-300:]}", reason=text[-300:])
 
 
 @dataclass(frozen=True)
@@ -87,10 +69,10 @@ class RequestAnalysis:
     webhook_url: str | None = None
 
 
-async def ingest_video(command: IngestVideo, ctx: Context):
+async def ingest_video(command: IngestVideo, ctx: Context) -> Saved[Video]:
     """Probe a staged upload, measure it, move it (and its captions) into storage, append ``VideoUploaded``.
 
-    The probe accepts only the whitelisted containers (``infra.media``); a declared duration over
+    The probe (the media port, ``ctx.app.media``) accepts only the whitelisted containers; a declared duration over
     the application's maximum is refused before the file is read further; then every packet is read
     (bounded by the maximum) to measure how long it really plays, which is the duration recorded,
     priced and analysed (``billable_duration_ms``). The stored file is named by the service, with
@@ -101,20 +83,21 @@ async def ingest_video(command: IngestVideo, ctx: Context):
     nothing half-stored remains. The staged file is gone when this returns or raises. Captions are
     parsed in a thread, and must fit the media's measured duration (``domain.captions``).
 
-    A thumbnail (``infra.media.posters.thumbnail``: a frame, or an audio file's waveform) is stored beside
+    A thumbnail (the media port's ``poster``: a frame, or an audio file's waveform) is stored beside
     the media for the lists that show the video; a media ffmpeg makes no picture of is uploaded
     all the same, without one. ``published_at`` (when the video went out on its site) must lie
     between 1970 and ``now``; None stands for the upload's time. ``language`` None: the captions'
     language when they say clearly which of the seven (``guess_language``), else ``DEFAULT_LANGUAGE``.
     """
-    c, storage, now = command, ctx.app.storage, ctx.now()
+    c, storage, media, now = command, ctx.app.storage, ctx.app.media, ctx.now()
+    assert storage is not None and media is not None, "an upload needs the file store and the media port"
     workspace_id, environment, captions, language = c.workspace_id, c.environment, c.captions, c.language
     media_id, published_at = c.media_id, c.published_at
     staged = Path(c.staged)
     stored_keys: list[str] = []
     try:
         limit_ms = ctx.app.max_duration_ms
-        info, duration_ms = await _measured(staged, limit_ms)
+        info, duration_ms = await _measured(media, staged, limit_ms)
         cues, captions_ext = 0, None
         if captions is not None:
             cues, captions_ext, guessed = await _read_captions(captions, duration_ms, guess=language is None)
@@ -125,7 +108,7 @@ async def ingest_video(command: IngestVideo, ctx: Context):
         if published_at is not None:
             check_published_at(published_at, now)
         video_id = await ctx.next_id("video_id_seq")
-        suffix = CONTAINERS[info.demuxer]  # never the client's extension
+        suffix = media.extension(info.demuxer)  # never the client's extension
         folder = f"videos/{workspace_id}/{video_id}"
         source_key = f"{folder}/source{suffix}"
         captions_key = f"{folder}/captions{captions_ext}" if captions_ext else None
@@ -135,7 +118,8 @@ async def ingest_video(command: IngestVideo, ctx: Context):
         if captions_key:
             await asyncio.to_thread(storage.write_bytes, captions_key, captions)
             stored_keys.append(captions_key)
-        thumbnail_key = await _store_thumbnail(storage, source_key, f"{folder}/thumbnail.jpg", info, duration_ms)
+        thumbnail_key = await _store_thumbnail(storage, media, source_key, f"{folder}/thumbnail.jpg", info,
+                                               duration_ms)
         if thumbnail_key:
             stored_keys.append(thumbnail_key)
         video = Video.upload(
@@ -149,25 +133,22 @@ async def ingest_video(command: IngestVideo, ctx: Context):
             thumbnail_key=thumbnail_key, now=now)
         position = await ctx.save(video, workspace_id=workspace_id)
         stored_keys.clear()
-        return video, position
+        return Saved(video, position)
     finally:
         staged.unlink(missing_ok=True)
         for key in stored_keys:
             try:  # off the event loop: on an object store, a delete is a request
                 await asyncio.to_thread(storage.delete, key)
-            except StorageError as exc:  # the store went away meanwhile: the first failure is the answer
+            except Exception as exc:  # the store went away meanwhile: the first failure is the answer
                 log.warning("%s not deleted after a failed upload: %s", key, exc)
 
 
-async def _measured(staged: Path, limit_ms: int):
+async def _measured(media: MediaInspector, staged: Path, limit_ms: int) -> tuple[Any, int]:
     """The staged media probed (whitelisted containers only) and how long it really plays: a
     declared duration past the maximum is refused unread, then every packet is read (bounded)."""
-    try:
-        info = await asyncio.to_thread(probe, staged)
-        check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
-        measured_ms = await asyncio.to_thread(measure_duration, staged, info.demuxer, limit_ms)
-    except MediaError as exc:
-        raise media_refusal(exc) from None
+    info = await asyncio.to_thread(media.probe, staged)
+    check_duration(info.duration_ms, limit_ms)  # a declared 400 h is refused unread
+    measured_ms = await asyncio.to_thread(media.measure, staged, info.demuxer, limit_ms)
     return info, billable_duration_ms(info.duration_ms, measured_ms)
 
 
@@ -188,31 +169,30 @@ async def _read_captions(captions: bytes, duration_ms: int, *, guess: bool) -> t
     return len(segments), captions_ext, guessed
 
 
-async def _store_thumbnail(storage, source_key: str, key: str, info, duration_ms: int) -> str | None:
+async def _store_thumbnail(storage: FileStore, media: MediaInspector, source_key: str, key: str, info: Any,
+                           duration_ms: int) -> str | None:
     """The thumbnail's storage key once stored; None when ffmpeg makes no picture of this media
     (the upload goes on without one: a picture is not what the upload is for)."""
-    try:
-        source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy
-        picture = await asyncio.to_thread(partial(thumbnail, has_video=info.has_video, mix=info.unnamed_channels),
-                                          source, info.demuxer, duration_ms)
-    except MediaError as exc:
-        log.info("no thumbnail for %s: %s", source_key, exc)
+    source = await asyncio.to_thread(storage.path, source_key)  # an object store's cached copy
+    picture = await asyncio.to_thread(lambda: media.poster(source, info.demuxer, duration_ms,
+                                                           has_video=info.has_video, mix=info.unnamed_channels))
+    if picture is None:
         return None
     await asyncio.to_thread(storage.write_bytes, key, picture)
     return key
 
 
-async def change_video_description(command: ChangeVideoDescription, ctx: Context) -> tuple[Video, int | None]:
+async def change_video_description(command: ChangeVideoDescription, ctx: Context) -> Saved[Video]:
     """Replace a video's description (``VideoDescriptionChanged``); position None when it is the
     description already (nothing is recorded)."""
     c = command
 
-    async def attempt() -> tuple[Video, int | None]:
+    async def attempt() -> Saved[Video]:
         video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
                                   c.video_id)
         if not video.change_description(c.description):
-            return video, None
-        return video, await ctx.save(video, workspace_id=c.workspace_id)
+            return Saved(video, None)
+        return Saved(video, await ctx.save(video, workspace_id=c.workspace_id))
 
     return await with_retries(attempt)
 
@@ -226,21 +206,21 @@ class RevokePublicLinks:
     video_id: int
 
 
-async def revoke_public_links(command: RevokePublicLinks, ctx: Context) -> tuple[int, int]:
+async def revoke_public_links(command: RevokePublicLinks, ctx: Context) -> LinksRevoked:
     """Move the video's public links to a new generation: every link made before answers 404.
     ``(generation, position)``."""
     c = command
 
-    async def attempt() -> tuple[int, int]:
+    async def attempt() -> LinksRevoked:
         video = await ctx.load_in(video_stream_id(c.video_id), Video, c.workspace_id, c.environment, "video",
                                   c.video_id)
         generation = video.revoke_public_links()
-        return generation, await ctx.save(video, workspace_id=c.workspace_id)
+        return LinksRevoked(generation, await ctx.save(video, workspace_id=c.workspace_id))
 
     return await with_retries(attempt)
 
 
-async def request_analysis(command: RequestAnalysis, ctx: Context):
+async def request_analysis(command: RequestAnalysis, ctx: Context) -> AnalysisQueued:
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
@@ -277,4 +257,4 @@ async def request_analysis(command: RequestAnalysis, ctx: Context):
                                              charge_reason=f"analysis of video {video_id}",
                                              webhook_url=command.webhook_url,
                                              work=MediaWork(decoded_ms=video.duration_ms)), ctx)
-    return job, video, price, position
+    return AnalysisQueued(job, video, price, position)

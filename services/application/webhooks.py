@@ -9,6 +9,7 @@ from domain.base import NotFound
 from domain.webhooks import Webhook, WebhookDelivery
 from infra.webhook_http import new_webhook_secret
 from services.application.context import Context, with_retries
+from services.application.results import WebhookRegistered
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class RecordWebhookTest:
     error: str | None
 
 
-async def register_webhook(command: RegisterWebhook, ctx: Context) -> tuple[Webhook, str, int]:
+async def register_webhook(command: RegisterWebhook, ctx: Context) -> WebhookRegistered:
     """A new webhook; returns it, its secret (never stored in clear: encrypted with the
     application's secret box) and the position."""
     c = command
@@ -57,7 +58,7 @@ async def register_webhook(command: RegisterWebhook, ctx: Context) -> tuple[Webh
     encrypted = ctx.app.box.encrypt(secret, str(webhook_id))
     webhook = Webhook.register(webhook_id=webhook_id, workspace_id=c.workspace_id, environment=c.environment,
                                url=c.url, events=c.events, secret_encrypted=encrypted)
-    return webhook, secret, await ctx.save(webhook, workspace_id=c.workspace_id)
+    return WebhookRegistered(webhook, secret, await ctx.save(webhook, workspace_id=c.workspace_id))
 
 
 async def load_webhook(ctx: Context, workspace_id: UUID, environment: str, webhook_id: UUID) -> Webhook:

@@ -9,6 +9,7 @@ from uuid import UUID
 from domain.workspaces import JobSecretVersions, Workspace
 from services.application.context import Context, with_retries
 from services.application.keys import IssuedKey, index_key_digest, new_key
+from services.application.results import NewWorkspace, SecretRotated
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,13 @@ class RotateJobSecret:
     environment: str
 
 
-async def create_workspace(command: CreateWorkspace, ctx: Context) -> tuple[UUID, IssuedKey]:
+async def create_workspace(command: CreateWorkspace, ctx: Context) -> NewWorkspace:
     c = command
     workspace = Workspace.open(ctx.new_id(), c.name, c.plan, c.credits, c.rate_limit)
     api_key, key = new_key(ctx, workspace.id, name=c.key_name, scopes=["*"], environment="production",
                            expires_at=None, issuer_scopes=None, issued_by=None)
     position = await ctx.save(workspace, api_key, workspace_id=workspace.id, effects=[index_key_digest(api_key)])
-    return workspace.id, IssuedKey(api_key.id, key, position)
+    return NewWorkspace(workspace.id, IssuedKey(api_key.id, key, position))
 
 
 async def add_credits(command: AddCredits, ctx: Context) -> int:
@@ -55,14 +56,14 @@ async def add_credits(command: AddCredits, ctx: Context) -> int:
     return await with_retries(attempt)
 
 
-async def rotate_job_secret(command: RotateJobSecret, ctx: Context) -> tuple[JobSecretVersions, int]:
+async def rotate_job_secret(command: RotateJobSecret, ctx: Context) -> SecretRotated:
     """Returns the versions now and the position of the event."""
     grace = timedelta(seconds=ctx.app.job_secret_grace_s)
 
-    async def attempt() -> tuple[JobSecretVersions, int]:
+    async def attempt() -> SecretRotated:
         workspace = await ctx.load_owned(command.workspace_id, Workspace, command.workspace_id, "workspace")
         versions = workspace.rotate_job_secret(command.environment, now=ctx.now(), grace=grace)
-        return versions, await ctx.save(workspace, workspace_id=command.workspace_id)
+        return SecretRotated(versions, await ctx.save(workspace, workspace_id=command.workspace_id))
 
     return await with_retries(attempt)
 

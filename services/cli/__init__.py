@@ -270,6 +270,7 @@ def instance_names(counts: dict[str, int]) -> dict[str, str]:
 
 async def _bootstrap_key(settings: Settings) -> str | None:
     """A first workspace and key when the store has no workspace yet (first `vaeo up`)."""
+    from infra.adapters import database_adapters
     from infra.codec import EventRegistry
     from infra.db import create_pool
     from infra.eventstore_postgres import PostgresEventStore
@@ -282,7 +283,8 @@ async def _bootstrap_key(settings: Settings) -> str | None:
         async with pool.acquire() as conn:
             if await conn.fetchval("SELECT EXISTS (SELECT 1 FROM events WHERE type = 'WorkspaceCreated')"):
                 return None
-        ctx = bootstrap(settings, PostgresEventStore(pool, EventRegistry(), clock=settings.now)).context(
+        ctx = bootstrap(settings, PostgresEventStore(pool, EventRegistry(), clock=settings.now),
+                        database_adapters(pool)).context(
             command_meta("up"))
         _, issued = await ctx.handle(CreateWorkspace(name="default", plan="free", credits=1000, rate_limit=600))
         return issued.key
@@ -322,6 +324,7 @@ async def _application(settings: Settings, *, storage=None):
     """The application of a CLI command, and the pool to close when it is done. Its secret key is
     the one the processes use (``ensure_secret_key``: the environment's, else the local stack's
     key file): a webhook secret the CLI encrypts must be readable by the dispatcher."""
+    from infra.adapters import database_adapters
     from infra.codec import EventRegistry
     from infra.db import create_pool
     from infra.eventstore_postgres import PostgresEventStore
@@ -330,7 +333,7 @@ async def _application(settings: Settings, *, storage=None):
     settings = ensure_secret_key(settings)
     pool = await create_pool(settings.resolved_database_url(), max_size=2)
     store = PostgresEventStore(pool, EventRegistry(), notify=settings.notify_on_append, clock=settings.now)
-    return bootstrap(settings, store, storage=storage), pool
+    return bootstrap(settings, store, database_adapters(pool, storage=storage)), pool
 
 
 def cmd_videos(args: argparse.Namespace) -> int:

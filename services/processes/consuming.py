@@ -56,6 +56,7 @@ from infra.db import create_pool
 from infra.eventlog import make_consumer, start_or_stop
 from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
+from infra.wiring import adapters_for
 from services.application.bootstrap import bootstrap
 from services.application.context import Application
 from services.lib.common import is_transient, supervise, until_connected
@@ -115,7 +116,7 @@ class AppendingReader(Reader):
         try:
             self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
                                             clock=self.settings.now)
-            self.application = bootstrap(self.settings, self.store)
+            self.application = bootstrap(self.settings, self.store, adapters_for(self.store))
             runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=topic,
                                     group=self.settings.consumer_group_prefix + self.name, source=self.source,
                                     max_records=1000)

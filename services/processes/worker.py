@@ -59,6 +59,7 @@ from infra.db import create_pool
 from infra.eventstore import ConcurrencyError, EventStore, origin
 from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
+from infra.wiring import adapters_for
 from services.application.bootstrap import bootstrap
 from services.application.context import Application, Context
 from services.application.jobs import append_job
@@ -252,7 +253,7 @@ class Worker:
     def application(self) -> Application:
         """The application over this worker's store (made again when the store is replaced)."""
         if self._application is None or self._application.store is not self.store:
-            self._application = bootstrap(self.settings, self.store)
+            self._application = bootstrap(self.settings, self.store, adapters_for(self.store))
         return self._application
 
     async def load_job(self, job_id: uuid.UUID) -> Job | None:

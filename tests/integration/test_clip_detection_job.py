@@ -77,8 +77,6 @@ async def seeded(settings, store, tmp_path):
 
 
 async def run_detection(settings, store, pool, background, ws, video, article, storage, prompt: str | None):
-    from domain.clips import template
-
     background.start(Relay(settings).run)
     background.start(lambda stop: run_projector(settings, stop, ["jobs", "scheduler", "clip_jobs"]))
     background.start(Worker(settings, register_clip_jobs(JobHandlers(), settings, storage), pool=pool).run)
@@ -86,8 +84,7 @@ async def run_detection(settings, store, pool, background, ws, video, article, s
                "analysis_mode": "multimodal", "prompt": prompt, "protect_sentence_boundaries": True,
                "duration_margin_enabled": True, "duration_margin_percent": 10, "allow_shorter_duration": True,
                "allow_longer_duration": False}
-    job, reused, price, _ = await handle(store, RequestDetection(ws, environment="production", article=article,
-        video=video, template=template(1), request=request))
+    job, reused, price, _ = await handle(store, RequestDetection(ws, "production", **request))
     assert (reused, price) == (False, detection_price(video.duration_ms))
     done = await wait_for(lambda: job_finished(store, job.id), timeout=60, what="detection finished")
     return done

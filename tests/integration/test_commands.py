@@ -8,6 +8,7 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.eventstore_postgres import PostgresEventStore
+from infra.idempotency_rows import PostgresKeyRows
 from services.application.idempotency import IdempotencyKeys
 from tests.command_contract import *  # noqa: F403
 from tests.idempotency_support import KEY
@@ -25,7 +26,7 @@ class PostgresBackend:
         return PostgresEventStore(self.pool, EventRegistry())
 
     def keys(self, **kwargs) -> IdempotencyKeys:
-        return IdempotencyKeys(self.pool, **kwargs)
+        return IdempotencyKeys(PostgresKeyRows(self.pool), **kwargs)
 
     async def written(self, ws) -> dict[str, int]:
         async with self.pool.acquire() as conn:

@@ -19,6 +19,7 @@ from infra.eventstore import ConcurrencyError, EventStore
 from infra.eventstore_kept import CACHE_FROM_VERSION
 from infra.eventstore_postgres import PostgresEventStore
 from infra.eventstore_sql import NOTIFY_CHANNEL, Call
+from infra.idempotency_rows import PostgresKeyRows
 from services.application.idempotency import IdempotencyKeys, Outcome
 from services.application.workspaces import AddCredits, CreateWorkspace
 from tests.helpers import handle
@@ -146,7 +147,7 @@ async def test_an_append_with_calls_rides_them_in_its_statement_all_or_nothing(p
     and ``on_commit`` is called after."""
     store = PostgresEventStore(pool, registry, group_commit=group_commit)
     ws = uuid.uuid4()
-    keys = IdempotencyKeys(pool)
+    keys = IdempotencyKeys(PostgresKeyRows(pool))
     claim = await keys._claim((ws, "production", API_KEY, "test.calls", "k" * 16), "hash")
     stolen = await keys._claim((ws, "production", API_KEY, "test.calls", "s" * 16), "hash")
     await keys._release(stolen)  # this claim is no longer held: completing it refuses

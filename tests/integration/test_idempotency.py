@@ -13,6 +13,7 @@ import pytest
 from domain.workspaces import Workspace
 from infra.db import create_pool
 from infra.eventstore_postgres import PostgresEventStore
+from infra.idempotency_rows import PostgresKeyRows
 from services.application.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeys,
@@ -38,7 +39,7 @@ async def stored_key(pool, key: str = KEY):
 
 async def test_the_answer_commits_with_the_events(store, pool):
     ws = await workspace(store)
-    keys = IdempotencyKeys(pool)
+    keys = IdempotencyKeys(PostgresKeyRows(pool))
     await keys.run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
 
     async with pool.acquire() as conn:
@@ -51,14 +52,16 @@ async def test_the_answer_commits_with_the_events(store, pool):
 
 async def test_a_replay_after_a_restart_still_replays(settings, store, pool):
     ws = await workspace(store)
-    first = await IdempotencyKeys(pool).run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws), api_key_id=API_KEY)
+    first = await IdempotencyKeys(PostgresKeyRows(pool)).run(ws, "jobs.create", KEY, REQUEST, ChargedJob(store, ws),
+                                                             api_key_id=API_KEY)
 
     # A new process: a new pool, store and key table handle; nothing of the first in memory.
     fresh_pool = await create_pool(settings.resolved_database_url(), max_size=2)
     try:
         fresh_store = PostgresEventStore(fresh_pool, store.registry)
         command = ChargedJob(fresh_store, ws)
-        again = await IdempotencyKeys(fresh_pool).run(ws, "jobs.create", KEY, REQUEST, command, api_key_id=API_KEY)
+        again = await IdempotencyKeys(PostgresKeyRows(fresh_pool)).run(ws, "jobs.create", KEY, REQUEST, command,
+                                                                        api_key_id=API_KEY)
     finally:
         await fresh_pool.close()
 
@@ -75,13 +78,13 @@ async def test_a_key_in_flight_is_in_use_until_its_claim_lapses(settings, store,
     dying_pool = await create_pool(settings.resolved_database_url(), max_size=2)
     dying = ChargedJob(PostgresEventStore(dying_pool, store.registry), ws)
     dying.hold = asyncio.Event()
-    in_flight = asyncio.create_task(IdempotencyKeys(dying_pool, clock=clock, claim_s=60).run(
+    in_flight = asyncio.create_task(IdempotencyKeys(PostgresKeyRows(dying_pool), clock=clock, claim_s=60).run(
         ws, "jobs.create", KEY, REQUEST, dying, api_key_id=API_KEY))
     await asyncio.wait_for(dying.started.wait(), 10)
     dying_pool.terminate()  # the process is gone: its connections, and its release, with it
     in_flight.cancel()
     await asyncio.gather(in_flight, return_exceptions=True)
-    keys = IdempotencyKeys(pool, clock=clock, claim_s=60)
+    keys = IdempotencyKeys(PostgresKeyRows(pool), clock=clock, claim_s=60)
     command = ChargedJob(store, ws)
 
     clock.now = T0 + timedelta(seconds=59)

@@ -7,6 +7,7 @@ import pytest
 
 from infra.codec import EventRegistry
 from infra.eventstore_postgres import PostgresEventStore
+from infra.idempotency_rows import PostgresKeyRows
 from services.application.idempotency import IdempotencyKeys
 from tests.store_contract import *  # noqa: F403
 
@@ -25,7 +26,7 @@ class PostgresBackend:
             return [r["position"] for r in await conn.fetch("SELECT position FROM events ORDER BY position")]
 
     def keys(self) -> IdempotencyKeys:
-        return IdempotencyKeys(self.pool)
+        return IdempotencyKeys(PostgresKeyRows(self.pool))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from domain.webhooks import Webhook, attempt_events
 from infra.codec import EventRegistry, StoredEvent
 from infra.consume import caused_by
+from infra.memory_ports import memory_adapters
 from infra.memory_store import MemoryDatabase, MemoryEventStore
 from infra.settings import Settings
 from services.application.bootstrap import bootstrap
@@ -35,8 +36,9 @@ def the_cause(event: StoredEvent) -> dict[str, str]:
 async def requested(credits: int = 10, charge: int = 2) -> tuple[MemoryEventStore, StoredEvent, StoredEvent]:
     """A store with a workspace of ``credits`` and a job charged ``charge``, both by ``REQUEST``:
     the store, the job's ``JobQueued`` and its ``CreditsCharged``."""
-    store = MemoryEventStore(EventRegistry(), MemoryDatabase())
-    ctx = bootstrap(SETTINGS, store).context(REQUEST)
+    database = MemoryDatabase()
+    store = MemoryEventStore(EventRegistry(), database)
+    ctx = bootstrap(SETTINGS, store, memory_adapters(database)).context(REQUEST)
     await ctx.handle(CreateWorkspace(name="meta", plan="pro", credits=credits, rate_limit=100))
     workspace_id = next(e.stream_id for e in store.database.events if e.type == "WorkspaceCreated")
     await ctx.handle(QueueJob(workspace_id, job_type="charged", credits=charge))
@@ -58,7 +60,7 @@ async def test_a_jobs_work_appends_with_its_queueing_as_cause_and_names_the_work
 
 async def test_the_credits_watch_appends_credits_low_with_the_charge_as_cause():
     store, _, charged = await requested(credits=10, charge=9)
-    app = bootstrap(SETTINGS, store)
+    app = bootstrap(SETTINGS, store, memory_adapters(store.database))
     low = await decide(app, [charged], 20.0)
     assert [e.type for e in low] == ["CreditsLow"]
     assert low[0].meta == app.reacting(charged).meta == the_cause(charged)
@@ -88,7 +90,8 @@ async def test_a_webhook_disabled_after_a_410_carries_the_delivered_event_as_cau
     store, queued, _ = await requested()
     webhook = Webhook.register(webhook_id=uuid.uuid4(), workspace_id=queued.workspace_id, environment="production",
                                url="https://receiver.example/hook", events=None, secret_encrypted="sealed")
-    await bootstrap(SETTINGS, store).context(REQUEST).save(webhook, workspace_id=queued.workspace_id)
+    app = bootstrap(SETTINGS, store, memory_adapters(store.database))
+    await app.context(REQUEST).save(webhook, workspace_id=queued.workspace_id)
     await Sender(SETTINGS, None, store).disable(delivery_of(queued, webhook.id))
     disabled = [e for e in await store.read_stream(webhook.id) if e.type == "WebhookDisabled"]
     assert len(disabled) == 1 and disabled[0].meta == the_cause(queued)

@@ -10,9 +10,10 @@ import typing
 import pytest
 
 from infra.codec import EventRegistry
+from infra.memory_ports import MemoryKeyRows
 from infra.memory_store import MemoryDatabase, MemoryEventStore
 from services.application import handlers
-from services.application.idempotency import MemoryIdempotencyKeys
+from services.application.idempotency import IdempotencyKeys
 from tests.command_contract import *  # noqa: F403
 from tests.idempotency_support import KEY
 
@@ -31,8 +32,8 @@ class MemoryBackend:
     def other(self) -> MemoryEventStore:
         return MemoryEventStore(EventRegistry(), self.database)
 
-    def keys(self, **kwargs) -> MemoryIdempotencyKeys:
-        return MemoryIdempotencyKeys(self.database, **kwargs)
+    def keys(self, **kwargs) -> IdempotencyKeys:
+        return IdempotencyKeys(MemoryKeyRows(self.database), **kwargs)
 
     async def written(self, ws) -> dict[str, int]:
         counts: dict[str, int] = {}

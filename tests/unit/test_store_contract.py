@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from infra.codec import EventRegistry
+from infra.memory_ports import MemoryKeyRows
 from infra.memory_store import MemoryDatabase, MemoryEventStore
-from services.application.idempotency import MemoryIdempotencyKeys
+from services.application.idempotency import IdempotencyKeys
 from tests.store_contract import *  # noqa: F403
 
 
@@ -16,7 +17,7 @@ class MemoryBackend:
     def __init__(self) -> None:
         self.registry = EventRegistry()
         self.database = MemoryDatabase()
-        self._keys = MemoryIdempotencyKeys(self.database)
+        self._keys = IdempotencyKeys(MemoryKeyRows(self.database))
 
     def store(self) -> MemoryEventStore:
         return MemoryEventStore(self.registry, self.database)
@@ -24,7 +25,7 @@ class MemoryBackend:
     async def positions(self) -> list[int]:
         return [e.position for e in self.database.events]
 
-    def keys(self) -> MemoryIdempotencyKeys:
+    def keys(self) -> IdempotencyKeys:
         return self._keys
 
 

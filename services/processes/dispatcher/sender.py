@@ -39,6 +39,7 @@ from infra.eventstore_postgres import PostgresEventStore
 from infra.netguard import DestinationRefused, Resolver, SystemResolver, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import Outcome, WebhookClient, job_notification_secret, signature_headers
+from infra.wiring import adapters_for
 from services.application.bootstrap import bootstrap
 from services.lib.common import supervise
 from services.processes.dispatcher.intake import WAKE_CHANNEL
@@ -162,7 +163,7 @@ class Sender:
         self.resolver = resolver or SystemResolver()
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.box = SecretBox(settings.secret_key)
-        self.application = bootstrap(settings, store)
+        self.application = bootstrap(settings, store, adapters_for(store))
         self.stats = SenderStats()
         self._secrets: dict[UUID, str] = {}
         self._wake = asyncio.Event()
