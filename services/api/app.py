@@ -38,7 +38,7 @@ from infra.db import create_pool
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from infra.storage import storage_for
-from services.api.articles import EXPORTS, ExportCache
+from services.api.article_exports import EXPORTS, ExportCache
 from services.api.assistant.actions import ASSISTANT_ACTIONS, Catalog
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ValidationError
 
 from domain.agent.actions import read_kinds, summarise
 from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
-from services.api.articles import record_first_exports
+from services.api.article_exports import record_first_exports
 from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
