@@ -231,6 +231,13 @@ async def earliest_marks(conn: asyncpg.Connection, readers: list[str]) -> dict[i
     return {r["partition"]: r["next_offset"] for r in rows if r["n"] == len(set(readers))}
 
 
+async def applied_position(pool: asyncpg.Pool, reader: str, partition: int) -> int | None:
+    """The highest position ``reader`` has applied on ``partition`` (None: it stored nothing there);
+    read without a lock, by the API's read-your-writes waits."""
+    return await pool.fetchval("SELECT max_position FROM projection_offsets WHERE projection = $1 AND partition = $2",
+                               reader, partition)
+
+
 async def seek_to_earliest(consumer, earliest: Mapping[int, int], partitions) -> None:
     """Position a consumer shared by several readers where the least advanced of them got to
     (``earliest_marks``); the others read those messages again and skip them by their own marks."""

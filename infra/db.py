@@ -73,6 +73,11 @@ async def connect(dsn: str, **kw) -> asyncpg.Connection:
     return conn
 
 
+async def ping(db: asyncpg.Connection | asyncpg.Pool) -> None:
+    """One round trip to the database (a health check; a connection that died silently fails it)."""
+    await db.fetchval("SELECT 1")
+
+
 def _migration_files() -> list[tuple[str, str]]:
     folder = resources.files("infra") / "migrations"
     files = sorted((p.name, p.read_text()) for p in folder.iterdir() if p.name.endswith(".sql"))

@@ -6,6 +6,11 @@ Job events touch the row of the video whose last job they are, so this projectio
 log's order (``strict``). ``job_position`` is the log position of the last ``JobQueued`` applied
 to the row: a ``JobQueued`` at or below it (a redelivery, an older job) changes nothing, so a
 finished job's queueing can never put its video back to ``analyzing``.
+
+``storage_key``, ``thumbnail_key`` and ``links_generation`` are what a GET needs of the write side to
+show the video's files (a signed URL of its source, its public links in an export). Rows written
+before these columns existed have a null ``storage_key`` until the read model is rebuilt
+(``vaeo projections rebuild videos``); their readers then take the three from the video's stream.
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ projection = Projection(
         )""",
         # Added after the first release: tables created before get it here.
         "ALTER TABLE videos ADD COLUMN IF NOT EXISTS job_position bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE videos ADD COLUMN IF NOT EXISTS storage_key text",
+        "ALTER TABLE videos ADD COLUMN IF NOT EXISTS thumbnail_key text",
+        "ALTER TABLE videos ADD COLUMN IF NOT EXISTS links_generation integer NOT NULL DEFAULT 0",
         "CREATE INDEX IF NOT EXISTS videos_by_workspace ON videos (workspace_id, environment, id)",
         "CREATE INDEX IF NOT EXISTS videos_by_last_job ON videos (last_job_id)",
     ],
@@ -54,13 +62,15 @@ def _uploaded(ev) -> list[Statement]:
     d = ev.data
     return [("""INSERT INTO videos (id, stream_id, workspace_id, environment, media_id, name, description, language,
                                     duration_ms, width, height, frame_rate, size_bytes, video_codec, audio_codec,
-                                    has_transcript, status, created_at, version)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'uploaded', $17, $18)
+                                    has_transcript, status, created_at, version, storage_key, thumbnail_key)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'uploaded', $17, $18,
+                        $19, $20)
                 ON CONFLICT (id) DO NOTHING""",
              (d["video_id"], ev.stream_id, ev.workspace_id, d["environment"], d.get("media_id"), d["name"],
               d.get("description"), d["language"], d["duration_ms"], d.get("width"), d.get("height"),
               d.get("frame_rate"), d["size_bytes"], d.get("video_codec"), d.get("audio_codec"),
-              bool(d.get("caption_cues") or d.get("subtitle_tracks")), ev.recorded_at, ev.version))]
+              bool(d.get("caption_cues") or d.get("subtitle_tracks")), ev.recorded_at, ev.version, d["storage_key"],
+              d.get("thumbnail_key")))]
 
 
 @projection.handles("JobQueued")
@@ -96,8 +106,10 @@ def _description_changed(ev) -> list[Statement]:
 
 @projection.handles("VideoPublicLinksRevoked")
 def _public_links_revoked(ev) -> list[Statement]:
-    """Only the version moves: an export's cache key holds it, so no export of the earlier links is served again."""
-    return [("UPDATE videos SET version = $2 WHERE stream_id = $1 AND version < $2", (ev.stream_id, ev.version))]
+    """The links' generation, and the version: an export's cache key holds it, so no export of the earlier links is
+    served again."""
+    return [("UPDATE videos SET version = $2, links_generation = $3 WHERE stream_id = $1 AND version < $2",
+             (ev.stream_id, ev.version, ev.data["generation"]))]
 
 
 @projection.handles("VideoGraphRecorded")

@@ -29,10 +29,11 @@ from domain.agent.conversation import reads_every_conversation
 from domain.agent.policy import MAX_ACTIONS, MAX_MESSAGE_CHARS
 from domain.agent.results import without_file_links
 from infra.llm import ChatProvider
+from projections import conversations_queries as queries
 from services.api.assistant.actions import ASSISTANT_ACTIONS
 from services.api.assistant.turn import ProviderFailed, Turn, TurnEvents
 from services.api.base import HEX_ID, REQUEST_ID, SETTINGS, WINDOW, ApiError, Call, Route, not_found
-from services.api.errors import to_api_error
+from services.api.errors import found, to_api_error
 from services.api.models import VISIBLE_TEXT_PATTERN, ErrorBody, ErrorEnvelope
 from services.api.streams import EventBatch, Opening, ServerSentEvent
 from services.application.conversations import load_conversation
@@ -206,26 +207,14 @@ async def _turn_events(turn: Turn) -> AsyncIterator[ServerSentEvent | EventBatch
         await asyncio.wait([task])
 
 
-# The caller's own conversation, or any of its workspace and environment for a wildcard key
-# (``Conversation.open_to``). A row recorded before conversations kept their key (key_id null) is a
-# wildcard key's only, until the read model is rebuilt.
-_CONVERSATION = """SELECT id, created_at, updated_at FROM agent_conversations
-                    WHERE id = $1 AND workspace_id = $2 AND environment = $3 AND (key_id = $4 OR $5)"""
-_TURNS = """SELECT turn, message, planner, request_id, actions, reply, outcome, not_done, created_at, replied_at
-              FROM agent_turns WHERE conversation_id = $1 ORDER BY turn"""
-
-
 async def get_agent_conversation(call: Call) -> dict:
     try:
         conversation_id = UUID(call.path("id"))
     except ValueError:
         raise not_found("conversation", call.path("id")) from None
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_CONVERSATION, conversation_id, call.workspace_id, call.environment,
-                                  call.principal.key_id, reads_every_conversation(call.principal.scopes))
-        if row is None:
-            raise not_found("conversation", conversation_id)
-        turns = await conn.fetch(_TURNS, conversation_id)
+    row, turns = found(await queries.with_turns(call.pool, conversation_id, call.workspace_id, call.environment,
+                                                call.principal.key_id, reads_every_conversation(call.principal.scopes)),
+                       "conversation", conversation_id)
     # Turns recorded before results were kept without signed file links may still hold one: left out.
     return {"data": {"id": row["id"], "createdAt": row["created_at"], "updatedAt": row["updated_at"],
                      "turns": [{"turn": t["turn"], "message": without_file_links(t["message"]),

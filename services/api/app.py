@@ -35,11 +35,12 @@ from pydantic import BaseModel, ValidationError
 
 from infra.adapters import database_adapters
 from infra.codec import EventRegistry
-from infra.db import create_pool
+from infra.db import create_pool, ping
 from infra.eventstore_postgres import PostgresEventStore
+from infra.ratelimit import RateCounter, RateLimiter
 from infra.settings import Settings
 from infra.storage import storage_for
-from services.api.articles import EXPORTS, ExportCache
+from services.api.article_exports import EXPORTS, ExportCache
 from services.api.assistant.actions import ASSISTANT_ACTIONS, Catalog
 from services.api.auth import Authenticator, bearer_token
 from services.api.base import (
@@ -79,7 +80,6 @@ from services.api.metrics import METRICS, ApiMetrics, get_metrics
 from services.api.monitoring import END_OFFSETS
 from services.api.once import answer_once, idempotency_key
 from services.api.protocol import serve_app
-from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.routes import ROUTES
 from services.api.streams import OPENED, STREAMS, OpenStreams, send_events
 from services.api.waits import ProgressWaiter
@@ -343,8 +343,7 @@ def endpoint(route: Route):
 
 async def healthz(request: web.Request) -> web.Response:
     try:
-        async with request.app[POOL].acquire() as conn:
-            await conn.fetchval("SELECT 1")
+        await ping(request.app[POOL])
     except Exception as exc:
         return json_response({"error": {"code": "unavailable", "message": str(exc), "details": {}}}, 503)
     # pid: which of several API processes sharing the port answered (``vaeo up --api N``).

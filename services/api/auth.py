@@ -9,7 +9,7 @@ whichever API process serves it. No cache: the one indexed query is the price of
 **Group authentication** (``Authenticator``): the requests that arrive while one lookup is in
 flight go together in the next one, a single statement that reads their keys and numbers them in
 their workspaces' rate-limit windows (one increment per workspace by its number of calls; see
-``services.api.ratelimit``). A request never joins a statement that has already started, so its
+``infra.ratelimit``). A request never joins a statement that has already started, so its
 snapshot is always later than the request: a key revoked before the request was sent is seen
 revoked. Sharing the statement is what keeps the hot rate-limit row from becoming a lock queue
 under load (one row update per group instead of per call) and saves a round trip per request.
@@ -32,27 +32,9 @@ import asyncpg
 
 from infra import crypto
 from infra.codec import EventRegistry
+from infra.ratelimit import RateLimiter, Window, lookup_and_count
 from infra.settings import wall_clock
 from services.api.errors import ApiError
-from services.api.ratelimit import COUNT_CONFLICT, RateLimiter, Window, count_returning, window_now
-
-_GROUP_LOOKUP_AND_COUNT = f"""
-WITH asked AS (SELECT * FROM unnest($1::text[], $2::int[]) AS a(digest, calls)),
-valid AS (  -- neither revoked nor expired (ApiKeyIssued schema 1 holds expires_at, ISO 8601 or null)
-    SELECT a.digest, d.workspace_id, a.calls FROM asked a JOIN api_key_digests d ON d.digest = a.digest
-     WHERE NOT EXISTS (SELECT 1 FROM events r WHERE r.stream_id = d.key_id AND r.type = 'ApiKeyRevoked')
-       AND NOT EXISTS (SELECT 1 FROM events i WHERE i.stream_id = d.key_id AND i.type = 'ApiKeyIssued'
-                                                AND (i.data->>'expires_at')::timestamptz <= $3)),
-counted AS (
-    INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
-    SELECT workspace_id, {window_now("$3")}, sum(calls) FROM valid GROUP BY workspace_id ORDER BY workspace_id
-    {COUNT_CONFLICT} {count_returning("$3")})
-SELECT d.digest, d.key_id, d.workspace_id, e.type, e.schema, e.data,
-       CASE WHEN v.digest IS NOT NULL THEN c.count END AS count, c.reset_in
-  FROM asked a JOIN api_key_digests d ON d.digest = a.digest JOIN events e ON e.stream_id = d.key_id
-  LEFT JOIN valid v ON v.digest = d.digest LEFT JOIN counted c ON c.workspace_id = d.workspace_id
- ORDER BY d.digest, e.version"""
-
 
 # A key is its prefix and URL-safe base64: anything else (other bytes, non-ASCII, bytes that are
 # not UTF-8 at all) is no key of ours and is refused before it is hashed or looked up.
@@ -127,42 +109,41 @@ class Authenticator:
         calls: dict[str, int] = {}
         for digest, _ in group:
             calls[digest] = calls.get(digest, 0) + 1
-        async with self.pool.acquire() as conn:
-            now = self.clock()  # one instant for the group: expiry, its window, and the key's checks
-            rows = await conn.fetch(_GROUP_LOOKUP_AND_COUNT, list(calls), list(calls.values()), now)
-            by_digest: dict[str, list] = {}
-            for row in rows:
-                by_digest.setdefault(row["digest"], []).append(row)
-            outcomes: dict[str, Principal | ApiError] = {}
-            for digest in calls:
-                try:
-                    outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), now)
-                except ApiError as exc:
-                    outcomes[digest] = exc
-            # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..
-            # count, n being its valid calls. Handed out in arrival order.
-            valid_calls: dict[UUID, int] = {}
-            for digest, n in calls.items():
-                if isinstance(outcomes[digest], Principal) and by_digest[digest][0]["count"] is not None:
-                    ws = by_digest[digest][0]["workspace_id"]
-                    valid_calls[ws] = valid_calls.get(ws, 0) + n
-            next_number: dict[UUID, int] = {}
-            for digest, future in group:
-                outcome = outcomes[digest]
-                if isinstance(outcome, ApiError):
-                    future.set_exception(outcome)
-                    continue
-                row = by_digest[digest][0]
-                limit = await self.limiter.limit_of(conn, outcome.workspace_id)
-                if row["count"] is None:  # the statement judged the key expired a moment before Python
-                    window = await self.limiter.hit(conn, outcome.workspace_id)
-                else:
-                    ws = row["workspace_id"]
-                    number = next_number.get(ws, row["count"] - valid_calls[ws] + 1)
-                    next_number[ws] = number + 1
-                    window = Window(limit=limit, count=number, reset_in=max(1, math.ceil(row["reset_in"])))
-                if not future.done():
-                    future.set_result((outcome, window))
+        now = self.clock()  # one instant for the group: expiry, its window, and the key's checks
+        rows = await lookup_and_count(self.pool, list(calls), list(calls.values()), now)
+        by_digest: dict[str, list] = {}
+        for row in rows:
+            by_digest.setdefault(row["digest"], []).append(row)
+        outcomes: dict[str, Principal | ApiError] = {}
+        for digest in calls:
+            try:
+                outcomes[digest] = _principal(self.registry, by_digest.get(digest, []), now)
+            except ApiError as exc:
+                outcomes[digest] = exc
+        # A workspace's calls in this group hold the last numbers of its window: count - n + 1 ..
+        # count, n being its valid calls. Handed out in arrival order.
+        valid_calls: dict[UUID, int] = {}
+        for digest, n in calls.items():
+            if isinstance(outcomes[digest], Principal) and by_digest[digest][0]["count"] is not None:
+                ws = by_digest[digest][0]["workspace_id"]
+                valid_calls[ws] = valid_calls.get(ws, 0) + n
+        next_number: dict[UUID, int] = {}
+        for digest, future in group:
+            outcome = outcomes[digest]
+            if isinstance(outcome, ApiError):
+                future.set_exception(outcome)
+                continue
+            row = by_digest[digest][0]
+            limit = await self.limiter.limit_of(self.pool, outcome.workspace_id)
+            if row["count"] is None:  # the statement judged the key expired a moment before Python
+                window = await self.limiter.hit(self.pool, outcome.workspace_id)
+            else:
+                ws = row["workspace_id"]
+                number = next_number.get(ws, row["count"] - valid_calls[ws] + 1)
+                next_number[ws] = number + 1
+                window = Window(limit=limit, count=number, reset_in=max(1, math.ceil(row["reset_in"])))
+            if not future.done():
+                future.set_result((outcome, window))
 
 
 def _principal(registry: EventRegistry, rows: list, now: datetime) -> Principal:

@@ -19,11 +19,11 @@ from pydantic import BaseModel
 
 from infra.eventlog import key_of, partition_for
 from infra.eventstore import EventStore
+from infra.ratelimit import RateCounter, RateLimiter, Window
 from infra.settings import Settings
 from services.api.auth import Principal
 from services.api.errors import ApiError, not_found  # noqa: F401  (re-exported for the resource modules)
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import RateCounter, RateLimiter, Window
 from services.api.waits import ProgressWaiter
 from services.application.context import Application, Context
 from services.application.idempotency import IdempotencyKeys

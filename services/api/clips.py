@@ -37,14 +37,15 @@ from domain.resources import RenderedClip
 from domain.videos import MAX_DURATION_MS
 from domain.webhook_payloads import public_result
 from infra.file_urls import signed_url
+from projections import clip_jobs_queries as queries
 from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
+from services.api.errors import found
 from services.api.models import Name, Text
 from services.application import clips as commands
 
 INT32 = 2_147_483_647
 WEBHOOK_URL = {"min_length": 8, "max_length": 2048, "pattern": r"^https://[^\s\u0000]+$"}
 MIN_JOB_ID, MAX_JOB_ID = 16, 160
-_TRACKING = "SELECT * FROM clip_jobs WHERE job_id = $1 AND workspace_id = $2 AND environment = $3"
 
 
 # ------------------------------------------------------------------------------------ models
@@ -272,10 +273,7 @@ def _job_id(call: Call) -> UUID:
 
 async def get_clip_job(call: Call) -> dict:
     job_id = _job_id(call)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_TRACKING, job_id, call.workspace_id, call.environment)
-    if row is None:
-        raise not_found("clip job", job_id)
+    row = found(await queries.tracking(call.pool, job_id, call.workspace_id, call.environment), "clip job", job_id)
     rendered = [{"clip_id": c["clip_id"], "url": file_url(call, c["file_key"]),
                  "thumbnail_url": file_url(call, c.get("thumbnail_key")), "format": c["format"],
                  "duration_ms": c["duration_ms"], "size_bytes": c["size_bytes"], "width": c.get("width"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import orjson
@@ -26,6 +26,7 @@ from infra.storage import StorageUnavailable
 
 log = logging.getLogger("vaeo.api")
 
+T = TypeVar("T")
 MAX_BODY = web.AppKey("max_body_bytes", int)
 
 
@@ -73,6 +74,16 @@ def body_timeout(seconds: float) -> ApiError:
 
 def not_found(what: str, ident: object) -> ApiError:
     return ApiError(404, "not_found", f"{what} not found", {"id": str(ident)})
+
+
+def found(row: T | None, what: str, ident: object) -> T:
+    """The one not-found rule of the reads: a read model's row (or a query's ``True``) as it is,
+    and for a missing one (None, or ``False`` from a query that answers whether it exists) the
+    404 of a missing ``what``. Another workspace's or environment's row is missing too: every
+    query is scoped to the caller's."""
+    if row is None or row is False:
+        raise not_found(what, ident)
+    return row
 
 
 def unavailable(what: str) -> ApiError:

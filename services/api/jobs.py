@@ -26,14 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain.jobs import FINISHED, Job
 from domain.resources import JobDetail
 from infra.eventlog import key_of, partition_for
+from projections import jobs_queries as queries
 from services.api.base import KAFKA, WAITER, Call, Route, not_found
+from services.api.errors import found
 from services.api.streams import ServerSentEvent
 from services.application.jobs import CancelJob
-
-_COLUMNS = "id, type, status, progress, step, article_id, error_message, created_at"
-_LIST = f"""SELECT {_COLUMNS} FROM jobs WHERE workspace_id = $1 AND environment = $2
-             ORDER BY created_at DESC, id LIMIT $3 OFFSET $4"""
-_ONE = f"SELECT {_COLUMNS}, result FROM jobs WHERE id = $1 AND workspace_id = $2 AND environment = $3"
 
 
 class JobsQuery(BaseModel):
@@ -76,8 +73,7 @@ def _job_id(call: Call) -> UUID:
 
 async def list_jobs(call: Call) -> dict:
     q: JobsQuery = call.query
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch(_LIST, call.workspace_id, call.environment, q.limit, q.offset)
+    rows = await queries.page(call.pool, call.workspace_id, call.environment, q.limit, q.offset)
     return {"data": [
         {"id": r["id"], "type": r["type"], "status": r["status"], "progress": r["progress"], "step": r["step"],
          "articleId": r["article_id"], "createdAt": int(r["created_at"].timestamp() * 1000)}
@@ -87,10 +83,7 @@ async def list_jobs(call: Call) -> dict:
 
 async def get_job(call: Call) -> dict:
     job_id = _job_id(call)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_ONE, job_id, call.workspace_id, call.environment)
-    if row is None:
-        raise not_found("job", job_id)
+    row = found(await queries.one(call.pool, job_id, call.workspace_id, call.environment), "job", job_id)
     return {"data": _shown(call, _detail(row))}
 
 
@@ -110,7 +103,6 @@ async def cancel_job(call: Call) -> dict:
     return {"data": _shown(call, _from_aggregate(job))}
 
 
-_WITH_VERSION = f"SELECT {_COLUMNS}, result, version FROM jobs WHERE id = $1 AND workspace_id = $2 AND environment = $3"
 # A stream re-reads its job at least this often even when no progress notification comes, seconds.
 _RECHECK_S = 30.0
 
@@ -120,10 +112,7 @@ async def job_events(call: Call) -> AsyncIterator[ServerSentEvent]:
     waiter = call.app[WAITER]
     partition = partition_for(key_of(call.workspace_id), call.app[KAFKA].partitions)
     reached = waiter.reached("jobs", partition)  # before the read: a change after it wakes the stream
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_WITH_VERSION, job_id, call.workspace_id, call.environment)
-    if row is None:
-        raise not_found("job", job_id)
+    row = found(await queries.one(call.pool, job_id, call.workspace_id, call.environment), "job", job_id)
     return _progress(call, job_id, row, partition, reached)
 
 
@@ -141,8 +130,7 @@ async def _progress(call: Call, job_id: UUID, row, partition: int, reached: int)
                 return
         await waiter.wait("jobs", partition, reached + 1, timeout_s=_RECHECK_S)
         reached = waiter.reached("jobs", partition)
-        async with call.pool.acquire() as conn:
-            row = await conn.fetchrow(_WITH_VERSION, job_id, call.workspace_id, call.environment)
+        row = await queries.one(call.pool, job_id, call.workspace_id, call.environment)
 
 
 def _from_aggregate(job: Job) -> dict:

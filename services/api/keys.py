@@ -19,15 +19,12 @@ from pydantic_core import PydanticCustomError
 
 from domain.api_keys import SCOPES
 from infra import crypto
+from projections import api_keys_queries as queries
 from services.api.base import SETTINGS, ApiError, Call, Route, not_found
 from services.api.models import Environment, Name
 from services.application.keys import IssueKey, RevokeKey
 
 Scope = Literal[tuple(sorted(SCOPES))]  # type: ignore[valid-type]
-
-_LIST = """SELECT id, name, key_prefix, scopes, environment, expires_at, created_at, revoked_at
-             FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR environment = $2)
-            ORDER BY created_at, id"""
 
 WARNING = "Store this key now: it is shown only once and cannot be recovered."
 
@@ -96,8 +93,7 @@ def _visible_environment(call: Call) -> str | None:
 
 async def list_keys(call: Call) -> dict:
     now = call.app[SETTINGS].now()
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch(_LIST, call.workspace_id, _visible_environment(call))
+    rows = await queries.every(call.pool, call.workspace_id, _visible_environment(call))
     return {"data": [
         {"id": r["id"], "name": r["name"], "keyPrefix": r["key_prefix"], "scopes": list(r["scopes"]),
          "environment": r["environment"],

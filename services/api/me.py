@@ -7,11 +7,9 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from domain.workspaces import Workspace
+from projections import workspaces_queries as queries
 from services.api.base import Call, Route
 from services.api.models import Environment
-
-_WORKSPACE = """SELECT id, name, plan, credits_total, credits_used, rate_limit_per_min
-                  FROM workspaces WHERE id = $1"""
 
 
 async def load_workspace(call: Call) -> dict:
@@ -20,8 +18,7 @@ async def load_workspace(call: Call) -> dict:
     A workspace is created together with its first key, which works at once (authentication
     reads the write side): its first GET /me may arrive before the projector has applied it.
     """
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_WORKSPACE, call.workspace_id)
+    row = await queries.one(call.pool, call.workspace_id)
     if row is not None:
         return dict(row)
     [ws] = await call.store.fetch_latest(call.workspace_id)  # read only

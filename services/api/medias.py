@@ -7,12 +7,10 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from domain.languages import DEFAULT_LANGUAGE
+from projections import medias_queries as queries
 from services.api.base import Call, Route
 from services.api.models import Language, Name, Text
 from services.application import media as commands
-
-_LIST = """SELECT id, name, description, category, language, created_at FROM medias
-            WHERE workspace_id = $1 AND environment = $2 ORDER BY id"""
 
 
 class CreateMedia(BaseModel):
@@ -47,8 +45,7 @@ class CreatedMediaResponse(BaseModel):
 
 
 async def list_medias(call: Call) -> dict:
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch(_LIST, call.workspace_id, call.environment)
+    rows = await queries.every(call.pool, call.workspace_id, call.environment)
     return {"data": [
         {"id": r["id"], "name": r["name"], "description": r["description"], "category": r["category"],
          "language": r["language"], "createdAt": r["created_at"]}

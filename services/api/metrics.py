@@ -27,6 +27,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
+from projections import event_counts_queries, monitoring_queries
 from projections.monitoring import DURATION_BUCKETS
 from services.api.base import POOL, SETTINGS
 from services.lib.status import pipeline_state
@@ -86,13 +87,10 @@ async def pipeline_families(request: web.Request) -> list:
     except Exception as exc:
         log.warning("end offsets unknown: %s: %s", type(exc).__name__, exc)
         ends = None
-    async with request.app[POOL].acquire() as conn:
-        state = await pipeline_state(conn, ends, request.app[SETTINGS].now())
-        durations = await conn.fetch("SELECT job_type, outcome, bucket_le, count FROM monitoring_job_durations "
-                                     "ORDER BY job_type, outcome, bucket_le")
-        totals = await conn.fetch("SELECT job_type, outcome, count, sum_s FROM monitoring_job_duration_totals")
-        attempts = await conn.fetch("SELECT type, sum(count)::bigint AS n FROM event_counts WHERE type = ANY($1) "
-                                    "GROUP BY type", list(_ATTEMPT_OUTCOMES))
+    pool = request.app[POOL]
+    state = await pipeline_state(pool, ends, request.app[SETTINGS].now())  # each statement on a connection of the pool
+    durations, totals = await monitoring_queries.job_durations(pool)
+    attempts = await event_counts_queries.of_types(pool, _ATTEMPT_OUTCOMES)
     return [*_log_families(state), *_projection_families(state["projections"]), _queue_family(state["queue"]),
             _duration_family(durations, totals), *_webhook_families(attempts, state["webhooks"]),
             _heartbeat_family(state["processes"])]

@@ -22,43 +22,20 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-import asyncpg
 from aiohttp import web
 from pydantic import BaseModel
 
 from infra.settings import Settings
+from projections import llm_usage_queries, monitoring_queries, webhooks_queries
+from projections.reading import Pool
 from services.api.base import SETTINGS, Call, Route
 from services.api.me import load_workspace
-from services.lib.status import EndOffsets, has_table, projection_states
+from services.lib.status import EndOffsets, projection_states
 
 log = logging.getLogger("vaeo.api.monitoring")
 
 END_OFFSETS = web.AppKey("end_offsets", EndOffsets)
 
-_CALLS = """SELECT coalesce(sum(calls) FILTER (WHERE minute >= $3), 0)::bigint AS calls_1h,
-                   coalesce(sum(errors) FILTER (WHERE minute >= $3), 0)::bigint AS errors_1h,
-                   coalesce(sum(latency_ms_sum) FILTER (WHERE minute >= $3), 0)::float8 AS latency_1h,
-                   coalesce(sum(calls), 0)::bigint AS calls_24h,
-                   coalesce(sum(errors), 0)::bigint AS errors_24h
-              FROM monitoring_api_minutes
-             WHERE workspace_id = $1 AND environment = $2 AND minute >= $4 AND minute <= $5"""
-_EVENTS = """SELECT coalesce(sum(jobs_completed) FILTER (WHERE environment = $2), 0)::bigint AS completed,
-                    coalesce(sum(jobs_failed) FILTER (WHERE environment = $2), 0)::bigint AS failed,
-                    coalesce(sum(credits_charged - credits_refunded) FILTER (WHERE environment = 'production'),
-                             0)::bigint AS credits
-               FROM monitoring_event_minutes
-              WHERE workspace_id = $1 AND minute >= $3 AND minute <= $4"""
-_OPEN = """SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
-                  count(*) FILTER (WHERE status = 'running') AS running
-             FROM monitoring_open_jobs WHERE workspace_id = $1 AND environment = $2"""
-# Deliveries of the last 24 h per webhook of the workspace: failing = given up, or waiting for a
-# retry after a failed attempt.
-_WEBHOOKS = """SELECT webhook_id, count(*) AS total,
-                      count(*) FILTER (WHERE status IN ('failed', 'exhausted')
-                                        OR (status IN ('pending', 'sending') AND attempts > 0)) AS failing
-                 FROM webhook_deliveries
-                WHERE workspace_id = $1 AND environment = $2 AND webhook_id IS NOT NULL AND created_at >= $3
-                GROUP BY webhook_id"""
 
 
 def windows(now: datetime) -> dict[str, datetime]:
@@ -66,11 +43,10 @@ def windows(now: datetime) -> dict[str, datetime]:
     return {"now": current, "from_1h": current - timedelta(minutes=59), "from_24h": current - timedelta(minutes=1439)}
 
 
-async def figures(conn: asyncpg.Connection, workspace_id: UUID, environment: str, now: datetime) -> dict[str, Any]:
+async def figures(pool: Pool, workspace_id: UUID, environment: str, now: datetime) -> dict[str, Any]:
     w = windows(now)
-    c = await conn.fetchrow(_CALLS, workspace_id, environment, w["from_1h"], w["from_24h"], w["now"])
-    e = await conn.fetchrow(_EVENTS, workspace_id, environment, w["from_24h"], w["now"])
-    o = await conn.fetchrow(_OPEN, workspace_id, environment)
+    c, e, o = await monitoring_queries.figures(pool, workspace_id, environment, w["from_1h"], w["from_24h"],
+                                               w["now"])
     return {
         "last1h": {"totalCalls": c["calls_1h"], "errorRate": _ratio(c["errors_1h"], c["calls_1h"]),
                    "avgLatencyMs": round(c["latency_1h"] / c["calls_1h"], 3) if c["calls_1h"] else 0.0},
@@ -150,25 +126,22 @@ def evaluate_alerts(settings: Settings, workspace: dict, figs: dict, webhooks: l
     return out
 
 
-async def _projections(call: Call, conn: asyncpg.Connection) -> list[dict] | None:
+async def _projections(call: Call) -> list[dict] | None:
     try:
         ends = await call.app[END_OFFSETS].get()
     except Exception as exc:  # Kafka unreachable: lags unknown, a stopped projection still shows
         log.warning("end offsets unknown: %s: %s", type(exc).__name__, exc)
         ends = None
-    return await projection_states(conn, ends)
+    return await projection_states(call.pool, ends)  # the pool runs each statement on a connection of its own
 
 
 async def _snapshot(call: Call) -> tuple[dict, dict, list[dict]]:
     settings = call.app[SETTINGS]
     workspace = credits_block(await load_workspace(call))
-    async with call.pool.acquire() as conn:
-        figs = await figures(conn, call.workspace_id, call.environment, settings.now())
-        webhooks = []
-        if await has_table(conn, "webhook_deliveries"):
-            webhooks = [dict(r) for r in await conn.fetch(_WEBHOOKS, call.workspace_id, call.environment,
-                                                          settings.now() - timedelta(hours=24))]
-        projections = await _projections(call, conn)
+    figs = await figures(call.pool, call.workspace_id, call.environment, settings.now())
+    webhooks = [dict(r) for r in await webhooks_queries.failing(call.pool, call.workspace_id, call.environment,
+                                                                settings.now() - timedelta(hours=24))]
+    projections = await _projections(call)
     alerts = evaluate_alerts(settings, workspace, figs, webhooks, projections)
     return workspace, figs, alerts
 
@@ -286,10 +259,7 @@ class LlmUsageResponse(BaseModel):
 
 
 async def get_usage_llm(call: Call) -> dict:
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch("SELECT operation, calls, prompt_tokens, completion_tokens FROM llm_usage "
-                                "WHERE workspace_id = $1 AND environment = $2 ORDER BY operation",
-                                call.workspace_id, call.environment)
+    rows = await llm_usage_queries.by_operation(call.pool, call.workspace_id, call.environment)
     ops = [{"operation": r["operation"], "name": OPERATION_NAMES.get(r["operation"], r["operation"]),
             "calls": r["calls"], "promptTokens": r["prompt_tokens"], "completionTokens": r["completion_tokens"],
             "totalTokens": r["prompt_tokens"] + r["completion_tokens"]} for r in rows]

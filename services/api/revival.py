@@ -22,7 +22,9 @@ from domain import revival
 from domain.analysis.text import fold
 from domain.platforms import PLATFORM_IDS
 from infra.file_urls import signed_url
+from projections import revival_candidates_queries as queries
 from services.api.base import HEX_ID, SETTINGS, ApiError, Call, Route, not_found
+from services.api.errors import found
 from services.api.models import NAME_PATTERN, TEXT_PATTERN
 from services.application import revival as commands
 
@@ -32,11 +34,6 @@ COMPLETE_OPERATION = "complete_descriptions"  # the idempotency keys' operation
 Status = Literal["eligible", "reviewing", "selected", "dismissed", "stale"]
 PlatformId = Literal[PLATFORM_IDS]  # type: ignore[valid-type]
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")  # a JSON number
-
-_COLUMNS = """candidate_id, video_id, media_id, article_id, title, description, thumbnail_key, published_at,
-              duration_ms, score, status, has_prose, prose_chars, has_chapters, has_summary, claims, answered,
-              chapter_problem, updated_at"""
-
 
 class CandidatesQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -170,58 +167,11 @@ def _record(call: Call, r) -> dict:
             "eligible": eligible, "reasons": reasons, "updated_at": r["updated_at"]}
 
 
-SEARCH_WALK_ROWS = 600  # a query matching 5 % of the candidates fills a page of 30 within them
-
-
-def _like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 async def list_revival_candidates(call: Call) -> dict:
     q: CandidatesQuery = call.query
-    where, args = ["workspace_id = $1", "environment = $2", "is_candidate"], [call.workspace_id, call.environment]
-
-    def add(condition: str, value) -> None:
-        args.append(value)
-        where.append(condition.replace("?", f"${len(args)}"))
-
-    if q.media_id is not None:
-        add("media_id = ?", q.media_id)
-    if q.status is not None:
-        add("status = ?", q.status)
-    if q.min_score is not None:
-        add("score >= ?", q.min_score)
-    # durations compared as they are shown: whole seconds (duration_seconds)
-    if q.min_duration_seconds is not None:
-        add("round(duration_ms / 1000.0) >= ?", q.min_duration_seconds)
-    if q.max_duration_seconds is not None:
-        add("round(duration_ms / 1000.0) <= ?", q.max_duration_seconds)
-    filters = " AND ".join(where)
-    if q.query is None or not fold(q.query):
-        args.append(q.limit)
-        async with call.pool.acquire() as conn:
-            rows = await conn.fetch(f"SELECT {_COLUMNS} FROM revival_candidates WHERE {filters} "
-                                    f"ORDER BY score DESC, video_id LIMIT ${len(args)}", *args)
-        return {"data": [_record(call, r) for r in rows]}
-    args += [_like(fold(q.query)), q.limit]
-    like, limit = f"search_text LIKE ${len(args) - 1}", f"LIMIT ${len(args)}"
-    # A text search is answered in two steps (docs/revival.md). First the best SEARCH_WALK_ROWS
-    # candidates in score order, as the score index gives them: if enough of them match, they are
-    # the answer (a common word finds its page there at once, where the trigram index would fetch
-    # and sort every match). Else the trigram index finds the few that match anywhere.
-    # Either way the matches are ranked on their key, score and text alone (``page``), and only
-    # the rows of the page are read whole.
-    whole = f"SELECT {_COLUMNS} FROM page JOIN revival_candidates USING (video_id, score) ORDER BY score DESC, video_id"
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch(
-            f"WITH best AS (SELECT video_id, score, search_text FROM revival_candidates WHERE {filters} "
-            f"ORDER BY score DESC, video_id LIMIT {SEARCH_WALK_ROWS}), "
-            f"page AS (SELECT video_id, score FROM best WHERE {like} ORDER BY score DESC, video_id {limit}) {whole}",
-            *args)
-        if len(rows) < q.limit:
-            rows = await conn.fetch(
-                f"WITH page AS (SELECT video_id, score FROM revival_candidates WHERE {filters} AND {like} "
-                f"ORDER BY score DESC, video_id {limit}) {whole}", *args)
+    rows = await queries.page(call.pool, call.workspace_id, call.environment, limit=q.limit, media_id=q.media_id,
+                              status=q.status, min_score=q.min_score, min_duration_s=q.min_duration_seconds,
+                              max_duration_s=q.max_duration_seconds, text=fold(q.query) if q.query else "")
     return {"data": [_record(call, r) for r in rows]}
 
 
@@ -233,12 +183,7 @@ def _candidate_id(call: Call) -> UUID:
 
 
 async def _read_candidate(call: Call, candidate: UUID) -> dict:
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM revival_candidates WHERE candidate_id = $1 "
-                                  "AND workspace_id = $2 AND environment = $3 AND is_candidate",
-                                  candidate, call.workspace_id, call.environment)
-    if row is None:
-        raise not_found("candidate", candidate)
+    row = found(await queries.one(call.pool, candidate, call.workspace_id, call.environment), "candidate", candidate)
     return _record(call, row)
 
 

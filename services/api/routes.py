@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from infra.asyncapi import document as asyncapi_document
 from services.api import (
     agent,
+    article_exports,
     articles,
     clips,
     files,
@@ -36,7 +37,7 @@ def openapi_document() -> dict:
     server: the tests validate it and generate a client from it)."""
     document = clips.describe_tracking(files.describe_download(
         videos.describe_transcript(videos.describe_upload(document_for(tuple(ROUTES))))))
-    return articles.describe_exports(document)
+    return article_exports.describe_exports(document)
 
 
 async def get_openapi(call: Call) -> dict:

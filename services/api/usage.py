@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from projections import usage_queries as queries
 from services.api.base import Call, Route
 from services.api.me import load_workspace
-
-_USAGE = "SELECT calls, latency_ms_sum FROM api_usage WHERE workspace_id = $1 AND environment = $2"
 
 
 class UsageData(BaseModel):
@@ -39,8 +38,7 @@ class CreditsResponse(BaseModel):
 
 async def get_usage(call: Call) -> dict:
     ws = await load_workspace(call)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_USAGE, call.workspace_id, call.environment)
+    row = await queries.of_environment(call.pool, call.workspace_id, call.environment)
     calls = row["calls"] if row else 0
     average = round(row["latency_ms_sum"] / calls, 3) if calls else 0.0
     consumed = ws["credits_used"] if call.environment == "production" else 0

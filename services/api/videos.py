@@ -16,44 +16,30 @@ missing one. See docs/videos.md for every record.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import time
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 from uuid import UUID
 
 import orjson
-from aiohttp import BodyPartReader, web
-from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
+from aiohttp import web
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from domain.analysis.model import Segment
 from domain.languages import CODES, TAG_PATTERN
 from domain.resources import VideoRecord
-from domain.videos import MediaTooLarge, estimated_duration_seconds, video_stream_id
+from domain.videos import estimated_duration_seconds, video_stream_id
 from infra.captions import transcript_srt, transcript_webvtt
 from infra.file_urls import signed_url
 from infra.storage import storage_for
-from services.api.base import SETTINGS, ApiError, Call, Route, integer_id, not_found
-from services.api.errors import body_timeout, printable, validation_error
-from services.api.models import NAME_PATTERN, TEXT_PATTERN, Language, Name, Text, is_visible
-from services.api.protocol import parser_reason
+from projections import content_graph_queries as graphs
+from projections import videos_queries as queries
+from services.api.base import SETTINGS, ApiError, Call, Route, integer_id
+from services.api.errors import found, validation_error
+from services.api.models import NAME_PATTERN, TEXT_PATTERN, Language, Name, Text
+from services.api.uploads import Upload, check_upload_request, read_upload
 from services.application import videos as commands
-
-CHUNK = 256 * 1024
-
-_COLUMNS = """id, media_id, name, description, language, duration_ms, width, height, frame_rate, size_bytes,
-              status, has_transcript, analyzed_at, created_at, last_job_id, last_article_id"""
-_LIST = f"""SELECT {_COLUMNS} FROM videos WHERE workspace_id = $1 AND environment = $2
-             ORDER BY id DESC LIMIT $3 OFFSET $4"""
-_ONE = f"SELECT {_COLUMNS} FROM videos WHERE id = $1 AND workspace_id = $2 AND environment = $3"
-_GRAPH = """SELECT g.graph, g.job_id, g.analyzed_at FROM videos v
-             JOIN content_graphs g ON g.video_stream_id = v.stream_id
-             WHERE v.id = $1 AND v.workspace_id = $2 AND v.environment = $3"""
-
 
 # ------------------------------------------------------------------------------------ models
 
@@ -158,57 +144,6 @@ def video_id_of(call: Call) -> int:
     return integer_id(call.path("id"), "video")
 
 
-class UploadClock:
-    """The pace an upload's body must keep: no silence longer than ``idle_s``, and once the grace
-    has passed, an average of at least ``min_rate`` bytes per second. A body trickled to hold a
-    connection, a file descriptor and a staging file is answered 408 and closed."""
-
-    GRACE_S = 60.0
-
-    def __init__(self, idle_s: float, min_rate: int, now=time.monotonic) -> None:
-        self.idle_s = idle_s
-        self.min_rate = min_rate
-        self.now = now
-        self.started = now()
-        self.received = 0
-
-    async def next(self, awaitable):
-        try:
-            return await asyncio.wait_for(awaitable, self.idle_s)
-        except TimeoutError:
-            raise body_timeout(self.idle_s) from None
-
-    def count(self, size: int) -> None:
-        self.received += size
-        elapsed = self.now() - self.started
-        if elapsed > self.GRACE_S and self.received < self.min_rate * elapsed:
-            raise body_timeout(self.idle_s)
-
-
-async def _read_part(part: BodyPartReader, sink, limit: int, what: str, clock: UploadClock) -> int:
-    size = 0
-    while True:
-        chunk = await clock.next(part.read_chunk(CHUNK))
-        if not chunk:
-            return size
-        size += len(chunk)
-        clock.count(len(chunk))
-        if size > limit:
-            raise MediaTooLarge(f"the {what} is larger than {limit} bytes", limit_bytes=limit, field=what)
-        await sink(chunk)
-
-
-MAX_FILENAME = 255  # what a file system holds; the video's default name is this name's stem
-
-
-def client_filename(raw: str | None) -> str:
-    """The upload's file name as a client sent it, made harmless: its last path component, no
-    control or invisible-only content, at most 255 characters (the default name of the video)."""
-    name = (raw or "").replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cc").strip()
-    return name[:MAX_FILENAME] if any(is_visible(ch) for ch in name) else ""
-
-
 # ------------------------------------------------------------------------------------ handlers
 
 
@@ -217,7 +152,7 @@ class _Staged:
     """An upload read to its staging file (``stage_upload``), and the digest of what it held."""
 
     path: Any
-    upload: _Upload
+    upload: Upload
     digest: str
 
 
@@ -226,12 +161,12 @@ async def stage_upload(call: Call) -> dict:
     the rest kept on the call (``call.prepared``). Returns what identifies the upload (the digest of
     its parts), which an ``Idempotency-Key`` is bound to: the route's ``fingerprint``."""
     settings = call.app[SETTINGS]
-    _check_upload_request(call.request, settings)
+    check_upload_request(call.request, settings)
     storage = storage_for(settings)
     staged = storage.staging_path(str(call.workspace_id))
     call.cleanups.append(partial(storage.discard, staged))
     digest = hashlib.sha256()
-    upload = await _read_upload(call.request, settings, staged, digest)
+    upload = await read_upload(call.request, settings, staged, digest)
     digest.update(orjson.dumps([upload.filename, upload.captions and hashlib.sha256(upload.captions).hexdigest(),
                                 upload.fields], option=orjson.OPT_SORT_KEYS))
     call.prepared = _Staged(staged, upload, digest.hexdigest())
@@ -254,8 +189,7 @@ async def upload_video(call: Call) -> dict:
         description=form.description, language=form.language, media_id=form.media_id,
         captions=upload.captions, published_at=form.published_at))
     await call.read_your_writes("videos", position)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_ONE, video.video_id, call.workspace_id, call.environment)
+    row = await queries.one(call.pool, video.video_id, call.workspace_id, call.environment)
     source_url = signed_url(settings, call.workspace_id, video.storage_key)
     if row is not None:
         return {"data": _record(row) | {"source_url": source_url}}
@@ -268,107 +202,21 @@ async def upload_video(call: Call) -> dict:
                      "source_url": source_url}}
 
 
-def _check_upload_request(request: web.Request, settings) -> None:
-    """What the request's headers alone refuse: another body type, a coded body, a declared size past the bounds."""
-    if request.content_type != "multipart/form-data":
-        raise ApiError(415, "unsupported_media_type",
-                       "upload the video as multipart/form-data with a `file` part (and optional `captions`)",
-                       {"content_type": request.content_type})
-    if request.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity"):
-        # Media is compressed already; a coded body would only let a small request write a large
-        # staging file (a 300 KB gzip body decodes to 300 MB of zeros).
-        raise ApiError(415, "unsupported_media_type", "upload media without a Content-Encoding (the file itself "
-                       "is compressed media)", {"content_encoding": printable(request.headers["Content-Encoding"])})
-    limit = settings.video_max_bytes
-    if request.content_length is not None and request.content_length > limit + settings.captions_max_bytes + 65536:
-        raise MediaTooLarge(f"the upload is larger than {limit} bytes", limit_bytes=limit, field="file")
-
-
-@dataclass
-class _Upload:
-    """What the multipart body held besides the media, which went to the staging file."""
-
-    filename: str = ""
-    captions: bytes | None = None
-    fields: dict[str, str] = field(default_factory=dict)
-
-
-async def _read_upload(request: web.Request, settings, staged, digest) -> _Upload:
-    """The multipart body read part by part under the upload clock: the media streamed to
-    ``staged`` (and into ``digest``), the captions and the form fields kept, each bounded; anything
-    else refused."""
-    upload = _Upload()
-    got_file = False
-    clock = UploadClock(settings.api_upload_idle_timeout_s, settings.api_upload_min_rate_bytes_s)
-    try:
-        reader = await request.multipart()
-        while (part := await clock.next(reader.next())) is not None:
-            if not isinstance(part, BodyPartReader):
-                raise ApiError(400, "invalid_request", "nested multipart bodies are not accepted", {})
-            if part.name == "file":
-                if got_file:
-                    raise ApiError(400, "validation_error", "only one `file` part is accepted",
-                                   {"fields": [{"field": "body.file", "rule": "repeated",
-                                                "message": "given more than once"}]})
-                got_file = True
-                upload.filename = client_filename(part.filename)
-                handle = await asyncio.to_thread(open, staged, "wb")
-
-                def keep(chunk: bytes, handle=handle) -> None:  # sha256 lets go of the GIL
-                    digest.update(chunk)
-                    handle.write(chunk)
-
-                async def write(chunk: bytes, keep=keep) -> None:
-                    await asyncio.to_thread(keep, chunk)
-
-                try:
-                    await _read_part(part, write, settings.video_max_bytes, "file", clock)
-                finally:
-                    await asyncio.to_thread(handle.close)
-            elif part.name == "captions":
-                buf = bytearray()
-
-                async def keep(chunk: bytes, buf=buf) -> None:
-                    buf.extend(chunk)
-
-                await _read_part(part, keep, settings.captions_max_bytes, "captions", clock)
-                upload.captions = bytes(buf)
-            elif part.name in ("name", "description", "language", "media_id", "published_at"):
-                value = await clock.next(part.read(decode=True))
-                if len(value) > 10_000:
-                    raise ApiError(400, "validation_error", f"the field {part.name} is too long", {})
-                upload.fields[part.name] = value.decode("utf-8", "replace")
-            else:
-                shown = printable(part.name) if part.name else "(a part without a name)"
-                raise ApiError(400, "validation_error", f"unknown form field {shown!r}",
-                               {"fields": [{"field": f"body.{shown}", "rule": "extra_forbidden",
-                                            "message": "not a field of this upload"}]}, close=True)
-    except (ValueError, AssertionError, LineTooLong, BadHttpMessage) as exc:  # a malformed multipart body
-        reason = parser_reason(exc, None) if isinstance(exc, BadHttpMessage) else printable(str(exc), 200)
-        raise ApiError(400, "invalid_request", f"the multipart body is malformed: {reason}", {},
-                       close=True) from None
-    if not got_file:
-        raise ApiError(400, "validation_error", "the `file` part (the media) is required",
-                       {"fields": [{"field": "body.file", "rule": "missing", "message": "Field required"}]})
-    return upload
-
-
 async def list_videos(call: Call) -> dict:
     q: VideosQuery = call.query
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch(_LIST, call.workspace_id, call.environment, q.limit + 1, q.offset)
+    rows = await queries.page(call.pool, call.workspace_id, call.environment, q.limit + 1, q.offset)
     return {"data": [_record(r) for r in rows[:q.limit]],
             "pagination": {"limit": q.limit, "offset": q.offset, "has_more": len(rows) > q.limit}}
 
 
 async def get_video(call: Call) -> dict:
     video_id = video_id_of(call)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
-    if row is None:
-        raise not_found("video", video_id)
-    [video] = await call.store.fetch_latest(video_stream_id(video_id))  # the read model has no storage key
-    source_url = signed_url(call.app[SETTINGS], call.workspace_id, video.storage_key) if video else None
+    row = found(await queries.one(call.pool, video_id, call.workspace_id, call.environment), "video", video_id)
+    storage_key = row["storage_key"]
+    if storage_key is None:  # a row written before the read model had it (projections.videos), until rebuilt
+        [video] = await call.store.fetch_latest(video_stream_id(video_id))  # read only
+        storage_key = video.storage_key if video else None
+    source_url = signed_url(call.app[SETTINGS], call.workspace_id, storage_key) if storage_key else None
     return {"data": _record(row) | {"source_url": source_url}}
 
 
@@ -380,10 +228,8 @@ async def update_video(call: Call) -> dict:
     if position is not None:
         await call.read_your_writes("videos", position)
         await call.read_your_writes("revival_candidates", position)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_ONE, video_id, call.workspace_id, call.environment)
-    if row is None:  # the read model has not seen the upload yet
-        raise not_found("video", video_id)
+    # None: the read model has not seen the upload yet
+    row = found(await queries.one(call.pool, video_id, call.workspace_id, call.environment), "video", video_id)
     return {"data": _record(row) | {"source_url": signed_url(call.app[SETTINGS], call.workspace_id,
                                                                 video.storage_key)}}
 
@@ -421,15 +267,12 @@ async def analyze_video(call: Call) -> dict:
 
 async def _graph(call: Call) -> dict:
     video_id = video_id_of(call)
-    async with call.pool.acquire() as conn:
-        row = await conn.fetchrow(_GRAPH, video_id, call.workspace_id, call.environment)
-        if row is None:
-            exists = await conn.fetchval(_ONE, video_id, call.workspace_id, call.environment)
-            if exists is None:
-                raise not_found("video", video_id)
-            raise ApiError(404, "analysis_not_found",
-                           f"video {video_id} has not been analysed yet: run POST /v1/videos/{video_id}/analyze "
-                           f"and wait for the job to complete", {"id": str(video_id)})
+    row = await graphs.of_video(call.pool, video_id, call.workspace_id, call.environment)
+    if row is None:
+        found(await queries.one(call.pool, video_id, call.workspace_id, call.environment), "video", video_id)
+        raise ApiError(404, "analysis_not_found",
+                       f"video {video_id} has not been analysed yet: run POST /v1/videos/{video_id}/analyze "
+                       f"and wait for the job to complete", {"id": str(video_id)})
     return row["graph"]
 
 

@@ -20,14 +20,13 @@ from collections import defaultdict
 
 import asyncpg
 
-from infra.consume import PROGRESS_CHANNEL
-from infra.db import connect
+from infra.consume import PROGRESS_CHANNEL, applied_position
+from infra.db import connect, ping
 from services.lib.common import backoff_delays
 
 log = logging.getLogger("vaeo.api.waits")
 
 POLL_S = 0.25  # fallback re-read of projection_offsets while waiting (a lost NOTIFY costs at most this)
-_OFFSET = "SELECT max_position FROM projection_offsets WHERE projection = $1 AND partition = $2"
 
 
 class ProgressWaiter:
@@ -80,7 +79,7 @@ class ProgressWaiter:
                 while not stop.is_set() and not lost.is_set():
                     await _first_of(stop, lost, timeout_s=5.0)
                     if not stop.is_set() and not lost.is_set():
-                        await conn.fetchval("SELECT 1")  # notice a connection that died silently
+                        await ping(conn)  # notice a connection that died silently
                 if lost.is_set() and not stop.is_set():
                     log.warning("progress listener: connection lost; reconnecting")
             except Exception as exc:  # an outage: waiters fall back to polling meanwhile
@@ -97,8 +96,7 @@ class ProgressWaiter:
         return self._reached.get((projection, partition), 0)
 
     async def _read_stored(self, key: tuple[str, int]) -> None:
-        async with self.pool.acquire() as conn:
-            stored = await conn.fetchval(_OFFSET, *key)
+        stored = await applied_position(self.pool, *key)
         if stored:
             self._advance(key, stored)
 

@@ -38,8 +38,10 @@ from infra.webhook_http import (
     job_notification_secret,
     signature_headers,
 )
+from projections import webhooks_queries as queries
 from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
 from services.api.destinations import BoundedResolver, check_destination
+from services.api.errors import found
 from services.application.webhooks import (
     DeleteWebhook,
     RecordWebhookTest,
@@ -210,10 +212,7 @@ async def create_webhook(call: Call) -> dict:
 
 
 async def list_webhooks(call: Call) -> dict:
-    async with call.pool.acquire() as conn:
-        rows = await conn.fetch("SELECT id, url, events, status, reason, created_at FROM webhooks "
-                                "WHERE workspace_id = $1 AND environment = $2 AND status <> 'deleted' "
-                                "ORDER BY created_at, id", call.workspace_id, call.environment)
+    rows = await queries.every(call.pool, call.workspace_id, call.environment)
     return {"data": [{"id": r["id"], "url": r["url"], "events": list(r["events"]), "status": r["status"],
                       "active": r["status"] == "active", "reason": r["reason"], "createdAt": r["created_at"]}
                      for r in rows]}
@@ -263,17 +262,9 @@ _ENDED_UNDELIVERED = frozenset({"failed", "exhausted", "cancelled"})
 async def list_deliveries(call: Call) -> dict:
     webhook_id = _uuid(call, "id", "webhook")
     q: DeliveriesQuery = call.query
-    async with call.pool.acquire() as conn:
-        # A deleted webhook's deliveries stay readable (how its pending ones ended is part of the audit).
-        owner = await conn.fetchval("SELECT 1 FROM webhooks WHERE id = $1 AND workspace_id = $2 AND environment = $3",
-                                    webhook_id, call.workspace_id, call.environment)
-        if not owner:
-            raise not_found("webhook", webhook_id)
-        rows = await conn.fetch("SELECT id, event, status, last_error, next_attempt_at, source_position, created_at "
-                                "FROM webhook_delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2",
-                                webhook_id, q.limit)
-        attempts = await conn.fetch("SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) "
-                                    "ORDER BY delivery_id, attempt", [r["id"] for r in rows])
+    # A deleted webhook's deliveries stay readable (how its pending ones ended is part of the audit).
+    rows, attempts = found(await queries.deliveries(call.pool, webhook_id, call.workspace_id, call.environment,
+                                                    q.limit), "webhook", webhook_id)
     by_delivery: dict = {}
     for a in attempts:
         by_delivery.setdefault(a["delivery_id"], []).append(

@@ -6,7 +6,7 @@ route reports, in its call's telemetry record (``first_exports``), each export i
 ``article_exports`` read model did not know of yet; this reader appends one ``ExportReady`` for
 each, with the request's own meta (request id, key, chain), so the event and its ``export.ready``
 webhook are the ones the GET itself used to record, a moment later. An assistant's export is
-recorded by the assistant's own request, a POST (``services.api.articles.record_first_exports``).
+recorded by the assistant's own request, a POST (``services.api.article_exports.record_first_exports``).
 
 Exactly one per article and format: the event opens the export's own stream (its id derived from
 the article and the format), so a report seen twice (a redelivery, a replay, two watches, two
@@ -34,7 +34,7 @@ from services.lib.readers import EXPORTS_WATCH
 from services.processes.consuming import AppendingReader
 
 NAME = EXPORTS_WATCH
-REPORTS = "first_exports"  # the telemetry field (services.api.articles.FIRST_EXPORTS)
+REPORTS = "first_exports"  # the telemetry field (services.api.article_exports.FIRST_EXPORTS)
 
 
 def reported_exports(app: Application, record: dict) -> list[list[NewEvent]]:

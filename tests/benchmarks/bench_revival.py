@@ -40,7 +40,7 @@ from domain.videos import Video
 from infra import stack
 from infra.codec import EventRegistry, StoredEvent
 from projections import revival_candidates
-from services.api.revival import SEARCH_WALK_ROWS
+from projections.revival_candidates_queries import SEARCH_WALK_ROWS
 from services.processes.projector.runner import execute_statements
 from tests.benchmarks.bench_api import (
     cpu_seconds,

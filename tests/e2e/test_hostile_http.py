@@ -273,7 +273,7 @@ async def test_stalled_bodies_time_out_and_leave_no_staging_file(edge):
 
 
 def test_an_upload_trickled_below_the_minimum_rate_is_refused():
-    from services.api.videos import UploadClock
+    from services.api.uploads import UploadClock
 
     now = [0.0]
     clock = UploadClock(idle_s=30, min_rate=1000, now=lambda: now[0])

@@ -10,10 +10,10 @@ import pytest
 
 from infra.consume import PROGRESS_CHANNEL
 from infra.db import create_pool
+from infra.ratelimit import RateCounter, RateLimiter
 from services.api.auth import Authenticator
 from services.api.errors import ApiError
 from services.api.kafka import KafkaLink
-from services.api.ratelimit import RateCounter, RateLimiter
 from services.api.waits import ProgressWaiter
 from services.application.keys import IssueKey, RevokeKey
 from services.application.workspaces import CreateWorkspace

@@ -271,7 +271,7 @@ def test_only_translation_jobs_become_translation_rows_and_graphs_are_kept_per_a
 
 
 def test_the_export_cache_keeps_the_most_recent_bodies_within_its_bound() -> None:
-    from services.api.articles import ExportCache
+    from services.api.article_exports import ExportCache
 
     cache = ExportCache(max_bytes=10)
     cache.put(("a",), b"1234", '"a"')
@@ -284,7 +284,7 @@ def test_the_export_cache_keeps_the_most_recent_bodies_within_its_bound() -> Non
 
 
 def test_download_names_and_if_none_match() -> None:
-    from services.api.articles import _file_name, _matches
+    from services.api.article_exports import _file_name, _matches
 
     assert _file_name("Fusion : l'énergie des étoiles ?", 42, "markdown") == (
         "fusion-l-energie-des-etoiles-42.md", "fusion-l-énergie-des-étoiles-42.md")

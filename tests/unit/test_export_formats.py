@@ -18,7 +18,8 @@ from domain.agent.policy import fold
 from domain.articles import ArticleExport
 from domain.base import DomainError
 from domain.exports import EXPORT_FORMATS, FORMATS, export_format, render
-from services.api.articles import ROUTES, requested_format
+from services.api.article_exports import requested_format
+from services.api.articles import ROUTES
 from services.api.base import ApiError
 from tests.unit.test_exports import source  # noqa: F401  (the fixture)
 

@@ -67,7 +67,22 @@ def test_video_uploaded_inserts_the_record_once() -> None:
     assert sql.startswith("INSERT INTO videos") and sql.endswith("ON CONFLICT (id) DO NOTHING")
     assert "'uploaded'" in sql
     assert args == (41, video_stream_id(41), WORKSPACE, "sandbox", None, "Fusion", None, "fr", 30_500, 320, 240,
-                    25.0, 1234, "h264", "aac", True, ev.recorded_at, 1)
+                    25.0, 1234, "h264", "aac", True, ev.recorded_at, 1, "videos/w/41/source.mp4", None)
+
+
+def test_the_files_a_get_shows_are_in_the_record() -> None:
+    """What GET /videos/{id} and an export need of the write side (where the files are stored, the
+    public links' generation) is written into the read model, so those GETs read no stream."""
+    [ev] = video_events(thumbnail_key="poster-41.jpg")
+    sql, args = only(videos.projection.apply(ev))
+    columns = sql.split("(", 2)[1].split(")")[0].replace(" ", "").split(",")
+    assert columns[-2:] == ["storage_key", "thumbnail_key"] and sql.count("$") == len(args)
+    assert args[-2:] == ("videos/w/41/source.mp4", "poster-41.jpg")
+
+    revoked = video_events(lambda v: v.revoke_public_links(), lambda v: v.revoke_public_links())[-1]
+    sql, args = only(videos.projection.apply(revoked))
+    assert "links_generation = $3" in sql and "version < $2" in sql
+    assert args == (video_stream_id(41), 3, 2)
 
 
 @pytest.mark.parametrize(("cues", "tracks", "has_transcript"), [(0, 0, False), (0, 2, True), (5, 0, True)])

@@ -27,7 +27,7 @@ workspace's window, as the same call over HTTP would, whatever its outcome. The 
 takes the number the assistant's own call was counted with (the call was admitted, so that action
 is too): a message costs the requests its actions make, and one when it makes none. An action over
 the limit is refused (``rate_limited``) and the turn does nothing more. The other counts are
-grouped (``services.api.ratelimit.RateCounter``): a plan known up front (the offline planner)
+grouped (``infra.ratelimit.RateCounter``): a plan known up front (the offline planner)
 counts the actions after the first that will reach the check in one statement before the first
 runs (``count_ahead``), each action then takes the next of those numbers, and those not used when
 the turn ends are given back (``give_back``); a model's actions are counted one by one. Either way
@@ -47,11 +47,11 @@ from pydantic import BaseModel, ValidationError
 
 from domain.agent.actions import read_kinds, summarise
 from domain.agent.policy import REFUSED_BY_DESIGN, WEBHOOK_URL_REFUSED
-from services.api.articles import record_first_exports
+from infra.ratelimit import Numbers, Window
+from services.api.article_exports import record_first_exports
 from services.api.base import KAFKA, RATE_COUNTER, REQUEST_ID, SETTINGS, WINDOW, Call, Route
 from services.api.destinations import WEBHOOK_URL_FIELD, check_body_webhook_url
 from services.api.errors import ApiError, to_api_error, unavailable, validation_error
-from services.api.ratelimit import Numbers, Window
 
 _INTEGER_IDS = ("/videos/{id}", "/articles/{id}")  # paths whose {id} is an integer (a uuid elsewhere)
 IDEMPOTENCY_FIELD = "idempotency_key"

@@ -4,7 +4,7 @@ A fixed one-minute window per workspace in the UNLOGGED table ``api_rate_windows
 to it with ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING count``, an atomic increment in
 PostgreSQL, so N API processes count against the same number and together admit at most the
 limit per window. The API numbers the concurrent calls of a process together (one increment by
-the group's size, see ``services.api.auth``): each call gets its own number in the window, and
+the group's size, see ``services.api.auth`` and ``lookup_and_count``): each call gets its own number in the window, and
 a call numbered above the limit is refused. The window boundary is PostgreSQL's clock, so processes with skewed clocks
 agree. A fixed window admits up to twice the limit across one boundary; that is the documented
 price of one row per workspace instead of a log of calls.
@@ -63,6 +63,35 @@ _LIMIT = """SELECT (data->>'rate_limit_per_min')::int FROM events
              WHERE stream_id = $1 AND version = 1 AND type = 'WorkspaceCreated'"""
 _FORGET = f"""DELETE FROM api_rate_windows WHERE window_start < {window_now("$1")} - 1"""
 
+# The authentication of a group of calls and their count, in one statement: each key asked (by its
+# digest) with its stream's events, and for the valid ones their workspace's numbers in its window
+# (services.api.auth). Keys are read on the write side (their digest index and their stream), so a
+# key works, and stops working, on the next request.
+_LOOKUP_AND_COUNT = f"""
+WITH asked AS (SELECT * FROM unnest($1::text[], $2::int[]) AS a(digest, calls)),
+valid AS (  -- neither revoked nor expired (ApiKeyIssued schema 1 holds expires_at, ISO 8601 or null)
+    SELECT a.digest, d.workspace_id, a.calls FROM asked a JOIN api_key_digests d ON d.digest = a.digest
+     WHERE NOT EXISTS (SELECT 1 FROM events r WHERE r.stream_id = d.key_id AND r.type = 'ApiKeyRevoked')
+       AND NOT EXISTS (SELECT 1 FROM events i WHERE i.stream_id = d.key_id AND i.type = 'ApiKeyIssued'
+                                                AND (i.data->>'expires_at')::timestamptz <= $3)),
+counted AS (
+    INSERT INTO api_rate_windows AS w (workspace_id, window_start, count)
+    SELECT workspace_id, {window_now("$3")}, sum(calls) FROM valid GROUP BY workspace_id ORDER BY workspace_id
+    {COUNT_CONFLICT} {count_returning("$3")})
+SELECT d.digest, d.key_id, d.workspace_id, e.type, e.schema, e.data,
+       CASE WHEN v.digest IS NOT NULL THEN c.count END AS count, c.reset_in
+  FROM asked a JOIN api_key_digests d ON d.digest = a.digest JOIN events e ON e.stream_id = d.key_id
+  LEFT JOIN valid v ON v.digest = d.digest LEFT JOIN counted c ON c.workspace_id = d.workspace_id
+ ORDER BY d.digest, e.version"""
+
+
+async def lookup_and_count(pool: asyncpg.Pool, digests: list[str], calls: list[int], now: datetime) -> list:
+    """The rows of each key asked (``digests``, each made ``calls`` times): its events in order, with
+    ``count`` (the workspace's count in its window after this group, null for a key that is not
+    valid at ``now``) and ``reset_in``."""
+    async with pool.acquire() as conn:
+        return await conn.fetch(_LOOKUP_AND_COUNT, digests, calls, now)
+
 
 @dataclass(frozen=True, slots=True)
 class Window:
@@ -84,7 +113,7 @@ class RateLimiter:
         self.clock = clock
         self._limits: dict[UUID, int] = {}
 
-    async def limit_of(self, conn: asyncpg.Connection, workspace_id: UUID) -> int:
+    async def limit_of(self, conn: asyncpg.Connection | asyncpg.Pool, workspace_id: UUID) -> int:
         limit = self._limits.get(workspace_id)
         if limit is None:
             limit = await conn.fetchval(_LIMIT, workspace_id)
@@ -93,14 +122,13 @@ class RateLimiter:
             self._limits[workspace_id] = limit
         return limit
 
-    async def hit(self, conn: asyncpg.Connection, workspace_id: UUID) -> Window:
+    async def hit(self, conn: asyncpg.Connection | asyncpg.Pool, workspace_id: UUID) -> Window:
         limit = await self.limit_of(conn, workspace_id)
         row = await conn.fetchrow(_HIT, workspace_id, self.clock())
         return Window(limit=limit, count=row["count"], reset_in=max(1, math.ceil(row["reset_in"])))
 
     async def forget_old_windows(self, pool: asyncpg.Pool) -> None:
-        async with pool.acquire() as conn:
-            await conn.execute(_FORGET, self.clock())
+        await pool.execute(_FORGET, self.clock())
 
 
 @dataclass(frozen=True, slots=True)
