@@ -41,9 +41,9 @@ from services.processes.dispatcher import run_dispatcher
 from services.processes.dispatcher.sender import Sender
 from services.processes.relay import Relay
 from tests.benchmarks.bench_core import fresh, machine
-from tests.conftest import _base_settings, drop_isolated
 from tests.helpers import handle
 from tests.integration.test_dispatcher import TestCA, end_job
+from tests.support.stack import _base_settings, drop_isolated
 
 DELIVERIES = int(os.environ.get("BENCH_DELIVERIES", "5000"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "100"))

@@ -31,12 +31,12 @@ import pytest
 from infra.storage import STAGING, LocalStorage, storage_root
 from infra.vision.faces import FaceDetector
 from services.jobs.clips import staging_label
-from tests.conftest import env_for
-from tests.e2e.conftest import running_service, spawn
 from tests.e2e.test_videos import upload
 from tests.face_media import captions, face_video
 from tests.integration.test_dispatcher import Receiver, TestCA, verify, wait_until
 from tests.media_factory import make_interview, run
+from tests.support.service import running_service, spawn
+from tests.support.stack import env_for
 
 FAILS_ONCE = "fails-once"
 ALLOW = "127.0.0.40/30"

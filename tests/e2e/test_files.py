@@ -19,9 +19,9 @@ import pytest
 
 from infra.file_urls import encode_token, issue_token, public_link, signing_key, verify
 from infra.storage import storage_for
-from tests.e2e.conftest import running_service, start_api
 from tests.e2e.test_videos import upload
 from tests.media_factory import run
+from tests.support.service import running_service, start_api
 
 
 @pytest.fixture(scope="module")

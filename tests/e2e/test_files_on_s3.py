@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import BUILD_TIMEOUT, s3_env, s3_settings
-from tests.e2e.conftest import running_service
 from tests.e2e.test_files import *  # noqa: F403 (the tests and their fixtures, run again here)
+from tests.support.service import running_service
+from tests.support.stack import BUILD_TIMEOUT, s3_env, s3_settings
 
 pytestmark = BUILD_TIMEOUT
 STORE_FIELDS = ("storage_backend", "s3_endpoint_url", "s3_bucket", "s3_access_key_id", "s3_secret_access_key",

@@ -17,10 +17,10 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, env_for
-from tests.e2e.conftest import running_service
 from tests.e2e.test_videos import events_of, follow, upload
 from tests.media_factory import run
+from tests.support.service import running_service
+from tests.support.stack import ROOT, env_for
 
 ENV = {"VAEO_JOB_MAX_ATTEMPTS": "1", "VAEO_WORKER_LEASE_S": "2", "VAEO_WORKER_POLL_INTERVAL_S": "0.1"}
 

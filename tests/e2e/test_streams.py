@@ -29,10 +29,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.application.jobs import QueueJob, append_job
-from tests.e2e.conftest import running_service, start_api, stop_all
 from tests.e2e.test_videos import upload
 from tests.helpers import context, handle, wait_projected
 from tests.media_factory import make_interview
+from tests.support.service import running_service, start_api, stop_all
 
 KEEPALIVE_S = 0.5
 

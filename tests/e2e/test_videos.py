@@ -19,9 +19,9 @@ import orjson
 import pytest
 
 from infra.storage import STAGING, LocalStorage
-from tests.conftest import ROOT, env_for
-from tests.e2e.conftest import start_api, stop_all
 from tests.media_factory import CUT_S, SPEECH_START_S, TONE_END_S, make_interview, make_sound, run
+from tests.support.service import start_api, stop_all
+from tests.support.stack import ROOT, env_for
 
 CUT_MS, TONE_END_MS, SPEECH_START_MS = int(CUT_S * 1000), int(TONE_END_S * 1000), int(SPEECH_START_S * 1000)
 

@@ -23,10 +23,10 @@ from infra.db import create_pool
 from infra.eventstore import PostgresEventStore
 from infra.settings import Settings
 from services.application.jobs import QueueJob
-from tests.conftest import drop_isolated, env_for, make_isolated_settings
-from tests.e2e.conftest import Service, spawn, start_api, stop_all
 from tests.helpers import handle
 from tests.integration.test_dispatcher import Receiver, TestCA, end_job, verify, wait_until
+from tests.support.service import Service, spawn, start_api, stop_all
+from tests.support.stack import drop_isolated, env_for, make_isolated_settings
 from tests.unit.test_netguard import REFUSED
 
 ALLOW = "127.0.0.20/30"

@@ -15,8 +15,8 @@ import orjson
 from infra.crypto import key_digest
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected, wait_relayed
+from tests.support.stack import ROOT, env_for
 
 
 async def vaeo(settings, *args: str, timeout: float = 120, env: dict | None = None) -> tuple[int, str, str]:

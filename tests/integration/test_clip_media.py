@@ -27,8 +27,8 @@ from infra.media.clips import (
 )
 from infra.media.ffmpeg import MediaError, run_killable
 from infra.media.probe import probe
-from tests.conftest import ROOT
 from tests.media_factory import LINES, ffmpeg_processes, run
+from tests.support.stack import ROOT
 
 
 @pytest.fixture(scope="module")

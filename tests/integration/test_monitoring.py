@@ -29,8 +29,8 @@ from services.processes.projector.rebuild import rebuild
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import JobHandlers, PermanentJobError, Worker
-from tests.conftest import ROOT, env_for
 from tests.helpers import handle, wait_projected
+from tests.support.stack import ROOT, env_for
 
 
 async def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):

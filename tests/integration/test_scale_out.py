@@ -24,9 +24,9 @@ from domain.media import media_stream_id
 from infra.consume import position_of
 from projections import ALL
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import ROOT, env_for
 from tests.helpers import eventually, kafka_messages, snapshot, until, wait_projected, wait_relayed
 from tests.integration.test_cli import _free_port
+from tests.support.stack import ROOT, env_for
 
 SCALE = ("--api", "2", "--workers", "2", "--projectors", "2", "--dispatchers", "2")  # and 2 relays
 LOAD_S = 10.0

@@ -21,10 +21,10 @@ from services.application.videos import IngestVideo, RequestAnalysis
 from services.jobs.analysis import run_analysis
 from services.jobs.speech import LocalRecogniser
 from services.processes.worker import JobHandlers, Worker
-from tests.conftest import ROOT, env_for
 from tests.helpers import handle
 from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import TALK_LINES, make_spoken_talk
+from tests.support.stack import ROOT, env_for
 
 pytestmark = pytest.mark.slow
 
