@@ -498,7 +498,7 @@ async def part_context(settings, root: Path, seconds: float = 90, files: int = 1
 
 
 async def part_talk(root: Path) -> dict:
-    from tests.e2e.test_videos import upload
+    from tests.support.api_videos import upload
     from tests.support.service import running_service
 
     pause_s = 1.5

@@ -21,8 +21,8 @@ from services.application.meta import request_meta
 from services.application.workspaces import CreateWorkspace
 from services.processes.worker import JobHandlers, PermanentJobError, Worker
 from tests.helpers import handle, wait_relayed
-from tests.integration.test_cli import vaeo
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.cli import vaeo
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 REQUEST = "req-audit-0001"
 

@@ -17,7 +17,7 @@ from services.application.workspaces import CreateWorkspace
 from services.processes.worker import ItemDone, JobHandlers, PermanentJobError, Worker
 from tests.helpers import handle, wait_projected
 from tests.integration.item_worker import ITEM_JOB
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 from tests.support.stack import ROOT, env_for
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 from services.application.jobs import QueueJob
 from services.processes.worker import ItemDone, JobHandlers, Worker
 from tests.helpers import handle
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 ITEMS, ITEM_S = 40, 0.25  # one long job: 10 s of items
 
