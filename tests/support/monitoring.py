@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
+from tests.support import pipeline
 
 
 async def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = await predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise TimeoutError(what)
+    """``pipeline.wait_for`` with the longer wait the monitoring tests allow by default."""
+    return await pipeline.wait_for(predicate, timeout, what)
 
 
 async def charge(store, workspace_id, amount: int) -> int:
