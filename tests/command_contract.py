@@ -46,7 +46,7 @@ class Backend(Protocol):
         """A store of another process over the same database."""
 
     def keys(self, **kwargs) -> Any:
-        """The idempotency keys of the database (``clock``, ``claim_s`` as ``KeyTable`` takes them)."""
+        """The idempotency keys of the database (``clock``, ``claim_s`` as ``IdempotencyKeys`` takes them)."""
 
     async def written(self, ws) -> dict[str, int]:
         """How many events of each type the workspace has."""

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from domain.analysis import analyse, write_article
 from domain.export_source import ExportSource, VideoInfo
-from tests.unit.test_analysis import _timed
+from tests.support.caption_lines import _timed
 
 TALKS: dict[str, list[tuple[str, str]]] = {
     "en": [("Alice", "Welcome. Today we talk about heat pumps and insulation."),

@@ -43,8 +43,8 @@ import orjson
 from infra import stack
 from tests.benchmarks.bench_api import cpu_seconds, postgres_cpu_by_client
 from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
-from tests.conftest import _base_settings, drop_isolated
-from tests.e2e.conftest import running_service
+from tests.support.service import running_service
+from tests.support.stack import _base_settings, drop_isolated
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
 PROFILE = os.environ.get("BENCH_PROFILE")  # a folder: py-spy's samples of the API per part

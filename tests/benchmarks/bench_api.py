@@ -35,8 +35,8 @@ from infra.eventstore_postgres import PostgresEventStore
 from services.application.media import CreateMedia
 from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_core import fresh, machine, peak_rss_mb
-from tests.conftest import ROOT, _base_settings, drop_isolated, env_for
 from tests.helpers import handle, terminate_with_parent
+from tests.support.stack import ROOT, _base_settings, drop_isolated, env_for
 
 DURATION = int(os.environ.get("BENCH_SECONDS", "20"))
 CONCURRENCY = 64

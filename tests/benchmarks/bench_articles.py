@@ -40,8 +40,8 @@ from services.application.workspaces import CreateWorkspace
 from tests.benchmarks.bench_analysis import hour_of_captions
 from tests.benchmarks.bench_api import free_port, start, stop_all, wait_http
 from tests.benchmarks.bench_core import fresh, machine
-from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle, kafka_messages
+from tests.support.stack import _base_settings, drop_isolated, env_for
 
 CONCURRENCY = 8
 

@@ -43,7 +43,7 @@ from infra.media.clips import ENCODERS, caption_font, check_clip, cut_argv, rend
 from infra.media.ffmpeg import run_killable
 from tests.benchmarks.bench_analysis import hour_of_captions, make_video
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine, peak_rss_mb
-from tests.conftest import _base_settings, drop_isolated
+from tests.support.stack import _base_settings, drop_isolated
 
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 CUT_START_MS, CLIP_MS = 120_000, 30_000
@@ -122,7 +122,7 @@ async def _wait(http, base: str, key: str, path: str, field: str = "status", tim
 
 
 async def bench_service(source: Path, captions: Path, which: list[str]) -> dict:
-    from tests.e2e.conftest import running_service
+    from tests.support.service import running_service
 
     base = _base_settings()
     await asyncio.to_thread(stack.up, base)

@@ -30,8 +30,8 @@ from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.processes.projector.rebuild import rebuild
 from services.processes.relay import _FETCH, Relay, encode
-from tests.conftest import ROOT, _base_settings, drop_isolated, env_for, make_isolated_settings
 from tests.helpers import terminate_with_parent
+from tests.support.stack import ROOT, _base_settings, drop_isolated, env_for, make_isolated_settings
 
 EVENTS = int(os.environ.get("BENCH_EVENTS", "200000"))
 TEMPLATE = "vaeo_bench_template"

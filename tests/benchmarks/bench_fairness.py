@@ -35,9 +35,9 @@ from infra import stack
 from infra.settings import Settings
 from tests.benchmarks.bench_clips import _wait
 from tests.benchmarks.bench_core import TEMPLATE, fresh, machine
-from tests.conftest import _base_settings, drop_isolated
 from tests.media_factory import make_lying_audio
 from tests.media_factory import run as run_command
+from tests.support.stack import _base_settings, drop_isolated
 
 CLIPS, CLIP_S, VIDEO_S = 20, 10, 240
 LYING_HOURS, LYING_SQUEEZE = 6, 1000  # six hours of audio stamped as 21.6 s, as the probe's file was
@@ -79,7 +79,7 @@ async def _upload_and_analyse(svc, ws, video: Path, captions: Path) -> tuple[int
 
 
 async def _one_run(base: Settings, label: str, video: Path, captions: Path, **env: str) -> dict:
-    from tests.e2e.conftest import running_service
+    from tests.support.service import running_service
 
     with tempfile.TemporaryDirectory() as logs:
         async with running_service(base, TEMPLATE, Path(logs), processes=("relay", "projector", "worker"), apis=1,
@@ -117,7 +117,7 @@ async def _one_run(base: Settings, label: str, video: Path, captions: Path, **en
 async def _lying_run(base: Settings, label: str, lying: Path, video: Path, captions: Path) -> dict:
     """Tenant A's two analyses of files whose timestamps lie, then tenant B's analysis of a short
     captioned video: B's wait and A's analyses' durations."""
-    from tests.e2e.conftest import running_service
+    from tests.support.service import running_service
 
     with tempfile.TemporaryDirectory() as logs:
         async with running_service(base, TEMPLATE, Path(logs), processes=("relay", "projector", "worker"),

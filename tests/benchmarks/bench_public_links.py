@@ -30,8 +30,8 @@ from infra.file_urls import public_link
 from projections import all_ddl
 from services.api.app import build_app
 from services.application.videos import RevokePublicLinks
-from tests.conftest import _admin_dsn, _base_settings, drop_isolated, make_isolated_settings
 from tests.helpers import handle
+from tests.support.stack import _admin_dsn, _base_settings, drop_isolated, make_isolated_settings
 
 
 async def _tokens(settings) -> dict[str, str]:

@@ -50,9 +50,9 @@ from tests.benchmarks.bench_api import (
     server_latencies_ms,
 )
 from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
-from tests.conftest import _base_settings, drop_isolated
-from tests.e2e.conftest import running_service
 from tests.media_factory import make_captioned_video, podcast_cues
+from tests.support.service import running_service
+from tests.support.stack import _base_settings, drop_isolated
 
 _T0 = datetime(2025, 1, 1, tzinfo=UTC)
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "400"))

@@ -58,8 +58,8 @@ from tests.benchmarks.bench_api import (
 from tests.benchmarks.bench_clips import _wait
 from tests.benchmarks.bench_core import TEMPLATE, bulk_append, core_speed_ms, fresh, job_events, machine, wait_value
 from tests.benchmarks.bench_fairness import make_source
-from tests.conftest import _base_settings, drop_isolated, env_for
 from tests.helpers import handle
+from tests.support.stack import _base_settings, drop_isolated, env_for
 
 JOBS = int(os.environ.get("BENCH_JOBS", "12"))
 VIDEO_S = 180
@@ -178,7 +178,7 @@ def _render_request(article_id: int, k: int) -> dict:
 
 async def jobs_run(base, workers: int, video: Path, captions: Path, slots: int = 2) -> dict:
     """``JOBS`` analyses queued at once with ``workers`` worker processes: time to the last one."""
-    from tests.e2e.conftest import running_service
+    from tests.support.service import running_service
 
     with tempfile.TemporaryDirectory() as logs:
         async with running_service(base, TEMPLATE, Path(logs), processes=("relay", "projector", "worker"),

@@ -30,8 +30,8 @@ from domain.analysis.speech import segments_from_words
 from infra import asr
 from services.jobs.speech import find_speech
 from services.jobs.voices import attribute
-from tests.integration.test_speech_speakers import DIALOGUE
 from tests.media_factory import run as run_command
+from tests.support.speech_jobs import DIALOGUE
 
 DATA = Path("/usr/share/pocketsphinx/test/data")
 GAP_S = 1.0

@@ -50,9 +50,9 @@ from infra import asr, stack
 from services.jobs import speech
 from tests.benchmarks import speech_corpus
 from tests.benchmarks.bench_core import TEMPLATE, core_speed_ms, fresh, machine
-from tests.conftest import _base_settings, drop_isolated
 from tests.media_factory import make_spoken_talk
 from tests.media_factory import run as run_command
+from tests.support.stack import _base_settings, drop_isolated
 
 LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
 WINDOW_MS = 30_000  # the service's default window (VAEO_ASR_WINDOW_S)
@@ -498,8 +498,8 @@ async def part_context(settings, root: Path, seconds: float = 90, files: int = 1
 
 
 async def part_talk(root: Path) -> dict:
-    from tests.e2e.conftest import running_service
-    from tests.e2e.test_videos import upload
+    from tests.support.api_videos import upload
+    from tests.support.service import running_service
 
     pause_s = 1.5
     lines = [line for part in TALK_PARTS for line in part]

@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from tests.benchmarks.bench_core import core_speed_ms, machine
-from tests.conftest import ROOT
+from tests.support.stack import ROOT
 from tests.vision_media import make_scenes_video
 
 SCENES = [("left", 10), ("right", 10), ("medium", 10), ("close", 10), ("crowd", 10), ("black", 10)]

@@ -42,9 +42,9 @@ from services.processes.dispatcher import run_dispatcher
 from services.processes.dispatcher.sender import Sender
 from services.processes.relay import Relay
 from tests.benchmarks.bench_core import fresh, machine
-from tests.conftest import _base_settings, drop_isolated
 from tests.helpers import handle
-from tests.integration.test_dispatcher import TestCA, end_job
+from tests.support.stack import _base_settings, drop_isolated
+from tests.support.webhooks import TestCA, end_job
 
 DELIVERIES = int(os.environ.get("BENCH_DELIVERIES", "5000"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "100"))
@@ -165,7 +165,7 @@ async def bench_throughput(base, ca: TestCA, url: str, results: dict) -> None:
 
 
 async def bench_latency(base, ca: TestCA, results: dict) -> None:
-    from tests.integration.test_dispatcher import Receiver
+    from tests.support.webhooks import Receiver
 
     settings = (await fresh(base)).model_copy(update={
         "webhook_test_allow": "127.0.0.31/32", "webhook_extra_ca_file": str(ca.ca_file),

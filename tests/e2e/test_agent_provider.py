@@ -19,11 +19,11 @@ import pytest
 
 from services.application.jobs import QueueJob
 from tests import fake_llm
-from tests.e2e.conftest import running_service
-from tests.e2e.test_agent import analysed_talk, chat, events_of, make_talk, stream
-from tests.e2e.test_streams import EventStreamReader, _alarming, open_streams_gauge, until
 from tests.fake_llm import call
 from tests.helpers import handle, wait_projected
+from tests.support.agent_talk import analysed_talk, chat, events_of, make_talk, stream
+from tests.support.event_streams import EventStreamReader, _alarming, open_streams_gauge, until
+from tests.support.service import running_service
 
 KEY = "sk-agent-e2e-3c9d1f0a7b"
 

@@ -44,12 +44,12 @@ from services.application.jobs import QueueJob
 from services.application.keys import IssueKey
 from services.application.workspaces import CreateWorkspace
 from tests.asyncapi_cli import INSTALL_TIMEOUT_S, validate
-from tests.conftest import ROOT, env_for
-from tests.e2e.conftest import Client, Service, running_service
-from tests.e2e.test_videos import upload
 from tests.helpers import handle, kafka_messages, wait_projected
-from tests.integration.test_dispatcher import Receiver, TestCA, wait_dispatched
 from tests.media_factory import make_interview, run
+from tests.support.api_videos import upload
+from tests.support.service import Client, Service, running_service
+from tests.support.stack import ROOT, env_for
+from tests.support.webhooks import Receiver, TestCA, wait_dispatched
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(INSTALL_TIMEOUT_S + 900)]  # the CLI's first install
 

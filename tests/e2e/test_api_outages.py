@@ -16,9 +16,9 @@ import pytest
 from infra.codec import EventRegistry
 from infra.eventstore_postgres import PostgresEventStore
 from services.application.workspaces import CreateWorkspace
-from tests.conftest import env_for
-from tests.e2e.conftest import Client, free_port, spawn, stop_all
 from tests.helpers import handle
+from tests.support.service import Client, free_port, spawn, stop_all
+from tests.support.stack import env_for
 
 
 async def _start_api(settings, tmp_path, **env) -> tuple[str, subprocess.Popen]:

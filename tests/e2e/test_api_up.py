@@ -12,8 +12,8 @@ import sys
 
 import orjson
 
-from tests.conftest import ROOT, env_for
-from tests.e2e.conftest import free_port
+from tests.support.service import free_port
+from tests.support.stack import ROOT, env_for
 
 
 async def test_vaeo_up_prints_a_curl_line_that_answers_get_me(settings):

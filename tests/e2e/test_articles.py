@@ -23,13 +23,13 @@ from pyld import jsonld
 from infra.media.posters import jpeg_size
 from services.api.routes import ROUTES
 from tests import fake_llm
-from tests.conftest import env_for
-from tests.e2e.conftest import Client, running_service, spawn, start_api
-from tests.e2e.test_videos import events_of, follow, upload
 from tests.fake_llm import FakeProvider
-from tests.integration.test_dispatcher import Receiver, TestCA, verify, wait_until
 from tests.media_factory import make_interview
-from tests.unit.test_exports import HTML, _nodes, _value, offline_loader
+from tests.support.api_videos import events_of, follow, upload
+from tests.support.exports import HTML, _nodes, _value, offline_loader
+from tests.support.service import Client, running_service, spawn, start_api
+from tests.support.stack import env_for
+from tests.support.webhooks import Receiver, TestCA, verify, wait_until
 
 ALLOW = "127.0.0.40/29"
 ARTICLE_ROUTES = [r for r in ROUTES if r.path.startswith("/articles/{id}")]

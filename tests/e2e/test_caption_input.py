@@ -10,8 +10,8 @@ import pytest
 
 from domain.analysis import Segment
 from infra.captions import to_webvtt
-from tests.e2e.test_videos import events_of, follow, storage_files
 from tests.media_factory import make_interview
+from tests.support.api_videos import events_of, follow, storage_files
 
 
 @pytest.fixture(scope="module")

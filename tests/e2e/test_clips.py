@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import subprocess
 import time
 import uuid
@@ -24,19 +23,19 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from uuid import UUID
 
-import aiohttp
 import numpy as np
 import pytest
 
 from infra.storage import STAGING, LocalStorage, storage_root
 from infra.vision.faces import FaceDetector
 from services.jobs.clips import staging_label
-from tests.conftest import env_for
-from tests.e2e.conftest import running_service, spawn
-from tests.e2e.test_videos import upload
 from tests.face_media import captions, face_video
-from tests.integration.test_dispatcher import Receiver, TestCA, verify, wait_until
 from tests.media_factory import make_interview, run
+from tests.support.api_videos import upload
+from tests.support.clip_media import download, ffprobe, gray_frame, render_clip, talk_source, track, wait_job
+from tests.support.service import running_service, spawn
+from tests.support.stack import env_for
+from tests.support.webhooks import Receiver, TestCA, verify, wait_until
 
 FAILS_ONCE = "fails-once"
 ALLOW = "127.0.0.40/30"
@@ -83,62 +82,11 @@ async def talk(svc, media) -> dict:
             "duration_ms": duration_ms}
 
 
-async def wait_job(client, job_id: str, timeout: float = 120) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        r = await client.get(f"/jobs/{job_id}")
-        assert r.status == 200, r.body
-        if r.data["status"] in ("completed", "failed", "cancelled"):
-            return r.data
-        assert time.monotonic() < deadline, r.data
-        await asyncio.sleep(0.1)
-
-
-async def track(client, job_id: str, *, timeout: float = 120, every=None) -> dict:
-    """Poll the tracking object until the job ends; ``every(tracking)`` sees each state."""
-    deadline = time.monotonic() + timeout
-    while True:
-        r = await client.get(f"/production/clips/jobs/{job_id}")
-        assert r.status == 200, r.body
-        if every is not None:
-            every(r.data)
-        if r.data["status"] in ("completed", "failed", "cancelled"):
-            return r.data
-        assert time.monotonic() < deadline, r.data
-        await asyncio.sleep(0.05)
-
-
-async def download(http: aiohttp.ClientSession, url: str, path: Path) -> Path:
-    async with http.get(url) as resp:
-        assert resp.status == 200, await resp.text()
-        path.write_bytes(await resp.read())
-    return path
-
-
-def ffprobe(path: Path) -> dict:
-    done = subprocess.run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-                           str(path)], capture_output=True, check=True, timeout=30)
-    return json.loads(done.stdout)
-
-
-def gray_frame(path: Path, at_s: float, vf: str = "null", *, w: int, h: int) -> bytes:
-    done = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-ss", f"{at_s:.3f}", "-i", str(path), "-vf",
-                           f"{vf},format=gray", "-frames:v", "1", "-f", "rawvideo", "-"], capture_output=True,
-                          check=True, timeout=30)
-    assert len(done.stdout) == w * h
-    return done.stdout
-
-
 async def clip_events(svc, job_id: str, *types: str) -> list[dict]:
     async with svc.pool.acquire() as conn:
         rows = await conn.fetch("SELECT type, data FROM events WHERE type = ANY($1) AND data->>'job_id' = $2 "
                                 "ORDER BY position", list(types), job_id)
     return [{"type": r["type"], **r["data"]} for r in rows]
-
-
-def render_clip(clip_id: str, start_ms: int, end_ms: int, **extra) -> dict:
-    return {"id": clip_id, "title": f"Clip {clip_id}", "start_ms": start_ms, "end_ms": end_ms,
-            "duration_ms": end_ms - start_ms, **extra}
 
 
 # ------------------------------------------------------------------------------------ simple clip
@@ -482,12 +430,6 @@ async def test_a_face_following_render_records_the_path_it_chose_for_each_clip(s
     [clip] = tracking["rendered_clips"]
     assert (clip["width"], clip["height"], clip["framing"]["mode"]) == (720, 720, "centre_fallback")
     assert "smaller than 32 pixels" in clip["framing"]["reason"] and clip["framing"]["samples"] == 0
-
-
-def talk_source(svc, talk) -> str:
-    """The stored source of the talk (the test reads the same bytes the worker cut)."""
-    key = f"videos/{talk['ws'].id}/{talk['video_id']}/source.mp4"
-    return str(LocalStorage(storage_root(svc.settings)).path(key))
 
 
 async def test_render_refusals(svc, talk):

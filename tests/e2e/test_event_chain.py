@@ -23,11 +23,11 @@ import pytest
 
 from services.cli.history import job_history
 from tests import fake_llm
-from tests.e2e.conftest import running_service
-from tests.e2e.test_videos import follow, upload
 from tests.fake_llm import FakeProvider
 from tests.helpers import wait_relayed
 from tests.media_factory import make_interview
+from tests.support.api_videos import follow, upload
+from tests.support.service import running_service
 
 PROVIDER_SLOWNESS_S = 4.0
 

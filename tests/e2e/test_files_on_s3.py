@@ -1,15 +1,16 @@
-"""The signed-URL downloads of ``tests/e2e/test_files.py`` (whole, ranges, HEAD, conditional, the
-one 404, large files streamed, clients that leave or read nothing, per-address limits), every test
-of it, on the S3 backend: the API streams ranged GETs from the test stack's SeaweedFS and answers
-exactly as from the local disk."""
+"""The signed-URL downloads of ``tests/e2e/test_files.py`` (the suite of
+``tests/support/download_contract.py``: whole, ranges, HEAD, conditional, the one 404, large files
+streamed, clients that leave or read nothing, per-address limits), every test of it, on the S3
+backend: the API streams ranged GETs from the test stack's SeaweedFS and answers exactly as from
+the local disk."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import BUILD_TIMEOUT, s3_env, s3_settings
-from tests.e2e.conftest import running_service
-from tests.e2e.test_files import *  # noqa: F403 (the tests and their fixtures, run again here)
+from tests.support.download_contract import *  # noqa: F403 (the tests and their fixtures, run again here)
+from tests.support.service import running_service
+from tests.support.stack import BUILD_TIMEOUT, s3_env, s3_settings
 
 pytestmark = BUILD_TIMEOUT
 STORE_FIELDS = ("storage_backend", "s3_endpoint_url", "s3_bucket", "s3_access_key_id", "s3_secret_access_key",

@@ -22,8 +22,8 @@ import orjson
 import pytest
 
 from infra.storage import STAGING, LocalStorage
-from tests.e2e.conftest import running_service
 from tests.media_factory import run
+from tests.support.service import running_service
 
 BODY_TIMEOUT_S = 1.0
 SANDBOX_QUOTA = 3

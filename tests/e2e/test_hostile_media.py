@@ -18,9 +18,9 @@ import orjson
 import pytest
 
 from infra.storage import LocalStorage
-from tests.e2e.conftest import start_api, stop_all
-from tests.e2e.test_videos import events_of, follow, storage_files, upload
 from tests.media_factory import run
+from tests.support.api_videos import events_of, follow, storage_files, upload
+from tests.support.service import start_api, stop_all
 
 CANARY = "Zanzibar quokka saxophone canary"  # the text that must never come back
 HOST_CANARY = "Kilimanjaro narwhal bassoon canary"

@@ -17,10 +17,11 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, env_for
-from tests.e2e.conftest import running_service
-from tests.e2e.test_videos import events_of, follow, upload
 from tests.media_factory import run
+from tests.support.api_videos import events_of, follow, upload
+from tests.support.credits import credits_used, same_transaction
+from tests.support.service import running_service
+from tests.support.stack import ROOT, env_for
 
 ENV = {"VAEO_JOB_MAX_ATTEMPTS": "1", "VAEO_WORKER_LEASE_S": "2", "VAEO_WORKER_POLL_INTERVAL_S": "0.1"}
 
@@ -59,20 +60,6 @@ def kill_group(proc: subprocess.Popen) -> None:
 async def refunds_of(service, workspace_id) -> list[dict]:
     rows = await events_of(service, workspace_id, "CreditsRefunded")
     return [r["data"] for r in rows]
-
-
-async def credits_used(client, used: int, timeout: float = 10) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while (await client.get("/credits")).data["used"] != used:
-        assert asyncio.get_running_loop().time() < deadline, f"credits used never reached {used}"
-        await asyncio.sleep(0.05)
-
-
-async def same_transaction(service, workspace_id, *types: str) -> bool:
-    async with service.pool.acquire() as conn:
-        txs = await conn.fetch("SELECT DISTINCT xmin::text FROM events WHERE workspace_id = $1 AND type = ANY($2)",
-                               workspace_id, list(types))
-    return len(txs) == 1
 
 
 async def test_cancelling_an_analysis_no_worker_claimed_refunds_it_once(service, long_video):

@@ -25,11 +25,11 @@ from domain.analysis.premium_checks import (
     check_text,
 )
 from domain.platforms import PLATFORMS, description_kind, measure
-from tests.conftest import LLAMA_BUILD_TIMEOUT
-from tests.e2e.conftest import running_service
-from tests.e2e.test_agent import chat
-from tests.e2e.test_videos import events_of, follow, upload
 from tests.media_factory import LECTURE_LINES, lecture_cues, make_captioned_video
+from tests.support.agent_talk import chat
+from tests.support.api_videos import events_of, follow, upload
+from tests.support.service import running_service
+from tests.support.stack import LLAMA_BUILD_TIMEOUT
 
 pytestmark = [LLAMA_BUILD_TIMEOUT, pytest.mark.slow]  # a build on a fresh machine, then a model on the CPU
 MODEL_SECONDS = 2400  # a whole premium analysis on two busy cores, at worst

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from infra.storage_s3 import S3Storage
-from tests.conftest import BUILD_TIMEOUT, env_for, s3_env, s3_settings
-from tests.e2e.conftest import running_service, spawn, start_api
-from tests.e2e.test_clips import wait_job
-from tests.e2e.test_videos import upload
 from tests.media_factory import make_interview
+from tests.support.api_videos import upload
+from tests.support.clip_media import wait_job
+from tests.support.service import running_service, spawn, start_api
+from tests.support.stack import BUILD_TIMEOUT, env_for, s3_env, s3_settings
 
 pytestmark = BUILD_TIMEOUT
 

@@ -19,11 +19,11 @@ import pytest
 
 from domain.analysis.premium import PARTS
 from tests import fake_llm
-from tests.e2e.conftest import running_service
-from tests.e2e.test_job_refunds import credits_used, same_transaction
-from tests.e2e.test_videos import events_of, follow, upload
 from tests.fake_llm import FakeProvider
 from tests.media_factory import make_interview, run
+from tests.support.api_videos import events_of, follow, upload
+from tests.support.credits import credits_used, same_transaction
+from tests.support.service import running_service
 
 KEY = "sk-e2e-secret-7d1f4b9c2e"
 TIMEOUT_S = 1.5

@@ -15,10 +15,10 @@ import uuid
 import pytest
 
 from domain.analysis.text import fold
-from tests.e2e.conftest import Client, start_api, stop_all
-from tests.e2e.test_videos import follow, upload
 from tests.helpers import wait_projected
 from tests.media_factory import make_captioned_video, podcast_cues
+from tests.support.api_videos import follow, upload
+from tests.support.service import Client, start_api, stop_all
 
 PLATFORMS = ["videosite_long", "videosite_shorts", "professional_network_long", "social_network_a_video",
              "social_network_a_reels", "social_network_b_reels", "short_video_app", "microblog_video",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_clips import download, ffprobe, gray_frame, render_clip, talk_source, track
-from tests.e2e.test_videos import follow, upload
 from tests.helpers import wait_projected
 from tests.media_factory import make_spoken_talk
+from tests.support.api_videos import follow, upload
+from tests.support.clip_media import download, ffprobe, gray_frame, render_clip, talk_source, track
 
 
 @pytest.fixture(scope="module")

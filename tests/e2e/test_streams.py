@@ -14,12 +14,11 @@ seen arriving without waiting the default 15 s.
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
 
@@ -29,10 +28,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.application.jobs import QueueJob, append_job
-from tests.e2e.conftest import running_service, start_api, stop_all
-from tests.e2e.test_videos import upload
 from tests.helpers import context, handle, wait_projected
 from tests.media_factory import make_interview
+from tests.support.api_videos import upload
+from tests.support.event_streams import EventStreamReader, ServerEvent, _alarming, open_streams_gauge, until
+from tests.support.service import running_service, start_api, stop_all
 
 KEEPALIVE_S = 0.5
 
@@ -45,60 +45,6 @@ async def service(stack_settings, template_db, tmp_path_factory):
 
 
 # ------------------------------------------------------------------ a spec-following SSE reader
-
-
-@dataclass
-class ServerEvent:
-    id: str
-    event: str
-    data: str
-
-    @property
-    def json(self):
-        return orjson.loads(self.data)
-
-
-@dataclass
-class EventStreamReader:
-    """Parses ``text/event-stream`` bytes as a browser's EventSource does."""
-
-    response: aiohttp.ClientResponse
-    comments: list[tuple[float, str]] = field(default_factory=list)  # (monotonic time, text)
-    last_event_id: str = ""
-    ended: bool = False
-
-    async def _lines(self) -> AsyncIterator[str]:
-        buffer = b""
-        async for chunk in self.response.content.iter_any():
-            buffer += chunk
-            while True:
-                match = re.search(rb"\r\n|\n|\r", buffer)
-                # A CR at the very end may be the first half of a CRLF still on its way.
-                if match is None or (match.group() == b"\r" and match.end() == len(buffer)):
-                    break
-                yield buffer[:match.start()].decode("utf-8")
-                buffer = buffer[match.end():]
-        self.ended = True
-
-    async def events(self) -> AsyncIterator[ServerEvent]:
-        event_type, data = "", []
-        async for line in self._lines():
-            if line == "":
-                if data:
-                    yield ServerEvent(self.last_event_id, event_type or "message", "\n".join(data))
-                event_type, data = "", []
-                continue
-            if line.startswith(":"):
-                self.comments.append((time.monotonic(), line[1:].removeprefix(" ")))
-                continue
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "event":
-                event_type = value
-            elif name == "data":
-                data.append(value)
-            elif name == "id" and "\0" not in value:
-                self.last_event_id = value
 
 
 @dataclass
@@ -131,28 +77,12 @@ async def drive(service, job_id: UUID, change) -> None:
     await append_job(job, context(service.store))
 
 
-async def open_streams_gauge(service, api: int = 0) -> float:
-    async with service.http.get(service.bases[api].removesuffix("/v1") + "/metrics") as resp:
-        text = await resp.text()
-    for family in text_string_to_metric_families(text):
-        if family.name == "vaeo_http_open_streams":
-            return family.samples[0].value
-    raise AssertionError("vaeo_http_open_streams is not in /metrics")
-
-
 async def requests_counted(service, route: str, status: str, api: int = 0) -> float:
     async with service.http.get(service.bases[api].removesuffix("/v1") + "/metrics") as resp:
         text = await resp.text()
     return sum(s.value for f in text_string_to_metric_families(text) if f.name == "vaeo_http_requests"
                for s in f.samples if s.name == "vaeo_http_requests_total" and s.labels["route"] == route
                and s.labels["status"] == status)
-
-
-async def until(predicate, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not await predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.05)
 
 
 ROUTE = "/v1/jobs/{id}/events"
@@ -325,16 +255,6 @@ async def test_a_client_that_leaves_mid_stream_ends_it_cleanly(service):
     assert (await ws.client.get(f"/jobs/{jobs[0].id}")).status == 200
     written = log.read_bytes()[log_before:].decode(errors="replace")
     assert not [line for line in written.splitlines() if _alarming(line)], written
-
-
-def _alarming(line: str) -> bool:
-    """A log line that is not an informational JSON record (a warning, an error, a traceback,
-    anything printed outside the logging setup)."""
-    try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return bool(line.strip())
-    return record.get("level") not in ("debug", "info") or "exc" in record
 
 
 async def test_head_answers_the_stream_headers_and_no_event(service):

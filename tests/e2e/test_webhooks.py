@@ -23,11 +23,11 @@ from infra.db import create_pool
 from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
 from services.application.jobs import QueueJob
-from tests.conftest import drop_isolated, env_for, make_isolated_settings
-from tests.e2e.conftest import Service, spawn, start_api, stop_all
 from tests.helpers import handle
-from tests.integration.test_dispatcher import Receiver, TestCA, end_job, verify, wait_until
-from tests.unit.test_netguard import REFUSED
+from tests.support.netguard import REFUSED
+from tests.support.service import Service, spawn, start_api, stop_all
+from tests.support.stack import drop_isolated, env_for, make_isolated_settings
+from tests.support.webhooks import Receiver, TestCA, end_job, verify, wait_until
 
 ALLOW = "127.0.0.20/30"
 SCHEDULE = "[0, 0.3, 0.3]"
@@ -126,8 +126,8 @@ JOB_URLS_REFUSED = [
 
 
 async def test_a_job_webhook_url_is_guarded_when_the_request_arrives(hooks, tmp_path):
-    from tests.e2e.test_videos import upload
     from tests.media_factory import run
+    from tests.support.api_videos import upload
 
     ws = await hooks.workspace()
     clip = tmp_path / "tone.mp4"

@@ -28,8 +28,8 @@ from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import Worker
 from tests.helpers import handle
-from tests.integration.test_worker import job_finished, wait_for
 from tests.media_factory import make_captioned_video
+from tests.support.pipeline import job_finished, wait_for
 
 DURATION_S = 6
 CUES = [Segment(500, 2500, "Bonjour à tous, voici la rénovation du bâtiment.", "Anne"),

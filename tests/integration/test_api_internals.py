@@ -17,8 +17,8 @@ from services.api.kafka import KafkaLink
 from services.api.waits import ProgressWaiter
 from services.application.keys import IssueKey, RevokeKey
 from services.application.workspaces import CreateWorkspace
-from tests.e2e.conftest import free_port
 from tests.helpers import handle
+from tests.support.service import free_port
 
 
 async def test_rate_limit_counter_is_exact_under_concurrency_from_many_connections(settings, store, pool):

@@ -27,10 +27,10 @@ from services.jobs import vision
 from services.jobs.analysis import run_analysis
 from services.jobs.context import JobHandlers
 from services.processes.worker import Worker
-from tests.conftest import ROOT
 from tests.helpers import handle
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import run
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.stack import ROOT
 from tests.vision_media import make_scenes_video
 
 pytestmark = pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import sys
 
@@ -15,16 +14,9 @@ import orjson
 from infra.crypto import key_digest
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
-from tests.conftest import ROOT, env_for
 from tests.helpers import wait_projected, wait_relayed
-
-
-async def vaeo(settings, *args: str, timeout: float = 120, env: dict | None = None) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", *args, env=env or env_for(settings), cwd=ROOT,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), timeout)
-    return proc.returncode, out.decode(), err.decode()
+from tests.support.cli import _free_port, vaeo
+from tests.support.stack import ROOT, env_for
 
 
 async def test_workspace_create_prints_the_id_and_a_key_that_is_stored_only_as_a_digest(settings, pool):
@@ -120,12 +112,6 @@ async def test_projections_list_and_rebuild(settings, pool, background):
     assert "ev/s" in err and "lag 0" in err  # the progress bar
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT sum(count) FROM event_counts") == 2
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def test_vaeo_up_starts_every_process_and_stops_them_on_sigterm(settings):

@@ -27,8 +27,9 @@ from infra.media.clips import (
 )
 from infra.media.ffmpeg import MediaError, run_killable
 from infra.media.probe import probe
-from tests.conftest import ROOT
 from tests.media_factory import LINES, ffmpeg_processes, run
+from tests.support.clip_media import long_render
+from tests.support.stack import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +59,6 @@ async def wait_started(marker: str, timeout: float = 10) -> None:
     while not ffmpeg_running(marker):
         assert time.monotonic() < deadline, "ffmpeg never started"
         await asyncio.sleep(0.02)
-
-
-def long_render(source: Path, tmp: Path, tag: str) -> list[str]:
-    t = SYSTEM_TEMPLATES[3]  # 1280x720 over a blurred fill: the slowest graph
-    script = tmp / f"{tag}.ass"
-    script.write_text(ass_script(t, [], font=caption_font()))
-    return render_argv(source, "mov", 0, 20_000, t, script, tmp / f"{tag}-out.mp4")
 
 
 def test_ffmpeg_has_the_filters_and_encoders_clips_use():
@@ -113,7 +107,7 @@ async def test_ffmpeg_dies_with_a_worker_killed_by_sigkill(source, tmp_path):
         import asyncio
         from pathlib import Path
         from infra.media.ffmpeg import run_killable
-        from tests.integration.test_clip_media import long_render
+        from tests.support.clip_media import long_render
         asyncio.run(run_killable(long_render(Path({str(source)!r}), Path({str(tmp_path)!r}), "orphan"),
                                  120, "render"))
     """))

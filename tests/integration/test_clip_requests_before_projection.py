@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from services.api.app import build_app
 from services.application.keys import IssueKey
 from tests.helpers import handle
-from tests.integration.test_clip_detection_job import seeded
+from tests.support.seeded_article import seeded
 
 
 async def test_a_clip_render_right_after_the_analysis_is_accepted_while_the_read_model_lags(settings, store, pool,

@@ -31,8 +31,8 @@ from services.processes.dispatcher.intake import Intake
 from services.processes.projector.listing import list_projections, render
 from services.processes.relay import Relay
 from tests.helpers import handle, wait_relayed
-from tests.integration.test_dispatcher import Receiver, TestCA, _register, wait_until, webhook_settings
-from tests.integration.test_monitoring import charge, wait_for
+from tests.support.monitoring import charge, wait_for
+from tests.support.webhooks import Receiver, TestCA, _register, wait_until, webhook_settings
 
 FAST_POLICY = {"projector_max_attempts": 2, "projector_retry_backoff_s": 0.01}
 

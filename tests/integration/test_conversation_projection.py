@@ -13,7 +13,7 @@ from projections.conversations import projection
 from projections.plan import plan_for
 from services.processes.projector.runner import execute_plan, execute_statements
 from tests.helpers import snapshot
-from tests.unit.test_projection_apply import WORKSPACE, stored
+from tests.support.projection_events import WORKSPACE, stored
 
 
 def conversation_events() -> list:

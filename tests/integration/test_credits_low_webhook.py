@@ -11,8 +11,8 @@ from services.processes.credits_watch import CreditsWatch
 from services.processes.dispatcher import run_dispatcher
 from services.processes.relay import Relay
 from tests.helpers import handle
-from tests.integration.test_dispatcher import Receiver, TestCA, _register, verify, wait_dispatched, webhook_settings
-from tests.integration.test_monitoring import charge, wait_for
+from tests.support.monitoring import charge, wait_for
+from tests.support.webhooks import Receiver, TestCA, _register, verify, wait_dispatched, webhook_settings
 
 
 async def test_each_downward_crossing_gives_exactly_one_credits_low_delivery(settings, store, pool, background,

@@ -16,8 +16,8 @@ from services.processes.exports_watch import ExportsWatch
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from tests.helpers import handle, wait_projected
-from tests.integration.test_clip_detection_job import seeded
-from tests.integration.test_worker import wait_for
+from tests.support.pipeline import wait_for
+from tests.support.seeded_article import seeded
 
 
 async def test_a_first_export_is_recorded_once_by_the_watch_with_the_gets_request(settings, store, pool,

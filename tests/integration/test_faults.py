@@ -32,8 +32,8 @@ from infra.settings import Settings
 from projections import ALL, all_ddl
 from services.lib.common import is_transient
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import ROOT, drop_isolated, env_for, make_isolated_settings, stack_up
 from tests.helpers import kafka_messages, snapshot, until, wait_projected, wait_relayed
+from tests.support.stack import ROOT, drop_isolated, env_for, make_isolated_settings, stack_up
 
 pytestmark = pytest.mark.slow
 

@@ -15,20 +15,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import aiohttp
 import orjson
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from domain.workspaces import Workspace
-from services.api.app import build_app
-from services.application.keys import IssueKey
-from tests.helpers import handle
-from tests.integration.test_clip_detection_job import seeded
-from tests.media_factory import make_sound
+from tests.support.api_harness import Api
 
 RENDER = {"article_id": 3, "template_id": 1,
           "clips": [{"id": "a", "title": "Le début", "start_ms": 0, "end_ms": 20_000, "duration_ms": 20_000}]}
@@ -65,71 +57,6 @@ CASES = {
     "agent_chat": Case("/agent/chat", {"message": "what is my balance?"}, {"message": "list my jobs"}),
     "rotate_job_secret": Case("/webhooks/job-secret/rotate", None),
 }
-
-
-@pytest.fixture(scope="module")
-def sound(tmp_path_factory) -> Path:
-    return make_sound(tmp_path_factory.mktemp("media"), "tone.mp4", "sine=frequency=220:sample_rate=8000", 2.0)
-
-
-@dataclass
-class Api:
-    client: TestClient
-    token: str
-    store: Any
-    pool: Any
-    workspace_id: Any
-    sound: Path
-
-    async def post(self, case_or_path, body: Any, key: str | None) -> tuple[int, Any, dict]:
-        path = case_or_path
-        headers = {"Authorization": f"Bearer {self.token}"}
-        if key is not None:
-            headers["Idempotency-Key"] = key
-        if path == "/videos":
-            form = aiohttp.FormData()
-            form.add_field("file", self.sound.read_bytes(), filename="tone.mp4", content_type="video/mp4")
-            for name, value in body.items():
-                form.add_field(name, value)
-            data: Any = form
-        else:
-            headers["Content-Type"] = "application/json"
-            data = orjson.dumps(body) if body is not None else b""
-        async with self.client.post(f"/v1{path}", data=data, headers=headers) as resp:
-            raw = await resp.read()
-            ctype = resp.headers.get("Content-Type", "")
-            return resp.status, (orjson.loads(raw) if ctype.startswith("application/json") else raw.decode()), \
-                dict(resp.headers)
-
-    async def written(self) -> dict[str, int]:
-        async with self.pool.acquire() as conn:
-            rows = await conn.fetch("SELECT type, count(*) AS n FROM events WHERE workspace_id = $1 GROUP BY type",
-                                    self.workspace_id)
-        return {r["type"]: r["n"] for r in rows}
-
-    async def balance(self) -> int:
-        workspace: Workspace = await self.store.fetch_for_writing(self.workspace_id)
-        return workspace.credits_balance
-
-
-# A translation is refused without a language model provider: configured for it, never called (no
-# worker runs here). The assistant would call it: it plans offline without one.
-PROVIDER = {"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "never-called"}
-
-
-@pytest.fixture
-async def api(request, settings, store, pool, tmp_path, sound):
-    operation = request.node.callspec.params.get("operation") if hasattr(request.node, "callspec") else None
-    fast = settings.model_copy(update={"read_your_writes_timeout_s": 0.2, "webhook_test_allow": "127.0.0.0/8",
-                                       **(PROVIDER if operation == "translate_article" else {})})
-    ws, _, _, _ = await seeded(fast, store, tmp_path)
-    issued = await handle(store, IssueKey(ws, name="all", scopes=["*"], environment="production"))
-    client = TestClient(TestServer(build_app(fast)))
-    await client.start_server()
-    try:
-        yield Api(client, issued.key, store, pool, ws, sound)
-    finally:
-        await client.close()
 
 
 @pytest.mark.parametrize("operation", list(CASES))

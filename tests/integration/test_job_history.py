@@ -23,8 +23,8 @@ from services.jobs.context import JobHandlers
 from services.jobs.errors import PermanentJobError
 from services.processes.worker import Worker
 from tests.helpers import handle, wait_relayed
-from tests.integration.test_cli import vaeo
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.cli import vaeo
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 REQUEST = "req-audit-0001"
 

@@ -17,10 +17,10 @@ from services.application.workspaces import CreateWorkspace
 from services.jobs.context import ItemDone, JobHandlers
 from services.jobs.errors import PermanentJobError
 from services.processes.worker import Worker
-from tests.conftest import ROOT, env_for
 from tests.helpers import handle, wait_projected
 from tests.integration.item_worker import ITEM_JOB
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.stack import ROOT, env_for
 
 
 async def item_events(store, job_id) -> list[tuple[str, str, int]]:

@@ -1,6 +1,6 @@
 """Every ``language`` the API takes, driven through the aiohttp app in-process on real PostgreSQL and
-Kafka (the app and workspace of ``test_idempotent_routes``): a language the service does not
-analyse and write is a 400 ``validation_error`` (field ``body.language``, rule
+Kafka (the ``api`` fixture of the integration conftest, as ``test_idempotent_routes``): a language
+the service does not analyse and write is a 400 ``validation_error`` (field ``body.language``, rule
 ``unsupported_language``) before anything is charged, queued or stored; a tag of a supported
 language in another case or with a region (``EN``, ``en-US``) is that language.
 """
@@ -10,10 +10,7 @@ from __future__ import annotations
 import pytest
 
 from domain.videos import Video
-from tests.integration import test_idempotent_routes as routes
-from tests.integration.test_idempotent_routes import Api
-
-api, sound = routes.api, routes.sound  # that module's fixtures, used here as they are
+from tests.support.api_harness import Api
 
 UNSUPPORTED = ["xx", "zh", "zh-Hans", "eng", "en_US"]
 

@@ -14,7 +14,7 @@ import pytest
 
 from infra import llama_server
 from infra.llm import ANSWER_FORMATS, ChatProvider
-from tests.conftest import LLAMA_BUILD_TIMEOUT
+from tests.support.stack import LLAMA_BUILD_TIMEOUT
 
 pytestmark = [LLAMA_BUILD_TIMEOUT, pytest.mark.slow]  # a build on a fresh machine, then a model on the CPU
 

@@ -31,18 +31,9 @@ from services.processes.projector.rebuild import rebuild
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from services.processes.worker import Worker
-from tests.conftest import ROOT, env_for
 from tests.helpers import handle, wait_projected
-
-
-async def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = await predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise TimeoutError(what)
+from tests.support.monitoring import charge, wait_for
+from tests.support.stack import ROOT, env_for
 
 
 class Api:
@@ -71,12 +62,6 @@ def clocked(settings):
     fixed = (datetime.now(UTC) + timedelta(minutes=5)).replace(second=30, microsecond=0)
     return settings.model_copy(update={"clock_fixed": fixed.isoformat(), "worker_poll_interval_s": 0.05,
                                        "job_retry_backoff_s": 0.05, "heartbeat_interval_s": 0.5})
-
-
-async def charge(store, workspace_id, amount: int) -> int:
-    ws = await store.fetch_for_writing(workspace_id)
-    ws.charge(amount, "test")
-    return await store.save(events=store.registry.to_new_events(ws.collect_events(), workspace_id=workspace_id))
 
 
 async def calls_counted(pool, workspace_id, n: int) -> None:

@@ -14,7 +14,7 @@ from services.api.app import build_app
 from services.api.base import STORE
 from services.application.videos import RevokePublicLinks
 from tests.helpers import handle
-from tests.integration.test_clip_detection_job import seeded
+from tests.support.seeded_article import seeded
 
 
 class Counted:

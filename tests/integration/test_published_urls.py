@@ -19,7 +19,7 @@ from services.application.keys import IssueKey
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
 from tests.helpers import handle
-from tests.integration.test_clip_detection_job import seeded
+from tests.support.seeded_article import seeded
 
 BAD = {
     "arabic letter mark": "https://cdn.example.com/v/\u061cfusion.mp4",

@@ -17,8 +17,8 @@ from services.jobs.context import JobHandlers
 from services.jobs.errors import PermanentJobError
 from services.processes.worker import Worker
 from tests.helpers import handle
-from tests.integration.test_commands import PostgresBackend
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.command_backends import PostgresBackend
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 
 async def charged_job(store, credits: int = 7, *, total: int = 20, max_attempts: int = 3,

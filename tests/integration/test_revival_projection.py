@@ -15,7 +15,7 @@ from projections import revival_candidates
 from services.processes.projector.runner import execute_statements
 from tests.helpers import snapshot
 from tests.media_factory import podcast_cues
-from tests.unit.test_projection_apply import WORKSPACE, stored
+from tests.support.projection_events import WORKSPACE, stored
 
 JOB_A, JOB_B = uuid.uuid4(), uuid.uuid4()
 PUBLISHED = datetime(2020, 6, 1, tzinfo=UTC)

@@ -42,13 +42,13 @@ from infra.consume import position_of
 from infra.settings import Settings
 from projections import ALL
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import BUILD_TIMEOUT, ROOT, env_for, s3_env, s3_settings
-from tests.e2e.test_videos import upload
 from tests.helpers import end_offsets, kafka_messages, snapshot, until, wait_projected, wait_relayed
-from tests.integration.test_cli import _free_port
-from tests.integration.test_dispatcher import Receiver, TestCA
-from tests.integration.test_scale_out import SCALE, _healthy, _said, relay_roles
 from tests.media_factory import make_interview
+from tests.support.api_videos import upload
+from tests.support.cli import _free_port
+from tests.support.scale import SCALE, _healthy, _said, relay_roles
+from tests.support.stack import BUILD_TIMEOUT, ROOT, env_for, s3_env, s3_settings
+from tests.support.webhooks import Receiver, TestCA
 
 pytestmark = pytest.mark.slow
 

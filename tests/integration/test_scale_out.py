@@ -15,7 +15,6 @@ import time
 import uuid
 from collections import Counter
 from datetime import timedelta
-from pathlib import Path
 
 import aiohttp
 import pytest
@@ -24,11 +23,11 @@ from domain.media import media_stream_id
 from infra.consume import position_of
 from projections import ALL
 from services.processes.projector.rebuild import rebuild
-from tests.conftest import ROOT, env_for
 from tests.helpers import eventually, kafka_messages, snapshot, until, wait_projected, wait_relayed
-from tests.integration.test_cli import _free_port
+from tests.support.cli import _free_port
+from tests.support.scale import SCALE, _healthy, _said, relay_roles
+from tests.support.stack import ROOT, env_for
 
-SCALE = ("--api", "2", "--workers", "2", "--projectors", "2", "--dispatchers", "2")  # and 2 relays
 LOAD_S = 10.0
 KILL_AT_S = 4.0
 
@@ -144,18 +143,6 @@ async def test_a_scaled_out_set_survives_kill_minus_nine_of_one_process_of_each_
     assert up.returncode == 0
 
 
-async def _healthy(http: aiohttp.ClientSession, base: str) -> bool:
-    try:
-        async with http.get(f"{base}/healthz") as resp:
-            return resp.status == 200
-    except aiohttp.ClientError:
-        return False
-
-
-async def _said(log: Path, text: str) -> bool:
-    return log.exists() and text in log.read_text()
-
-
 async def _assert_each_write_once(settings, pool, acked: list[int], head: int) -> None:
     """Every acknowledged write once in the table, at least once on Kafka (a relay killed between a
     send and its checkpoint sends again: the copy is identical and readers skip it), and every read
@@ -241,14 +228,3 @@ async def test_two_dispatchers_claiming_at_once_never_take_the_same_attempt(sett
     assert {d: owner for owner, rows in claimed.items() for d in (r.id for r in rows)} == owners
 
 
-async def relay_roles(logs: Path) -> tuple[str, str]:
-    """The names of the active relay and of the one standing by, once their logs say so."""
-
-    async def roles():
-        said = {n: (logs / f"{n}.log").read_text() if (logs / f"{n}.log").exists() else "" for n in
-                ("relay", "relay-2")}
-        active = [n for n, t in said.items() if "started at checkpoint" in t]
-        standby = [n for n, t in said.items() if "standing by" in t]
-        return (active[0], standby[0]) if len(active) == 1 and len(standby) == 1 else None
-
-    return await until(roles, 60, "one active relay and one standing by")

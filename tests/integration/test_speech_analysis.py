@@ -3,29 +3,23 @@ window (each window a job item), and the analysis goes on from the recognised wo
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
-import uuid
 from collections import Counter
 
 import pytest
 
 from domain.analysis.speech import words_text
-from domain.videos import ANALYZE_JOB
 from infra.asr import AsrError
-from infra.storage import LocalStorage
 from services.application.jobs import CancelJob
-from services.application.videos import IngestVideo, RequestAnalysis
-from services.jobs.analysis import run_analysis
-from services.jobs.context import JobHandlers
+from services.application.videos import RequestAnalysis
 from services.jobs.speech import LocalRecogniser
-from services.processes.worker import Worker
-from tests.conftest import ROOT, env_for
 from tests.helpers import handle
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import TALK_LINES, make_spoken_talk
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import analyse_video, analysis_worker, items, speech_settings, steps, upload
+from tests.support.stack import ROOT, env_for
 
 pytestmark = pytest.mark.slow
 
@@ -40,53 +34,6 @@ def short_talk(tmp_path_factory):
     """The talk's first four lines: three windows of 8 s, enough for the tests of the windows'
     retries, cancellation, resumption and language, at about half the recognition's CPU."""
     return make_spoken_talk(tmp_path_factory.mktemp("speech"), TALK_LINES[:4], name="short.mp4")
-
-
-def speech_settings(fast, **more):
-    return fast.model_copy(update={"asr_window_s": 8, **more})
-
-
-async def upload(store, settings, path, environment="sandbox"):
-    storage = LocalStorage.from_settings(settings)
-    staged = storage.staging_path("test")
-    shutil.copyfile(path, staged)
-    ws = uuid.uuid4()
-    video, _ = await handle(store, IngestVideo(ws, staged=staged, environment=environment, filename=path.name),
-        storage=storage)
-    return ws, video, storage
-
-
-def analysis_worker(settings, pool, recogniser):
-    handlers = JobHandlers()
-    storage = LocalStorage.from_settings(settings)
-
-    @handlers.register(ANALYZE_JOB)
-    async def analyse(ctx):
-        return await run_analysis(ctx, settings, storage, None, recogniser)
-
-    return Worker(settings, handlers, pool=pool)
-
-
-async def analyse_video(store, ws, video, language="en", **options):
-    job, _, price, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": language, **options}))
-    return job
-
-
-async def items(store, job_id):
-    return [(e.type, e.data["item_id"], e.data["attempt"]) for e in await store.read_stream(job_id)
-            if e.type in ("JobItemCompleted", "JobItemFailed")]
-
-
-async def steps(store, job_id):
-    """(step, attempt) of each JobProgressed, the attempt being the last JobStarted's."""
-    out, attempt = [], 0
-    for e in await store.read_stream(job_id):
-        if e.type == "JobStarted":
-            attempt = e.data["attempt"]
-        elif e.type == "JobProgressed":
-            out.append((e.data.get("step"), attempt))
-    return out
 
 
 async def test_a_talk_without_captions_is_recognised_window_by_window_and_analysed(fast, store, pool, background,

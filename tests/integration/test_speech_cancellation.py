@@ -17,17 +17,9 @@ import pytest
 from services.application.jobs import CancelJob
 from services.jobs.speech import LocalRecogniser
 from tests.helpers import handle
-from tests.integration.test_speech_analysis import (
-    analyse_video,
-    analysis_worker,
-    job_finished,
-    speech_settings,
-    start_pipeline,
-    steps,
-    upload,
-    wait_for,
-)
 from tests.media_factory import ffmpeg_processes, run
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import analyse_video, analysis_worker, speech_settings, steps, upload
 
 pytestmark = pytest.mark.slow
 

@@ -13,9 +13,9 @@ from domain.analysis.model import Segment
 from domain.analysis.speech import prompt_for, words_text
 from infra.captions import transcript_webvtt
 from services.jobs.speech import LocalRecogniser
-from tests.integration.test_speech_analysis import analyse_video, analysis_worker, speech_settings, upload
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import analyse_video, analysis_worker, speech_settings, upload
 
 pytestmark = pytest.mark.slow
 

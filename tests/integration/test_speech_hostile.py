@@ -11,16 +11,9 @@ import pytest
 
 from infra.media.probe import probe
 from services.jobs.speech import LocalRecogniser, find_speech
-from tests.integration.test_speech_analysis import (
-    analyse_video,
-    analysis_worker,
-    job_finished,
-    speech_settings,
-    start_pipeline,
-    upload,
-    wait_for,
-)
 from tests.media_factory import TALK_LINES, make_sound, make_spoken_talk
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import analyse_video, analysis_worker, speech_settings, upload
 
 EMPTY = {"silence.mp4": "anullsrc=r=48000:cl=stereo", "noise.mp4": "anoisesrc=r=44100:a=0.4:c=pink"}
 

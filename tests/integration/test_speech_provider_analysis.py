@@ -12,9 +12,9 @@ from services.jobs.speech import ProviderRecogniser, recogniser_for
 from tests import fake_asr
 from tests.fake_asr import FakeSpeechProvider
 from tests.helpers import handle
-from tests.integration.test_speech_analysis import analysis_worker, items, speech_settings, upload
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import analysis_worker, items, speech_settings, upload
 
 KEY = "sk-asr-analysis-5e0d7a31"
 

@@ -10,27 +10,11 @@ import pytest
 
 from domain.articles import Article
 from services.jobs.speech import LocalRecogniser
-from tests.integration.test_speech_analysis import analyse_video, analysis_worker, speech_settings, upload
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
 from tests.media_factory import make_spoken_talk
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
+from tests.support.speech_jobs import DIALOGUE, analyse_video, analysis_worker, speech_settings, upload
 
 pytestmark = pytest.mark.slow
-
-DIALOGUE = [
-    "The committee met on Tuesday to review the budget for next year.",
-    "I think we should spend more on the new library downtown.",
-    "That sounds reasonable, but the roads also need urgent repairs.",
-    "Yes, the bridge on the river road has been closed since March.",
-    "We could ask the state government for an emergency grant.",
-    "Last year they gave the neighbouring town almost two million dollars.",
-    "Then let us prepare the application before the end of the month.",
-    "I will call the engineer tomorrow morning and ask for a cost estimate.",
-    "Good. Please also send me the photographs of the damaged bridge.",
-    "Of course. I will put everything in a shared folder this afternoon.",
-    "Thank you. Shall we move on to the question of the summer festival?",
-    "Yes, the organisers want to close the main square for three days.",
-]
-
 
 @pytest.fixture(scope="module")
 def dialogue(tmp_path_factory):

@@ -19,7 +19,7 @@ from aiohttp import web
 from services.api.base import REQUEST_ID
 from services.api.protocol import SafeAppRunner
 from services.api.streams import STREAMS, OpenStreams, ServerSentEvent, send_events
-from tests.e2e.conftest import free_port
+from tests.support.service import free_port
 
 
 async def _serve(events_factory, keepalive_s: float):

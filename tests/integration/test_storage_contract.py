@@ -23,7 +23,7 @@ from infra.settings import Settings
 from infra.stack import seaweedfs_credentials
 from infra.storage import LocalStorage, Storage, StorageError, StorageUnavailable
 from infra.storage_s3 import S3Storage
-from tests.conftest import BUILD_TIMEOUT, ROOT, env_for, s3_settings
+from tests.support.stack import BUILD_TIMEOUT, ROOT, env_for, s3_settings
 
 MiB = 1024 * 1024
 

@@ -47,8 +47,8 @@ async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fas
     from services.jobs.context import JobHandlers
     from services.processes.worker import Worker
     from tests.helpers import handle
-    from tests.integration.test_worker import job_finished, start_pipeline, wait_for
     from tests.media_factory import make_captioned_video, podcast_cues
+    from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
     made = make_captioned_video(tmp_path, 4, podcast_cues(4, max_chars=200))
     storage = LocalStorage.from_settings(fast)

@@ -15,8 +15,8 @@ from domain.videos import ANALYZE_JOB, Video
 from projections import articles, content_graph, videos
 from services.processes.projector.runner import execute_statements
 from tests.helpers import snapshot
-from tests.unit.test_projection_apply import WORKSPACE, stored
-from tests.unit.test_videos_and_articles import GRAPH
+from tests.support.projection_events import WORKSPACE, stored
+from tests.support.video_aggregates import GRAPH
 
 PROJECTIONS = [videos.projection, content_graph.projection, articles.projection]
 JOB_A, JOB_B = uuid.uuid4(), uuid.uuid4()

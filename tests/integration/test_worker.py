@@ -3,40 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 
 from services.application.jobs import CancelJob, QueueJob
 from services.jobs.context import JobHandlers
 from services.jobs.errors import PermanentJobError
-from services.processes.projector.runner import run_projector
-from services.processes.relay import Relay
 from services.processes.worker import Worker
 from tests.helpers import handle, wait_projected
-
-
-def start_pipeline(settings, background) -> None:
-    background.start(Relay(settings).run)
-    background.start(lambda stop: run_projector(settings, stop, ["jobs", "scheduler"]))
-
-
-async def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = await predicate()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise TimeoutError(what)
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 
 async def job_events(store, job_id) -> list:
     return await store.read_stream(job_id)
-
-
-async def job_finished(store, job_id):
-    job = await store.fetch_for_writing(job_id)
-    return job if job.finished else None
 
 
 async def test_a_lease_that_expires_is_reclaimed_by_another_worker(fast, store, pool, background):

@@ -11,7 +11,7 @@ from services.application.jobs import QueueJob
 from services.jobs.context import ItemDone, JobHandlers
 from services.processes.worker import Worker
 from tests.helpers import handle
-from tests.integration.test_worker import job_finished, start_pipeline, wait_for
+from tests.support.pipeline import job_finished, start_pipeline, wait_for
 
 ITEMS, ITEM_S = 40, 0.25  # one long job: 10 s of items
 

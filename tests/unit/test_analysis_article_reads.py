@@ -12,7 +12,7 @@ from domain.analysis.article import is_tutorial
 from domain.analysis.language import language
 from domain.analysis.phrases import publishable
 from domain.analysis.text import fold, labels
-from tests.unit.test_analysis import _timed
+from tests.support.caption_lines import _timed
 
 # Three parts of about a minute each; the second part opens with an aside, and states its point later.
 TALK = [

@@ -15,7 +15,7 @@ from domain.analysis.phrases import publishable
 from domain.analysis.sentences import split_sentences
 from domain.analysis.structure import COUNT_RULE, chapter_count_bounds, is_monologue
 from domain.analysis.topics import extract_topics
-from tests.unit.test_analysis import _timed
+from tests.support.caption_lines import _timed
 
 # titles -----------------------------------------------------------------------------------------
 

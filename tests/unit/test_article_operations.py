@@ -29,7 +29,7 @@ from domain.translation import (
 from infra.codec import EventRegistry, StoredEvent
 from projections import analysis_graphs, article_exports, article_translations, articles
 from tests.fake_llm import translation_for
-from tests.unit.test_analysis import EN_LINES, _timed
+from tests.support.caption_lines import EN_LINES, _timed
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 

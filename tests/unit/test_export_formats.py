@@ -21,13 +21,12 @@ from domain.exports import EXPORT_FORMATS, FORMATS, export_format, render
 from services.api.article_exports import requested_format
 from services.api.articles import ROUTES
 from services.api.base import ApiError
-from tests.unit.test_exports import source  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_every_format_is_served_recorded_and_nameable(name: str, source) -> None:  # noqa: F811
+def test_every_format_is_served_recorded_and_nameable(name: str, source) -> None:
     fmt = export_format(name)
     assert fmt.name == name and render(name, source)
     assert re.fullmatch(r"[a-z]+/[a-z0-9.+-]+(; charset=utf-8)?", fmt.content_type)

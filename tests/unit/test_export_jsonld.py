@@ -18,7 +18,7 @@ from pyld import jsonld
 
 from domain.exports import render
 from tests.export_samples import HOSTILE, INSTANT, LANGUAGES, samples
-from tests.unit.test_exports import S, _nodes, _value, offline_loader
+from tests.support.exports import S, _nodes, _value, offline_loader
 
 OPTIONS = {"documentLoader": offline_loader}
 ISO_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")

@@ -18,51 +18,9 @@ import pytest
 from markdown_it import MarkdownIt
 from pyld import jsonld
 
-from domain.analysis import analyse, write_article
-from domain.export_source import ExportSource, VideoInfo, iso_duration, timestamp
+from domain.export_source import ExportSource, iso_duration, timestamp
 from domain.exports import EXPORT_FORMATS, FORMATS, md_escape, render, script_safe_json
-from tests.unit.test_analysis import EN_LINES, _timed
-
-HOSTILE = ('</script><script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) '
-           '**bold** # not a heading `code` <!-- comment --> &amp; \u2028 \x07 "quoted" \'single\'')
-VIDEO_URL = "https://api.example.com/v1/files/tok.sig"
-THUMB_URL = "https://api.example.com/v1/files/thumb.sig"
-HTML = "{http://www.w3.org/1999/xhtml}"
-
-# What the JSON-LD processor gets for https://schema.org: a small local copy of schema.org's own
-# context, the vocabulary and the properties whose values are IRIs as it declares them (the
-# processor fetches nothing: ``offline_loader`` is its document loader and refuses any other URL).
-SCHEMA_CONTEXT = {"@context": {
-    "@vocab": "http://schema.org/", "schema": "http://schema.org/",
-    **{name: {"@id": f"schema:{name}", "@type": "@id"}
-       for name in ("url", "contentUrl", "embedUrl", "thumbnailUrl", "mainEntityOfPage", "image", "target")},
-}}
-S = "http://schema.org/"
-
-
-def offline_loader(url: str, options: dict | None = None) -> dict:
-    if url.rstrip("/") in ("https://schema.org", "http://schema.org"):
-        return {"contextUrl": None, "documentUrl": url, "document": SCHEMA_CONTEXT}
-    raise AssertionError(f"the JSON-LD processor tried to load {url}")
-
-
-@pytest.fixture(scope="module")
-def source() -> ExportSource:
-    graph = analyse(_timed(EN_LINES), language="en")
-    content = write_article(graph, "conversational", "en").to_dict()
-    content["introduction"] = HOSTILE + " " + content["introduction"]
-    content["sections"][0]["paragraphs"].append({"text": HOSTILE, "sentences": [HOSTILE], "speaker": "Mallory <b>",
-                                                 "role": "text"})
-    content["faq"].append({"question": "What is <script>?", "answer": HOSTILE, "startMs": 1000, "source": "topic"})
-    uploaded = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
-    video = VideoInfo(video_id=7, name='Fusion "talk" <live>', description=None, duration_ms=3_723_400,
-                      uploaded_at=uploaded, content_url=VIDEO_URL, content_type="video/mp4", width=1280, height=720,
-                      size_bytes=1_000_000, thumbnail_url=THUMB_URL, thumbnail_width=1280, thumbnail_height=720)
-    return ExportSource(article_id=42, title='Fusion & ITER: "what" <now>', original_title=content["title"],
-                        language="en", writing_style="conversational", content=content,
-                        keywords=content["keywords_primary"], created_at=uploaded, updated_at=uploaded,
-                        url="https://api.example.com/v1/articles/42/export/html",
-                        scores={"aeo_score": 80, "geo_score": 70, "composite_score": 73.0}, video=video)
+from tests.support.exports import HOSTILE, HTML, THUMB_URL, VIDEO_URL, S, _nodes, _value, offline_loader
 
 
 def test_the_html_date_is_a_valid_datetime_attribute(source) -> None:
@@ -161,28 +119,6 @@ def test_json_is_the_structured_article_without_an_envelope(source) -> None:
                                   "uploadDate": "2026-03-01T09:30:00+00:00"}
     assert any(s["type"] == "cited" and "ITER Organization" in s["name"] for s in data["sources"])
     assert data["video"]["duration"] == "PT1H2M3S" and data["video"]["thumbnail_url"] == THUMB_URL
-
-
-def _nodes(expanded: list, kind: str) -> list[dict]:
-    found = []
-
-    def walk(value):
-        if isinstance(value, dict):
-            if S + kind in value.get("@type", []):
-                found.append(value)
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(expanded)
-    return found
-
-
-def _value(node: dict, prop: str):
-    values = node.get(S + prop) or []
-    return values[0].get("@value", values[0].get("@id")) if values else None
 
 
 def test_schema_expands_offline_to_the_types_rich_results_need(source) -> None:

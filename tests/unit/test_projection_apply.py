@@ -6,36 +6,19 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from eventsourcing.domain import Aggregate
 
 from domain.base import PUBLISHED
 from domain.jobs import Job
 from domain.media import Media, media_stream_id
 from domain.webhooks import cancel_events, delivery_id
 from domain.workspaces import Workspace
-from infra.codec import EventRegistry, StoredEvent
+from infra.codec import StoredEvent
 from projections import jobs, medias, scheduler, webhooks
-
-WORKSPACE = uuid.UUID("55555555-5555-4555-8555-555555555555")
-T0 = datetime(2026, 4, 1, 8, 0, tzinfo=UTC)
-REGISTRY = EventRegistry()
+from tests.support.projection_events import REGISTRY, T0, WORKSPACE, stored
 
 # Argument order of the jobs projection's UPDATE (see projections/jobs.py).
 UPDATE_ARGS = ("id", "version", "status", "progress", "step", "article_id", "set_error", "error", "attempts",
                "result", "started_at", "finished_at", "updated_at")
-
-
-def stored(agg: Aggregate, first_position: int = 100) -> list[StoredEvent]:
-    """The aggregate's pending events as Kafka delivers them (through their JSON form)."""
-    new = REGISTRY.to_new_events(agg.collect_events(), workspace_id=WORKSPACE)
-    return [
-        StoredEvent.from_json(StoredEvent(
-            position=first_position + i, stream_id=e.stream_id, stream_type=e.stream_type, version=e.version,
-            workspace_id=e.workspace_id, type=e.type, schema=e.schema, data=e.data, meta=e.meta,
-            recorded_at=T0 + timedelta(minutes=e.version),
-        ).to_json())
-        for i, e in enumerate(new)
-    ]
 
 
 def job_events(*commands) -> tuple[Job, list[StoredEvent]]:

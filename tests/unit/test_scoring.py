@@ -14,7 +14,7 @@ import pytest
 
 from domain.analysis import analyse, write_article
 from domain.analysis.scoring import AEO_GOOD, GEO_GOOD, RUBRIC_VERSION, score, score_article
-from tests.unit.test_analysis import EN_LINES, _timed
+from tests.support.caption_lines import EN_LINES, _timed
 
 FILLER = [("Sam", line) for line in [
     "So yeah, um, I was thinking about, you know, the thing we kind of talked about last time or the time before.",

@@ -71,7 +71,7 @@ def test_the_stack_ports_lie_outside_the_ephemeral_range():
     """An outgoing connection may hold any port of the kernel's ephemeral range: a server that
     starts again on such a port (the fault tests restart PostgreSQL) can find it taken."""
     from infra.settings import Settings
-    from tests.conftest import _base_settings
+    from tests.support.stack import _base_settings
 
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         low, high = (int(v) for v in f.read().split())

@@ -24,7 +24,7 @@ from domain.videos import (
 from infra.codec import EventRegistry
 from infra.settings import Settings
 from projections import videos
-from tests.unit.test_videos_and_articles import uploaded
+from tests.support.video_aggregates import uploaded
 
 
 def test_the_maximum_is_twelve_hours_and_a_setting_may_only_lower_it() -> None:

@@ -12,8 +12,8 @@ from domain.jobs import Job
 from domain.videos import ANALYZE_JOB, Video, video_stream_id
 from infra.codec import StoredEvent
 from projections import ALL, articles, content_graph, videos
-from tests.unit.test_projection_apply import T0, WORKSPACE, stored
-from tests.unit.test_videos_and_articles import GRAPH, JOB_A
+from tests.support.projection_events import T0, WORKSPACE, stored
+from tests.support.video_aggregates import GRAPH, JOB_A
 
 PROJECTIONS = [videos.projection, content_graph.projection, articles.projection]
 

@@ -3,8 +3,6 @@ policies: price, estimate, stream ids."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from eventsourcing.domain import Aggregate
 
@@ -21,23 +19,8 @@ from domain.videos import (
     video_stream_id,
 )
 from infra.codec import EventRegistry
-from tests.unit.test_projection_apply import stored
-
-WORKSPACE = uuid.UUID("55555555-5555-4555-8555-555555555555")
-JOB_A, JOB_B = uuid.UUID(int=0xA), uuid.UUID(int=0xB)
-GRAPH = {"claims": [{"id": "clm_1"}, {"id": "clm_2"}], "entities": [{"id": "ent_1"}], "searchIntents": [],
-         "clipMoments": [{"title": "m"}] * 3, "topics": [{"name": "fusion"}], "chapters": [],
-         "visualElements": [{}, {}], "audioElements": [{}], "summary": {"geoReadinessScore": 62}}
-
-
-def uploaded(**overrides) -> Video:
-    """Given: a video that was uploaded (its VideoUploaded already collected)."""
-    args = {"video_id": 41, "workspace_id": WORKSPACE, "environment": "production", "name": "Fusion",
-            "storage_key": "videos/w/41/source.mp4", "size_bytes": 1234, "duration_ms": 30_000}
-    args.update(overrides)
-    video = Video.upload(**args)
-    video.collect_events()
-    return video
+from tests.support.projection_events import stored
+from tests.support.video_aggregates import GRAPH, JOB_A, JOB_B, WORKSPACE, uploaded
 
 
 def then(agg: Aggregate) -> list[Aggregate.Event]:
