@@ -579,6 +579,12 @@ def main(argv: list[str] | None = None) -> int:
     except DomainError as exc:  # a refused command (an invariant, a missing workspace): its code and why
         print(f"vaeo: {exc.code}: {exc.message}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader of the output went away (`vaeo status | head`): stop quietly, as a shell tool
+        # does. stdout is pointed at /dev/null first, so the interpreter's own flush at exit cannot
+        # fail on the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

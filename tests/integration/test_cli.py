@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -176,3 +177,19 @@ async def test_a_new_user_creates_a_workspace_without_setting_a_secret_key(setti
     assert code == 0, err
     assert json.loads(out)["key"].startswith("service_live_")
     assert len((tmp_path / "test" / "secret.key").read_text().strip()) == 64
+
+
+async def test_output_to_a_reader_that_went_away_ends_quietly(settings, pool, background):
+    """`vaeo events tail | head -1`: the reader stops reading; the command stops with it, exit 0,
+    no traceback (it printed one on the closed pipe)."""
+    assert (await vaeo(settings, "workspace", "create", "--name", "piped", "--json"))[0] == 0
+    background.start(Relay(settings).run)
+    await wait_relayed(pool)
+    # `true` reads nothing and is gone long before the command has started, so every write meets a
+    # closed pipe; PIPESTATUS[0] is the command's own exit code.
+    script = (f"{shlex.quote(sys.executable)} -m services.cli events tail | true; "
+              "echo \"vaeo exited ${PIPESTATUS[0]}\" >&2")
+    proc = await asyncio.create_subprocess_exec("bash", "-c", script, env=env_for(settings), cwd=ROOT,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert "Traceback" not in err.decode() and err.decode().strip().endswith("vaeo exited 0"), err.decode()
