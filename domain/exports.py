@@ -56,7 +56,7 @@ _MARKDOWN_LIST_START = re.compile(r"^(\d+)([.)])")
 # ------------------------------------------------------------------------------------- json
 
 
-def to_json(src: ExportSource | Prepared) -> dict:
+def to_json(src: ExportSource | Prepared) -> dict[str, Any]:
     """The structured article: sections, key facts with timestamps, chapters, FAQ, sources."""
     p = prepared(src)
     article, video = p.src, p.src.video
@@ -88,7 +88,7 @@ def to_json(src: ExportSource | Prepared) -> dict:
 # ----------------------------------------------------------------------------------- schema
 
 
-def _clips(p: Prepared, duration_ms: int) -> list[dict]:
+def _clips(p: Prepared, duration_ms: int) -> list[dict[str, Any]]:
     """The chapters as ``Clip`` key moments, each with the name, offsets and URL search engines
     require: a chapter without an end ends where the next one starts, the last at the video's end."""
     chapters = p.chapters
@@ -102,14 +102,14 @@ def _clips(p: Prepared, duration_ms: int) -> list[dict]:
     return out
 
 
-def to_schema(src: ExportSource | Prepared) -> dict:
+def to_schema(src: ExportSource | Prepared) -> dict[str, Any]:
     """JSON-LD: the ``Article``, the ``VideoObject`` it came from with what video rich results need
     (name, thumbnailUrl, uploadDate, description, duration, contentUrl or embedUrl), its chapters as ``Clip``
     key moments and a ``SeekToAction``, and an ``FAQPage`` of the answered questions."""
     p = prepared(src)
     article_src, video = p.src, p.src.video
     url = article_src.url
-    graph: list[dict] = []
+    graph: list[dict[str, Any]] = []
     article: dict[str, Any] = {
         "@type": "Article", "@id": f"{url}#article", "url": url, "mainEntityOfPage": url,
         "headline": p.title if len(p.title) <= HEADLINE_CHARS else p.title[:HEADLINE_CHARS - 1].rstrip() + "…",
@@ -193,12 +193,14 @@ def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
         tags.append(_meta("property", "og:locale", LOCALES[code]))
     has_image = video is not None and bool(video.thumbnail_url)
     if has_image:
+        assert video is not None  # an image only from the video
         tags.append(_meta("property", "og:image", video.thumbnail_url))
         if video.thumbnail_width and video.thumbnail_height:
             tags += [_meta("property", "og:image:width", video.thumbnail_width),
                      _meta("property", "og:image:height", video.thumbnail_height)]
         tags.append(_meta("property", "og:image:alt", p.title))
     if playable:
+        assert video is not None and p.video_url is not None  # a video URL only from the video
         tags.append(_meta("property", "og:video", p.video_url))
         if p.video_url.startswith("https://"):
             tags.append(_meta("property", "og:video:secure_url", p.video_url))
@@ -213,6 +215,7 @@ def opengraph_tags(src: ExportSource | Prepared) -> list[str]:
     tags += [_meta("name", "twitter:card", "summary_large_image" if has_image else "summary"),
              _meta("name", "twitter:title", p.title), _meta("name", "twitter:description", p.description)]
     if has_image:
+        assert video is not None
         tags += [_meta("name", "twitter:image", video.thumbnail_url), _meta("name", "twitter:image:alt", p.title)]
     return tags
 

@@ -30,6 +30,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -203,7 +205,7 @@ class DescriptionCompletion(Aggregate):
         media_id: int
         article_id: int
         platforms: list[str]
-        drafts: list[dict]
+        drafts: list[dict[str, Any]]
         warnings: list[str]
         videosite_experiment_id: UUID | None
         credits: int
@@ -216,8 +218,8 @@ class DescriptionCompletion(Aggregate):
 
     @event(Completed)
     def __init__(self, completion_id: UUID, workspace_id: UUID, environment: str, candidate_id: UUID, video_id: int,
-                 media_id: int, article_id: int, platforms: list[str], drafts: list[dict], warnings: list[str],
-                 videosite_experiment_id: UUID | None, credits: int, analysis_job_id: UUID | None,
+                 media_id: int, article_id: int, platforms: list[str], drafts: list[dict[str, Any]],
+                 warnings: list[str], videosite_experiment_id: UUID | None, credits: int, analysis_job_id: UUID | None,
                  description_revision: int):
         self.workspace_id = workspace_id
         self.environment = environment
@@ -245,7 +247,7 @@ class VideositeExperiment(Aggregate):
         candidate_id: UUID
         video_id: int
         completion_id: UUID
-        variants: list[dict]
+        variants: list[dict[str, Any]]
         status: str
 
     @staticmethod
@@ -254,7 +256,7 @@ class VideositeExperiment(Aggregate):
 
     @event(Drafted)
     def __init__(self, experiment_id: UUID, workspace_id: UUID, environment: str, candidate_id: UUID, video_id: int,
-                 completion_id: UUID, variants: list[dict], status: str):
+                 completion_id: UUID, variants: list[dict[str, Any]], status: str):
         self.workspace_id = workspace_id
         self.status = status
 
@@ -371,9 +373,10 @@ class AnalysisFacts:
         return self.chapter_problem is None
 
 
-def analysis_facts(graph: dict) -> AnalysisFacts:
+def analysis_facts(graph: dict[str, Any]) -> AnalysisFacts:
     duration_ms = int(graph.get("durationMs") or 0)
     chapters = graph.get("chapters") or []
+    problem: str | None
     if duration_ms < SHORTEST_FOR_CHAPTERS_MS:
         problem = (f"the video is too short for chapters (three chapters of at least 10 s need 30 s; it lasts "
                    f"{duration_ms / 1000:.0f} s)")
@@ -457,7 +460,7 @@ def assess(presence: dict[str, bool], prose_chars: int, facts: AnalysisFacts) ->
     return addable, reasons
 
 
-def age_days(published_at, uploaded_at) -> float:
+def age_days(published_at: datetime, uploaded_at: datetime) -> float:
     """Days from publication to upload (0 when published after the upload, or at it)."""
     return max(0.0, (uploaded_at - published_at).total_seconds() / 86_400)
 

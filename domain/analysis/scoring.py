@@ -45,6 +45,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.analysis.claims import DEFINITION_RE, HEDGE_RE
 from domain.analysis.scoring_documents import (
@@ -146,13 +147,13 @@ class Criterion:
     weight: int
     value: float
     detail: str
-    evidence: list = field(default_factory=list)
+    evidence: list[Any] = field(default_factory=list)
 
     @property
     def points(self) -> float:
         return round(self.weight * self.value, 1)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "weight": self.weight, "value": round(self.value, 3), "points": self.points,
                 "detail": self.detail, "evidence": self.evidence}
 
@@ -164,15 +165,15 @@ class Scores:
     composite_score: float
     aeo_criteria: list[Criterion]
     geo_criteria: list[Criterion]
-    geo_summary: dict = field(default_factory=dict)
+    geo_summary: dict[str, Any] = field(default_factory=dict)
     geo_penalties: list[Criterion] = field(default_factory=list)
 
     @property
-    def verdicts(self) -> dict:
+    def verdicts(self) -> dict[str, Any]:
         return {"geo_well_structured_for_citation": self.geo_score >= GEO_GOOD,
                 "aeo_answers_common_queries_directly": self.aeo_score >= AEO_GOOD}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"aeo_score": self.aeo_score, "geo_score": self.geo_score, "composite_score": self.composite_score,
                 "geo_summary": self.geo_summary, "verdicts": self.verdicts,
                 "rubric": {"version": RUBRIC_VERSION, "composite": "0.7 * geo_score + 0.3 * aeo_score",
@@ -241,10 +242,10 @@ _SOURCE_PATTERNS = tuple((regex, re.compile("|".join(re.escape(h) for h in hints
                                               (URL_RE, ("http",))))
 
 
-def cited_sources(sentences: Iterable[str]) -> list[dict]:
+def cited_sources(sentences: Iterable[str]) -> list[dict[str, Any]]:
     """The sources the text names (``{"source", "text"}``), once each, in order of appearance: what
     follows "selon", "according to", "laut"..., a study or report named after its author, a URL."""
-    sources: dict[str, dict] = {}
+    sources: dict[str, dict[str, Any]] = {}
     for text in sentences:
         lowered = text.lower()
         for regex, hints in _SOURCE_PATTERNS:
@@ -408,7 +409,7 @@ def _intents_answered(doc: Document) -> Criterion:
                      f"{answered} of the {len(top)} most relevant search intents answered", evidence)
 
 
-def geo_summary(doc: Document) -> dict:
+def geo_summary(doc: Document) -> dict[str, Any]:
     named = [e for e in doc.entities if e.get("type") not in ("date", "number")]
     return {"main_entities": [e["name"] for e in named[:5]],
             "main_topics": [t["name"] for t in doc.topics[:5]],
@@ -428,13 +429,14 @@ def score_document(doc: Document) -> Scores:
     return Scores(aeo_score, geo_score, composite(geo_score, aeo_score), aeo, geo, geo_summary(doc), penalties)
 
 
-def score_article(article: dict, graph: dict) -> Scores:
+def score_article(article: dict[str, Any], graph: dict[str, Any]) -> Scores:
     """The rubric on a stored article and the stored Content Graph of its analysis (plain dicts)."""
     return score_document(document_from_article(article, graph))
 
 
-def score(*, sentences: Sequence, claims: Sequence, entities: Sequence, topics: Sequence, intents: Sequence,
-          moments: Sequence, chapters: Sequence, diarisation, duration_ms: int, article: dict | None = None) -> Scores:
+def score(*, sentences: Sequence[Any], claims: Sequence[Any], entities: Sequence[Any], topics: Sequence[Any],
+          intents: Sequence[Any], moments: Sequence[Any], chapters: Sequence[Any], diarisation: Any, duration_ms: int,
+          article: dict[str, Any] | None = None) -> Scores:
     """The rubric from the analysis' own objects: the article when one is given (scored exactly as
     ``score_article`` scores it later from the stored graph), else the transcript itself."""
     graph = {"claims": [c.to_dict() for c in claims], "entities": [e.to_dict() for e in entities],

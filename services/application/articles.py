@@ -100,7 +100,8 @@ async def load_article(ctx: Context, workspace_id: UUID, environment: str, artic
     stream_id = await ctx.store.named_stream(ARTICLE_NAME.format(article_id=article_id))
     if stream_id is None:
         raise NotFound("article not found", id=str(article_id))
-    return await ctx.load_in(stream_id, Article, workspace_id, environment, "article", article_id)
+    article: Article = await ctx.load_in(stream_id, Article, workspace_id, environment, "article", article_id)
+    return article
 
 
 async def update_article(command: UpdateArticle, ctx: Context) -> Updated:

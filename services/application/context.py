@@ -67,7 +67,7 @@ class Application:
     media: MediaInspector | None = None  # probe, measure and picture an upload (``ports.MediaInspector``)
     candidates: CandidateVideos | None = None  # a revival candidate's video (``ports.CandidateVideos``)
     drafting: Executor | None = None  # the threads description drafts run in (None: the loop's default)
-    kept: dict = field(default_factory=dict, repr=False, compare=False)  # handlers' bounded memos, by name
+    kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # handlers' bounded memos, by name
     box: Any = None  # ``infra.crypto.SecretBox`` (webhook secrets)
     handlers: Mapping[type, Callable[..., Any]] = field(default_factory=dict, repr=False)
 
@@ -111,7 +111,7 @@ class Context:
         """Today's sandbox bounds for a call in ``environment`` (None for production)."""
         return self.app.sandbox() if environment == "sandbox" and self.app.sandbox is not None else None
 
-    async def handle(self, command) -> Any:
+    async def handle(self, command: Any) -> Any:
         """Run ``command`` through its handler."""
         return await self.app.handlers[type(command)](command, self)
 
@@ -126,7 +126,7 @@ class Context:
         transaction (a reader's ``save_within``, the webhook sender's ``save_batch``)."""
         return encoded(self.store.registry, aggregates, events, workspace_id, self.meta)
 
-    async def save(self, *aggregates, workspace_id: UUID | None, events: Sequence[Any] = (),
+    async def save(self, *aggregates: Any, workspace_id: UUID | None, events: Sequence[Any] = (),
                    effects: Sequence[Any] = (),
                    unhurried: bool = False) -> int:
         """``EventStore.save`` with this call's meta (and the binding of the running request's
@@ -134,7 +134,7 @@ class Context:
         return await self.store.save(*aggregates, workspace_id=workspace_id, meta=self.meta, events=events,
                                      effects=[*effects, *ambient_effects()], unhurried=unhurried)
 
-    async def save_charged(self, workspace_id: UUID, amount: int, reason: str, *aggregates,
+    async def save_charged(self, workspace_id: UUID, amount: int, reason: str, *aggregates: Any,
                            job_id: UUID | None = None, events: Sequence[Any] = (), effects: Sequence[Any] = ()) -> int:
         """Charge the workspace ``amount`` and save it with ``events``, ``aggregates`` and
         ``effects``, in one append; 402 (``InsufficientCredits``) when the balance is short, and
@@ -160,16 +160,17 @@ class Context:
                 workspace.charge(amount, reason, job_id=job_id)
             await turn.save(*aggregates, workspace, workspace_id=workspace_id, meta=self.meta, events=events,
                             effects=[*effects, *ambient_effects()])
-        return await turn.saved
+        saved: int = await turn.saved
+        return saved
 
-    async def load_owned(self, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+    async def load_owned(self, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id: Any = None) -> Any:
         """The aggregate, to decide on, if it exists in this workspace; another workspace's answers
         exactly like none. The 404 names ``shown_id``, the id the client sent, when the stream id is
         derived from it."""
         return owned(await self.store.fetch_for_writing(stream_id), stream_id, cls, workspace_id, what, shown_id)
 
     async def load_in(self, stream_id: UUID, cls: type, workspace_id: UUID, environment: str | None, what: str,
-                      shown_id=None):
+                      shown_id: Any = None) -> Any:
         """Like ``load_owned``, and another environment's aggregate (sandbox vs production) is
         missing too: a key acts inside its workspace and its environment's data space. ``None``:
         any."""
@@ -193,12 +194,12 @@ async def with_retries(command: Callable[[], Awaitable[T]], attempts: int = CONF
     raise AssertionError("unreachable")
 
 
-def owned(agg, stream_id: UUID, cls: type, workspace_id: UUID, what: str, shown_id=None):
+def owned(agg: Any, stream_id: UUID, cls: type[Any], workspace_id: UUID, what: str, shown_id: Any = None) -> Any:
     """``agg`` when it is a ``cls`` of this workspace, else 404 (``missing``)."""
     if agg is None or not isinstance(agg, cls) or agg.workspace_id != workspace_id:
         raise missing(what, stream_id, shown_id)
     return agg
 
 
-def missing(what: str, stream_id: UUID, shown_id) -> NotFound:
+def missing(what: str, stream_id: UUID, shown_id: Any) -> NotFound:
     return NotFound(f"{what} not found", id=str(stream_id if shown_id is None else shown_id))

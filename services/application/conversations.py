@@ -16,7 +16,8 @@ async def load_conversation(ctx: Context, conversation_id: UUID, workspace_id: U
     """The conversation, when the key ``key_id`` (with ``scopes``) of this workspace and environment
     may continue it (``Conversation.open_to``: the key that started it, or a wildcard key); another
     key's, workspace's or environment's is 404 like a missing one."""
-    conversation = await ctx.load_in(conversation_id, Conversation, workspace_id, environment, "conversation")
+    conversation: Conversation = await ctx.load_in(conversation_id, Conversation, workspace_id, environment,
+                                                   "conversation")
     if not conversation.open_to(key_id, scopes):
         raise missing("conversation", conversation_id, None)
     return conversation
@@ -63,7 +64,8 @@ class TurnRecorder:
 
     def action(self, *, name: str, arguments: dict[str, Any], status: str, result: dict[str, Any] | None,
                error: dict[str, Any] | None) -> None:
-        def record(conversation: Conversation) -> Conversation:
+        def record(conversation: Conversation | None) -> Conversation:
+            assert conversation is not None and self.turn is not None  # the turn's message comes first
             conversation.record_action(self.turn, name=name, arguments=arguments, status=status, result=result,
                                        error=error)
             return conversation
@@ -71,7 +73,8 @@ class TurnRecorder:
         self._pending.append(record)
 
     def reply(self, text: str, *, outcome: str, not_done: int) -> None:
-        def end(conversation: Conversation) -> Conversation:
+        def end(conversation: Conversation | None) -> Conversation:
+            assert conversation is not None and self.turn is not None  # the turn's message comes first
             conversation.reply(self.turn, text, outcome=outcome, not_done=not_done)
             return conversation
 

@@ -80,7 +80,7 @@ class IdempotencyKeyMismatch(DomainError):
 class ReplayedRefusal(DomainError):
     """The refusal the key's first request got, answered again: same status, code, message, details."""
 
-    def __init__(self, status: int, code: str, message: str, details: dict) -> None:
+    def __init__(self, status: int, code: str, message: str, details: dict[str, Any]) -> None:
         super().__init__(message, **details)
         self.status = status
         self.code = code
@@ -91,7 +91,7 @@ class Outcome:
     """An operation's answer: what the first request got, and what a replay gets (``reused``)."""
 
     status: int
-    body: dict
+    body: dict[str, Any]
     reused: bool = False
 
 
@@ -101,7 +101,7 @@ def request_hash(request: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-def _refusal_body(exc: DomainError) -> dict:
+def _refusal_body(exc: DomainError) -> dict[str, Any]:
     return {"error": {"code": exc.code, "message": exc.message, "details": dict(exc.details)}}
 
 
@@ -133,7 +133,7 @@ class Claim:
         return bool(self._bound)
 
     @property
-    def placeholder(self) -> dict:
+    def placeholder(self) -> dict[str, Any]:
         """The body a bound key holds until the request stores its answer: a request that finds it
         is told the key is in use."""
         return {PENDING: str(self.owner)}
@@ -251,7 +251,7 @@ class IdempotencyKeys:
         return await self.rows.purge(now - timedelta(seconds=self.retention_s), now)
 
 
-def _found(row: Mapping, digest: str, operation: str) -> Outcome:
+def _found(row: Mapping[str, Any], digest: str, operation: str) -> Outcome:
     """What an existing key answers a request that could not claim it."""
     if row["request_hash"] != digest:
         raise IdempotencyKeyMismatch("this idempotency key was used with other parameters; use a new key "

@@ -20,7 +20,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from infra.codec import StoredEvent
-from infra.consume import caused_by  # noqa: F401  (the meta of what a reader or worker appends because of an event)
+from infra.consume import caused_by as caused_by  # re-exported: the meta of what is appended because of an event
 
 
 def request_meta(request_id: str, key_id: UUID | str) -> dict[str, str]:

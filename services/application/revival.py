@@ -95,6 +95,7 @@ class CandidateState:
     def stream(self) -> Candidate:
         """The candidate's aggregate, opened with this decision when it has no stream yet."""
         if self.candidate is None:
+            assert self.video.media_id is not None  # load_candidate keeps only a video of a media
             self.candidate = Candidate.open(video_id=self.video.video_id, workspace_id=self.video.workspace_id,
                                             environment=self.video.environment, media_id=self.video.media_id)
         return self.candidate
@@ -192,6 +193,8 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
     async def attempt() -> Completion:
         state = await load_candidate(ctx, workspace_id, environment, candidate_id, with_article=True)
         video, article = state.video, state.article
+        # with its article, load_candidate keeps only a video whose article (id and job) is known
+        assert article is not None and video.article_id is not None
         if video.media_id != media_id or (article_id is not None and article_id != video.article_id):
             raise _missing(candidate_id)
         completion_id = ctx.new_id()
@@ -214,7 +217,7 @@ async def complete_descriptions(command: CompleteDescriptions, ctx: Context) -> 
                   "videosite_experiment_id": str(experiment_id) if experiment_id else None, "reused": False,
                   "created_at": now.isoformat(), "credits_charged": price}
         outcome = Outcome(200, {"data": result})
-        aggregates: list = [candidate, record, *([experiment] if experiment is not None else [])]
+        aggregates: list[Any] = [candidate, record, *([experiment] if experiment is not None else [])]
         if not price:
             position = await ctx.save(*aggregates, workspace_id=workspace_id, effects=[claim.records(outcome)])
         else:

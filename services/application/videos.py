@@ -65,7 +65,7 @@ class RequestAnalysis:
     workspace_id: UUID
     environment: str
     video_id: int
-    options: dict
+    options: dict[str, Any]
     webhook_url: str | None = None
 
 
@@ -115,7 +115,7 @@ async def ingest_video(command: IngestVideo, ctx: Context) -> Saved[Video]:
         size = staged.stat().st_size
         await asyncio.to_thread(storage.commit, staged, source_key)
         stored_keys.append(source_key)
-        if captions_key:
+        if captions_key and captions is not None:  # a key only for captions given
             await asyncio.to_thread(storage.write_bytes, captions_key, captions)
             stored_keys.append(captions_key)
         thumbnail_key = await _store_thumbnail(storage, media, source_key, f"{folder}/thumbnail.jpg", info,
