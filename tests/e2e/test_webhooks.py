@@ -25,8 +25,8 @@ from infra.settings import Settings
 from services.application.jobs import QueueJob
 from tests.helpers import handle
 from tests.support.netguard import REFUSED
-from tests.support.service import Service, spawn, start_api, stop_all
-from tests.support.stack import drop_isolated, env_for, make_isolated_settings
+from tests.support.service import Service, spawn, start_api, stop_all, tear_down
+from tests.support.stack import env_for, make_isolated_settings
 from tests.support.webhooks import Receiver, TestCA, end_job, verify, wait_until
 
 ALLOW = "127.0.0.20/30"
@@ -58,13 +58,7 @@ async def hooks(stack_settings: Settings, template_db: str, tmp_path_factory) ->
         svc.env = env  # type: ignore[attr-defined]
         yield svc
     finally:
-        stop_all(procs)
-        await http.close()
-        await pool.close()
-        await drop_isolated(stack_settings, settings)
-        if os.environ.get("VAEO_E2E_SHOW_LOGS"):
-            for f in sorted(logs.iterdir()):
-                print(f"----- {f.name}\n{f.read_text()[-4000:]}")
+        await tear_down(procs, http, pool, stack_settings, settings, logs)
 
 
 async def _deliveries(client, hook_id: str) -> list[dict]:

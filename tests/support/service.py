@@ -209,10 +209,17 @@ async def running_service(stack_settings: Settings, template_db: str, logs: Path
             bases.append(base)
         yield Service(settings, bases, pool, store, http, procs, logs)
     finally:
-        stop_all(procs)
-        await http.close()
-        await pool.close()
-        await drop_isolated(stack_settings, settings)
-        if os.environ.get("VAEO_E2E_SHOW_LOGS"):
-            for f in sorted(logs.iterdir()):
-                print(f"----- {f.name}\n{f.read_text()[-4000:]}")
+        await tear_down(procs, http, pool, stack_settings, settings, logs)
+
+
+async def tear_down(procs: dict[str, subprocess.Popen], http: aiohttp.ClientSession, pool: asyncpg.Pool,
+                    stack_settings: Settings, settings: Settings, logs: Path) -> None:
+    """What a running service's fixture undoes: its processes, its client, its pool, its database;
+    with ``VAEO_E2E_SHOW_LOGS`` set, the end of every process's log printed."""
+    stop_all(procs)
+    await http.close()
+    await pool.close()
+    await drop_isolated(stack_settings, settings)
+    if os.environ.get("VAEO_E2E_SHOW_LOGS"):
+        for f in sorted(logs.iterdir()):
+            print(f"----- {f.name}\n{f.read_text()[-4000:]}")
