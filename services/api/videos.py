@@ -95,17 +95,16 @@ class AnalyzeVideo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     outputs: Outputs = Field(default_factory=Outputs)
-    writing_style: Literal["auto", "journalistic", "narrative", "analytical", "tutorial", "conversational",
-                           "documentary", "interview"] = "auto"
+    writing_style: commands.WritingStyle = "auto"
     # behavioral: also what the voice and turns show and what the person in the picture does (its frames
     # seen window by window; priced per started minute of picture).
-    analysis_mode: Literal["standard", "behavioral"] = "standard"
-    quality_profile: Literal["standard", "premium"] = "standard"
+    analysis_mode: commands.AnalysisMode = "standard"
+    quality_profile: commands.QualityProfile = "standard"
     # Omitted: the video's language (given at upload, or the captions', else fr).
     language: Language() | None = None
     # Omitted (auto): captions, else an embedded text track, else the speech recognised from the audio;
     # "speech": recognise the audio even when the video has captions.
-    transcript_source: Literal["auto", "speech"] = "auto"
+    transcript_source: commands.TranscriptSource = "auto"
     webhook_url: str | None = Field(default=None, min_length=8, max_length=2048, pattern=r"^https://[^\s\u0000]+$")
 
 
@@ -254,9 +253,9 @@ async def revoke_public_links(call: Call) -> dict:
 async def analyze_video(call: Call) -> dict:
     body: AnalyzeVideo = call.body
     video_id = video_id_of(call)
-    options = {"outputs": body.outputs.model_dump(), "writing_style": body.writing_style,
-               "analysis_mode": body.analysis_mode, "quality_profile": body.quality_profile,
-               "language": body.language, "transcript_source": body.transcript_source}
+    options = commands.AnalysisOptions(
+        outputs=body.outputs.model_dump(), writing_style=body.writing_style, analysis_mode=body.analysis_mode,
+        quality_profile=body.quality_profile, language=body.language, transcript_source=body.transcript_source)
     job, video, price, position = await call.context.handle(commands.RequestAnalysis(
         call.workspace_id, call.environment, video_id, options=options, webhook_url=body.webhook_url))
     await call.read_your_writes("jobs", position)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from domain.analysis.language import guess_language
@@ -58,14 +59,43 @@ class ChangeVideoDescription:
     description: str | None
 
 
+WritingStyle = Literal["auto", "journalistic", "narrative", "analytical", "tutorial", "conversational",
+                       "documentary", "interview"]
+AnalysisMode = Literal["standard", "behavioral"]
+QualityProfile = Literal["standard", "premium"]
+TranscriptSource = Literal["auto", "speech"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnalysisOptions:
+    """What an analysis is asked for, with the interface's defaults (the API's body is checked
+    against the same literals). ``outputs`` names the parts asked for (``article``, ``transcript``,
+    ``chapters``: true or false); ``language`` None is the video's own; ``transcript_source``
+    ``speech`` recognises the audio even where the video has captions; ``analysis_mode``
+    ``behavioral`` adds the voice, the turns and the picture."""
+
+    outputs: Mapping[str, bool] = field(default_factory=dict)
+    writing_style: WritingStyle = "auto"
+    analysis_mode: AnalysisMode = "standard"
+    quality_profile: QualityProfile = "standard"
+    language: str | None = None
+    transcript_source: TranscriptSource = "auto"
+
+    def params(self) -> dict[str, Any]:
+        """The options as the job's parameters record them (JSON values)."""
+        return {"outputs": dict(self.outputs), "writing_style": self.writing_style,
+                "analysis_mode": self.analysis_mode, "quality_profile": self.quality_profile,
+                "language": self.language, "transcript_source": self.transcript_source}
+
+
 @dataclass(frozen=True)
 class RequestAnalysis:
-    """Analyse a video with ``options`` (the request's, ``language`` None for the video's own)."""
+    """Analyse a video with ``options``."""
 
     workspace_id: UUID
     environment: str
     video_id: int
-    options: dict[str, Any]
+    options: AnalysisOptions = AnalysisOptions()
     webhook_url: str | None = None
 
 
@@ -224,7 +254,7 @@ async def request_analysis(command: RequestAnalysis, ctx: Context) -> AnalysisQu
     """Queue the analysis job of a video and charge its price in the same append (402 when short).
 
     Sandbox keys are never charged (``credits`` 0 in the job's params): their work is free and
-    their failures refund nothing. ``options["language"]`` None means the video's own language (the
+    their failures refund nothing. ``options.language`` None means the video's own language (the
     one given at upload, ``fr`` when none was); ``language_given`` records whether the request
     named it (speech is recognised in a named language, else its language is detected). Speech
     recognition is charged when it will run: ``transcript_source`` ``speech``, or a video with
@@ -237,20 +267,20 @@ async def request_analysis(command: RequestAnalysis, ctx: Context) -> AnalysisQu
     """
     workspace_id, environment, video_id = command.workspace_id, command.environment, command.video_id
     video = await ctx.load_in(video_stream_id(video_id), Video, workspace_id, environment, "video", video_id)
-    options = command.options
-    if options.get("quality_profile") == "premium" and not ctx.app.provider_configured:
+    asked = command.options
+    if asked.quality_profile == "premium" and not ctx.app.provider_configured:
         raise provider_needed("a premium analysis (quality_profile premium)")
-    language = supported(options.get("language") or video.language)
+    language = supported(asked.language or video.language)
     if language is None:  # a video recorded with a language the service does not write
         raise invalid_field("body.language", "unsupported_language",
                             f"the video's language is not one the service analyses and writes; name one of "
                             f"{', '.join(CODES)} with language")
-    options = {**options, "language_given": bool(options.get("language")), "language": language}
-    recognises = options.get("transcript_source") == "speech" or not (video.captions_key or video.subtitle_tracks)
+    options = {**asked.params(), "language_given": bool(asked.language), "language": language}
+    recognises = asked.transcript_source == "speech" or not (video.captions_key or video.subtitle_tracks)
     audio_ms = speech_ms(video.duration_ms, ctx.app.speech_max_ms) if recognises and video.audio_codec else 0
-    picture_ms = vision_ms(video.duration_ms, ctx.app.vision_max_ms, video.width is not None) if options.get(
-        "analysis_mode") == "behavioral" else 0
-    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, options["quality_profile"], audio_ms,
+    picture_ms = vision_ms(video.duration_ms, ctx.app.vision_max_ms, video.width is not None) if (
+        asked.analysis_mode == "behavioral") else 0
+    price = 0 if environment == "sandbox" else analysis_price(video.duration_ms, asked.quality_profile, audio_ms,
                                                               picture_ms)
     job, position = await queue_job(QueueJob(workspace_id, ANALYZE_JOB, environment=environment,
                                              params={**options, "video_id": video_id}, credits=price,

@@ -14,7 +14,7 @@ import pytest
 from domain.analysis import Segment
 from infra.captions import to_webvtt
 from infra.storage import LocalStorage
-from services.application.videos import IngestVideo, RequestAnalysis
+from services.application.videos import AnalysisOptions, IngestVideo, RequestAnalysis
 from services.jobs.registry import default_handlers
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
@@ -67,7 +67,7 @@ async def test_an_analysis_over_its_cpu_time_limit_fails_with_a_clear_message(fa
     background.start(lambda stop: run_projector(settings, stop, ["jobs", "scheduler"]))
     background.start(Worker(settings, default_handlers(settings), pool=pool).run)
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": "fr"}))
+        options=AnalysisOptions(outputs={"article": True}, language="fr")))
     done = await _finished(store, job.id)
     limit = ("building the content graph was stopped at its CPU-time limit of 1 s (20000 transcript segments); "
              "nothing was stored")

@@ -22,7 +22,13 @@ from domain.analysis import Segment
 from domain.videos import video_stream_id
 from infra.eventstore_postgres import PostgresEventStore
 from infra.storage import LocalStorage
-from services.application.videos import ChangeVideoDescription, IngestVideo, RequestAnalysis, RevokePublicLinks
+from services.application.videos import (
+    AnalysisOptions,
+    ChangeVideoDescription,
+    IngestVideo,
+    RequestAnalysis,
+    RevokePublicLinks,
+)
 from services.jobs.registry import default_handlers
 from services.processes.projector.runner import run_projector
 from services.processes.relay import Relay
@@ -78,9 +84,9 @@ async def _analysed_while(fast, store, pool, registry, background, clip, edits):
     background.start(Relay(fast).run)
     background.start(lambda stop: run_projector(fast, stop, ["jobs", "scheduler"]))
     background.start(Worker(fast, default_handlers(fast), pool=pool, store=seam).run)
+    options = AnalysisOptions(outputs={"article": True}, language="fr")
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-                                                       options={"outputs": {"article": True}, "language": "fr",
-                                                                "quality_profile": "standard"}))
+                                                       options=options))
     return job, await wait_for(lambda: job_finished(store, job.id), 120, "the analysis ended"), seam
 
 

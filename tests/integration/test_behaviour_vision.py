@@ -22,7 +22,7 @@ from infra.storage import LocalStorage
 from infra.vision.behaviour import see_window
 from infra.vision.frames import sample_frames
 from services.application.jobs import CancelJob
-from services.application.videos import IngestVideo, RequestAnalysis
+from services.application.videos import AnalysisOptions, IngestVideo, RequestAnalysis
 from services.jobs import vision
 from services.jobs.analysis import run_analysis
 from services.jobs.context import JobHandlers
@@ -165,9 +165,9 @@ async def _analysis(store, pool, background, settings, path):
         return await run_analysis(ctx, settings, storage, None, None)
 
     background.start(Worker(settings, handlers, pool=pool).run)
-    job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox", options={
-        "outputs": {"article": True}, "quality_profile": "standard", "language": "en",
-        "analysis_mode": "behavioral"}))
+    options = AnalysisOptions(outputs={"article": True}, language="en", analysis_mode="behavioral")
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
+                                                       options=options))
     return ws, video, job
 
 

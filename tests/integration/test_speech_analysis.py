@@ -13,7 +13,7 @@ import pytest
 from domain.analysis.speech import words_text
 from infra.asr import AsrError
 from services.application.jobs import CancelJob
-from services.application.videos import RequestAnalysis
+from services.application.videos import AnalysisOptions, RequestAnalysis
 from services.jobs.speech import LocalRecogniser
 from tests.helpers import handle
 from tests.media_factory import TALK_LINES, make_spoken_talk
@@ -180,7 +180,7 @@ async def _analysed_without_language(fast, store, pool, background, talk, **more
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, LocalRecogniser(settings)).run)
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None}))
+        options=AnalysisOptions(outputs={"article": True})))
     return await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from services.application.videos import RequestAnalysis
+from services.application.videos import AnalysisOptions, RequestAnalysis
 from services.jobs.speech import ProviderRecogniser, recogniser_for
 from tests import fake_asr
 from tests.fake_asr import FakeSpeechProvider
@@ -41,7 +41,7 @@ async def test_a_talk_is_transcribed_by_the_configured_provider(fast, store, poo
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, recogniser).run)
     job, _, _, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": None}))
+        options=AnalysisOptions(outputs={"article": True})))
 
     done = await wait_for(lambda: job_finished(store, job.id), timeout=300, what="analysis finished")
 

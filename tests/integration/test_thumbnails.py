@@ -41,7 +41,7 @@ async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fas
     from domain.videos import ANALYZE_JOB, Video
     from infra.media.posters import jpeg_size, poster_key
     from infra.storage import LocalStorage
-    from services.application.videos import RequestAnalysis
+    from services.application.videos import AnalysisOptions, RequestAnalysis
     from services.application.workspaces import CreateWorkspace
     from services.jobs.analysis import run_analysis
     from services.jobs.context import JobHandlers
@@ -70,8 +70,8 @@ async def test_the_analysis_makes_the_poster_of_a_video_uploaded_without_one(fas
 
     start_pipeline(fast, background)
     background.start(Worker(fast, handlers, pool=pool).run)
-    job, _, _, _ = await handle(store, RequestAnalysis(ws, "production", 41, {
-        "outputs": {"article": True}, "quality_profile": "standard", "language": "fr"}))
+    job, _, _, _ = await handle(store, RequestAnalysis(ws, "production", 41, AnalysisOptions(
+        outputs={"article": True}, language="fr")))
     done = await wait_for(lambda: job_finished(store, job.id), timeout=120, what="analysis finished")
     assert done.status == "completed", done.error_message
     key = poster_key(ws, 41, None)

@@ -8,7 +8,7 @@ import uuid
 
 from domain.videos import ANALYZE_JOB
 from infra.storage import LocalStorage
-from services.application.videos import IngestVideo, RequestAnalysis
+from services.application.videos import AnalysisOptions, IngestVideo, RequestAnalysis
 from services.jobs.analysis import run_analysis
 from services.jobs.context import JobHandlers
 from services.processes.worker import Worker
@@ -42,7 +42,7 @@ def analysis_worker(settings, pool, recogniser):
 
 async def analyse_video(store, ws, video, language="en", **options):
     job, _, price, _ = await handle(store, RequestAnalysis(ws, video_id=video.video_id, environment="sandbox",
-        options={"outputs": {"article": True}, "quality_profile": "standard", "language": language, **options}))
+        options=AnalysisOptions(outputs={"article": True}, language=language, **options)))
     return job
 
 

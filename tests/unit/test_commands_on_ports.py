@@ -212,15 +212,18 @@ async def test_public_links_move_to_a_new_generation(world: World):
 async def test_an_analysis_is_queued_and_charged_in_one_append(world: World):
     video = await world.upload()
     before = await world.balance()
-    options = {"quality_profile": "standard", "analysis_mode": "standard", "transcript_source": "auto",
-               "language": None}
-    job, _, price, position = await world.handle(videos.RequestAnalysis(world.ws, ENV, video.video_id, options))
+    job, _, price, position = await world.handle(videos.RequestAnalysis(world.ws, ENV, video.video_id))
     assert price > 0 and price == analysis_price(60_000, "standard", 60_000, 0)
     assert await world.balance() == before - price
     assert job.params["language"] == "fr" and job.params["language_given"] is False
+    # every option is recorded, with the interface's default where the request named none
+    assert {k: job.params[k] for k in ("outputs", "writing_style", "analysis_mode", "quality_profile",
+                                       "transcript_source")} == {
+        "outputs": {}, "writing_style": "auto", "analysis_mode": "standard", "quality_profile": "standard",
+        "transcript_source": "auto"}
     with pytest.raises(DomainError, match="premium"):
         await world.handle(videos.RequestAnalysis(world.ws, ENV, video.video_id,
-                                                  {**options, "quality_profile": "premium"}))
+                                                  videos.AnalysisOptions(quality_profile="premium")))
 
 
 # -- articles --------------------------------------------------------------------------------
