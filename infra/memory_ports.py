@@ -24,6 +24,7 @@ from infra.adapters import Adapters
 from infra.idempotency_rows import answer_json
 from infra.media.ffmpeg import CONTAINERS
 from infra.memory_store import MemoryDatabase
+from infra.webhook_http import Outcome
 
 Scope = tuple[UUID, str, UUID, str, str]
 
@@ -187,8 +188,22 @@ class MemoryFiles:
         self.files.pop(key, None)
 
 
+@dataclass
+class RecordingWebhookTests:
+    """A webhook test sender that sends nothing: it keeps each send (``sent``: url, environment,
+    secret, body, message id, signing time, bound) and answers ``answer`` (a 204 unless told)."""
+
+    answer: Outcome = field(default_factory=lambda: Outcome(204, 1.0))
+    sent: list[tuple[str, str, str, bytes, str, int, float]] = field(default_factory=list)
+
+    async def send(self, url: str, environment: str, secret: str, body: bytes, message_id: str, signed_at: int,
+                   timeout_s: float) -> Outcome:
+        self.sent.append((url, environment, secret, body, message_id, signed_at, timeout_s))
+        return self.answer
+
+
 def memory_adapters(database: MemoryDatabase, *, files: Any = None, media: Any = None) -> Adapters:
     """The ports of an application over an in-memory store's ``database``: its keys' rows and
-    candidates, ``FakeMedia`` and ``MemoryFiles`` unless others are given."""
+    candidates, ``FakeMedia``, ``MemoryFiles`` and ``RecordingWebhookTests`` unless others are given."""
     return Adapters(key_rows=MemoryKeyRows(database), media=media or FakeMedia(), files=files or MemoryFiles(),
-                    candidates=MemoryCandidateVideos(database))
+                    candidates=MemoryCandidateVideos(database), webhook_tests=RecordingWebhookTests())

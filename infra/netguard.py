@@ -166,6 +166,20 @@ class SystemResolver:
         return out
 
 
+class BoundedResolver(SystemResolver):
+    """The system resolver with a bound (``RESOLVE_TIMEOUT_S``), for checks made while a request
+    waits: a name that does not answer is refused, not waited on."""
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        try:
+            return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
+        except TimeoutError:
+            raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
+
+
+RESOLVE_TIMEOUT_S = 5.0
+
+
 # ------------------------------------------------------------------------------ pure checks
 
 _NUMERIC_LOOKING = re.compile(r"^(0x[0-9a-f]*|[0-9][0-9a-fx]*)(\.(0x[0-9a-f]*|[0-9][0-9a-fx]*))*\.?$")

@@ -40,6 +40,7 @@ from infra.eventstore_postgres import PostgresEventStore
 from infra.ratelimit import RateCounter, RateLimiter
 from infra.settings import Settings
 from infra.storage import storage_for
+from infra.webhook_tests import HttpWebhookTests
 from services.api.article_exports import EXPORTS, ExportCache
 from services.api.assistant.actions import ASSISTANT_ACTIONS, Catalog
 from services.api.auth import Authenticator, bearer_token
@@ -368,7 +369,8 @@ def build_app(settings: Settings) -> web.Application:
                                         clock=settings.now)
         app[AUTHENTICATOR] = Authenticator(app[POOL], app[REGISTRY], app[LIMITER], clock=settings.now)
         app[RATE_COUNTER] = RateCounter(app[POOL], app[LIMITER])
-        app[APPLICATION] = bootstrap(settings, app[STORE], database_adapters(app[POOL], storage=storage_for(settings)))
+        app[APPLICATION] = bootstrap(settings, app[STORE], database_adapters(
+            app[POOL], storage=storage_for(settings), webhook_tests=HttpWebhookTests(settings)))
         yield
         await app[POOL].close()
 

@@ -11,26 +11,13 @@ services/processes/dispatcher/sender.py).
 
 from __future__ import annotations
 
-import asyncio
-
 from pydantic import BaseModel
 
-from infra.netguard import DestinationRefused, SystemResolver, allowance_for, vet
+from infra.netguard import BoundedResolver, DestinationRefused, allowance_for, vet
 from infra.settings import Settings
 from services.api.errors import ApiError
 
-RESOLVE_TIMEOUT_S = 5.0
 WEBHOOK_URL_FIELD = "webhook_url"
-
-
-class BoundedResolver(SystemResolver):
-    """The system resolver with a bound: a name that does not answer is refused, not waited on."""
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        try:
-            return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
-        except TimeoutError:
-            raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
 
 
 def refused(exc: DestinationRefused, field: str) -> ApiError:

@@ -17,43 +17,34 @@ See docs/webhooks.md.
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Literal
-from uuid import UUID, uuid4
+from uuid import UUID
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from domain.webhook_payloads import EVENT_NAMES
-from domain.webhooks import TEST_EVENT, payload
+from domain.webhooks import TEST_EVENT
 from domain.workspaces import JobSecretVersions
-from infra.crypto import SecretBox
-from infra.netguard import DestinationRefused, allowance_for, vet
 from infra.settings import Settings
 from infra.webhook_http import (
-    Outcome,
-    WebhookClient,
     job_notification_secret,
-    signature_headers,
 )
 from projections import webhooks_queries as queries
 from services.api.base import HEX_ID, SETTINGS, Call, Route, not_found
-from services.api.destinations import BoundedResolver, check_destination
+from services.api.destinations import check_destination
 from services.api.errors import found
 from services.application.webhooks import (
     DeleteWebhook,
-    RecordWebhookTest,
     RegisterWebhook,
     ResendDelivery,
-    load_webhook,
+    SendWebhookTest,
 )
 from services.application.workspaces import RotateJobSecret, job_secret_versions
 
 WebhookEvent = Literal[EVENT_NAMES]  # type: ignore[valid-type]
 WARNING = "Store this secret now: it is shown only once. It signs every delivery (see docs/webhooks.md)."
-TEST_TIMEOUT_S = 10.0  # the interface's bound for POST /webhooks/{id}/test
 
 
 # ------------------------------------------------------------------------------- models
@@ -227,33 +218,11 @@ async def remove_webhook(call: Call) -> dict:
 
 async def test_webhook(call: Call) -> dict:
     """Sign and send a ``webhook.test`` event now, within 10 s, to a destination checked again now,
-    and record what happened (``WebhookTestSent``) before answering it."""
+    and record what happened (``WebhookTestSent``) before answering it (``SendWebhookTest``)."""
     webhook_id = _uuid(call, "id", "webhook")
-    settings = _settings(call)
-    webhook = await load_webhook(call.context, call.workspace_id, call.environment, webhook_id)
-    message_id = uuid4()
-    now = settings.now()
-    signed_at = int(now.timestamp())
-    body = orjson.dumps(payload(message_id, TEST_EVENT, now.isoformat().replace("+00:00", "Z"),
-                                call.workspace_id, {"webhook_id": str(webhook_id), "test": True}))
-    started = time.perf_counter()
-    try:
-        vetted = await vet(webhook.url, BoundedResolver(),
-                           allowance_for(settings.webhook_test_allow, settings.mode, call.environment))
-    except DestinationRefused as exc:
-        outcome = Outcome(None, 0.0, f"destination refused: {exc.reason}")
-    else:
-        secret = SecretBox(settings.secret_key).decrypt(webhook.secret_encrypted, str(webhook_id))
-        remaining = max(0.5, min(settings.webhook_timeout_s, TEST_TIMEOUT_S) - (time.perf_counter() - started))
-        async with WebhookClient(timeout_s=remaining, max_response_bytes=settings.webhook_max_response_bytes,
-                                 extra_ca_file=settings.webhook_extra_ca_file, limit=1, clock=settings.now) as client:
-            outcome = await client.post(vetted, body, signature_headers(secret, str(message_id), body, signed_at))
-    latency_ms = round(outcome.latency_ms, 1)
-    await call.context.handle(RecordWebhookTest(
-        call.workspace_id, webhook_id, message_id=message_id, signed_at=signed_at, status_code=outcome.status_code,
-        latency_ms=latency_ms, error=outcome.error))
-    return {"data": {"id": str(message_id), "type": TEST_EVENT, "delivered": outcome.delivered,
-                     "status_code": outcome.status_code, "latency_ms": latency_ms, "error": outcome.error}}
+    tested = await call.context.handle(SendWebhookTest(call.workspace_id, call.environment, webhook_id))
+    return {"data": {"id": str(tested.message_id), "type": TEST_EVENT, "delivered": tested.delivered,
+                     "status_code": tested.status_code, "latency_ms": tested.latency_ms, "error": tested.error}}
 
 
 _ENDED_UNDELIVERED = frozenset({"failed", "exhausted", "cancelled"})

@@ -31,5 +31,6 @@ def bootstrap(settings: Settings, store: EventStore, adapters: Adapters) -> Appl
         max_duration_ms=max_duration_ms(settings.media_max_duration_s), provider_configured=settings.llm_configured,
         completion_timeout_s=settings.api_completion_timeout_s, job_secret_grace_s=settings.job_secret_grace_s,
         storage=adapters.files, media=adapters.media, candidates=adapters.candidates,
+        webhook_tests=adapters.webhook_tests,
         drafting=ThreadPoolExecutor(max_workers=DRAFTING_THREADS, thread_name_prefix="vaeo-drafts"),
         box=SecretBox(settings.secret_key), handlers=HANDLERS)

@@ -39,7 +39,7 @@ from infra.eventstore import ConcurrencyError, EventStore, encoded, origin
 from infra.settings import wall_clock
 from services.application.idempotency import ambient_effects
 from services.application.meta import caused_by, joining
-from services.application.ports import CandidateVideos, FileStore, MediaInspector
+from services.application.ports import CandidateVideos, FileStore, MediaInspector, WebhookTestSender
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5
@@ -66,6 +66,7 @@ class Application:
     storage: FileStore | None = None  # uploads and their companions (``ports.FileStore``)
     media: MediaInspector | None = None  # probe, measure and picture an upload (``ports.MediaInspector``)
     candidates: CandidateVideos | None = None  # a revival candidate's video (``ports.CandidateVideos``)
+    webhook_tests: WebhookTestSender | None = None  # sends POST /webhooks/{id}/test (``ports.WebhookTestSender``)
     drafting: Executor | None = None  # the threads description drafts run in (None: the loop's default)
     kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # handlers' bounded memos, by name
     box: Any = None  # ``infra.crypto.SecretBox`` (webhook secrets)

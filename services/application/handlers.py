@@ -32,5 +32,5 @@ HANDLERS: Mapping[type, Callable[[Any, Any], Awaitable[Any]]] = {
     webhooks.RegisterWebhook: webhooks.register_webhook,
     webhooks.DeleteWebhook: webhooks.delete_webhook,
     webhooks.ResendDelivery: webhooks.resend_delivery,
-    webhooks.RecordWebhookTest: webhooks.record_webhook_test,
+    webhooks.SendWebhookTest: webhooks.send_webhook_test,
 }

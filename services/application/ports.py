@@ -92,3 +92,30 @@ class CandidateVideos(Protocol):
 
     async def video_of(self, candidate_id: UUID, workspace_id: UUID, environment: str) -> int | None:
         """The video of a candidate of this workspace and environment; None when it is none."""
+
+
+class TestSendOutcome(Protocol):
+    """What one test send to a webhook's destination gave: the HTTP status (None when no answer
+    came), the time it took, why it was not delivered (None when it was), and whether it was (2xx)."""
+
+    @property
+    def status_code(self) -> int | None: ...
+
+    @property
+    def latency_ms(self) -> float: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    @property
+    def delivered(self) -> bool: ...
+
+
+class WebhookTestSender(Protocol):
+    """Sends one signed test message to a webhook's destination now (POST /webhooks/{id}/test): the
+    destination checked again (the environment's allowance), the body signed with ``secret`` as
+    ``message_id`` at ``signed_at``, the whole send bounded by ``timeout_s``. A refusal or a failure
+    is an outcome, never an exception."""
+
+    async def send(self, url: str, environment: str, secret: str, body: bytes, message_id: str, signed_at: int,
+                   timeout_s: float) -> TestSendOutcome: ...

@@ -91,6 +91,18 @@ class WebhookRegistered(NamedTuple):
     position: int
 
 
+class WebhookTested(NamedTuple):
+    """What a test send did: its message id, whether the destination took it (2xx), the status,
+    the time it took and why it failed, and the position of its ``WebhookTestSent``."""
+
+    message_id: UUID
+    delivered: bool
+    status_code: int | None
+    latency_ms: float
+    error: str | None
+    position: int
+
+
 class NewWorkspace(NamedTuple):
     """A new workspace and its first key (``keys.IssuedKey``)."""
 

@@ -1,15 +1,20 @@
-"""Webhooks: register (the secret encrypted in the event), delete, record a test send, resend a delivery."""
+"""Webhooks: register (the secret encrypted in the event), delete, send a test message (and record it), resend a
+delivery."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from uuid import UUID
 
+import orjson
+
 from domain.base import NotFound
-from domain.webhooks import Webhook, WebhookDelivery
+from domain.webhooks import TEST_EVENT, Webhook, WebhookDelivery, payload
 from infra.webhook_http import new_webhook_secret
 from services.application.context import Context, with_retries
-from services.application.results import WebhookRegistered
+from services.application.results import WebhookRegistered, WebhookTested
+
+TEST_TIMEOUT_S = 10.0  # the interface's bound for a test send (POST /webhooks/{id}/test)
 
 
 @dataclass(frozen=True)
@@ -37,16 +42,12 @@ class ResendDelivery:
 
 
 @dataclass(frozen=True)
-class RecordWebhookTest:
-    """What the test endpoint did (``WebhookTestSent``), never the secret."""
+class SendWebhookTest:
+    """Send a signed ``webhook.test`` message to a webhook now, and record what happened."""
 
     workspace_id: UUID
+    environment: str
     webhook_id: UUID
-    message_id: UUID
-    signed_at: int
-    status_code: int | None
-    latency_ms: float
-    error: str | None
 
 
 async def register_webhook(command: RegisterWebhook, ctx: Context) -> WebhookRegistered:
@@ -97,13 +98,30 @@ async def resend_delivery(command: ResendDelivery, ctx: Context) -> int:
     return await with_retries(attempt)
 
 
-async def record_webhook_test(command: RecordWebhookTest, ctx: Context) -> int:
+async def send_webhook_test(command: SendWebhookTest, ctx: Context) -> WebhookTested:
+    """Sign and send a ``webhook.test`` message through the application's sender (the port
+    ``WebhookTestSender``: the destination checked again now, at most ``TEST_TIMEOUT_S`` or the
+    deliveries' own timeout, whichever is shorter), then append ``WebhookTestSent`` with what
+    happened (never the secret). A 404 for another workspace's webhook, before anything is sent."""
     c = command
+    webhook = await load_webhook(ctx, c.workspace_id, c.environment, c.webhook_id)
+    if ctx.app.webhook_tests is None:
+        raise RuntimeError("this application has no webhook test sender")
+    message_id = ctx.new_id()
+    now = ctx.now()
+    signed_at = int(now.timestamp())
+    body = orjson.dumps(payload(message_id, TEST_EVENT, now.isoformat().replace("+00:00", "Z"), c.workspace_id,
+                                {"webhook_id": str(c.webhook_id), "test": True}))
+    secret = ctx.app.box.decrypt(webhook.secret_encrypted, str(c.webhook_id))
+    outcome = await ctx.app.webhook_tests.send(webhook.url, c.environment, secret, body, str(message_id), signed_at,
+                                               TEST_TIMEOUT_S)
+    latency_ms = round(outcome.latency_ms, 1)
 
     async def attempt() -> int:
-        webhook = await ctx.store.fetch_for_writing(c.webhook_id)
-        webhook.record_test(message_id=c.message_id, signed_at=c.signed_at, status_code=c.status_code,
-                            latency_ms=c.latency_ms, error=c.error)
-        return await ctx.save(webhook, workspace_id=c.workspace_id)
+        tested = await ctx.store.fetch_for_writing(c.webhook_id)
+        tested.record_test(message_id=message_id, signed_at=signed_at, status_code=outcome.status_code,
+                           latency_ms=latency_ms, error=outcome.error)
+        return await ctx.save(tested, workspace_id=c.workspace_id)
 
-    return await with_retries(attempt)
+    return WebhookTested(message_id, outcome.delivered, outcome.status_code, latency_ms, outcome.error,
+                         await with_retries(attempt))

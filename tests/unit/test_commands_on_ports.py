@@ -28,6 +28,7 @@ from infra.codec import EventRegistry
 from infra.memory_ports import MemoryFiles, fake_media, memory_adapters
 from infra.memory_store import MemoryDatabase, MemoryEventStore
 from infra.settings import Settings
+from infra.webhook_http import Outcome as SendOutcome
 from services.application import articles, clips, media, revival, videos, webhooks, workspaces
 from services.application.bootstrap import bootstrap
 from services.application.handlers import HANDLERS
@@ -360,11 +361,32 @@ async def test_a_webhook_is_registered_with_its_secret_encrypted_and_deleted(wor
         await world.handle(webhooks.DeleteWebhook(world.ws, ENV, webhook.id))
 
 
-async def test_a_test_send_is_recorded_on_the_webhook(world: World):
+async def test_a_test_send_is_signed_with_the_webhooks_secret_and_recorded(world: World):
+    webhook, secret, _ = await world.handle(webhooks.RegisterWebhook(world.ws, ENV, "https://hooks.example.com/a"))
+    tested = await world.handle(webhooks.SendWebhookTest(world.ws, ENV, webhook.id))
+    [(url, environment, used_secret, body, message_id, signed_at, bound)] = world.adapters.webhook_tests.sent
+    assert (url, environment, used_secret, bound) == (webhook.url, ENV, secret, webhooks.TEST_TIMEOUT_S)
+    sent = orjson.loads(body)
+    assert sent["type"] == "webhook.test" and sent["data"] == {"webhook_id": str(webhook.id), "test": True}
+    assert message_id == str(tested.message_id) and tested.delivered and tested.status_code == 204
+    recorded = world.database.events[-1]
+    assert tested.position == recorded.position and recorded.type == "WebhookTestSent"
+    assert recorded.data["signed_at"] == signed_at and secret not in orjson.dumps(recorded.data).decode()
+
+
+async def test_a_failed_test_send_is_recorded_with_its_reason(world: World):
     webhook, _, _ = await world.handle(webhooks.RegisterWebhook(world.ws, ENV, "https://hooks.example.com/a"))
-    position = await world.handle(webhooks.RecordWebhookTest(world.ws, webhook.id, uuid.uuid4(), 1_700_000_000,
-                                                             200, 12.5, None))
-    assert position == world.database.events[-1].position and world.types()[-1] == "WebhookTestSent"
+    world.adapters.webhook_tests.answer = SendOutcome(None, 0.0, "destination refused: private address")
+    tested = await world.handle(webhooks.SendWebhookTest(world.ws, ENV, webhook.id))
+    assert not tested.delivered and tested.error == "destination refused: private address"
+    assert world.database.events[-1].data["error"] == tested.error
+
+
+async def test_another_workspaces_webhook_is_not_sent_a_test(world: World):
+    webhook, _, _ = await world.handle(webhooks.RegisterWebhook(world.ws, ENV, "https://hooks.example.com/a"))
+    with pytest.raises(NotFound):
+        await world.handle(webhooks.SendWebhookTest(uuid.uuid4(), ENV, webhook.id))
+    assert world.adapters.webhook_tests.sent == []
 
 
 async def test_a_failed_delivery_is_resent_in_its_chain(world: World):
