@@ -6,6 +6,7 @@ names (``domain.agent.policy.asked_writes``), never for one a read-only message 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def failed(code: str, message: str = "", **details: object) -> tuple[str, None, 
     return "failed", None, {"code": code, "message": message, "details": details}
 
 
-def reply(message: str, *outcomes: tuple, context: Context | None = None, **frame: object) -> list[str]:
+def reply(message: str, *outcomes: tuple, context: Context | None = None, **frame: Any) -> list[str]:
     """The lines of the offline reply to ``message``: its plan, each planned action with its
     outcome in order (an action past the outcomes given is left out), composed in the plan's
     language; which must be Spanish, with no English frame word in it."""
@@ -40,7 +41,7 @@ def reply(message: str, *outcomes: tuple, context: Context | None = None, **fram
     assert p.language == "es", message
     views = [ActionView(a.name, a.arguments, *outcome) for a, outcome in zip(p.actions, outcomes, strict=False)]
     text = compose(p.language, views, notes=p.notes, not_understood=p.not_understood, asked_help=p.asked_help,
-                   **frame)  # type: ignore[arg-type]
+                   **frame)
     assert [w for w in ENGLISH_FRAME if w in text] == [], text
     return text.splitlines()
 
