@@ -143,6 +143,8 @@ def test_many_actions_are_counted_in_german():
 
 
 QUEUED = {"job_id": "j9", "credits_charged": 1, "link": "/v1/jobs/j9"}
+CANCELLED = {"id": JOB, "type": "analysis", "status": "cancelled", "progress": 10, "step": "transcribe",
+             "link": "/v1/j"}
 
 
 @pytest.mark.parametrize(("message", "name", "result", "expected"), [
@@ -151,11 +153,9 @@ QUEUED = {"job_id": "j9", "credits_charged": 1, "link": "/v1/jobs/j9"}
     ("exportiere den Artikel 5 als HTML", "export_article", {"link": "/v1/articles/5/export"},
      "Export von Artikel 5 als html: /v1/articles/5/export."),
     (f"storniere den Auftrag {JOB}", "cancel_job",
-     {"id": JOB, "type": "analysis", "status": "cancelled", "progress": 10, "step": "transcribe", "link": "/v1/j"},
-     f"Auftrag {JOB} (analysis): abgebrochen, 10 %, transcribe (/v1/j)."),
+     CANCELLED, f"Auftrag {JOB} (analysis): abgebrochen, 10 %, transcribe (/v1/j)."),
     (f"brich den Auftrag {JOB} ab", "cancel_job",
-     {"id": JOB, "type": "analysis", "status": "cancelled", "progress": 10, "step": "transcribe", "link": "/v1/j"},
-     f"Auftrag {JOB} (analysis): abgebrochen, 10 %, transcribe (/v1/j)."),
+     CANCELLED, f"Auftrag {JOB} (analysis): abgebrochen, 10 %, transcribe (/v1/j)."),
     ("übersetze den Artikel 5 ins Spanische", "translate_article", {**QUEUED, "credits_charged": 2},
      "Gestartet: Artikel 5 übersetzen, Auftrag j9, 2 Credits abgebucht (/v1/jobs/j9)."),
 ])
