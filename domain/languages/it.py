@@ -294,7 +294,7 @@ ASSISTANT = AssistantWords(
     # whole words, folded; none of them an English or French word of another sense
     # ("individual", "tagline", "allegation")
     asks={
-        "analyze_video": (r"anali[sz]\w*",),
+        "analyze_video": (r"analizz\w*",),
         "cancel_job": (r"annull\w*", r"interromp\w*", r"ferma", r"fermare", r"blocca\w*"),
         "create_media": (r"cre[ai]\w*", r"nuov[oai]", r"aggiung\w*"),
         "update_article": (r"rinomin\w*", r"collega(?:re|mi|lo)?", r"allega(?:re|mi|lo)?"),

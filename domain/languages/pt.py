@@ -286,19 +286,19 @@ ASSISTANT = AssistantWords(
     },
     # one word each (folded): "para" (for) is no word of stopping, "pare" and "parar" are
     asks={
-        "analyze_video": (r"anali[sz]\w*",),
+        "analyze_video": (r"anali[sz](?!is$|i$)\w*",),  # not the Spanish and Italian nouns
         "cancel_job": (r"cancel\w*", r"anul\w*", r"interromp\w*", r"pare", r"parar", r"abort\w*"),
         "create_media": (r"cri[ae]\w*", r"nov[oa]s?", r"adicion\w*", r"acrescent\w*"),
         "update_article": (r"renome\w*", r"renomei\w*", r"associ\w*", r"vincul\w*"),
-        "translate_article": (r"tradu\w*",),
+        "translate_article": (r"traduz\w*", r"traducao", r"traducoes"),
         "regenerate_article": (r"regener\w*", r"reescrev\w*", r"refaz\w*", r"refac\w*"),
-        "create_video_clip": (r"clip", r"clipe", r"cort\w*", r"recort\w*", r"extrai\w*"),
-        "detect_clips": (r"detet\w*", r"detect\w*", r"encontr\w*", r"sugir\w*", r"sugere\w*", r"propo\w*",
+        "create_video_clip": (r"clip", r"clipe", r"cort(?:e|a|ar|em|ando)", r"recort(?:e|a|ar|em)", r"extrai\w*"),
+        "detect_clips": (r"detet\w*", r"detect\w*", r"encontr\w*", r"sugir\w*", r"sugere\w*", r"propo(?:r|e|nha|nham)",
                          r"identific\w*"),
         "render_clips": (r"renderiz\w*", r"produz\w*", r"gerar", r"gere", r"gera", r"gerem"),
         "complete_descriptions": (r"descric\w*", r"complet\w*"),
         "update_video": (r"alter\w*", r"modific\w*", r"mud[ae]\w*", r"substitu\w*", r"edit\w*", r"atualiz\w*"),
-        "update_revival_candidate": (r"revis\w*", r"rever", r"descart\w*", r"candidat\w*", r"reabr\w*",
+        "update_revival_candidate": (r"revis(?:e|a|ar|em|ao|oes)", r"rever", r"descart\w*", r"candidat\w*", r"reabr\w*",
                                      r"elegiv\w*"),
     },
     kind_words={
@@ -403,7 +403,7 @@ REQUESTS = RequestWords(
     all_platforms=r"(?:todas|cada)\s+(?:as\s+)?plataformas?",
     asks={
         "cancel": r"cancel\w*|anul\w*|interromp\w*|pare\b|parar\b|abort\w*", "translate": r"tradu\w*",
-        "translations": r"traducoes\b", "translate_verb": r"traduz\w*",
+        "translations": r"traducoes\b", "translate_verb": r"traduz(?:a|am|ir|e|em|i)?\b",
         "regenerate": r"regener\w*|reescrev\w*|refaz\w*",
         "rename": r"renome\w*|renomei\w*", "rename_to": r"para|como", "attach": r"associ\w*|vincul\w*|anex\w*",
         "descriptions": r"descric\w*", "write": r"complet\w*|redig\w*|redij\w*|escrev\w*|preench\w*|gerar\b|gere\b",

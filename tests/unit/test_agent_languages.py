@@ -32,8 +32,8 @@ def test_a_language_that_reads_requests_names_every_request(code):
     assert set(words.platforms) <= set(PLATFORM_IDS) and set(words.languages) <= set(CODES)
 
 
-def test_english_french_spanish_and_german_are_read():
-    assert {"en", "fr", "es", "de"} <= set(READING) and len(READERS) == len(READING)
+def test_every_language_of_the_service_is_read():
+    assert set(READING) == set(CODES) and len(READERS) == len(READING)
 
 
 SPANISH = [
@@ -106,13 +106,14 @@ def test_the_language_of_a_message_is_any_of_the_seven(message, code):
     assert detect_language_of(message) == code == plan(message).language
 
 
-def test_the_reply_to_a_language_the_assistant_does_not_speak_is_english():
-    p = plan("muéstrame el vídeo 12")
-    assert p.language == "es"
+def test_a_reply_is_in_the_messages_language_and_english_for_a_code_outside_the_seven():
     view = ActionView("get_video", {"id": 12}, "failed", None, {"code": "not_found", "message": "video not found"})
-    assert compose(p.language, [view]) == compose("en", [view])
+    replies = {code: compose(code, [view]) for code in CODES}
+    assert len(set(replies.values())) == len(CODES)  # seven languages, seven replies
+    assert compose("zz", [view]) == replies["en"]
 
 
 def test_a_failed_model_is_told_in_the_assistants_language():
     assert model_failed("timed out", "fr") == "Le modèle de langue a échoué : timed out"
-    assert model_failed("timed out", "es") == model_failed("timed out", "en") == "The language model failed: timed out"
+    assert model_failed("timed out", "zz") == model_failed("timed out", "en") == "The language model failed: timed out"
+    assert len({model_failed("timed out", code) for code in CODES}) == len(CODES)
