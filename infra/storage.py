@@ -29,10 +29,9 @@ import time
 import uuid
 from pathlib import Path
 from stat import S_ISREG
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from infra.settings import Settings
-from infra.storage_s3 import S3Storage
 from infra.storage_types import (  # noqa: F401 (re-exported: the rest of the code imports them from here)
     MAX_KEY_LENGTH,
     STAGING,
@@ -44,6 +43,9 @@ from infra.storage_types import (  # noqa: F401 (re-exported: the rest of the co
     remove_stale_files,
     workspace_of_key,
 )
+
+if TYPE_CHECKING:  # the object store's client (aiobotocore, botocore) is imported where one is made
+    from infra.storage_s3 import S3Storage
 
 
 @runtime_checkable
@@ -126,6 +128,10 @@ def storage_for(settings: Settings) -> Storage:
     with _OBJECT_STORES_LOCK:
         found = _OBJECT_STORES.get(ident)
         if found is None:
+            # Here, not at the top: a process on the local disk never loads the S3 client (about
+            # 30 MB of resident modules in every process that imports the storage).
+            from infra.storage_s3 import S3Storage
+
             found = _OBJECT_STORES[ident] = S3Storage.from_settings(settings)
         return found
 

@@ -31,6 +31,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import asyncpg
 from aiokafka import ConsumerRebalanceListener
@@ -56,10 +57,10 @@ from infra.db import create_pool
 from infra.eventlog import make_consumer, start_or_stop
 from infra.eventstore_postgres import PostgresEventStore
 from infra.settings import Settings
-from infra.wiring import adapters_for
-from services.application.bootstrap import bootstrap
-from services.application.context import Application
 from services.lib.common import is_transient, supervise, until_connected
+
+if TYPE_CHECKING:
+    from services.application.context import Application
 
 log = logging.getLogger("vaeo.consuming")
 
@@ -116,6 +117,12 @@ class AppendingReader(Reader):
         try:
             self.store = PostgresEventStore(pool, self.registry, notify=self.settings.notify_on_append,
                                             clock=self.settings.now)
+            # The application and its adapters are imported here, by the readers that append: the
+            # projector's process (the same runner, no append) never loads them (ffmpeg's and the
+            # webhook client's modules, the secret box: about 20 MB resident).
+            from infra.wiring import adapters_for
+            from services.application.bootstrap import bootstrap
+
             self.application = bootstrap(self.settings, self.store, adapters_for(self.store))
             runner = ConsumerRunner(self.settings, [self], pool, self.registry, topic=topic,
                                     group=self.settings.consumer_group_prefix + self.name, source=self.source,
