@@ -166,6 +166,9 @@ class SystemResolver:
         return out
 
 
+RESOLVE_TIMEOUT_S = 5.0  # how long a check made while a request waits gives a name to resolve
+
+
 class BoundedResolver(SystemResolver):
     """The system resolver with a bound (``RESOLVE_TIMEOUT_S``), for checks made while a request
     waits: a name that does not answer is refused, not waited on."""
@@ -175,9 +178,6 @@ class BoundedResolver(SystemResolver):
             return await asyncio.wait_for(super().resolve(host, port), RESOLVE_TIMEOUT_S)
         except TimeoutError:
             raise OSError(f"no answer within {RESOLVE_TIMEOUT_S:g} s") from None
-
-
-RESOLVE_TIMEOUT_S = 5.0
 
 
 # ------------------------------------------------------------------------------ pure checks
