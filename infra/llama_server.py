@@ -228,7 +228,7 @@ def llama_up(settings: Settings, timeout: float = 300) -> float:
         settings.instance_dir.mkdir(parents=True, exist_ok=True)
         (settings.instance_dir / "logs").mkdir(exist_ok=True)
         proc = start_server(python, model, settings.stack_llm_port, settings.instance_dir / "llama.sock",
-                            settings.instance_dir / "logs" / "llama.log")
+                            settings.instance_dir / "logs" / "llama.log", threads=settings.stack_llm_threads)
         _pidfile(settings).write_text(str(proc.pid))
     deadline = time.monotonic() + timeout
     while not llama_ready(settings):

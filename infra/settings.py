@@ -230,6 +230,10 @@ class Settings(BaseSettings):
     llama_cache: Path = Path.home() / ".cache" / "vaeo" / "llama"
     # Test stack: loopback port of its language-model server (tests only; `vaeo up` never starts one).
     stack_llm_port: int = 18360
+    # Test stack: CPU threads of that server. ggml's threads wait for each other by spinning, so on a
+    # machine whose cores are all busy (the suite's parallel workers) one thread does the same work
+    # for a third of the CPU time two take.
+    stack_llm_threads: int = Field(default=2, ge=1, le=64)
     # Public base URL of the API (scheme, host, port, no /v1), used to build absolute URLs such as the
     # signed file URLs; empty = the API's own address, http://<api_host>:<api_port>.
     public_base_url: str = ""

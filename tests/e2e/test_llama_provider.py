@@ -118,7 +118,8 @@ async def test_every_part_of_a_premium_analysis_is_the_models_and_checked_or_off
     for kind, text in (content.get("descriptions") or {}).items():
         assert all(measure(text, p.unit) <= p.max_length for p in PLATFORMS.values() if description_kind(p) == kind)
 
-    await wait_usage(ws.client, {"analysis.enrich", "article.write", "descriptions.complete"})
+    usage = await wait_usage(ws.client, {"analysis.enrich", "article.write", "descriptions.complete"})
+    print("tokens by operation:", {o["operation"]: (o["promptTokens"], o["completionTokens"]) for o in usage})
 
 
 async def credits_used(client) -> int:

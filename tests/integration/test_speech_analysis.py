@@ -18,7 +18,15 @@ from services.jobs.speech import LocalRecogniser
 from tests.helpers import handle
 from tests.media_factory import TALK_LINES, make_spoken_talk
 from tests.support.pipeline import job_finished, start_pipeline, wait_for
-from tests.support.speech_jobs import analyse_video, analysis_worker, items, speech_settings, steps, upload
+from tests.support.speech_jobs import (
+    WHOLE_WINDOWS,
+    analyse_video,
+    analysis_worker,
+    items,
+    speech_settings,
+    steps,
+    upload,
+)
 from tests.support.stack import ROOT, env_for
 
 pytestmark = pytest.mark.slow
@@ -193,7 +201,7 @@ async def test_an_unsure_language_is_refused_with_a_clear_message(fast, store, p
 
 
 async def test_the_language_is_detected_when_the_request_names_none(fast, store, pool, background, short_talk):
-    done = await _analysed_without_language(fast, store, pool, background, short_talk)
+    done = await _analysed_without_language(fast, store, pool, background, short_talk, **WHOLE_WINDOWS)
     assert done.status == "completed", done.error_message
     source = done.result["transcript_source"]
     assert source["language"] == "en" and source["language_probability"] >= 0.8 and source["model"] == "base"

@@ -13,7 +13,7 @@ from infra.media.probe import probe
 from services.jobs.speech import LocalRecogniser, find_speech
 from tests.media_factory import TALK_LINES, make_sound, make_spoken_talk
 from tests.support.pipeline import job_finished, start_pipeline, wait_for
-from tests.support.speech_jobs import analyse_video, analysis_worker, speech_settings, upload
+from tests.support.speech_jobs import WHOLE_WINDOWS, analyse_video, analysis_worker, speech_settings, upload
 
 EMPTY = {"silence.mp4": "anullsrc=r=48000:cl=stereo", "noise.mp4": "anoisesrc=r=44100:a=0.4:c=pink"}
 
@@ -49,14 +49,14 @@ async def _words(settings, path):
 @pytest.mark.parametrize("name", ["silence.mp4", "noise.mp4", "music.mp4", "long-silence.m4a"])
 async def test_no_speech_no_words(settings, sounds, name):
     started = time.monotonic()
-    has_audio, windows, words = await _words(speech_settings(settings), sounds[name])
+    has_audio, windows, words = await _words(speech_settings(settings, **WHOLE_WINDOWS), sounds[name])
     assert has_audio and words == [], (windows, words)
     assert time.monotonic() - started < 120  # fifteen minutes of silence are read in seconds, never hang
 
 
 @pytest.mark.parametrize("name", ["8khz.mp4", "six-channels.mp4"])
 async def test_speech_at_8_khz_or_in_six_channels_is_read(settings, sounds, name):
-    _, windows, words = await _words(speech_settings(settings), sounds[name])
+    _, windows, words = await _words(speech_settings(settings, **WHOLE_WINDOWS), sounds[name])
     text = " ".join(w.text for w in words).lower()
     # The speech is read, not that every word is: at 8 kHz Whisper base mishears some of espeak-ng's
     # words ("solar panels convert" as "so the panel can work"), so half of the said words are
@@ -67,7 +67,7 @@ async def test_speech_at_8_khz_or_in_six_channels_is_read(settings, sounds, name
 
 
 async def test_an_analysis_of_noise_completes_saying_no_speech_was_found(fast, store, pool, background, sounds):
-    settings = speech_settings(fast)
+    settings = speech_settings(fast, **WHOLE_WINDOWS)
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, sounds["noise.mp4"])
     background.start(analysis_worker(settings, pool, LocalRecogniser(settings)).run)

@@ -12,7 +12,7 @@ from domain.articles import Article
 from services.jobs.speech import LocalRecogniser
 from tests.media_factory import make_spoken_talk
 from tests.support.pipeline import job_finished, start_pipeline, wait_for
-from tests.support.speech_jobs import DIALOGUE, analyse_video, analysis_worker, speech_settings, upload
+from tests.support.speech_jobs import DIALOGUE, WHOLE_WINDOWS, analyse_video, analysis_worker, speech_settings, upload
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def voice_at(talk, start_ms, end_ms):
 
 
 async def analysed_graph(fast, store, pool, background, talk):
-    settings = speech_settings(fast)
+    settings = speech_settings(fast, **WHOLE_WINDOWS)  # the speakers are the subject, not the windows
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, talk["video"])
     background.start(analysis_worker(settings, pool, LocalRecogniser(settings)).run)

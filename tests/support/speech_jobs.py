@@ -16,7 +16,14 @@ from tests.helpers import handle
 
 
 def speech_settings(fast, **more):
+    """The test's settings with 8-second windows: a short talk makes several windows, for the tests
+    of the windows themselves (retries, cancellation, resumption, the text told to the next one).
+    Whisper reads every window as 30 s of sound, so a window costs the same CPU however short:
+    the tests of what is heard (speakers, noise, the language) pass ``WHOLE_WINDOWS``."""
     return fast.model_copy(update={"asr_window_s": 8, **more})
+
+
+WHOLE_WINDOWS = {"asr_window_s": 30}  # the service's default: one window where 8 s make three or four
 
 
 async def upload(store, settings, path, environment="sandbox"):

@@ -33,6 +33,11 @@ def _base_settings() -> Settings:
         secret_key="00" * 32,
         relay_poll_interval_s=0.2,
         worker_poll_interval_s=0.1,
+        # One thread for each compute library (Whisper, the voice encoder, llama.cpp): the suite's
+        # workers keep both cores busy, and threads that wait for each other by spinning then burn
+        # a core while the thread they wait for has none (docs/benchmarks.md, "The suite's time").
+        asr_cpu_threads=1,
+        stack_llm_threads=1,
     )
 
 
@@ -148,6 +153,7 @@ def env_for(settings: Settings) -> dict[str, str]:
         "VAEO_STACK_INSTANCE": settings.stack_instance,
         "VAEO_RELAY_POLL_INTERVAL_S": str(settings.relay_poll_interval_s),
         "VAEO_WORKER_POLL_INTERVAL_S": str(settings.worker_poll_interval_s),
+        "VAEO_ASR_CPU_THREADS": str(settings.asr_cpu_threads),
         "PYTHONPATH": str(ROOT),
     })
     if settings.storage_backend == "s3":  # the same object store and read cache
