@@ -343,7 +343,7 @@ def kafka_rss_mb(settings: Settings) -> float | None:
 SEAWEEDFS_MODULE = "github.com/seaweedfs/seaweedfs"
 SEAWEEDFS_VERSION = "v0.0.0-20261109003541-7506e5f91cd6"
 GO_CANDIDATES = ("/usr/local/go/bin/go",)
-SEAWEEDFS_MEMORY_MB = 256  # the Go heap's soft limit of the stack's SeaweedFS
+SEAWEEDFS_MEMORY_MB = 512  # the Go heap's soft limit of the stack's SeaweedFS
 
 
 def go_tool() -> str:
@@ -500,6 +500,7 @@ def seaweed_up(settings: Settings) -> float:
         with log.open("ab") as out:
             # GOMEMLIMIT: the Go runtime collects sooner rather than grow past it (a soft bound: without
             # it the server held 730 MB after the test suite's uploads; with it, see docs/operations.md).
+            # Not too close to the live heap: at 256 MiB it collected without end, idle.
             env = dict(os.environ, GOMEMLIMIT=f"{SEAWEEDFS_MEMORY_MB}MiB")
             proc = subprocess.Popen(seaweed_argv(settings, weed, config), stdout=out, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=_seaweed_dir(settings),
