@@ -7,6 +7,7 @@ import shutil
 import uuid
 
 from domain.videos import ANALYZE_JOB
+from infra.settings import Settings
 from infra.storage import LocalStorage
 from services.application.videos import AnalysisOptions, IngestVideo, RequestAnalysis
 from services.jobs.analysis import run_analysis
@@ -23,7 +24,8 @@ def speech_settings(fast, **more):
     return fast.model_copy(update={"asr_window_s": 8, **more})
 
 
-WHOLE_WINDOWS = {"asr_window_s": 30}  # the service's default: one window where 8 s make three or four
+# the service's default (30 s): one window where 8 s make three or four
+WHOLE_WINDOWS = {"asr_window_s": Settings.model_fields["asr_window_s"].default}
 
 
 async def upload(store, settings, path, environment="sandbox"):

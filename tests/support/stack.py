@@ -35,7 +35,7 @@ def _base_settings() -> Settings:
         worker_poll_interval_s=0.1,
         # One thread for each compute library (Whisper, the voice encoder, llama.cpp): the suite's
         # workers keep both cores busy, and threads that wait for each other by spinning then burn
-        # a core while the thread they wait for has none (docs/benchmarks.md, "The suite's time").
+        # a core while the thread they wait for has none (docs/benchmarks.md, "What the suite's CPU goes to").
         asr_cpu_threads=1,
         stack_llm_threads=1,
     )
