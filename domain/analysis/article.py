@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.analysis.chapters import format_timestamp
-from domain.analysis.claims import HEDGE_RE, SOCIAL_RE, Claim
+from domain.analysis.claims import Claim
 from domain.analysis.graph import ContentGraph
 from domain.analysis.headings import question_headings, talk_title
 from domain.analysis.language import language as language_of
@@ -227,7 +227,7 @@ class _Writer:
 
     def quality(self, sentence: Sentence) -> float:
         count = len(words(sentence.text))
-        if count < 5 or SOCIAL_RE.search(sentence.text):
+        if count < 5 or self.kit.social_re.search(sentence.text):
             return -1.0
         if sentence.is_question and self.style not in ("conversational", "interview"):
             return -1.0
@@ -237,7 +237,7 @@ class _Writer:
         value = 2.0 * claim.confidence if claim else 0.0
         value += len(self.top_words.intersection(sentence.tokens)) / max(3, len(sentence.tokens))
         value += 0.3 if 8 <= count <= 40 else 0.0
-        if HEDGE_RE.search(sentence.text):
+        if self.kit.hedge_re.search(sentence.text):
             value -= 0.3
         if self.style == "analytical" and claim and {"statistic", "causal", "comparison"} & set(claim.kinds):
             value += 0.6
@@ -508,7 +508,7 @@ def _steps_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer
         return []
     steps: list[Sentence] = []
     for s in sentences[first:first + STEPS_IN_ANSWER]:
-        if s.is_question or s.index in writer.used or SOCIAL_RE.search(s.text) or (steps and kit.announced(s.text)):
+        if s.is_question or s.index in writer.used or kit.social_re.search(s.text) or (steps and kit.announced(s.text)):
             break
         steps.append(s)
     asked_words = set(asked.tokens)
@@ -527,7 +527,7 @@ def _answer_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Write
             break
         if not following and kit.opens_with_cue(s.text):
             break  # the speaker moved on: what comes after answers something else
-        if s.index in writer.used or len(words(s.text)) < 5 or SOCIAL_RE.search(s.text):
+        if s.index in writer.used or len(words(s.text)) < 5 or kit.social_re.search(s.text):
             continue
         if not asked_words & set(s.tokens):
             if following:
@@ -544,7 +544,7 @@ def _answer_about(topic: Topic, graph: ContentGraph, writer: _Writer) -> list[Se
     said, its definition if one is given, else the one naming it with most of the chapter's words."""
     sentences = graph.sentences
     naming = [s for s in sentences if s.index not in writer.used and s.index in writer.claims
-              and topic.key in fold(s.text) and not s.is_question and not SOCIAL_RE.search(s.text)]
+              and topic.key in fold(s.text) and not s.is_question and not writer.kit.social_re.search(s.text)]
     if not naming:
         return []
     spans = [(c.start_ms, c.end_ms) for c in graph.chapters] or [(0, graph.duration_ms)]

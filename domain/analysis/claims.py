@@ -1,7 +1,9 @@
 """Factual claims: sentences that state something checkable.
 
 A sentence earns evidence for each factual signal (a number, a date, a named entity, a definition,
-a cause, a comparison) and loses some for hedging or opinion. Confidence = 0.3 + evidence, capped
+a cause, a comparison) and loses some for hedging or opinion. The words that show a definition, a
+cause, a comparison, a hedge or a greeting are the language's own (``domain.languages``: each of the
+seven says them; a language outside the seven is read with English's). Confidence = 0.3 + evidence, capped
 at 0.97; a sentence becomes a claim at ``MIN_CONFIDENCE``. Questions, greetings and sentences under
 five words are never claims. ``startMs`` is where the sentence starts, which lies inside the caption
 it starts in. The id hashes that time and the folded text: stable across runs and re-analyses.
@@ -10,46 +12,18 @@ it starts in. The id hashes that time and the folded text: stable across runs an
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.analysis.entities import SentenceEntities
+from domain.analysis.language import Language
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import fold, strip_leading_fillers, words
 
 MIN_CONFIDENCE = 0.5
 MAX_CONFIDENCE = 0.97
-
-DEFINITION_RE = re.compile(
-    r"\b(?:est|sont|était|étaient)\s+(?:un|une|des|le|la|les|l['’])\b|\bc['’]est\s+(?:un|une|le|la|l['’]|ce qu)|"
-    r"\bsignifie\b|\bdésigne\b|\bconsiste\b|\bse définit\b|\bon appelle\b|\bcorrespond à\b|"
-    r"\b(?:is|are|was|were)\s+(?:a|an|the)\b|\bmeans\b|\brefers to\b|\bis defined as\b|\bconsists of\b|"
-    r"\bis called\b|\bstands for\b",
-    re.IGNORECASE)
-CAUSAL_RE = re.compile(
-    r"\bparce qu|\bcar\b|\bdonc\b|\bentraîne|\bprovoque|\bcause\b|\bà cause d|\bgrâce à|\bpermet(?:tent)? d|"
-    r"\ben raison d|\bc['’]est pourquoi|\bconduit à|\baboutit|\bexplique\b|"
-    r"\bbecause\b|\btherefore\b|\bleads? to\b|\bcauses?\b|\bresults? in\b|\bdue to\b|\bthanks to\b|"
-    r"\benables?\b|\ballows?\b|\bso that\b|\bwhich is why\b|\bas a result\b",
-    re.IGNORECASE)
-COMPARISON_RE = re.compile(
-    r"\bplus de\b|\bmoins de\b|\bplus que\b|\bmoins que\b|\ble plus\b|\bla plus\b|\bles plus\b|\bpremier\b|"
-    r"\bpremière\b|\bdeux fois\b|\bmore than\b|\bless than\b|\bfewer than\b|\bthe (?:most|largest|biggest|"
-    r"first|highest|lowest|smallest)\b|\btimes (?:more|less|faster|bigger)\b|\bfois plus\b|\bfois moins\b|"
-    r"\bdouble\b|\btriple\b|\bmillions?\b|\bmilliards?\b|\bbillions?\b",
-    re.IGNORECASE)
-HEDGE_RE = re.compile(
-    r"\bje pense\b|\bje crois\b|\bpeut-être\b|\bà mon avis\b|\bil me semble\b|\bje trouve\b|\bj['’]ai l['’]"
-    r"impression\b|\bsans doute\b|\bprobablement\b|\bI think\b|\bI believe\b|\bmaybe\b|\bperhaps\b|"
-    r"\bprobably\b|\bI guess\b|\bin my opinion\b|\bI feel\b|\bkind of\b|\bsort of\b",
-    re.IGNORECASE)
-SOCIAL_RE = re.compile(
-    r"\bbonjour\b|\bbienvenue\b|\bmerci\b|\babonnez\b|\bà bientôt\b|\bau revoir\b|\bhello\b|\bwelcome\b|"
-    r"\bthank you\b|\bthanks\b|\bsubscribe\b|\bsee you\b|\bgoodbye\b|\blike and\b",
-    re.IGNORECASE)
-
 
 @dataclass(slots=True)
 class Claim:
@@ -71,11 +45,12 @@ def claim_id(start_ms: int, text: str) -> str:
     return "clm_" + hashlib.sha1(f"{start_ms}|{fold(text)}".encode()).hexdigest()[:12]
 
 
-def evaluate(sentence: Sentence, facts: SentenceEntities) -> tuple[float, list[str]]:
-    """Confidence that the sentence is a factual claim (0 when it cannot be one) and its kinds."""
+def evaluate(sentence: Sentence, facts: SentenceEntities, kit: Language) -> tuple[float, list[str]]:
+    """Confidence that the sentence is a factual claim (0 when it cannot be one) and its kinds, read with
+    the words of ``kit``'s language."""
     text = sentence.text
     count = len(words(text))
-    if sentence.is_question or count < 5 or SOCIAL_RE.search(text):
+    if sentence.is_question or count < 5 or kit.social_re.search(text):
         return 0.0, []
     evidence = 0.0
     kinds: list[str] = []
@@ -88,18 +63,18 @@ def evaluate(sentence: Sentence, facts: SentenceEntities) -> tuple[float, list[s
     if facts.names:
         evidence += 0.12 + 0.06 * min(len(set(facts.names)) - 1, 2)
         kinds.append("entity")
-    if DEFINITION_RE.search(text):
+    if kit.definition_re.search(text):
         evidence += 0.2
         kinds.append("definition")
-    if CAUSAL_RE.search(text):
+    if kit.cause_re.search(text):
         evidence += 0.15
         kinds.append("causal")
-    if COMPARISON_RE.search(text):
+    if kit.comparison_re.search(text):
         evidence += 0.1
         kinds.append("comparison")
     if not kinds:
         return 0.0, []
-    if HEDGE_RE.search(text):
+    if kit.hedge_re.search(text):
         evidence -= 0.2
     if count > 60:
         evidence -= 0.1
@@ -111,9 +86,10 @@ def evaluate(sentence: Sentence, facts: SentenceEntities) -> tuple[float, list[s
 
 def extract_claims(sentences: Sequence[Sentence], facts: Sequence[SentenceEntities],
                    language: str | None = None) -> list[Claim]:
+    kit = language_of(language)
     claims: list[Claim] = []
     for sentence, sentence_facts in zip(sentences, facts, strict=True):
-        confidence, kinds = evaluate(sentence, sentence_facts)
+        confidence, kinds = evaluate(sentence, sentence_facts, kit)
         if confidence < MIN_CONFIDENCE:
             continue
         text = strip_leading_fillers(sentence.text, language)

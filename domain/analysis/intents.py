@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.analysis.claims import CAUSAL_RE, DEFINITION_RE, Claim
+from domain.analysis.claims import Claim
 from domain.analysis.entities import Entity
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
@@ -65,6 +66,7 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             intents[key] = SearchIntent(text, relevance, "question", sentence.start_ms, answered)
 
     label = labels(language)
+    kit = language_of(language)
     folded_claims = [(c, fold(c.text)) for c in claims]
     folded_sentences = [(s, fold(s.text)) for s in sentences]
     speaker_names = {fold(e.name) for e in entities if e.type == "person"}
@@ -76,9 +78,9 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
         subject, plural = _with_article(topic, folded_sentences, language)
         if topic.key in speaker_names:
             template = label["who"]
-        elif any(DEFINITION_RE.search(c.text) for c in evidence):
+        elif any(kit.definition_re.search(c.text) for c in evidence):
             template = _template(label, "what", language, plural)
-        elif any(CAUSAL_RE.search(c.text) for c in evidence):
+        elif any(kit.cause_re.search(c.text) for c in evidence):
             template = _template(label, "why", language, plural)
         elif any(PROCESS_RE.search(s.text) for s, text in folded_sentences if topic.key in text):
             template = _template(label, "how", language, plural)

@@ -77,6 +77,8 @@ CONCLUSION_PHRASES = table("conclusion_phrases")
 SPONSOR_PHRASES = table("sponsor_phrases")
 # A sentence opening with one of these asks a question even without its question mark (captions drop it).
 QUESTION_OPENERS = table("question_openers")
+# What makes a sentence a claim and what rules one out (domain.analysis.claims), in each language's words.
+CLAIM_PHRASES = {name: table(f"{name}_phrases") for name in ("definition", "cause", "comparison", "hedge", "social")}
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,11 @@ class Language:
     video_subject_re: re.Pattern[str] = field(repr=False)
     steps_re: re.Pattern[str] = field(repr=False)
     instruction_re: re.Pattern[str] = field(repr=False)
+    definition_re: re.Pattern[str] = field(repr=False)
+    cause_re: re.Pattern[str] = field(repr=False)
+    comparison_re: re.Pattern[str] = field(repr=False)
+    hedge_re: re.Pattern[str] = field(repr=False)
+    social_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
 
@@ -310,6 +317,11 @@ def language(code: str | None) -> Language:
         instruction_re=re.compile(rf"(?:{INSTRUCTION_PHRASES[key]})", re.IGNORECASE),
         announce_re=re.compile(rf"(?:{ANNOUNCE_PHRASES[key]})(?:(?<=['’])|(?!\w))\s*", re.IGNORECASE),
         video_subject_re=re.compile(VIDEO_SUBJECT_PHRASES[key], re.IGNORECASE),
+        definition_re=re.compile(CLAIM_PHRASES["definition"][key], re.IGNORECASE),
+        cause_re=re.compile(CLAIM_PHRASES["cause"][key], re.IGNORECASE),
+        comparison_re=re.compile(CLAIM_PHRASES["comparison"][key], re.IGNORECASE),
+        hedge_re=re.compile(CLAIM_PHRASES["hedge"][key], re.IGNORECASE),
+        social_re=re.compile(CLAIM_PHRASES["social"][key], re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],
     )

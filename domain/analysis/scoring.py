@@ -47,7 +47,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.analysis.claims import DEFINITION_RE, HEDGE_RE
 from domain.analysis.scoring_documents import (
     SOURCE_RE,
     Document,
@@ -59,6 +58,7 @@ from domain.analysis.scoring_documents import (
     shorten,
 )
 from domain.analysis.text import content_tokens, words
+from domain.languages import table
 
 RUBRIC_VERSION = 2
 GEO_WEIGHT = 0.7
@@ -115,17 +115,9 @@ STUDY_RE = re.compile(
 URL_RE = re.compile(r"https?://[^\s)>\]]+")
 
 
-_OTHER_DEFINITION_RE = re.compile(
-    r"\b(?:ist|sind) (?:ein|eine|der|die|das)\b|\bbezeichnet\b|\bbedeutet\b|"
-    r"\b(?:es|son) (?:un|una|el|la|los|las)\b|\bsignifica\b|\bse define\b|\bconsiste en\b|"
-    r"\b(?:è|sono) (?:un|una|uno|il|la|lo|l['’])\b|\bsi definisce\b|"
-    r"\b(?:é|são) (?:um|uma|o|a|os|as)\b|\bdefine-se\b|"
-    r"\b(?:is|zijn) (?:een|de|het)\b|\bbetekent\b",
-    re.IGNORECASE)
-_OTHER_HEDGE_RE = re.compile(
-    r"\bich glaube\b|\bvielleicht\b|\bwahrscheinlich\b|\bcreo que\b|\bquizás\b|\bquizá\b|\bprobablemente\b|"
-    r"\bpenso che\b|\bforse\b|\bprobabilmente\b|\bacho que\b|\btalvez\b|\bik denk\b|\bmisschien\b",
-    re.IGNORECASE)
+# A definition and a hedge in any of the seven languages (a document is scored whatever it is written in).
+ANY_DEFINITION_RE = re.compile("|".join(table("definition_phrases").values()), re.IGNORECASE)
+ANY_HEDGE_RE = re.compile("|".join(table("hedge_phrases").values()), re.IGNORECASE)
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,}(?:-[A-Z0-9]+)*\b")
 _FILLER_RE = re.compile(
     r"\b(?:euh|heu|hum|bah|ben|um|uh|erm|hmm|ähm|äh|ehm|eh|pues|tipo|cioè|tipo|né|nou|"
@@ -358,8 +350,7 @@ def _question_headings(doc: Document) -> Criterion:
 
 def _concise_answers(doc: Document) -> Criterion:
     def concise(text: str) -> bool:
-        return 6 <= len(words(text)) <= 30 and not is_question(text) and not (
-            HEDGE_RE.search(text) or _OTHER_HEDGE_RE.search(text))
+        return 6 <= len(words(text)) <= 30 and not is_question(text) and not ANY_HEDGE_RE.search(text)
 
     good = [o for o in doc.openers if concise(o)]
     value = len(good) / len(doc.openers) if doc.openers else 0.0
@@ -387,7 +378,7 @@ def _structured_data(doc: Document) -> Criterion:
 
 def _definitions(doc: Document) -> Criterion:
     found = [shorten(s.text) for s in doc.sentences if not is_question(s.text)
-             and (DEFINITION_RE.search(s.text) or _OTHER_DEFINITION_RE.search(s.text))]
+             and ANY_DEFINITION_RE.search(s.text)]
     return Criterion("definitions", 10, _ratio(len(found), 2.0), f"{len(found)} definitional sentences (target 2)",
                      found[:EVIDENCE_ITEMS])
 

@@ -183,6 +183,13 @@ class Language:
     conclusion_phrases: str
     sponsor_phrases: str
     question_openers: tuple[str, ...]  # ask a question without its question mark
+    # domain.analysis.claims: what makes a sentence a claim, and what rules one out (each a regular
+    # expression with its own word boundaries, since some of its phrases end inside a word: "parce qu")
+    definition_phrases: str  # "is a", "means", "refers to"
+    cause_phrases: str  # "because", "leads to", "due to"
+    comparison_phrases: str  # "more than", "the largest", "most", "for every"
+    hedge_phrases: str  # "I think", "maybe": an opinion, not a fact
+    social_phrases: str  # greetings, thanks, "subscribe": never a claim
     conjunction: str  # "and": where two spoken amounts are told apart
     scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten
     indefinite: str | None = None  # an indefinite article that may stand for "about" before a number

@@ -495,6 +495,27 @@ LANGUAGE = Language(
     ),
     conclusion_phrases=r"zusammenfassend|abschließend|zum\s+schluss|alles\s+in\s+allem|fazit",
     sponsor_phrases=r"\bsponsor(?:ed|s)?\b|\bpräsentiert\s+von\b|\bgutscheincode\b|\brabattcode\b",
+    definition_phrases=(
+        r"\b(?:ist|sind|war|waren)\s+(?:ein|eine|einer|eines|der|die|das)\b|\bbedeutet\b|\bheißt\b|\bnennt\s+man\b|"
+        r"\bnennen\s+wir\b|\bbezeichnet\b|\bbesteht\s+aus\b|\bsteht\s+für\b|\bist\s+definiert\b|\bversteht\s+man\b"
+    ),
+    cause_phrases=(
+        r"\bweil\b|\bdeshalb\b|\bdaher\b|\bdeswegen\b|\bdarum\b|\bführ(?:t|en)\s+zu\b|\bverursach|\bwegen\b|"
+        r"\bdank\b|\bermöglich|\bso\s*dass\b|\bfolglich\b|\baufgrund\b|\bda\s+(?:er|sie|es|wir|man)\b"
+    ),
+    comparison_phrases=(
+        r"\bmehr\s+als\b|\bweniger\s+als\b|\bam\s+(?:meisten|größten|höchsten|niedrigsten|kleinsten)\b|"
+        r"\b(?:der|die|das)\s+erste\b|\b(?:doppelt|zweimal|dreimal)\b|\bmal\s+(?:mehr|weniger|schneller|größer)\b|"
+        r"\bMillionen?\b|\bMilliarden?\b|\bdie\s+meisten\b|\bfür\s+jede[nrs]?\b"
+    ),
+    hedge_phrases=(
+        r"\bich\s+denke\b|\bich\s+glaube\b|\bvielleicht\b|\bwahrscheinlich\b|\bmeiner\s+Meinung\s+nach\b|"
+        r"\bich\s+finde\b|\bich\s+vermute\b|\birgendwie\b|\bsozusagen\b"
+    ),
+    social_phrases=(
+        r"\bhallo\b|\bwillkommen\b|\bdanke\b|\bvielen\s+dank\b|\babonnier|\bbis\s+(?:bald|zum\s+nächsten\s+mal)\b|"
+        r"\btschüss\b|\bauf\s+wiedersehen\b"
+    ),
     question_openers=("warum", "wieso", "weshalb"),
     conjunction="und",
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},

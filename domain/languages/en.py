@@ -460,6 +460,26 @@ LANGUAGE = Language(
     sponsor_phrases=(
         r"\bsponsor(?:ed|s)?\b|\bbrought\s+to\s+you\s+by\b|\bpromo\s+code\b|\bcoupon\s+code\b|\bfree\s+trial\b"
     ),
+    definition_phrases=(
+        r"\b(?:is|are|was|were)\s+(?:a|an|the)\b|\bmeans\b|\brefers\s+to\b|\bis\s+defined\s+as\b|\bconsists\s+of\b|"
+        r"\bis\s+called\b|\bstands\s+for\b"
+    ),
+    cause_phrases=(
+        r"\bbecause\b|\btherefore\b|\bleads?\s+to\b|\bcauses?\b|\bresults?\s+in\b|\bdue\s+to\b|\bthanks\s+to\b|"
+        r"\benables?\b|\ballows?\b|\bso\s+that\b|\bwhich\s+is\s+why\b|\bas\s+a\s+result\b"
+    ),
+    comparison_phrases=(
+        r"\bmore\s+than\b|\bless\s+than\b|\bfewer\s+than\b|\bthe\s+(?:most|largest|biggest|first|highest|lowest|"
+        r"smallest)\b|\btimes\s+(?:more|less|faster|bigger)\b|\bdouble\b|\btriple\b|\bmillions?\b|\bbillions?\b|"
+        r"\bmost\b|\bfor\s+every\b"
+    ),
+    hedge_phrases=(
+        r"\bI\s+think\b|\bI\s+believe\b|\bmaybe\b|\bperhaps\b|\bprobably\b|\bI\s+guess\b|\bin\s+my\s+opinion\b|"
+        r"\bI\s+feel\b|\bkind\s+of\b|\bsort\s+of\b"
+    ),
+    social_phrases=(
+        r"\bhello\b|\bwelcome\b|\bthank\s+you\b|\bthanks\b|\bsubscribe\b|\bsee\s+you\b|\bgoodbye\b|\blike\s+and\b"
+    ),
     question_openers=(),
     conjunction="and",
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},

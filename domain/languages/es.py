@@ -481,6 +481,29 @@ LANGUAGE = Language(
     ),
     conclusion_phrases=r"en\s+conclusión|para\s+concluir|en\s+resumen|para\s+terminar|en\s+definitiva",
     sponsor_phrases=r"\bpatrocina(?:dor|do|da)\b|\bcódigo\s+(?:promocional|de\s+descuento)\b",
+    definition_phrases=(
+        r"\b(?:es|son|era|eran|fue)\s+(?:un|una|unos|unas|el|la|los|las|lo\s+que)\b|\bsignifica\b|"
+        r"\bse\s+refiere\s+a\b|\bse\s+define\s+como\b|\bconsiste\s+en\b|\bse\s+llama\b|\bllamamos\b|"
+        r"\bse\s+conoce\s+como\b|\bcorresponde\s+a\b"
+    ),
+    cause_phrases=(
+        r"\bporque\b|\bpor\s+lo\s+tanto\b|\bpor\s+eso\b|\bpor\s+esta\s+raz[oó]n\b|\bllevan?\s+a\b|\bcausan?\b|"
+        r"\bprovoca|\bdebido\s+a\b|\bgracias\s+a\b|\bpermiten?\b|\bde\s+modo\s+que\b|\bcomo\s+resultado\b|"
+        r"\bya\s+que\b|\bpuesto\s+que\b|\bda\s+lugar\s+a\b"
+    ),
+    comparison_phrases=(
+        r"\bm[aá]s\s+(?:de|que)\b|\bmenos\s+(?:de|que)\b|\b(?:el|la|los|las)\s+(?:m[aá]s|mayor(?:es)?|menor(?:es)?)\b|"
+        r"\bel\s+primer[oa]?\b|\bla\s+primera\b|\bveces\s+(?:m[aá]s|menos)\b|\bel\s+(?:doble|triple)\b|"
+        r"\bmill[oó]n(?:es)?\b|\bla\s+mayor[ií]a\b|\bpor\s+cada\b"
+    ),
+    hedge_phrases=(
+        r"\bcreo\b|\bpienso\b|\bquiz[aá]s?\b|\btal\s+vez\b|\bprobablemente\b|\ben\s+mi\s+opini[oó]n\b|"
+        r"\bme\s+parece\b|\bsupongo\b|\bde\s+alguna\s+manera\b"
+    ),
+    social_phrases=(
+        r"\bhola\b|\bbienvenid[oa]s?\b|\bgracias\b|\bsuscr[ií]b|\bnos\s+vemos\b|\bhasta\s+(?:luego|pronto|la\s+pr[oó]xima)\b|"
+        r"\badi[oó]s\b"
+    ),
     question_openers=("por qué", "cómo"),
     conjunction="y",
     scales={"mil": 3, "millón": 6, "millones": 6},

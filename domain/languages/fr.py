@@ -482,6 +482,24 @@ LANGUAGE = Language(
     sponsor_phrases=(
         r"\bsponsor(?:isé|s)?\b|\bpartenaire\s+de\s+(?:cet|cette|l['’])|\bcode\s+promo\b|\bessai\s+gratuit\b"
     ),
+    definition_phrases=(
+        r"\b(?:est|sont|était|étaient)\s+(?:un|une|des|le|la|les|l['’])|\bc['’]est\s+(?:un|une|le|la|l['’]|ce\s+qu)|"
+        r"\bsignifie\b|\bdésigne\b|\bconsiste\b|\bse\s+définit\b|\bon\s+appelle\b|\bcorrespond\s+à\b"
+    ),
+    cause_phrases=(
+        r"\bparce\s+qu|\bcar\b|\bdonc\b|\bentraîne|\bprovoque|\bcause\b|\bà\s+cause\s+d|\bgrâce\s+à|"
+        r"\bpermet(?:tent)?\s+d|\ben\s+raison\s+d|\bc['’]est\s+pourquoi|\bconduit\s+à|\baboutit|\bexplique\b"
+    ),
+    comparison_phrases=(
+        r"\bplus\s+(?:de|que)\b|\bmoins\s+(?:de|que)\b|\b(?:le|la|les)\s+plus\b|\bpremier\b|\bpremière\b|"
+        r"\bdeux\s+fois\b|\bfois\s+(?:plus|moins)\b|\bdouble\b|\btriple\b|\bmillions?\b|\bmilliards?\b|"
+        r"\bla\s+plupart\b|\bpour\s+chaque\b"
+    ),
+    hedge_phrases=(
+        r"\bje\s+pense\b|\bje\s+crois\b|\bpeut-être\b|\bà\s+mon\s+avis\b|\bil\s+me\s+semble\b|\bje\s+trouve\b|"
+        r"\bj['’]ai\s+l['’]impression\b|\bsans\s+doute\b|\bprobablement\b|\ben\s+quelque\s+sorte\b"
+    ),
+    social_phrases=r"\bbonjour\b|\bbienvenue\b|\bmerci\b|\babonnez\b|\bà\s+bientôt\b|\bau\s+revoir\b",
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},

@@ -501,6 +501,26 @@ LANGUAGE = Language(
     ),
     conclusion_phrases=r"in\s+conclusione|per\s+concludere|riassumendo|in\s+sintesi|per\s+finire",
     sponsor_phrases=r"\bsponsor\b|\bcodice\s+(?:sconto|promozionale)\b",
+    definition_phrases=(
+        r"\b(?:è|sono|era|erano|fu)\s+(?:(?:un|uno|una|il|lo|la|i|gli|le|ciò\s+che)\b|l['’]|un['’])|\bsignifica\b|"
+        r"\bsi\s+riferisce\s+a|\bsi\s+definisce\b|\bconsiste\s+(?:in|nel)|\bsi\s+chiama\b|\bchiamiamo\b|"
+        r"\bcorrisponde\s+a"
+    ),
+    cause_phrases=(
+        r"\bperché\b|\bperciò\b|\bpertanto\b|\bdi\s+conseguenza\b|\bportan?o?\s+a|\bcausan?o?\b|\bprovoca|"
+        r"\ba\s+causa\s+d|\bgrazie\s+a|\bpermett(?:e|ono)\s+d|\bin\s+modo\s+che\b|\bdato\s+che\b|\bpoiché\b|"
+        r"\bsiccome\b"
+    ),
+    comparison_phrases=(
+        r"\bpiù\s+(?:di|che|del|della|dei|delle)\b|\bmeno\s+(?:di|che)\b|\b(?:il|la|i|le)\s+più\b|\bil\s+primo\b|"
+        r"\bla\s+prima\b|\bvolte\s+(?:più|meno)\b|\bil\s+(?:doppio|triplo)\b|\bmilion[ei]\b|\bmiliard[io]\b|"
+        r"\bla\s+maggior\s+parte\b|\bper\s+ogni\b"
+    ),
+    hedge_phrases=(
+        r"\bpenso\b|\bcredo\b|\bforse\b|\bprobabilmente\b|\bsecondo\s+me\b|\bmi\s+sembra\b|\bsuppongo\b|"
+        r"\bin\s+un\s+certo\s+senso\b"
+    ),
+    social_phrases=r"\bciao\b|\bbenvenut[ie]\b|\bgrazie\b|\biscriv|\bci\s+vediamo\b|\ba\s+presto\b|\barrivederci\b",
     question_openers=("perché", "come mai"),
     conjunction="e",
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},

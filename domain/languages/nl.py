@@ -501,6 +501,24 @@ LANGUAGE = Language(
     ),
     conclusion_phrases=r"tot\s+slot|concluderend|samenvattend|kortom|ten\s+slotte",
     sponsor_phrases=r"\bsponsor(?:s|ed)?\b|\bkortingscode\b",
+    definition_phrases=(
+        r"\b(?:is|zijn|was|waren)\s+(?:een|de|het)\b|\bbetekent\b|\bverwijst\s+naar\b|\bwordt\s+gedefinieerd\b|"
+        r"\bbestaat\s+uit\b|\bheet\b|\bnoemen\s+we\b|\bnoemt\s+men\b|\bstaat\s+voor\b"
+    ),
+    cause_phrases=(
+        r"\bomdat\b|\bdaarom\b|\bdaardoor\b|\bleid(?:t|en)\s+tot\b|\bveroorzaak|\bvanwege\b|\bdankzij\b|"
+        r"\bmaakt\s+het\s+mogelijk\b|\bzodat\b|\bals\s+gevolg\b|\baangezien\b"
+    ),
+    comparison_phrases=(
+        r"\bmeer\s+dan\b|\bminder\s+dan\b|\b(?:de|het)\s+eerste\b|\bhet\s+meest\b|"
+        r"\bde\s+(?:grootste|hoogste|laagste|kleinste|meeste)\b|\bkeer\s+(?:meer|minder|sneller|groter)\b|"
+        r"\bdubbel\b|\bmiljoen(?:en)?\b|\bmiljard(?:en)?\b|\bvoor\s+elke\b"
+    ),
+    hedge_phrases=(
+        r"\bik\s+denk\b|\bik\s+geloof\b|\bmisschien\b|\bwaarschijnlijk\b|\bvolgens\s+mij\b|\bik\s+vind\b|"
+        r"\bik\s+vermoed\b|\been\s+soort\s+van\b"
+    ),
+    social_phrases=r"\bhallo\b|\bwelkom\b|\bbedankt\b|\bdank\s+(?:je|u)\b|\babonneer|\btot\s+(?:ziens|snel)\b|\bdoei\b",
     question_openers=("waarom", "hoe komt"),
     conjunction="en",
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},

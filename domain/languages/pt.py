@@ -492,6 +492,28 @@ LANGUAGE = Language(
     ),
     conclusion_phrases=r"em\s+conclusão|para\s+concluir|em\s+resumo|para\s+terminar|resumindo",
     sponsor_phrases=r"\bpatrocina(?:dor|do|da)\b|\bcódigo\s+(?:promocional|de\s+desconto)\b",
+    definition_phrases=(
+        r"\b(?:é|são|era|eram|foi)\s+(?:um|uma|uns|umas|o|a|os|as|o\s+que)\b|\bsignifica\b|\bse\s+refere\s+a\b|"
+        r"\brefere-se\s+a\b|\bdefine-se\b|\bconsiste\s+em\b|\bchama-se\b|\bse\s+chama\b|\bchamamos\b|"
+        r"\bcorresponde\s+a\b"
+    ),
+    cause_phrases=(
+        r"\bporque\b|\bportanto\b|\bpor\s+isso\b|\blevam?\s+a\b|\bcausam?\b|\bprovoca|\bdevido\s+a\b|\bgraças\s+a\b|"
+        r"\bpermitem?\b|\bde\s+modo\s+que\b|\bcomo\s+resultado\b|\bjá\s+que\b|\buma\s+vez\s+que\b"
+    ),
+    comparison_phrases=(
+        r"\bmais\s+(?:de|do\s+que|que)\b|\bmenos\s+(?:de|do\s+que|que)\b|\b(?:o|a|os|as)\s+mais\b|\bo\s+primeiro\b|"
+        r"\ba\s+primeira\b|\bvezes\s+(?:mais|menos)\b|\bo\s+(?:dobro|triplo)\b|\bmilh(?:ão|ões)\b|\bbilh(?:ão|ões)\b|"
+        r"\ba\s+maioria\b|\b(?:para|por)\s+cada\b"
+    ),
+    hedge_phrases=(
+        r"\beu\s+acho\b|\bacho\s+que\b|\bcreio\b|\btalvez\b|\bprovavelmente\b|\bna\s+minha\s+opinião\b|"
+        r"\bme\s+parece\b|\bparece-me\b|\bsuponho\b|\bde\s+certa\s+forma\b"
+    ),
+    social_phrases=(
+        r"\bolá\b|\bbem-vind[oa]s?\b|\bobrigad[oa]\b|\binscrev|\bat[ée]\s+(?:logo|breve|a\s+próxima)\b|\btchau\b|"
+        r"\badeus\b"
+    ),
     question_openers=("por que", "porque é que"),
     conjunction="e",
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},

@@ -6,6 +6,7 @@ articles: the six exports and the detail read of a 60-minute video's article, at
 clips: cut, render, detect (docs/benchmarks.md, Clips).
 facecrop: a 30 s 9:16 render with the centre crop and following the face (detection included), fps, ratio, peak RSS.
 quality --set DIR: chapters and titles against human chapters (on demand: needs a folder of them).
+claims --set DIR: the claims of a talk told in another language beside its English original's (on demand).
 premium --set DIR: the premium profile's chapters and titles (a language model's) beside the standard's (on demand).
 fit-boundaries --set DIR: the chapter boundary weights fitted on such a folder, measured held out (--folds: the
   weights and the count rule that ship, chosen out of fold). fit-titles --set DIR: the title ranking, the same way.
@@ -28,6 +29,7 @@ from tests.benchmarks import (
     bench_analysis,
     bench_api,
     bench_articles,
+    bench_claims,
     bench_clips,
     bench_core,
     bench_facecrop,
@@ -49,7 +51,8 @@ SUITES = {"core": bench_core.run, "api": bench_api.run, "analysis": bench_analys
           "agent": bench_agent.run, "links": bench_public_links.run,
           "fairness": bench_fairness.run, "speech": bench_speech.run,
           "speakers": bench_speakers.run, "scale": bench_scale.run, "vision": bench_vision.run}
-ON_DEMAND = {"quality": bench_quality.run, "fit-boundaries": fit_boundaries.run, "fit-titles": fit_titles.run,
+ON_DEMAND = {"quality": bench_quality.run, "claims": bench_claims.run, "fit-boundaries": fit_boundaries.run,
+             "fit-titles": fit_titles.run,
              "premium": bench_premium.run}
 
 if __name__ == "__main__":

@@ -212,6 +212,74 @@ def test_a_number_said_in_words_is_a_statistic(code: str) -> None:
     assert not any(e.type == "number" for e in small.entities)
 
 
+# (definition, cause, a comparison with a cause, the definition hedged, the definition after a greeting):
+# no figure, date or name in any of them, so only the language's own words can make a claim of the
+# first three (a comparison alone is too little evidence for a claim).
+CLAIM_SENTENCES = {
+    "en": ("Entropy is a measure of how uncertain the outcome of a guess remains.",
+           "The rod cools down quickly because the heat flows into the colder air.",
+           "The engine needs more than the old one because the air up here is thin.",
+           "Maybe entropy is a measure of how uncertain the outcome of a guess remains.",
+           "Hello everyone, entropy is a measure of how uncertain the outcome of a guess remains."),
+    "fr": ("L'entropie est une mesure de l'incertitude qui reste après chaque essai.",
+           "La barre refroidit vite parce que la chaleur passe dans l'air froid.",
+           "Le moteur consomme plus de carburant parce que l'air est froid en montagne.",
+           "Je pense que l'entropie est une mesure de l'incertitude qui reste après chaque essai.",
+           "Bonjour à tous, l'entropie est une mesure de l'incertitude qui reste après chaque essai."),
+    "de": ("Die Entropie ist ein Maß für die Unsicherheit, die nach jedem Versuch bleibt.",
+           "Der Stab kühlt schnell ab, weil die Wärme in die kalte Luft fließt.",
+           "Der Motor braucht mehr als früher, weil die Luft hier oben kalt ist.",
+           "Ich glaube, die Entropie ist ein Maß für die Unsicherheit, die nach jedem Versuch bleibt.",
+           "Hallo zusammen, die Entropie ist ein Maß für die Unsicherheit, die nach jedem Versuch bleibt."),
+    "es": ("La entropía es una medida de la incertidumbre que queda después de cada intento.",
+           "La barra se enfría deprisa porque el calor pasa al aire frío.",
+           "El motor gasta más de lo normal porque el aire está frío en la montaña.",
+           "Quizás la entropía es una medida de la incertidumbre que queda después de cada intento.",
+           "Hola a todos, la entropía es una medida de la incertidumbre que queda después de cada intento."),
+    "it": ("L'entropia è una misura dell'incertezza che resta dopo ogni tentativo.",
+           "La barra si raffredda in fretta perché il calore passa nell'aria fredda.",
+           "Il motore consuma più del solito perché l'aria è fredda in montagna.",
+           "Forse l'entropia è una misura dell'incertezza che resta dopo ogni tentativo.",
+           "Ciao a tutti, l'entropia è una misura dell'incertezza che resta dopo ogni tentativo."),
+    "pt": ("A entropia é uma medida da incerteza que resta depois de cada tentativa.",
+           "A barra arrefece depressa porque o calor passa para o ar frio.",
+           "O motor gasta mais do que o normal porque o ar está frio na montanha.",
+           "Acho que a entropia é uma medida da incerteza que resta depois de cada tentativa.",
+           "Olá a todos, a entropia é uma medida da incerteza que resta depois de cada tentativa."),
+    "nl": ("Entropie is een maat voor de onzekerheid die na elke poging overblijft.",
+           "De staaf koelt snel af omdat de warmte naar de koude lucht stroomt.",
+           "De motor verbruikt meer dan normaal omdat de lucht in de bergen koud is.",
+           "Ik denk: entropie is een maat voor de onzekerheid die na elke poging overblijft.",
+           "Hallo allemaal, entropie is een maat voor de onzekerheid die na elke poging overblijft."),
+}
+
+
+def _claim_kinds(text: str, code: str) -> list[list[str]]:
+    return [c.kinds for c in analyse([Segment(0, 6000, text, "A")], language=code).claims]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_definition_a_cause_and_a_comparison_are_claims_in_the_words_of_the_language(code: str) -> None:
+    definition, cause, comparison, hedged, greeting = CLAIM_SENTENCES[code]
+    assert ["definition"] in _claim_kinds(definition, code)
+    assert ["causal"] in _claim_kinds(cause, code)
+    assert ["causal", "comparison"] in _claim_kinds(comparison, code)
+    # an opinion or a greeting is no claim, though it says the same definition
+    assert _claim_kinds(hedged, code) == []
+    assert _claim_kinds(greeting, code) == []
+
+
+def test_one_language_s_words_make_no_claim_in_another() -> None:
+    # French "car" (because) is an English noun: once read in every language, it made this a claim
+    assert _claim_kinds("We drove the old car along the coast road over the weekend.", "en") == []
+    assert _claim_kinds("On a roulé le long de la côte parce qu'il faisait beau ce week-end.", "fr") == [["causal"]]
+
+
+def test_a_generalisation_said_with_most_is_a_claim() -> None:
+    # a short clip's plain factual sentence: a place and "most" (a quantity) make it a claim
+    assert _claim_kinds("In Norway, most new homes now use a heat pump.", "en") == [["entity", "comparison"]]
+
+
 def test_per_cent_said_after_a_number_is_the_unit_and_not_a_hundred() -> None:
     assert language("fr").digits("de quatre-vingts pour cent et trois cents euros") == "de 80 % et 300 euros"
     assert language("es").digits("ochenta por ciento") == "80 %"
