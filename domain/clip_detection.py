@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import content_tokens
 
@@ -70,14 +71,7 @@ MAX_THUMBNAIL_TITLE_CHARS = 40
 MAX_RATIONALE_CHARS = 500
 GRID_STARTS = 2000  # windows without sentences: at most this many start points are tried
 
-CONNECTIVES = frozenset("""
-and but so or then also because anyway plus et mais donc ou alors puis aussi car parce ensuite sinon enfin
-""".split())
-HOOK_OPENINGS = re.compile(
-    r"^(?:pourquoi|comment|saviez-vous|imaginez|voici|le secret|la vérité|attention|why|how|what if|did you know|"
-    r"imagine|here's|here is|the truth|the secret|stop)\b", re.IGNORECASE)
 NUMBER = re.compile(r"\d")
-QUOTATION = re.compile(r"[«»“”\"]|\b(?:selon|d'après|according to|said|a déclaré|affirme)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,18 +155,19 @@ class _Index:
         # the first sentence from it on that quotes or attributes.
         self.opening: list[str | None] = []
         self.connective: list[str | None] = []
+        kit = language_of(graph.get("language"))
         for sentence in sentences:
             hits = len(self.prompt_terms & set(sentence.tokens or content_tokens(sentence.text))) \
                 if self.prompt_terms else 0
             self.prompt_hits.append(self.prompt_hits[-1] + hits)
             text = sentence.text
-            self.opening.append("question" if sentence.is_question else "hook" if HOOK_OPENINGS.search(text)
+            self.opening.append("question" if sentence.is_question else "hook" if kit.hook_re.search(text)
                                 else "figure" if NUMBER.search(text) else None)
-            first_word = (text.split() or [""])[0].lower().strip(",.;:!?\"'«»")
-            self.connective.append(first_word if first_word in CONNECTIVES else None)
+            first_word = kit.first_word(text)
+            self.connective.append(first_word if first_word in kit.connectives else None)
         self.next_quote = [len(sentences)] * (len(sentences) + 1)
         for k in range(len(sentences) - 1, -1, -1):
-            self.next_quote[k] = k if QUOTATION.search(sentences[k].text) else self.next_quote[k + 1]
+            self.next_quote[k] = k if kit.attribution_re.search(sentences[k].text) else self.next_quote[k + 1]
 
     def between(self, starts: list[int], a: int, b: int) -> tuple[int, int]:
         return bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)

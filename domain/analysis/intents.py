@@ -24,11 +24,6 @@ from domain.analysis.topics import Topic
 from domain.languages import table
 
 ANSWER_WINDOW_MS = 60_000
-TAG_QUESTION_RE = re.compile(
-    r"^(?:n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|right|isn['’]t it|you know|okay|ok|see)\s*\?*$",
-    re.IGNORECASE)
-PROCESS_RE = re.compile(r"\bcomment\b|\bétapes?\b|\bprocessus\b|\bméthode\b|\bhow\b|\bsteps?\b|\bprocess\b|"
-                        r"\bfonctionne\b|\bworks?\b", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -46,6 +41,7 @@ class SearchIntent:
 
 def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topics: Sequence[Topic],
                     entities: Sequence[Entity], language: str | None, limit: int = 20) -> list[SearchIntent]:
+    kit = language_of(language)
     top_words = {w for t in topics[:10] for w in t.words}
     claim_starts = [c.start_ms for c in claims]
     intents: dict[str, SearchIntent] = {}
@@ -54,7 +50,7 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
         if not sentence.is_question:
             continue
         text = strip_leading_fillers(sentence.text)
-        if len(words(text)) < 4 or TAG_QUESTION_RE.match(text.strip()):
+        if len(words(text)) < 4 or kit.tag_question_re.match(text.strip()):
             continue
         tokens = set(sentence.tokens)
         overlap = len(tokens & top_words) / max(1, len(tokens))
@@ -66,7 +62,6 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             intents[key] = SearchIntent(text, relevance, "question", sentence.start_ms, answered)
 
     label = labels(language)
-    kit = language_of(language)
     folded_claims = [(c, fold(c.text)) for c in claims]
     folded_sentences = [(s, fold(s.text)) for s in sentences]
     speaker_names = {fold(e.name) for e in entities if e.type == "person"}
@@ -82,7 +77,7 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             template = _template(label, "what", language, plural)
         elif any(kit.cause_re.search(c.text) for c in evidence):
             template = _template(label, "why", language, plural)
-        elif any(PROCESS_RE.search(s.text) for s, text in folded_sentences if topic.key in text):
+        elif any(kit.process_re.search(s.text) for s, text in folded_sentences if topic.key in text):
             template = _template(label, "how", language, plural)
         else:
             template = _template(label, "what", language, plural)

@@ -79,6 +79,14 @@ SPONSOR_PHRASES = table("sponsor_phrases")
 QUESTION_OPENERS = table("question_openers")
 # What makes a sentence a claim and what rules one out (domain.analysis.claims), in each language's words.
 CLAIM_PHRASES = {name: table(f"{name}_phrases") for name in ("definition", "cause", "comparison", "hedge", "social")}
+# Where a moment or a clip may start, and the queries a passage asks (domain.analysis.moments,
+# domain.clip_detection, domain.analysis.intents), in each language's words.
+CONNECTIVE_OPENERS = table("connective_openers")
+ANAPHORA_OPENERS = table("anaphora_openers")
+HOOK_OPENERS = table("hook_openers")
+ATTRIBUTION_PHRASES = table("attribution_phrases")
+TAG_QUESTIONS = table("tag_questions")
+PROCESS_WORDS = table("process_words")
 
 
 @dataclass(frozen=True)
@@ -100,8 +108,24 @@ class Language:
     comparison_re: re.Pattern[str] = field(repr=False)
     hedge_re: re.Pattern[str] = field(repr=False)
     social_re: re.Pattern[str] = field(repr=False)
+    hook_re: re.Pattern[str] = field(repr=False)
+    attribution_re: re.Pattern[str] = field(repr=False)
+    tag_question_re: re.Pattern[str] = field(repr=False)
+    process_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
+    connectives: frozenset[str] = frozenset()  # open a sentence that continues the one before
+    dependent_openers: frozenset[str] = frozenset()  # the connectives and the words that refer back
+
+    def first_word(self, text: str) -> str:
+        """The first word of ``text``, lower case, its punctuation and quotes set aside ("c’est" -> "c'est")."""
+        return (text.split() or [""])[0].lower().replace("’", "'").strip(",.;:!?\"'«»")
+
+    def opens_dependent(self, text: str) -> bool:
+        """``text`` opens with a word that leans on the sentence before: a connective ("but") or a word
+        that refers back ("it", "that's", "c'est")."""
+        word = self.first_word(text)
+        return word in self.dependent_openers or word.split("'", 1)[0] in self.dependent_openers
 
     def zipf(self, word: str) -> float:
         """The word's frequency in the language on the Zipf scale (0 when the list lacks it)."""
@@ -322,8 +346,14 @@ def language(code: str | None) -> Language:
         comparison_re=re.compile(CLAIM_PHRASES["comparison"][key], re.IGNORECASE),
         hedge_re=re.compile(CLAIM_PHRASES["hedge"][key], re.IGNORECASE),
         social_re=re.compile(CLAIM_PHRASES["social"][key], re.IGNORECASE),
+        hook_re=re.compile(rf"^(?:{HOOK_OPENERS[key]})\b", re.IGNORECASE),
+        attribution_re=re.compile(rf"[«»“”\"]|\b(?:{ATTRIBUTION_PHRASES[key]})\b", re.IGNORECASE),
+        tag_question_re=re.compile(rf"^(?:{TAG_QUESTIONS[key]})\s*\?*$", re.IGNORECASE),
+        process_re=re.compile(rf"\b(?:{PROCESS_WORDS[key]})\b", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],
+        connectives=frozenset(CONNECTIVE_OPENERS[key].split()),
+        dependent_openers=frozenset(CONNECTIVE_OPENERS[key].split()) | frozenset(ANAPHORA_OPENERS[key].split()),
     )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 from domain.analysis.claims import Claim
 from domain.analysis.entities import SentenceEntities
+from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.phrases import PhraseReader, heading
 from domain.analysis.text import fold, strip_leading_fillers, words
@@ -37,10 +37,6 @@ MAX_MS = 60_000
 IDEAL_MS = 35_000
 MINUTES_PER_MOMENT = 2
 MAX_SENTENCES = 60
-DEPENDENT_START_RE = re.compile(
-    r"^(?:et|mais|donc|alors|puis|ça|cela|ce|c['’]est|il|elle|ils|elles|aussi|and|but|so|then|this|that|it|"
-    r"they|he|she|also|because|parce)\b", re.IGNORECASE)
-
 
 @dataclass(slots=True)
 class ClipMoment:
@@ -67,6 +63,7 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
     for claim in claims:
         claim_conf[claim.sentence] = claim.confidence
     top_words = {w for t in topics[:8] for w in t.words}
+    kit = language_of(language)
     # prefix sums make every window's totals O(1)
     pre_claims, pre_conf, pre_ents, pre_topic = [0], [0.0], [0], [0]
     for i, s in enumerate(sentences):
@@ -83,7 +80,7 @@ def find_moments(sentences: Sequence[Sentence], claims: Sequence[Claim], facts: 
         if start < 0 or start >= duration_ms:
             continue
         question_at = i if sentences[i].is_question else -1
-        opening = 0 if DEPENDENT_START_RE.match(strip_leading_fillers(sentences[i].text)) else 5
+        opening = 0 if kit.opens_dependent(strip_leading_fillers(sentences[i].text, language)) else 5
         for j in range(i, min(n, i + MAX_SENTENCES)):
             end = min(sentences[j].end_ms, duration_ms)
             length = end - start

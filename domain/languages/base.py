@@ -190,6 +190,14 @@ class Language:
     comparison_phrases: str  # "more than", "the largest", "most", "for every"
     hedge_phrases: str  # "I think", "maybe": an opinion, not a fact
     social_phrases: str  # greetings, thanks, "subscribe": never a claim
+    # domain.analysis.moments and domain.clip_detection: where a moment or a clip may start
+    connective_openers: str  # a sentence opening with one of these words continues the one before ("and", "but")
+    anaphora_openers: str  # ... or refers back to it ("it", "they", "this")
+    hook_openers: str  # a formula that opens a hook ("did you know", "imagine"), at a sentence's start
+    attribution_phrases: str  # a quotation's attribution ("according to", "said")
+    # domain.analysis.intents: search queries
+    tag_questions: str  # a whole question that only checks the listener ("right?", "you know?")
+    process_words: str  # a passage about how something is done ("how", "steps", "works"): a "how" query
     conjunction: str  # "and": where two spoken amounts are told apart
     scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten
     indefinite: str | None = None  # an indefinite article that may stand for "about" before a number

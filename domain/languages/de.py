@@ -516,6 +516,15 @@ LANGUAGE = Language(
         r"\bhallo\b|\bwillkommen\b|\bdanke\b|\bvielen\s+dank\b|\babonnier|\bbis\s+(?:bald|zum\s+nächsten\s+mal)\b|"
         r"\btschüss\b|\bauf\s+wiedersehen\b"
     ),
+    connective_openers="und aber also oder dann auch denn weil außerdem sonst trotzdem deshalb",
+    anaphora_openers="dies es er",
+    hook_openers=(
+        "warum|wieso|was wäre,? wenn|wusstest du|wussten sie|stell dir vor|"
+        "stellen sie sich vor|hier ist|das geheimnis|die wahrheit|achtung|stopp"
+    ),
+    attribution_phrases="laut|zufolge|sagte|erklärte|behauptet",
+    tag_questions="oder|nicht wahr|ne|gell|weißt du|verstehst du|okay|ok",
+    process_words="wie (?:man|funktioniert|geht)|schritte?|prozess|verfahren|methode|funktioniert",
     question_openers=("warum", "wieso", "weshalb"),
     conjunction="und",
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},

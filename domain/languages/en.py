@@ -480,6 +480,12 @@ LANGUAGE = Language(
     social_phrases=(
         r"\bhello\b|\bwelcome\b|\bthank\s+you\b|\bthanks\b|\bsubscribe\b|\bsee\s+you\b|\bgoodbye\b|\blike\s+and\b"
     ),
+    connective_openers="and but so or then also because anyway plus",
+    anaphora_openers="this that it it's they he she these those",
+    hook_openers="why|how|what if|did you know|imagine|here's|here is|the truth|the secret|stop",
+    attribution_phrases="according to|said",
+    tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
+    process_words="how|steps?|process|works?",
     question_openers=(),
     conjunction="and",
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},

@@ -504,6 +504,15 @@ LANGUAGE = Language(
         r"\bhola\b|\bbienvenid[oa]s?\b|\bgracias\b|\bsuscr[ií]b|\bnos\s+vemos\b|\bhasta\s+(?:luego|pronto|la\s+pr[oó]xima)\b|"
         r"\badi[oó]s\b"
     ),
+    connective_openers="y pero entonces o luego también porque además pues así sino",
+    anaphora_openers="esto eso ello él ella ellos ellas",
+    hook_openers=(
+        "por qué|cómo|qué pasaría si|sabías que|imagina|imagínate|aquí está|he aquí|"
+        "el secreto|la verdad|atención"
+    ),
+    attribution_phrases="según|dijo|afirma|declaró",
+    tag_questions="verdad|no|vale|sabes|ves|entiendes|ok|okay",
+    process_words="cómo|pasos?|proceso|método|funciona",
     question_openers=("por qué", "cómo"),
     conjunction="y",
     scales={"mil": 3, "millón": 6, "millones": 6},

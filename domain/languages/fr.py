@@ -500,6 +500,12 @@ LANGUAGE = Language(
         r"\bj['’]ai\s+l['’]impression\b|\bsans\s+doute\b|\bprobablement\b|\ben\s+quelque\s+sorte\b"
     ),
     social_phrases=r"\bbonjour\b|\bbienvenue\b|\bmerci\b|\babonnez\b|\bà\s+bientôt\b|\bau\s+revoir\b",
+    connective_openers="et mais donc ou alors puis aussi car parce ensuite sinon enfin",
+    anaphora_openers="ça cela ce c'est il elle ils elles ceci",
+    hook_openers="pourquoi|comment|saviez-vous|imaginez|voici|le secret|la vérité|attention",
+    attribution_phrases=r"selon|d['’]après|a déclaré|affirme",
+    tag_questions=r"n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|ok",
+    process_words="comment|étapes?|processus|méthode|fonctionne",
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},

@@ -521,6 +521,12 @@ LANGUAGE = Language(
         r"\bin\s+un\s+certo\s+senso\b"
     ),
     social_phrases=r"\bciao\b|\bbenvenut[ie]\b|\bgrazie\b|\biscriv|\bci\s+vediamo\b|\ba\s+presto\b|\barrivederci\b",
+    connective_openers="e ma quindi o poi allora anche perché inoltre dunque però",
+    anaphora_openers="ciò esso essa lui lei loro",
+    hook_openers="perché|come mai|e se|lo sapevi|sapevi che|immagina|ecco|il segreto|la verità|attenzione",
+    attribution_phrases="secondo|ha detto|afferma|ha dichiarato",
+    tag_questions="vero|no|capito|sai|vedi|ok|okay",
+    process_words="come (?:si|funziona|fare|fa)|passi|passaggi|processo|metodo|funziona",
     question_openers=("perché", "come mai"),
     conjunction="e",
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},

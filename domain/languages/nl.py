@@ -519,6 +519,12 @@ LANGUAGE = Language(
         r"\bik\s+vermoed\b|\been\s+soort\s+van\b"
     ),
     social_phrases=r"\bhallo\b|\bwelkom\b|\bbedankt\b|\bdank\s+(?:je|u)\b|\babonneer|\btot\s+(?:ziens|snel)\b|\bdoei\b",
+    connective_openers="en maar dus of dan ook want omdat bovendien daarom toch",
+    anaphora_openers="dit dat hij zij ze",
+    hook_openers="waarom|hoe|wat als|wist je dat|stel je voor|hier is|het geheim|de waarheid|let op|stop",
+    attribution_phrases="volgens|zei|zegt|verklaarde",
+    tag_questions="toch|hè|weet je|snap je|oké|ok",
+    process_words="hoe|stappen|stap|proces|methode|werkt",
     question_openers=("waarom", "hoe komt"),
     conjunction="en",
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},

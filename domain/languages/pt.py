@@ -514,6 +514,12 @@ LANGUAGE = Language(
         r"\bolá\b|\bbem-vind[oa]s?\b|\bobrigad[oa]\b|\binscrev|\bat[ée]\s+(?:logo|breve|a\s+próxima)\b|\btchau\b|"
         r"\badeus\b"
     ),
+    connective_openers="e mas então ou depois também porque além pois portanto",
+    anaphora_openers="isso isto ele ela eles elas",
+    hook_openers="por que|e se|você sabia|sabia que|imagine|aqui está|eis|o segredo|a verdade|atenção",
+    attribution_phrases="segundo|de acordo com|disse|afirma|declarou",
+    tag_questions="né|certo|não|sabe|viu|entende|ok|okay|tá",
+    process_words="como (?:se|funciona|fazer|faz)|passos?|processo|método|funciona",
     question_openers=("por que", "porque é que"),
     conjunction="e",
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},

@@ -280,6 +280,56 @@ def test_a_generalisation_said_with_most_is_a_claim() -> None:
     assert _claim_kinds("In Norway, most new homes now use a heat pump.", "en") == [["entity", "comparison"]]
 
 
+# (a sentence opening with a connective, one referring back, one that stands alone): a clip moment
+# or a detected clip should not start on the first two
+OPENINGS = {
+    "en": ("But the heat pump still needs power.", "It's the coldest month of the year.", "Heat pumps need power."),
+    "fr": ("Mais la pompe à chaleur consomme encore.", "C'est le mois le plus froid.", "Les pompes consomment."),
+    "de": ("Aber die Wärmepumpe braucht Strom.", "Es ist der kälteste Monat.", "Wärmepumpen brauchen Strom."),
+    "es": ("Pero la bomba de calor necesita energía.", "Eso pasa en el mes más frío.", "La bomba necesita energía."),
+    "it": ("Ma la pompa di calore consuma ancora.", "Ciò accade nel mese più freddo.", "La pompa consuma energia."),
+    "pt": ("Mas a bomba de calor ainda consome.", "Isso acontece no mês mais frio.", "A bomba consome energia."),
+    "nl": ("Maar de warmtepomp verbruikt nog stroom.", "Dat gebeurt in de koudste maand.", "De pomp verbruikt stroom."),
+}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_sentence_that_leans_on_the_one_before_is_known_in_every_language(code: str) -> None:
+    connective, referring, alone = OPENINGS[code]
+    kit = language(code)
+    assert kit.opens_dependent(connective) and kit.opens_dependent(referring)
+    assert not kit.opens_dependent(alone)
+    assert kit.first_word(connective) in kit.connectives and kit.first_word(referring) not in kit.connectives
+
+
+# A passage on how a thing works, and the word its "how" query opens with
+HOW_IT_WORKS = {
+    "de": (["Die Wärmepumpe nimmt Wärme aus der Luft auf.", "So funktioniert die Wärmepumpe im Winter mit wenig Strom.",
+            "Die Wärmepumpe arbeitet in drei Schritten.", "Zuerst verdampft das Kältemittel in der Wärmepumpe.",
+            "Dann verdichtet der Kompressor das Gas."], "wie"),
+    "es": (["La bomba de calor toma calor del aire.", "Así funciona la bomba de calor en invierno con poca energía.",
+            "La bomba de calor trabaja en tres pasos.", "Primero el refrigerante se evapora en la bomba de calor.",
+            "Luego el compresor comprime el gas."], "cómo"),
+    "it": (["La pompa di calore prende calore dall'aria.", "Così funziona la pompa di calore in inverno.",
+            "La pompa di calore lavora in tre passaggi.", "Prima il refrigerante evapora nella pompa di calore.",
+            "Poi il compressore comprime il gas."], "come"),
+    "pt": (["A bomba de calor retira calor do ar.", "Assim funciona a bomba de calor no inverno.",
+            "A bomba de calor trabalha em três passos.", "Primeiro o refrigerante evapora na bomba de calor.",
+            "Depois o compressor comprime o gás."], "como"),
+    "nl": (["De warmtepomp haalt warmte uit de lucht.", "Zo werkt de warmtepomp in de winter met weinig stroom.",
+            "De warmtepomp werkt in drie stappen.", "Eerst verdampt het koudemiddel in de warmtepomp.",
+            "Dan perst de compressor het gas samen."], "hoe"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(HOW_IT_WORKS))
+def test_a_passage_on_how_a_thing_works_asks_how_in_its_language(code: str) -> None:
+    texts, how = HOW_IT_WORKS[code]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(texts)], language=code)
+    topic_queries = [i.query for i in graph.intents if i.source == "topic"]
+    assert topic_queries and topic_queries[0].startswith(f"{how} "), topic_queries
+
+
 def test_per_cent_said_after_a_number_is_the_unit_and_not_a_hundred() -> None:
     assert language("fr").digits("de quatre-vingts pour cent et trois cents euros") == "de 80 % et 300 euros"
     assert language("es").digits("ochenta por ciento") == "80 %"

@@ -240,3 +240,20 @@ def test_an_answer_that_is_not_the_ratings_is_refused(answer: str) -> None:
     windows = [{"id": "w1", "start_ms": 0, "end_ms": 5000, "text": "x"}]
     with pytest.raises(InvalidRatings):
         parse_ratings(answer, windows)
+
+
+def test_hooks_and_connectives_are_read_in_the_video_s_language() -> None:
+    # a German talk: one clip opens on a hook formula ("Stell dir vor"), one mid-thought ("Aber")
+    texts = ["Stell dir vor, eine Stadt ohne Autos und ohne Lärm.", "Die Straßen gehören den Kindern.",
+             "Die Luft ist sauber und die Nächte sind ruhig.", "Die Busse fahren alle fünf Minuten.",
+             "Aber die Händler fürchten um ihre Kunden.", "Sie verkaufen weniger an den Wochenenden.",
+             "Die Stadt zahlt ihnen eine Hilfe.", "Die Kunden kommen nach einem Jahr zurück."]
+    segments = [Segment(2000 + 7000 * k, 8000 + 7000 * k, text, "A") for k, text in enumerate(texts)]
+    graph = analyse(segments, language="de").to_dict()
+    graph["durationMs"] = 2000 + 7000 * len(texts)
+    request = DetectionRequest(target_ms=20_000, requested_clip_count=2, analysis_mode="transcript")
+    found = detect(split_sentences(segments, "de"), graph, request)
+    rationales = {c["start_ms"]: c["rationale"].lower() for c in found.clips}
+    assert "opens with a hook: “stell dir vor" in rationales[2000], rationales
+    assert all("mid-thought" not in r for r in rationales.values()), rationales  # no clip starts on "Aber"
+    assert 2000 + 7000 * 4 not in rationales
