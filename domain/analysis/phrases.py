@@ -37,6 +37,9 @@ VAGUE_HEADS = table("vague_heads")
 COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
 # Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
 ADVERB_ENDINGS = table("adverb_endings")
+# The frequency (Zipf) of the word an adverb is made of, above which a word with the ending is an adverb
+# even when the transcript never says it in lowercase: "intuitive" 3.6, "perfect" 5.2; "kel", "emi" none.
+ADVERB_BASE_ZIPF = 3.0
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
@@ -210,11 +213,16 @@ class PhraseReader:
 
     def is_adverb(self, token: str) -> bool:
         """A word with the language's adverb ending whose rest is a word of the language
-        ("conceptually" of "conceptual", "supposedly"; not "family", "assembly")."""
+        ("conceptually" of "conceptual", "supposedly"; not "family", "assembly"). A word never said in
+        lowercase may be a name ("Kelly"), or an adverb said only where it opens a sentence
+        ("Intuitively, there's a reason"): then its rest must be a common word of five letters or more
+        (``ADVERB_BASE_ZIPF``; "tingly" is no adverb of "ting")."""
         for ending in ADVERB_ENDINGS.get(self.kit.code, ()):
             rest = token[:-len(ending)]
-            if token.endswith(ending) and len(rest) >= 3 and not self.is_proper(token) and any(
-                    self.kit.zipf(word) > 0 for word in (rest, rest + "e")):
+            if not token.endswith(ending) or len(rest) < 3:
+                continue
+            base = max(self.kit.zipf(word) for word in (rest, rest + "e"))
+            if base > 0 and (not self.is_proper(token) or (base >= ADVERB_BASE_ZIPF and len(rest) >= 5)):
                 return True
         return False
 
@@ -237,6 +245,8 @@ class PhraseReader:
         if COMPOUND_LETTERS.get(self.kit.code) and len(token) >= COMPOUND_LETTERS[self.kit.code] and (
                 not self.kit.is_frequent(token)):
             return True  # "Wärmepumpen", "Batteriespeicher": a phrase in one word
+        if self.is_adverb(token):
+            return False  # "Intuitively": never said in lowercase, as it only opens sentences
         return word[:1].isupper() and self.is_proper(token)
 
     def is_fragment(self, label: str) -> bool:
@@ -258,15 +268,19 @@ class PhraseReader:
         """The phrase can name a subject: no verb in it, no unit first (``UNIT_SHARE``) nor a word of
         quantity or manner (``VAGUE_HEADS``: "Couple of people"), in a language whose nouns take a
         determiner its first word said as a noun, not only the speakers' names; no last word mostly said
-        before one same word (``bound``: "Plugins for post" of "post css") nor an adverb (``is_adverb``:
-        "Unrelated conceptually"); no common word right before a
+        before one same word (``bound``: "Plugins for post" of "post css"), no adverb last, nor first
+        before a connector (``is_adverb``: "Unrelated conceptually", "Minimally with ASTs"); no common word right before a
         name ("Physicist Eugene Wigner": the name is the candidate; "aides de l'État" is a phrase)."""
         if any(t in self.verbs and t not in self.connectors for t in tokens) or self.stem(tokens[0]) in self.units:
             return False
         if tokens[0] in self.vague_heads:
             return False
-        if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and self.is_adverb(tokens[-1])):
-            return False  # "Plugins for post" (of "post css"), "Unrelated conceptually"
+        if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and (self.is_adverb(tokens[-1]) or (
+                len(tokens) == 3 and tokens[1] in self.connectors and self.is_adverb(tokens[0])))):
+            # "Plugins for post" (of "post css"), "Unrelated conceptually", "Minimally with ASTs"; an adverb
+            # before an adjective and its noun may make a term ("Circularly polarized light"), and an "-ly"
+            # word before a noun is often an adjective ("Tingly sensation", "Early days")
+            return False
         if (len(tokens) > 1 and tokens[0] in self.lowercase and self.is_proper(tokens[-1])
                 and not any(t in self.connectors for t in tokens)):
             return False  # "Physicist Eugene Wigner", "Called Athena Crisis": the name alone says it

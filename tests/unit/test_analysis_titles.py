@@ -267,6 +267,10 @@ def test_titles_name_each_chapter_subject_in_a_publishable_phrase_once(code: str
     ("en", "Wordle", "I play Wordle. Wordle is a game.", True),  # never said in lowercase: a name
     ("en", "CSS", "We write css and CSS.", True),  # an acronym
     ("en", "What is a group?", "What is a group?", True),  # a question
+    # an adverb said only where it opens a sentence is never lowercase, and still no name; "-ly" words whose
+    # rest is no common word of five letters or more may be names
+    ("en", "Intuitively", "Intuitively, there is a reason. Intuitively, it works.", False),
+    ("en", "Kelly", "Kelly wrote it. Kelly was right.", True),
     ("fr", "Panneaux", "Les panneaux produisent.", False),
     ("de", "Größe", "Die Größe zählt. Eine Größe wächst.", False),  # a common noun, said after an article
     ("de", "Wärmepumpen", "Die Wärmepumpen laufen.", True),  # a compound: a phrase in one word
@@ -283,7 +287,7 @@ def test_a_single_word_titles_a_chapter_only_when_it_names_something(code: str, 
 @pytest.mark.parametrize(("code", "chapters", "refused"), [
     # a clause said once ("Arrays hold values"), a word of quantity first ("Couple of people"), a common
     # word before a name ("Physicist Eugene Wigner"), a word mostly said before one same word ("post" of
-    # "post css")
+    # "post css"), an adverb before a connector ("Minimally with ASTs")
     ("en", [["Arrays hold values in order.", "Sorted arrays are fast.", "Sorted arrays need care.",
              "Search sorted arrays."]], "Arrays hold values"),
     ("en", [["A couple of people asked about caching.", "A couple of people use caching layers.",
@@ -292,6 +296,8 @@ def test_a_single_word_titles_a_chapter_only_when_it_names_something(code: str, 
              "The paper by Eugene Wigner is famous.", "Wigner was right."]], "Physicist Eugene Wigner"),
     ("en", [["Plugins for post css are small.", "Post css runs plugins.", "We love post css.",
              "Post css plugins transform styles."]], "Plugins for post"),
+    ("en", [["Minimally with ASTs you can parse code.", "Minimally with ASTs the tools agree.",
+             "Parsers build trees.", "Minimally with ASTs we lint."]], "Minimally with ASTs"),
     ("fr", [["Une sorte d'oscillation amortie apparaît.", "Une sorte d'oscillation amortie revient.",
              "L'oscillation amortie décroît.", "Une oscillation amortie finit."]], "Sorte d'oscillation amortie"),
 ])
