@@ -530,7 +530,7 @@ LANGUAGE = Language(
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},
     vague_amounts=(r"mehrere|einige|ein paar|viele", r"hundert|tausend", r"hunderte|tausende"),
     compound_letters=10,
-    vague_heads="art menge reihe paar haufen bisschen teil",
+    vague_heads="art menge reihe paar haufen bisschen teil mal",
     connectors="der die das des von vom zum zur und für mit im",
     pronouns=(
         "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen dies diese dieser dieses das "

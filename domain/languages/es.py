@@ -518,7 +518,7 @@ LANGUAGE = Language(
     scales={"mil": 3, "millón": 6, "millones": 6},
     indefinite="un una unos unas",
     vague_amounts=(r"varios|varias|algunos|algunas|muchos|muchas", r"cien|mil", r"cientos|miles|centenares"),
-    vague_heads="especie forma manera montón poco parte mitad",
+    vague_heads="especie forma manera montón poco parte mitad vez veces",
     connectors="de del la el y en para con",
     pronouns=(
         "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "

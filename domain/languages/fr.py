@@ -509,7 +509,7 @@ LANGUAGE = Language(
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
-    vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout",
+    vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout fois",
     connectors="de du des d à au aux en pour et sur",
     pronouns=(
         "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "

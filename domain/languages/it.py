@@ -531,7 +531,7 @@ LANGUAGE = Language(
     conjunction="e",
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
     indefinite="un uno una",
-    vague_heads="sorta specie modo maniera mucchio po parte metà",
+    vague_heads="sorta specie modo maniera mucchio po parte metà volta volte",
     connectors="di del della dei delle e in per con",
     pronouns=(
         "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "

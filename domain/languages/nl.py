@@ -530,7 +530,7 @@ LANGUAGE = Language(
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},
     vague_amounts=(r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
     compound_letters=10,
-    vague_heads="soort aantal paar manier beetje deel hoop",
+    vague_heads="soort aantal paar manier beetje deel hoop keer keren",
     connectors="van de het en voor met in op",
     pronouns=(
         "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "

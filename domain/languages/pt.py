@@ -524,7 +524,7 @@ LANGUAGE = Language(
     conjunction="e",
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},
     indefinite="um uma uns umas",
-    vague_heads="espécie forma maneira monte pouco parte metade",
+    vague_heads="espécie forma maneira monte pouco parte metade vez vezes",
     connectors="de do da dos das e em para com",
     pronouns=(
         "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "

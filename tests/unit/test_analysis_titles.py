@@ -307,3 +307,16 @@ def test_a_phrase_that_names_no_subject_is_no_title(code: str, chapters: list[li
                     "La pompe à chaleur est calme."]}[code]
     titles = _titles([other, *chapters], code)
     assert refused not in titles, titles
+
+
+@pytest.mark.parametrize(("code", "said", "phrase"), [
+    ("fr", "Une fois l'énergie rendue, la fois suivante commence. L'énergie monte.", ("fois", "énergie")),
+    ("es", "Una vez la energía lista, la vez siguiente empieza. La energía sube.", ("vez", "energía")),
+    ("nl", "Een keer de energie klaar, de keer daarna begint. De energie stijgt.", ("keer", "energie")),
+])
+def test_a_phrase_opening_with_the_word_for_times_names_no_subject(code: str, said: str, phrase: tuple) -> None:
+    # "Fois l'analyse", "Fois x-a" (of "deux fois x-a"): a count of times, like "couple of", opens no title
+    reader = PhraseReader(code)
+    reader.learn(split_sentences([Segment(0, 9000, said)], code))
+    assert not reader.describes(phrase)
+    assert reader.describes(phrase[1:])
