@@ -269,8 +269,9 @@ class PhraseReader:
         quantity or manner (``VAGUE_HEADS``: "Couple of people"), in a language whose nouns take a
         determiner its first word said as a noun, not only the speakers' names; no last word mostly said
         before one same word (``bound``: "Plugins for post" of "post css"), no adverb last, nor first
-        before a connector (``is_adverb``: "Unrelated conceptually", "Minimally with ASTs"); no common word right before a
-        name ("Physicist Eugene Wigner": the name is the candidate; "aides de l'État" is a phrase)."""
+        before a connector (``is_adverb``: "Unrelated conceptually", "Minimally with ASTs"); no common
+        word right before a name ("Physicist Eugene Wigner": the name is the candidate; "aides de l'État"
+        is a phrase)."""
         if any(t in self.verbs and t not in self.connectors for t in tokens) or self.stem(tokens[0]) in self.units:
             return False
         if tokens[0] in self.vague_heads:
