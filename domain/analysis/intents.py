@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,6 +102,10 @@ ARTICLE_RE = {
     for code, articles in table("definite_articles").items()
 }
 PLURAL_ARTICLES = table("plural_articles")
+QUERY_INDEFINITE: dict[str, dict[str, str]] = table("query_indefinite")
+# A topic is asked with an indefinite article when the speakers say one before it at least twice and in a
+# quarter of its mentions: "a heat pump" is; "git" said once as "a git" among a hundred mentions is not.
+INDEFINITE_SHARE = 0.25
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
 PLURAL_TEMPLATES: dict[str, dict[str, str]] = table("plural_templates")
 # A Dutch plural: the word said also without its plural ending ("subsidie" and "subsidies",
@@ -120,11 +125,42 @@ def _dutch_plural(word: str, folded_sentences: list[Any]) -> bool:
     return bool(singulars) and any(w in singulars for _, text in folded_sentences for w in text.split())
 
 
+def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tuple[str, bool]:
+    """English and German: the topic with the indefinite article the speakers say before it ("a heat
+    pump", "eine Wärmepumpe": "what is a heat pump"), when they say one (``INDEFINITE_SHARE``) where the
+    topic ends its phrase (before a stop word, a punctuation mark or the sentence's end: "a JavaScript
+    developer" asks no "what is a JavaScript"); a name (English: capitalised; an acronym or a word with
+    capitals inside) or a mass noun ("entropy") is never said so and stays bare. A plural (English: its
+    last word) takes none."""
+    name = topic.name
+    if (key == "en" and name[:1].isupper()) or any(c.isupper() for c in name[1:]):
+        return name, False
+    if key == "en":
+        last = name.rsplit(" ", 1)[-1]
+        if ENGLISH_PLURAL_RE.search(last) and not last.endswith(("ics", "us", "is", "news")):
+            return name, True
+    forms = QUERY_INDEFINITE[key]
+    stop_words = language_of(key).stop_words
+    pattern = re.compile(rf"\b({'|'.join(sorted(forms, key=len, reverse=True))})\s{re.escape(fold(name))}\b(\s*\w*)")
+    mentions = re.compile(rf"\b{re.escape(fold(name))}\b")
+    seen: Counter[str] = Counter()
+    said = 0
+    for _, text in folded_sentences:
+        said += len(mentions.findall(text))
+        seen.update(forms[m.group(1)] for m in pattern.finditer(text) if m.group(2).strip() in stop_words
+                    or not m.group(2).strip())
+    if sum(seen.values()) < max(2, INDEFINITE_SHARE * said):
+        return name, False  # "git", "fluid flow": mostly said without one, a name or a mass noun
+    return f"{max(seen, key=lambda a: (seen[a], a))} {name}", False
+
+
 def _with_article(topic: Topic, folded_sentences: list[Any], language: str | None) -> tuple[str, bool]:
     """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
     when they say "des panneaux"), when they use one, and whether it is plural (its article, or in
     English its last word: "panels"; in Dutch, its last word also said without its plural ending)."""
     key = lang_key(language)
+    if key in QUERY_INDEFINITE:
+        return _with_indefinite(topic, folded_sentences, key)
     if key == "nl":
         return topic.name, not topic.name[:1].isupper() and _dutch_plural(fold(topic.name).rsplit(" ", 1)[-1],
                                                                            folded_sentences)

@@ -542,11 +542,12 @@ LANGUAGE = Language(
     articles_of_nouns="der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner",
     noun_rule=-1,
     plural_endings=("e", "en", "n", "s", "er"),
+    query_indefinite={"ein": "ein", "eine": "eine", "einen": "ein", "einem": "ein", "einer": "eine", "eines": "ein"},
     labels={
         "introduction": "Einleitung", "key_facts": "Das Wichtigste", "faq": "Häufige Fragen", "conclusion": "Fazit",
         "step": "Schritt", "in_short": "Kurz gesagt", "analysis": "Analyse", "figures": "Zahlen und Fakten",
         "timeline": "Chronologie", "and": "und", "what": "was ist {t}", "how": "wie funktioniert {t}",
-        "why": "warum {t} wichtig ist", "how_to": "wie {t}", "who": "wer ist {t}", "hook": "Einstieg",
+        "why": "was macht {t} wichtig", "how_to": "wie {t}", "who": "wer ist {t}", "hook": "Einstieg",
         "context": "Kontext", "development": "Hauptteil", "conclusion_part": "Schluss", "chapters": "Kapitel",
         "source": "Quelle", "watch": "Ansehen ab", "question": "F", "answer": "A",
         "also_answered": "Weitere beantwortete Fragen", "main_entities": "Wichtigste Namen und Begriffe",

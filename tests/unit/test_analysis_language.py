@@ -891,3 +891,45 @@ def test_a_short_video_gets_a_chapter_for_each_part_its_speaker_announces() -> N
         "How do you choose the right heat pump?", "People choose a heat pump with care.").replace(
         "Finally, let's talk about government grants.", "Government grants exist too.") for k in range(11)]
     assert len(_monologue(plain, "en").chapters) == 3
+
+
+@pytest.mark.parametrize(("code", "lines", "query"), [
+    # the indefinite article the speakers say before the topic: "what is a heat pump", not "what is heat pump"
+    ("en", ["A heat pump is a device that moves heat from the outside air into the house.",
+            "The heat pump gives three units of heat for every unit of electricity.",
+            "A heat pump also cools the house in summer.", "Installers fit the heat pump outside."],
+     "what is a heat pump"),
+    # a mass noun is never said after one: it stays bare
+    ("en", ["Entropy measures the uncertainty of a guess.", "Entropy grows as guesses multiply.",
+            "With more entropy, each guess tells you less.", "Entropy is measured in bits."], "what is entropy"),
+    # German: the nominative of the article said ("einen Kompressor" asks "was ist ein Kompressor")
+    ("de", ["Eine Wärmepumpe ist ein Gerät, das Wärme aus der Außenluft holt.",
+            "Die Wärmepumpe liefert drei Einheiten Wärme.", "Im Sommer kühlt eine Wärmepumpe.",
+            "Installateure stellen die Wärmepumpe nach draußen."], "was ist eine Wärmepumpe"),
+])
+def test_a_topic_query_takes_the_indefinite_article_the_speakers_say(code: str, lines: list[str], query: str) -> None:
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
+    queries = [i.query for i in graph.intents if i.source == "topic"]
+    assert query in queries, queries
+    if query.split()[2] in ("a", "eine"):  # as a question of the FAQ or a heading, the query reads as one
+        article = write_article(graph, "journalistic", code)
+        asked = [f["question"] for f in article.faq] + [s.heading for s in article.sections]
+        assert query[:1].upper() + query[1:] + "?" in asked, asked
+
+
+@pytest.mark.parametrize(("code", "lines", "query"), [
+    ("en", ["Heat pumps cut heating bills because they move heat instead of making it.",
+            "Heat pumps work in cold winters too.", "Many heat pumps run on cheap night power.",
+            "Heat pumps lead to lower emissions in old houses."], "why do heat pumps matter"),
+    ("de", ["Eine Wärmepumpe ist ein Gerät, das Wärme aus der Außenluft in das Haus bringt.",
+            "Die meisten neuen Häuser in Norwegen nutzen heute eine Wärmepumpe.",
+            "Aber im Winter sinkt die Leistung, wenn die Luft sehr kalt ist.",
+            "Deshalb brauchen alte Häuser oft eine bessere Dämmung.",
+            "Die Installation kostet mehr als zehntausend Euro, aber der Staat zahlt einen Teil."],
+     "was macht Häuser wichtig"),
+])
+def test_why_a_topic_matters_is_asked_as_a_question(code: str, lines: list[str], query: str) -> None:
+    # "why heat pump matters?" and "warum Häuser wichtig ist?" were asked; the question agrees with a plural
+    # (German: "was macht ... wichtig" agrees with any number)
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
+    assert query in [i.query for i in graph.intents], [i.query for i in graph.intents]
