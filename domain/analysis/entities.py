@@ -324,6 +324,16 @@ def _dates_and_figures(sentence: Sentence, kit: Language, found: _Found, facts: 
         facts.numbers += 1
 
 
+GERMAN_WORD_ZIPF = 2.0  # a word the German list holds at least this often (about one in 100 million words)
+
+
+def _german_word(token: str, kit: Language) -> bool:
+    """A word of German's own (its frequency list, or a stop word: "die", "sie"), not a name: a span of
+    them only, capitalised because German capitalises its nouns and a sentence's first word, names nothing."""
+    word = token.lower().strip(".-")
+    return word in kit.stop_words or kit.zipf(word) >= GERMAN_WORD_ZIPF
+
+
 def _names(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEntities, inner_names: set[str],
            speaker_folds: set[str]) -> None:
     text = sentence.text
@@ -360,8 +370,10 @@ def _names(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEnti
         next_word = word_after(text, match.end()).lower().strip(",;:.!?»\"')")
         kind = _type_of(name, prev_word, next_word, speaker_folds)
         if kit.code == "de" and kind == "other" and (len(tokens) == 1 or any(
-                t in CONNECTORS for t in tokens)):
-            continue  # German capitalises every noun: "Preis", "Kosten der Anlage" are no names
+                t in CONNECTORS for t in tokens) or all(_german_word(t, kit) for t in tokens)):
+            # German capitalises every noun: "Preis", "Kosten der Anlage", "Einheiten Wärme", "Die
+            # Identität", "Denken Sie" are no names; "Noethers Theorem", "Fields Medaille" may be
+            continue
         if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
             name = " ".join(tokens[1:])
         found.add(kind, name, sentence)

@@ -933,3 +933,14 @@ def test_why_a_topic_matters_is_asked_as_a_question(code: str, lines: list[str],
     # (German: "was macht ... wichtig" agrees with any number)
     graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
     assert query in [i.query for i in graph.intents], [i.query for i in graph.intents]
+
+
+def test_german_nouns_side_by_side_are_no_name() -> None:
+    # German capitalises every noun: "drei Einheiten Wärme", "Denken Sie" are words of the language,
+    # while a span with a word the language does not hold may be a name ("Noethers Theorem")
+    text = ("Sie liefert drei Einheiten Wärme für jede Einheit Strom. Denken Sie an die Quadratische Formel. "
+            "Das folgt aus Noethers Theorem.")
+    graph = analyse([Segment(0, 12_000, text, "A")], language="de")
+    names = {e.name for e in graph.entities if e.type not in ("number", "date")}
+    assert not names & {"Einheiten Wärme", "Einheit Strom", "Denken Sie", "Quadratische Formel"}, names
+    assert "Noethers Theorem" in names, names
