@@ -266,11 +266,12 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
     found = _Found()
     per_sentence: list[SentenceEntities] = []
     inner_names = _inner_names(sentences)
+    common = _mostly_lowercase(sentences)
     for sentence in sentences:
         facts = SentenceEntities()
         taken = _Spans()
         _dates_and_figures(sentence, kit, found, facts, taken)
-        _names(sentence, kit, found, facts, inner_names, speaker_folds)
+        _names(sentence, kit, found, facts, inner_names, speaker_folds, common)
         per_sentence.append(facts)
 
     _fold_surnames(found.entities)
@@ -279,6 +280,19 @@ def extract_entities(sentences: Sequence[Sentence], speakers: Sequence[str] = ()
     entities = [e for e in found.entities.values() if e.mentions > 0]
     entities.sort(key=lambda e: (-e.mentions, e.first_ms, e.name))
     return entities, per_sentence
+
+
+def _mostly_lowercase(sentences: Sequence[Sentence]) -> set[str]:
+    """Words the transcript writes in lowercase ``LOWERCASE_RATIO`` times as often as capitalised or more:
+    a common word, even where it opens a sentence the splitter missed ("¿Cuántos enteros...",
+    "...Podemos"); a name the captions also write in lowercase ("React", "react") is capitalised
+    ``NAME_CAPITALISED`` times or more."""
+    lower: Counter[str] = Counter()
+    upper: Counter[str] = Counter()
+    for sentence in sentences:
+        for word in WORD_RUN_RE.findall(sentence.text):
+            (lower if word.islower() else upper)[fold(word)] += 1
+    return {w for w, n in lower.items() if n >= LOWERCASE_RATIO * upper[w] and upper[w] < NAME_CAPITALISED}
 
 
 def _inner_names(sentences: Sequence[Sentence]) -> set[str]:
@@ -324,6 +338,10 @@ def _dates_and_figures(sentence: Sentence, kit: Language, found: _Found, facts: 
         facts.numbers += 1
 
 
+WORD_RUN_RE = re.compile(r"[^\W\d_]+")
+LOWERCASE_RATIO = 2
+NAME_CAPITALISED = 3
+COMMON_ZIPF = 3.0  # a word at least this frequent in the language ("download" 3.9; "wordle", "jest" under it)
 GERMAN_WORD_ZIPF = 2.0  # a word the German list holds at least this often (about one in 100 million words)
 
 
@@ -335,7 +353,7 @@ def _german_word(token: str, kit: Language) -> bool:
 
 
 def _names(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEntities, inner_names: set[str],
-           speaker_folds: set[str]) -> None:
+           speaker_folds: set[str], common: set[str]) -> None:
     text = sentence.text
     opening = _opening(text)
     stops = kit.stop_words
@@ -374,6 +392,9 @@ def _names(sentence: Sentence, kit: Language, found: _Found, facts: SentenceEnti
             # German capitalises every noun: "Preis", "Kosten der Anlage", "Einheiten Wärme", "Die
             # Identität", "Denken Sie" are no names; "Noethers Theorem", "Fields Medaille" may be
             continue
+        if (kind == "other" and len(tokens) == 1 and fold(tokens[0]) in common and not ACRONYM_RE.match(tokens[0])
+                and kit.zipf(tokens[0].lower()) >= COMMON_ZIPF):
+            continue  # "Enteros", "Podemos", "Download": a common word, mostly written in lowercase
         if kind == "person" and tokens[0].lower().strip(".") in PERSON_TITLES and len(tokens) > 1:
             name = " ".join(tokens[1:])
         found.add(kind, name, sentence)

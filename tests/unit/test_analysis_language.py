@@ -944,3 +944,13 @@ def test_german_nouns_side_by_side_are_no_name() -> None:
     names = {e.name for e in graph.entities if e.type not in ("number", "date")}
     assert not names & {"Einheiten Wärme", "Einheit Strom", "Denken Sie", "Quadratische Formel"}, names
     assert "Noethers Theorem" in names, names
+
+
+def test_a_common_word_capitalised_where_the_splitter_missed_a_sentence_is_no_name() -> None:
+    # captions that run sentences together: "Download" opens a sentence the splitter did not see, and the
+    # talk says "download" in lowercase elsewhere; "React", written both ways, is capitalised often
+    text = ("you go to the site and download it Download the installer and run it. we download files and "
+            "download more files. React is a library. React renders views. I use react and React daily.")
+    graph = analyse([Segment(0, 20_000, text, "A")], language="en")
+    names = {e.name for e in graph.entities}
+    assert "Download" not in names and "React" in names, names
