@@ -10,7 +10,7 @@ query formed from a topic (``qu'est-ce que ...``), always answered by a transcri
 One section per chapter. ``writing_style`` changes the structure and the choice of sentences, the
 same way every time:
 
-- journalistic: the lead (the two strongest claims) opens; in each section the strongest sentence
+- journalistic: the lead (the two strongest claims that stand alone) opens; in each section the strongest sentence
   comes first; short paragraphs; key facts right after the introduction.
 - narrative: chronological, longer paragraphs, the hook opens, key facts at the end.
 - analytical: figures, causes and comparisons preferred; a "facts and figures" block first.
@@ -225,6 +225,13 @@ class _Writer:
         self.top_words = {w for t in graph.topics[:10] for w in t.words}
         self.used: set[int] = set()
 
+    def fact_order(self, claim: Claim) -> tuple[bool, float, int]:
+        """Claims as a lead or a key fact take them, out of their context: those that stand alone first
+        (not "It gives three units...", "But in winter...", "Es el verdadero valor..."), then the
+        strongest, then the earliest."""
+        leans = self.kit.opens_dependent(strip_leading_fillers(claim.text, self.language))
+        return leans, -claim.confidence, claim.start_ms
+
     def quality(self, sentence: Sentence) -> float:
         count = len(words(sentence.text))
         if count < 5 or self.kit.social_re.search(sentence.text):
@@ -338,8 +345,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
 
     # introduction
     if style == "journalistic":
-        lead = sorted((c for c in graph.claims if c.sentence not in writer.used),
-                      key=lambda c: (-c.confidence, c.start_ms))[:2]
+        lead = sorted((c for c in graph.claims if c.sentence not in writer.used), key=writer.fact_order)[:2]
         intro = [sentences[c.sentence] for c in sorted(lead, key=lambda c: c.start_ms)]
         writer.used.update(s.index for s in intro)
     else:
@@ -352,8 +358,8 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
     sections = _sections(graph, writer, {fold(e["question"]) for e in faq}, language)
 
-    # key facts: the strongest claims, in video order
-    strongest = sorted(graph.claims, key=lambda c: (-c.confidence, c.start_ms))[:7 if style == "analytical" else 5]
+    # key facts: the strongest claims that stand alone, in video order
+    strongest = sorted(graph.claims, key=writer.fact_order)[:7 if style == "analytical" else 5]
     key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
                  for c in sorted(strongest, key=lambda c: c.start_ms)]
 

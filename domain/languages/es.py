@@ -505,7 +505,7 @@ LANGUAGE = Language(
         r"\badi[oó]s\b"
     ),
     connective_openers="y pero entonces o luego también porque además pues así sino",
-    anaphora_openers="esto eso ello él ella ellos ellas",
+    anaphora_openers="esto eso ello él ella ellos ellas es son era eran fue",
     hook_openers=(
         "por qué|cómo|qué pasaría si|sabías que|imagina|imagínate|aquí está|he aquí|"
         "el secreto|la verdad|atención"

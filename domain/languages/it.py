@@ -522,7 +522,7 @@ LANGUAGE = Language(
     ),
     social_phrases=r"\bciao\b|\bbenvenut[ie]\b|\bgrazie\b|\biscriv|\bci\s+vediamo\b|\ba\s+presto\b|\barrivederci\b",
     connective_openers="e ma quindi o poi allora anche perché inoltre dunque però",
-    anaphora_openers="ciò esso essa lui lei loro",
+    anaphora_openers="ciò esso essa lui lei loro è sono era erano fu",
     hook_openers="perché|come mai|e se|lo sapevi|sapevi che|immagina|ecco|il segreto|la verità|attenzione",
     attribution_phrases="secondo|ha detto|afferma|ha dichiarato",
     tag_questions="vero|no|capito|sai|vedi|ok|okay",

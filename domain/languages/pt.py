@@ -515,7 +515,7 @@ LANGUAGE = Language(
         r"\badeus\b"
     ),
     connective_openers="e mas então ou depois também porque além pois portanto",
-    anaphora_openers="isso isto ele ela eles elas",
+    anaphora_openers="isso isto ele ela eles elas é são era eram foi",
     hook_openers="por que|e se|você sabia|sabia que|imagine|aqui está|eis|o segredo|a verdade|atenção",
     attribution_phrases="segundo|de acordo com|disse|afirma|declarou",
     tag_questions="né|certo|não|sabe|viu|entende|ok|okay|tá",

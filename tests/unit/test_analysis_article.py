@@ -134,3 +134,20 @@ def test_english_article_labels_and_questions() -> None:
     transcript = normalise(" ".join(s.text for s in segments))
     assert_grounded(article, transcript)
     assert len(article.sections) == len(graph.chapters) >= 3
+
+
+def test_key_facts_and_the_lead_take_the_claims_that_stand_alone_first() -> None:
+    # the strongest claim opens with "It": out of its context it says nothing of what "it" is
+    lines = ["Norway is a country that heats its homes with heat pumps.",
+             "It installed more than 600000 heat pumps in 2020.",
+             "A heat pump is a device that moves heat from the outside air into the house.",
+             "A ground source pump is a pump that takes heat from the soil.",
+             "An air source pump is a pump that takes heat from the air.",
+             "A water source pump is a pump that takes heat from a lake.",
+             "A hybrid pump is a pump that works beside a gas boiler."]
+    graph = analyse([Segment(k * 7000, k * 7000 + 6500, t, "A") for k, t in enumerate(lines)], language="en")
+    strongest = max(graph.claims, key=lambda c: c.confidence)
+    assert strongest.text.startswith("It installed"), [c.text for c in graph.claims]
+    article = write_article(graph, "journalistic", "en")
+    assert len(article.key_facts) == 5 and not any(f["text"].startswith("It ") for f in article.key_facts)
+    assert not any(s.startswith("It ") for s in article.introduction), article.introduction
