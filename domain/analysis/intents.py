@@ -108,9 +108,10 @@ QUERY_INDEFINITE: dict[str, dict[str, str]] = table("query_indefinite")
 INDEFINITE_SHARE = 0.25
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
 PLURAL_TEMPLATES: dict[str, dict[str, str]] = table("plural_templates")
-# A Dutch plural: the word said also without its plural ending ("subsidie" and "subsidies",
-# "batterij" and "batterijen"). Dutch articles do not tell (de is also singular).
-DUTCH_PLURAL_ENDINGS = ("en", "s")
+# A Dutch or German plural: the word said also without one of its language's plural endings ("subsidie"
+# and "subsidies", "batterij" and "batterijen", "Aktion" and "Aktionen"). Dutch articles do not tell
+# (de is also singular), nor does German's "die".
+PLURAL_ENDINGS = table("query_plural_endings")
 ENGLISH_PLURAL_RE = re.compile(r"[a-z](?<!s)s$")  # "panels", "batteries"; not "glass" (nor "physics": below)
 
 
@@ -119,8 +120,11 @@ def _template(label: dict[str, Any], kind: str, language: str | None, plural: bo
     return template
 
 
-def _dutch_plural(word: str, folded_sentences: list[Any]) -> bool:
-    singulars = {word[:-len(ending)] for ending in DUTCH_PLURAL_ENDINGS
+def _said_without_plural_ending(word: str, folded_sentences: list[Any], key: str) -> bool:
+    """A plural in a language whose articles do not tell (Dutch) or whose nouns all look alike
+    (German): the word is also said without one of the language's plural endings ("subsidie" and
+    "subsidies", "Aktion" and "Aktionen"); a stem under four letters tells nothing."""
+    singulars = {word[:-len(ending)] for ending in PLURAL_ENDINGS.get(key, ())
                  if word.endswith(ending) and len(word) - len(ending) >= 4}
     return bool(singulars) and any(w in singulars for _, text in folded_sentences for w in text.split())
 
@@ -139,6 +143,8 @@ def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tup
         last = name.rsplit(" ", 1)[-1]
         if ENGLISH_PLURAL_RE.search(last) and not last.endswith(("ics", "us", "is", "news")):
             return name, True
+    elif _said_without_plural_ending(fold(name).rsplit(" ", 1)[-1], folded_sentences, key):
+        return name, True  # German "Symmetrien" of "Symmetrie", "Aktionen" of "Aktion": "was sind ..."
     forms = QUERY_INDEFINITE[key]
     stop_words = language_of(key).stop_words
     pattern = re.compile(rf"\b({'|'.join(sorted(forms, key=len, reverse=True))})\s{re.escape(fold(name))}\b(\s*\w*)")
@@ -162,8 +168,8 @@ def _with_article(topic: Topic, folded_sentences: list[Any], language: str | Non
     if key in QUERY_INDEFINITE:
         return _with_indefinite(topic, folded_sentences, key)
     if key == "nl":
-        return topic.name, not topic.name[:1].isupper() and _dutch_plural(fold(topic.name).rsplit(" ", 1)[-1],
-                                                                           folded_sentences)
+        return topic.name, not topic.name[:1].isupper() and _said_without_plural_ending(
+            fold(topic.name).rsplit(" ", 1)[-1], folded_sentences, key)
     if key == "en":
         last = topic.name.rsplit(" ", 1)[-1]
         return topic.name, not topic.name[:1].isupper() and bool(ENGLISH_PLURAL_RE.search(last)) and (

@@ -230,6 +230,9 @@ class Language:
     # a topic asked about with the indefinite article the speakers say before it ("what is a heat pump",
     # "was ist eine Wärmepumpe"): each form said -> the form a query takes (German "einen" -> "ein")
     query_indefinite: Mapping[str, str] | None = None
+    # endings that make a plural of a noun also said without them ("subsidies" of "subsidie", "Aktionen" of
+    # "Aktion"): a query's number where the articles do not tell it (domain.analysis.intents)
+    query_plural_endings: tuple[str, ...] | None = None
     plural_articles: frozenset[str] | set[str] | None = None
     plural_templates: Mapping[str, str] | None = None  # the queries of a plural subject (those that differ)
     # domain.analysis.entities: the lowercase rest of an organisation's name
@@ -247,8 +250,8 @@ class Language:
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
             "articles_of_nouns", "noun_rule", "verb_endings", "compound_letters", "adverb_endings", "contractions",
-            "definite", "definite_articles", "query_indefinite", "plural_articles", "plural_templates", "org_tail",
-            "requests", "assistant")
+            "definite", "definite_articles", "query_indefinite", "query_plural_endings", "plural_articles",
+            "plural_templates", "org_tail", "requests", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

@@ -542,7 +542,9 @@ LANGUAGE = Language(
     articles_of_nouns="der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner",
     noun_rule=-1,
     plural_endings=("e", "en", "n", "s", "er"),
+    plural_templates={"what": "was sind {t}", "how": "wie funktionieren {t}"},
     query_indefinite={"ein": "ein", "eine": "eine", "einen": "ein", "einem": "ein", "einer": "eine", "eines": "ein"},
+    query_plural_endings=("en", "n"),
     labels={
         "introduction": "Einleitung", "key_facts": "Das Wichtigste", "faq": "Häufige Fragen", "conclusion": "Fazit",
         "step": "Schritt", "in_short": "Kurz gesagt", "analysis": "Analyse", "figures": "Zahlen und Fakten",

@@ -541,6 +541,7 @@ LANGUAGE = Language(
     verb_signals="ik jij hij wij we jullie men te",
     plural_endings=("s", "en"),
     plural_templates={"what": "wat zijn {t}", "how": "hoe werken {t}", "why": "waarom {t} belangrijk zijn"},
+    query_plural_endings=("en", "s"),
     labels={
         "introduction": "Inleiding", "key_facts": "Kernpunten", "faq": "Veelgestelde vragen",
         "conclusion": "Conclusie", "step": "Stap", "in_short": "In het kort", "analysis": "Analyse",

@@ -954,3 +954,14 @@ def test_a_common_word_capitalised_where_the_splitter_missed_a_sentence_is_no_na
     graph = analyse([Segment(0, 20_000, text, "A")], language="en")
     names = {e.name for e in graph.entities}
     assert "Download" not in names and "React" in names, names
+
+
+def test_a_german_plural_also_said_in_the_singular_asks_in_the_plural() -> None:
+    # German articles do not tell ("die Symmetrien", "die Symmetrie"): "Symmetrien" is a plural because
+    # "Symmetrie" is said too; "Größe" is no plural of "groß"
+    lines = ["Die Symmetrien eines Würfels sind Drehungen des Würfels.",
+             "Eine Symmetrie ist eine Drehung, die den Würfel gleich lässt.", "Die Symmetrien bilden eine Gruppe.",
+             "Symmetrien lassen sich verketten.", "Jede Symmetrie hat eine Umkehrung.",
+             "Die Symmetrien des Würfels sind vierundzwanzig."]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
+    assert "was sind Symmetrien" in [i.query for i in graph.intents], [i.query for i in graph.intents]
