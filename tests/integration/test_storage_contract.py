@@ -144,21 +144,40 @@ def test_a_large_upload_goes_in_parts_with_bounded_memory(object_store: Settings
 async def test_an_interrupted_upload_is_aborted(object_store: Settings, tmp_path: Path):
     """In a bucket of its own (the sweep aborts every stale upload of its bucket: none of another test's)."""
     store = _s3(object_store, tmp_path / "cache", s3_part_bytes=5 * MiB, s3_bucket="vaeo-test-sweep")
-    staged = store.staging_path("cut")
-    staged.write_bytes(os.urandom(60 * MiB))
-    key = _key("source.mp4")
-    upload = asyncio.create_task(store.acall(store._upload(staged, key), key))
-    await asyncio.sleep(0.3)  # some parts are sent
-    upload.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await upload
-    await asyncio.sleep(0.5)
 
     async def pending() -> list:
         client = await store.client()
         return (await client.list_multipart_uploads(Bucket=store.bucket)).get("Uploads", [])
 
+    async def parts_sent() -> int:
+        client = await store.client()
+        sent = 0
+        for u in await pending():
+            listed = await client.list_parts(Bucket=store.bucket, Key=u["Key"], UploadId=u["UploadId"])
+            sent += len(listed.get("Parts", []))
+        return sent
+
+    # an earlier run stopped midway may have left one: the bucket starts clean
+    await asyncio.to_thread(store.sweep_staging, 3600.0, time.time() + 7200)
     assert await store.acall(pending()) == []
+    staged = store.staging_path("cut")
+    staged.write_bytes(os.urandom(60 * MiB))
+    key = _key("source.mp4")
+    upload = asyncio.create_task(store.acall(store._upload(staged, key), key))
+    # cancelled once a part is sent, so the upload's id is known to the store: cancelled while the upload
+    # is being created, the server may create it after the client gave up (the sweep below is for that)
+    deadline = time.monotonic() + 60
+    while not await store.acall(parts_sent()) and not upload.done() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not upload.done(), "the upload ended before it could be interrupted"
+    upload.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await upload
+    # the abort runs on in the store's own loop after the caller's cancellation: poll, with a deadline
+    deadline = time.monotonic() + 60
+    while (left := await store.acall(pending())) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert left == []
     assert not store.exists(key)
 
     async def begin() -> None:  # a process killed mid-upload leaves one begun
