@@ -16,6 +16,7 @@ from uuid import UUID
 from domain.languages import CODES, DEFAULT_LANGUAGE, supported
 from infra import provision, stack
 from infra.settings import Settings
+from services.cli.ready import API_READY_TIMEOUT_S, wait_for_api
 
 PROCESSES = ("api", "relay", "projector", "worker", "dispatcher", "credits-watch")
 
@@ -217,6 +218,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     base = f"http://{settings.api_host}:{settings.api_port}/v1"
     bootstrap = asyncio.run(_bootstrap_key(settings))
+    apis = [proc for name, proc in children.items() if instances[name] == "api"]
+    if not wait_for_api(base.removesuffix("/v1"), apis, API_READY_TIMEOUT_S, lambda: stopping):
+        print(f"the API has not answered in {API_READY_TIMEOUT_S} s; see {logs / 'api.log'}", flush=True)
     print(f"vaeo is up: {base}")
     print(f"processes: {', '.join(f'{n} (pid {p.pid})' for n, p in children.items())}; logs in {logs}")
     if bootstrap:
