@@ -517,7 +517,7 @@ LANGUAGE = Language(
         r"\btschüss\b|\bauf\s+wiedersehen\b"
     ),
     connective_openers="und aber also oder dann auch denn weil außerdem sonst trotzdem deshalb",
-    anaphora_openers="dies es er",
+    anaphora_openers="dies es er sie",
     hook_openers=(
         "warum|wieso|was wäre,? wenn|wusstest du|wussten sie|stell dir vor|"
         "stellen sie sich vor|hier ist|das geheimnis|die wahrheit|achtung|stopp"

@@ -965,3 +965,15 @@ def test_a_german_plural_also_said_in_the_singular_asks_in_the_plural() -> None:
              "Die Symmetrien des Würfels sind vierundzwanzig."]
     graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
     assert "was sind Symmetrien" in [i.query for i in graph.intents], [i.query for i in graph.intents]
+
+
+def test_a_german_lead_takes_no_sentence_opening_with_sie() -> None:
+    # "Sie liefert drei Einheiten Wärme...": "sie" refers back (or addresses the viewer); out of its
+    # context it makes no lead
+    lines = ["Eine Wärmepumpe ist ein Gerät, das Wärme aus der Außenluft in das Haus bringt.",
+             "Sie liefert drei Einheiten Wärme für jede Einheit Strom, weil sie die Wärme nur verschiebt.",
+             "Die meisten neuen Häuser in Norwegen nutzen heute eine Wärmepumpe.",
+             "Die Installation kostet mehr als zehntausend Euro, aber der Staat zahlt einen Teil."]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
+    article = write_article(graph, "journalistic", "de")
+    assert not any(s.startswith("Sie ") for s in article.introduction), article.introduction
