@@ -24,19 +24,19 @@ from domain.analysis.model import Sentence
 from domain.analysis.text import ELISION_RE, fold, word_after, word_before
 from domain.languages import DEFAULT_LANGUAGE, table
 
-MONTHS = ("janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
-          "january february march april may june july august september october november december").split()
+# Month names and unit words of all seven languages (domain.languages): a talk in one language names
+# dates and figures in others' words too ("in March", "15 Prozent" in a French talk about Germany).
+MONTHS = sorted({m for names in table("month_names").values() for m in names.split()})
 MONTHS_SET = frozenset(MONTHS)
 MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
+# Month names that are common words or names alone ("may", "August"): a date only with a day or a year.
+LONE_MONTH_WORDS = frozenset({"mai", "may", "march", "mars", "august", "mayo", "mei"})
 
-UNITS = (r"%|pour\s?cent|percent|per\s?cent|€|\$|£|euros?|dollars?|livres?|milliards?|millions?|billions?|"
-         r"trillions?|mille|thousand|km/h|km|kilomètres?|kilometers?|kilometres?|miles?|mètres?|meters?|metres?|"
-         r"kg|kilos?|tonnes?|tons?|degrés?|degrees?|°C|°|watts?|kW|MW|GW|TWh|kWh|MWh|GWh|heures?|hours?|minutes?|"
-         r"secondes?|seconds?|ans|années?|years?|jours?|days?|mois|months?|semaines?|weeks?|fois|times|habitants|"
-         r"people|personnes|employés|employees|users|utilisateurs")
+UNITS = "|".join([r"%|€|\$|£|km/h|km|kg|°C|°|kW|MW|GW|TWh|kWh|MWh|GWh",
+                  *sorted(set(table("unit_words").values()))])
 DATE_RES = [
-    re.compile(rf"\b(?:\d{{1,2}}(?:er)?\s+)?(?:{MONTH_ALT})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?(?:\s+\d{{4}})?\b",
-               re.IGNORECASE),
+    re.compile(rf"\b(?:\d{{1,2}}(?:er|\.)?\s+(?:de\s+)?)?(?:{MONTH_ALT})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?"
+               rf"(?:\s+(?:de\s+|del\s+)?\d{{4}})?\b", re.IGNORECASE),
     re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
     re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
     re.compile(rf"\b(?:1[5-9]|20)\d{{2}}s?\b(?![\s\u202f]?(?:{UNITS})(?!\w))(?![.,]\d)", re.IGNORECASE),
@@ -317,7 +317,7 @@ def _dates_and_figures(sentence: Sentence, kit: Language, found: _Found, facts: 
             if taken.overlaps(match.start(), match.end()):
                 continue
             value = match.group(0).strip(" ,")
-            if value.lower() in MONTHS_SET and value.lower() in ("mai", "may", "march", "mars"):
+            if value.lower() in LONE_MONTH_WORDS:
                 continue  # "mai"/"may"/"march" alone are far more often words than dates
             taken.add(match.start(), match.end())
             found.add("date", value, sentence)
@@ -414,7 +414,7 @@ def _spoken_figures(text: str, written: list[str], kit: Language) -> list[str]:
     converted = kit.digits(text)
     if converted == text:
         return []
-    remaining = Counter(written)
+    remaining = Counter(kit.digits(w) for w in written)  # "15 pour cent" written is the "15 %" read
     spoken = []
     for match in NUMBER_RE.finditer(converted):
         value = match.group(0).strip()

@@ -190,6 +190,9 @@ class Language:
     comparison_phrases: str  # "more than", "the largest", "most", "for every"
     hedge_phrases: str  # "I think", "maybe": an opinion, not a fact
     social_phrases: str  # greetings, thanks, "subscribe": never a claim
+    # domain.analysis.entities: dates and figures (a transcript is read for those of all seven languages)
+    month_names: str  # lower case, with the unaccented spellings captions use ("février fevrier")
+    unit_words: str  # after a number, make it a figure ("15 Prozent", "3 veces"); symbols (%, €, km) are everyone's
     # domain.analysis.moments and domain.clip_detection: where a moment or a clip may start
     connective_openers: str  # a sentence opening with one of these words continues the one before ("and", "but")
     anaphora_openers: str  # ... or refers back to it ("it", "they", "this")

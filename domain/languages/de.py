@@ -525,6 +525,12 @@ LANGUAGE = Language(
     attribution_phrases="laut|zufolge|sagte|erklärte|behauptet",
     tag_questions="oder|nicht wahr|ne|gell|weißt du|verstehst du|okay|ok",
     process_words="wie (?:man|funktioniert|geht)|schritte?|prozess|verfahren|methode|funktioniert",
+    month_names="januar februar märz maerz april mai juni juli august september oktober november dezember",
+    unit_words=(
+        r"prozent|euro|dollar|pfund|milliarden?|millionen|million|tausend|kilometer|meter|kilo(?:gramm)?|"
+        r"tonnen?|grad|watt|stunden?|minuten?|sekunden?|jahren?|jahre|tagen?|tage|monaten?|monate|wochen?|"
+        r"mal|einwohner|menschen|personen|mitarbeiter|nutzer"
+    ),
     question_openers=("warum", "wieso", "weshalb"),
     conjunction="und",
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},

@@ -486,6 +486,12 @@ LANGUAGE = Language(
     attribution_phrases="according to|said",
     tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
     process_words="how|steps?|process|works?",
+    month_names="january february march april may june july august september october november december",
+    unit_words=(
+        r"percent|per\s?cent|euros?|dollars?|pounds?|billions?|millions?|trillions?|thousand|kilometers?|"
+        r"kilometres?|miles?|meters?|metres?|kilos?|tonnes?|tons?|degrees?|watts?|hours?|minutes?|"
+        r"seconds?|years?|days?|months?|weeks?|times|people|employees|users"
+    ),
     question_openers=(),
     conjunction="and",
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},

@@ -513,6 +513,15 @@ LANGUAGE = Language(
     attribution_phrases="según|dijo|afirma|declaró",
     tag_questions="verdad|no|vale|sabes|ves|entiendes|ok|okay",
     process_words="cómo|pasos?|proceso|método|funciona",
+    month_names=(
+        "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre "
+        "diciembre"
+    ),
+    unit_words=(
+        r"por\s?ciento|euros?|dólares?|libras?|millones|millón|mil|kilómetros?|metros?|kilos?|toneladas?|"
+        r"grados?|vatios?|horas?|minutos?|segundos?|años?|días?|meses|mes|semanas?|veces|habitantes|"
+        r"personas|empleados|usuarios"
+    ),
     question_openers=("por qué", "cómo"),
     conjunction="y",
     scales={"mil": 3, "millón": 6, "millones": 6},

@@ -506,6 +506,15 @@ LANGUAGE = Language(
     attribution_phrases=r"selon|d['’]après|a déclaré|affirme",
     tag_questions=r"n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|ok",
     process_words="comment|étapes?|processus|méthode|fonctionne",
+    month_names=(
+        "janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre "
+        "décembre decembre"
+    ),
+    unit_words=(
+        r"pour\s?cent|euros?|dollars?|livres?|milliards?|millions?|mille|kilomètres?|mètres?|kilos?|"
+        r"tonnes?|degrés?|watts?|heures?|minutes?|secondes?|ans|années?|jours?|mois|semaines?|fois|"
+        r"habitants|personnes|employés|utilisateurs"
+    ),
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},

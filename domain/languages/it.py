@@ -527,6 +527,13 @@ LANGUAGE = Language(
     attribution_phrases="secondo|ha detto|afferma|ha dichiarato",
     tag_questions="vero|no|capito|sai|vedi|ok|okay",
     process_words="come (?:si|funziona|fare|fa)|passi|passaggi|processo|metodo|funziona",
+    month_names="gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    unit_words=(
+        r"per\s?cento|euro|dollari|dollaro|sterline|miliardi|miliardo|milioni|milione|mila|chilometri|"
+        r"chilometro|metri|metro|chili|chilo|tonnellate|tonnellata|gradi|grado|watt|ore|minuti|minuto|"
+        r"secondi|anni|anno|giorni|giorno|mesi|mese|settimane|settimana|volte|abitanti|persone|dipendenti|"
+        r"utenti"
+    ),
     question_openers=("perché", "come mai"),
     conjunction="e",
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},

@@ -525,6 +525,12 @@ LANGUAGE = Language(
     attribution_phrases="volgens|zei|zegt|verklaarde",
     tag_questions="toch|hè|weet je|snap je|oké|ok",
     process_words="hoe|stappen|stap|proces|methode|werkt",
+    month_names="januari februari maart april mei juni juli augustus september oktober november december",
+    unit_words=(
+        r"procent|euro|dollar|pond|miljard|miljoen|duizend|kilometer|meter|kilo|ton|graden|graad|watt|uur|"
+        r"uren|minuten|minuut|seconden|seconde|jaar|jaren|dagen|dag|maanden|maand|weken|week|keer|"
+        r"inwoners|mensen|personen|werknemers|gebruikers"
+    ),
     question_openers=("waarom", "hoe komt"),
     conjunction="en",
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},

@@ -520,6 +520,12 @@ LANGUAGE = Language(
     attribution_phrases="segundo|de acordo com|disse|afirma|declarou",
     tag_questions="né|certo|não|sabe|viu|entende|ok|okay|tá",
     process_words="como (?:se|funciona|fazer|faz)|passos?|processo|método|funciona",
+    month_names="janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    unit_words=(
+        r"por\s?cento|euros?|dólares?|libras?|bilhões|bilhão|milhões|milhão|mil|quilômetros?|quilómetros?|"
+        r"metros?|quilos?|toneladas?|graus?|watts?|horas?|minutos?|segundos?|anos?|dias?|meses|mês|"
+        r"semanas?|vezes|habitantes|pessoas|funcionários|usuários|utilizadores"
+    ),
     question_openers=("por que", "porque é que"),
     conjunction="e",
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},

@@ -977,3 +977,24 @@ def test_a_german_lead_takes_no_sentence_opening_with_sie() -> None:
     graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
     article = write_article(graph, "journalistic", "de")
     assert not any(s.startswith("Sie ") for s in article.introduction), article.introduction
+
+
+DATED_FIGURES = {
+    "en": ("In March 2020 prices rose by 15 percent.", "March 2020", "15 percent"),
+    "fr": ("En mars 2020 les prix ont monté de 15 pour cent.", "mars 2020", "15 pour cent"),
+    "de": ("Im März 2020 stiegen die Preise um 15 Prozent.", "März 2020", "15 Prozent"),
+    "es": ("El 3 de marzo de 2020 los precios subieron un 15 por ciento.", "3 de marzo de 2020", "15 por ciento"),
+    "it": ("A marzo 2020 i prezzi sono saliti del 15 per cento.", "marzo 2020", "15 per cento"),
+    "pt": ("Em março de 2020 os preços subiram 15 por cento.", "março de 2020", "15 por cento"),
+    "nl": ("In maart 2020 stegen de prijzen met 15 procent.", "maart 2020", "15 procent"),
+}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_month_and_a_unit_of_the_language_make_a_date_and_a_figure(code: str) -> None:
+    # the month names and unit words were English and French: "15 Prozent" was a bare 15, no figure
+    text, date, figure = DATED_FIGURES[code]
+    graph = analyse([Segment(0, 6000, text, "A")], language=code)
+    found = [(e.type, e.name) for e in graph.entities]
+    assert ("date", date) in found and ("number", figure) in found, found
+    assert [n for t, n in found if t == "number"] == [figure], found  # said once, counted once
