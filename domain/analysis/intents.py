@@ -129,6 +129,13 @@ def _said_without_plural_ending(word: str, folded_sentences: list[Any], key: str
     return bool(singulars) and any(w in singulars for _, text in folded_sentences for w in text.split())
 
 
+def _english_plural(name: str) -> bool:
+    """An English plural: its last word ends in "s" ("panels", "batteries"), not "ss", "us", "is", "ics"
+    ("glass", "virus", "analysis", "physics") nor "news"."""
+    last = name.rsplit(" ", 1)[-1]
+    return bool(ENGLISH_PLURAL_RE.search(last)) and not last.endswith(("ics", "us", "is", "news"))
+
+
 def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tuple[str, bool]:
     """English and German: the topic with the indefinite article the speakers say before it ("a heat
     pump", "eine Wärmepumpe": "what is a heat pump"), when they say one (``INDEFINITE_SHARE``) where the
@@ -140,8 +147,7 @@ def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tup
     if (key == "en" and name[:1].isupper()) or any(c.isupper() for c in name[1:]):
         return name, False
     if key == "en":
-        last = name.rsplit(" ", 1)[-1]
-        if ENGLISH_PLURAL_RE.search(last) and not last.endswith(("ics", "us", "is", "news")):
+        if _english_plural(name):
             return name, True
     elif _said_without_plural_ending(fold(name).rsplit(" ", 1)[-1], folded_sentences, key):
         return name, True  # German "Symmetrien" of "Symmetrie", "Aktionen" of "Aktion": "was sind ..."
@@ -162,18 +168,14 @@ def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tup
 
 def _with_article(topic: Topic, folded_sentences: list[Any], language: str | None) -> tuple[str, bool]:
     """The topic with the definite article the speakers use before it ("la rénovation"; "les panneaux"
-    when they say "des panneaux"), when they use one, and whether it is plural (its article, or in
-    English its last word: "panels"; in Dutch, its last word also said without its plural ending)."""
+    when they say "des panneaux"), when they use one, and whether it is plural (its article; in Dutch,
+    its last word also said without its plural ending); English and German: ``_with_indefinite``."""
     key = lang_key(language)
     if key in QUERY_INDEFINITE:
         return _with_indefinite(topic, folded_sentences, key)
     if key == "nl":
         return topic.name, not topic.name[:1].isupper() and _said_without_plural_ending(
             fold(topic.name).rsplit(" ", 1)[-1], folded_sentences, key)
-    if key == "en":
-        last = topic.name.rsplit(" ", 1)[-1]
-        return topic.name, not topic.name[:1].isupper() and bool(ENGLISH_PLURAL_RE.search(last)) and (
-            not last.endswith(("ics", "us", "is", "news")))
     if key not in ARTICLE_RE or topic.name[:1].isupper():
         return topic.name, False
     pattern = re.compile(ARTICLE_RE[key].format(re.escape(fold(topic.name))))  # the form shown, not the key's
