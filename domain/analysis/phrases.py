@@ -34,12 +34,19 @@ CONNECTORS = table("connectors")
 # Words of quantity or manner that open a phrase without naming its subject ("couple of people", "kind of
 # sponsor", "sorte d'oscillation", "paar Beispiele"): such a phrase is no title nor topic.
 VAGUE_HEADS = table("vague_heads")
+# Adjectives of judgement or feeling ("good", "weird", "bizarre", "seltsam"): a phrase of two words with one
+# says what the speaker thinks of a thing, not what the part is about ("Good question", "Weird constraint",
+# "Question intéressante"); a name keeps them ("Good Friday", "Super Bowl" are names).
+JUDGEMENT_WORDS = table("judgement_words")
 COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
 # Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
 ADVERB_ENDINGS = table("adverb_endings")
 # The frequency (Zipf) of the word an adverb is made of, above which a word with the ending is an adverb
 # even when the transcript never says it in lowercase: "intuitive" 3.6, "perfect" 5.2; "kel", "emi" none.
 ADVERB_BASE_ZIPF = 3.0
+# The letters of the word an adverb is made of, from which it is an adverb of manner (its word an adjective:
+# "inherent", "perfect", "shameless") and not an adjective made of a noun ("early", "tingly", "daily").
+ADVERB_OF_ADJECTIVE_LETTERS = 6
 # Pronouns and determiners that make a title depend on what was said before it. German "man" is not
 # one: it names anyone, never something said before ("Wie wählt man die richtige Anlage?" is a
 # heading as it stands, as "How to choose the right installation" is in English).
@@ -119,6 +126,7 @@ class PhraseReader:
         self.kit: Language = language(code)
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
         self.vague_heads = frozenset(VAGUE_HEADS[self.kit.code].split())
+        self.judgements = frozenset(self.kit.stem(w) for w in JUDGEMENT_WORDS[self.kit.code].split())
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
         self._numbers: dict[str, bool] = {}
@@ -226,6 +234,14 @@ class PhraseReader:
                 return True
         return False
 
+    def _adverb_of_an_adjective(self, token: str) -> bool:
+        """An adverb made of a long word (``ADVERB_OF_ADJECTIVE_LETTERS``: "inherently", "perfectly",
+        "shamelessly"): an adverb of manner, which says how, not what. A short one is often an adjective
+        made of a noun, which may open a name of a thing ("Early days", "Tingly sensation", "Daily
+        standup")."""
+        return any(token.endswith(e) and len(token) - len(e) >= ADVERB_OF_ADJECTIVE_LETTERS
+                   for e in ADVERB_ENDINGS.get(self.kit.code, ())) and self.is_adverb(token)
+
     def is_proper(self, token: str) -> bool:
         """Never said in lowercase, nor (German) after an article: a name."""
         return token not in self.lowercase and token not in self.common
@@ -266,7 +282,9 @@ class PhraseReader:
 
     def describes(self, tokens: tuple[str, ...]) -> bool:
         """The phrase can name a subject: no verb in it, no unit first (``UNIT_SHARE``) nor a word of
-        quantity or manner (``VAGUE_HEADS``: "Couple of people"), in a language whose nouns take a
+        quantity or manner (``VAGUE_HEADS``: "Couple of people"), not two words of which one says what the
+        speaker thinks (``JUDGEMENT_WORDS``: "Good question") or the first is an adverb ("Inherently
+        slow", "Shamelessly plugs"; "Circularly polarized light" may be a term), in a language whose nouns take a
         determiner its first word said as a noun, not only the speakers' names; no last word mostly said
         before one same word (``bound``: "Plugins for post" of "post css"), no adverb last, nor first
         before a connector (``is_adverb``: "Unrelated conceptually", "Minimally with ASTs"); no common
@@ -276,6 +294,10 @@ class PhraseReader:
             return False
         if tokens[0] in self.vague_heads:
             return False
+        if len(tokens) == 2 and not all(self.is_proper(t) for t in tokens) and (
+                any(self.stem(t) in self.judgements for t in tokens)
+                or (ADVERB_ENDINGS.get(self.kit.code) and self._adverb_of_an_adjective(tokens[0]))):
+            return False  # "Good question", "Huge distraction"; an adverb and its word: "Inherently slow"
         if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and (self.is_adverb(tokens[-1]) or (
                 len(tokens) == 3 and tokens[1] in self.connectors and self.is_adverb(tokens[0])))):
             # "Plugins for post" (of "post css"), "Unrelated conceptually", "Minimally with ASTs"; an adverb

@@ -210,6 +210,9 @@ class Language:
     # domain.analysis.phrases: titles and topics
     connectors: str
     vague_heads: str  # a quantity or a manner, not a subject: open no title ("Couple of people", "Sorte d'oscillation")
+    # adjectives of judgement or feeling, not of kind ("good", "weird", "bizarre"): with one noun they say what
+    # the speaker thinks of it, not what the part is about ("Good question", "Weird constraint"): no title
+    judgement_words: str
     pronouns: str
     dangling: str  # may not end a title
     verb_signals: str

@@ -537,6 +537,10 @@ LANGUAGE = Language(
     vague_amounts=(r"mehrere|einige|ein paar|viele", r"hundert|tausend", r"hunderte|tausende"),
     compound_letters=10,
     vague_heads="art menge reihe paar haufen bisschen teil mal",
+    judgement_words=("gut gute guter gutes guten toll tolle toller super großartig großartige riesig riesige "
+                     "seltsam seltsame komisch komische verrückt verrückte interessant interessante schön schöne "
+                     "witzig schrecklich fantastisch unglaublich unglaubliche cool kompliziert komplizierte "
+                     "glücklich enttäuschend"),
     connectors="der die das des von vom zum zur und für mit im",
     pronouns=(
         "ich mich mir du dich dir er sie es wir uns ihr euch ihm ihn ihnen dies diese dieser dieses das "

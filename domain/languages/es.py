@@ -528,6 +528,10 @@ LANGUAGE = Language(
     indefinite="un una unos unas",
     vague_amounts=(r"varios|varias|algunos|algunas|muchos|muchas", r"cien|mil", r"cientos|miles|centenares"),
     vague_heads="especie forma manera montón poco parte mitad vez veces",
+    judgement_words=("bueno buena buenos buenas claro clara claros claras genial geniales increíble increíbles "
+                     "interesante interesantes raro rara extraño extraña enorme enormes terrible horrible "
+                     "fantástico fantástica maravilloso maravillosa loco loca divertido divertida complicado "
+                     "complicada feliz decepcionante"),
     connectors="de del la el y en para con",
     pronouns=(
         "yo me mí tú te ti él ella ello nosotros nosotras vosotros ellos ellas le les lo la los las se esto eso "
@@ -541,9 +545,15 @@ LANGUAGE = Language(
         "tus su sus nuestro nuestra nuestros nuestras cada varios varias algunos algunas todo toda todos todas"
     ),
     noun_rule=0,
-    verb_endings=("amos", "emos", "imos", "áis", "éis"),
+    verb_endings=("amos", "emos", "imos", "áis", "éis",
+                  # gerunds ("diciendo"), and infinitives and gerunds with their pronouns ("traducirlo",
+                  # "diciéndonos"): a noun said with these endings ("el comando", "la charla") is said
+                  # after a determiner, so it stays a noun
+                  "ando", "iendo", "yendo", "rlo", "rla", "rlos", "rlas", "rle", "rles", "rse", "ndolo", "ndola",
+                  "ndolos", "ndolas", "ndole", "ndoles", "ndonos", "ndose", "ndome"),
     contractions="del al",
     plural_endings=("s", "es"),
+    adverb_endings=("mente",),  # "extraordinariamente" of "extraordinaria"; "la mente" is too short a rest
     definite={"del": "el", "al": "el"},
     definite_articles=("el", "la", "los", "las"),
     plural_articles={"los", "las"},

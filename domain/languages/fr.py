@@ -519,6 +519,10 @@ LANGUAGE = Language(
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
     vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout fois",
+    judgement_words=("bon bonne bons bonnes super génial géniale géniaux excellent excellente énorme énormes "
+                     "bizarre bizarres incroyable incroyables intéressant intéressante intéressants formidable "
+                     "magnifique terrible horrible fou folle drôle sympa chouette compliqué compliquée heureux "
+                     "décevant"),
     connectors="de du des d à au aux en pour et sur",
     pronouns=(
         "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "

@@ -539,6 +539,9 @@ LANGUAGE = Language(
     scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
     indefinite="un uno una",
     vague_heads="sorta specie modo maniera mucchio po parte metà volta volte",
+    judgement_words=("buono buona buoni buone chiaro chiara chiari chiare bello bella belli belle ottimo ottima "
+                     "strano strana enorme enormi incredibile interessante interessanti fantastico fantastica "
+                     "terribile pazzo pazza divertente complicato complicata felice deludente"),
     connectors="di del della dei delle e in per con",
     pronouns=(
         "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "
@@ -554,12 +557,18 @@ LANGUAGE = Language(
         "tua tuoi tue suo sua suoi sue nostro nostra nostri nostre ogni alcuni alcune"
     ),
     noun_rule=0,
-    verb_endings=("iamo", "iate"),
+    verb_endings=("iamo", "iate",
+                  # gerunds ("facendo"), and infinitives and gerunds with their pronouns ("tradurlo",
+                  # "guardandola"): a noun said with these endings ("il comando", "i corsi") is said after a
+                  # determiner, so it stays a noun
+                  "ando", "endo", "rlo", "rla", "rli", "rle", "ndolo", "ndola", "ndoli",
+                  "ndole", "ndosi", "ndone", "ndoci"),
     contractions=(
         "del dello della dei degli delle dell al allo alla ai agli alle all nel nello nella nei negli nelle nell "
         "sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle dall"
     ),
     plural_endings=(),
+    adverb_endings=("mente",),  # "extraordinariamente" of "extraordinaria"; "la mente" is too short a rest
     definite={f"{p}{a}": article for p in ("de", "a", "ne", "su", "da")
     for a, article in (("l", "il"), ("llo", "lo"), ("lla", "la"), ("lle", "le"), ("gli", "gli"), ("i", "i"),
                        ("ll", "l"))},

@@ -537,6 +537,9 @@ LANGUAGE = Language(
     vague_amounts=(r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
     compound_letters=10,
     vague_heads="soort aantal paar manier beetje deel hoop keer keren",
+    judgement_words=("goed goede mooi mooie leuk leuke raar rare enorm enorme geweldig geweldige interessant "
+                     "interessante vreemd vreemde gek gekke grappig grappige ingewikkeld ingewikkelde blij "
+                     "teleurstellend"),
     connectors="van de het en voor met in op",
     pronouns=(
         "ik me mij mijn jij je jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen het dit dat "

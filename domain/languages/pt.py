@@ -531,6 +531,9 @@ LANGUAGE = Language(
     scales={"mil": 3, "milhão": 6, "milhões": 6, "bilhão": 9, "bilhões": 9},
     indefinite="um uma uns umas",
     vague_heads="espécie forma maneira monte pouco parte metade vez vezes",
+    judgement_words=("bom boa bons boas claro clara claros claras ótimo ótima estranho estranha enorme enormes "
+                     "incrível interessante interessantes fantástico fantástica terrível louco louca engraçado "
+                     "engraçada complicado complicada feliz decepcionante"),
     connectors="de do da dos das e em para com",
     pronouns=(
         "eu me mim tu te ti ele ela nós nos vós vos eles elas lhe lhes isto isso aquilo este esta esse essa meu "
@@ -548,6 +551,7 @@ LANGUAGE = Language(
     verb_endings=("amos", "emos", "imos"),
     contractions="do da dos das no na nos nas ao aos à às pelo pela pelos pelas",
     plural_endings=("s", "es"),
+    adverb_endings=("mente",),  # "extraordinariamente" of "extraordinaria"; "la mente" is too short a rest
     definite={"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as",
     "ao": "o", "aos": "os", "à": "a", "às": "as", "pelo": "o", "pela": "a", "pelos": "os", "pelas": "as"},
     definite_articles=("o", "a", "os", "as"),

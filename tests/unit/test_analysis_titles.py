@@ -320,3 +320,50 @@ def test_a_phrase_opening_with_the_word_for_times_names_no_subject(code: str, sa
     reader.learn(split_sentences([Segment(0, 9000, said)], code))
     assert not reader.describes(phrase)
     assert reader.describes(phrase[1:])
+
+
+@pytest.mark.parametrize(("code", "said", "refused", "kept"), [
+    # two words of which one says what the speaker thinks of a thing, in either order
+    ("en", "That is a good question about caching. Caching layers keep answers.", ("good", "question"),
+     ("caching", "layers")),
+    ("en", "A huge distraction came from the linter. The linter rules changed.", ("huge", "distraction"),
+     ("linter", "rules")),
+    ("fr", "C'est une question intéressante sur le cache. Le cache garde les réponses.", ("question", "intéressante"),
+     ("cache",)),
+    ("de", "Das ist eine gute Frage zum Speicher. Der Speicher hält Daten.", ("gute", "frage"), ("speicher",)),
+    ("es", "Es una pregunta interesante sobre la memoria. La memoria guarda datos.", ("pregunta", "interesante"),
+     ("memoria",)),
+    ("it", "È una domanda strana sulla memoria. La memoria tiene i dati.", ("domanda", "strana"), ("memoria",)),
+    ("pt", "É uma pergunta estranha sobre a memória. A memória guarda dados.", ("pergunta", "estranha"),
+     ("memória",)),
+    ("nl", "Dat is een goede vraag over geheugen. Het geheugen houdt data.", ("goede", "vraag"), ("geheugen",)),
+    # an adverb of manner first: it says how, not what ("Inherently slow"); an adjective made of a noun
+    # may open a term ("Tingly sensation", "Early days")
+    ("en", "Python is inherently slow. The tingly sensation stays. The early days were fun.",
+     ("inherently", "slow"), ("tingly", "sensation")),
+    ("en", "Python is inherently slow. The tingly sensation stays. The early days were fun.",
+     ("inherently", "slow"), ("early", "days")),
+    ("es", "El método extraordinariamente útil. Un método sencillo.", ("método", "extraordinariamente"),
+     ("método", "sencillo")),
+    # a verb with its pronoun or a gerund, never said after a determiner ("traducirlo", "diciéndonos")
+    ("es", "Tomamos el punto y traducirlo es fácil. El método diciéndonos algo. El punto fijo existe.",
+     ("punto", "traducirlo"), ("punto", "fijo")),
+    ("es", "Tomamos el punto y traducirlo es fácil. El método diciéndonos algo. El punto fijo existe.",
+     ("método", "diciéndonos"), ("punto", "fijo")),
+    ("it", "Il metodo e farlo bene. Il metodo guardandolo cambia. Il metodo nuovo esiste.", ("metodo", "guardandolo"),
+     ("metodo", "nuovo")),
+])
+def test_a_judgement_an_adverb_of_manner_or_a_verb_names_no_subject(code: str, said: str, refused: tuple,
+                                                                     kept: tuple) -> None:
+    reader = PhraseReader(code)
+    reader.learn(split_sentences([Segment(0, 9000, said)], code))
+    assert not reader.describes(refused)
+    assert reader.describes(kept)
+
+
+def test_a_name_keeps_its_word_of_judgement() -> None:
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, "We watched the Super Bowl. The Super Bowl was late. "
+                                                   "Good Friday came. Good Friday is a holiday.")], "en"))
+    assert reader.describes(("super", "bowl"))
+    assert reader.describes(("good", "friday"))
