@@ -64,6 +64,9 @@ DANGLING = table("dangling")
 # calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
 VERB_SIGNALS = table("verb_signals")
 VERB_SHARE = 0.3
+# The forms of a verb that, before a word of the language's progressive ending, make a verb of it ("are
+# generating", "was worrying"; "is important" says nothing): (those forms, the ending).
+PROGRESSIVE = {code: (frozenset(forms.split()), ending) for code, (forms, ending) in table("progressive").items()}
 # A word said at least ``BOUND_MIN`` times, before one same word in ``BOUND_SHARE`` of its uses, is the
 # first half of a name or a term ("post" of "post css", "bike" of "bike shedding"): it ends no title.
 BOUND_MIN = 3
@@ -148,6 +151,7 @@ class PhraseReader:
         determiners = frozenset(DETERMINERS.get(self.kit.code, "").split())
         objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
         articles = frozenset(ARTICLES_OF_NOUNS.get(self.kit.code, "").split())
+        progressive = PROGRESSIVE.get(self.kit.code)
         common: set[str] = set()
         after_signal: Counter[str] = Counter()
         after_number: Counter[str] = Counter()
@@ -164,7 +168,8 @@ class PhraseReader:
                 total[token] += 1
                 if word.islower():
                     lowercase.add(token)
-                if previous in signals:
+                if previous in signals or (progressive and previous in progressive[0]
+                                           and token.endswith(progressive[1])):
                     after_signal[token] += 1
                 if counted:
                     after_number[token] += 1

@@ -507,6 +507,7 @@ LANGUAGE = Language(
         "these those something anything everything nothing someone anyone everyone one ones"
     ),
     dangling="and or but the a an of to in on for with vs versus as at by from",
+    progressive=("is are was were am be been being", "ing"),
     verb_signals=(
         "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
         "i'll we'll you'll they'll i'd we'd they'd"

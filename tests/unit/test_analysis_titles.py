@@ -367,3 +367,13 @@ def test_a_name_keeps_its_word_of_judgement() -> None:
                                                    "Good Friday came. Good Friday is a holiday.")], "en"))
     assert reader.describes(("super", "bowl"))
     assert reader.describes(("good", "friday"))
+
+
+def test_an_ing_word_said_after_a_form_of_be_is_a_verb() -> None:
+    # "the loop is rotating back", "we are rotating back": a verb, so no title ("Rotating back"); a talk that
+    # never says it after a form of "be" keeps its term ("Generating functions")
+    said = "The loop is rotating back. We were rotating back again. Rotating back works. Generating functions count."
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    assert not reader.describes(("rotating", "back"))
+    assert reader.describes(("generating", "functions"))
