@@ -50,7 +50,7 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     for sentence in sentences:
         if not sentence.is_question:
             continue
-        text = strip_leading_fillers(sentence.text)
+        text = strip_leading_fillers(sentence.text, language)
         if len(words(text)) < 4 or kit.tag_question_re.match(text.strip()):
             continue
         tokens = set(sentence.tokens)

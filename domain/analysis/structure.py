@@ -344,7 +344,7 @@ def place_chapters(sentences: Sequence[Sentence], duration_ms: int, scores: Sequ
     picked: list[tuple[float, int]] = []
     chosen_times: list[int] = []
     for score, negative in ranked:
-        t = sentences[-negative].start_ms // 1000 * 1000
+        t = sentences[_announcing(sentences, -negative, reader)].start_ms // 1000 * 1000
         if fits(t, chosen_times):
             picked.append((score, t))
             chosen_times.append(t)
@@ -375,6 +375,17 @@ def place_chapters(sentences: Sequence[Sentence], duration_ms: int, scores: Sequ
         last = sentences[b - 1].index if a < b else first
         chapters.append(Chapter(start, end, "", first, last))
     return chapters
+
+
+def _announcing(sentences: Sequence[Sentence], i: int, reader: PhraseReader) -> int:
+    """Where the part that a boundary at sentence ``i`` opens begins: one sentence earlier when both open
+    with a cue and the one before asks the part's question or announces its subject ("Finally, how do
+    you choose the right battery? First, measure..."): the second opens the first step of the answer."""
+    if i > 1 and reader.kit.opens_with_cue(sentences[i].text):
+        before = sentences[i - 1]
+        if reader.kit.opens_with_cue(before.text) and (before.is_question or reader.kit.announced(before.text)):
+            return i - 1
+    return i
 
 
 def _split_longest(chosen: list[int], sentences: Sequence[Sentence], duration_ms: int, scores: Sequence[float],

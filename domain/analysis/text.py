@@ -18,6 +18,7 @@ from domain.languages import DEFAULT_LANGUAGE, LANGUAGES, table
 LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
 FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
+COMMA_OPENERS = {code: frozenset(w.split()) for code, w in table("comma_openers").items()}
 
 WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 # Elided articles and pronouns before a word: French (l'énergie, qu'il) and Italian (dell'acqua, un'idea).
@@ -118,14 +119,18 @@ def fold(text: str) -> str:
 
 
 def strip_leading_fillers(text: str, language: str | None = None) -> str:
-    """Drop disfluencies and loose connectors at the start ("Euh, alors, ...") and capitalise;
-    the fillers are the language's, or French and English ones when no language is named."""
+    """Drop disfluencies and loose connectors at the start ("Euh, alors, ...") and a word of sequence
+    before a comma ("Finally, how do you choose...?": ``Language.comma_openers``), and capitalise; the
+    fillers are the language's, or French and English ones when no language is named."""
     fillers = FILLERS if language is None else LEADING_FILLERS[lang_key(language)].split()
+    openers = COMMA_OPENERS[lang_key(language)] if language is not None else (
+        COMMA_OPENERS[DEFAULT_LANGUAGE] | COMMA_OPENERS["en"])
     text = text.strip()
     at = 0  # an index rather than a slice per filler: a long run of fillers stays linear
     while True:
         match = FILLER_RE.match(text, at)
-        if not match or match.group(1).lower() not in fillers:
+        if not match or (match.group(1).lower() not in fillers
+                         and not (match.group(1).lower() in openers and "," in match.group(0))):
             break
         if len(list(islice(WORD_RE.finditer(text, match.end()), 4))) < 4:
             break

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from domain.analysis.chapters import Chapter, format_timestamp
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.phrases import PhraseReader, PhraseTable, heading, impersonal, publishable
+from domain.analysis.phrases import QUESTION_TITLE_WORDS, PhraseReader, PhraseTable, heading, impersonal, publishable
 from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
+from domain.languages import table as language_table
 
 # How a candidate phrase is weighed as a chapter's title: a linear score of what is known of it in the
 # chapter (``TITLE_FEATURES``). The weights were fitted by least squares on the development set's human
@@ -35,6 +36,7 @@ class TitleContext:
     spread: Counter[tuple[str, ...]] = field(default_factory=Counter)
     used: set[str] = field(default_factory=set)  # titles given, folded without spaces, and their words' stems
     weights: dict[str, float] = field(default_factory=lambda: dict(TITLE_WEIGHTS))
+    subject: str | None = None  # the subject the video names for itself (``video_subject_title``)
 
     def free(self, title: str) -> bool:
         """No chapter has this title yet, nor one of the same words ("Post css" and "PostCSS")."""
@@ -56,6 +58,7 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
     for table in tables:
         if table is not None:
             context.spread.update(table.counts.keys())
+    context.subject = video_subject_title(sentences, reader.kit.code) if sentences else None
     for number, (chapter, table) in enumerate(zip(chapters, tables, strict=True)):
         subject = video_subject_title(sentences[:chapter.last_sentence + 1], reader.kit.code) if number == 0 else None
         if subject is not None and (reader.is_fragment(subject) or not reader.names_a_subject(subject)):
@@ -94,7 +97,7 @@ def chapter_title(chapter: Chapter, table: PhraseTable | None, context: TitleCon
     question = _opening_question(chapter, context.sentences, table, reader)
     if question and context.free(question):
         return question
-    announced = _announced_subject(chapter, context.sentences, table, reader)
+    announced = _announced_subject(chapter, context.sentences, table, reader, context.subject)
     if announced and context.free(announced):
         return announced
     for _, key in ranked_phrases(chapter, table, context)[:40]:
@@ -170,12 +173,15 @@ ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sente
 
 
 def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
-                       reader: PhraseReader) -> str | None:
+                       reader: PhraseReader, video_subject: str | None = None) -> str | None:
     """The subject the chapter's first sentences (or the sentence just before it, when the boundary
     could not fall on the announcement: a chapter of a short video is at least 10 s) announce by
     name ("Next, let's talk about battery storage" -> "Battery storage"; ``Language.announced``),
     when it is a publishable heading and the chapter says one of its content words again (not a
-    figure of speech: "let's dive into the meat of the lesson")."""
+    figure of speech: "let's dive into the meat of the lesson"). One common word announced ("Let's
+    talk about cost") names no subject alone: of a video that names its own ("a talk about home
+    batteries"), it is that subject's aspect ("Cost of home batteries"; ``Language.aspect_title``),
+    said again or not (the video's subject is)."""
     recurring = {key[0] for key, count in table.counts.items() if len(key) == 1 and count >= 2}
     first = chapter.first_sentence
     own = sentences[first:min(chapter.last_sentence + 1, first + ANNOUNCING_SENTENCES)]
@@ -184,10 +190,31 @@ def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: P
         if not subject:
             continue
         title = heading(subject)
-        if reader.publishable(title) and reader.names_a_subject(title) and any(
-                reader.stem(norm_token(w)) in recurring for w in words(title)):
-            return title
+        if not reader.publishable(title):
+            continue
+        if reader.names_a_subject(title):
+            if any(reader.stem(norm_token(w)) in recurring for w in words(title)):
+                return title
+            continue
+        aspect = _aspect_of(title, video_subject, reader)  # the video's subject is said again, not the word
+        if aspect is not None:
+            return aspect
     return None
+
+
+ASPECT_TITLES = language_table("aspect_title")
+
+
+def _aspect_of(word: str, video_subject: str | None, reader: PhraseReader) -> str | None:
+    """"Cost" of a video about home batteries: "Cost of home batteries" (``Language.aspect_title``),
+    when the language writes it and the subject is not the word itself."""
+    template = ASPECT_TITLES.get(reader.kit.code)
+    if template is None or video_subject is None or fold(word) in fold(video_subject).split():
+        return None
+    shown = video_subject if reader.names_a_subject(video_subject.split(" ")[0]) else (
+        video_subject[:1].lower() + video_subject[1:])
+    title = heading(template.format(aspect=word, subject=shown))
+    return title if reader.publishable(title) and len(words(title)) <= QUESTION_TITLE_WORDS else None
 
 
 TAG_QUESTION_RE = re.compile(

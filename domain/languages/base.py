@@ -207,6 +207,9 @@ class Language:
     vague_amounts: tuple[str, str, str] | None = None  # (quantifiers, a number word after one, always vague)
     # domain.analysis.text: quotes and labels
     leading_fillers: str  # removed from the start of a quoted sentence
+    # words of sequence that open a sentence before a comma ("Finally, how do you choose...?", "Next, ..."):
+    # removed with the comma from the start of a quote, a question or a title
+    comma_openers: str
     # domain.analysis.phrases: titles and topics
     connectors: str
     vague_heads: str  # a quantity or a manner, not a subject: open no title ("Couple of people", "Sorte d'oscillation")
@@ -223,6 +226,10 @@ class Language:
     articles_of_nouns: str | None = None
     noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
     verb_endings: tuple[str, ...] | None = None
+    # a part announced by one common word ("Let's talk about cost") of a video that names its subject ("a talk
+    # about home batteries"): its title, "{aspect} of {subject}" ("Cost of home batteries"); None: the language
+    # joins them with an article that agrees with the subject (French "Coût des batteries"), not written here
+    aspect_title: str | None = None
     # the forms of a verb that, before a word with the ending, make a verb of it (English "are generating",
     # "was worrying"; "is important" says nothing): (those forms, the ending); None: no such form
     progressive: tuple[str, str] | None = None
@@ -258,9 +265,9 @@ class Language:
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
-            "articles_of_nouns", "noun_rule", "verb_endings", "progressive", "compound_letters", "adverb_endings",
-            "contractions", "definite", "definite_articles", "query_indefinite", "query_plural_endings",
-            "plural_articles", "plural_templates", "org_tail", "requests", "assistant")
+            "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "progressive", "compound_letters",
+            "adverb_endings", "contractions", "definite", "definite_articles", "query_indefinite",
+            "query_plural_endings", "plural_articles", "plural_templates", "org_tail", "requests", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

@@ -470,6 +470,7 @@ LANGUAGE = Language(
         "wirklich einfach mal"
     ),
     leading_fillers="äh ähm also und naja gut okay ok ja aber",
+    comma_openers="schließlich dann zuerst erstens zweitens jetzt nun also auch zuletzt",
     leading_words="also okay ok und aber gut so ähm naja",
     cue_phrases=(
         r"jetzt|nun|als\s+nächstes|kommen\s+wir|lass(?:t)?\s+uns|sprechen\s+wir|reden\s+wir|zunächst|erstens|"

@@ -418,6 +418,7 @@ LANGUAGE = Language(
         "like just gonna y'all ain't cool awesome super"
     ),
     leading_fillers="um uh er erm hmm so and well ok okay yeah yes but right alright",
+    comma_openers="finally next first firstly second secondly third thirdly then now also lastly so anyway",
     leading_words="so and but okay ok alright well right um uh now yeah yes all",
     cue_phrases=(
         r"next(?:\s+(?:one|up|we|is|thing|step|topic|question|item|on))?|"
@@ -498,6 +499,7 @@ LANGUAGE = Language(
     vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
     adverb_endings=("ly",),
     vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways amount amounts",
+    aspect_title="{aspect} of {subject}",
     judgement_words=("good great nice cool bad awesome amazing weird crazy funny huge tough terrible horrible "
                      "fantastic incredible interesting wonderful silly stupid wild insane tasty tastiest lovely "
                      "excellent brilliant beautiful happy sad disappointing complicated"),

@@ -458,6 +458,7 @@ LANGUAGE = Language(
         "hola bienvenidos gracias adiós"
     ),
     leading_fillers="eh este pues bueno y vale entonces ok sí pero",
+    comma_openers="finalmente luego después primero segundo ahora también entonces",
     leading_words="bueno pues y pero vale entonces bien eh",
     cue_phrases=(
         r"ahora|a\s+continuación|pasemos|hablemos|vamos\s+(?:a|con)|veamos|primero|segundo|tercero|"

@@ -444,6 +444,7 @@ LANGUAGE = Language(
         "vraiment carrément effectivement justement tellement c'est j'ai y'a"
     ),
     leading_fillers="euh heu hum ben bah alors donc et bon voilà ok okay oui mais",
+    comma_openers="enfin ensuite puis premièrement deuxièmement maintenant aussi finalement bref",
     leading_words="alors bon donc et mais euh bien ok bah ben",
     cue_phrases=(
         r"(?:et\s+)?maintenant|passons|parlons|venons-en|abordons|ensuite|deuxième(?:ment)?|troisième(?:ment)?|"

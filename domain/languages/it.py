@@ -478,6 +478,7 @@ LANGUAGE = Language(
         "arrivederci"
     ),
     leading_fillers="ehm eh allora cioè e beh ok okay sì ma",
+    comma_openers="infine poi dopo prima primo secondo ora adesso anche quindi",
     leading_words="allora bene ok e ma dunque ehm",
     cue_phrases=(
         r"ora|adesso|passiamo|parliamo|vediamo|prima\s+di\s+tutto|innanzitutto|per\s+prima\s+cosa|"

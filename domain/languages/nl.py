@@ -481,6 +481,7 @@ LANGUAGE = Language(
         "doei"
     ),
     leading_fillers="eh uhm nou dus en oké okay ok ja maar",
+    comma_openers="tenslotte dan eerst nu ook daarna vervolgens",
     leading_words="oké okay ok goed dus en maar nou",
     cue_phrases=(
         r"nu|vervolgens|daarna|laten\s+we|we\s+gaan\s+(?:nu|verder)|eerst|ten\s+(?:eerste|tweede|derde|slotte)|"
@@ -537,6 +538,7 @@ LANGUAGE = Language(
     vague_amounts=(r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
     compound_letters=10,
     vague_heads="soort aantal paar manier beetje deel hoop keer keren",
+    aspect_title="{aspect} van {subject}",
     judgement_words=("goed goede mooi mooie leuk leuke raar rare enorm enorme geweldig geweldige interessant "
                      "interessante vreemd vreemde gek gekke grappig grappige ingewikkeld ingewikkelde blij "
                      "teleurstellend"),

@@ -469,6 +469,7 @@ LANGUAGE = Language(
         "tchau"
     ),
     leading_fillers="é então e bom bem ok okay sim mas",
+    comma_openers="finalmente depois primeiro segundo agora também então",
     leading_words="então bom bem e mas ok",
     cue_phrases=(
         r"agora|a\s+seguir|em\s+seguida|passemos|vamos\s+(?:falar|passar|ver|agora)|falemos|primeiro|segundo|"

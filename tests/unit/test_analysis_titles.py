@@ -377,3 +377,76 @@ def test_an_ing_word_said_after_a_form_of_be_is_a_verb() -> None:
     reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
     assert not reader.describes(("rotating", "back"))
     assert reader.describes(("generating", "functions"))
+
+
+BATTERY_TALK = [
+    "Welcome to this talk about home batteries.",
+    "A home battery stores the electricity your solar panels make during the day.",
+    "Most home batteries today use lithium iron phosphate cells, which last for about six thousand cycles.",
+    "A typical battery holds ten kilowatt hours, enough to run a house through the evening.",
+    "Let's talk about cost.",
+    "In 2024 a ten kilowatt hour battery cost about seven thousand dollars installed.",
+    "The price fell by forty percent since 2019, mostly because cell factories in China grew.",
+    "A tax credit of thirty percent cuts the cost further in the United States.",
+    "Next, let's talk about safety.",
+    "Lithium iron phosphate cells do not catch fire as easily as nickel cells.",
+    "Installers put the battery in a garage or outside, away from living rooms.",
+    "A battery management system watches every cell and stops charging when a cell gets too warm.",
+    "Finally, how do you choose the right battery?",
+    "First, measure how much electricity you use after sunset.",
+    "Then compare the warranty, the usable capacity and the power the battery can deliver at once.",
+    "So a home battery pays off when electricity in the evening is expensive and your solar panels make more.",
+    "Thanks for watching.",
+]
+
+
+def _battery_chapters() -> tuple[list[Chapter], list]:
+    from domain.analysis.structure import build_chapters
+    segments = [Segment(i * 5300, i * 5300 + 4900, text) for i, text in enumerate(BATTERY_TALK)]
+    sentences = split_sentences(segments, "en")
+    reader = PhraseReader("en")
+    reader.learn(sentences)
+    return build_chapters(sentences, len(BATTERY_TALK) * 5300, language="en", reader=reader), sentences
+
+
+def test_a_part_announced_by_one_common_word_is_that_aspect_of_the_videos_subject() -> None:
+    # "Let's talk about cost" in a talk about home batteries: "Cost" alone names no subject, "Cost of home
+    # batteries" does, said again or not; a question opening a part after "Finally," is its title without it
+    chapters, _ = _battery_chapters()
+    titles = [c.title for c in chapters]
+    assert "Cost of home batteries" in titles, titles
+    assert "Safety of home batteries" in titles, titles
+    assert "How to choose the right battery" in titles, titles
+
+
+def test_a_question_that_announces_a_part_starts_it_not_the_first_step_of_its_answer() -> None:
+    # "Finally, how do you choose the right battery? First, measure...": both open with a cue; the part
+    # starts on the question
+    chapters, sentences = _battery_chapters()
+    question = next(s for s in sentences if s.text.startswith("Finally"))
+    assert question.start_ms // 1000 * 1000 in [c.start_ms for c in chapters], [c.start_ms for c in chapters]
+
+
+@pytest.mark.parametrize(("code", "said", "expected"), [
+    ("en", "Finally, how do you choose the right battery?", "How do you choose the right battery?"),
+    ("en", "First impressions matter a lot here.", "First impressions matter a lot here."),  # no comma: a word
+    ("fr", "Enfin, comment choisir la bonne batterie ?", "Comment choisir la bonne batterie ?"),
+    ("de", "Schließlich, wie wählt man die richtige Batterie?", "Wie wählt man die richtige Batterie?"),
+    ("es", "Finalmente, ¿cómo elegir la batería correcta?", "¿cómo elegir la batería correcta?"),
+])
+def test_a_word_of_sequence_before_a_comma_leaves_a_quote_or_a_question(code: str, said: str, expected: str) -> None:
+    from domain.analysis.text import strip_leading_fillers
+    assert strip_leading_fillers(said, code) == expected[:1].upper() + expected[1:]
+
+
+def test_a_language_without_the_aspect_form_keeps_its_phrase() -> None:
+    # French joins an aspect to its subject with an article that agrees ("Coût des batteries"): not written
+    from domain.analysis.titles import _aspect_of
+    french, english = PhraseReader("fr"), PhraseReader("en")
+    french.learn(split_sentences([Segment(0, 5000, "Les batteries domestiques coûtent cher.")], "fr"))
+    english.learn(split_sentences([Segment(0, 5000, "The home batteries cost a lot. Tesla makes home batteries.")],
+                                  "en"))
+    assert _aspect_of("Coût", "Batteries domestiques", french) is None
+    assert _aspect_of("Cost", "Home batteries", english) == "Cost of home batteries"
+    assert _aspect_of("Cost", "Tesla batteries", english) == "Cost of Tesla batteries"  # a name keeps its capital
+    assert _aspect_of("Batteries", "Home batteries", english) is None  # the subject itself
