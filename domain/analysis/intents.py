@@ -139,10 +139,9 @@ def _english_plural(name: str) -> bool:
 def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tuple[str, bool]:
     """English and German: the topic with the indefinite article the speakers say before it ("a heat
     pump", "eine Wärmepumpe": "what is a heat pump"), when they say one (``INDEFINITE_SHARE``) where the
-    topic ends its phrase (before a stop word, a punctuation mark or the sentence's end: "a JavaScript
-    developer" asks no "what is a JavaScript"); a name (English: capitalised; an acronym or a word with
-    capitals inside) or a mass noun ("entropy") is never said so and stays bare. A plural (English: its
-    last word) takes none."""
+    topic ends its phrase (``_ends_its_phrase``: "a JavaScript developer" asks no "what is a
+    JavaScript"); a name (English: capitalised; an acronym or a word with capitals inside) or a mass
+    noun ("entropy") is never said so and stays bare. A plural (English: its last word) takes none."""
     name = topic.name
     if (key == "en" and name[:1].isupper()) or any(c.isupper() for c in name[1:]):
         return name, False
@@ -159,11 +158,18 @@ def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tup
     said = 0
     for _, text in folded_sentences:
         said += len(mentions.findall(text))
-        seen.update(forms[m.group(1)] for m in pattern.finditer(text) if m.group(2).strip() in stop_words
-                    or not m.group(2).strip())
+        seen.update(forms[m.group(1)] for m in pattern.finditer(text) if _ends_its_phrase(m.group(2).strip(),
+                                                                                          stop_words, key))
     if sum(seen.values()) < max(2, INDEFINITE_SHARE * said):
         return name, False  # "git", "fluid flow": mostly said without one, a name or a mass noun
     return f"{max(seen, key=lambda a: (seen[a], a))} {name}", False
+
+
+def _ends_its_phrase(after: str, stop_words: frozenset[str], key: str) -> bool:
+    """The word said after "a <topic>" leaves the topic whole: none, a stop word, or in English a verb of
+    the third person ("a home battery stores"; a noun after the article's noun is singular too: "a
+    JavaScript developer")."""
+    return not after or after in stop_words or (key == "en" and after.endswith("s") and not after.endswith("ss"))
 
 
 def _with_article(topic: Topic, folded_sentences: list[Any], language: str | None) -> tuple[str, bool]:

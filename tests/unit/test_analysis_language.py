@@ -917,6 +917,18 @@ def test_a_topic_query_takes_the_indefinite_article_the_speakers_say(code: str, 
         assert query[:1].upper() + query[1:] + "?" in asked, asked
 
 
+def test_the_indefinite_article_is_heard_before_a_verb_too() -> None:
+    # "a home battery stores", "a home battery pays": the topic ends its phrase where a verb follows it, not
+    # only a stop word ("a JavaScript developer" still asks no "what is a JavaScript")
+    lines = ["Welcome to this talk about home batteries.",
+             "A home battery stores the electricity your solar panels make during the day.",
+             "Most home batteries today use lithium iron phosphate cells.",
+             "So a home battery pays off when electricity in the evening is expensive."]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    queries = [i.query for i in graph.intents if i.source == "topic"]
+    assert "what is a home battery" in queries, queries
+
+
 @pytest.mark.parametrize(("code", "lines", "query"), [
     ("en", ["Heat pumps cut heating bills because they move heat instead of making it.",
             "Heat pumps work in cold winters too.", "Many heat pumps run on cheap night power.",
