@@ -34,7 +34,7 @@ from typing import Any
 from domain.analysis.chapters import format_timestamp
 from domain.analysis.claims import Claim
 from domain.analysis.graph import ContentGraph
-from domain.analysis.headings import question_headings, talk_title
+from domain.analysis.headings import answers, question_headings, talk_title
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import (
@@ -368,6 +368,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         pool = [s for s in sentences if conclusion_part.start_ms <= s.start_ms < conclusion_part.end_ms]
         conclusion = [quote(s, language) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
 
+    _give_back(sections, faq)
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
@@ -399,11 +400,28 @@ def _sections(graph: ContentGraph, writer: _Writer, taken: set[str], language: s
             chosen = writer.with_lead(pool, writer.pick(pool, per_section), title)
             paragraphs = writer.paragraphs(chosen, per_paragraph)
         if not paragraphs:
-            fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3][:1]
+            fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3
+                        and not writer.kit.social_re.search(s.text)][:1]  # "Welcome to...", "Thanks for watching"
             writer.used.update(s.index for s in fallback)
             paragraphs = writer.paragraphs(fallback, per_paragraph)
+        if title != spans[number - 1][0] and not answers(title, [t for p in paragraphs for t in p.sentences],
+                                                         writer.kit):
+            heading = heading.replace(title, spans[number - 1][0])  # the question its body does not answer
         sections.append(Section(heading, start, end, paragraphs))
     return sections
+
+
+def _give_back(sections: list[Section], faq: list[dict[str, Any]]) -> None:
+    """A section left with no sentence of its own (the FAQ took the answer to its question or to a search
+    query: a short talk) takes that answer back: a heading with nothing under it, or a greeting, reads as
+    a broken article; the FAQ loses the entry (no sentence is printed twice)."""
+    for section in sections:
+        if section.paragraphs:
+            continue
+        entry = next((e for e in faq if section.start_ms <= e["startMs"] // 1000 * 1000 < section.end_ms), None)
+        if entry is not None:
+            faq.remove(entry)
+            section.paragraphs.append(Paragraph(list(entry["answer"]), None, "text", entry["startMs"]))
 
 
 def on_screen(graph: ContentGraph) -> list[str]:

@@ -7,8 +7,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from domain.analysis.graph import ContentGraph
+from domain.analysis.language import Language
 from domain.analysis.phrases import heading, publishable
-from domain.analysis.text import capitalise, colon, fold, labels, lang_key, question_mark, strip_leading_fillers
+from domain.analysis.text import (
+    capitalise,
+    colon,
+    fold,
+    labels,
+    lang_key,
+    norm_token,
+    question_mark,
+    strip_leading_fillers,
+    words,
+)
 from domain.analysis.titles import video_subject_title
 
 SUBJECT_TOPICS = 5  # the strongest topics among which the talk's subject is looked for
@@ -88,6 +99,13 @@ def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]]
             found[k] = question
             taken.add(fold(question))
     return found
+
+
+def answers(question: str, texts: Sequence[str], kit: Language) -> bool:
+    """``texts`` (a section's body) say a content word of the question the section is headed by: else the
+    question is no heading for it (the FAQ or the introduction took the sentences that answer it)."""
+    asked = {kit.stem(t) for t in (norm_token(w) for w in words(question)) if t not in kit.stop_words}
+    return bool(asked & {kit.stem(norm_token(w)) for text in texts for w in words(text)})
 
 
 def _home_section(graph: ContentGraph, folded: list[tuple[int, str]], key: str,

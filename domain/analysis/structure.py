@@ -334,7 +334,8 @@ def place_chapters(sentences: Sequence[Sentence], duration_ms: int, scores: Sequ
     # ("Next, let's talk about...", "How do you choose...?"), one per ``SHORT_CHAPTER_MS`` at most.
     announced = 0
     if high <= 3:
-        announced = 1 + sum(1 for s in sentences[1:] if reader.kit.opens_with_cue(s.text))
+        announced = 1 + sum(1 for i in range(1, len(sentences)) if reader.kit.opens_with_cue(sentences[i].text)
+                            and _announcing(sentences, i, reader) == i)  # "Finally, how...? First, ...": one part
         high = max(high, min(announced, duration_ms // SHORT_CHAPTER_MS, MAX_CHAPTERS))
 
     def fits(t: int, chosen: list[int]) -> bool:

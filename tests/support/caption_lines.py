@@ -30,3 +30,26 @@ def _timed(lines: list[tuple[str | None, str]], ms_per_word: int = 330, gap: int
         segments.append(Segment(t, t + length, text, speaker))
         t += length + gap
     return segments
+
+
+# A short talk that names its subject and announces its parts, one line a caption: a cost, a safety and a
+# "how do you choose" part (the chapters, their titles and the article's sections are read on it).
+BATTERY_TALK = [
+    "Welcome to this talk about home batteries.",
+    "A home battery stores the electricity your solar panels make during the day.",
+    "Most home batteries today use lithium iron phosphate cells, which last for about six thousand cycles.",
+    "A typical battery holds ten kilowatt hours, enough to run a house through the evening.",
+    "Let's talk about cost.",
+    "In 2024 a ten kilowatt hour battery cost about seven thousand dollars installed.",
+    "The price fell by forty percent since 2019, mostly because cell factories in China grew.",
+    "A tax credit of thirty percent cuts the cost further in the United States.",
+    "Next, let's talk about safety.",
+    "Lithium iron phosphate cells do not catch fire as easily as nickel cells.",
+    "Installers put the battery in a garage or outside, away from living rooms.",
+    "A battery management system watches every cell and stops charging when a cell gets too warm.",
+    "Finally, how do you choose the right battery?",
+    "First, measure how much electricity you use after sunset.",
+    "Then compare the warranty, the usable capacity and the power the battery can deliver at once.",
+    "So a home battery pays off when electricity in the evening is expensive and your solar panels make more.",
+    "Thanks for watching.",
+]

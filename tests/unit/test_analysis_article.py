@@ -151,3 +151,29 @@ def test_key_facts_and_the_lead_take_the_claims_that_stand_alone_first() -> None
     article = write_article(graph, "journalistic", "en")
     assert len(article.key_facts) == 5 and not any(f["text"].startswith("It ") for f in article.key_facts)
     assert not any(s.startswith("It ") for s in article.introduction), article.introduction
+
+
+def test_a_short_talks_sections_each_answer_their_heading_and_none_is_a_greeting() -> None:
+    from tests.support.caption_lines import BATTERY_TALK
+    graph = analyse([Segment(i * 5300, i * 5300 + 4900, text) for i, text in enumerate(BATTERY_TALK)],
+                    language="en")
+    article = write_article(graph, "auto", "en")
+    bodies = {s.heading: " ".join(t for p in s.paragraphs for t in p.sentences) for s in article.sections}
+    assert all(bodies.values()), bodies  # every section has a body
+    assert not any(text.startswith(("Welcome", "Thanks")) for text in bodies.values()), bodies
+    # the steps that answer "how do you choose the right battery?" are under its heading (the FAQ took them,
+    # and the section read "Thanks for watching.")
+    assert "Measure how much electricity you use after sunset." in bodies["How to choose the right battery"], bodies
+    prose = [t for s in article.sections for p in s.paragraphs for t in p.sentences] + [
+        t for e in article.faq for t in e["answer"]] + list(article.introduction)
+    assert len(prose) == len(set(prose))  # no sentence twice
+
+
+@pytest.mark.parametrize(("question", "body", "expected"), [
+    ("What is probability?", "It was the probability that the hypothesis holds.", True),  # "probably" is a stop
+    ("What are phosphate cells?", "Welcome to this talk about home batteries.", False),   # word of the same stem
+])
+def test_a_question_heads_a_section_only_when_its_body_answers_it(question: str, body: str, expected: bool) -> None:
+    from domain.analysis.headings import answers
+    from domain.analysis.language import language
+    assert answers(question, [body], language("en")) is expected

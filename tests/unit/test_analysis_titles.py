@@ -13,6 +13,7 @@ from domain.analysis.chapters import Chapter
 from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.sentences import split_sentences
 from domain.analysis.titles import title_chapters
+from tests.support.caption_lines import BATTERY_TALK
 
 
 def _titles(parts: list[list[str]], code: str = "en") -> list[str]:
@@ -379,25 +380,6 @@ def test_an_ing_word_said_after_a_form_of_be_is_a_verb() -> None:
     assert reader.describes(("generating", "functions"))
 
 
-BATTERY_TALK = [
-    "Welcome to this talk about home batteries.",
-    "A home battery stores the electricity your solar panels make during the day.",
-    "Most home batteries today use lithium iron phosphate cells, which last for about six thousand cycles.",
-    "A typical battery holds ten kilowatt hours, enough to run a house through the evening.",
-    "Let's talk about cost.",
-    "In 2024 a ten kilowatt hour battery cost about seven thousand dollars installed.",
-    "The price fell by forty percent since 2019, mostly because cell factories in China grew.",
-    "A tax credit of thirty percent cuts the cost further in the United States.",
-    "Next, let's talk about safety.",
-    "Lithium iron phosphate cells do not catch fire as easily as nickel cells.",
-    "Installers put the battery in a garage or outside, away from living rooms.",
-    "A battery management system watches every cell and stops charging when a cell gets too warm.",
-    "Finally, how do you choose the right battery?",
-    "First, measure how much electricity you use after sunset.",
-    "Then compare the warranty, the usable capacity and the power the battery can deliver at once.",
-    "So a home battery pays off when electricity in the evening is expensive and your solar panels make more.",
-    "Thanks for watching.",
-]
 
 
 def _battery_chapters() -> tuple[list[Chapter], list]:
