@@ -25,6 +25,9 @@ from domain.analysis.topics import Topic
 from domain.languages import table
 
 ANSWER_WINDOW_MS = 60_000
+# A question of more words is a turn of talk that holds a question ("It's like, you know, if you get attached
+# to something, you're like, okay, how can I make this thing..."), not one a person asks a search engine.
+MAX_QUESTION_WORDS = 25
 
 
 @dataclass(slots=True)
@@ -51,8 +54,9 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
         if not sentence.is_question:
             continue
         text = strip_leading_fillers(sentence.text, language)
-        if len(words(text)) < 4 or kit.tag_question_re.match(text.strip()):
-            continue
+        if not 4 <= len(words(text)) <= MAX_QUESTION_WORDS or kit.tag_question_re.match(text.strip()) or (
+                kit.tag_ending_re.search(text)):
+            continue  # "right?"; "The dot product measures how aligned two vectors are, right?" asks nothing
         tokens = set(sentence.tokens)
         overlap = len(tokens & top_words) / max(1, len(tokens))
         k = bisect.bisect_right(claim_starts, sentence.start_ms)
@@ -104,8 +108,10 @@ ARTICLE_RE = {
 PLURAL_ARTICLES = table("plural_articles")
 QUERY_INDEFINITE: dict[str, dict[str, str]] = table("query_indefinite")
 # A topic is asked with an indefinite article when the speakers say one before it at least twice and in a
-# quarter of its mentions: "a heat pump" is; "git" said once as "a git" among a hundred mentions is not.
-INDEFINITE_SHARE = 0.25
+# tenth of its mentions: "a heat pump", "a vector field" (said mostly as "the vector field") are; "git" said
+# once as "a git" among a hundred mentions is not. A quarter kept "what is vector field", "what is sine
+# wave" on the development set; a twentieth asked "what is a react".
+INDEFINITE_SHARE = 0.1
 # The topic queries for a plural subject: "what are solar panels", "qué son los paneles".
 PLURAL_TEMPLATES: dict[str, dict[str, str]] = table("plural_templates")
 # A Dutch or German plural: the word said also without one of its language's plural endings ("subsidie"
@@ -144,7 +150,9 @@ def _with_indefinite(topic: Topic, folded_sentences: list[Any], key: str) -> tup
     noun ("entropy") is never said so and stays bare. A plural (English: its last word) takes none."""
     name = topic.name
     if (key == "en" and name[:1].isupper()) or any(c.isupper() for c in name[1:]):
-        return name, False
+        last = name.rsplit(" ", 1)[-1]
+        # "Gaussian integers", "React hooks": a name's adjective before a common noun, whose number shows
+        return name, key == "en" and " " in name and last.islower() and _english_plural(last)
     if key == "en":
         if _english_plural(name):
             return name, True

@@ -111,6 +111,8 @@ class Language:
     hook_re: re.Pattern[str] = field(repr=False)
     attribution_re: re.Pattern[str] = field(repr=False)
     tag_question_re: re.Pattern[str] = field(repr=False)
+    # a statement with a tag at its end ("The dot product measures alignment, right?"): it asks nothing
+    tag_ending_re: re.Pattern[str] = field(repr=False)
     process_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
@@ -349,6 +351,7 @@ def language(code: str | None) -> Language:
         hook_re=re.compile(rf"^(?:{HOOK_OPENERS[key]})\b", re.IGNORECASE),
         attribution_re=re.compile(rf"[«»“”\"]|\b(?:{ATTRIBUTION_PHRASES[key]})\b", re.IGNORECASE),
         tag_question_re=re.compile(rf"^(?:{TAG_QUESTIONS[key]})\s*\?*$", re.IGNORECASE),
+        tag_ending_re=re.compile(rf"[,;]\s*(?:{TAG_QUESTIONS[key]})\s*\?+\s*$", re.IGNORECASE),
         process_re=re.compile(rf"\b(?:{PROCESS_WORDS[key]})\b", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],

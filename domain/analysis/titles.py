@@ -209,8 +209,9 @@ def _aspect_of(word: str, video_subject: str | None, reader: PhraseReader) -> st
     """"Cost" of a video about home batteries: "Cost of home batteries" (``Language.aspect_title``),
     when the language writes it and the subject is not the word itself."""
     template = ASPECT_TITLES.get(reader.kit.code)
-    if template is None or video_subject is None or fold(word) in fold(video_subject).split():
-        return None
+    if template is None or video_subject is None or reader.stem(norm_token(word)) in {
+            reader.stem(norm_token(w)) for w in words(video_subject)}:
+        return None  # "Battery" in a video about home batteries: the subject itself
     shown = video_subject if reader.names_a_subject(video_subject.split(" ")[0]) else (
         video_subject[:1].lower() + video_subject[1:])
     title = heading(template.format(aspect=word, subject=shown))

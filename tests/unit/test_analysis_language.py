@@ -1016,3 +1016,28 @@ def test_a_month_and_a_unit_of_the_language_make_a_date_and_a_figure(code: str) 
     found = [(e.type, e.name) for e in graph.entities]
     assert ("date", date) in found and ("number", figure) in found, found
     assert [n for t, n in found if t == "number"] == [figure], found  # said once, counted once
+
+
+def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None:
+    lines = ["The vector field assigns a vector to every point.", "The vector field here shows a fluid.",
+             "Draw a vector field, then look at it.", "The vector field has a divergence.",
+             "Any vector field has a curl too.", "Take a vector field, and its flow follows.",
+             "The vector field is smooth.", "The vector field is drawn in blue.", "The vector field ends here.",
+             "Gaussian integers are complex numbers.", "Gaussian integers factor into primes.",
+             "Gaussian integers form a lattice."]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    queries = [i.query for i in graph.intents if i.source == "topic"]
+    assert "what is a vector field" in queries, queries
+    assert "what are Gaussian integers" in queries, queries  # a name's adjective, a plural noun
+
+
+@pytest.mark.parametrize("question", [
+    "The dot product gives you a measure of how aligned two vectors are, right?",  # a statement with a tag
+    "It's like, you know, if you get attached to something, you're like, okay, how can I make this thing just a "
+    "little bit better and then a little bit faster than it was yesterday?",  # a turn of talk, 30 words
+])
+def test_a_statement_with_a_tag_or_a_long_turn_is_no_search_question(question: str) -> None:
+    lines = [question, "The dot product of two vectors measures how aligned they are.",
+             "Aligned vectors give a large dot product.", "Perpendicular vectors give a dot product of zero."]
+    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    assert not [i.query for i in graph.intents if i.source == "question"], graph.intents

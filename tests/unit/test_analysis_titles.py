@@ -432,3 +432,4 @@ def test_a_language_without_the_aspect_form_keeps_its_phrase() -> None:
     assert _aspect_of("Cost", "Home batteries", english) == "Cost of home batteries"
     assert _aspect_of("Cost", "Tesla batteries", english) == "Cost of Tesla batteries"  # a name keeps its capital
     assert _aspect_of("Batteries", "Home batteries", english) is None  # the subject itself
+    assert _aspect_of("Battery", "Home batteries", english) is None  # ... in the singular too
