@@ -64,6 +64,8 @@ DANGLING = table("dangling")
 # calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
 VERB_SIGNALS = table("verb_signals")
 VERB_SHARE = 0.3
+PARTICIPLE_ENDINGS = table("participle_ending")
+PARTICIPLE_MIN_LETTERS = 6
 # The forms of a verb that, before a word of the language's progressive ending, make a verb of it ("are
 # generating", "was worrying"; "is important" says nothing): (those forms, the ending).
 PROGRESSIVE = {code: (frozenset(forms.split()), ending) for code, (forms, ending) in table("progressive").items()}
@@ -141,6 +143,7 @@ class PhraseReader:
         self.nouns: frozenset[str] | None = None  # words said as nouns (``DETERMINERS``); None: no such rule
         self.long_names: tuple[str, ...] = ()  # folded names of several words (``know_names``)
         self.lowercase: frozenset[str] = frozenset()  # words the transcript says in lowercase somewhere
+        self.said_as_nouns: frozenset[str] = frozenset()  # after a determiner, or capitalised inside a sentence
         self.bound: frozenset[str] = frozenset()  # words mostly said before one same word (``BOUND_SHARE``)
 
     def learn(self, sentences: Sequence[Any], speakers: Iterable[str] = ()) -> None:
@@ -194,6 +197,7 @@ class PhraseReader:
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
+        self.said_as_nouns = frozenset(nouns)
         self.common = frozenset(common)
         self.lowercase = frozenset(lowercase)
         self.bound = frozenset(t for t, after in following.items() if total[t] >= BOUND_MIN
@@ -247,6 +251,13 @@ class PhraseReader:
         return any(token.endswith(e) and len(token) - len(e) >= ADVERB_OF_ADJECTIVE_LETTERS
                    for e in ADVERB_ENDINGS.get(self.kit.code, ())) and self.is_adverb(token)
 
+    def _participle(self, token: str) -> bool:
+        """A word with the language's participle ending (``Language.participle_ending``: English "-ed"), six
+        letters or more ("speed", "seed" are nouns), never said after a determiner: a verb's participle."""
+        ending = PARTICIPLE_ENDINGS.get(self.kit.code)
+        return (ending is not None and token.endswith(ending) and len(token) >= PARTICIPLE_MIN_LETTERS
+                and token not in self.said_as_nouns)
+
     def is_proper(self, token: str) -> bool:
         """Never said in lowercase, nor (German) after an article: a name."""
         return token not in self.lowercase and token not in self.common
@@ -299,6 +310,8 @@ class PhraseReader:
             return False
         if tokens[0] in self.vague_heads:
             return False
+        if len(tokens) == 1 and self._participle(tokens[0]):
+            return False  # "squared", "installed": what is done, not what it is done to
         if len(tokens) == 2 and not all(self.is_proper(t) for t in tokens) and (
                 any(self.stem(t) in self.judgements for t in tokens)
                 or (ADVERB_ENDINGS.get(self.kit.code) and self._adverb_of_an_adjective(tokens[0]))):

@@ -233,6 +233,9 @@ class Language:
     # the forms of a verb that, before a word with the ending, make a verb of it (English "are generating",
     # "was worrying"; "is important" says nothing): (those forms, the ending); None: no such form
     progressive: tuple[str, str] | None = None
+    # the ending of a verb's participle, which a word never said after a determiner and alone is ("squared",
+    # "installed"): no topic or title alone; None: the language's nouns take a determiner (``noun_rule``)
+    participle_ending: str | None = None
     # a word this long and rare in the language is a compound, a phrase in one word ("Wärmepumpe",
     # "Batteriespeicher"), so it may title a chapter alone; None: the language writes phrases apart
     compound_letters: int | None = None
@@ -265,9 +268,10 @@ class Language:
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
-            "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "progressive", "compound_letters",
-            "adverb_endings", "contractions", "definite", "definite_articles", "query_indefinite",
-            "query_plural_endings", "plural_articles", "plural_templates", "org_tail", "requests", "assistant")
+            "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "progressive", "participle_ending",
+            "compound_letters", "adverb_endings", "contractions", "definite", "definite_articles",
+            "query_indefinite", "query_plural_endings", "plural_articles", "plural_templates", "org_tail",
+            "requests", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

@@ -418,7 +418,8 @@ LANGUAGE = Language(
         "like just gonna y'all ain't cool awesome super"
     ),
     leading_fillers="um uh er erm hmm so and well ok okay yeah yes but right alright",
-    comma_openers="finally next first firstly second secondly third thirdly then now also lastly so anyway",
+    comma_openers=("finally next first firstly second secondly third thirdly then now also lastly so anyway like oh "
+                   "actually basically"),
     leading_words="so and but okay ok alright well right um uh now yeah yes all",
     cue_phrases=(
         r"next(?:\s+(?:one|up|we|is|thing|step|topic|question|item|on))?|"
@@ -510,6 +511,7 @@ LANGUAGE = Language(
     ),
     dangling="and or but the a an of to in on for with vs versus as at by from",
     progressive=("is are was were am be been being", "ing"),
+    participle_ending="ed",
     verb_signals=(
         "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
         "i'll we'll you'll they'll i'd we'd they'd"

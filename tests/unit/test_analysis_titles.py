@@ -433,3 +433,21 @@ def test_a_language_without_the_aspect_form_keeps_its_phrase() -> None:
     assert _aspect_of("Cost", "Tesla batteries", english) == "Cost of Tesla batteries"  # a name keeps its capital
     assert _aspect_of("Batteries", "Home batteries", english) is None  # the subject itself
     assert _aspect_of("Battery", "Home batteries", english) is None  # ... in the singular too
+
+
+def test_a_participle_alone_is_no_topic_nor_title() -> None:
+    # "x squared", "the package is installed": what is done, not a subject; "the speed" is said as a noun
+    said = ("Take x squared and add it. Then x squared grows. The package is installed. It was installed twice. "
+            "The speed grows. The speed of light is fixed.")
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    assert not reader.describes(("squared",))
+    assert not reader.describes(("installed",))
+    assert reader.describes(("speed",))
+
+
+def test_like_before_a_comma_leaves_a_question() -> None:
+    from domain.analysis.text import strip_leading_fillers
+    assert strip_leading_fillers("Like, have you made any commits?", "en") == "Have you made any commits?"
+    assert strip_leading_fillers("Like most people, I use git every day.", "en") == (
+        "Like most people, I use git every day.")  # no comma after it: a word of the sentence
