@@ -20,7 +20,7 @@ from domain.analysis.claims import Claim
 from domain.analysis.entities import Entity
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.text import fold, labels, lang_key, strip_leading_fillers, words
+from domain.analysis.text import ARTICLE_RE, definite_article, fold, labels, lang_key, strip_leading_fillers, words
 from domain.analysis.topics import Topic
 from domain.languages import table
 
@@ -98,13 +98,6 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     return ranked[:limit]
 
 
-# The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
-# asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
-DEFINITE = table("definite")
-ARTICLE_RE = {
-    code: r"\b(" + "|".join(sorted(set(articles) | set(DEFINITE[code]), key=len, reverse=True)) + r")\s{}\b"
-    for code, articles in table("definite_articles").items()
-}
 PLURAL_ARTICLES = table("plural_articles")
 QUERY_INDEFINITE: dict[str, dict[str, str]] = table("query_indefinite")
 # A topic is asked with an indefinite article when the speakers say one before it at least twice and in a
@@ -192,14 +185,8 @@ def _with_article(topic: Topic, folded_sentences: list[Any], language: str | Non
             fold(topic.name).rsplit(" ", 1)[-1], folded_sentences, key)
     if key not in ARTICLE_RE or topic.name[:1].isupper():
         return topic.name, False
-    pattern = re.compile(ARTICLE_RE[key].format(re.escape(fold(topic.name))))  # the form shown, not the key's
-    seen: dict[str, int] = {}
-    for _, text in folded_sentences:
-        for match in pattern.finditer(text):
-            said = DEFINITE[key].get(match.group(1), match.group(1))
-            seen[said] = seen.get(said, 0) + 1
-    if not seen:
+    article = definite_article(topic.name, [text for _, text in folded_sentences], key)
+    if article is None:
         return topic.name, False
-    article = max(seen, key=lambda a: (seen[a], a))
     plural = article in PLURAL_ARTICLES[key]
     return (f"l'{topic.name}" if article == "l" else f"{article} {topic.name}"), plural

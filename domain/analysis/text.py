@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from itertools import islice
 
 from domain.analysis.language import NUMBER_RE, lang_code
@@ -19,6 +20,13 @@ LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
 FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
 COMMA_OPENERS = {code: frozenset(w.split()) for code, w in table("comma_openers").items()}
+# The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
+# asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
+DEFINITE = table("definite")
+ARTICLE_RE = {
+    code: r"\b(" + "|".join(sorted(set(articles) | set(DEFINITE[code]), key=len, reverse=True)) + r")\s{}\b"
+    for code, articles in table("definite_articles").items()
+}
 
 WORD_RE = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?", re.UNICODE)
 # Elided articles and pronouns before a word: French (l'énergie, qu'il) and Italian (dell'acqua, un'idea).
@@ -152,3 +160,19 @@ def looks_like_question(text: str, language: str | None) -> bool:
 
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
+
+
+def definite_article(name: str, folded_texts: Sequence[str], language: str | None) -> str | None:
+    """The definite article the speakers say most before ``name`` in ``folded_texts`` (``fold``ed), as the
+    language's ``definite_articles`` spell it ("les" of "des pompes à chaleur", "l" of "l'isolation"); None
+    when they say none, or the language has no such article here."""
+    key = lang_key(language)
+    if key not in ARTICLE_RE:
+        return None
+    pattern = re.compile(ARTICLE_RE[key].format(re.escape(fold(name))))
+    seen: dict[str, int] = {}
+    for text in folded_texts:
+        for match in pattern.finditer(text):
+            said = DEFINITE[key].get(match.group(1), match.group(1))
+            seen[said] = seen.get(said, 0) + 1
+    return max(seen, key=lambda a: (seen[a], a)) if seen else None

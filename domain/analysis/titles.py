@@ -14,7 +14,7 @@ from domain.analysis.chapters import Chapter, format_timestamp
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.phrases import QUESTION_TITLE_WORDS, PhraseReader, PhraseTable, heading, impersonal, publishable
-from domain.analysis.text import fold, labels, norm_token, strip_leading_fillers, words
+from domain.analysis.text import definite_article, fold, labels, norm_token, strip_leading_fillers, words
 from domain.languages import table as language_table
 
 # How a candidate phrase is weighed as a chapter's title: a linear score of what is known of it in the
@@ -37,6 +37,7 @@ class TitleContext:
     used: set[str] = field(default_factory=set)  # titles given, folded without spaces, and their words' stems
     weights: dict[str, float] = field(default_factory=lambda: dict(TITLE_WEIGHTS))
     subject: str | None = None  # the subject the video names for itself (``video_subject_title``)
+    aspect_tail: str | None = None  # what follows an aspect of that subject: "of home batteries" (``aspect_tail``)
 
     def free(self, title: str) -> bool:
         """No chapter has this title yet, nor one of the same words ("Post css" and "PostCSS")."""
@@ -59,6 +60,7 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
         if table is not None:
             context.spread.update(table.counts.keys())
     context.subject = video_subject_title(sentences, reader.kit.code) if sentences else None
+    context.aspect_tail = aspect_tail(context.subject, sentences, reader)
     for number, (chapter, table) in enumerate(zip(chapters, tables, strict=True)):
         subject = video_subject_title(sentences[:chapter.last_sentence + 1], reader.kit.code) if number == 0 else None
         if subject is not None and (reader.is_fragment(subject) or not reader.names_a_subject(subject)):
@@ -97,7 +99,7 @@ def chapter_title(chapter: Chapter, table: PhraseTable | None, context: TitleCon
     question = _opening_question(chapter, context.sentences, table, reader)
     if question and context.free(question):
         return question
-    announced = _announced_subject(chapter, context.sentences, table, reader, context.subject)
+    announced = _announced_subject(chapter, context.sentences, table, reader, context.subject, context.aspect_tail)
     if announced and context.free(announced):
         return announced
     for _, key in ranked_phrases(chapter, table, context)[:40]:
@@ -173,7 +175,7 @@ ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sente
 
 
 def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
-                       reader: PhraseReader, video_subject: str | None = None) -> str | None:
+                       reader: PhraseReader, video_subject: str | None = None, tail: str | None = None) -> str | None:
     """The subject the chapter's first sentences (or the sentence just before it, when the boundary
     could not fall on the announcement: a chapter of a short video is at least 10 s) announce by
     name ("Next, let's talk about battery storage" -> "Battery storage"; ``Language.announced``),
@@ -196,26 +198,43 @@ def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: P
             if any(reader.stem(norm_token(w)) in recurring for w in words(title)):
                 return title
             continue
-        aspect = _aspect_of(title, video_subject, reader)  # the video's subject is said again, not the word
+        aspect = _aspect_of(title, video_subject, tail, reader)  # the video's subject is said again, not the word
         if aspect is not None:
             return aspect
     return None
 
 
 ASPECT_TITLES = language_table("aspect_title")
+ASPECT_ARTICLES = language_table("aspect_articles")
 
 
-def _aspect_of(word: str, video_subject: str | None, reader: PhraseReader) -> str | None:
-    """"Cost" of a video about home batteries: "Cost of home batteries" (``Language.aspect_title``),
-    when the language writes it and the subject is not the word itself."""
-    template = ASPECT_TITLES.get(reader.kit.code)
-    if template is None or video_subject is None or reader.stem(norm_token(word)) in {
+def _aspect_of(word: str, video_subject: str | None, tail: str | None, reader: PhraseReader) -> str | None:
+    """"Cost" of a video about home batteries: "Cost of home batteries" (``tail``: ``aspect_tail``), when
+    the language writes it and the subject is not the word itself."""
+    if tail is None or video_subject is None or reader.stem(norm_token(word)) in {
             reader.stem(norm_token(w)) for w in words(video_subject)}:
         return None  # "Battery" in a video about home batteries: the subject itself
+    title = heading(f"{word} {tail}")
+    return title if reader.publishable(title) and len(words(title)) <= QUESTION_TITLE_WORDS else None
+
+
+def aspect_tail(video_subject: str | None, sentences: Sequence[Sentence], reader: PhraseReader) -> str | None:
+    """What follows an aspect of the video's subject in a title: "of home batteries" (``Language.aspect_title``),
+    "des pompes à chaleur", "de l'isolation" (``Language.aspect_articles``: the article the speakers say before
+    the subject); None when the language has neither, or they never say the subject with an article."""
+    if video_subject is None:
+        return None
+    code = reader.kit.code
     shown = video_subject if reader.names_a_subject(video_subject.split(" ")[0]) else (
         video_subject[:1].lower() + video_subject[1:])
-    title = heading(template.format(aspect=word, subject=shown))
-    return title if reader.publishable(title) and len(words(title)) <= QUESTION_TITLE_WORDS else None
+    if code in ASPECT_TITLES:
+        return str(ASPECT_TITLES[code]).format(subject=shown)
+    joins = ASPECT_ARTICLES.get(code)
+    article = definite_article(video_subject, [fold(s.text) for s in sentences], code) if joins else None
+    if joins is None or article not in joins:
+        return None
+    join = joins[article]
+    return f"{join}{shown}" if join.endswith("'") else f"{join} {shown}"
 
 
 TAG_QUESTION_RE = re.compile(

@@ -227,9 +227,12 @@ class Language:
     noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
     verb_endings: tuple[str, ...] | None = None
     # a part announced by one common word ("Let's talk about cost") of a video that names its subject ("a talk
-    # about home batteries"): its title, "{aspect} of {subject}" ("Cost of home batteries"); None: the language
-    # joins them with an article that agrees with the subject (French "Coût des batteries"), not written here
+    # about home batteries"): its title is the word and then this ("of {subject}": "Cost of home batteries")
     aspect_title: str | None = None
+    # ... or, in a language that joins them with the article the speakers say before the subject: that
+    # article (as ``definite_articles`` spells it) -> the words that join ("les" -> "des": "Coût des pompes
+    # à chaleur"; "l" -> "de l'": "Coût de l'isolation")
+    aspect_articles: Mapping[str, str] | None = None
     # the forms of a verb that, before a word with the ending, make a verb of it (English "are generating",
     # "was worrying"; "is important" says nothing): (those forms, the ending); None: no such form
     progressive: tuple[str, str] | None = None
@@ -268,10 +271,10 @@ class Language:
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
-            "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "progressive", "participle_ending",
-            "compound_letters", "adverb_endings", "contractions", "definite", "definite_articles",
-            "query_indefinite", "query_plural_endings", "plural_articles", "plural_templates", "org_tail",
-            "requests", "assistant")
+            "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "aspect_articles", "progressive",
+            "participle_ending", "compound_letters", "adverb_endings", "contractions", "definite",
+            "definite_articles", "query_indefinite", "query_plural_endings", "plural_articles", "plural_templates",
+            "org_tail", "requests", "assistant")
 MAY_BE_EMPTY = {
     "question_openers": "English asks with the word order, which a sentence's start does not show",
     "plural_endings": "Italian makes a plural by changing the last vowel, not by an ending",

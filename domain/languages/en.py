@@ -500,7 +500,7 @@ LANGUAGE = Language(
     vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
     adverb_endings=("ly",),
     vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways amount amounts",
-    aspect_title="{aspect} of {subject}",
+    aspect_title="of {subject}",
     judgement_words=("good great nice cool bad awesome amazing weird crazy funny huge tough terrible horrible "
                      "fantastic incredible interesting wonderful silly stupid wild insane tasty tastiest lovely "
                      "excellent brilliant beautiful happy sad disappointing complicated"),

@@ -557,6 +557,7 @@ LANGUAGE = Language(
     adverb_endings=("mente",),  # "extraordinariamente" of "extraordinaria"; "la mente" is too short a rest
     definite={"del": "el", "al": "el"},
     definite_articles=("el", "la", "los", "las"),
+    aspect_articles={"el": "del", "la": "de la", "los": "de los", "las": "de las"},
     plural_articles={"los", "las"},
     plural_templates={"what": "qué son {t}", "how": "cómo funcionan {t}", "why": "por qué importan {t}"},
     org_tail=(

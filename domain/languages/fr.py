@@ -543,6 +543,7 @@ LANGUAGE = Language(
     plural_endings=("s", "x"),
     definite={"des": "les", "du": "le", "au": "le", "aux": "les"},
     definite_articles=("le", "la", "les", "l"),
+    aspect_articles={"le": "du", "la": "de la", "les": "des", "l": "de l'"},
     plural_articles={"les"},
     plural_templates={"how": "comment fonctionnent {t}", "why": "pourquoi {t} comptent"},
     org_tail=(

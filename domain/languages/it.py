@@ -574,6 +574,8 @@ LANGUAGE = Language(
     for a, article in (("l", "il"), ("llo", "lo"), ("lla", "la"), ("lle", "le"), ("gli", "gli"), ("i", "i"),
                        ("ll", "l"))},
     definite_articles=("il", "lo", "la", "i", "gli", "le", "l"),
+    aspect_articles={"il": "del", "lo": "dello", "la": "della", "i": "dei", "gli": "degli", "le": "delle",
+                     "l": "dell'"},
     plural_articles={"i", "gli", "le"},
     plural_templates={"what": "cosa sono {t}", "how": "come funzionano {t}", "why": "perché {t} sono importanti"},
     org_tail=(

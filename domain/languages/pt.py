@@ -556,6 +556,7 @@ LANGUAGE = Language(
     definite={"do": "o", "da": "a", "dos": "os", "das": "as", "no": "o", "na": "a", "nos": "os", "nas": "as",
     "ao": "o", "aos": "os", "à": "a", "às": "as", "pelo": "o", "pela": "a", "pelos": "os", "pelas": "as"},
     definite_articles=("o", "a", "os", "as"),
+    aspect_articles={"o": "do", "a": "da", "os": "dos", "as": "das"},
     plural_articles={"os", "as"},
     plural_templates={"what": "o que são {t}", "how": "como funcionam {t}", "why": "porque {t} importam"},
     org_tail=(

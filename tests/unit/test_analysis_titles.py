@@ -421,18 +421,29 @@ def test_a_word_of_sequence_before_a_comma_leaves_a_quote_or_a_question(code: st
     assert strip_leading_fillers(said, code) == expected[:1].upper() + expected[1:]
 
 
-def test_a_language_without_the_aspect_form_keeps_its_phrase() -> None:
-    # French joins an aspect to its subject with an article that agrees ("Coût des batteries"): not written
-    from domain.analysis.titles import _aspect_of
-    french, english = PhraseReader("fr"), PhraseReader("en")
-    french.learn(split_sentences([Segment(0, 5000, "Les batteries domestiques coûtent cher.")], "fr"))
-    english.learn(split_sentences([Segment(0, 5000, "The home batteries cost a lot. Tesla makes home batteries.")],
-                                  "en"))
-    assert _aspect_of("Coût", "Batteries domestiques", french) is None
-    assert _aspect_of("Cost", "Home batteries", english) == "Cost of home batteries"
-    assert _aspect_of("Cost", "Tesla batteries", english) == "Cost of Tesla batteries"  # a name keeps its capital
-    assert _aspect_of("Batteries", "Home batteries", english) is None  # the subject itself
-    assert _aspect_of("Battery", "Home batteries", english) is None  # ... in the singular too
+def test_an_aspect_joins_the_subject_as_the_language_does() -> None:
+    from domain.analysis.titles import _aspect_of, aspect_tail
+
+    def tail(code: str, subject: str, said: str) -> str | None:
+        reader = PhraseReader(code)
+        sentences = split_sentences([Segment(0, 9000, said)], code)
+        reader.learn(sentences)
+        return aspect_tail(subject, sentences, reader)
+
+    english = tail("en", "Home batteries", "The home batteries cost a lot. Tesla makes home batteries.")
+    assert english == "of home batteries"
+    assert _aspect_of("Cost", "Home batteries", english, PhraseReader("en")) == "Cost of home batteries"
+    assert _aspect_of("Battery", "Home batteries", english, PhraseReader("en")) is None  # the subject itself
+    assert tail("en", "Tesla batteries", "Tesla batteries cost a lot. Tesla batteries last.") == "of Tesla batteries"
+    # the Romance languages join with the article the speakers say before the subject
+    assert tail("fr", "Pompes à chaleur", "Les pompes à chaleur chauffent. Une pompe à chaleur dure.") == (
+        "des pompes à chaleur")
+    assert tail("fr", "Isolation", "L'isolation coûte cher. Une bonne isolation dure.") == "de l'isolation"
+    assert tail("es", "Bombas de calor", "Las bombas de calor calientan la casa.") == "de las bombas de calor"
+    assert tail("it", "Pompe di calore", "Le pompe di calore scaldano la casa.") == "delle pompe di calore"
+    assert tail("pt", "Bombas de calor", "As bombas de calor aquecem a casa.") == "das bombas de calor"
+    assert tail("fr", "Pompes à chaleur", "Pompes à chaleur partout.") is None  # never said with an article
+    assert tail("de", "Wärmepumpen", "Die Wärmepumpen heizen.") is None  # German: a genitive, not written here
 
 
 def test_a_participle_alone_is_no_topic_nor_title() -> None:
@@ -451,3 +462,22 @@ def test_like_before_a_comma_leaves_a_question() -> None:
     assert strip_leading_fillers("Like, have you made any commits?", "en") == "Have you made any commits?"
     assert strip_leading_fillers("Like most people, I use git every day.", "en") == (
         "Like most people, I use git every day.")  # no comma after it: a word of the sentence
+
+
+def test_a_french_talk_announcing_its_parts_titles_each_as_an_aspect_of_its_subject() -> None:
+    from domain.analysis import analyse
+    lines = ["Bienvenue dans cette vidéo sur les pompes à chaleur.",
+             "Une pompe à chaleur prend la chaleur de l'air extérieur pour chauffer la maison.",
+             "Les pompes à chaleur donnent trois unités de chaleur pour une unité d'électricité.",
+             "Elles remplacent souvent une vieille chaudière au fioul.", "Parlons maintenant du coût.",
+             "En 2024, une pompe à chaleur coûte environ douze mille euros posée.",
+             "L'État rembourse une partie du coût avec une prime.", "Le prix baisse chaque année depuis 2020.",
+             "Ensuite, parlons du bruit.",
+             "Une pompe à chaleur moderne fait moins de bruit qu'un lave-vaisselle.",
+             "Les installateurs la placent loin des chambres.", "Enfin, comment choisir la bonne pompe à chaleur ?",
+             "D'abord, mesurez la surface de la maison.", "Puis comparez la garantie et la puissance.",
+             "Merci de votre attention."]
+    graph = analyse([Segment(i * 5300, i * 5300 + 4900, t) for i, t in enumerate(lines)], language="fr")
+    assert [c.title for c in graph.chapters] == ["Pompes à chaleur", "Coût des pompes à chaleur",
+                                                 "Bruit des pompes à chaleur",
+                                                 "Comment choisir la bonne pompe à chaleur ?"]
