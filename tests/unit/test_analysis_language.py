@@ -899,6 +899,11 @@ def test_a_short_video_gets_a_chapter_for_each_part_its_speaker_announces() -> N
     assert len(_monologue(plain, "en").chapters) == 3
 
 
+def _one_voice(lines: list[str], code: str):
+    """The analysis of ``lines`` said by one speaker, 6 s each."""
+    return analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
+
+
 @pytest.mark.parametrize(("code", "lines", "query"), [
     # the indefinite article the speakers say before the topic: "what is a heat pump", not "what is heat pump"
     ("en", ["A heat pump is a device that moves heat from the outside air into the house.",
@@ -914,7 +919,7 @@ def test_a_short_video_gets_a_chapter_for_each_part_its_speaker_announces() -> N
             "Installateure stellen die Wärmepumpe nach draußen."], "was ist eine Wärmepumpe"),
 ])
 def test_a_topic_query_takes_the_indefinite_article_the_speakers_say(code: str, lines: list[str], query: str) -> None:
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
+    graph = _one_voice(lines, code)
     queries = [i.query for i in graph.intents if i.source == "topic"]
     assert query in queries, queries
     if query.split()[2] in ("a", "eine"):  # as a question of the FAQ or a heading, the query reads as one
@@ -930,7 +935,7 @@ def test_the_indefinite_article_is_heard_before_a_verb_too() -> None:
              "A home battery stores the electricity your solar panels make during the day.",
              "Most home batteries today use lithium iron phosphate cells.",
              "So a home battery pays off when electricity in the evening is expensive."]
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    graph = _one_voice(lines, "en")
     queries = [i.query for i in graph.intents if i.source == "topic"]
     assert "what is a home battery" in queries, queries
 
@@ -949,7 +954,7 @@ def test_the_indefinite_article_is_heard_before_a_verb_too() -> None:
 def test_why_a_topic_matters_is_asked_as_a_question(code: str, lines: list[str], query: str) -> None:
     # "why heat pump matters?" and "warum Häuser wichtig ist?" were asked; the question agrees with a plural
     # (German: "was macht ... wichtig" agrees with any number)
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language=code)
+    graph = _one_voice(lines, code)
     assert query in [i.query for i in graph.intents], [i.query for i in graph.intents]
 
 
@@ -981,7 +986,7 @@ def test_a_german_plural_also_said_in_the_singular_asks_in_the_plural() -> None:
              "Eine Symmetrie ist eine Drehung, die den Würfel gleich lässt.", "Die Symmetrien bilden eine Gruppe.",
              "Symmetrien lassen sich verketten.", "Jede Symmetrie hat eine Umkehrung.",
              "Die Symmetrien des Würfels sind vierundzwanzig."]
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
+    graph = _one_voice(lines, "de")
     assert "was sind Symmetrien" in [i.query for i in graph.intents], [i.query for i in graph.intents]
 
 
@@ -992,7 +997,7 @@ def test_a_german_lead_takes_no_sentence_opening_with_sie() -> None:
              "Sie liefert drei Einheiten Wärme für jede Einheit Strom, weil sie die Wärme nur verschiebt.",
              "Die meisten neuen Häuser in Norwegen nutzen heute eine Wärmepumpe.",
              "Die Installation kostet mehr als zehntausend Euro, aber der Staat zahlt einen Teil."]
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="de")
+    graph = _one_voice(lines, "de")
     article = write_article(graph, "journalistic", "de")
     assert not any(s.startswith("Sie ") for s in article.introduction), article.introduction
 
@@ -1025,7 +1030,7 @@ def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None
              "The vector field is smooth.", "The vector field is drawn in blue.", "The vector field ends here.",
              "Gaussian integers are complex numbers.", "Gaussian integers factor into primes.",
              "Gaussian integers form a lattice."]
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    graph = _one_voice(lines, "en")
     queries = [i.query for i in graph.intents if i.source == "topic"]
     assert "what is a vector field" in queries, queries
     assert "what are Gaussian integers" in queries, queries  # a name's adjective, a plural noun
@@ -1039,5 +1044,5 @@ def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None
 def test_a_statement_with_a_tag_or_a_long_turn_is_no_search_question(question: str) -> None:
     lines = [question, "The dot product of two vectors measures how aligned they are.",
              "Aligned vectors give a large dot product.", "Perpendicular vectors give a dot product of zero."]
-    graph = analyse([Segment(k * 6000, k * 6000 + 5500, t, "A") for k, t in enumerate(lines)], language="en")
+    graph = _one_voice(lines, "en")
     assert not [i.query for i in graph.intents if i.source == "question"], graph.intents
