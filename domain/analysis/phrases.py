@@ -65,6 +65,9 @@ DANGLING = table("dangling")
 VERB_SIGNALS = table("verb_signals")
 VERB_SHARE = 0.3
 PARTICIPLE_ENDINGS = table("participle_ending")
+# Verbs in nearly every use ("make", "gets", "took"), which a short talk may never say after a pronoun or a
+# modal: a verb, unless the talk says it after a determiner ("the make of the car").
+COMMON_VERBS = {code: frozenset(words.split()) for code, words in table("common_verbs").items()}
 PARTICIPLE_MIN_LETTERS = 6
 # The forms of a verb that, before a word of the language's progressive ending, make a verb of it ("are
 # generating", "was worrying"; "is important" says nothing): (those forms, the ending).
@@ -195,7 +198,8 @@ class PhraseReader:
         self.verbs = frozenset(
             [t for t, c in after_signal.items() if c >= VERB_SHARE * total[t]]
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
-            + [t for t in total if endings and t.endswith(endings) and t not in nouns])
+            + [t for t in total if endings and t.endswith(endings) and t not in nouns]
+            + [t for t in total if t in COMMON_VERBS.get(self.kit.code, ()) and t not in nouns])
         self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
         self.said_as_nouns = frozenset(nouns)
         self.common = frozenset(common)

@@ -239,6 +239,9 @@ class Language:
     # the ending of a verb's participle, which a word never said after a determiner and alone is ("squared",
     # "installed"): no topic or title alone; None: the language's nouns take a determiner (``noun_rule``)
     participle_ending: str | None = None
+    # verbs in nearly every use ("make", "gets"): in no topic or title unless said after a determiner; None:
+    # the language's nouns take a determiner or a capital, which tells its verbs apart (``noun_rule``)
+    common_verbs: str | None = None
     # a word this long and rare in the language is a compound, a phrase in one word ("Wärmepumpe",
     # "Batteriespeicher"), so it may title a chapter alone; None: the language writes phrases apart
     compound_letters: int | None = None
@@ -272,7 +275,7 @@ class Language:
 # may be empty (the language has none of them), with the reason.
 OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
             "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "aspect_articles", "progressive",
-            "participle_ending", "compound_letters", "adverb_endings", "contractions", "definite",
+            "participle_ending", "common_verbs", "compound_letters", "adverb_endings", "contractions", "definite",
             "definite_articles", "query_indefinite", "query_plural_endings", "plural_articles", "plural_templates",
             "org_tail", "requests", "assistant")
 MAY_BE_EMPTY = {

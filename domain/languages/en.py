@@ -512,6 +512,7 @@ LANGUAGE = Language(
     dangling="and or but the a an of to in on for with vs versus as at by from",
     progressive=("is are was were am be been being", "ing"),
     participle_ending="ed",
+    common_verbs="make makes made take takes took get gets got give gives gave need needs want wants seem seems",
     verb_signals=(
         "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
         "i'll we'll you'll they'll i'd we'd they'd"

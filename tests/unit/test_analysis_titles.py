@@ -481,3 +481,15 @@ def test_a_french_talk_announcing_its_parts_titles_each_as_an_aspect_of_its_subj
     assert [c.title for c in graph.chapters] == ["Pompes à chaleur", "Coût des pompes à chaleur",
                                                  "Bruit des pompes à chaleur",
                                                  "Comment choisir la bonne pompe à chaleur ?"]
+
+
+def test_a_verb_in_nearly_every_use_ends_no_topic() -> None:
+    # "your solar panels make...": a short talk may never say "make" after a pronoun; "the make" is a noun
+    said = "Your solar panels make power. Solar panels make more in summer. Solar panels last. Solar panels age."
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    assert not reader.describes(("panels", "make"))
+    assert reader.describes(("solar", "panels"))
+    noun = PhraseReader("en")
+    noun.learn(split_sentences([Segment(0, 9000, "The make of the car matters. Car make counts.")], "en"))
+    assert noun.describes(("car", "make"))
