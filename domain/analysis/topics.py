@@ -9,7 +9,8 @@ word is in the language (a term binds a talk more than a common word). A phrase 
 occurrences; a word frequent in the language is never a topic alone unless it is a name ("time",
 "companies", "allow" are not; "heat equation", "JavaScript" may be). A word mostly used inside one
 recurring phrase is represented by the phrase, and the words of a chosen phrase lose what the phrase
-took.
+took; a phrase said only where a chosen one that shares a word is said is a piece of one longer term
+("phosphate cells" of "lithium iron phosphate cells").
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class _Tally:
     surfaces: dict[tuple[str, ...], Counter[str]]
     main_tokens: dict[tuple[str, ...], tuple[str, ...]]  # its most frequent normalised words
     first: dict[tuple[str, ...], int]  # the start of its first sentence
+    said_in: dict[tuple[str, ...], set[int]]  # the sentences that say it (their positions)
 
     def spread(self, key: tuple[str, ...]) -> float:
         return len(self.slices[key]) / SLICES
@@ -68,7 +70,8 @@ def _tally(sentences: Sequence[Sentence], reader: PhraseReader, span: int) -> _T
     surfaces: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     tokens_of: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
     first: dict[tuple[str, ...], int] = {}
-    for sentence in sentences:
+    said_in: dict[tuple[str, ...], set[int]] = defaultdict(set)
+    for position, sentence in enumerate(sentences):
         bucket = min(SLICES - 1, sentence.start_ms * SLICES // span)
         seen: set[tuple[str, ...]] = set()
         for key, surface, tokens in reader.candidates(sentence.text):
@@ -80,8 +83,9 @@ def _tally(sentences: Sequence[Sentence], reader: PhraseReader, span: int) -> _T
             surfaces[key][surface] += 1
             tokens_of[key][tokens] += 1
             first.setdefault(key, sentence.start_ms)
+            said_in[key].add(position)
     main_tokens = {key: forms.most_common(1)[0][0] for key, forms in tokens_of.items()}
-    return _Tally(counts, slices, surfaces, main_tokens, first)
+    return _Tally(counts, slices, surfaces, main_tokens, first, said_in)
 
 
 def _scores(tally: _Tally, reader: PhraseReader) -> dict[tuple[str, ...], float]:
@@ -121,7 +125,7 @@ def _choose(tally: _Tally, scores: dict[tuple[str, ...], float], reader: PhraseR
         if -negative != pool[key]:
             heapq.heappush(heap, (-pool[key], key))  # lowered since it was queued
             continue
-        if scores[key] <= 0 or any(_overlaps(key, c) for c in chosen):
+        if scores[key] <= 0 or any(_overlaps(key, c) or _piece_of(key, c, tally) for c in chosen):
             continue
         inside = [c for c in chosen if len(c) == 1 and c[0] in key]
         if inside:
@@ -160,6 +164,15 @@ def extract_topics(sentences: Sequence[Sentence], duration_ms: int, limit: int =
                             round(max(0.05, scores[key] / top), 3), tally.counts[key], tally.first[key], words))
     topics.sort(key=lambda t: (-t.relevance, t.first_ms, t.key))
     return topics
+
+
+def _piece_of(key: tuple[str, ...], chosen: tuple[str, ...], tally: _Tally) -> bool:
+    """A phrase that goes on from the last words of a chosen one, said only where the chosen one is: the
+    two are pieces of one longer term ("phosphate cells", "iron phosphate cells" of "lithium iron phosphate
+    cells", whose first three words were chosen). One that goes on to the left names a kind of it
+    ("partial differential" of "differential equations") and stays."""
+    goes_on = any(chosen[-k:] == key[:k] for k in range(1, min(len(key), len(chosen) + 1)))
+    return len(key) > 1 and len(chosen) > 1 and goes_on and tally.said_in[key] <= tally.said_in[chosen]
 
 
 def _overlaps(key: tuple[str, ...], other: tuple[str, ...]) -> bool:

@@ -487,7 +487,7 @@ LANGUAGE = Language(
     hook_openers="why|how|what if|did you know|imagine|here's|here is|the truth|the secret|stop",
     attribution_phrases="according to|said",
     tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
-    process_words="how|steps?|process|works?",
+    process_words=r"how(?!\s+(?:much|many|long|often|far|old|big|fast))|steps?|process|works?",  # not "how much"
     month_names="january february march april may june july august september october november december",
     unit_words=(
         r"percent|per\s?cent|euros?|dollars?|pounds?|billions?|millions?|trillions?|thousand|kilometers?|"

@@ -525,7 +525,7 @@ LANGUAGE = Language(
     hook_openers="waarom|hoe|wat als|wist je dat|stel je voor|hier is|het geheim|de waarheid|let op|stop",
     attribution_phrases="volgens|zei|zegt|verklaarde",
     tag_questions="toch|hè|weet je|snap je|oké|ok",
-    process_words="hoe|stappen|stap|proces|methode|werkt",
+    process_words=r"hoe(?!\s+(?:veel|lang|vaak|ver|oud|groot|snel))|stappen|stap|proces|methode|werkt",
     month_names="januari februari maart april mei juni juli augustus september oktober november december",
     unit_words=(
         r"procent|euro|dollar|pond|miljard|miljoen|duizend|kilometer|meter|kilo|ton|graden|graad|watt|uur|"

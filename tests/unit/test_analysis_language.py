@@ -1046,3 +1046,18 @@ def test_a_statement_with_a_tag_or_a_long_turn_is_no_search_question(question: s
              "Aligned vectors give a large dot product.", "Perpendicular vectors give a dot product of zero."]
     graph = _one_voice(lines, "en")
     assert not [i.query for i in graph.intents if i.source == "question"], graph.intents
+
+
+def test_a_piece_of_a_longer_term_is_no_second_topic_and_how_much_asks_no_process() -> None:
+    # "lithium iron phosphate cells": "lithium iron phosphate" is the topic, "phosphate cells" and "iron
+    # phosphate cells", said only with it, are no others; "how much electricity" asks nothing about how
+    # electricity works
+    lines = ["Most home batteries use lithium iron phosphate cells today.",
+             "Lithium iron phosphate cells do not catch fire easily.",
+             "Lithium iron phosphate costs less than nickel.", "Lithium iron phosphate lasts for years.",
+             "Measure how much electricity you use after sunset.", "Electricity in the evening is expensive."]
+    graph = _one_voice(lines, "en")
+    names = [t.name for t in graph.topics]
+    assert "lithium iron phosphate" in names, names
+    assert not {"phosphate cells", "iron phosphate cells"} & set(names), names
+    assert not any(i.query.startswith("how does electricity") for i in graph.intents), graph.intents
