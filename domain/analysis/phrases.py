@@ -36,7 +36,8 @@ CONNECTORS = table("connectors")
 VAGUE_HEADS = table("vague_heads")
 # Adjectives of judgement or feeling ("good", "weird", "bizarre", "seltsam"): a phrase of two words with one
 # says what the speaker thinks of a thing, not what the part is about ("Good question", "Weird constraint",
-# "Question intéressante"); a name keeps them ("Good Friday", "Super Bowl" are names).
+# "Question intéressante"); a name keeps them ("Good Friday", "Super Bowl" are names). Matched as said, each
+# form listed: their stems would also refuse "Interest rates", "Cooling systems", "Excel spreadsheets".
 JUDGEMENT_WORDS = table("judgement_words")
 COMPOUND_LETTERS = table("compound_letters")  # where a long rare word is a compound (German, Dutch)
 # Where an ending makes an adverb of a word ("conceptually"): a title ends with none.
@@ -134,7 +135,7 @@ class PhraseReader:
         self.kit: Language = language(code)
         self.connectors = frozenset(CONNECTORS[self.kit.code].split())
         self.vague_heads = frozenset(VAGUE_HEADS[self.kit.code].split())
-        self.judgements = frozenset(self.kit.stem(w) for w in JUDGEMENT_WORDS[self.kit.code].split())
+        self.judgements = frozenset(JUDGEMENT_WORDS[self.kit.code].split())  # as said: "interest" is no "interesting"
         self._content: dict[str, bool] = {}
         self._stems: dict[str, str] = {}
         self._numbers: dict[str, bool] = {}
@@ -317,7 +318,7 @@ class PhraseReader:
         if len(tokens) == 1 and self._participle(tokens[0]):
             return False  # "squared", "installed": what is done, not what it is done to
         if len(tokens) == 2 and not all(self.is_proper(t) for t in tokens) and (
-                any(self.stem(t) in self.judgements for t in tokens)
+                any(t in self.judgements for t in tokens)
                 or (ADVERB_ENDINGS.get(self.kit.code) and self._adverb_of_an_adjective(tokens[0]))):
             return False  # "Good question", "Huge distraction"; an adverb and its word: "Inherently slow"
         if tokens[-1] in self.bound or (ADVERB_ENDINGS.get(self.kit.code) and (self.is_adverb(tokens[-1]) or (

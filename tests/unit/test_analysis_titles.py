@@ -493,3 +493,14 @@ def test_a_verb_in_nearly_every_use_ends_no_topic() -> None:
     noun = PhraseReader("en")
     noun.learn(split_sentences([Segment(0, 9000, "The make of the car matters. Car make counts.")], "en"))
     assert noun.describes(("car", "make"))
+
+
+@pytest.mark.parametrize("phrase", [("interest", "rates"), ("cooling", "systems"), ("excel", "spreadsheets"),
+                                    ("happiness", "research")])
+def test_a_word_that_shares_a_stem_with_a_judgement_is_no_judgement(phrase: tuple[str, str]) -> None:
+    # "interesting", "cool", "excellent", "happy" are judgements; "interest rates", "cooling systems" are subjects
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, "The interest rates rose. The cooling systems work. "
+                                                   "The excel spreadsheets help. The happiness research grows.")],
+                                 "en"))
+    assert reader.describes(phrase)
