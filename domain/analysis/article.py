@@ -26,7 +26,6 @@ same way every time:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,7 @@ from domain.analysis.headings import answers, question_headings, talk_title
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.text import (
+    RESTART_RE,
     capitalise,
     colon,
     fold,
@@ -209,7 +209,6 @@ def is_tutorial(graph: ContentGraph) -> bool:
 # states a part's point as nothing else does).
 LEAD_MIN_WORDS = 4
 LEAD_MAX_WORDS = 40
-RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)  # a word or two said again at once
 LEAD_HEADING_WEIGHT = 0.5
 LEAD_CLAIM_WEIGHT = 0.5
 LEAD_DEFINITION_WEIGHT = 1.0

@@ -20,7 +20,16 @@ from domain.analysis.claims import Claim
 from domain.analysis.entities import Entity
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.text import ARTICLE_RE, definite_article, fold, labels, lang_key, strip_leading_fillers, words
+from domain.analysis.text import (
+    ARTICLE_RE,
+    RESTART_RE,
+    definite_article,
+    fold,
+    labels,
+    lang_key,
+    strip_leading_fillers,
+    words,
+)
 from domain.analysis.topics import Topic
 from domain.languages import table
 
@@ -55,8 +64,8 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             continue
         text = strip_leading_fillers(sentence.text, language)
         if not 4 <= len(words(text)) <= MAX_QUESTION_WORDS or kit.tag_question_re.match(text.strip()) or (
-                kit.tag_ending_re.search(text)):
-            continue  # "right?"; "The dot product measures how aligned two vectors are, right?" asks nothing
+                kit.tag_ending_re.search(text) or RESTART_RE.search(text)):
+            continue  # "right?"; "..., right?" asks nothing; "Like how, how do you define...?" restarts
         tokens = set(sentence.tokens)
         overlap = len(tokens & top_words) / max(1, len(tokens))
         k = bisect.bisect_right(claim_starts, sentence.start_ms)

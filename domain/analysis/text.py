@@ -20,6 +20,9 @@ LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
 FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
 COMMA_OPENERS = {code: frozenset(w.split()) for code, w in table("comma_openers").items()}
+# A word or two said again at once ("I, I always thought", "how, how do you", "or the or the"): speech that
+# restarts, which makes no lead of a section nor a question a person would type.
+RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)
 # The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
 # asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
 DEFINITE = table("definite")

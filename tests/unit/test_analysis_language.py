@@ -1040,8 +1040,9 @@ def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None
     "The dot product gives you a measure of how aligned two vectors are, right?",  # a statement with a tag
     "It's like, you know, if you get attached to something, you're like, okay, how can I make this thing just a "
     "little bit better and then a little bit faster than it was yesterday?",  # a turn of talk, 30 words
+    "Like how, how do you define one of these dot products?",  # speech that restarts
 ])
-def test_a_statement_with_a_tag_or_a_long_turn_is_no_search_question(question: str) -> None:
+def test_a_statement_with_a_tag_a_long_turn_or_a_restart_is_no_search_question(question: str) -> None:
     lines = [question, "The dot product of two vectors measures how aligned they are.",
              "Aligned vectors give a large dot product.", "Perpendicular vectors give a dot product of zero."]
     graph = _one_voice(lines, "en")
