@@ -201,8 +201,8 @@ class PhraseReader:
             + [t for t, c in before_object.items() if t not in nouns and c >= VERB_SHARE * total[t]]
             + [t for t in total if endings and t.endswith(endings) and t not in nouns]
             + [t for t in total if t in COMMON_VERBS.get(self.kit.code, ()) and t not in nouns])
-        self.nouns = frozenset(nouns) if self.kit.code in NOUN_RULE else None
         self.said_as_nouns = frozenset(nouns)
+        self.nouns = self.said_as_nouns if self.kit.code in NOUN_RULE else None
         self.common = frozenset(common)
         self.lowercase = frozenset(lowercase)
         self.bound = frozenset(t for t, after in following.items() if total[t] >= BOUND_MIN

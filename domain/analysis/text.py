@@ -20,6 +20,7 @@ LEADING_FILLERS = table("leading_fillers")
 # The fillers of the analysis' first two languages, for a caller that names no language.
 FILLERS = tuple(dict.fromkeys(LEADING_FILLERS[DEFAULT_LANGUAGE].split() + LEADING_FILLERS["en"].split()))
 COMMA_OPENERS = {code: frozenset(w.split()) for code, w in table("comma_openers").items()}
+OPENERS = COMMA_OPENERS[DEFAULT_LANGUAGE] | COMMA_OPENERS["en"]  # for a caller that names no language, as FILLERS
 # A word or two said again at once ("I, I always thought", "how, how do you", "or the or the"): speech that
 # restarts, which makes no lead of a section nor a question a person would type.
 RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)
@@ -134,8 +135,7 @@ def strip_leading_fillers(text: str, language: str | None = None) -> str:
     before a comma ("Finally, how do you choose...?": ``Language.comma_openers``), and capitalise; the
     fillers are the language's, or French and English ones when no language is named."""
     fillers = FILLERS if language is None else LEADING_FILLERS[lang_key(language)].split()
-    openers = COMMA_OPENERS[lang_key(language)] if language is not None else (
-        COMMA_OPENERS[DEFAULT_LANGUAGE] | COMMA_OPENERS["en"])
+    openers = OPENERS if language is None else COMMA_OPENERS[lang_key(language)]
     text = text.strip()
     at = 0  # an index rather than a slice per filler: a long run of fillers stays linear
     while True:
