@@ -171,9 +171,12 @@ class Article:
 
 
 def quote(sentence: Sentence, language: str | None = None) -> str:
-    """The transcript sentence as printed: start cleaned, final punctuation ensured."""
+    """The transcript sentence as printed: start cleaned, final punctuation ensured (a sentence the
+    captions closed at a comma, ``sentences._runs_long``, ends with a full stop instead)."""
     text = strip_leading_fillers(sentence.text, language)
-    return text if text[-1:] in ".!?…»\"" else text + "."
+    if text[-1:] in ".!?…»\"":
+        return text
+    return text.rstrip(" ,;:–—") + "."
 
 
 def resolve_style(graph: ContentGraph, style: str) -> str:

@@ -5,9 +5,13 @@ across cues of the same speaker until terminal punctuation. A sentence ends wher
 language's sentence segmenter (``sentencex``: abbreviations such as "z. B.", "Sr.", "bijv." per
 language) and the rules here (initials inside names, "M.", "Dr", "etc.") put an end: each alone
 misses some abbreviations. It is closed early at a speaker change,
-at a pause longer than ``MAX_GAP_MS`` (a new thought) and, for unpunctuated captions (automatic
-ones), at the end of a cue once it holds ``MAX_WORDS`` words. Times inside a cue are interpolated
-by character position, so a sentence that starts mid-cue starts inside that cue.
+at a pause longer than ``MAX_GAP_MS`` (a new thought), and at the end of a cue once it runs long
+(``_runs_long``): a sentence of ``MAX_WORDS`` words or more ends where a cue ends a clause (a comma, a
+semicolon), or, in captions without punctuation (automatic ones), where a cue's last word is no
+function word; never after *a*, *the*, *of* (*...help uncover a* / *ship that had sunk...* is one
+sentence). Punctuated captions wait for their own clause ends up to ``2 * MAX_WORDS`` words, and no
+sentence outgrows ``3 * MAX_WORDS``. Times inside a cue are interpolated by character position, so a
+sentence that starts mid-cue starts inside that cue.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ from domain.languages import DEFAULT_LANGUAGE
 
 MAX_GAP_MS = 2500
 MAX_WORDS = 45
+# Captions with a sentence end per this many words or fewer are punctuated (a lecture's run 20-30,
+# a podcast's 13-19; an automatic track has none).
+PUNCTUATED_WORDS_PER_END = 60
+CLAUSE_ENDS = (",", ";", ":", "–", "—")
 
 ABBREVIATIONS = frozenset("""
 m mme mmes mlle mm dr mr mrs ms st ste prof pr etc ex cf vs no nº p pp av env fig vol ch art éd ed jr sr inc ltd
@@ -78,8 +86,34 @@ def _split_points(text: str, segmenter_ends: set[int] | None = None) -> list[int
     return points
 
 
+def is_punctuated(segments: Sequence[Segment]) -> bool:
+    """Whether the captions end their sentences themselves (``PUNCTUATED_WORDS_PER_END``)."""
+    words = ends = 0
+    for seg in segments:
+        words += len(seg.text.split())
+        ends += len(BOUNDARY_RE.findall(seg.text))
+    return words <= PUNCTUATED_WORDS_PER_END * max(1, ends)
+
+
+def _runs_long(words: int, tail: str, stop_words: frozenset[str], punctuated: bool) -> bool:
+    """Whether a sentence of ``words`` words so far, whose last cue ended with ``tail``, ends at this
+    cue's end though no punctuation ends it (see the module)."""
+    if words >= 3 * MAX_WORDS:
+        return True
+    if words < MAX_WORDS:
+        return False
+    tail = tail.rstrip()
+    if tail.endswith(CLAUSE_ENDS):
+        return True
+    if punctuated and words < 2 * MAX_WORDS:
+        return False
+    last = word_before(tail, len(tail)).strip(CLOSING + ".!?…").lower().replace("’", "'")
+    return bool(last) and last not in stop_words
+
+
 def split_sentences(segments: Sequence[Segment], language: str | None = DEFAULT_LANGUAGE) -> list[Sentence]:
     kit = language_of(language)
+    punctuated = is_punctuated(segments)
     sentences: list[Sentence] = []
     parts: list[str] = []
     state: dict[str, Any] = {}
@@ -103,7 +137,7 @@ def split_sentences(segments: Sequence[Segment], language: str | None = DEFAULT_
             continue
         start, end = seg.start_ms, max(seg.end_ms, seg.start_ms)
         if parts and (seg.speaker != state["speaker"] or start - state["end"] > MAX_GAP_MS
-                      or state["words"] >= MAX_WORDS):
+                      or _runs_long(state["words"], parts[-1], kit.stop_words, punctuated)):
             flush()
         length = len(text)
         span = end - start

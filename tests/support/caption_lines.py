@@ -53,3 +53,12 @@ BATTERY_TALK = [
     "So a home battery pays off when electricity in the evening is expensive and your solar panels make more.",
     "Thanks for watching.",
 ]
+
+LONG_PUNCTUATED = [  # a lecture's captions, punctuated, cut where the lines were full
+    "This formula is central to scientific discovery, it's a core tool in machine learning and AI, and",
+    "it's even been used for treasure hunting, when in the 1980s a small team led by Tommy Thompson,",
+    "and I'm not making up that name, used Bayesian search tactics to help uncover a",
+    "ship that had sunk a century and a half earlier,",
+    "and the ship was carrying what in today's terms amounts to $700 million worth of gold.",
+    "At the simplest there's just knowing what each part means.",
+]

@@ -19,10 +19,10 @@ from domain.analysis import (
     validate_chapters,
 )
 from domain.analysis.chapters import Chapter
-from domain.analysis.sentences import split_sentences
+from domain.analysis.sentences import MAX_WORDS, split_sentences
 from domain.analysis.structure import COUNT_RULE, build_chapters, chapter_count_bounds
 from infra.captions import read_captions
-from tests.support.caption_lines import EN_LINES, _timed
+from tests.support.caption_lines import EN_LINES, LONG_PUNCTUATED, _timed
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
 
@@ -67,6 +67,28 @@ def test_a_speaker_change_or_a_long_pause_closes_an_unpunctuated_sentence() -> N
 def test_a_capital_letter_and_a_dot_ends_a_sentence_outside_a_name() -> None:
     sentences = split_sentences([Segment(0, 5000, "Les logements classés F ou G. Ces logements coûtent cher.")])
     assert len(sentences) == 2
+
+
+def _cues(lines: list[str], seconds: float = 2.5) -> list[Segment]:
+    step = int(seconds * 1000)
+    return [Segment(k * step, (k + 1) * step, line, "A") for k, line in enumerate(lines)]
+
+
+def test_a_long_punctuated_sentence_ends_at_its_own_punctuation_never_after_an_article() -> None:
+    sentences = split_sentences(_cues(LONG_PUNCTUATED), "en")
+    # 51 words at "...help uncover a": not cut there; at 60 the cue ends a clause ("...earlier,")
+    assert [s.text.split()[0] for s in sentences] == ["This", "and", "At"]
+    assert sentences[0].text.endswith("uncover a ship that had sunk a century and a half earlier,")
+
+
+def test_an_unpunctuated_track_is_cut_when_long_at_a_cue_that_ends_on_a_content_word() -> None:
+    lines = [line.replace(",", "").replace(".", "").lower() for line in LONG_PUNCTUATED]
+    sentences = split_sentences(_cues(lines), "en")
+    # 51 words after the third cue, but it ends on "a"; the fourth ends on "earlier": cut there
+    assert [s.text.split()[-1] for s in sentences] == ["earlier", "means"]
+    # a sentence never outgrows three times the long mark, whatever its cues end on
+    endless = split_sentences(_cues(["and the cost of the"] * 60), "en")
+    assert len(endless) > 1 and max(len(s.text.split()) for s in endless) <= 3 * MAX_WORDS + 5
 
 
 # diarisation ---------------------------------------------------------------------------------

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from domain.analysis import WRITING_STYLES, Segment, analyse, write_article
+from domain.analysis.article import quote
+from domain.analysis.sentences import split_sentences
 from domain.analysis.text import fold
 from infra.captions import read_captions
+from tests.support.caption_lines import LONG_PUNCTUATED
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "renovation_podcast_fr.vtt"
 
@@ -177,3 +180,10 @@ def test_a_question_heads_a_section_only_when_its_body_answers_it(question: str,
     from domain.analysis.headings import answers
     from domain.analysis.language import language
     assert answers(question, [body], language("en")) is expected
+
+
+def test_a_sentence_the_captions_closed_at_a_comma_is_printed_with_a_full_stop() -> None:
+    segments = [Segment(k * 2500, (k + 1) * 2500, line, "A") for k, line in enumerate(LONG_PUNCTUATED)]
+    sentences = split_sentences(segments, "en")
+    assert sentences[0].text.endswith("earlier,")  # 61 words: closed where a cue ends a clause
+    assert quote(sentences[0], "en").endswith("half earlier.")
