@@ -58,6 +58,8 @@ ARTICLE_PRONOUNS = table("article_pronouns")
 # Pronouns that are also prepositions: after a word they are the preposition ("Énergie solaire en
 # France"); first, the pronoun ("En parler").
 PREPOSITION_PRONOUNS = table("preposition_pronouns")
+# What separates two clauses between two words: a phrase never spans it (``_read_candidates``).
+CLAUSE_MARK_RE = re.compile(r"[,;:!?()\[\]{}\"“”«»—–…]|\.(?=\s)")
 # Words that may not end a title (a conjunction, an article, a preposition: "Ideas and", "Speed of").
 DANGLING = table("dangling")
 # Words after which a verb comes: subject pronouns, modals, infinitive markers. A word said after
@@ -70,6 +72,9 @@ PARTICIPLE_ENDINGS = table("participle_ending")
 # modal: a verb, unless the talk says it after a determiner ("the make of the car").
 COMMON_VERBS = {code: frozenset(words.split()) for code, words in table("common_verbs").items()}
 PARTICIPLE_MIN_LETTERS = 6
+# A participle that ends a phrase of several words ("Satisfying added", of "satisfying added color"),
+# where a noun of five letters ending so ("speed", "greed") is said after a determiner elsewhere.
+LAST_PARTICIPLE_MIN_LETTERS = 5
 # The forms of a verb that, before a word of the language's progressive ending, make a verb of it ("are
 # generating", "was worrying"; "is important" says nothing): (those forms, the ending).
 PROGRESSIVE = {code: (frozenset(forms.split()), ending) for code, (forms, ending) in table("progressive").items()}
@@ -233,6 +238,23 @@ class PhraseReader:
             return True
         return self.kit.is_frequent(tokens[2])
 
+    def ends_on_a_verb_form(self, tokens: tuple[str, ...], count: int) -> bool:
+        """A phrase of several words whose last word is a verb form cut from what it was said of: a
+        participle never said as a noun (``participle_ending``: "Satisfying added", "Uniformly
+        distributed"), or, in a phrase said once in the chapter, a word of the progressive ending after
+        a word of another ending ("Files and worrying", "Motives for mentioning", "People generating",
+        of "people generating code"). A term said again ("Bike shedding"), two such words ("Stretching
+        and morphing") or one the talk says as a noun ("Dev tooling", of "the tooling") may be a title."""
+        last = tokens[-1]
+        if len(tokens) < 2 or last in self.said_as_nouns:
+            return False
+        ending = PARTICIPLE_ENDINGS.get(self.kit.code)
+        if ending is not None and last.endswith(ending) and len(last) >= LAST_PARTICIPLE_MIN_LETTERS:
+            return True
+        progressive = PROGRESSIVE.get(self.kit.code)
+        return (progressive is not None and count == 1 and last.endswith(progressive[1])
+                and not tokens[0].endswith(progressive[1]))
+
     def is_adverb(self, token: str) -> bool:
         """A word with the language's adverb ending whose rest is a word of the language
         ("conceptually" of "conceptual", "supposedly"; not "family", "assembly"). A word never said in
@@ -361,7 +383,12 @@ class PhraseReader:
         return found
 
     def _read_candidates(self, text: str) -> Iterable[tuple[tuple[str, ...], str, tuple[str, ...]]]:
-        raw = WORD_RE.findall(text)
+        found = list(WORD_RE.finditer(text))
+        raw = [m.group() for m in found]
+        # a phrase never runs over a comma or another mark between clauses ("And finally, zeta to the
+        # fourth": no "Finally zeta"); a dot inside a name ("Node.js") is no such mark
+        cut = [CLAUSE_MARK_RE.search(text, a.end(), b.start()) is not None
+               for a, b in zip(found, found[1:], strict=False)]
         toks = [norm_token(w) for w in raw]
         content = [self.is_content(t, w) for t, w in zip(toks, raw, strict=True)]
         n = len(toks)
@@ -372,7 +399,7 @@ class PhraseReader:
             yield (self.stem(toks[i]),), head, (toks[i],)
             for length in (2, 3):
                 j = i + length
-                if j > n or not content[j - 1]:
+                if j > n or not content[j - 1] or any(cut[i:j - 1]):
                     continue
                 if length == 2 and not content[i + 1]:
                     continue

@@ -106,6 +106,8 @@ def chapter_title(chapter: Chapter, table: PhraseTable | None, context: TitleCon
         if reader.is_clause(table.tokens[key], table.counts[key]):
             continue
         title = heading(reader.plural_head(reader.label(table.surfaces[key]), table.surfaces[key]))
+        if reader.ends_on_a_verb_form(tuple(norm_token(w) for w in words(title)), table.counts[key]):
+            continue  # as shown: one key holds "uniform distribution" and "uniformly distributed"
         if context.free(title) and reader.publishable(title) and not reader.is_fragment(title) and (
                 reader.names_a_subject(title)):
             return title

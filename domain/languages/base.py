@@ -212,7 +212,9 @@ class Language:
     comma_openers: str
     # domain.analysis.phrases: titles and topics
     connectors: str
-    vague_heads: str  # a quantity or a manner, not a subject: open no title ("Couple of people", "Sorte d'oscillation")
+    # a quantity or a manner, or the noun of a compound preposition ("with respect to", "in Bezug auf"),
+    # not a subject: open no title ("Couple of people", "Sorte d'oscillation", "Respect to time")
+    vague_heads: str
     # adjectives of judgement or feeling, not of kind ("good", "weird", "bizarre"): with one noun they say what
     # the speaker thinks of it, not what the part is about ("Good question", "Weird constraint"): no title
     judgement_words: str

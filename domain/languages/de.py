@@ -537,7 +537,7 @@ LANGUAGE = Language(
     scales={"tausend": 3, "million": 6, "millionen": 6, "milliarde": 9, "milliarden": 9},
     vague_amounts=(r"mehrere|einige|ein paar|viele", r"hundert|tausend", r"hunderte|tausende"),
     compound_letters=10,
-    vague_heads="art menge reihe paar haufen bisschen teil mal",
+    vague_heads="art menge reihe paar haufen bisschen teil mal bezug hinblick",
     judgement_words=("gut gute guter gutes guten toll tolle toller super großartig großartige riesig riesige "
                      "seltsam seltsame komisch komische verrückt verrückte interessant interessante schön schöne "
                      "witzig schrecklich fantastisch unglaublich unglaubliche cool kompliziert komplizierte "

@@ -499,7 +499,7 @@ LANGUAGE = Language(
     scales={"thousand": 3, "million": 6, "millions": 6, "billion": 9, "billions": 9},
     vague_amounts=(r"several|a few|some|many", r"hundred|thousand", r"hundreds|thousands"),
     adverb_endings=("ly",),
-    vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways amount amounts",
+    vague_heads="couple kind kinds sort sorts bunch lot lots piece bit level way ways amount amounts respect regard",
     aspect_title="of {subject}",
     judgement_words=("good great nice cool bad awesome amazing weird crazy funny huge tough terrible horrible "
                      "fantastic incredible interesting wonderful silly stupid wild insane tasty tastiest lovely "

@@ -519,7 +519,7 @@ LANGUAGE = Language(
     question_openers=("pourquoi", "comment", "combien", "qu'est-ce", "est-ce que"),
     conjunction="et",
     scales={"mille": 3, "million": 6, "millions": 6, "milliard": 9, "milliards": 9},
-    vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout fois",
+    vague_heads="sorte sortes genre espèce façon manière peu tas plupart partie moitié bout fois égard",
     judgement_words=("bon bonne bons bonnes super génial géniale géniaux excellent excellente énorme énormes "
                      "bizarre bizarres incroyable incroyables intéressant intéressante intéressants formidable "
                      "magnifique terrible horrible fou folle drôle sympa chouette compliqué compliquée heureux "

@@ -537,7 +537,7 @@ LANGUAGE = Language(
     scales={"duizend": 3, "miljoen": 6, "miljard": 9},
     vague_amounts=(r"enkele|een paar|meerdere|vele", r"honderd|duizend", r"honderden|duizenden"),
     compound_letters=10,
-    vague_heads="soort aantal paar manier beetje deel hoop keer keren",
+    vague_heads="soort aantal paar manier beetje deel hoop keer keren opzichte",
     aspect_title="van {subject}",
     judgement_words=("goed goede mooi mooie leuk leuke raar rare enorm enorme geweldig geweldige interessant "
                      "interessante vreemd vreemde gek gekke grappig grappige ingewikkeld ingewikkelde blij "

@@ -504,3 +504,55 @@ def test_a_word_that_shares_a_stem_with_a_judgement_is_no_judgement(phrase: tupl
                                                    "The excel spreadsheets help. The happiness research grows.")],
                                  "en"))
     assert reader.describes(phrase)
+
+
+def test_a_verb_form_cut_from_its_object_ends_no_title() -> None:
+    said = ("Hopefully that gives some satisfying added color. I have two selfish motives for mentioning it. "
+            "Bike shedding is fun, and bike shedding again. Stretching and morphing the sphere. The tooling "
+            "is good. Dev tooling matters. We bought speed. The speed of light is fixed.")
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    assert reader.ends_on_a_verb_form(("satisfying", "added"), 1)  # a participle said as no noun
+    assert reader.ends_on_a_verb_form(("motives", "for", "mentioning"), 1)  # an -ing word after a noun, once
+    assert not reader.ends_on_a_verb_form(("bike", "shedding"), 2)  # a term said again
+    assert not reader.ends_on_a_verb_form(("stretching", "and", "morphing"), 1)  # two -ing words
+    assert not reader.ends_on_a_verb_form(("dev", "tooling"), 1)  # "the tooling": a noun
+    assert not reader.ends_on_a_verb_form(("light", "speed"), 1)  # "the speed": a noun
+    assert not reader.ends_on_a_verb_form(("added",), 1)  # one word: the participle rule of ``describes``
+
+
+def test_a_chapter_title_is_no_verb_form_cut_from_its_object() -> None:
+    # "Motives for mentioning", of three words, outranks "Ulterior motives": it was the title
+    lines = ["Okay, one more thing before we go.", "I have two ulterior motives for mentioning it.",
+             "Well, that is all for today."]
+    sentences = split_sentences([Segment(k * 4000, k * 4000 + 3900, line) for k, line in enumerate(lines)], "en")
+    reader = PhraseReader("en")
+    reader.learn(sentences)
+    chapters = [Chapter(0, 16_000, "", 0, len(sentences) - 1)]
+    title_chapters(chapters, sentences, reader)
+    assert chapters[0].title == "Ulterior motives"
+
+
+def test_a_phrase_never_runs_over_a_comma() -> None:
+    reader = PhraseReader("en")
+    said = "And finally, zeta to the fourth squares. The roots of unity. Heat pumps (water heaters) cost less."
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    found = {tokens for sentence in split_sentences([Segment(0, 9000, said)], "en")
+             for _, _, tokens in reader.candidates(sentence.text)}
+    assert ("finally", "zeta") not in found and ("roots", "of", "unity") in found
+    assert ("heat", "pumps") in found and ("pumps", "water") not in found and ("water", "heaters") in found
+
+
+@pytest.mark.parametrize(("code", "said", "phrase"), [
+    ("en", "The heat flows with respect to the time.", ("respect", "to", "time")),
+    ("de", "Die Wärme fließt in Bezug auf die Zeit.", ("bezug", "auf", "zeit")),
+    ("fr", "La chaleur varie à l'égard du temps et le temps passe.", ("égard", "du", "temps")),
+    ("nl", "De warmte stroomt ten opzichte van de tijd.", ("opzichte", "van", "tijd")),
+])
+def test_the_noun_of_a_compound_preposition_opens_no_title(code: str, said: str, phrase: tuple[str, ...]) -> None:
+    # "with respect to time" (a lecture's chapter was titled "Respect to time"), "in Bezug auf die Zeit";
+    # in Spanish, Italian and Portuguese the noun rule refuses "respecto al tiempo" already
+    reader = PhraseReader(code)
+    reader.learn(split_sentences([Segment(0, 4000, said)], code))
+    assert not reader.describes(phrase)
+    assert reader.describes(phrase[-1:])  # the noun after it may
