@@ -39,6 +39,7 @@ from domain.analysis.model import Sentence
 from domain.analysis.text import (
     RESTART_RE,
     capitalise,
+    clean_verbatim,
     colon,
     fold,
     labels,
@@ -171,9 +172,10 @@ class Article:
 
 
 def quote(sentence: Sentence, language: str | None = None) -> str:
-    """The transcript sentence as printed: start cleaned, final punctuation ensured (a sentence the
-    captions closed at a comma, ``sentences._runs_long``, ends with a full stop instead)."""
-    text = strip_leading_fillers(sentence.text, language)
+    """The transcript sentence as printed: start cleaned, hesitations and stutters left out
+    (``text.clean_verbatim``), final punctuation ensured (a sentence the captions closed at a comma,
+    ``sentences._runs_long``, ends with a full stop instead)."""
+    text = clean_verbatim(strip_leading_fillers(sentence.text, language), language)
     if text[-1:] in ".!?…»\"":
         return text
     return text.rstrip(" ,;:–—") + "."

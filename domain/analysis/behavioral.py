@@ -20,17 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.analysis.language import language as language_of
 from domain.analysis.model import MediaFacts, Sentence
 from domain.analysis.speakers import Diarisation
-from domain.analysis.text import words
+from domain.analysis.text import HESITATION_RES, words
 
 PAUSE_MS = 1000
-HESITATION_RE = re.compile(r"\b(?:euh|heu|hum|hmm|um|uh|erm|er|ben|bah)\b", re.IGNORECASE)
 UNAVAILABLE = ("gestures", "posture", "facial_expressions", "gaze_direction", "laterality", "proxemics")
 
 
 def behavioral_profile(sentences: Sequence[Sentence], diarisation: Diarisation, facts: MediaFacts | None,
-                       duration_ms: int, seen: SeenVideo | None = None) -> dict[str, Any]:
+                       duration_ms: int, seen: SeenVideo | None = None, language: str | None = None) -> dict[str, Any]:
     minutes = max(1, -(-duration_ms // 60_000))
     per_minute = [0] * minutes
     for s in sentences:
@@ -73,7 +73,7 @@ def behavioral_profile(sentences: Sequence[Sentence], diarisation: Diarisation, 
             "questionAnswerExchanges": exchanges,
         },
         "expressiveness": {
-            "hesitations": len(HESITATION_RE.findall(text)),
+            "hesitations": len(HESITATION_RES[language_of(language).code].findall(text)),
             "exclamations": text.count("!"),
             "questions": sum(1 for s in sentences if s.is_question),
         },

@@ -134,7 +134,7 @@ def analyse(segments: Sequence[Segment], facts: MediaFacts | None = None, *, lan
                            reader=r.reader)
     scores = score(sentences=sentences, claims=r.claims, entities=r.entities, topics=r.topics, intents=r.intents,
                    moments=moments, chapters=chapters, diarisation=r.diarisation, duration_ms=duration_ms)
-    behavioral = (behavioral_profile(sentences, r.diarisation, facts, duration_ms, seen) if mode == "behavioral"
+    behavioral = (behavioral_profile(sentences, r.diarisation, facts, duration_ms, seen, key) if mode == "behavioral"
                   else None)
     return ContentGraph(
         language=language, duration_ms=duration_ms, segments=r.segments, sentences=sentences,

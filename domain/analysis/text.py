@@ -24,6 +24,14 @@ OPENERS = COMMA_OPENERS[DEFAULT_LANGUAGE] | COMMA_OPENERS["en"]  # for a caller 
 # A word or two said again at once ("I, I always thought", "how, how do you", "or the or the"): speech that
 # restarts, which makes no lead of a section nor a question a person would type.
 RESTART_RE = re.compile(r"\b(\w+(?:\s+\w+)?)[\s,.…-]+\1\b", re.IGNORECASE)
+# Sounds of hesitation ("uh", "euh", "ähm"), with the commas around them: left out of a printed quote.
+HESITATION_RES = {
+    code: re.compile(r",?\s*\b(?:" + "|".join(map(re.escape, words.split())) + r")\b[\s,…]*", re.IGNORECASE)
+    for code, words in table("hesitations").items()
+}
+# A word or two said again at once across a comma, a dash or an ellipsis ("the, the, the production", "I
+# built, I built"): a stutter or a false start, printed once when it opens with a function word.
+STUTTER_RE = re.compile(r"\b(\w+(?:['’]\w+)?(?:\s+\w+(?:['’]\w+)?)?)(?:\s*[,…–—-]+\s*\1\b)+", re.IGNORECASE)
 # The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
 # asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
 DEFINITE = table("definite")
@@ -148,6 +156,37 @@ def strip_leading_fillers(text: str, language: str | None = None) -> str:
         at = match.end()
     rest = text[at:]
     return rest[:1].upper() + rest[1:] if rest else rest
+
+
+def clean_verbatim(text: str, language: str | None = None) -> str:
+    """A quote as a clean verbatim transcript prints it, every other word as said and in its order:
+
+    - the sounds of hesitation left out (``Language.hesitations``), with the commas around them after a
+      function word ("das ist, ähm, gut" -> "das ist gut"), one comma kept after another word, where the
+      speaker may have closed a clause ("I built, um, I built" -> "I built, I built");
+    - a word or two said again at once across a comma, opening with a function word, printed once
+      ("the, the, the production" -> "the production", "I built, I built" -> "I built")."""
+    kit = language_of(language)
+
+    def hesitation(match: re.Match[str]) -> str:
+        before = word_before(text, match.start()).lower().replace("’", "'")
+        return ", " if match.group(0).startswith(",") and before and before not in kit.stop_words else " "
+
+    def stutter(match: re.Match[str]) -> str:
+        first = match.group(1).split()[0].lower().replace("’", "'")
+        return match.group(1) if first in kit.stop_words else match.group(0)
+
+    cleaned = HESITATION_RES[kit.code].sub(hesitation, text)
+    for _ in range(3):  # "I, I built, I built": the word, then the two
+        cleaned, found = STUTTER_RE.subn(stutter, cleaned)
+        if not found:
+            break
+    cleaned = re.sub(r"\s+([,.…])", r"\1", clean_spaces(cleaned))  # French keeps its space before "?", ";"
+    cleaned = re.sub(r",(?:\s*,)+", ",", cleaned)
+    cleaned = re.sub(r",(\s*[.!?…])", r"\1", cleaned).strip(" ,")
+    if not any(ch.isalnum() for ch in cleaned):
+        return text  # nothing but hesitation: left as said
+    return capitalise(cleaned) if text[:1].isupper() else cleaned
 
 
 def looks_like_question(text: str, language: str | None) -> bool:

@@ -206,6 +206,9 @@ class Language:
     indefinite: str | None = None  # an indefinite article that may stand for "about" before a number
     vague_amounts: tuple[str, str, str] | None = None  # (quantifiers, a number word after one, always vague)
     # domain.analysis.text: quotes and labels
+    # sounds of hesitation, no words ("uh", "euh", "ähm"): left out of a printed quote (as a clean verbatim
+    # transcript does), and counted by the behavioural profile
+    hesitations: str
     leading_fillers: str  # removed from the start of a quoted sentence
     # words of sequence that open a sentence before a comma ("Finally, how do you choose...?", "Next, ..."):
     # removed with the comma from the start of a quote, a question or a title

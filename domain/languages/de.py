@@ -469,6 +469,7 @@ LANGUAGE = Language(
         "hallo willkommen danke tschüss "
         "wirklich einfach mal"
     ),
+    hesitations="äh ähm öh öhm hm hmm",
     leading_fillers="äh ähm also und naja gut okay ok ja aber",
     comma_openers="schließlich dann zuerst erstens zweitens jetzt nun also auch zuletzt",
     leading_words="also okay ok und aber gut so ähm naja",

@@ -417,6 +417,7 @@ LANGUAGE = Language(
         "right yes stuff things thing guys lot lots basically actually literally really totally pretty "
         "like just gonna y'all ain't cool awesome super"
     ),
+    hesitations="uh um uhm er erm hmm mm",
     leading_fillers="um uh er erm hmm so and well ok okay yeah yes but right alright",
     comma_openers=("finally next first firstly second secondly third thirdly then now also lastly so anyway like oh "
                    "actually basically"),

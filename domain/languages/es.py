@@ -457,6 +457,7 @@ LANGUAGE = Language(
         "eh em ehm este pues bueno vale o sea tipo vamos verdad okay ok entonces digamos realmente "
         "hola bienvenidos gracias adiós"
     ),
+    hesitations="eh ehm em mm hmm",
     leading_fillers="eh este pues bueno y vale entonces ok sí pero",
     comma_openers="finalmente luego después primero segundo ahora también entonces",
     leading_words="bueno pues y pero vale entonces bien eh",

@@ -443,6 +443,7 @@ LANGUAGE = Language(
         "bonjour bonsoir salut bienvenue merci revoir c'est-à-dire est-à-dire "
         "vraiment carrément effectivement justement tellement c'est j'ai y'a"
     ),
+    hesitations="euh heu hum hmm",
     leading_fillers="euh heu hum ben bah alors donc et bon voilà ok okay oui mais",
     comma_openers="enfin ensuite puis premièrement deuxièmement maintenant aussi finalement bref",
     leading_words="alors bon donc et mais euh bien ok bah ben",

@@ -477,6 +477,7 @@ LANGUAGE = Language(
         "ehm eh uhm cioè allora insomma tipo praticamente diciamo okay ok beh vabbè ciao benvenuti grazie "
         "arrivederci"
     ),
+    hesitations="ehm eh mh hmm",
     leading_fillers="ehm eh allora cioè e beh ok okay sì ma",
     comma_openers="infine poi dopo prima primo secondo ora adesso anche quindi",
     leading_words="allora bene ok e ma dunque ehm",

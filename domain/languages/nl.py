@@ -480,6 +480,7 @@ LANGUAGE = Language(
         "eh uh uhm ehm nou zeg gewoon even eigenlijk dus oké okay ok ja nee hè toch hallo welkom bedankt dank "
         "doei"
     ),
+    hesitations="eh ehm uh uhm hmm",
     leading_fillers="eh uhm nou dus en oké okay ok ja maar",
     comma_openers="tenslotte dan eerst nu ook daarna vervolgens",
     leading_words="oké okay ok goed dus en maar nou",

@@ -468,6 +468,7 @@ LANGUAGE = Language(
         "é né tipo então pronto bem bom okay ok ah eh hum digamos realmente olá bem-vindos obrigado obrigada "
         "tchau"
     ),
+    hesitations="hum ahn éh hmm",
     leading_fillers="é então e bom bem ok okay sim mas",
     comma_openers="finalmente depois primeiro segundo agora também então",
     leading_words="então bom bem e mas ok",

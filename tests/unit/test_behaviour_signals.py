@@ -220,3 +220,15 @@ def test_the_assistant_tells_what_the_picture_shows():
     reply = compose("en", [ActionView("get_visual_elements", {"id": 3}, "ok", result, None)])
     assert reply.endswith("On screen: looks at the camera 62 % of the time."), reply
     assert "on_screen" not in summarise("get_visual_elements", {"id": 3}, {"data": answer["data"][1:]})
+
+
+@pytest.mark.parametrize(("code", "said", "hesitations"), [
+    ("en", ["So, uh, the pump works.", "It is, um, quiet and uh cheap.", "We meet at eight."], 3),
+    ("de", ["Also, ähm, die Pumpe läuft.", "Wir treffen uns um acht, äh, Uhr.", "Das ist gut."], 2),  # "um": a word
+    ("fr", ["Alors, euh, la pompe marche.", "Ben, elle est silencieuse.", "On se voit à huit heures."], 1),
+])
+def test_the_hesitations_counted_are_the_languages_sounds_of_hesitation(code: str, said: list[str],
+                                                                       hesitations: int) -> None:
+    segments = [Segment(k * 4000, k * 4000 + 3500, line) for k, line in enumerate(said)]
+    graph = analyse(segments, language=code, mode="behavioral")
+    assert graph.behavioral["expressiveness"]["hesitations"] == hesitations
