@@ -501,7 +501,7 @@ def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) ->
         if intent.source == "question" and intent.start_ms in by_start:
             asked = by_start[intent.start_ms]
             answer = _steps_after(asked, sentences, writer) or _answer_after(asked, sentences, writer)
-            question = quote(asked, language)
+            question = intent.query if intent.query.rstrip()[-1:] in "?？" else intent.query + question_mark(language)
         else:
             topic = next((t for t in graph.topics if t.key and t.key in fold(intent.query)), None)
             if topic is None:

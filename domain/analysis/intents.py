@@ -23,6 +23,8 @@ from domain.analysis.model import Sentence
 from domain.analysis.text import (
     ARTICLE_RE,
     RESTART_RE,
+    capitalise,
+    clean_verbatim,
     definite_article,
     fold,
     labels,
@@ -64,8 +66,15 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
             continue
         text = strip_leading_fillers(sentence.text, language)
         if not 4 <= len(words(text)) <= MAX_QUESTION_WORDS or kit.tag_question_re.match(text.strip()) or (
-                kit.tag_ending_re.search(text) or RESTART_RE.search(text)):
-            continue  # "right?"; "..., right?" asks nothing; "Like how, how do you define...?" restarts
+                kit.tag_ending_re.search(text) or RESTART_RE.search(text) or kit.speech_re.search(text)):
+            continue  # "right?"; "..., right?" asks nothing; "Like how, how do you define...?" restarts;
+            # "It's like, well, what browsers do we support?" is a turn of talk (``Language.speech_markers``)
+        text = clean_verbatim(text, language)
+        if RESTART_RE.search(text):
+            continue  # "Run, uh, run it through...": a restart the hesitation hid
+        lead = kit.question_lead_re.match(text)  # "The question for you is what does that wave look like?"
+        if lead is not None and len(words(text[lead.end():])) >= 4:
+            text = capitalise(text[lead.end():])
         tokens = set(sentence.tokens)
         overlap = len(tokens & top_words) / max(1, len(tokens))
         k = bisect.bisect_right(claim_starts, sentence.start_ms)

@@ -86,6 +86,8 @@ ANAPHORA_OPENERS = table("anaphora_openers")
 HOOK_OPENERS = table("hook_openers")
 ATTRIBUTION_PHRASES = table("attribution_phrases")
 TAG_QUESTIONS = table("tag_questions")
+SPEECH_MARKERS = table("speech_markers")
+QUESTION_LEADS = table("question_leads")
 PROCESS_WORDS = table("process_words")
 
 
@@ -113,6 +115,8 @@ class Language:
     tag_question_re: re.Pattern[str] = field(repr=False)
     # a statement with a tag at its end ("The dot product measures alignment, right?"): it asks nothing
     tag_ending_re: re.Pattern[str] = field(repr=False)
+    speech_re: re.Pattern[str] = field(repr=False)  # ``speech_markers``: a question that is a turn of talk
+    question_lead_re: re.Pattern[str] = field(repr=False)  # ``question_leads``, at a question's start
     process_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
@@ -352,6 +356,8 @@ def language(code: str | None) -> Language:
         attribution_re=re.compile(rf"[«»“”\"]|\b(?:{ATTRIBUTION_PHRASES[key]})\b", re.IGNORECASE),
         tag_question_re=re.compile(rf"^(?:{TAG_QUESTIONS[key]})\s*\?*$", re.IGNORECASE),
         tag_ending_re=re.compile(rf"[,;]\s*(?:{TAG_QUESTIONS[key]})\s*\?+\s*$", re.IGNORECASE),
+        speech_re=re.compile(SPEECH_MARKERS[key], re.IGNORECASE),
+        question_lead_re=re.compile(rf"^(?:{QUESTION_LEADS[key]})\s*[,:]?\s+", re.IGNORECASE),
         process_re=re.compile(rf"\b(?:{PROCESS_WORDS[key]})\b", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],

@@ -29,9 +29,11 @@ HESITATION_RES = {
     code: re.compile(r",?\s*\b(?:" + "|".join(map(re.escape, words.split())) + r")\b[\s,…]*", re.IGNORECASE)
     for code, words in table("hesitations").items()
 }
-# A word or two said again at once across a comma, a dash or an ellipsis ("the, the, the production", "I
-# built, I built"): a stutter or a false start, printed once when it opens with a function word.
-STUTTER_RE = re.compile(r"\b(\w+(?:['’]\w+)?(?:\s+\w+(?:['’]\w+)?)?)(?:\s*[,…–—-]+\s*\1\b)+", re.IGNORECASE)
+# A word said again at once across a comma, a dash or an ellipsis ("the, the, the production", "and, and"), or
+# two words said again at once ("what are, what are", "I built I built"): a stutter or a false start, printed
+# once when it opens with a function word (``clean_verbatim``; "that that" may be grammar, "or the or the" is not).
+STUTTER_RE = re.compile(r"\b(\w+(?:['’]\w+)?)(?:\s*[,…–—-]+\s*\1\b)+"
+                        r"|\b(\w+(?:['’]\w+)?\s+\w+(?:['’]\w+)?)(?:[\s,…–—-]+\2\b)+", re.IGNORECASE)
 # The definite article a contraction or a partitive stands for: "des panneaux" said, "les panneaux"
 # asked about; "del precio", "el precio"; "all'accumulo", "l'accumulo".
 DEFINITE = table("definite")
@@ -161,22 +163,18 @@ def strip_leading_fillers(text: str, language: str | None = None) -> str:
 def clean_verbatim(text: str, language: str | None = None) -> str:
     """A quote as a clean verbatim transcript prints it, every other word as said and in its order:
 
-    - the sounds of hesitation left out (``Language.hesitations``), with the commas around them after a
-      function word ("das ist, ähm, gut" -> "das ist gut"), one comma kept after another word, where the
-      speaker may have closed a clause ("I built, um, I built" -> "I built, I built");
-    - a word or two said again at once across a comma, opening with a function word, printed once
-      ("the, the, the production" -> "the production", "I built, I built" -> "I built")."""
+    - the sounds of hesitation left out with the commas around them (``Language.hesitations``: "das ist,
+      ähm, gut" -> "das ist gut", "a heat pump, uh, works" -> "a heat pump works");
+    - a word said again at once across a comma, or two words said again, opening with a function word,
+      printed once ("the, the, the production" -> "the production"; "I, I built, um, I built" -> "I built")."""
     kit = language_of(language)
 
-    def hesitation(match: re.Match[str]) -> str:
-        before = word_before(text, match.start()).lower().replace("’", "'")
-        return ", " if match.group(0).startswith(",") and before and before not in kit.stop_words else " "
-
     def stutter(match: re.Match[str]) -> str:
-        first = match.group(1).split()[0].lower().replace("’", "'")
-        return match.group(1) if first in kit.stop_words else match.group(0)
+        said = match.group(1) or match.group(2)
+        first = said.split()[0].lower().replace("’", "'")
+        return said if first in kit.stop_words else match.group(0)
 
-    cleaned = HESITATION_RES[kit.code].sub(hesitation, text)
+    cleaned = HESITATION_RES[kit.code].sub(" ", text)
     for _ in range(3):  # "I, I built, I built": the word, then the two
         cleaned, found = STUTTER_RE.subn(stutter, cleaned)
         if not found:

@@ -200,6 +200,12 @@ class Language:
     attribution_phrases: str  # a quotation's attribution ("according to", "said")
     # domain.analysis.intents: search queries
     tag_questions: str  # a whole question that only checks the listener ("right?", "you know?")
+    # words of talk that make a question a turn of speech, not one a person types ("you know", "I mean", "is
+    # like", "like,"): a regular expression, searched anywhere in the question
+    speech_markers: str
+    # what leads into the question itself ("The question for you is what does...", "La question est, ..."):
+    # left out of a search question; a regular expression's alternatives, matched at its start
+    question_leads: str
     process_words: str  # a passage about how something is done ("how", "steps", "works"): a "how" query
     conjunction: str  # "and": where two spoken amounts are told apart
     scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten

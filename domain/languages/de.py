@@ -525,6 +525,8 @@ LANGUAGE = Language(
         "stellen sie sich vor|hier ist|das geheimnis|die wahrheit|achtung|stopp"
     ),
     attribution_phrases="laut|zufolge|sagte|erklärte|behauptet",
+    speech_markers=r"\bweißt du\b|\bsag ich mal\b|\boder so\b",
+    question_leads="die (?:eigentliche |große |erste )?frage(?: für euch| für sie)?(?:,[^,?]{1,30},)? (?:ist|lautet)",
     tag_questions="oder|nicht wahr|ne|gell|weißt du|verstehst du|okay|ok",
     process_words="wie (?:man|funktioniert|geht)|schritte?|prozess|verfahren|methode|funktioniert",
     month_names="januar februar märz maerz april mai juni juli august september oktober november dezember",

@@ -487,6 +487,9 @@ LANGUAGE = Language(
     anaphora_openers="this that it it's they he she these those",
     hook_openers="why|how|what if|did you know|imagine|here's|here is|the truth|the secret|stop",
     attribution_phrases="according to|said",
+    speech_markers=r"\byou know\b|\bi mean\b|\b(?:is|was|are|were|i['’]m) like\b|['’]s like\b|\blike,|, like\b",
+    question_leads=(r"(?:the|my|our|a) (?:real |big |main |first |next |key )?question"
+                    r"(?: for you| here| now| then)?(?:,[^,?]{1,30},)? is"),
     tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
     process_words=r"how(?!\s+(?:much|many|long|often|far|old|big|fast))|steps?|process|works?",  # not "how much"
     month_names="january february march april may june july august september october november december",

@@ -513,6 +513,8 @@ LANGUAGE = Language(
         "el secreto|la verdad|atención"
     ),
     attribution_phrases="según|dijo|afirma|declaró",
+    speech_markers=r"\bo sea\b|\ben plan\b|\bsabes,",
+    question_leads="la (?:gran |verdadera |primera )?pregunta(?: para ti| para ustedes)?(?:,[^,?]{1,30},)? es",
     tag_questions="verdad|no|vale|sabes|ves|entiendes|ok|okay",
     process_words="cómo|pasos?|proceso|método|funciona",
     month_names=(

@@ -506,6 +506,9 @@ LANGUAGE = Language(
     anaphora_openers="ça cela ce c'est il elle ils elles ceci",
     hook_openers="pourquoi|comment|saviez-vous|imaginez|voici|le secret|la vérité|attention",
     attribution_phrases=r"selon|d['’]après|a déclaré|affirme",
+    speech_markers=r"\btu vois\b|\btu sais\b|\bvous voyez\b|\bgenre,|\benfin bref\b",
+    question_leads=(r"(?:la|ma|une) (?:vraie |grande |première )?question(?: pour vous| ici)?"
+                    r"(?:,[^,?]{1,30},)? (?:est|c['’]est)"),
     tag_questions=r"n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|ok",
     process_words="comment|étapes?|processus|méthode|fonctionne",
     month_names=(

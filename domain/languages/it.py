@@ -518,15 +518,15 @@ LANGUAGE = Language(
         r"\bla\s+prima\b|\bvolte\s+(?:più|meno)\b|\bil\s+(?:doppio|triplo)\b|\bmilion[ei]\b|\bmiliard[io]\b|"
         r"\bla\s+maggior\s+parte\b|\bper\s+ogni\b"
     ),
-    hedge_phrases=(
-        r"\bpenso\b|\bcredo\b|\bforse\b|\bprobabilmente\b|\bsecondo\s+me\b|\bmi\s+sembra\b|\bsuppongo\b|"
-        r"\bin\s+un\s+certo\s+senso\b"
-    ),
+    hedge_phrases=(r"\bpenso\b|\bcredo\b|\bforse\b|\bprobabilmente\b|\bsecondo\s+me\b|\bmi\s+sembra\b|"
+                   r"\bsuppongo\b|\bin\s+un\s+certo\s+senso\b"),
     social_phrases=r"\bciao\b|\bbenvenut[ie]\b|\bgrazie\b|\biscriv|\bci\s+vediamo\b|\ba\s+presto\b|\barrivederci\b",
     connective_openers="e ma quindi o poi allora anche perché inoltre dunque però",
     anaphora_openers="ciò esso essa lui lei loro è sono era erano fu",
     hook_openers="perché|come mai|e se|lo sapevi|sapevi che|immagina|ecco|il segreto|la verità|attenzione",
     attribution_phrases="secondo|ha detto|afferma|ha dichiarato",
+    speech_markers=r"\bcioè\b|\btipo,|\bdiciamo,",
+    question_leads="la (?:vera |grande |prima )?domanda(?: per voi| per te)?(?:,[^,?]{1,30},)? è",
     tag_questions="vero|no|capito|sai|vedi|ok|okay",
     process_words="come (?:si|funziona|fare|fa)|passi|passaggi|processo|metodo|funziona",
     month_names="gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",

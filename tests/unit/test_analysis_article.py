@@ -217,7 +217,8 @@ def test_a_sentence_the_captions_closed_at_a_comma_is_printed_with_a_full_stop()
      "I mean, initially I built the first version and scaled it up."),
     ("en", "When, when the, the, the production and the cloud were the same, it was fast.",
      "When the production and the cloud were the same, it was fast."),
-    ("fr", "Et la pompe, euh, chauffe l'eau, euh ?", "La pompe, chauffe l'eau ?"),
+    ("fr", "Et la pompe, euh, chauffe l'eau, euh ?", "La pompe chauffe l'eau ?"),
+    ("en", "What are, uh, what are the parts you liked most?", "What are the parts you liked most?"),
     ("de", "Das ist, ähm, gut, äh, und wir gehen um acht.", "Das ist gut und wir gehen um acht."),
     ("en", "The cost, the cost is high.", "The cost is high."),  # a false start that opens with "the"
     ("en", "Prices, prices everywhere went up, uh.", "Prices, prices everywhere went up."),  # no function word

@@ -1041,6 +1041,8 @@ def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None
     "It's like, you know, if you get attached to something, you're like, okay, how can I make this thing just a "
     "little bit better and then a little bit faster than it was yesterday?",  # a turn of talk, 30 words
     "Like how, how do you define one of these dot products?",  # speech that restarts
+    "It's like, well, what vectors give a dot product of zero?",  # a turn of talk (``speech_markers``)
+    "I was like, how do I even compute a dot product by hand?",
 ])
 def test_a_statement_with_a_tag_a_long_turn_or_a_restart_is_no_search_question(question: str) -> None:
     lines = [question, "The dot product of two vectors measures how aligned they are.",
@@ -1062,3 +1064,25 @@ def test_a_piece_of_a_longer_term_is_no_second_topic_and_how_much_asks_no_proces
     assert "lithium iron phosphate" in names, names
     assert not {"phosphate cells", "iron phosphate cells"} & set(names), names
     assert not any(i.query.startswith("how does electricity") for i in graph.intents), graph.intents
+
+
+@pytest.mark.parametrize(("code", "asked", "query"), [
+    ("en", "The question for you is what does that new wave look like?", "What does that new wave look like?"),
+    ("en", "The question, as always, is what should the distribution of the sum look like?",
+     "What should the distribution of the sum look like?"),
+    ("en", "So how does a heat pump, uh, work in the winter?", "How does a heat pump work in the winter?"),
+    ("en", "What are, uh, what are the waves that slow down in glass?", "What are the waves that slow down in glass?"),
+    ("fr", "La question est : comment la chaleur passe-t-elle du mur à la pièce ?",
+     "Comment la chaleur passe-t-elle du mur à la pièce ?"),
+])
+def test_a_search_question_is_the_question_itself_without_its_lead_in_or_hesitations(code: str, asked: str,
+                                                                                      query: str) -> None:
+    lines = {"en": [asked, "A wave of light slows down in glass because the charges in the glass oscillate.",
+                    "The distribution of a sum of two variables is their convolution.",
+                    "A heat pump moves heat from the outside air into the house."],
+             "fr": [asked, "La chaleur passe du mur à la pièce par conduction.",
+                    "Le mur chaud rayonne vers la pièce froide.", "La pièce se réchauffe lentement."]}[code]
+    graph = _one_voice(lines, code)
+    assert [i.query for i in graph.intents if i.source == "question"] == [query]
+    article = write_article(graph, "auto", code)
+    assert all(e["question"] == query for e in article.faq if e["source"] == "question")
