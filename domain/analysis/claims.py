@@ -50,8 +50,8 @@ def evaluate(sentence: Sentence, facts: SentenceEntities, kit: Language) -> tupl
     the words of ``kit``'s language."""
     text = sentence.text
     count = len(words(text))
-    if sentence.is_question or count < 5 or kit.social_re.search(text):
-        return 0.0, []
+    if sentence.is_question or count < 5 or kit.social_re.search(text) or kit.reports_question(text):
+        return 0.0, []  # a question, asked or read out ("Adam says what makes..."), states no fact
     evidence = 0.0
     kinds: list[str] = []
     if facts.numbers:

@@ -10,13 +10,12 @@ from domain.analysis.graph import ContentGraph
 from domain.analysis.language import Language
 from domain.analysis.phrases import heading, publishable
 from domain.analysis.text import (
+    as_question,
     capitalise,
     colon,
     fold,
     labels,
-    lang_key,
     norm_token,
-    question_mark,
     strip_leading_fillers,
     words,
 )
@@ -51,15 +50,6 @@ def talk_title(graph: ContentGraph, language: str) -> str | None:
     if len(aspects) < 2:
         return capitalise(main.name)
     return f"{capitalise(main.name)}{colon(language)}{aspects[0]} {labels(language)['and']} {aspects[1]}"
-
-
-def as_question(query: str, language: str) -> str:
-    """A search query as a heading: capitalised, with the language's question mark (and Spanish's
-    opening one)."""
-    text = capitalise(query.strip().rstrip("?？ ").strip())
-    if lang_key(language) == "es" and not text.startswith("¿"):
-        text = "¿" + text
-    return text + question_mark(language)
 
 
 def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]], taken: set[str],

@@ -88,6 +88,7 @@ ATTRIBUTION_PHRASES = table("attribution_phrases")
 TAG_QUESTIONS = table("tag_questions")
 SPEECH_MARKERS = table("speech_markers")
 QUESTION_LEADS = table("question_leads")
+READ_QUESTIONS = table("read_questions")
 PROCESS_WORDS = table("process_words")
 
 
@@ -117,6 +118,7 @@ class Language:
     tag_ending_re: re.Pattern[str] = field(repr=False)
     speech_re: re.Pattern[str] = field(repr=False)  # ``speech_markers``: a question that is a turn of talk
     question_lead_re: re.Pattern[str] = field(repr=False)  # ``question_leads``, at a question's start
+    read_question_re: re.Pattern[str] = field(repr=False)  # ``read_questions``: where a read-out one starts
     process_re: re.Pattern[str] = field(repr=False)
     leading_words: frozenset[str] = frozenset()
     question_openers: tuple[str, ...] = ()
@@ -171,6 +173,13 @@ class Language:
         the next subject ("Next, let's look at the cost")."""
         return bool(self.instruction_re.match(_after_leading_words(text, self.leading_words))) and (
             self.announced(text) is None)
+
+    def reports_question(self, text: str) -> bool:
+        """Whether the sentence reports a question it reads out ("Adam says what makes...", "the next question
+        is from Joel, how do you..."; ``read_questions``): a question, no claim nor prose of an article. Not a
+        sentence that only opens as a question would ("How long should a workshop be, I think a day...")."""
+        match = self.read_question_re.search(text)
+        return match is not None and match.end() > match.start()
 
     def announced(self, text: str) -> str | None:
         """The subject a sentence announces by name ("Next, let's talk about battery storage." ->
@@ -358,6 +367,7 @@ def language(code: str | None) -> Language:
         tag_ending_re=re.compile(rf"[,;]\s*(?:{TAG_QUESTIONS[key]})\s*\?+\s*$", re.IGNORECASE),
         speech_re=re.compile(SPEECH_MARKERS[key], re.IGNORECASE),
         question_lead_re=re.compile(rf"^(?:{QUESTION_LEADS[key]})\s*[,:]?\s+", re.IGNORECASE),
+        read_question_re=re.compile(READ_QUESTIONS[key], re.IGNORECASE),
         process_re=re.compile(rf"\b(?:{PROCESS_WORDS[key]})\b", re.IGNORECASE),
         leading_words=frozenset(LEADING_WORDS[key].split()),
         question_openers=QUESTION_OPENERS[key],

@@ -198,6 +198,35 @@ def looks_like_question(text: str, language: str | None) -> bool:
                for opener in language_of(language).question_openers)
 
 
+READ_QUESTION_END_RE = re.compile(r"[,;:.!?…]")
+
+
+def read_out_question(text: str, language: str | None) -> str | None:
+    """The question a sentence reads out, as a person would write it, with its question mark: what follows
+    the words that report it (``Language.read_questions``) up to the first comma or the sentence's end.
+    "Adam says what makes a software engineer senior." -> "What makes a software engineer senior?";
+    "Next question is from Joel, how do you handle SVGs." -> "How do you handle SVGs?"; "How often do you
+    make commits, I always hear..." -> "How often do you make commits?". Read clean verbatim, so that a
+    hesitation between commas ends nothing ("How can we, uh, improve the API?"). None when it reads none out."""
+    text = clean_verbatim(text, language)
+    match = language_of(language).read_question_re.search(text)
+    if match is None:
+        return None
+    rest = text[match.end():]
+    end = READ_QUESTION_END_RE.search(rest)
+    question = rest[:end.start() if end else len(rest)].strip()
+    return as_question(question, language) if question else None
+
+
+def as_question(query: str, language: str | None) -> str:
+    """A query or a question read out as a heading: capitalised, with the language's question mark (and
+    Spanish's opening one)."""
+    text = capitalise(query.strip().rstrip("?？ ").strip())
+    if lang_key(language) == "es" and not text.startswith("¿"):
+        text = "¿" + text
+    return text + question_mark(language)
+
+
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 

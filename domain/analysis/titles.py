@@ -14,7 +14,16 @@ from domain.analysis.chapters import Chapter, format_timestamp
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
 from domain.analysis.phrases import QUESTION_TITLE_WORDS, PhraseReader, PhraseTable, heading, impersonal, publishable
-from domain.analysis.text import definite_article, fold, labels, norm_token, strip_leading_fillers, words
+from domain.analysis.text import (
+    content_tokens,
+    definite_article,
+    fold,
+    labels,
+    norm_token,
+    read_out_question,
+    strip_leading_fillers,
+    words,
+)
 from domain.languages import table as language_table
 
 # How a candidate phrase is weighed as a chapter's title: a linear score of what is known of it in the
@@ -162,12 +171,14 @@ def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table: Ph
     recurring = {t for key, count in table.counts.items() if count >= 2 for t in table.tokens[key]}
     for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
                                                           chapter.first_sentence + OPENING_SENTENCES)]:
-        if not sentence.is_question or TAG_QUESTION_RE.search(sentence.text):
+        read_out = read_out_question(sentence.text, reader.kit.code)  # "Adam asks what makes...", unmarked
+        if read_out is None and (not sentence.is_question or TAG_QUESTION_RE.search(sentence.text)):
             continue
-        question = heading(strip_leading_fillers(sentence.text, reader.kit.code))
+        question = read_out or heading(strip_leading_fillers(sentence.text, reader.kit.code))
         if not reader.publishable(question):
             question = impersonal(question, reader.kit.code) or question
-        names_subject = any(t in recurring or not reader.kit.is_frequent(t) for t in sentence.tokens)
+        tokens = content_tokens(question, reader.kit.code) if read_out else sentence.tokens
+        names_subject = any(t in recurring or not reader.kit.is_frequent(t) for t in tokens)
         if len(words(question)) >= 3 and reader.publishable(question) and names_subject:
             return question
     return None

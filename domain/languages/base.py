@@ -206,6 +206,11 @@ class Language:
     # what leads into the question itself ("The question for you is what does...", "La question est, ..."):
     # left out of a search question; a regular expression's alternatives, matched at its start
     question_leads: str
+    # what reports a question read out, which captions often leave without its mark ("Adam says what makes a
+    # senior engineer", "the next question is from Joel, how do you handle SVGs"): a regular expression searched
+    # in a sentence, its match ending where the question starts, which a lookahead checks opens as a question
+    # does (domain.analysis.text.read_out_question: a chapter's title)
+    read_questions: str
     process_words: str  # a passage about how something is done ("how", "steps", "works"): a "how" query
     conjunction: str  # "and": where two spoken amounts are told apart
     scales: Mapping[str, int]  # number words of a thousand and more, by their power of ten

@@ -450,6 +450,10 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"zuerst|zunächst|dann|jetzt|nun|schließlich|zum\s+schluss|als\s+nächstes")
 
+# how a question read out opens (domain.analysis.text.read_out_question)
+_ASKING = r"(?:warum|wieso|weshalb|wie|was|wann|wo|welche[rsnm]?|wer)\b"
+
+
 LANGUAGE = Language(
     code="de",
     markers=frozenset({
@@ -527,6 +531,9 @@ LANGUAGE = Language(
     attribution_phrases="laut|zufolge|sagte|erklärte|behauptet",
     speech_markers=r"\bweißt du\b|\bsag ich mal\b|\boder so\b",
     question_leads="die (?:eigentliche |große |erste )?frage(?: für euch| für sie)?(?:,[^,?]{1,30},)? (?:ist|lautet)",
+    # a question reported after a verb is a clause ("fragt, wie man das macht"): read out only after a colon
+    read_questions=(rf"\b(?:fragt|schreibt|will wissen|möchte wissen):\s+(?={_ASKING})"
+                    rf"|\bfragen? (?:ist |kommt )?von [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"),
     tag_questions="oder|nicht wahr|ne|gell|weißt du|verstehst du|okay|ok",
     process_words="wie (?:man|funktioniert|geht)|schritte?|prozess|verfahren|methode|funktioniert",
     month_names="januar februar märz maerz april mai juni juli august september oktober november dezember",

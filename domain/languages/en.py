@@ -398,6 +398,13 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"next|first|finally|lastly|then")
 
+# how a question read out opens: a question word and a verb ("what makes", "how do"; not "what happens is",
+# which names a thing), or a verb and its subject
+_ASKING = (r"(?:what|why|when|where|who|how(?: often| much| many| long)?)\s+(?:do|does|did|is|are|was|were|can|"
+           r"could|should|would|will|has|have|(?!this\b|its\b|his\b|us\b)[a-z]+s)\b(?![^,.?!]*\b(?:is|was)\b)"
+           r"|(?:do|does|did|can|could|should|would|have|has|is|are)\s+(?:you|i|we|they|it|there|people)\b")
+
+
 LANGUAGE = Language(
     code="en",
     markers=frozenset({
@@ -490,6 +497,11 @@ LANGUAGE = Language(
     speech_markers=r"\byou know\b|\bi mean\b|\b(?:is|was|are|were|i['’]m) like\b|['’]s like\b|\blike,|, like\b",
     question_leads=(r"(?:the|my|our|a) (?:real |big |main |first |next |key )?question"
                     r"(?: for you| here| now| then)?(?:,[^,?]{1,30},)? is"),
+    # "Adam asks what makes...", "question is from Joel, how do you...", "How often do you make commits, I..."
+    read_questions=(rf"\b(?:asks|asked|says|writes|wrote|wonders|wants to know)[,:]?\s+(?={_ASKING})"
+                    rf"|\bquestions? (?:is |comes |here )?from [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|^(?=(?:why|how(?: often| much| many| long)?|what|where|when|which)\s+"
+                    r"(?:do|does|did|can|could|should|would|will)\s)"),
     tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
     process_words=r"how(?!\s+(?:much|many|long|often|far|old|big|fast))|steps?|process|works?",  # not "how much"
     month_names="january february march april may june july august september october november december",

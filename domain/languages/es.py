@@ -437,6 +437,10 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"primero|luego|después|ahora|finalmente|por\s+último|para\s+terminar")
 
+# how a question read out opens (domain.analysis.text.read_out_question)
+_ASKING = r"(?:qué|cómo|por qué|cuándo|dónde|cuál(?:es)?|quién(?:es)?|cuánt[oa]s?)\b"
+
+
 LANGUAGE = Language(
     code="es",
     markers=frozenset({
@@ -515,6 +519,8 @@ LANGUAGE = Language(
     attribution_phrases="según|dijo|afirma|declaró",
     speech_markers=r"\bo sea\b|\ben plan\b|\bsabes,",
     question_leads="la (?:gran |verdadera |primera )?pregunta(?: para ti| para ustedes)?(?:,[^,?]{1,30},)? es",
+    read_questions=(rf"\b(?:pregunta|preguntó|escribe|dice|quiere saber|se pregunta)[,:]?\s+(?={_ASKING})"
+                    rf"|\bpreguntas? (?:es |viene )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
     tag_questions="verdad|no|vale|sabes|ves|entiendes|ok|okay",
     process_words="cómo|pasos?|proceso|método|funciona",
     month_names=(

@@ -423,6 +423,10 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"d['’]abord|ensuite|enfin|maintenant|puis|pour\s+finir|pour\s+commencer")
 
+# how a question read out opens (domain.analysis.text.read_out_question)
+_ASKING = r"(?:pourquoi|comment|combien|quand|où|quel(?:le)?s?|qu['’]est-ce|est-ce qu)\b"
+
+
 LANGUAGE = Language(
     code="fr",
     markers=frozenset({
@@ -509,6 +513,8 @@ LANGUAGE = Language(
     speech_markers=r"\btu vois\b|\btu sais\b|\bvous voyez\b|\bgenre,|\benfin bref\b",
     question_leads=(r"(?:la|ma|une) (?:vraie |grande |première )?question(?: pour vous| ici)?"
                     r"(?:,[^,?]{1,30},)? (?:est|c['’]est)"),
+    read_questions=(rf"\b(?:demande|demandait|écrit|se demande|veut savoir)[,:]?\s+(?={_ASKING})"
+                    rf"|\bquestions? (?:est |vient )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
     tag_questions=r"n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|ok",
     process_words="comment|étapes?|processus|méthode|fonctionne",
     month_names=(

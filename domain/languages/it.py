@@ -451,6 +451,8 @@ REQUESTS = RequestWords(
 
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"prima\s+di\s+tutto|innanzitutto|poi|ora|adesso|infine|per\s+finire")
+_ASKING = r"(?:perché|come|quando|dove|qual[ei]?|quant[oiae]|cosa|che cosa|chi)\b"  # a read-out question's opening
+
 
 LANGUAGE = Language(
     code="it",
@@ -473,10 +475,8 @@ LANGUAGE = Language(
     locale="it_IT",
     stemmer="italian",
     called=r"italian|italien",
-    spoken_fillers=(
-        "ehm eh uhm cioè allora insomma tipo praticamente diciamo okay ok beh vabbè ciao benvenuti grazie "
-        "arrivederci"
-    ),
+    spoken_fillers=("ehm eh uhm cioè allora insomma tipo praticamente diciamo okay ok beh vabbè ciao benvenuti "
+                    "grazie arrivederci"),
     hesitations="ehm eh mh hmm",
     leading_fillers="ehm eh allora cioè e beh ok okay sì ma",
     comma_openers="infine poi dopo prima primo secondo ora adesso anche quindi",
@@ -527,6 +527,8 @@ LANGUAGE = Language(
     attribution_phrases="secondo|ha detto|afferma|ha dichiarato",
     speech_markers=r"\bcioè\b|\btipo,|\bdiciamo,",
     question_leads="la (?:vera |grande |prima )?domanda(?: per voi| per te)?(?:,[^,?]{1,30},)? è",
+    read_questions=(rf"\b(?:chiede|chiedeva|scrive|vuole sapere|si chiede)[,:]?\s+(?={_ASKING})"
+                    rf"|\bdomand[ae] (?:è |viene )?da [^,.?!]{{1,40}},\s*(?={_ASKING})"),
     tag_questions="vero|no|capito|sai|vedi|ok|okay",
     process_words="come (?:si|funziona|fare|fa)|passi|passaggi|processo|metodo|funziona",
     month_names="gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
@@ -545,10 +547,8 @@ LANGUAGE = Language(
                      "strano strana enorme enormi incredibile interessante interessanti fantastico fantastica "
                      "terribile pazzo pazza divertente complicato complicata felice deludente"),
     connectors="di del della dei delle e in per con",
-    pronouns=(
-        "io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio mia "
-        "tuo tua suo sua nostro nostra qualcosa niente nulla qualcuno"
-    ),
+    pronouns=("io me mi tu te ti lui lei egli ella noi ci voi vi loro esso essa questo questa quello quella mio "
+              "mia tuo tua suo sua nostro nostra qualcosa niente nulla qualcuno"),
     article_pronouns="lo la le",
     dangling="e o ma il lo la i gli le un una di del della a al in per con da",
     verb_signals="io tu lui lei noi voi loro si mi ti ci vi non per",
@@ -563,8 +563,8 @@ LANGUAGE = Language(
                   # gerunds ("facendo"), and infinitives and gerunds with their pronouns ("tradurlo",
                   # "guardandola"): a noun said with these endings ("il comando", "i corsi") is said after a
                   # determiner, so it stays a noun
-                  "ando", "endo", "rlo", "rla", "rli", "rle", "ndolo", "ndola", "ndoli",
-                  "ndole", "ndosi", "ndone", "ndoci"),
+                  "ando", "endo", "rlo", "rla", "rli", "rle", "ndolo", "ndola", "ndoli", "ndole", "ndosi", "ndone",
+                  "ndoci"),
     contractions=(
         "del dello della dei degli delle dell al allo alla ai agli alle all nel nello nella nei negli nelle nell "
         "sul sullo sulla sui sugli sulle sull dal dallo dalla dai dagli dalle dall"

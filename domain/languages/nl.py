@@ -457,6 +457,10 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"eerst|dan|nu|daarna|tot\s+slot|ten\s+slotte")
 
+# how a question read out opens (domain.analysis.text.read_out_question)
+_ASKING = r"(?:waarom|hoe|wat|wanneer|waar|welke|wie)\b"
+
+
 LANGUAGE = Language(
     code="nl",
     markers=frozenset({
@@ -527,6 +531,9 @@ LANGUAGE = Language(
     attribution_phrases="volgens|zei|zegt|verklaarde",
     speech_markers=r"\bweet je\b|\bzeg maar\b|\bof zo\b",
     question_leads="de (?:echte |grote |eerste )?vraag(?: voor jou| voor jullie)?(?:,[^,?]{1,30},)? is",
+    # a question reported after a verb is a clause ("vraagt hoe je dat doet"): read out only after a colon
+    read_questions=(rf"\b(?:vraagt|schrijft|wil weten):\s+(?={_ASKING})"
+                    rf"|\bvra(?:ag|gen) (?:is |komt )?van [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"),
     tag_questions="toch|hè|weet je|snap je|oké|ok",
     process_words=r"hoe(?!\s+(?:veel|lang|vaak|ver|oud|groot|snel))|stappen|stap|proces|methode|werkt",
     month_names="januari februari maart april mei juni juli augustus september oktober november december",

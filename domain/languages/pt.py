@@ -445,6 +445,10 @@ REQUESTS = RequestWords(
 # Words that may open an announcement ("First, let's talk about...").
 _OPENERS = optional_words(r"primeiro|depois|agora|finalmente|por\s+fim|para\s+terminar")
 
+# how a question read out opens (domain.analysis.text.read_out_question; not "porque", also "because")
+_ASKING = r"(?:por que|como|quando|onde|qual|quais|quant[oa]s?|o que|quem)\b"
+
+
 LANGUAGE = Language(
     code="pt",
     markers=frozenset({
@@ -522,6 +526,8 @@ LANGUAGE = Language(
     attribution_phrases="segundo|de acordo com|disse|afirma|declarou",
     speech_markers=r"\btipo,|\bsabe,|\btipo assim\b",
     question_leads="a (?:grande |verdadeira |primeira )?pergunta(?: para você| para vocês)?(?:,[^,?]{1,30},)? é",
+    read_questions=(rf"\b(?:pergunta|perguntou|escreve|quer saber)[,:]?\s+(?={_ASKING})"
+                    rf"|\bperguntas? (?:é |vem )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
     tag_questions="né|certo|não|sabe|viu|entende|ok|okay|tá",
     process_words="como (?:se|funciona|fazer|faz)|passos?|processo|método|funciona",
     month_names="janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",

@@ -164,3 +164,37 @@ def test_an_article_title_is_one_a_person_would_publish(talk) -> None:
     assert title[:1].isupper() and not title.rstrip().endswith((":", ",", " and"))
     head = title.split(":")[0]
     assert publishable(head, "en"), title
+
+
+# A questions show: a host reads each listener's question as the captions write it, without its mark.
+QUESTIONS_SHOW = [
+    ("A", "Welcome to the show, where we answer questions about web development."),
+    ("A", "Web development questions came from all over the world this week."),
+    ("B", "Every web developer asks us something about their job."),
+    ("A", "We love web development questions."),
+    ("A", "Okay, next question is from Adam."),
+    ("A", "Adam says what makes a software engineer senior."),
+    ("B", "A senior engineer has been promoted into the role of senior engineer."),
+    ("B", "A senior engineer knows how to manage a team and picks software responsibly."),
+    ("A", "A senior engineer also breaks a project down into the pieces it needs."),
+    ("B", "Senior engineers explain to managers why the pieces matter."),
+    ("A", "Next question is from Joel."),
+    ("A", "Joel asks how do you handle SVG icons in React."),
+    ("B", "SVG icons can be inlined in a React component."),
+    ("B", "An SVG loader turns each SVG file into a React component."),
+    ("A", "Some people inline every SVG icon by hand."),
+    ("B", "Inlining SVG icons lets you set their colour with CSS."),
+]
+
+
+def test_a_question_read_out_titles_its_section_and_is_neither_prose_nor_a_claim() -> None:
+    graph = analyse(_timed(QUESTIONS_SHOW, ms_per_word=380, gap=600), language="en")
+    assert [c.title for c in graph.chapters][1:] == ["What makes a software engineer senior?",
+                                                     "How to handle SVG icons in React"]
+    read_out = {"Adam says what makes a software engineer senior.", "Joel asks how do you handle SVG icons in React."}
+    assert not read_out & {c.text for c in graph.claims}  # a question states no fact
+    article = write_article(graph)
+    senior = next(s for s in article.sections if s.heading == "What makes a software engineer senior?")
+    body = [t for p in senior.paragraphs for t in p.sentences]
+    assert body and body[0].startswith("A senior engineer"), body  # the answer, not the question read again
+    assert not read_out & set(article.body_sentences())  # nor printed anywhere as prose, a key fact or an answer

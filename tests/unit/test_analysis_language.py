@@ -785,11 +785,14 @@ def test_the_steps_that_follow_a_question_are_its_answer() -> None:
     # the video asks "how" about the installation itself: no topic query "how does installation work"
     assert "How do you choose the right installation?" in queries, queries
     assert not any(q.startswith("how does installation") for q in queries), queries
-    answers = {e["question"]: e["answer"] for e in write_article(graph, "tutorial", "en").faq}
+    article = write_article(graph, "tutorial", "en")
+    answers = {e["question"]: e["answer"] for e in article.faq}
     assert answers.get("How do you choose the right installation?") == [
         "Start by measuring your annual electricity use.",
         "Then compare the orientation of the roof and the sunshine in your region.",
         "An installer sizes the installation to the roof and the budget."], answers
+    # its opening is only a greeting: no introduction, and no empty one printed
+    assert not article.introduction and "\n\n\n" not in article.to_markdown()
 
 
 # the video's own subject ----------------------------------------------------------------------

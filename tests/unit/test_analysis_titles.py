@@ -12,6 +12,7 @@ from domain.analysis import Segment
 from domain.analysis.chapters import Chapter
 from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.sentences import split_sentences
+from domain.analysis.text import read_out_question
 from domain.analysis.titles import title_chapters
 from tests.support.caption_lines import BATTERY_TALK
 
@@ -115,6 +116,42 @@ def test_a_question_put_to_a_generic_you_is_its_heading_with_to() -> None:
     titles = _titles([first, ["What should you look for in an inverter?", "An inverter converts current.",
                               "Inverters fail first.", "Pick an inverter with a warranty."]])
     assert titles[1] == "What to look for in an inverter"
+
+
+def test_a_question_read_out_without_its_mark_titles_its_chapter() -> None:
+    """A listener's question, read out by the host as the captions write it (no question mark): its
+    chapter's title is the question, as a person would write it."""
+    first = ["Welcome to the show about web development.", "Today we answer your questions.",
+             "Questions came from all over.", "We love the questions."]
+    titles = _titles([first, ["Okay, next question is from Adam.", "Adam says what makes a software engineer senior.",
+                              "A senior engineer manages a team.", "A senior engineer picks software responsibly."]])
+    assert titles[1] == "What makes a software engineer senior?"
+    titles = _titles([first, ["Next question is from Joel, how do you handle SVGs in React.",
+                              "SVGs can be inlined.", "An SVG loader helps.", "Some people inline every SVG."]])
+    assert titles[1] == "How to handle SVGs in React"
+
+
+@pytest.mark.parametrize(("code", "said", "question"), [
+    ("en", "Adam says what makes a software engineer senior.", "What makes a software engineer senior?"),
+    ("en", "How often do you make commits, I always hear commit often.", "How often do you make commits?"),
+    ("en", "He asks, first, thanks for the amazing podcast.", None),  # no question follows
+    ("en", "She says what she thinks.", None),  # what she thinks: a thing, not a question
+    ("en", "Research says what happens is complicated.", None),  # what happens: a thing named
+    ("en", "He says what is important is the roof.", None),
+    ("en", "What happens is that the heat moves.", None),
+    ("en", "How can we, uh, improve the API?", "How can we improve the API?"),  # read clean verbatim
+    ("fr", "La question vient de Paul, comment choisir une pompe à chaleur.", "Comment choisir une pompe à chaleur ?"),
+    ("es", "Ana pregunta cómo se instala una bomba de calor.", "¿Cómo se instala una bomba de calor?"),
+    ("es", "Ana dice que la bomba funciona.", None),
+    ("it", "Marco chiede perché il cielo è blu.", "Perché il cielo è blu?"),
+    ("pt", "A próxima pergunta é de Ana, como funciona uma bomba de calor.", "Como funciona uma bomba de calor?"),
+    ("pt", "Ele escreve porque gosta.", None),  # "porque": because
+    ("de", "Die nächste Frage ist von Anna, warum ist der Himmel blau.", "Warum ist der Himmel blau?"),
+    ("de", "Er fragt, wie man das macht.", None),  # a clause, its verb last: no question as written
+    ("nl", "Piet vraagt: hoe werkt een warmtepomp.", "Hoe werkt een warmtepomp?"),
+])
+def test_the_question_a_sentence_reads_out(code: str, said: str, question: str | None) -> None:
+    assert read_out_question(said, code) == question
 
 
 @pytest.mark.parametrize(("title", "expected"), [
