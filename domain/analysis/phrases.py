@@ -463,7 +463,13 @@ class PhraseReader:
     def label(self, surfaces: Counter[str]) -> str:
         """How a candidate is shown (``display``), from the forms said as nouns when the language
         has the rule (``DETERMINERS``): "almacenamiento" and "almacenan" share a stem, and the
-        verb is no label."""
+        verb is no label; nor is an adverb where another form says its adjective ("shamelessly plug" of
+        "shameless plugs": the same stems)."""
+        said = {w.lower() for form in surfaces for w in WORD_RE.findall(form)}
+        adverbs = {w for w in said for e in ADVERB_ENDINGS.get(self.kit.code, ())
+                   if w.endswith(e) and w[:-len(e)] in said}
+        surfaces = Counter({s: n for s, n in surfaces.items()
+                            if not adverbs & set(WORD_RE.findall(s.lower()))}) or surfaces
         if self.nouns is not None:
             at = NOUN_RULE[self.kit.code]
             nominal = Counter({s: n for s, n in surfaces.items()

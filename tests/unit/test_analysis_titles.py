@@ -52,6 +52,16 @@ def test_a_title_head_is_plural_when_the_chapter_says_the_plural(code: str, labe
     assert PhraseReader(code).plural_head(label, Counter(said)) == expected
 
 
+@pytest.mark.parametrize(("said", "shown"), [
+    ({"shamelessly plug": 2, "shameless plugs": 1}, "shameless plugs"),  # an adverb and a verb: no label
+    ({"uniformly distributed": 3, "uniform distribution": 1}, "uniform distribution"),
+    ({"uniformly distributed variables": 2}, "uniformly distributed variables"),  # no other form: as said
+    ({"family plan": 3, "families plans": 1}, "family plan"),  # "fami" is said nowhere: no adverb
+])
+def test_a_label_says_no_adverb_where_another_form_says_its_adjective(said: dict, shown: str) -> None:
+    assert PhraseReader("en").label(Counter(said)) == shown
+
+
 def test_a_chapter_that_treats_several_instances_is_titled_in_the_plural() -> None:
     titles = _titles([
         ["Sorted arrays hold values in order.", "A sorted array has a length.", "You can search a sorted array.",
