@@ -31,6 +31,7 @@ from typing import Any
 
 from domain.analysis.chapters import format_timestamp
 from domain.analysis.claims import Claim
+from domain.analysis.faq import write_faq
 from domain.analysis.graph import ContentGraph
 from domain.analysis.headings import answers, question_headings, talk_title
 from domain.analysis.language import language as language_of
@@ -38,17 +39,15 @@ from domain.analysis.model import Sentence
 from domain.analysis.text import (
     RESTART_RE,
     capitalise,
-    clean_verbatim,
     colon,
     fold,
     labels,
     norm_token,
-    question_mark,
+    quote,
     strip_leading_fillers,
     words,
 )
 from domain.analysis.titles import video_subject_title
-from domain.analysis.topics import Topic
 from domain.languages import DEFAULT_LANGUAGE
 
 WRITING_STYLES = ("auto", "journalistic", "narrative", "analytical", "tutorial", "conversational", "documentary",
@@ -169,16 +168,6 @@ class Article:
         if self.conclusion:
             lines += [f"## {label['conclusion']}", "", " ".join(self.conclusion), ""]
         return "\n".join(lines).rstrip() + "\n"
-
-
-def quote(sentence: Sentence, language: str | None = None) -> str:
-    """The transcript sentence as printed: start cleaned, hesitations and stutters left out
-    (``text.clean_verbatim``), final punctuation ensured (a sentence the captions closed at a comma,
-    ``sentences._runs_long``, ends with a full stop instead)."""
-    text = clean_verbatim(strip_leading_fillers(sentence.text, language), language)
-    if text[-1:] in ".!?…»\"":
-        return text
-    return text.rstrip(" ,;:–—") + "."
 
 
 def resolve_style(graph: ContentGraph, style: str) -> str:
@@ -344,7 +333,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
 
     # the FAQ first: each answer is the passage that answers its question, so the prose that
     # follows leaves those sentences to it (no sentence is printed twice, key facts aside)
-    faq = _faq(graph, writer, language)
+    faq = write_faq(graph, writer, language)
 
     # introduction
     if style == "journalistic":
@@ -356,7 +345,6 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         end = opening[-1].end_ms if opening else (sentences[-1].end_ms if sentences else 0)
         pool = [s for s in sentences if s.start_ms < end] or list(sentences[:10])
         intro = writer.pick(pool, 3 if style in ("narrative", "documentary") else 2)
-    introduction = [quote(s, language) for s in intro]
 
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
     sections = _sections(graph, writer, {fold(e["question"]) for e in faq}, language)
@@ -372,6 +360,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         conclusion = [quote(s, language) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
 
     _give_back(sections, faq)
+    introduction = [quote(s, language) for s in _give_back_the_opening(sections, intro, language)]
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
@@ -412,6 +401,18 @@ def _sections(graph: ContentGraph, writer: _Writer, taken: set[str], language: s
             heading = heading.replace(title, spans[number - 1][0])  # the question its body does not answer
         sections.append(Section(heading, start, end, paragraphs))
     return sections
+
+
+def _give_back_the_opening(sections: list[Section], intro: list[Sentence], language: str) -> list[Sentence]:
+    """A section the introduction left with no sentence (a short opening chapter: "Welcome to the show.
+    Questions came from all over...") takes its sentences back, so that no heading stands over nothing;
+    the introduction keeps the rest (and, with none left, is not printed)."""
+    for section in sections:
+        mine = [s for s in intro if section.start_ms <= s.start_ms < section.end_ms]
+        if mine and not section.paragraphs:
+            section.paragraphs.append(Paragraph([quote(s, language) for s in mine], None, "text", mine[0].start_ms))
+            intro = [s for s in intro if s not in mine]
+    return intro
 
 
 def _give_back(sections: list[Section], faq: list[dict[str, Any]]) -> None:
@@ -473,127 +474,3 @@ def _title(graph: ContentGraph, language: str) -> str:
         first = graph.sentences[0].text if graph.sentences else ""
         return capitalise(" ".join(words(strip_leading_fillers(first))[:8]))
     return capitalise(f" {labels(language)['and']} ".join(names))
-
-
-SENTENCES_PER_FAQ_ENTRY = 6  # a short video keeps sentences for its sections: one entry per 6 sentences
-
-
-def _faq(graph: ContentGraph, writer: _Writer, language: str, limit: int = 5) -> list[dict[str, Any]]:
-    """Up to ``limit`` questions (fewer for a short video: one per ``SENTENCES_PER_FAQ_ENTRY``
-    sentences) with the passage that answers each, in the order of the intents.
-
-    A question asked in the video is answered by the sentences right after it (up to two, by any
-    speaker, before the next question) that share a content word with it or with what it is about,
-    or by the steps that follow it at once (``_steps_after``);
-    a topic query ("what is X", "how does X work") by the sentences of the chapter where X is most
-    said: its definition first ("X is ..."), else the sentence that says X with the most of the
-    chapter's other words. Every answer shares content words with its question, and no sentence
-    answers twice or appears elsewhere in the prose."""
-    sentences = graph.sentences
-    limit = min(limit, max(1, len(sentences) // SENTENCES_PER_FAQ_ENTRY))
-    by_start = {s.start_ms: s for s in sentences if s.is_question}
-    entries: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for intent in graph.intents:
-        if len(entries) >= limit:
-            break
-        if intent.source == "question" and intent.start_ms in by_start:
-            asked = by_start[intent.start_ms]
-            answer = _steps_after(asked, sentences, writer) or _answer_after(asked, sentences, writer)
-            question = intent.query if intent.query.rstrip()[-1:] in "?？" else intent.query + question_mark(language)
-        else:
-            topic = next((t for t in graph.topics if t.key and t.key in fold(intent.query)), None)
-            if topic is None:
-                continue
-            answer = _answer_about(topic, graph, writer)
-            question = capitalise(intent.query) + question_mark(language)
-        if not answer or fold(question) in seen:
-            continue
-        seen.add(fold(question))
-        writer.used.update(s.index for s in answer)
-        if intent.source == "question":
-            writer.used.add(asked.index)
-        entries.append({"question": question, "answer": [quote(s, language) for s in answer],
-                        "startMs": answer[0].start_ms, "source": intent.source})
-    return entries
-
-
-ANSWER_LOOKAHEAD = 6  # sentences after a question where its answer is looked for
-
-
-STEPS_IN_ANSWER = 3  # sentences of an answer given as steps
-
-
-def _steps_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:
-    """When the sentence right after the question opens steps ("How do you choose the right
-    installation? Start by measuring your yearly use. Then compare the roofs. An installer sizes the
-    installation."), those steps are its answer: up to ``STEPS_IN_ANSWER`` sentences, before a
-    question or an announced subject, when one of them shares a word with the question (else none)."""
-    kit = language_of(writer.language)
-    first = asked.index + 1
-    if first >= len(sentences) or not kit.opens_steps(sentences[first].text):
-        return []
-    steps: list[Sentence] = []
-    for s in sentences[first:first + STEPS_IN_ANSWER]:
-        if s.is_question or s.index in writer.used or kit.social_re.search(s.text) or (steps and kit.announced(s.text)):
-            break
-        steps.append(s)
-    asked_words = set(asked.tokens)
-    return steps if any(asked_words & set(s.tokens) for s in steps) else []
-
-
-def _answer_after(asked: Sentence, sentences: Sequence[Sentence], writer: _Writer) -> list[Sentence]:
-    """The sentences right after the question, before the next question or the next part (a
-    sentence opening with a cue phrase: "next", "passons à"): the first that shares a word with
-    it, and the one after that when it shares one too."""
-    asked_words = set(asked.tokens)
-    kit = language_of(writer.language)
-    following: list[Sentence] = []
-    for s in sentences[asked.index + 1:asked.index + 1 + ANSWER_LOOKAHEAD]:
-        if s.is_question or (following and s.index != following[-1].index + 1):
-            break
-        if not following and kit.opens_with_cue(s.text):
-            break  # the speaker moved on: what comes after answers something else
-        if s.index in writer.used or len(words(s.text)) < 5 or kit.social_re.search(s.text):
-            continue
-        if not asked_words & set(s.tokens):
-            if following:
-                break
-            continue
-        following.append(s)
-        if len(following) == 2:
-            break
-    return following
-
-
-def _answer_about(topic: Topic, graph: ContentGraph, writer: _Writer) -> list[Sentence]:
-    """The sentence that answers a query about ``topic``: in the chapter where the topic is most
-    said, its definition if one is given, else the one naming it with most of the chapter's words."""
-    sentences = graph.sentences
-    naming = [s for s in sentences if s.index not in writer.used and s.index in writer.claims
-              and topic.key in fold(s.text) and not s.is_question and not writer.kit.social_re.search(s.text)]
-    if not naming:
-        return []
-    spans = [(c.start_ms, c.end_ms) for c in graph.chapters] or [(0, graph.duration_ms)]
-
-    def chapter_of(sentence: Sentence) -> int:
-        return next((k for k, (a, b) in enumerate(spans) if a <= sentence.start_ms // 1000 * 1000 < b), 0)
-
-    per_chapter: dict[int, int] = {}
-    for s in naming:
-        per_chapter[chapter_of(s)] = per_chapter.get(chapter_of(s), 0) + 1
-    home = max(per_chapter, key=lambda k: (per_chapter[k], -k))
-    home_sentences = [s for s in sentences if chapter_of(s) == home]
-    vocabulary: dict[str, int] = {}
-    for s in home_sentences:
-        for token in s.tokens:
-            vocabulary[token] = vocabulary.get(token, 0) + 1
-    candidates = [s for s in naming if chapter_of(s) == home]
-
-    def strength(s: Sentence) -> tuple[Any, ...]:
-        claim = writer.claims.get(s.index)
-        defines = bool(claim and "definition" in claim.kinds and fold(s.text).find(topic.key) < 40)
-        shared = sum(min(vocabulary.get(t, 0), 5) for t in set(s.tokens) if t not in topic.words)
-        return (not defines, -shared, s.index)
-
-    return [min(candidates, key=strength)]

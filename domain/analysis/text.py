@@ -13,6 +13,7 @@ from itertools import islice
 
 from domain.analysis.language import NUMBER_RE, lang_code
 from domain.analysis.language import language as language_of
+from domain.analysis.model import Sentence
 from domain.languages import DEFAULT_LANGUAGE, LANGUAGES, table
 
 # Disfluencies and loose connectors removed from the start of a quoted sentence (never from its middle).
@@ -185,6 +186,16 @@ def clean_verbatim(text: str, language: str | None = None) -> str:
     if not any(ch.isalnum() for ch in cleaned):
         return text  # nothing but hesitation: left as said
     return capitalise(cleaned) if text[:1].isupper() else cleaned
+
+
+def quote(sentence: Sentence, language: str | None = None) -> str:
+    """The transcript sentence as printed: start cleaned, hesitations and stutters left out
+    (``text.clean_verbatim``), final punctuation ensured (a sentence the captions closed at a comma,
+    ``sentences._runs_long``, ends with a full stop instead)."""
+    text = clean_verbatim(strip_leading_fillers(sentence.text, language), language)
+    if text[-1:] in ".!?…»\"":
+        return text
+    return text.rstrip(" ,;:–—") + "."
 
 
 def looks_like_question(text: str, language: str | None) -> bool:

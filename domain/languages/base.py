@@ -209,7 +209,8 @@ class Language:
     # what reports a question read out, which captions often leave without its mark ("Adam says what makes a
     # senior engineer", "the next question is from Joel, how do you handle SVGs"): a regular expression searched
     # in a sentence, its match ending where the question starts, which a lookahead checks opens as a question
-    # does (domain.analysis.text.read_out_question: a chapter's title)
+    # does (domain.analysis.text.read_out_question: a chapter's title); or a whole sentence that says a question
+    # follows ("Next question is from Tom."): no claim, no prose of an article, like the question itself
     read_questions: str
     process_words: str  # a passage about how something is done ("how", "steps", "works"): a "how" query
     conjunction: str  # "and": where two spoken amounts are told apart

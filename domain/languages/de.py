@@ -533,7 +533,8 @@ LANGUAGE = Language(
     question_leads="die (?:eigentliche |große |erste )?frage(?: für euch| für sie)?(?:,[^,?]{1,30},)? (?:ist|lautet)",
     # a question reported after a verb is a clause ("fragt, wie man das macht"): read out only after a colon
     read_questions=(rf"\b(?:fragt|schreibt|will wissen|möchte wissen):\s+(?={_ASKING})"
-                    rf"|\bfragen? (?:ist |kommt )?von [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"),
+                    rf"|\bfragen? (?:ist |kommt )?von [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"
+                    r"|\bfrage kommt von [^,.?!:]{1,40}[.!]?\s*$"),
     tag_questions="oder|nicht wahr|ne|gell|weißt du|verstehst du|okay|ok",
     process_words="wie (?:man|funktioniert|geht)|schritte?|prozess|verfahren|methode|funktioniert",
     month_names="januar februar märz maerz april mai juni juli august september oktober november dezember",

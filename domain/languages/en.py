@@ -497,9 +497,11 @@ LANGUAGE = Language(
     speech_markers=r"\byou know\b|\bi mean\b|\b(?:is|was|are|were|i['’]m) like\b|['’]s like\b|\blike,|, like\b",
     question_leads=(r"(?:the|my|our|a) (?:real |big |main |first |next |key )?question"
                     r"(?: for you| here| now| then)?(?:,[^,?]{1,30},)? is"),
-    # "Adam asks what makes...", "question is from Joel, how do you...", "How often do you make commits, I..."
+    # "Adam asks what makes...", "question is from Joel, how do you...", "Next question is from Tom." (it follows),
+    # "How often do you make commits, I..."
     read_questions=(rf"\b(?:asks|asked|says|writes|wrote|wonders|wants to know)[,:]?\s+(?={_ASKING})"
                     rf"|\bquestions? (?:is |comes |here )?from [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|\bquestions? (?:we have (?:here )?)?(?:is|comes) from [^,.?!]{1,40}[.!]?\s*$"
                     r"|^(?=(?:why|how(?: often| much| many| long)?|what|where|when|which)\s+"
                     r"(?:do|does|did|can|could|should|would|will)\s)"),
     tag_questions=r"right|isn['’]t it|you know|okay|ok|see",

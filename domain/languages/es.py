@@ -520,7 +520,8 @@ LANGUAGE = Language(
     speech_markers=r"\bo sea\b|\ben plan\b|\bsabes,",
     question_leads="la (?:gran |verdadera |primera )?pregunta(?: para ti| para ustedes)?(?:,[^,?]{1,30},)? es",
     read_questions=(rf"\b(?:pregunta|preguntó|escribe|dice|quiere saber|se pregunta)[,:]?\s+(?={_ASKING})"
-                    rf"|\bpreguntas? (?:es |viene )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
+                    rf"|\bpreguntas? (?:es |viene )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|\bpreguntas?(?: siguiente)? viene de [^,.?!]{1,40}[.!]?\s*$"),
     tag_questions="verdad|no|vale|sabes|ves|entiendes|ok|okay",
     process_words="cómo|pasos?|proceso|método|funciona",
     month_names=(

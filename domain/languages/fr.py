@@ -514,7 +514,8 @@ LANGUAGE = Language(
     question_leads=(r"(?:la|ma|une) (?:vraie |grande |première )?question(?: pour vous| ici)?"
                     r"(?:,[^,?]{1,30},)? (?:est|c['’]est)"),
     read_questions=(rf"\b(?:demande|demandait|écrit|se demande|veut savoir)[,:]?\s+(?={_ASKING})"
-                    rf"|\bquestions? (?:est |vient )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
+                    rf"|\bquestions? (?:est |vient )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|\bquestions?(?: suivante)? vient de [^,.?!]{1,40}[.!]?\s*$"),
     tag_questions=r"n['’]est-ce pas|vous voyez|tu vois|d['’]accord|non|hein|ok",
     process_words="comment|étapes?|processus|méthode|fonctionne",
     month_names=(

@@ -528,7 +528,8 @@ LANGUAGE = Language(
     speech_markers=r"\bcioè\b|\btipo,|\bdiciamo,",
     question_leads="la (?:vera |grande |prima )?domanda(?: per voi| per te)?(?:,[^,?]{1,30},)? è",
     read_questions=(rf"\b(?:chiede|chiedeva|scrive|vuole sapere|si chiede)[,:]?\s+(?={_ASKING})"
-                    rf"|\bdomand[ae] (?:è |viene )?da [^,.?!]{{1,40}},\s*(?={_ASKING})"),
+                    rf"|\bdomand[ae] (?:è |viene )?da [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|\bdomand[ae](?: successiva)? viene da [^,.?!]{1,40}[.!]?\s*$"),
     tag_questions="vero|no|capito|sai|vedi|ok|okay",
     process_words="come (?:si|funziona|fare|fa)|passi|passaggi|processo|metodo|funziona",
     month_names="gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
@@ -539,8 +540,7 @@ LANGUAGE = Language(
         r"utenti"
     ),
     question_openers=("perché", "come mai"),
-    conjunction="e",
-    scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
+    conjunction="e", scales={"mila": 3, "mille": 3, "milione": 6, "milioni": 6, "miliardo": 9, "miliardi": 9},
     indefinite="un uno una",
     vague_heads="sorta specie modo maniera mucchio po parte metà volta volte",
     judgement_words=("buono buona buoni buone chiaro chiara chiari chiare bello bella belli belle ottimo ottima "

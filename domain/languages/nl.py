@@ -533,7 +533,8 @@ LANGUAGE = Language(
     question_leads="de (?:echte |grote |eerste )?vraag(?: voor jou| voor jullie)?(?:,[^,?]{1,30},)? is",
     # a question reported after a verb is a clause ("vraagt hoe je dat doet"): read out only after a colon
     read_questions=(rf"\b(?:vraagt|schrijft|wil weten):\s+(?={_ASKING})"
-                    rf"|\bvra(?:ag|gen) (?:is |komt )?van [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"),
+                    rf"|\bvra(?:ag|gen) (?:is |komt )?van [^,.?!:]{{1,40}}[,:]\s*(?={_ASKING})"
+                    r"|\bvraag komt van [^,.?!:]{1,40}[.!]?\s*$"),
     tag_questions="toch|hè|weet je|snap je|oké|ok",
     process_words=r"hoe(?!\s+(?:veel|lang|vaak|ver|oud|groot|snel))|stappen|stap|proces|methode|werkt",
     month_names="januari februari maart april mei juni juli augustus september oktober november december",

@@ -527,7 +527,8 @@ LANGUAGE = Language(
     speech_markers=r"\btipo,|\bsabe,|\btipo assim\b",
     question_leads="a (?:grande |verdadeira |primeira )?pergunta(?: para você| para vocês)?(?:,[^,?]{1,30},)? é",
     read_questions=(rf"\b(?:pergunta|perguntou|escreve|quer saber)[,:]?\s+(?={_ASKING})"
-                    rf"|\bperguntas? (?:é |vem )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"),
+                    rf"|\bperguntas? (?:é |vem )?de [^,.?!]{{1,40}},\s*(?={_ASKING})"
+                    r"|\bperguntas?(?: seguinte)? vem de [^,.?!]{1,40}[.!]?\s*$"),
     tag_questions="né|certo|não|sabe|viu|entende|ok|okay|tá",
     process_words="como (?:se|funciona|fazer|faz)|passos?|processo|método|funciona",
     month_names="janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",

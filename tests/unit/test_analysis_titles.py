@@ -10,6 +10,7 @@ import pytest
 
 from domain.analysis import Segment
 from domain.analysis.chapters import Chapter
+from domain.analysis.language import language
 from domain.analysis.phrases import PhraseReader, publishable
 from domain.analysis.sentences import split_sentences
 from domain.analysis.text import read_out_question
@@ -162,6 +163,24 @@ def test_a_question_read_out_without_its_mark_titles_its_chapter() -> None:
 ])
 def test_the_question_a_sentence_reads_out(code: str, said: str, question: str | None) -> None:
     assert read_out_question(said, code) == question
+
+
+@pytest.mark.parametrize(("code", "said", "reports"), [
+    ("en", "Adam says what makes a software engineer senior.", True),
+    ("en", "Next question is from Tom.", True),  # it announces one: no claim, no prose
+    ("en", "Next question we have here is from Sam.", True),
+    ("en", "How often do you make commits, I always hear commit often.", False),  # opens as one: may hold content
+    ("en", "The question is what makes it work.", False),
+    ("fr", "La question suivante vient de Marie.", True),
+    ("fr", "C'est une question de temps.", False),  # "a matter of time"
+    ("es", "La pregunta viene de Ana.", True),
+    ("it", "La domanda successiva viene da Marco.", True),
+    ("pt", "A pergunta seguinte vem de Ana.", True),
+    ("de", "Die nächste Frage kommt von Anna.", True),
+    ("nl", "De volgende vraag komt van Piet.", True),
+])
+def test_a_sentence_that_reports_a_question(code: str, said: str, reports: bool) -> None:
+    assert language(code).reports_question(said) is reports
 
 
 @pytest.mark.parametrize(("title", "expected"), [
