@@ -44,14 +44,15 @@ def write_faq(graph: ContentGraph, writer: Writing, language: str, limit: int = 
     answers twice or appears elsewhere in the prose."""
     sentences = graph.sentences
     limit = min(limit, max(1, len(sentences) // SENTENCES_PER_FAQ_ENTRY))
-    by_start = {s.start_ms: s for s in sentences if s.is_question}
+    # where each question was asked: a sentence marked as one, else one that reports it ("Maria asks how...")
+    by_start = {s.start_ms: s for s in sorted(sentences, key=lambda s: s.is_question)}
     entries: list[dict[str, Any]] = []
     seen: set[str] = set()
     for intent in graph.intents:
         if len(entries) >= limit:
             break
-        if intent.source == "question" and intent.start_ms in by_start:
-            asked = by_start[intent.start_ms]
+        asked = by_start.get(intent.start_ms) if intent.source == "question" and intent.start_ms is not None else None
+        if asked is not None:
             answer = _steps_after(asked, sentences, writer) or _answer_after(asked, sentences, writer)
             question = intent.query if intent.query.rstrip()[-1:] in "?？" else intent.query + question_mark(language)
         else:
@@ -64,7 +65,7 @@ def write_faq(graph: ContentGraph, writer: Writing, language: str, limit: int = 
             continue
         seen.add(fold(question))
         writer.used.update(s.index for s in answer)
-        if intent.source == "question":
+        if asked is not None:
             writer.used.add(asked.index)
         entries.append({"question": question, "answer": [quote(s, language) for s in answer],
                         "startMs": answer[0].start_ms, "source": intent.source})

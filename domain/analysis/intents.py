@@ -1,8 +1,9 @@
 """Search intents: the queries a viewer would type that this video answers.
 
 Two sources. Questions asked in the video (at least four words, not tag questions like "n'est-ce
-pas ?"): relevance 0.55, plus up to 0.3 for the share of its words that are top topics, plus 0.15
-when a claim follows within ``ANSWER_WINDOW_MS`` (the question is answered). Then one templated
+pas ?"; read out and reported without their mark too: "Maria asks how do you choose a heat pump."):
+relevance 0.55, plus up to 0.3 for the share of its words that are top topics, plus 0.15 when a claim
+follows within ``ANSWER_WINDOW_MS`` (the question is answered). Then one templated
 query per top topic (what / how / why / who, chosen from the evidence about the topic: a
 definition, a process, a cause, a person): relevance 0.8 x the topic's relevance.
 """
@@ -29,6 +30,7 @@ from domain.analysis.text import (
     fold,
     labels,
     lang_key,
+    read_out_question,
     strip_leading_fillers,
     words,
 )
@@ -62,9 +64,11 @@ def extract_intents(sentences: Sequence[Sentence], claims: Sequence[Claim], topi
     intents: dict[str, SearchIntent] = {}
 
     for sentence in sentences:
-        if not sentence.is_question:
+        # a question reported without its mark ("Adam says what makes a software engineer senior.") is asked too
+        read_out = read_out_question(sentence.text, language) if kit.reports_question(sentence.text) else None
+        if not sentence.is_question and read_out is None:
             continue
-        text = strip_leading_fillers(sentence.text, language)
+        text = read_out or strip_leading_fillers(sentence.text, language)
         if not 4 <= len(words(text)) <= MAX_QUESTION_WORDS or kit.tag_question_re.match(text.strip()) or (
                 kit.tag_ending_re.search(text) or RESTART_RE.search(text) or kit.speech_re.search(text)):
             continue  # "right?"; "..., right?" asks nothing; "Like how, how do you define...?" restarts;
