@@ -10,11 +10,12 @@ query formed from a topic (``qu'est-ce que ...``), always answered by a transcri
 One section per chapter. ``writing_style`` changes the structure and the choice of sentences, the
 same way every time:
 
-- journalistic: the lead (the two strongest claims that stand alone) opens; each section's strongest sentence
-  first; short paragraphs; key facts right after the introduction.
+- journalistic: the lead (the two strongest claims that stand alone) opens; in each section the strongest sentence
+  comes first; short paragraphs; key facts right after the introduction.
 - narrative: chronological, longer paragraphs, the hook opens, key facts at the end.
 - analytical: figures, causes and comparisons preferred; a "facts and figures" block first.
-- tutorial: sections are numbered steps; instructions ("il faut", "make sure") preferred; one sentence a paragraph.
+- tutorial: sections are numbered steps; instructions ("il faut", "make sure", "ensuite") preferred;
+  one sentence per paragraph.
 - conversational: questions from the video kept, each sentence attributed to its speaker.
 - documentary: chronological, each heading carries the chapter's timestamp.
 - interview: question and answer pairs, by speaker.
@@ -136,8 +137,9 @@ class Article:
 
     def to_markdown(self) -> str:
         label = self.labels
-        intro = [f"## {label['introduction']}", "", " ".join(self.introduction), ""] if self.introduction else []
-        lines = [f"# {self.title}", "", *intro]  # none of a talk whose opening is all greeting, as in the exports
+        lines = [f"# {self.title}", ""]
+        if self.introduction:  # none of a talk whose opening is all greeting (the exports leave it out too)
+            lines += [f"## {label['introduction']}", "", " ".join(self.introduction), ""]
         facts_block = [f"## {label['figures'] if self.writing_style == 'analytical' else label['key_facts']}", ""]
         facts_block += [f"- {f['text']} ({format_timestamp(f['startMs'])})" for f in self.key_facts] + [""]
         if self.writing_style in ("journalistic", "analytical"):
@@ -197,9 +199,10 @@ def is_tutorial(graph: ContentGraph) -> bool:
     return instructions >= TUTORIAL_MIN and instructions >= TUTORIAL_SHARE * len(graph.sentences)
 
 
-# The lead of a section: a statement of at least this many content words, weighed by the section's recurring
-# words it holds, the heading's words (each ``LEAD_HEADING_WEIGHT``), its claim's confidence (``LEAD_CLAIM_WEIGHT``
-# times it), or a definition (``LEAD_DEFINITION_WEIGHT``: "A solar panel is...": a part's point as nothing else).
+# The lead of a section: a statement of at least this many content words, weighed by the section's
+# recurring words it holds, the heading's words (each ``LEAD_HEADING_WEIGHT``), its claim's confidence
+# (``LEAD_CLAIM_WEIGHT`` times it), or a definition (``LEAD_DEFINITION_WEIGHT``: "A solar panel is...", which
+# states a part's point as nothing else does).
 LEAD_MIN_WORDS = 4
 LEAD_MAX_WORDS = 40
 LEAD_HEADING_WEIGHT = 0.5
@@ -209,7 +212,9 @@ LEAD_DEFINITION_WEIGHT = 1.0
 
 class _Writer:
     def __init__(self, graph: ContentGraph, style: str, language: str) -> None:
-        self.graph, self.style, self.language = graph, style, language
+        self.graph = graph
+        self.style = style
+        self.language = language
         self.kit = language_of(graph.language or language)
         self.claims = {c.sentence: c for c in graph.claims}
         self.top_words = {w for t in graph.topics[:10] for w in t.words}
