@@ -146,7 +146,9 @@ async def test_kill_minus_nine_resumes_without_recognising_finished_windows_agai
     settings = speech_settings(fast)
     start_pipeline(settings, background)
     ws, video, _ = await upload(store, settings, short_talk["video"])
-    env = dict(env_for(settings), VAEO_WORKER_LEASE_S="2", VAEO_JOB_RETRY_BACKOFF_S="0.1",
+    # the killed worker's lease must lapse for the next one to take the job: 5 s, not so short that a busy
+    # machine's late heartbeat loses it while the worker lives
+    env = dict(env_for(settings), VAEO_WORKER_LEASE_S="5", VAEO_JOB_RETRY_BACKOFF_S="0.1",
                VAEO_WORKER_POLL_INTERVAL_S="0.05", VAEO_ASR_WINDOW_S="8")
 
     def spawn():
