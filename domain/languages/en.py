@@ -422,7 +422,7 @@ LANGUAGE = Language(
         "um umm uh uhh er erm hmm mm mhm yeah yep yup nope gonna wanna gotta kinda sorta okay ok alright "
         "hello hi hey welcome thanks thank bye goodbye "
         "right yes stuff things thing guys lot lots basically actually literally really totally pretty "
-        "like just gonna y'all ain't cool awesome super"
+        "like just gonna y'all ain't cool awesome super cuz whatnot"
     ),
     hesitations="uh um uhm er erm hmm mm",
     leading_fillers="um uh er erm hmm so and well ok okay yeah yes but right alright",
@@ -530,7 +530,8 @@ LANGUAGE = Language(
     dangling="and or but the a an of to in on for with vs versus as at by from",
     progressive=("is are was were am be been being", "ing"),
     participle_ending="ed",
-    common_verbs="make makes made take takes took get gets got give gives gave need needs want wants seem seems",
+    common_verbs=("make makes made take takes took get gets got give gives gave need needs want wants seem seems "
+                  "equals"),
     verb_signals=(
         "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
         "i'll we'll you'll they'll i'd we'd they'd"

@@ -523,6 +523,25 @@ def test_a_participle_alone_is_no_topic_nor_title() -> None:
     assert reader.describes(("speed",))
 
 
+def test_a_spoken_equation_and_a_filler_are_no_topics() -> None:
+    # a lecture reads its equations aloud ("x equals two x") and a podcast says "and whatnot", "cuz": none
+    # of them is what the talk is about, however often it is said (they were topics of seven development talks)
+    from domain.analysis.topics import extract_topics
+
+    def topics(said: str) -> list[str]:
+        sentences = split_sentences([Segment(0, 60_000, said)], "en")
+        reader = PhraseReader("en")
+        reader.learn(sentences)  # as the analysis reads a transcript: its verbs first
+        return [t.name for t in extract_topics(sentences, 60_000, language="en", reader=reader)]
+
+    lecture = topics("The function f of x equals x squared. The derivative equals two x. The slope equals two x "
+                     "too. The sum equals four. The derivative is the slope.")
+    assert "derivative" in lecture and "slope" in lecture and "equals" not in lecture, lecture
+    podcast = topics("We use git for commits and whatnot. Git keeps commits and whatnot, cuz commits matter. "
+                     "Git is fast, cuz git is local.")
+    assert "git" in podcast and not {"whatnot", "cuz"} & {w for name in podcast for w in name.split()}, podcast
+
+
 def test_like_before_a_comma_leaves_a_question() -> None:
     from domain.analysis.text import strip_leading_fillers
     assert strip_leading_fillers("Like, have you made any commits?", "en") == "Have you made any commits?"
