@@ -105,11 +105,17 @@ def chapter_title(chapter: Chapter, table: PhraseTable | None, context: TitleCon
     reader = context.reader
     if table is None:
         return _fallback_title(chapter, reader)
-    question = _opening_question(chapter, context.sentences, table, reader)
+    announced, at = _announced_subject(chapter, context.sentences, table, reader, context.subject,
+                                       context.aspect_tail)
+    if announced is not None and not context.free(announced):
+        announced = None
+    # what the chapter opens with: a question asked after its own announcement ("Let's first talk about the
+    # bin. [...] Then, what can go in the compost?") opens a part that the boundaries did not set apart
+    question = _opening_question(chapter, context.sentences, table, reader,
+                                 at + 1 if announced is not None and at >= 0 else OPENING_SENTENCES)
     if question and context.free(question):
         return question
-    announced = _announced_subject(chapter, context.sentences, table, reader, context.subject, context.aspect_tail)
-    if announced and context.free(announced):
+    if announced is not None:
         return announced
     for _, key in ranked_phrases(chapter, table, context)[:40]:
         if reader.is_clause(table.tokens[key], table.counts[key]):
@@ -163,14 +169,13 @@ OPENING_SENTENCES = 5
 
 
 def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
-                      reader: PhraseReader) -> str | None:
+                      reader: PhraseReader, reach: int = OPENING_SENTENCES) -> str | None:
     """A question among the chapter's first sentences that is a publishable title and names a
     subject: one of the chapter's recurring words, or a word rare in the language said there once
     ("What happens inside a multilayer perceptron?", "What is an abstract group?"); a question put
     to a generic "you" as its heading ("How to choose the right installation")."""
     recurring = {t for key, count in table.counts.items() if count >= 2 for t in table.tokens[key]}
-    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1,
-                                                          chapter.first_sentence + OPENING_SENTENCES)]:
+    for sentence in sentences[chapter.first_sentence:min(chapter.last_sentence + 1, chapter.first_sentence + reach)]:
         read_out = read_out_question(sentence.text, reader.kit.code)  # "Adam asks what makes...", unmarked
         if read_out is None and (not sentence.is_question or TAG_QUESTION_RE.search(sentence.text)):
             continue
@@ -187,8 +192,8 @@ def _opening_question(chapter: Chapter, sentences: Sequence[Sentence], table: Ph
 ANNOUNCING_SENTENCES = 2  # the boundary falls on the announcement, or one sentence off (either way)
 
 
-def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable,
-                       reader: PhraseReader, video_subject: str | None = None, tail: str | None = None) -> str | None:
+def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: PhraseTable, reader: PhraseReader,
+                       video_subject: str | None = None, tail: str | None = None) -> tuple[str | None, int]:
     """The subject the chapter's first sentences (or the sentence just before it, when the boundary
     could not fall on the announcement: a chapter of a short video is at least 10 s) announce by
     name ("Next, let's talk about battery storage" -> "Battery storage"; ``Language.announced``),
@@ -196,11 +201,12 @@ def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: P
     figure of speech: "let's dive into the meat of the lesson"). One common word announced ("Let's
     talk about cost") names no subject alone: of a video that names its own ("a talk about home
     batteries"), it is that subject's aspect ("Cost of home batteries"; ``Language.aspect_title``),
-    said again or not (the video's subject is)."""
+    said again or not (the video's subject is). With it, where it is said: the position of its sentence in
+    the chapter (-1: the sentence before it)."""
     recurring = {key[0] for key, count in table.counts.items() if len(key) == 1 and count >= 2}
     first = chapter.first_sentence
     own = sentences[first:min(chapter.last_sentence + 1, first + ANNOUNCING_SENTENCES)]
-    for sentence in [*own, *sentences[max(0, first - 1):first]]:
+    for at, sentence in [*enumerate(own), *((-1, s) for s in sentences[max(0, first - 1):first])]:
         subject = reader.kit.announced(sentence.text)
         if not subject:
             continue
@@ -209,12 +215,12 @@ def _announced_subject(chapter: Chapter, sentences: Sequence[Sentence], table: P
             continue
         if reader.names_a_subject(title):
             if any(reader.stem(norm_token(w)) in recurring for w in words(title)):
-                return title
+                return title, at
             continue
         aspect = _aspect_of(title, video_subject, tail, reader)  # the video's subject is said again, not the word
         if aspect is not None:
-            return aspect
-    return None
+            return aspect, at
+    return None, 0
 
 
 ASPECT_TITLES = language_table("aspect_title")

@@ -460,9 +460,9 @@ LANGUAGE = Language(
         r"qu['’]est-ce\s+(?:que|qui)|comment|pourquoi|jusqu['’]à\s+présent|avant\s+(?:de|d['’])"
     ),
     announce_phrases=(
-        _OPENERS + r"(?:parlons|discutons)\s+(?:maintenant\s+|un\s+peu\s+|enfin\s+)?"
+        _OPENERS + r"(?:parlons|discutons)\s+(?:maintenant\s+|un\s+peu\s+|enfin\s+|d['’]abord\s+|ensuite\s+)?"
         r"(?:de\s+la|de\s+l['’]|du|des|de|d['’])|"
-        + _OPENERS + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
+        + _OPENERS + r"(?:passons|venons-en)\s+(?:maintenant\s+|enfin\s+|ensuite\s+)?(?:à\s+la|à\s+l['’]|au|aux)|"
         r"abordons\s+(?:maintenant\s+|enfin\s+)?(?:la|le|les|l['’])"
     ),
     instruction_phrases=(
@@ -537,7 +537,7 @@ LANGUAGE = Language(
                      "décevant"),
     connectors="de du des d à au aux en pour et sur",
     pronouns=(
-        "je me moi tu te toi il elle on nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
+        "je me moi tu te toi il elle nous vous ils elles lui leur leurs eux ce ceci cela ça celui celle ceux "
         "celles mon ma mes ton ta tes son sa ses notre nos votre vos y en quelqu quelque chose"
     ),
     preposition_pronouns="en",

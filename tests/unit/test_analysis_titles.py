@@ -568,6 +568,34 @@ def test_a_french_talk_announcing_its_parts_titles_each_as_an_aspect_of_its_subj
                                                  "Comment choisir la bonne pompe à chaleur ?"]
 
 
+def test_a_part_announced_by_name_keeps_its_title_over_a_later_question_of_another_part() -> None:
+    # a 46-second talk announces three parts; it is long enough for three chapters, so the second one holds
+    # the bin and what goes in it: it is titled by what it opens with ("Parlons d'abord du bac à compost"),
+    # not by the question three sentences on, which opens the next part; that question (French "on" is
+    # anyone, as German "man") is still a heading and a search question of its own
+    from domain.analysis import analyse
+    lines = ["Bonjour et bienvenue dans cette vidéo sur le compostage domestique.",
+             "Le compost transforme les déchets de cuisine en engrais pour le jardin.",
+             "Un foyer jette chaque année environ quatre-vingts kilos de déchets organiques.",
+             "Parlons d'abord du bac à compost.",
+             "Un bac en bois de trois cents litres suffit pour une famille de quatre personnes.",
+             "Il faut le placer à l'ombre, directement sur la terre.",
+             "Ensuite, que peut-on mettre dans le compost ?",
+             "Les épluchures de légumes, le marc de café et les feuilles mortes se décomposent bien.",
+             "La viande et le poisson attirent les rats, il vaut mieux les éviter.",
+             "Enfin, comment savoir si le compost est prêt ?",
+             "Un compost mûr sent la terre de forêt et il est sombre.",
+             "Il faut compter entre six et neuf mois.", "Merci d'avoir regardé cette vidéo."]
+    starts = [0, 3450, 7480, 11220, 13510, 18410, 22000, 24600, 29500, 33200, 36300, 40100, 42900]
+    ends = [*[s - 200 for s in starts[1:]], 45500]
+    graph = analyse([Segment(a, b, t) for a, b, t in zip(starts, ends, lines, strict=True)], language="fr")
+    assert [(c.start_ms, c.title) for c in graph.chapters] == [
+        (0, "Compostage domestique"), (11000, "Bac à compost"), (33000, "Comment savoir si le compost est prêt ?")]
+    assert "Que peut-on mettre dans le compost ?" in [i.query for i in graph.intents]
+    assert publishable("Que peut-on mettre dans le compost ?", "fr")
+    assert not publishable("Il en parle", "fr")  # a pronoun that stands for what was said before
+
+
 def test_a_verb_in_nearly_every_use_ends_no_topic() -> None:
     # "your solar panels make...": a short talk may never say "make" after a pronoun; "the make" is a noun
     said = "Your solar panels make power. Solar panels make more in summer. Solar panels last. Solar panels age."
