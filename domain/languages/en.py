@@ -504,7 +504,9 @@ LANGUAGE = Language(
                     r"|\bquestions? (?:we have (?:here )?)?(?:is|comes) from [^,.?!]{1,40}[.!]?\s*$"
                     r"|^(?=(?:why|how(?: often| much| many| long)?|what|where|when|which)\s+"
                     r"(?:do|does|did|can|could|should|would|will)\s)"),
-    tag_questions=r"right|isn['’]t it|you know|okay|ok|see",
+    tag_questions=(r"right|you know|okay|ok|see|"
+                   r"(?:is|was|are|were|do|does|did|has|have|had|can|could|wo|would|should)n['’]t "
+                   r"(?:it|he|she|they|we|you|i|there|that)"),  # "..., wasn't it?", "..., don't you?"
     process_words=r"how(?!\s+(?:much|many|long|often|far|old|big|fast))|steps?|process|works?",  # not "how much"
     month_names="january february march april may june july august september october november december",
     unit_words=(

@@ -1046,6 +1046,8 @@ def test_a_topic_said_mostly_with_the_and_twice_with_a_is_asked_with_a() -> None
     "Like how, how do you define one of these dot products?",  # speech that restarts
     "It's like, well, what vectors give a dot product of zero?",  # a turn of talk (``speech_markers``)
     "I was like, how do I even compute a dot product by hand?",
+    "I think this rule for dot products would feel pretty strange, don't you?",  # tags of every auxiliary
+    "That was a long detour through dot products, wasn't it?",
 ])
 def test_a_statement_with_a_tag_a_long_turn_or_a_restart_is_no_search_question(question: str) -> None:
     lines = [question, "The dot product of two vectors measures how aligned they are.",
