@@ -354,18 +354,22 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
     sections = _sections(graph, writer, {fold(e["question"]) for e in faq}, language)
 
-    # key facts: the strongest claims that stand alone, in video order
-    strongest = sorted(graph.claims, key=writer.fact_order)[:7 if style == "analytical" else 5]
-    key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
-                 for c in sorted(strongest, key=lambda c: c.start_ms)]
-
     conclusion: list[str] = []
     if conclusion_part is not None:
         pool = [s for s in sentences if conclusion_part.start_ms <= s.start_ms < conclusion_part.end_ms]
         conclusion = [quote(s, language) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
 
     _give_back(sections, faq)
-    introduction = [quote(s, language) for s in _give_back_the_opening(sections, intro, language)]
+    opening = _give_back_the_opening(sections, intro, language)
+    introduction = [quote(s, language) for s in opening]
+
+    # key facts: the strongest claims that stand alone (a list read out of context), in video order; not those
+    # the introduction just said (a journalistic lead is the two strongest)
+    said = {s.index for s in opening}
+    strongest = sorted((c for c in graph.claims if c.sentence not in said and not writer.fact_order(c)[0]),
+                       key=writer.fact_order)[:7 if style == "analytical" else 5]
+    key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
+                 for c in sorted(strongest, key=lambda c: c.start_ms)]
     title = _title(graph, language)
     return Article(title=title, language=language, writing_style=style, requested_style=writing_style,
                    introduction=introduction, sections=sections, key_facts=key_facts, faq=faq,
