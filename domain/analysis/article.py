@@ -360,12 +360,12 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         conclusion = [quote(s, language) for s in writer.pick(pool, 1 if style == "journalistic" else 2)]
 
     _give_back(sections, faq)
-    opening = _give_back_the_opening(sections, intro, language)
-    introduction = [quote(s, language) for s in opening]
+    intro = _give_back_the_opening(sections, intro, language)
+    introduction = [quote(s, language) for s in intro]
 
     # key facts: the strongest claims that stand alone (a list read out of context), in video order; not those
     # the introduction just said (a journalistic lead is the two strongest)
-    said = {s.index for s in opening}
+    said = {s.index for s in intro}
     strongest = sorted((c for c in graph.claims if c.sentence not in said and not writer.fact_order(c)[0]),
                        key=writer.fact_order)[:7 if style == "analytical" else 5]
     key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
