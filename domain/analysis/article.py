@@ -349,6 +349,8 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
         opening = [p for p in graph.narrative if p.part in ("hook", "context")]
         end = opening[-1].end_ms if opening else (sentences[-1].end_ms if sentences else 0)
         pool = [s for s in sentences if s.start_ms < end] or list(sentences[:10])
+        if style == "tutorial":  # the steps are the sections': "First, mix the flour..." introduces nothing
+            pool = [s for s in pool if not writer.kit.instructs(s.text)]
         intro = writer.pick(pool, 3 if style in ("narrative", "documentary") else 2)
 
     conclusion_part = next((p for p in graph.narrative if p.part == "conclusion"), None)
@@ -384,14 +386,17 @@ def _sections(graph: ContentGraph, writer: _Writer, taken: set[str], language: s
     style, label = writer.style, labels(language)
     per_section, per_paragraph = SHAPES[style]
     spans = section_spans(graph, language)
-    questions = question_headings(graph, spans, taken, language)
     numbered = style == "tutorial" and is_tutorial(graph)
+    questions = question_headings(graph, spans, taken, language, queries=not numbered)
     sections: list[Section] = []
+    step = 0
     for number, (title, start, end) in enumerate(spans, start=1):
         pool = sentences_between(graph.sentences, start, end)
         title = questions.get(number - 1, title)
-        if numbered:
-            heading = f"{label['step']} {number}{colon(language)}{title}"
+        # a step is a part that tells what to do; the opening that says what will be made is none
+        if numbered and (step or any(writer.kit.instructs(s.text) for s in pool)):
+            step += 1
+            heading = f"{label['step']} {step}{colon(language)}{title}"
         elif style == "documentary":
             heading = f"[{format_timestamp(start)}] {title}"
         else:
@@ -399,6 +404,8 @@ def _sections(graph: ContentGraph, writer: _Writer, taken: set[str], language: s
         paragraphs = writer.interview_section(pool, per_section) if style == "interview" else []
         if not paragraphs:
             chosen = writer.with_lead(pool, writer.pick(pool, per_section), title)
+            if style == "tutorial":
+                chosen.sort(key=lambda s: s.index)  # steps in the order they are done
             paragraphs = writer.paragraphs(chosen, per_paragraph)
         if not paragraphs:
             fallback = [s for s in pool if s.index not in writer.used and len(words(s.text)) >= 3

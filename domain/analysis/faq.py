@@ -125,7 +125,8 @@ def _answer_about(topic: Topic, graph: ContentGraph, writer: Writing) -> list[Se
     said, its definition if one is given, else the one naming it with most of the chapter's words."""
     sentences = graph.sentences
     naming = [s for s in sentences if s.index not in writer.used and s.index in writer.claims
-              and topic.key in fold(s.text) and not s.is_question and not writer.kit.social_re.search(s.text)]
+              and topic.key in fold(s.text) and not s.is_question and not writer.kit.social_re.search(s.text)
+              and not writer.kit.instructs(s.text)]  # "Let the dough rest..." says what to do, not what dough is
     if not naming:
         return []
     spans = [(c.start_ms, c.end_ms) for c in graph.chapters] or [(0, graph.duration_ms)]

@@ -22,6 +22,7 @@ from domain.analysis.text import (
 from domain.analysis.titles import video_subject_title
 
 SUBJECT_TOPICS = 5  # the strongest topics among which the talk's subject is looked for
+ARTICLE_TITLE_WORDS = 12  # the video's own subject as its article's title ("How to bake a simple sourdough bread")
 
 
 def names_subject(name: str) -> bool:
@@ -37,7 +38,7 @@ def talk_title(graph: ContentGraph, language: str) -> str | None:
     topics as what the talk says of it ("Differential equations: heat equation and partial derivatives";
     "Bike shedding: CSS and prettier"); None when no topic names one (the caller then joins the
     first topics)."""
-    subject = video_subject_title(graph.sentences, language)
+    subject = video_subject_title(graph.sentences, language, ARTICLE_TITLE_WORDS)
     if subject is not None:
         return subject
     people = {fold(e.name) for e in graph.entities if e.type == "person"}
@@ -53,7 +54,7 @@ def talk_title(graph: ContentGraph, language: str) -> str | None:
 
 
 def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]], taken: set[str],
-                      language: str) -> dict[int, str]:
+                      language: str, queries: bool = True) -> dict[int, str]:
     """The sections (by position in ``spans``: title, start, end) whose heading is a question the
     section answers, from the graph's search intents, each used once and none already a FAQ entry
     (``taken``: folded questions):
@@ -61,7 +62,8 @@ def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]]
     - a question asked in the video, answered (a claim follows it; ``SearchIntent.answered``), in the
       section it is asked in, when it makes a heading (``phrases.publishable``);
     - a topic query ("what is X", "how does X work"), in the section where X is most said, when a
-      claim of that section names X (the section answers it).
+      claim of that section names X (the section answers it); not with ``queries`` False (a tutorial's
+      step is named by what it does, not by "What is flour?").
 
     A section whose chapter title is already a question keeps it."""
     found: dict[int, str] = {}
@@ -79,6 +81,8 @@ def question_headings(graph: ContentGraph, spans: Sequence[tuple[str, int, int]]
             question = heading(strip_leading_fillers(intent.query, code))
             if k is None or not publishable(question, code):
                 continue
+        elif not queries:
+            continue
         else:
             topic = next((t for t in graph.topics if t.key and t.key in fold(intent.query)), None)
             k = _home_section(graph, folded, topic.key, section_of) if topic else None

@@ -502,16 +502,16 @@ def display(surfaces: Counter[str]) -> str:
     return " ".join(shown)
 
 
-def publishable(title: str, code: str | None) -> bool:
+def publishable(title: str, code: str | None, most_words: int | None = None) -> bool:
     """A title an editor would publish (see the module's docstring). A question, or a heading said
     as one ("How to choose the right installation"), may have up to ``QUESTION_TITLE_WORDS`` words
-    and words said in figures; a filler ("right", "like") refuses it only where speech puts one:
-    first, or after a comma ("So, ..."; "the right installation" is an adjective)."""
+    (``most_words`` when given: an article's title) and words said in figures; a filler ("right", "like")
+    refuses it only where speech puts one: first, or after a comma ("So, ..."; "the right installation")."""
     kit = language(code)
     text = title.strip()
     question = text.endswith("?") or bool(HOW_TO_RE.match(text))
     tokens = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
-    if not tokens or len(tokens) > (QUESTION_TITLE_WORDS if question else MAX_TITLE_WORDS):
+    if not tokens or len(tokens) > (most_words or (QUESTION_TITLE_WORDS if question else MAX_TITLE_WORDS)):
         return False
     pronouns = _word_set("pronouns", kit.code)
     dangling = _word_set("dangling", kit.code)

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from domain.analysis.chapters import Chapter, format_timestamp
 from domain.analysis.language import language as language_of
 from domain.analysis.model import Sentence
-from domain.analysis.phrases import QUESTION_TITLE_WORDS, PhraseReader, PhraseTable, heading, impersonal, publishable
+from domain.analysis.phrases import (
+    HOW_TO_RE,
+    QUESTION_TITLE_WORDS,
+    PhraseReader,
+    PhraseTable,
+    heading,
+    impersonal,
+    publishable,
+)
 from domain.analysis.text import (
     content_tokens,
     definite_article,
@@ -80,14 +88,14 @@ def title_chapters(chapters: list[Chapter], sentences: Sequence[Sentence], reade
 VIDEO_SUBJECT_SENTENCES = 2  # where a video names its own subject ("Welcome to this video about ...")
 
 
-def video_subject_title(sentences: Sequence[Sentence], code: str | None) -> str | None:
+def video_subject_title(sentences: Sequence[Sentence], code: str | None, most_words: int | None = None) -> str | None:
     """The subject the video names for itself in its first sentences, as a heading, when it makes a
     title ("Welcome to this video about heat pumps" -> "Heat pumps"; ``Language.video_subject``):
     the article's title, and its introduction's."""
     kit = language_of(code)
     for sentence in sentences[:VIDEO_SUBJECT_SENTENCES]:
         subject = kit.video_subject(sentence.text)
-        if subject is not None and publishable(heading(subject), code):
+        if subject is not None and publishable(heading(subject), code, most_words):
             return heading(subject)
     return None
 
@@ -241,8 +249,8 @@ def aspect_tail(video_subject: str | None, sentences: Sequence[Sentence], reader
     """What follows an aspect of the video's subject in a title: "of home batteries" (``Language.aspect_title``),
     "des pompes à chaleur", "de l'isolation" (``Language.aspect_articles``: the article the speakers say before
     the subject); None when the language has neither, or they never say the subject with an article."""
-    if video_subject is None:
-        return None
+    if video_subject is None or HOW_TO_RE.match(video_subject):
+        return None  # "How to bake a sourdough bread" names a task, which has no aspects
     code = reader.kit.code
     shown = video_subject if reader.names_a_subject(video_subject.split(" ")[0]) else (
         video_subject[:1].lower() + video_subject[1:])

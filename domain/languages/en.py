@@ -454,6 +454,10 @@ LANGUAGE = Language(
         r"(?:(?:first(?:ly)?|then|next|now|after\s+that|finally|second(?:ly)?|third(?:ly)?)[,\s]+)?"
         r"(?:click|tap|open(?!\s+source)|install|download|run\s+the|type|enter|select|press|insert|delete|copy|paste|save|plug|"
         r"unplug|connect|attach|pour|stir|mix|navigate|go\s+(?:to|into)\s+(?:the|your)|drag|check|measure|"
+        # the verbs of making things (a recipe, a repair); not "add", "take", "let", "set", which lectures use
+        r"keep(?!\s+in\s+mind)|leave(?!\s+(?:it|that|this)\s+(?:as|for|to)\b)|bake|cook|boil|preheat|knead|shape|slice|chop|whisk|sprinkle|rinse|wash|tighten|loosen|"
+        r"unscrew|screw|glue|sand|drill|trim|wrap|stretch\s+and\s+fold|let\s+(?:(?:the|your)\s+\w+|it|them)\s+"
+        r"(?:rest|rise|cool|dry|sit|soak|cure|set)|"
         r"make\s+sure|be\s+sure\s+to|don['’]t\s+forget\s+to|start\s+by|begin\s+by)\b|"
         r".*?\b(?:step\s+(?:\d+|one|two|three|four|five)|the\s+(?:first|next|last|final)\s+step)\b"
     ),
@@ -461,7 +465,11 @@ LANGUAGE = Language(
     video_subject_phrases=(
         r"\b(?:this|today['’]s)\s+(?:(?:short|quick|brief|little)\s+)?(?:(?:video|episode|talk|lesson|lecture|"
         r"podcast|presentation|overview|tutorial)\s+(?:is\s+)?(?:about|on)|(?:guide|introduction)\s+to)\s+"
-        r"(?:the\s+)?"
+        r"(?:the\s+)?|"
+        # "in this video I will show you how to bake a sourdough bread": what it shows is its subject
+        r"\bin\s+(?:this|today['’]s)\s+(?:video|episode|tutorial|lesson),?\s+(?:i|we)\s*(?:['’]ll|\s+will|"
+        r"['’]m\s+going\s+to|\s+am\s+going\s+to|['’]re\s+going\s+to|\s+are\s+going\s+to)\s+"
+        r"(?:show\s+you|teach\s+you|explain)\s+(?=how\s+to\b)"
     ),
     conclusion_phrases=(
         r"in\s+conclusion|to\s+conclude|to\s+sum\s+up|to\s+summari[sz]e|in\s+summary|wrapping\s+up|to\s+wrap\s+up|"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from domain.analysis import WRITING_STYLES, Segment, analyse, write_article
+from domain.analysis import WRITING_STYLES, MediaFacts, Segment, analyse, write_article
 from domain.analysis.article import quote
+from domain.analysis.language import language
 from domain.analysis.sentences import split_sentences
 from domain.analysis.text import fold
 from infra.captions import read_captions
@@ -253,3 +254,50 @@ def test_an_interviews_article_prints_no_hesitation_and_every_quote_is_said_in_o
     assert_grounded(article, normalise(" ".join(s.text for s in segments)))
     printed = article.to_markdown()
     assert not re.search(r"\b(?:uh|um)\b", printed) and not re.search(r"\b(\w+), \1\b", printed), printed
+
+
+# A recipe as a new user made it (espeak-ng, one cue per line, timed as spoken: start and end in ms).
+SOURDOUGH = [
+    (0, 5529, "Hi everyone, in this video I will show you how to bake a simple sourdough bread at home."),
+    (5829, 11855, "You only need four ingredients: flour, water, salt and an active sourdough starter."),
+    (12155, 18761, "First, mix five hundred grams of bread flour with three hundred and fifty grams of warm water."),
+    (19061, 23373, "Let the dough rest for thirty minutes so the flour absorbs the water."),
+    (23673, 30247, "Next, add one hundred grams of starter and ten grams of salt, and knead for five minutes."),
+    (30547, 34786, "Then leave the dough to rise for about six hours at room temperature."),
+    (35086, 39151, "Every hour, stretch and fold the dough to build its strength."),
+    (39451, 47255, "Why does the dough need folding? Folding aligns the gluten strands, which traps the gas and gives "
+                   "an open crumb."),
+    (47555, 52752, "After the rise, shape the dough into a tight ball and put it in a floured basket."),
+    (53052, 59152, "Finally, bake it in a preheated Dutch oven at two hundred and fifty degrees for forty minutes."),
+    (59452, 65239, "Keep the lid on for the first twenty minutes, because the steam helps the crust expand."),
+    (65539, 71759, "Let the bread cool for one hour before you cut it. Thanks for watching, and happy baking!"),
+]
+
+
+def quote_of(text: str) -> str:
+    return quote(split_sentences([Segment(0, 1000, text)], "en")[0], "en")  # as the article prints a sentence
+
+
+def test_a_recipe_is_written_as_a_tutorial_whose_steps_keep_their_order() -> None:
+    # a 74-second recipe, as a new user made one with espeak-ng: its article was "analytical", titled "Dough and
+    # flour", its steps out of order ("Then leave the dough to rise" before "Next, add the starter"), one headed
+    # "What is flour?", its first step in the introduction and "Let the dough rest" in the FAQ under "How does
+    # dough work?"
+    graph = analyse([Segment(a, b, t) for a, b, t in SOURDOUGH], MediaFacts(duration_ms=74_000), language="en")
+    article = write_article(graph, "auto", "en")
+    assert article.writing_style == "tutorial"
+    assert article.title == "How to bake a simple sourdough bread at home"
+    order = {s.text: s.start_ms for s in graph.sentences}
+    for section in article.sections:
+        said = [order[t] for p in section.paragraphs for t in p.sentences if t in order]
+        assert said == sorted(said), section  # each step where it is done
+    steps = [s.heading for s in article.sections if s.heading.startswith("Step ")]
+    assert not article.sections[0].heading.startswith("Step ")  # the opening says what will be made
+    assert [h.split(":")[0] for h in steps] == [f"Step {n}" for n in range(1, len(steps) + 1)] and len(steps) >= 3
+    assert not any(h.split(": ", 1)[-1].startswith(("What is", "How does")) for h in steps), steps
+    kit = language("en")
+    body = [t for section in article.sections for p in section.paragraphs for t in p.sentences]
+    instructions = [s.text for s in graph.sentences if kit.instructs(s.text)]
+    assert len(instructions) >= 5 and not [t for t in instructions if quote_of(t) not in body], body  # no step lost
+    assert not any(kit.instructs(t) for entry in article.faq for t in entry["answer"]), article.faq
+    assert not any(kit.instructs(t) for t in article.introduction), article.introduction

@@ -510,6 +510,8 @@ def test_an_aspect_joins_the_subject_as_the_language_does() -> None:
     assert tail("pt", "Bombas de calor", "As bombas de calor aquecem a casa.") == "das bombas de calor"
     assert tail("fr", "Pompes à chaleur", "Pompes à chaleur partout.") is None  # never said with an article
     assert tail("de", "Wärmepumpen", "Die Wärmepumpen heizen.") is None  # German: a genitive, not written here
+    # a task has no aspects: never "Cost of how to bake a sourdough bread"
+    assert tail("en", "How to bake a sourdough bread", "Bake a sourdough bread. The bread costs little.") is None
 
 
 def test_a_participle_alone_is_no_topic_nor_title() -> None:
