@@ -14,7 +14,7 @@ A title (chapter, clip moment, topic label) is 1 to 6 words, none a pronoun, a c
 filler or a number said in words, no word twice, no conjunction, article or preposition at either
 end; a question asked in the video may be one, when it names its subject (no pronoun either). An
 English question asked of a generic "you" or "we" is said as a heading without them ("How do you
-choose the right installation?" -> "How to choose the right installation"; ``impersonal``).
+choose the right installation?" -> "How to choose the right installation"; ``text.impersonal``).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ DANGLING = table("dangling")
 # them in at least ``VERB_SHARE`` of its uses is taken for a verb ("it represents", "to plug", "on
 # calcule"), and a verb opens or closes no title or topic ("Directions represents", "Love math").
 VERB_SIGNALS = table("verb_signals")
+CAUSATIVE_VERBS = table("causative_verbs")  # "let the dough rest": the word after their object is a verb
 VERB_SHARE = 0.3
 PARTICIPLE_ENDINGS = table("participle_ending")
 # Verbs in nearly every use ("make", "gets", "took"), which a short talk may never say after a pronoun or a
@@ -160,6 +161,7 @@ class PhraseReader:
         which as nouns (``DETERMINERS``) and which are the speakers' names (a chapter is not named
         after its host)."""
         signals = frozenset(VERB_SIGNALS[self.kit.code].split())
+        causatives = frozenset(CAUSATIVE_VERBS.get(self.kit.code, "").split())
         determiners = frozenset(DETERMINERS.get(self.kit.code, "").split())
         objects = determiners - frozenset(CONTRACTIONS.get(self.kit.code, "").split())
         articles = frozenset(ARTICLES_OF_NOUNS.get(self.kit.code, "").split())
@@ -174,6 +176,7 @@ class PhraseReader:
         following: dict[str, Counter[str]] = defaultdict(Counter)
         for sentence in sentences:
             previous = said = last = ""
+            told: list[str] = []  # the words said so far, as said
             counted = False  # the word before was a number
             for n, word in enumerate(WORD_RE.findall(sentence.text)):
                 token = norm_token(word)
@@ -187,6 +190,9 @@ class PhraseReader:
                     after_number[token] += 1
                 counted = self._is_number(token)
                 before, said = said, word.lower().replace("’", "'")
+                told.append(said)
+                if len(told) > 3 and told[-4] in causatives and told[-3] in determiners:
+                    after_signal[token] += 1  # "let the dough rest": a verb after the object
                 elided = said.split("'")[0] if "'" in said else ""
                 if before in determiners or elided in determiners or (n and word[:1].isupper()):
                     nouns.add(token)
@@ -540,25 +546,6 @@ def publishable(title: str, code: str | None, most_words: int | None = None) -> 
 
 AFTER_COMMA_RE = re.compile(r",\s*(\w+)")
 HOW_TO_RE = re.compile(r"^(?:how|where|when|what|which(?: \w+)?) to \w", re.IGNORECASE)
-
-
-# "How do you choose...", "What should we look for...": a question put to anyone, said as a heading
-# with "to" ("How to choose..."). "Why", and "what do you" (often "what do you think"), keep theirs.
-IMPERSONAL_RE = {
-    "en": re.compile(r"^(how|where|when|which \w+|what(?= +(?:should|can|could|must)\b))"
-                     r" +(?:do|does|can|could|should|would|must|might) +(?:you|we|one|people) +"
-                     r"(?!(?:think|mean|know|say|see|have to)\b)([a-z].*?)\s*\?*$", re.IGNORECASE),
-}
-
-
-def impersonal(question: str, code: str | None) -> str | None:
-    """A question put to a generic "you" or "we" as a heading ("How to choose the right
-    installation"), or None when it is not one (or the language has no rule)."""
-    pattern = IMPERSONAL_RE.get(language(code).code)
-    match = pattern.match(question.strip()) if pattern else None
-    if match is None:
-        return None
-    return capitalise(f"{match.group(1).lower()} to {match.group(2)}")
 
 
 ARTICLE_ELISION_RE = re.compile(r"^(?:l|d|dell|nell|all|dall|sull|un)'[^\W\d_]", re.IGNORECASE)

@@ -256,3 +256,22 @@ def definite_article(name: str, folded_texts: Sequence[str], language: str | Non
             said = DEFINITE[key].get(match.group(1), match.group(1))
             seen[said] = seen.get(said, 0) + 1
     return max(seen, key=lambda a: (seen[a], a)) if seen else None
+
+
+# "How do you choose...", "What should we look for...": a question put to anyone, said as a heading
+# with "to" ("How to choose..."). "Why", and "what do you" (often "what do you think"), keep theirs.
+IMPERSONAL_RE = {
+    "en": re.compile(r"^(how|where|when|which \w+|what(?= +(?:should|can|could|must)\b))"
+                     r" +(?:do|does|can|could|should|would|must|might) +(?:you|we|one|people) +"
+                     r"(?!(?:think|mean|know|say|see|have to)\b)([a-z].*?)\s*\?*$", re.IGNORECASE),
+}
+
+
+def impersonal(question: str, code: str | None) -> str | None:
+    """A question put to a generic "you" or "we" as a heading ("How to choose the right
+    installation"), or None when it is not one (or the language has no rule)."""
+    pattern = IMPERSONAL_RE.get(language_of(code).code)
+    match = pattern.match(question.strip()) if pattern else None
+    if match is None:
+        return None
+    return capitalise(f"{match.group(1).lower()} to {match.group(2)}")

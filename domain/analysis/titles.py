@@ -19,13 +19,13 @@ from domain.analysis.phrases import (
     PhraseReader,
     PhraseTable,
     heading,
-    impersonal,
     publishable,
 )
 from domain.analysis.text import (
     content_tokens,
     definite_article,
     fold,
+    impersonal,
     labels,
     norm_token,
     read_out_question,

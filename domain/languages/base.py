@@ -239,6 +239,9 @@ class Language:
     plural_endings: tuple[str, ...]
     article_pronouns: str | None = None
     preposition_pronouns: str | None = None
+    # verbs that take an object and then a verb bare ("let the dough rest", "helps the crust expand"): the
+    # word after their object is a verb; None: the language says no verb so
+    causative_verbs: str | None = None
     determiners: str | None = None
     articles_of_nouns: str | None = None
     noun_rule: int | None = None  # which word of a phrase must be a noun (0 first, -1 last); None: no rule
@@ -290,7 +293,7 @@ class Language:
 
 # The fields a language may leave None (the feature is not one of the language), and those that
 # may be empty (the language has none of them), with the reason.
-OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "determiners",
+OPTIONAL = ("indefinite", "vague_amounts", "article_pronouns", "preposition_pronouns", "causative_verbs", "determiners",
             "articles_of_nouns", "noun_rule", "verb_endings", "aspect_title", "aspect_articles", "progressive",
             "participle_ending", "common_verbs", "compound_letters", "adverb_endings", "contractions", "definite",
             "definite_articles", "query_indefinite", "query_plural_endings", "plural_articles", "plural_templates",

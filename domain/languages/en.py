@@ -546,6 +546,7 @@ LANGUAGE = Language(
         "i you he she it we they to can could will would should must might may don't doesn't didn't won't can't "
         "i'll we'll you'll they'll i'd we'd they'd"
     ),
+    causative_verbs="let lets help helps watch watches",
     determiners="the a an this these those my your his her its our their some any each every",
     plural_endings=("s", "es"),
     plural_templates={"what": "what are {t}", "how": "how do {t} work", "why": "why do {t} matter"},

@@ -598,6 +598,17 @@ def test_a_part_announced_by_name_keeps_its_title_over_a_later_question_of_anoth
     assert not publishable("Il en parle", "fr")  # a pronoun that stands for what was said before
 
 
+def test_a_verb_after_the_object_of_let_or_help_ends_no_title() -> None:
+    # a recipe's chapters were titled "Dough rest" and "Crust expand", of "let the dough rest" and "the steam
+    # helps the crust expand"
+    said = ("Let the dough rest for thirty minutes. The steam helps the crust expand. The dough needs time. "
+            "The crust turns brown.")
+    reader = PhraseReader("en")
+    reader.learn(split_sentences([Segment(0, 9000, said)], "en"))
+    assert not reader.describes(("dough", "rest")) and not reader.describes(("crust", "expand"))
+    assert reader.describes(("dough",)) and reader.describes(("crust",))
+
+
 def test_a_verb_in_nearly_every_use_ends_no_topic() -> None:
     # "your solar panels make...": a short talk may never say "make" after a pronoun; "the make" is a noun
     said = "Your solar panels make power. Solar panels make more in summer. Solar panels last. Solar panels age."
