@@ -1,7 +1,8 @@
 """The completion of a revival candidate's descriptions (``complete_descriptions``), per platform.
 
 It writes three sections: the verified description (the video's own words, cleaned; the article's
-introduction when it has none), the chapters (the analysis' chapters as ``0:00 Title`` lines, when
+introduction when it has none, or its first section's opening paragraph when the article has no
+introduction), the chapters (the analysis' chapters as ``0:00 Title`` lines, when
 the video can satisfy the video site's rules and the platform shows chapters) and an answer-first
 GEO summary whose every sentence is a transcript sentence of the article (see
 ``geo_summary_parts``). What the original description already had is kept, not replaced (its
@@ -50,6 +51,14 @@ class SummaryPart:
     lines: list[str]
     drop_rank: int
     fact: bool = False
+
+
+def _opening_paragraph(article: dict[str, Any]) -> str:
+    """An article with no introduction (a short talk whose opening chapter kept its sentences, a tutorial
+    whose introduction takes no step) opens with its first section: its first paragraph."""
+    sections = article.get("sections") or []
+    paragraphs = sections[0].get("paragraphs") or [] if sections else []
+    return " ".join(paragraphs[0].get("sentences") or []) if paragraphs else ""
 
 
 def _one_line(text: str) -> str:
@@ -308,7 +317,7 @@ def complete_descriptions(original: str | None, graph: dict[str, Any], article: 
     facts = analysis_facts(graph)
 
     written = article.get("descriptions") or {}  # a premium analysis' own descriptions, short and long
-    introduction = clean_text(article.get("introduction") or "")
+    introduction = clean_text(article.get("introduction") or _opening_paragraph(article))
     if presence[CHAPTERS]:
         chapters = list(parsed.chapter_lines)
         warnings.append("the description already has chapters: they are kept as they are")

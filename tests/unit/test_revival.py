@@ -180,6 +180,18 @@ def test_a_completed_description_reads_back_as_complete():
     assert not eligible
 
 
+def test_an_article_with_no_introduction_lends_its_opening_paragraph_to_the_description():
+    # a tutorial's introduction takes no step, and its opening chapter keeps its own sentences: the description
+    # of a video that has none is that opening, not nothing
+    cues = podcast_cues(80, max_chars=4500)
+    graph = analyse(cues, language="fr")
+    article = write_article(graph, "auto", "fr").to_dict()
+    opening = " ".join(article["sections"][0]["paragraphs"][0]["sentences"])
+    article["introduction"] = ""
+    [draft] = complete_descriptions("", graph.to_dict(), article, "fr", ["videosite_long"]).drafts
+    assert opening and draft["sections"]["description"] == opening
+
+
 def test_chapters_a_video_cannot_satisfy_are_left_out_with_a_warning():
     cues = podcast_cues(20, max_chars=600)
     graph = analyse(cues, language="fr")
