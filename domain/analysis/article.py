@@ -220,12 +220,15 @@ class _Writer:
         self.top_words = {w for t in graph.topics[:10] for w in t.words}
         self.used: set[int] = set()
 
+    def leans(self, claim: Claim) -> bool:
+        """The claim leans on what was said before it ("It gives three units...", "But in winter...", "Es el
+        verdadero valor..."): out of its context it says less than it seems."""
+        return self.kit.opens_dependent(strip_leading_fillers(claim.text, self.language))
+
     def fact_order(self, claim: Claim) -> tuple[bool, float, int]:
         """Claims as a lead or a key fact take them, out of their context: those that stand alone first
-        (not "It gives three units...", "But in winter...", "Es el verdadero valor..."), then the
-        strongest, then the earliest."""
-        leans = self.kit.opens_dependent(strip_leading_fillers(claim.text, self.language))
-        return leans, -claim.confidence, claim.start_ms
+        (``leans``), then the strongest, then the earliest."""
+        return self.leans(claim), -claim.confidence, claim.start_ms
 
     def quality(self, sentence: Sentence) -> float:
         count = len(words(sentence.text))
@@ -368,7 +371,7 @@ def write_article(graph: ContentGraph, writing_style: str = "auto", language: st
     # key facts: the strongest claims that stand alone (a list read out of context), in video order; not those
     # the introduction just said (a journalistic lead is the two strongest)
     said = {s.index for s in intro}
-    strongest = sorted((c for c in graph.claims if c.sentence not in said and not writer.fact_order(c)[0]),
+    strongest = sorted((c for c in graph.claims if c.sentence not in said and not writer.leans(c)),
                        key=writer.fact_order)[:7 if style == "analytical" else 5]
     key_facts = [{"text": quote(sentences[c.sentence], language), "startMs": c.start_ms, "claimId": c.id}
                  for c in sorted(strongest, key=lambda c: c.start_ms)]
