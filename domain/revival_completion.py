@@ -58,7 +58,7 @@ def _opening_paragraph(article: dict[str, Any]) -> str:
     whose introduction takes no step) opens with its first section: its first paragraph."""
     sections = article.get("sections") or []
     paragraphs = sections[0].get("paragraphs") or [] if sections else []
-    return " ".join(paragraphs[0].get("sentences") or []) if paragraphs else ""
+    return str(paragraphs[0].get("text") or "") if paragraphs else ""
 
 
 def _one_line(text: str) -> str:

@@ -20,7 +20,7 @@ choose the right installation?" -> "How to choose the right installation"; ``tex
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,7 +176,7 @@ class PhraseReader:
         following: dict[str, Counter[str]] = defaultdict(Counter)
         for sentence in sentences:
             previous = said = last = ""
-            told: list[str] = []  # the words said so far, as said
+            told: deque[str] = deque(maxlen=3)  # the last words said, as said
             counted = False  # the word before was a number
             for n, word in enumerate(WORD_RE.findall(sentence.text)):
                 token = norm_token(word)
@@ -190,9 +190,9 @@ class PhraseReader:
                     after_number[token] += 1
                 counted = self._is_number(token)
                 before, said = said, word.lower().replace("’", "'")
-                told.append(said)
-                if len(told) > 3 and told[-4] in causatives and told[-3] in determiners:
+                if len(told) == 3 and told[0] in causatives and told[1] in determiners:
                     after_signal[token] += 1  # "let the dough rest": a verb after the object
+                told.append(said)
                 elided = said.split("'")[0] if "'" in said else ""
                 if before in determiners or elided in determiners or (n and word[:1].isupper()):
                     nouns.add(token)
